@@ -1,0 +1,4 @@
+/* symonnx — umbrella header: include this one. */
+#pragma once
+
+#include "ir/graph.h"
