@@ -261,7 +261,10 @@ void         graph_set_property (Graph *g, const char *key, const char *value);
 /* (transfer container) sorted keys */
 GPtrArray   *graph_list_properties (const Graph *g);
 
-/* The enclosing graph of a subgraph (set when attached to a node attribute). */
+/* A graph whose nodes may use values of `outer` (for If/Loop/Scan bodies);
+ * attach it with graph_node_set_g() on a node of `outer`.  (transfer full) */
+Graph       *graph_new_subgraph (Graph *outer);
+/* The enclosing graph of a subgraph. */
 Graph       *graph_get_outer (const Graph *g);
 GraphNode   *graph_get_owner_node (const Graph *g);
 

@@ -1,0 +1,145 @@
+/* Element types and tensors. */
+#include "tests/common/test-util.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The enum values must be ONNX's: check each against the onnx.proto that
+ * python3-onnx ships (an independent source), by the upper-cased name. */
+static void
+test_dtype_matches_onnx_proto (void)
+{
+  const char *proto = "/usr/lib/python3/dist-packages/onnx/onnx.proto";
+  g_autofree char *text = NULL;
+  if (!g_file_get_contents (proto, &text, NULL, NULL))
+    {
+      g_test_skip ("onnx.proto (python3-onnx) is not installed");
+      return;
+    }
+  const char *start = strstr (text, "enum DataType");
+  g_assert_nonnull (start);
+  for (int d = 0; d < GRAPH_DTYPE_LAST; d++)
+    {
+      g_autofree char *upper = g_ascii_strup (graph_dtype_name (d), -1);
+      g_autofree char *pattern = g_strdup_printf ("\\b%s = ([0-9]+);", upper);
+      g_autoptr (GRegex) re = g_regex_new (pattern, 0, 0, NULL);
+      g_autoptr (GMatchInfo) m = NULL;
+      g_assert_true (g_regex_match (re, start, 0, &m));
+      g_autofree char *num = g_match_info_fetch (m, 1);
+      g_assert_cmpint (atoi (num), ==, d);
+    }
+}
+
+static void
+test_dtype_names_round_trip (void)
+{
+  for (int d = 0; d < GRAPH_DTYPE_LAST; d++)
+    {
+      GraphDType back;
+      g_assert_true (graph_dtype_from_name (graph_dtype_name (d), &back));
+      g_assert_cmpint (back, ==, d);
+      g_assert_true (graph_dtype_from_torch_name (graph_dtype_torch_name (d), &back));
+      g_assert_cmpint (back, ==, d);
+    }
+  GraphDType unused;
+  g_assert_false (graph_dtype_from_name ("float128", &unused));
+  g_assert_false (graph_dtype_is_valid (-1));
+  g_assert_false (graph_dtype_is_valid (GRAPH_DTYPE_LAST));
+}
+
+static void
+test_dtype_sizes (void)
+{
+  g_assert_cmpuint (graph_dtype_size (GRAPH_DTYPE_FLOAT), ==, sizeof (float));
+  g_assert_cmpuint (graph_dtype_size (GRAPH_DTYPE_DOUBLE), ==, sizeof (double));
+  g_assert_cmpuint (graph_dtype_size (GRAPH_DTYPE_INT64), ==, sizeof (gint64));
+  g_assert_cmpuint (graph_dtype_size (GRAPH_DTYPE_INT32), ==, sizeof (gint32));
+  g_assert_cmpuint (graph_dtype_size (GRAPH_DTYPE_INT16), ==, sizeof (gint16));
+  g_assert_cmpuint (graph_dtype_size (GRAPH_DTYPE_UINT8), ==, sizeof (guint8));
+  g_assert_cmpuint (graph_dtype_size (GRAPH_DTYPE_UINT64), ==, sizeof (guint64));
+  g_assert_cmpuint (graph_dtype_size (GRAPH_DTYPE_COMPLEX64), ==, 2 * sizeof (float));
+  g_assert_cmpuint (graph_dtype_size (GRAPH_DTYPE_COMPLEX128), ==, 2 * sizeof (double));
+  g_assert_cmpuint (graph_dtype_size (GRAPH_DTYPE_STRING), ==, 0);
+}
+
+static void
+test_tensor_new_checks_size (void)
+{
+  gint64 dims[2] = { 2, 3 };
+  float data[6] = { 1, 2, 3, 4, 5, 6 };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (Tensor) t = tensor_new_from_data (GRAPH_DTYPE_FLOAT, 2, dims, data, sizeof data, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (tensor_numel (t), ==, 6);
+  g_assert_cmpuint (tensor_nbytes (t), ==, sizeof data);
+  g_assert_cmpfloat (tensor_get_double (t, 5), ==, 6.0);
+
+  Tensor *bad = tensor_new_from_data (GRAPH_DTYPE_FLOAT, 2, dims, data, sizeof data - 4, &error);
+  g_assert_null (bad);
+  g_assert_error (error, GRAPH_ERROR, GRAPH_ERROR_TENSOR);
+  g_clear_error (&error);
+
+  gint64 negative[1] = { -1 };
+  g_assert_null (tensor_new_zeroed (GRAPH_DTYPE_FLOAT, 1, negative, &error));
+  g_assert_error (error, GRAPH_ERROR, GRAPH_ERROR_TENSOR);
+  g_clear_error (&error);
+
+  gint64 huge[3] = { G_MAXINT64 / 2, 4, 4 };
+  g_assert_null (tensor_new_zeroed (GRAPH_DTYPE_FLOAT, 3, huge, &error));
+  g_assert_error (error, GRAPH_ERROR, GRAPH_ERROR_TENSOR);
+}
+
+static void
+test_tensor_scalars (void)
+{
+  g_autoptr (Tensor) f = tensor_new_scalar_double (GRAPH_DTYPE_FLOAT, 2.5);
+  g_assert_cmpuint (tensor_rank (f), ==, 0);
+  g_assert_cmpint (tensor_numel (f), ==, 1);
+  g_assert_cmpfloat (tensor_get_double (f, 0), ==, 2.5);
+  g_autoptr (Tensor) l = tensor_new_scalar_int64 (GRAPH_DTYPE_INT64, G_MININT64);
+  g_assert_cmpint (tensor_get_int64 (l, 0), ==, G_MININT64);
+  gint64 v[3] = { 4, -5, 6 };
+  g_autoptr (Tensor) vec = tensor_new_int64_vector (3, v);
+  g_assert_cmpint (tensor_dim (vec, 0), ==, 3);
+  g_assert_cmpint (tensor_get_int64 (vec, 1), ==, -5);
+}
+
+/* IEEE half: 0x3c00 = 1.0, 0xc000 = -2.0, 0x0001 = 2^-24, 0x7c00 = inf. */
+static void
+test_tensor_half (void)
+{
+  guint16 h[4] = { 0x3c00, 0xc000, 0x0001, 0x7c00 };
+  gint64 dim = 4;
+  g_autoptr (Tensor) t = tensor_new_from_data (GRAPH_DTYPE_FLOAT16, 1, &dim, h, sizeof h, NULL);
+  g_assert_cmpfloat (tensor_get_double (t, 0), ==, 1.0);
+  g_assert_cmpfloat (tensor_get_double (t, 1), ==, -2.0);
+  g_assert_cmpfloat (tensor_get_double (t, 2), ==, ldexp (1.0, -24));
+  g_assert_true (isinf (tensor_get_double (t, 3)));
+}
+
+static void
+test_tensor_strings_and_equal (void)
+{
+  g_autoptr (GBytes) a = g_bytes_new ("a\0b", 3);
+  g_autoptr (GBytes) b = g_bytes_new ("", 0);
+  GBytes *strs[2] = { a, b };
+  gint64 dim = 2;
+  g_autoptr (Tensor) t = tensor_new_strings (1, &dim, strs, NULL);
+  g_autoptr (Tensor) u = tensor_new_strings (1, &dim, strs, NULL);
+  g_assert_cmpuint (g_bytes_get_size (tensor_string (t, 0)), ==, 3);
+  g_assert_true (tensor_equal (t, u));
+  g_autoptr (Tensor) z = tensor_new_zeroed (GRAPH_DTYPE_STRING, 1, &dim, NULL);
+  g_assert_false (tensor_equal (t, z));
+}
+
+void
+test_dtype_register (void)
+{
+  g_test_add_func ("/ir/dtype/matches-onnx-proto", test_dtype_matches_onnx_proto);
+  g_test_add_func ("/ir/dtype/names-round-trip", test_dtype_names_round_trip);
+  g_test_add_func ("/ir/dtype/sizes", test_dtype_sizes);
+  g_test_add_func ("/ir/tensor/new-checks-size", test_tensor_new_checks_size);
+  g_test_add_func ("/ir/tensor/scalars", test_tensor_scalars);
+  g_test_add_func ("/ir/tensor/half", test_tensor_half);
+  g_test_add_func ("/ir/tensor/strings-and-equal", test_tensor_strings_and_equal);
+}
