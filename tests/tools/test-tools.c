@@ -1,0 +1,180 @@
+/* The symonnx CLI and the examples, run as a user runs them. */
+#include "tests/common/test-util.h"
+#include <glib/gstdio.h>
+#include <string.h>
+#include <sys/wait.h>
+
+typedef struct
+{
+  int   status;
+  char *out;
+  char *err;
+} RunResult;
+
+static void
+run_result_clear (RunResult *r)
+{
+  g_free (r->out);
+  g_free (r->err);
+}
+
+/* Runs argv (NULL-terminated); argv[0] "symonnx" means the built CLI. */
+static RunResult
+run (const char *const *argv)
+{
+  RunResult r = { 0 };
+  g_autoptr (GPtrArray) args = g_ptr_array_new ();
+  for (guint i = 0; argv[i]; i++)
+    g_ptr_array_add (args, (gpointer) (i == 0 && strcmp (argv[0], "symonnx") == 0
+                                           ? g_getenv ("SYMONNX_CLI") : argv[i]));
+  g_ptr_array_add (args, NULL);
+  g_autoptr (GError) error = NULL;
+  int wait_status;
+  g_assert_true (g_spawn_sync (NULL, (char **) args->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL,
+                               &r.out, &r.err, &wait_status, &error));
+  g_assert_no_error (error);
+  g_assert_true (WIFEXITED (wait_status));
+  r.status = WEXITSTATUS (wait_status);
+  return r;
+}
+
+static char *
+source_file (const char *rel)
+{
+  g_autofree char *path = test_source_path (rel);
+  char *text = NULL;
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  return text;
+}
+
+static void
+assert_one_line_error (const RunResult *r, const char *needle)
+{
+  g_assert_cmpstr (r->out, ==, "");
+  g_assert_nonnull (strstr (r->err, needle));
+  const char *nl = strchr (r->err, '\n');
+  g_assert_nonnull (nl);
+  g_assert_cmpstr (nl + 1, ==, "");
+  g_assert_true (g_str_has_prefix (r->err, "symonnx"));
+}
+
+static void
+test_cli_version_and_help (void)
+{
+  RunResult r = run ((const char *[]) { "symonnx", "--version", NULL });
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_str_has_prefix (r.out, "symonnx "));
+  run_result_clear (&r);
+  r = run ((const char *[]) { "symonnx", "--help", NULL });
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "print"));
+  g_assert_nonnull (strstr (r.out, "Exit codes"));
+  run_result_clear (&r);
+  r = run ((const char *[]) { "symonnx", "print", "--help", NULL });
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "--dot"));
+  run_result_clear (&r);
+  r = run ((const char *[]) { "symonnx", NULL });
+  g_assert_cmpint (r.status, ==, 2);
+  run_result_clear (&r);
+}
+
+static void
+test_cli_usage_errors (void)
+{
+  RunResult r = run ((const char *[]) { "symonnx", "frobnicate", NULL });
+  g_assert_cmpint (r.status, ==, 2);
+  assert_one_line_error (&r, "unknown command 'frobnicate'");
+  run_result_clear (&r);
+  r = run ((const char *[]) { "symonnx", "print", "--no-such-option", "x", NULL });
+  g_assert_cmpint (r.status, ==, 2);
+  assert_one_line_error (&r, "--no-such-option");
+  run_result_clear (&r);
+  r = run ((const char *[]) { "symonnx", "print", NULL });
+  g_assert_cmpint (r.status, ==, 2);
+  assert_one_line_error (&r, "expected exactly one FILE");
+  run_result_clear (&r);
+}
+
+/* The main job's output is the bundled file itself: print is a fixed point. */
+static void
+test_print_mymodule (void)
+{
+  g_autofree char *path = test_source_path ("examples/mymodule.graph");
+  g_autofree char *expected = source_file ("examples/mymodule.graph");
+  RunResult r = run ((const char *[]) { "symonnx", "print", path, NULL });
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpstr (r.out, ==, expected);
+  run_result_clear (&r);
+}
+
+/* The C example builds the same graph the text file holds. */
+static void
+test_example_mymodule_c (void)
+{
+  g_autofree char *expected = source_file ("examples/mymodule.graph");
+  RunResult r = run ((const char *[]) { g_getenv ("SYMONNX_EXAMPLE_MYMODULE"), NULL });
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpstr (r.out, ==, expected);
+  run_result_clear (&r);
+}
+
+static void
+test_print_dot (void)
+{
+  g_autofree char *path = test_source_path ("examples/mymodule.graph");
+  RunResult r = run ((const char *[]) { "symonnx", "print", "--dot", path, NULL });
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_str_has_prefix (r.out, "digraph"));
+  g_assert_nonnull (strstr (r.out, "Relu"));
+  g_assert_nonnull (strstr (r.out, "ATen"));
+  run_result_clear (&r);
+}
+
+static void
+test_print_bad_input (void)
+{
+  RunResult r = run ((const char *[]) { "symonnx", "print", "/nonexistent/x.trace", NULL });
+  g_assert_cmpint (r.status, ==, 3);
+  assert_one_line_error (&r, "/nonexistent/x.trace");
+  run_result_clear (&r);
+
+  g_autofree char *dir = g_dir_make_tmp ("symonnx-test-XXXXXX", NULL);
+  g_autofree char *bad = g_build_filename (dir, "bad.graph", NULL);
+  g_assert_true (g_file_set_contents (bad, "graph(%x : Float(2)):\n  %y : Float(2) = onnx::Relu(%z)\n  return (%y)\n", -1, NULL));
+  r = run ((const char *[]) { "symonnx", "print", bad, NULL });
+  g_assert_cmpint (r.status, ==, 3);
+  g_autofree char *where = g_strdup_printf ("%s:2:", bad);
+  assert_one_line_error (&r, where);
+  run_result_clear (&r);
+  g_unlink (bad);
+  g_rmdir (dir);
+}
+
+/* doc/cli.md is generated from the option tables: it must be current. */
+static void
+test_cli_markdown_is_current (void)
+{
+  g_autofree char *expected = source_file ("doc/cli.md");
+  RunResult r = run ((const char *[]) { "symonnx", "help", "--markdown", NULL });
+  g_assert_cmpint (r.status, ==, 0);
+  if (g_strcmp0 (r.out, expected) != 0)
+    g_error ("doc/cli.md is out of date: regenerate it with "
+             "`./build/tools/symonnx help --markdown > doc/cli.md`");
+  run_result_clear (&r);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/tools/cli/version-and-help", test_cli_version_and_help);
+  g_test_add_func ("/tools/cli/usage-errors", test_cli_usage_errors);
+  g_test_add_func ("/tools/cli/markdown-is-current", test_cli_markdown_is_current);
+  g_test_add_func ("/tools/print/mymodule", test_print_mymodule);
+  g_test_add_func ("/tools/print/dot", test_print_dot);
+  g_test_add_func ("/tools/print/bad-input", test_print_bad_input);
+  g_test_add_func ("/tools/example/mymodule-c", test_example_mymodule_c);
+  return g_test_run ();
+}

@@ -1,0 +1,42 @@
+/* The symonnx command-line tool: one table entry per subcommand. */
+#pragma once
+
+#include "symonnx.h"
+
+/* Exit codes, documented in doc/cli.md (generated from this table by
+ * `symonnx help --markdown`). */
+#define CLI_EXIT_CODES(X)                                                        \
+  X (CLI_EXIT_OK,      0, "success")                                             \
+  X (CLI_EXIT_FAILED,  1, "the command ran and found a problem (a check failed, outputs differ beyond tolerance, a test case failed)") \
+  X (CLI_EXIT_USAGE,   2, "bad command line (unknown command or option, missing argument)") \
+  X (CLI_EXIT_INPUT,   3, "an input file cannot be read or is malformed")        \
+  X (CLI_EXIT_PROCESS, 4, "export or execution failed (unsupported operator, missing kernel, ...)") \
+  X (CLI_EXIT_OUTPUT,  5, "an output file cannot be written")
+
+typedef enum
+{
+#define CLI_EXIT_ENUM(name, value, doc) name = value,
+  CLI_EXIT_CODES (CLI_EXIT_ENUM)
+#undef CLI_EXIT_ENUM
+} CliExit;
+
+typedef struct
+{
+  const char   *name;
+  const char   *parameters;   /* "FILE" */
+  const char   *summary;      /* one line */
+  const char   *description;  /* paragraphs for --help and doc/cli.md */
+  /* Builds the option entries (pointing at the command's own state) and
+   * runs the command on the arguments left after parsing. */
+  const GOptionEntry *(*options) (void);
+  int         (*run) (int argc, char **argv);
+} CliCommand;
+
+/* Prints "symonnx COMMAND: message" on stderr as one line. */
+void cli_error (const char *command, const char *fmt, ...) G_GNUC_PRINTF (2, 3);
+
+/* Loads a graph from a trace/text file or (from later modules) a model
+ * file, by content; reports errors with cli_error and returns NULL. */
+Graph *cli_load_graph (const char *command, const char *path, CliExit *exit_code);
+
+extern const CliCommand cli_cmd_print;

@@ -1,0 +1,16 @@
+#!/bin/bash
+# The whole test suite: install what is missing, build a normal and an
+# ASan+UBSan configuration, run every test in both, print one summary line.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash tools/install-deps.sh test
+[ -f build/build.ninja ] || meson setup build
+[ -f build-asan/build.ninja ] || meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false
+ninja -C build
+ninja -C build-asan
+status=0
+meson test -C build --print-errorlogs || status=1
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+  meson test -C build-asan --print-errorlogs || status=1
+/usr/bin/python3 tools/test-summary.py build/meson-logs/testlog.json build-asan/meson-logs/testlog.json
+exit $status
