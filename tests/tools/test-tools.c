@@ -165,6 +165,97 @@ test_cli_markdown_is_current (void)
   run_result_clear (&r);
 }
 
+static void
+test_example_mutate (void)
+{
+  g_autofree char *expected = source_file ("examples/mutate.expected");
+  RunResult r = run ((const char *[]) { g_getenv ("SYMONNX_EXAMPLE_MUTATE"), NULL });
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpstr (r.out, ==, expected);
+  run_result_clear (&r);
+}
+
+/* Every ```c block in README.md and doc/ (recursively) must appear verbatim in
+ * a C file under examples/ or doc/examples/, which the build compiles and
+ * these tests run: so documented code is tested code. */
+static void
+collect_c_sources (const char *dir, GString *all)
+{
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  if (d == NULL)
+    return;
+  const char *name;
+  while ((name = g_dir_read_name (d)))
+    {
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+      if (g_file_test (path, G_FILE_TEST_IS_DIR))
+        collect_c_sources (path, all);
+      else if (g_str_has_suffix (name, ".c"))
+        {
+          g_autofree char *text = NULL;
+          g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+          g_string_append (all, text);
+        }
+    }
+}
+
+static void
+check_doc_samples (const char *path, const char *all_sources, guint *count)
+{
+  g_autofree char *text = NULL;
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  const char *p = text;
+  while ((p = strstr (p, "```c\n")))
+    {
+      p += 5;
+      const char *end = strstr (p, "```");
+      g_assert_nonnull (end);
+      g_autofree char *block = g_strndup (p, (gsize) (end - p));
+      if (strstr (all_sources, block) == NULL)
+        g_error ("%s: this C sample is not in any compiled example:\n%s", path, block);
+      (*count)++;
+      p = end + 3;
+    }
+}
+
+static void
+collect_docs (const char *dir, GPtrArray *out)
+{
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+  while (d && (name = g_dir_read_name (d)))
+    {
+      char *path = g_build_filename (dir, name, NULL);
+      if (g_file_test (path, G_FILE_TEST_IS_DIR))
+        {
+          collect_docs (path, out);
+          g_free (path);
+        }
+      else if (g_str_has_suffix (name, ".md"))
+        g_ptr_array_add (out, path);
+      else
+        g_free (path);
+    }
+}
+
+static void
+test_doc_samples_are_compiled (void)
+{
+  g_autoptr (GString) all = g_string_new (NULL);
+  g_autofree char *examples = test_source_path ("examples");
+  g_autofree char *doc_examples = test_source_path ("doc/examples");
+  collect_c_sources (examples, all);
+  collect_c_sources (doc_examples, all);
+  g_autoptr (GPtrArray) docs = g_ptr_array_new_with_free_func (g_free);
+  g_ptr_array_add (docs, test_source_path ("README.md"));
+  g_autofree char *doc_dir = test_source_path ("doc");
+  collect_docs (doc_dir, docs);
+  guint count = 0;
+  for (guint i = 0; i < docs->len; i++)
+    check_doc_samples (docs->pdata[i], all->str, &count);
+  g_assert_cmpuint (count, >=, 3);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -176,5 +267,7 @@ main (int argc, char **argv)
   g_test_add_func ("/tools/print/dot", test_print_dot);
   g_test_add_func ("/tools/print/bad-input", test_print_bad_input);
   g_test_add_func ("/tools/example/mymodule-c", test_example_mymodule_c);
+  g_test_add_func ("/tools/example/mutate", test_example_mutate);
+  g_test_add_func ("/tools/doc/c-samples-are-compiled", test_doc_samples_are_compiled);
   return g_test_run ();
 }
