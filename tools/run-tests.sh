@@ -12,5 +12,6 @@ status=0
 meson test -C build --print-errorlogs || status=1
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
   meson test -C build-asan --print-errorlogs || status=1
+bash tools/check-install.sh build || status=1
 /usr/bin/python3 tools/test-summary.py build/meson-logs/testlog.json build-asan/meson-logs/testlog.json
 exit $status
