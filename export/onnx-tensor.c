@@ -238,8 +238,8 @@ onnxio_tensor_to_proto (const Tensor *t, const char *name, Onnx__TensorProto *tp
                    "%s: the tensor's data is unknown, it cannot be written", what);
       return FALSE;
     }
-  if (numel > 0)
-    ONNXIO_PB_SET_BYTES (tp, raw_data, tensor_data (t), tensor_nbytes (t));
+  /* Empty tensors too get an (empty) raw_data, as numpy_helper writes them. */
+  ONNXIO_PB_SET_BYTES (tp, raw_data, tensor_data (t), tensor_nbytes (t));
   return TRUE;
 }
 

@@ -575,10 +575,14 @@ onnxio_save (const Graph *g, const char *path, const OnnxioSaveOptions *opts,
   w.generated = g_hash_table_new (g_direct_hash, g_direct_equal);
   foreach_graph (g, collect_names, w.taken);
 
-  w.ir_version = onnxio_ir_version_for_graph (g);
+  /* A loaded model keeps its ir_version (even one lower than its opsets
+   * imply: some of ONNX's own test models are like that); a built graph
+   * gets the one its opsets need. */
   gint64 kept;
-  if (parse_int_property (g, "ir_version", &kept) && kept > w.ir_version)
+  if (parse_int_property (g, "ir_version", &kept) && kept > 0)
     w.ir_version = kept;
+  else
+    w.ir_version = onnxio_ir_version_for_graph (g);
 
   TensorBytes tb = { 0, 0 };
   foreach_graph (g, count_tensor_bytes, &tb);

@@ -1,0 +1,2 @@
+void test_onnxio_bad_register (void);
+void test_onnxio_bad_register (void) {}
