@@ -4,6 +4,7 @@
 #include <locale.h>
 
 /* Declarations of the register functions, one line each. */
+void test_onnxio_register (void); void test_onnxio_fields_register (void); void test_onnxio_bad_register (void);
 
 int
 main (int argc, char **argv)
@@ -11,5 +12,6 @@ main (int argc, char **argv)
   setlocale (LC_ALL, "");
   g_test_init (&argc, &argv, NULL);
   /* Calls of the register functions, one line each. */
+  test_onnxio_register (); test_onnxio_fields_register (); test_onnxio_bad_register ();
   return g_test_run ();
 }
