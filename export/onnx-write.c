@@ -282,7 +282,7 @@ attribute_proto (WriteCtx *w, const GraphNode *n, const char *name,
         if (a->tp == NULL)
           {
             g_autofree char *s = graph_type_to_string (t);
-            return WRITE_ERROR ("%s: %s: type %s has no ONNX TypeProto", w->path, what, s);
+            return WRITE_ERROR ("%s: type %s has no ONNX TypeProto", what, s);
           }
         break;
       }
@@ -361,14 +361,14 @@ attribute_proto (WriteCtx *w, const GraphNode *n, const char *name,
             if (a->type_protos[i] == NULL)
               {
                 g_autofree char *s = graph_type_to_string (v[i]);
-                return WRITE_ERROR ("%s: %s[%" G_GSIZE_FORMAT "]: type %s has no ONNX TypeProto",
-                                    w->path, what, i, s);
+                return WRITE_ERROR ("%s[%" G_GSIZE_FORMAT "]: type %s has no ONNX TypeProto",
+                                    what, i, s);
               }
           }
         break;
       }
     default:
-      return WRITE_ERROR ("%s: %s: unknown attribute kind %d", w->path, what, (int) kind);
+      return WRITE_ERROR ("%s: unknown attribute kind %d", what, (int) kind);
     }
   *out = a;
   return TRUE;
@@ -420,7 +420,7 @@ graph_proto (WriteCtx *w, const Graph *g, const char *default_name, GError **err
   const char *gname = graph_get_name (g);
   gp->name = (char *) (gname != NULL && *gname != '\0' ? gname : default_name);
   gp->doc_string = onnxio_pb_str (graph_get_doc_string (g));
-  g_autofree char *where = g_strdup_printf ("graph '%s'", gp->name);
+  g_autofree char *where = g_strdup_printf ("%s: graph '%s'", w->path, gp->name);
 
   guint n_in = graph_n_inputs (g);
   gp->input = onnxio_pool_new0 (&w->pool, Onnx__ValueInfoProto *, n_in);
