@@ -293,9 +293,10 @@ scan_value (StScan *j, guint depth)
   return scan_fail (j, "invalid JSON value");
 }
 
-/* Checks `s` (the header, at file offset 8) is one strict JSON object. */
+/* Checks `s` (the header, at file offset 8) is one strict JSON object;
+ * *n_top gets the number of its members. */
 static gboolean
-st_check_json (const char *s, gsize len, const char *name, GError **error)
+st_check_json (const char *s, gsize len, const char *name, guint *n_top, GError **error)
 {
   StScan j = { s, len, 0, NULL, g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL) };
   gboolean ok;
@@ -309,6 +310,7 @@ st_check_json (const char *s, gsize len, const char *name, GError **error)
       if (j.pos != j.len)
         ok = scan_fail (&j, "data after the JSON object");
     }
+  *n_top = g_hash_table_size (j.top_keys);
   g_hash_table_unref (j.top_keys);
   if (ok)
     return TRUE;
@@ -517,7 +519,8 @@ export_safetensors_load_bytes (GBytes *bytes, const char *display_name,
                 "byte 8: the header does not start with '{'");
       return NULL;
     }
-  if (!st_check_json (header, n, file, error))
+  guint n_top;
+  if (!st_check_json (header, n, file, &n_top, error))
     return NULL;
 
   g_autoptr(JsonParser) parser = json_parser_new_immutable ();
@@ -532,6 +535,14 @@ export_safetensors_load_bytes (GBytes *bytes, const char *display_name,
   if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
     {
       st_error (error, EXPORT_TENSOR_FILE_ERROR_FORMAT, file, "the header is not a JSON object");
+      return NULL;
+    }
+  /* Names spelled differently ("a", "\u0061") that decode to the same key:
+   * json-glib keeps one of them. */
+  if (json_object_get_size (json_node_get_object (root)) != n_top)
+    {
+      st_error (error, EXPORT_TENSOR_FILE_ERROR_FORMAT, file,
+                "duplicate tensor name (after decoding JSON escapes)");
       return NULL;
     }
 

@@ -593,6 +593,8 @@ static const BadSt bad_st[] = {
   { "bad escape", "{\"a\\q\":1}", -1, 0, F, "bad escape" },
   { "deep nesting", NULL, -1, 0, F, "nested too deeply" },
   { "duplicate name", "{" E ("a", "U8", "[1]", "0", "1") "," E ("a", "U8", "[1]", "1", "2") "}", -1, 2, F, "duplicate tensor name" },
+  { "duplicate name via escape", "{" E ("a", "U8", "[1]", "0", "1") "," E ("\\u0061", "U8", "[1]", "1", "2") "}", -1, 2, F, "duplicate tensor name (after decoding" },
+  { "good, escaped names", "{" E ("\\u00e9\\ud83d\\ude00", "U8", "[1]", "0", "1") "," E ("", "U8", "[1]", "1", "2") "}", -1, 2, -1, NULL },
   { "entry not an object", "{\"a\":[1]}", -1, 0, F, "tensor 'a': entry is not a JSON object" },
   { "missing dtype", "{\"a\":{\"shape\":[1],\"data_offsets\":[0,1]}}", -1, 1, F, "\"dtype\" is missing" },
   { "dtype not a string", "{\"a\":{\"dtype\":1,\"shape\":[1],\"data_offsets\":[0,1]}}", -1, 1, F, "\"dtype\" is missing or not a string" },
