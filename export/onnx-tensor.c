@@ -262,7 +262,7 @@ onnxio_tensor_load_from_data (const guint8 *data, gsize len, const char *display
                    "%s: not a valid TensorProto (protobuf-c could not unpack it)", display);
       return NULL;
     }
-  Tensor *t = onnxio_tensor_from_proto (tp, NULL, display, "TensorProto", error);
+  Tensor *t = onnxio_tensor_from_proto (tp, NULL, display, "tensor", error);
   if (t != NULL && name != NULL && tp->name != NULL && *tp->name != '\0')
     *name = g_strdup (tp->name);
   onnx__tensor_proto__free_unpacked (tp, &onnxio_pb_allocator);
