@@ -173,6 +173,11 @@ npy_parse_string (NpyParser *p, char **out)
           p->pos = i;
           return npy_fail (p, "unsupported character in a string (escape, newline or NUL)");
         }
+      if ((guchar) c >= 0x80)   /* no valid descr has one; keeps messages UTF-8 */
+        {
+          p->pos = i;
+          return npy_fail (p, "non-ASCII character in a string");
+        }
     }
   return npy_fail (p, "unterminated string");
 }

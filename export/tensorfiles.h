@@ -21,7 +21,11 @@
  * bytes are an error).  The writer produces the same bytes as numpy 1.24's
  * np.save: version 1.0 (2.0 if the header would not fit a 16-bit length),
  * data aligned to 64 bytes.  BFLOAT16 and STRING tensors cannot be saved
- * (numpy has no such dtypes).
+ * (numpy has no such dtypes), nor tensors of more than 32 dimensions
+ * (numpy 1.x cannot load them; the reader accepts up to TENSOR_MAX_RANK).
+ * Loading a file maps it: little-endian data are a zero-copy view (byte-
+ * swapped data are a copy), so the file must not be truncated while the
+ * tensor is alive.
  *
  * Note [safetensors]
  * An 8-byte little-endian header length N (at most 100,000,000, as in the

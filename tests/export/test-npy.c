@@ -471,7 +471,8 @@ static const BadHeader bad_headers[] = {
   { "empty descr", 1, 0, "{'descr': '', 'fortran_order': False, 'shape': (2,)}", -1, 8, F, "byte-order" },
   { "structured", 1, 0, "{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (2,)}", -1, 8, U, "structured" },
   { "v3 not utf-8", 3, 0, "{'descr': '<f4', 'fortran_order': False, 'shape': (2,)}\xff\xfe", -1, 8, F, "UTF-8" },
-  { "v1 non-ascii", 1, 0, "{'descr': '<f4\xe9', 'fortran_order': False, 'shape': (2,)}", -1, 8, U, "unsupported dtype" },
+  { "v1 non-ascii", 1, 0, "{'descr': '<f4\xe9', 'fortran_order': False, 'shape': (2,)}", -1, 8, F, "non-ASCII" },
+  { "v3 non-ascii", 3, 0, "{'descr': '<f4\xc3\xa9', 'fortran_order': False, 'shape': (2,)}", -1, 8, F, "non-ASCII" },
 };
 
 #undef F
