@@ -45,11 +45,22 @@ def tensor_bytes(t):
     return t.numpy().tobytes()
 
 
+# The reference writer's layout order: by dtype, widest first, then by name,
+# so every tensor's data is aligned to its element size (zero-copy loads).
+SAFETENSORS_ORDER = ["U64", "I64", "F64", "F32", "U32", "I32", "BF16", "F16", "U16", "I16",
+                     "I8", "U8", "BOOL"]
+
+
 def write_safetensors(path, tensors, metadata=None):
     """The safetensors format: u64 LE header size, JSON header (padded with
     spaces to 8 bytes), then the tensors' bytes back to back."""
     header, chunks, offset = {}, [], 0
-    for name in sorted(tensors):
+    if metadata:
+        header["__metadata__"] = metadata
+    def order(name):
+        code = SAFETENSORS_DTYPES.get(tensors[name].dtype)
+        return (SAFETENSORS_ORDER.index(code) if code else -1, name)
+    for name in sorted(tensors, key=order):
         t = tensors[name]
         if t.dtype not in SAFETENSORS_DTYPES:
             raise SystemExit(f"torch2trace: {name}: dtype {t.dtype} has no safetensors code")
@@ -58,8 +69,6 @@ def write_safetensors(path, tensors, metadata=None):
                         "data_offsets": [offset, offset + len(data)]}
         chunks.append(data)
         offset += len(data)
-    if metadata:
-        header["__metadata__"] = metadata
     text = json.dumps(header, separators=(",", ":")).encode()
     text += b" " * (-len(text) % 8)
     tmp = path + ".tmp"
