@@ -94,10 +94,10 @@ print_markdown (FILE *out)
       for (; e->long_name; e++)
         {
           const char *ph = arg_placeholder (e);
-          fprintf (out, "| `%s%c%s--%s%s%s` | %s |\n",
-                   e->short_name ? "-" : "", e->short_name ? e->short_name : ' ',
-                   e->short_name ? ", " : "", e->long_name, ph ? " " : "", ph ? ph : "",
-                   e->description);
+          g_autofree char *flag = e->short_name
+                                    ? g_strdup_printf ("-%c, --%s", e->short_name, e->long_name)
+                                    : g_strdup_printf ("--%s", e->long_name);
+          fprintf (out, "| `%s%s%s` | %s |\n", flag, ph ? " " : "", ph ? ph : "", e->description);
         }
     }
 }
