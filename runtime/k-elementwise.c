@@ -1,0 +1,635 @@
+/* Element-wise kernels: unary maths and activations, binary arithmetic,
+ * comparisons and logic with numpy broadcasting, variadic Sum/Mean/Min/Max,
+ * Where, Clip, Cast.  Each op is one line of a list; the per-dtype loops
+ * are generated from it. */
+#include "runtime/kernel.h"
+#include <math.h>
+#include <string.h>
+
+#pragma GCC diagnostic ignored "-Wfloat-equal"
+#pragma GCC diagnostic ignored "-Wtype-limits"
+#pragma GCC diagnostic ignored "-Wsign-compare"
+#pragma GCC diagnostic ignored "-Wbool-operation"
+#pragma GCC diagnostic ignored "-Wbool-compare"
+#pragma GCC diagnostic ignored "-Wint-in-bool-context"
+#pragma GCC diagnostic ignored "-Wunused-variable"
+
+/* ---- broadcasting engine -------------------------------------------------- */
+
+typedef void (*BinFn) (gint64 n, const void *a, gint64 sa, const void *b, gint64 sb, void *o);
+
+/* Applies fn over out's shape; a and b are broadcast to it.  Adjacent
+ * dimensions are merged when both operands step through them alike, so the
+ * inner loop is as long as possible. */
+static void
+broadcast_apply (const RtTensor *a, const RtTensor *b, RtTensor *out, BinFn fn)
+{
+  guint r = out->rank;
+  gint64 sa[RT_MAX_RANK], sb[RT_MAX_RANK];
+  gint64 ca[RT_MAX_RANK], cb[RT_MAX_RANK], cd[RT_MAX_RANK];
+  if (out->numel == 0)
+    return;
+  rt_broadcast_strides (a, r, out->dims, sa);
+  rt_broadcast_strides (b, r, out->dims, sb);
+  guint n = 0;
+  for (guint i = 0; i < r; i++)
+    {
+      gint64 d = out->dims[i];
+      if (d == 1)
+        continue;
+      if (n > 0 && ca[n - 1] == sa[i] * d && cb[n - 1] == sb[i] * d)
+        {
+          cd[n - 1] *= d;
+          ca[n - 1] = sa[i];
+          cb[n - 1] = sb[i];
+          continue;
+        }
+      cd[n] = d;
+      ca[n] = sa[i];
+      cb[n] = sb[i];
+      n++;
+    }
+  gsize esa = rt_dtype_size (a->dtype), esb = rt_dtype_size (b->dtype);
+  gsize eso = rt_dtype_size (out->dtype);
+  if (n == 0)
+    {
+      fn (1, a->data, 0, b->data, 0, out->data);
+      return;
+    }
+  gint64 inner = cd[n - 1], ia = ca[n - 1], ib = cb[n - 1];
+  gint64 outer = out->numel / inner;
+  gint64 idx[RT_MAX_RANK] = { 0 };
+  gint64 off_a = 0, off_b = 0;
+  char *po = out->data;
+  for (gint64 k = 0; k < outer; k++)
+    {
+      fn (inner, (const char *) a->data + off_a * esa, ia, (const char *) b->data + off_b * esb,
+          ib, po + k * inner * eso);
+      for (gint64 j = (gint64) n - 2; j >= 0; j--)
+        {
+          idx[j]++;
+          off_a += ca[j];
+          off_b += cb[j];
+          if (idx[j] < cd[j])
+            break;
+          off_a -= ca[j] * cd[j];
+          off_b -= cb[j] * cd[j];
+          idx[j] = 0;
+        }
+    }
+}
+
+/* One loop body, specialised on the common stride patterns so that the
+ * compiler vectorises the contiguous cases. */
+#define BIN_LOOP(fname, T, TO, expr)                                              \
+  static void fname (gint64 n, const void *va, gint64 sa, const void *vb, gint64 sb, \
+                     void *vo)                                                   \
+  {                                                                              \
+    const T *A = va;                                                             \
+    const T *B = vb;                                                             \
+    TO *o = vo;                                                                  \
+    if (sa == 1 && sb == 1)                                                      \
+      for (gint64 i = 0; i < n; i++) { T x = A[i], y = B[i]; o[i] = (TO) (expr); } \
+    else if (sa == 1 && sb == 0)                                                 \
+      { T y = B[0]; for (gint64 i = 0; i < n; i++) { T x = A[i]; o[i] = (TO) (expr); } } \
+    else if (sa == 0 && sb == 1)                                                 \
+      { T x = A[0]; for (gint64 i = 0; i < n; i++) { T y = B[i]; o[i] = (TO) (expr); } } \
+    else                                                                         \
+      for (gint64 i = 0; i < n; i++) { T x = A[i * sa], y = B[i * sb]; o[i] = (TO) (expr); } \
+  }
+
+#define IS_FLOAT_T(T) ((T) 0.5 != 0)
+
+static inline gint64
+imod_floor (gint64 x, gint64 y)
+{
+  if (y == 0)
+    return 0;
+  gint64 r = x % y;
+  return (r != 0 && ((r < 0) != (y < 0))) ? r + y : r;
+}
+
+static inline gint64
+imod_trunc (gint64 x, gint64 y)
+{
+  return y == 0 ? 0 : x % y;
+}
+
+/* X(E, T, name, expr over x and y of type T) — output of type T.  Integer
+ * division by zero gives 0 instead of a crash. */
+#define ARITH_OPS(X, E, T)                                                         \
+  X (E, T, Add, x + y)                                                             \
+  X (E, T, Sub, x - y)                                                             \
+  X (E, T, Mul, x * y)                                                             \
+  X (E, T, Div, IS_FLOAT_T (T) ? x / y : (y == 0 ? 0 : x / y))                     \
+  X (E, T, Pow, pow ((double) x, (double) y))                                      \
+  X (E, T, Max, (x >= y || x != x) ? x : y)                                        \
+  X (E, T, Min, (x <= y || x != x) ? x : y)                                        \
+  X (E, T, PRelu, x < 0 ? y * x : x)                                               \
+  X (E, T, ModFloor, IS_FLOAT_T (T) ? fmod ((double) x, (double) y)                \
+                                    : imod_floor ((gint64) x, (gint64) y))         \
+  X (E, T, ModTrunc, IS_FLOAT_T (T) ? fmod ((double) x, (double) y)                \
+                                    : imod_trunc ((gint64) x, (gint64) y))         \
+  X (E, T, BitShiftLeft, IS_FLOAT_T (T) ? 0 : ((guint64) x << ((guint64) y & 63))) \
+  X (E, T, BitShiftRight, IS_FLOAT_T (T) ? 0 : ((guint64) x >> ((guint64) y & 63)))\
+  X (E, T, First, x)
+
+/* X(E, T, name, expr) — output bool. */
+#define CMP_OPS(X, E, T)                 \
+  X (E, T, Equal, x == y)                \
+  X (E, T, Greater, x > y)               \
+  X (E, T, Less, x < y)                  \
+  X (E, T, GreaterOrEqual, x >= y)       \
+  X (E, T, LessOrEqual, x <= y)          \
+  X (E, T, And, (x != 0) && (y != 0))    \
+  X (E, T, Or, (x != 0) || (y != 0))     \
+  X (E, T, Xor, (x != 0) != (y != 0))
+
+#define GEN_ARITH(E, T, name, expr) BIN_LOOP (bin_##name##_##E, T, T, expr)
+#define GEN_CMP(E, T, name, expr) BIN_LOOP (cmp_##name##_##E, T, guint8, expr)
+#define GEN_BIN_T(E, T) ARITH_OPS (GEN_ARITH, E, T) CMP_OPS (GEN_CMP, E, T)
+RT_FOREACH_ALL (GEN_BIN_T)
+
+#define ENUM_OP(E, T, name, expr) OP_##name,
+enum { ARITH_OPS (ENUM_OP, 0, 0) N_ARITH };
+enum { CMP_OPS (ENUM_OP, 0, 0) N_CMP };
+#define TBL_ARITH(E, T, name, expr) [OP_##name][GRAPH_DTYPE_##E] = bin_##name##_##E,
+#define TBL_CMP(E, T, name, expr) [OP_##name][GRAPH_DTYPE_##E] = cmp_##name##_##E,
+#define TBL_ARITH_T(E, T) ARITH_OPS (TBL_ARITH, E, T)
+#define TBL_CMP_T(E, T) CMP_OPS (TBL_CMP, E, T)
+static const BinFn arith_fns[N_ARITH][GRAPH_DTYPE_LAST] = { RT_FOREACH_ALL (TBL_ARITH_T) };
+static const BinFn cmp_fns[N_CMP][GRAPH_DTYPE_LAST] = { RT_FOREACH_ALL (TBL_CMP_T) };
+
+/* ---- unary ---------------------------------------------------------------- */
+
+typedef struct
+{
+  double alpha, beta, gamma;
+} UParams;
+
+typedef void (*UnFn) (gint64 n, const void *a, void *o, const UParams *p);
+
+static inline double
+sigmoid (double x)
+{
+  return x >= 0 ? 1.0 / (1.0 + exp (-x)) : exp (x) / (1.0 + exp (x));
+}
+
+/* X(E, T, name, expr over x of type T, params p) */
+#define UNARY_OPS(X, E, T)                                                           \
+  X (E, T, Neg, -x)                                                                  \
+  X (E, T, Abs, x < 0 ? -x : x)                                                      \
+  X (E, T, Sign, (x > 0) - (x < 0))                                                  \
+  X (E, T, Relu, x > 0 ? x : 0)                                                      \
+  X (E, T, Not, !x)                                                                  \
+  X (E, T, Sqrt, sqrt ((double) x))                                                  \
+  X (E, T, Exp, exp ((double) x))                                                    \
+  X (E, T, Log, log ((double) x))                                                    \
+  X (E, T, Sin, sin ((double) x))                                                    \
+  X (E, T, Cos, cos ((double) x))                                                    \
+  X (E, T, Tan, tan ((double) x))                                                    \
+  X (E, T, Asin, asin ((double) x))                                                  \
+  X (E, T, Acos, acos ((double) x))                                                  \
+  X (E, T, Atan, atan ((double) x))                                                  \
+  X (E, T, Sinh, sinh ((double) x))                                                  \
+  X (E, T, Cosh, cosh ((double) x))                                                  \
+  X (E, T, Asinh, asinh ((double) x))                                                \
+  X (E, T, Acosh, acosh ((double) x))                                                \
+  X (E, T, Atanh, atanh ((double) x))                                                \
+  X (E, T, Tanh, tanh ((double) x))                                                  \
+  X (E, T, Sigmoid, sigmoid ((double) x))                                            \
+  X (E, T, Erf, erf ((double) x))                                                    \
+  X (E, T, Floor, floor ((double) x))                                                \
+  X (E, T, Ceil, ceil ((double) x))                                                  \
+  X (E, T, Round, nearbyint ((double) x))                                            \
+  X (E, T, Reciprocal, 1.0 / (double) x)                                             \
+  X (E, T, Softplus, x > 0 ? x + log1p (exp (-(double) x)) : log1p (exp ((double) x))) \
+  X (E, T, Softsign, x / (1.0 + fabs ((double) x)))                                  \
+  X (E, T, LeakyRelu, x >= 0 ? (double) x : p->alpha * x)                            \
+  X (E, T, Elu, x >= 0 ? (double) x : p->alpha * expm1 ((double) x))                 \
+  X (E, T, Celu, fmax (0.0, (double) x) + fmin (0.0, p->alpha * expm1 ((double) x / p->alpha))) \
+  X (E, T, Selu, p->gamma * (x > 0 ? (double) x : p->alpha * expm1 ((double) x)))    \
+  X (E, T, ThresholdedRelu, x > p->alpha ? (double) x : 0.0)                         \
+  X (E, T, HardSigmoid, fmax (0.0, fmin (1.0, p->alpha * x + p->beta)))              \
+  X (E, T, HardSwish, x * fmax (0.0, fmin (1.0, x / 6.0 + 0.5)))                     \
+  X (E, T, Shrink, x < -p->alpha ? x + p->beta : x > p->alpha ? x - p->beta : 0)     \
+  X (E, T, Identity, x)
+
+#define GEN_UN(E, T, name, expr)                                                   \
+  static void un_##name##_##E (gint64 n, const void *va, void *vo, const UParams *p) \
+  {                                                                                \
+    const T *A = va;                                                               \
+    T *o = vo;                                                                     \
+    (void) p;                                                                      \
+    for (gint64 i = 0; i < n; i++)                                                 \
+      {                                                                            \
+        T x = A[i];                                                                \
+        o[i] = (T) (expr);                                                         \
+      }                                                                            \
+  }
+#define GEN_UN_T(E, T) UNARY_OPS (GEN_UN, E, T)
+RT_FOREACH_ALL (GEN_UN_T)
+enum { UNARY_OPS (ENUM_OP, 0, 0) N_UNARY };
+#define TBL_UN(E, T, name, expr) [OP_##name][GRAPH_DTYPE_##E] = un_##name##_##E,
+#define TBL_UN_T(E, T) UNARY_OPS (TBL_UN, E, T)
+static const UnFn unary_fns[N_UNARY][GRAPH_DTYPE_LAST] = { RT_FOREACH_ALL (TBL_UN_T) };
+
+/* Per-op: kernel index and attribute defaults. */
+typedef struct
+{
+  const char *op;
+  int         index;
+  double      alpha, beta, gamma;
+  const char *alpha_name, *beta_name, *gamma_name;
+} UnaryInfo;
+
+static const UnaryInfo unary_info[] = {
+  { "Neg", OP_Neg, 0, 0, 0, NULL, NULL, NULL },
+  { "Abs", OP_Abs, 0, 0, 0, NULL, NULL, NULL },
+  { "Sign", OP_Sign, 0, 0, 0, NULL, NULL, NULL },
+  { "Relu", OP_Relu, 0, 0, 0, NULL, NULL, NULL },
+  { "Not", OP_Not, 0, 0, 0, NULL, NULL, NULL },
+  { "Sqrt", OP_Sqrt, 0, 0, 0, NULL, NULL, NULL },
+  { "Exp", OP_Exp, 0, 0, 0, NULL, NULL, NULL },
+  { "Log", OP_Log, 0, 0, 0, NULL, NULL, NULL },
+  { "Sin", OP_Sin, 0, 0, 0, NULL, NULL, NULL },
+  { "Cos", OP_Cos, 0, 0, 0, NULL, NULL, NULL },
+  { "Tan", OP_Tan, 0, 0, 0, NULL, NULL, NULL },
+  { "Asin", OP_Asin, 0, 0, 0, NULL, NULL, NULL },
+  { "Acos", OP_Acos, 0, 0, 0, NULL, NULL, NULL },
+  { "Atan", OP_Atan, 0, 0, 0, NULL, NULL, NULL },
+  { "Sinh", OP_Sinh, 0, 0, 0, NULL, NULL, NULL },
+  { "Cosh", OP_Cosh, 0, 0, 0, NULL, NULL, NULL },
+  { "Asinh", OP_Asinh, 0, 0, 0, NULL, NULL, NULL },
+  { "Acosh", OP_Acosh, 0, 0, 0, NULL, NULL, NULL },
+  { "Atanh", OP_Atanh, 0, 0, 0, NULL, NULL, NULL },
+  { "Tanh", OP_Tanh, 0, 0, 0, NULL, NULL, NULL },
+  { "Sigmoid", OP_Sigmoid, 0, 0, 0, NULL, NULL, NULL },
+  { "Erf", OP_Erf, 0, 0, 0, NULL, NULL, NULL },
+  { "Floor", OP_Floor, 0, 0, 0, NULL, NULL, NULL },
+  { "Ceil", OP_Ceil, 0, 0, 0, NULL, NULL, NULL },
+  { "Round", OP_Round, 0, 0, 0, NULL, NULL, NULL },
+  { "Reciprocal", OP_Reciprocal, 0, 0, 0, NULL, NULL, NULL },
+  { "Softplus", OP_Softplus, 0, 0, 0, NULL, NULL, NULL },
+  { "Softsign", OP_Softsign, 0, 0, 0, NULL, NULL, NULL },
+  { "LeakyRelu", OP_LeakyRelu, 0.01, 0, 0, "alpha", NULL, NULL },
+  { "Elu", OP_Elu, 1.0, 0, 0, "alpha", NULL, NULL },
+  { "Celu", OP_Celu, 1.0, 0, 0, "alpha", NULL, NULL },
+  { "Selu", OP_Selu, 1.67326319217681884765625, 0, 1.05070102214813232421875, "alpha", NULL, "gamma" },
+  { "ThresholdedRelu", OP_ThresholdedRelu, 1.0, 0, 0, "alpha", NULL, NULL },
+  { "HardSigmoid", OP_HardSigmoid, 0.2, 0.5, 0, "alpha", "beta", NULL },
+  { "HardSwish", OP_HardSwish, 0, 0, 0, NULL, NULL, NULL },
+  { "Shrink", OP_Shrink, 0.5, 0.0, 0, "lambd", "bias", NULL },
+  { "Identity", OP_Identity, 0, 0, 0, NULL, NULL, NULL },
+  { "Dropout", OP_Identity, 0, 0, 0, NULL, NULL, NULL },
+};
+
+static const UnaryInfo *
+unary_lookup (const char *op)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (unary_info); i++)
+    if (strcmp (unary_info[i].op, op) == 0)
+      return &unary_info[i];
+  return NULL;
+}
+
+static gboolean
+k_unary (RtCall *call, GError **error)
+{
+  const UnaryInfo *info = unary_lookup (graph_node_op_type (call->node));
+  const RtTensor *a = call->inputs[0];
+  UParams p = {
+    info->alpha_name ? rt_attr_f (call->node, info->alpha_name, info->alpha) : info->alpha,
+    info->beta_name ? rt_attr_f (call->node, info->beta_name, info->beta) : info->beta,
+    info->gamma_name ? rt_attr_f (call->node, info->gamma_name, info->gamma) : info->gamma,
+  };
+  UnFn fn = unary_fns[info->index][a->dtype];
+  if (fn == NULL)
+    {
+      rt_call_error (call, error, RT_ERROR_UNSUPPORTED, "element type %s is not supported",
+                     graph_dtype_name (a->dtype));
+      return FALSE;
+    }
+  RtTensor *o = rt_call_output_like (call, 0, a, error);
+  if (o == NULL)
+    return FALSE;
+  fn (a->numel, a->data, o->data, &p);
+  return TRUE;
+}
+
+/* Dropout in inference: identity; the optional mask output is all true. */
+static gboolean
+k_dropout (RtCall *call, GError **error)
+{
+  if (!k_unary (call, error))
+    return FALSE;
+  if (call->n_outputs > 1)
+    {
+      RtTensor *m = rt_call_output (call, 1, GRAPH_DTYPE_BOOL, call->inputs[0]->rank,
+                                    call->inputs[0]->dims, error);
+      if (m == NULL)
+        return FALSE;
+      memset (m->data, 1, (gsize) m->numel);
+    }
+  return TRUE;
+}
+
+/* ---- binary --------------------------------------------------------------- */
+
+typedef struct
+{
+  const char *op;
+  int         index;
+  gboolean    compare;
+} BinaryInfo;
+
+static const BinaryInfo binary_info[] = {
+  { "Add", OP_Add, FALSE }, { "Sub", OP_Sub, FALSE }, { "Mul", OP_Mul, FALSE },
+  { "Div", OP_Div, FALSE }, { "Pow", OP_Pow, FALSE }, { "PRelu", OP_PRelu, FALSE },
+  { "Equal", OP_Equal, TRUE }, { "Greater", OP_Greater, TRUE }, { "Less", OP_Less, TRUE },
+  { "GreaterOrEqual", OP_GreaterOrEqual, TRUE }, { "LessOrEqual", OP_LessOrEqual, TRUE },
+  { "And", OP_And, TRUE }, { "Or", OP_Or, TRUE }, { "Xor", OP_Xor, TRUE },
+};
+
+static gboolean
+binary_run (RtCall *call, const RtTensor *a, const RtTensor *b, int index, gboolean compare,
+            GError **error)
+{
+  RtTensor conv;
+  if (b->dtype != a->dtype)
+    {
+      /* Pow's exponent may have its own type; everything else must match. */
+      if (index != OP_Pow || compare)
+        {
+          rt_call_error (call, error, RT_ERROR_INVALID_GRAPH,
+                         "inputs have different element types (%s and %s)",
+                         graph_dtype_name (a->dtype), graph_dtype_name (b->dtype));
+          return FALSE;
+        }
+      conv = *b;
+      conv.dtype = a->dtype;
+      conv.data = rt_call_scratch (call, (gsize) b->numel * rt_dtype_size (a->dtype), error);
+      if (conv.data == NULL || !rt_convert (b->data, b->dtype, conv.data, a->dtype, b->numel))
+        return FALSE;
+      b = &conv;
+    }
+  BinFn fn = compare ? cmp_fns[index][a->dtype] : arith_fns[index][a->dtype];
+  if (fn == NULL)
+    {
+      rt_call_error (call, error, RT_ERROR_UNSUPPORTED, "element type %s is not supported",
+                     graph_dtype_name (a->dtype));
+      return FALSE;
+    }
+  guint rank;
+  gint64 dims[RT_MAX_RANK];
+  if (!rt_broadcast_shape (call, a->rank, a->dims, b->rank, b->dims, &rank, dims, error))
+    return FALSE;
+  RtTensor *o = rt_call_output (call, 0, compare ? GRAPH_DTYPE_BOOL : a->dtype, rank, dims, error);
+  if (o == NULL)
+    return FALSE;
+  broadcast_apply (a, b, o, fn);
+  return TRUE;
+}
+
+static gboolean
+k_binary (RtCall *call, GError **error)
+{
+  const char *op = graph_node_op_type (call->node);
+  for (guint i = 0; i < G_N_ELEMENTS (binary_info); i++)
+    if (strcmp (binary_info[i].op, op) == 0)
+      return binary_run (call, call->inputs[0], call->inputs[1], binary_info[i].index,
+                         binary_info[i].compare, error);
+  g_assert_not_reached ();
+}
+
+static gboolean
+k_mod (RtCall *call, GError **error)
+{
+  gboolean fmod_ = rt_attr_i (call->node, "fmod", 0) != 0;
+  return binary_run (call, call->inputs[0], call->inputs[1], fmod_ ? OP_ModTrunc : OP_ModFloor,
+                     FALSE, error);
+}
+
+static gboolean
+k_bitshift (RtCall *call, GError **error)
+{
+  const char *dir = rt_attr_s (call->node, "direction", "");
+  return binary_run (call, call->inputs[0], call->inputs[1],
+                     strcmp (dir, "LEFT") == 0 ? OP_BitShiftLeft : OP_BitShiftRight, FALSE, error);
+}
+
+/* Sum, Mean, Max, Min: fold pairwise into the output. */
+static gboolean
+k_variadic (RtCall *call, GError **error)
+{
+  const char *op = graph_node_op_type (call->node);
+  int index = strcmp (op, "Max") == 0 ? OP_Max : strcmp (op, "Min") == 0 ? OP_Min : OP_Add;
+  const RtTensor *a = call->inputs[0];
+  guint rank = a->rank;
+  gint64 dims[RT_MAX_RANK];
+  memcpy (dims, a->dims, rank * sizeof (gint64));
+  for (guint i = 1; i < call->n_inputs; i++)
+    {
+      const RtTensor *b = call->inputs[i];
+      if (b == NULL || b->dtype != a->dtype)
+        {
+          rt_call_error (call, error, RT_ERROR_INVALID_GRAPH,
+                         "input %u is absent or of another element type", i);
+          return FALSE;
+        }
+      if (!rt_broadcast_shape (call, rank, dims, b->rank, b->dims, &rank, dims, error))
+        return FALSE;
+    }
+  BinFn first = arith_fns[OP_First][a->dtype], fn = arith_fns[index][a->dtype];
+  RtTensor *o = rt_call_output (call, 0, a->dtype, rank, dims, error);
+  if (o == NULL)
+    return FALSE;
+  broadcast_apply (a, a, o, first);
+  for (guint i = 1; i < call->n_inputs; i++)
+    broadcast_apply (o, call->inputs[i], o, fn);
+  if (strcmp (op, "Mean") == 0)
+    {
+      for (gint64 k = 0; k < o->numel; k++)
+        {
+          if (o->dtype == GRAPH_DTYPE_FLOAT)
+            ((float *) o->data)[k] /= (float) call->n_inputs;
+          else
+            ((double *) o->data)[k] /= (double) call->n_inputs;
+        }
+    }
+  return TRUE;
+}
+
+/* ---- Where, Clip, Cast ---------------------------------------------------- */
+
+static gboolean
+k_where (RtCall *call, GError **error)
+{
+  const RtTensor *c = call->inputs[0], *x = call->inputs[1], *y = call->inputs[2];
+  if (c->dtype != GRAPH_DTYPE_BOOL || x->dtype != y->dtype)
+    {
+      rt_call_error (call, error, RT_ERROR_INVALID_GRAPH,
+                     "condition must be bool and X, Y of one element type");
+      return FALSE;
+    }
+  guint rank;
+  gint64 dims[RT_MAX_RANK];
+  if (!rt_broadcast_shape (call, c->rank, c->dims, x->rank, x->dims, &rank, dims, error)
+      || !rt_broadcast_shape (call, rank, dims, y->rank, y->dims, &rank, dims, error))
+    return FALSE;
+  RtTensor *o = rt_call_output (call, 0, x->dtype, rank, dims, error);
+  if (o == NULL)
+    return FALSE;
+  gint64 sc[RT_MAX_RANK], sx[RT_MAX_RANK], sy[RT_MAX_RANK], idx[RT_MAX_RANK] = { 0 };
+  rt_broadcast_strides (c, rank, dims, sc);
+  rt_broadcast_strides (x, rank, dims, sx);
+  rt_broadcast_strides (y, rank, dims, sy);
+  gsize es = rt_dtype_size (x->dtype);
+  gint64 oc = 0, ox = 0, oy = 0;
+  const guint8 *cd = c->data;
+  for (gint64 k = 0; k < o->numel; k++)
+    {
+      memcpy ((char *) o->data + k * es,
+              cd[oc] ? (const char *) x->data + ox * es : (const char *) y->data + oy * es, es);
+      for (gint64 j = (gint64) rank - 1; j >= 0; j--)
+        {
+          idx[j]++;
+          oc += sc[j];
+          ox += sx[j];
+          oy += sy[j];
+          if (idx[j] < dims[j])
+            break;
+          oc -= sc[j] * dims[j];
+          ox -= sx[j] * dims[j];
+          oy -= sy[j] * dims[j];
+          idx[j] = 0;
+        }
+    }
+  return TRUE;
+}
+
+#define GEN_CLIP(E, T)                                                   \
+  static void clip_##E (gint64 n, const void *va, void *vo, double lo, double hi) \
+  {                                                                      \
+    const T *a = va;                                                     \
+    T *o = vo;                                                           \
+    T l = (T) lo, h = (T) hi;                                            \
+    for (gint64 i = 0; i < n; i++)                                       \
+      o[i] = a[i] < l ? l : a[i] > h ? h : a[i];                         \
+  }
+RT_FOREACH_NUMERIC (GEN_CLIP)
+
+static gboolean
+k_clip (RtCall *call, GError **error)
+{
+  const RtTensor *a = call->inputs[0];
+  double lo, hi;
+  if (call->opset < 11)
+    {
+      lo = rt_attr_f (call->node, "min", -G_MAXFLOAT);
+      hi = rt_attr_f (call->node, "max", G_MAXFLOAT);
+    }
+  else
+    {
+      gboolean is_float = graph_dtype_is_floating (a->dtype);
+      lo = is_float ? -INFINITY : (double) G_MININT64;
+      hi = is_float ? INFINITY : (double) G_MAXINT64;
+      if (a->dtype == GRAPH_DTYPE_UINT64 || a->dtype == GRAPH_DTYPE_UINT32
+          || a->dtype == GRAPH_DTYPE_UINT8 || a->dtype == GRAPH_DTYPE_UINT16)
+        lo = 0;
+      if (a->dtype == GRAPH_DTYPE_INT8) { lo = G_MININT8; hi = G_MAXINT8; }
+      if (a->dtype == GRAPH_DTYPE_UINT8) hi = G_MAXUINT8;
+      if (a->dtype == GRAPH_DTYPE_INT16) { lo = G_MININT16; hi = G_MAXINT16; }
+      if (a->dtype == GRAPH_DTYPE_UINT16) hi = G_MAXUINT16;
+      if (a->dtype == GRAPH_DTYPE_INT32) { lo = G_MININT32; hi = G_MAXINT32; }
+      if (a->dtype == GRAPH_DTYPE_UINT32) hi = G_MAXUINT32;
+      if (call->n_inputs > 1 && call->inputs[1] && call->inputs[1]->numel == 1)
+        lo = rt_get_f64 (call->inputs[1], 0);
+      if (call->n_inputs > 2 && call->inputs[2] && call->inputs[2]->numel == 1)
+        hi = rt_get_f64 (call->inputs[2], 0);
+    }
+  RtTensor *o = rt_call_output_like (call, 0, a, error);
+  if (o == NULL)
+    return FALSE;
+  switch (a->dtype)
+    {
+#define CASE(E, T) case GRAPH_DTYPE_##E: clip_##E (a->numel, a->data, o->data, lo, hi); break;
+      RT_FOREACH_NUMERIC (CASE)
+#undef CASE
+    default:
+      break;
+    }
+  return TRUE;
+}
+
+static gboolean
+k_cast (RtCall *call, GError **error)
+{
+  const RtTensor *a = call->inputs[0];
+  gint64 to;
+  if (!graph_node_get_i (call->node, "to", &to))
+    {
+      /* CastLike: the target type is input 1's. */
+      if (call->n_inputs < 2 || call->inputs[1] == NULL)
+        {
+          rt_call_error (call, error, RT_ERROR_INVALID_GRAPH, "missing attribute 'to'");
+          return FALSE;
+        }
+      to = call->inputs[1]->dtype;
+    }
+  if (!graph_dtype_is_valid ((int) to) || rt_dtype_size ((GraphDType) to) == 0
+      || to == GRAPH_DTYPE_BFLOAT16 || to == GRAPH_DTYPE_COMPLEX64 || to == GRAPH_DTYPE_COMPLEX128)
+    {
+      rt_call_error (call, error, RT_ERROR_UNSUPPORTED, "cannot cast to element type %" G_GINT64_FORMAT,
+                     to);
+      return FALSE;
+    }
+  RtTensor *o = rt_call_output (call, 0, (GraphDType) to, a->rank, a->dims, error);
+  if (o == NULL)
+    return FALSE;
+  if (!rt_convert (a->data, a->dtype, o->data, o->dtype, a->numel))
+    {
+      rt_call_error (call, error, RT_ERROR_UNSUPPORTED, "cannot cast from %s to %s",
+                     graph_dtype_name (a->dtype), graph_dtype_name (o->dtype));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+#define UN(name, dt) { "onnx", name, 1, 0, 1, 1, 1, 1, dt, k_unary, NULL, NULL }
+#define BIN(name, dt) { "onnx", name, 1, 0, 2, 2, 1, 1, dt, k_binary, NULL, NULL }
+#define NUM_SIGNED (RT_DT_FLOATS | RT_DT (INT8) | RT_DT (INT16) | RT_DT (INT32) | RT_DT (INT64))
+
+static const RtKernelDef defs[] = {
+  UN ("Neg", NUM_SIGNED), UN ("Abs", RT_DT_NUMERIC), UN ("Sign", RT_DT_NUMERIC),
+  UN ("Relu", NUM_SIGNED), UN ("Not", RT_DT (BOOL)), UN ("Sqrt", RT_DT_FLOATS),
+  UN ("Exp", RT_DT_FLOATS), UN ("Log", RT_DT_FLOATS), UN ("Sin", RT_DT_FLOATS),
+  UN ("Cos", RT_DT_FLOATS), UN ("Tan", RT_DT_FLOATS), UN ("Asin", RT_DT_FLOATS),
+  UN ("Acos", RT_DT_FLOATS), UN ("Atan", RT_DT_FLOATS), UN ("Sinh", RT_DT_FLOATS),
+  UN ("Cosh", RT_DT_FLOATS), UN ("Asinh", RT_DT_FLOATS), UN ("Acosh", RT_DT_FLOATS),
+  UN ("Atanh", RT_DT_FLOATS), UN ("Tanh", RT_DT_FLOATS), UN ("Sigmoid", RT_DT_FLOATS),
+  UN ("Erf", RT_DT_FLOATS), UN ("Floor", RT_DT_FLOATS), UN ("Ceil", RT_DT_FLOATS),
+  UN ("Round", RT_DT_FLOATS), UN ("Reciprocal", RT_DT_FLOATS), UN ("Softplus", RT_DT_FLOATS),
+  UN ("Softsign", RT_DT_FLOATS), UN ("LeakyRelu", RT_DT_FLOATS), UN ("Elu", RT_DT_FLOATS),
+  UN ("Celu", RT_DT_FLOATS), UN ("Selu", RT_DT_FLOATS), UN ("ThresholdedRelu", RT_DT_FLOATS),
+  UN ("HardSigmoid", RT_DT_FLOATS), UN ("HardSwish", RT_DT_FLOATS),
+  UN ("Shrink", RT_DT_NUMERIC), UN ("Identity", RT_DT_ALL),
+  { "onnx", "Dropout", 1, 0, 1, 3, 1, 2, RT_DT_FLOATS, k_dropout, NULL, NULL },
+  BIN ("Add", RT_DT_NUMERIC), BIN ("Sub", RT_DT_NUMERIC), BIN ("Mul", RT_DT_NUMERIC),
+  BIN ("Div", RT_DT_NUMERIC), BIN ("Pow", RT_DT_NUMERIC), BIN ("PRelu", RT_DT_NUMERIC),
+  BIN ("Equal", RT_DT_ALL), BIN ("Greater", RT_DT_NUMERIC), BIN ("Less", RT_DT_NUMERIC),
+  BIN ("GreaterOrEqual", RT_DT_NUMERIC), BIN ("LessOrEqual", RT_DT_NUMERIC),
+  BIN ("And", RT_DT (BOOL)), BIN ("Or", RT_DT (BOOL)), BIN ("Xor", RT_DT (BOOL)),
+  { "onnx", "Mod", 10, 0, 2, 2, 1, 1, RT_DT_NUMERIC, k_mod, NULL, NULL },
+  { "onnx", "BitShift", 11, 0, 2, 2, 1, 1, RT_DT_INTS, k_bitshift, NULL, NULL },
+  { "onnx", "Sum", 1, 0, 1, RT_VARIADIC, 1, 1, RT_DT_NUMERIC, k_variadic, NULL, NULL },
+  { "onnx", "Mean", 1, 0, 1, RT_VARIADIC, 1, 1, RT_DT_FLOATS, k_variadic, NULL, NULL },
+  { "onnx", "Max", 1, 0, 1, RT_VARIADIC, 1, 1, RT_DT_NUMERIC, k_variadic, NULL, NULL },
+  { "onnx", "Min", 1, 0, 1, RT_VARIADIC, 1, 1, RT_DT_NUMERIC, k_variadic, NULL, NULL },
+  { "onnx", "Where", 9, 0, 3, 3, 1, 1, RT_DT (BOOL), k_where, NULL, NULL },
+  { "onnx", "Clip", 1, 0, 1, 3, 1, 1, RT_DT_NUMERIC, k_clip, NULL, NULL },
+  { "onnx", "Cast", 1, 0, 1, 1, 1, 1, RT_DT_ALL | RT_DT (FLOAT16), k_cast, NULL, NULL },
+  { "onnx", "CastLike", 15, 0, 2, 2, 1, 1, RT_DT_ALL | RT_DT (FLOAT16), k_cast, NULL, NULL },
+};
+
+RT_KERNEL_TABLE (rt_kernels_elementwise, defs);

@@ -1,0 +1,157 @@
+/* symonnx runtime — the kernel interface and registry (for kernel writers).
+ *
+ * Note [Kernels]
+ * A kernel is registered in a table of RtKernelDef, one table per op family
+ * file (runtime/k-*.c), listed once in runtime/registry.c.  The key is
+ * (domain, op type, opset range): "onnx" is ONNX's default domain, "aten"
+ * holds the ATen kernels, which run both `org.pytorch.aten::ATen` nodes (by
+ * their `operator` attribute) and the `aten::op` nodes of a trace graph.
+ * Opsets do not apply to "aten" and "prim".
+ *
+ * A kernel reads its attributes from the node (rt_attr_* below, or
+ * graph_node_get_*), its inputs from call->inputs (NULL: an absent optional
+ * input) and allocates each output with rt_call_output(), which takes the
+ * memory from the session's slot for that value.  Inputs are read-only.
+ * Errors: return FALSE with rt_call_error(); never abort.
+ *
+ * Note [RtTensor]
+ * Inside a run, tensors are plain structs over borrowed memory (a slot, an
+ * initializer, a caller's input) with the shape inline: no refcounting and
+ * no allocation per node.  Data is C-contiguous.  Conversion to IR Tensors
+ * happens only at the session boundary.
+ */
+#pragma once
+
+#include <glib.h>
+#include "ir/graph.h"
+#include "runtime/runtime.h"
+
+G_BEGIN_DECLS
+
+#define RT_MAX_RANK 16
+
+typedef struct
+{
+  GraphDType dtype;
+  guint      rank;
+  gint64     dims[RT_MAX_RANK];
+  gint64     numel;
+  void      *data;
+} RtTensor;
+
+typedef struct _RtSession RtContext;
+
+typedef struct
+{
+  RtContext        *ctx;
+  const GraphNode  *node;
+  gint64            opset;      /* of the node's domain; 0 for aten/prim */
+  gpointer          state;      /* what prepare() returned */
+  guint             n_inputs;
+  const RtTensor  **inputs;     /* NULL entries: absent */
+  guint             n_outputs;
+  guint             out_base;   /* private */
+} RtCall;
+
+typedef gboolean (*RtKernelFn) (RtCall *call, GError **error);
+/* Optional, run once when the session is made: validate attributes and
+ * precompute.  *state is freed with g_free unless the def names free_state. */
+typedef gboolean (*RtPrepareFn) (const GraphNode *node, gint64 opset, gpointer *state,
+                                 GError **error);
+
+#define RT_VARIADIC 255
+
+typedef struct
+{
+  const char *domain;
+  const char *op;
+  int         since, until;     /* inclusive opset range; until 0: open */
+  guint8      min_in, max_in, min_out, max_out;
+  guint32     dtypes;           /* element types allowed for input 0; 0: any */
+  RtKernelFn  run;
+  RtPrepareFn prepare;
+  GDestroyNotify free_state;
+} RtKernelDef;
+
+typedef struct
+{
+  const RtKernelDef *defs;
+  gsize              n_defs;
+} RtKernelTable;
+
+#define RT_KERNEL_TABLE(name, array) \
+  const RtKernelTable name = { array, G_N_ELEMENTS (array) }
+
+#define RT_DT(e) (1u << GRAPH_DTYPE_##e)
+#define RT_DT_FLOATS (RT_DT (FLOAT) | RT_DT (DOUBLE))
+#define RT_DT_INTS (RT_DT (INT8) | RT_DT (INT16) | RT_DT (INT32) | RT_DT (INT64) \
+                    | RT_DT (UINT8) | RT_DT (UINT16) | RT_DT (UINT32) | RT_DT (UINT64))
+#define RT_DT_NUMERIC (RT_DT_FLOATS | RT_DT_INTS)
+#define RT_DT_ALL (RT_DT_NUMERIC | RT_DT (BOOL))
+
+/* X(ENUM, C type): the element types kernels are generated for. */
+#define RT_FOREACH_FLOAT(X) X (FLOAT, float) X (DOUBLE, double)
+#define RT_FOREACH_INT(X) \
+  X (INT8, gint8) X (INT16, gint16) X (INT32, gint32) X (INT64, gint64) \
+  X (UINT8, guint8) X (UINT16, guint16) X (UINT32, guint32) X (UINT64, guint64)
+#define RT_FOREACH_NUMERIC(X) RT_FOREACH_FLOAT (X) RT_FOREACH_INT (X)
+#define RT_FOREACH_ALL(X) RT_FOREACH_NUMERIC (X) X (BOOL, guint8)
+
+/* Finds the kernel for (domain, op, opset); NULL when none. */
+const RtKernelDef *rt_registry_lookup (const char *domain, const char *op, gint64 opset);
+/* Whether any opset of (domain, op) has a kernel (for error messages). */
+gboolean     rt_registry_has_op (const char *domain, const char *op);
+
+/* ---- what kernels call ---------------------------------------------------- */
+
+/* Allocates output i (shape checked against the session's size limit). */
+RtTensor    *rt_call_output (RtCall *call, guint i, GraphDType dtype, guint rank,
+                             const gint64 *dims, GError **error);
+/* Output i with the shape and dtype of `like`. */
+RtTensor    *rt_call_output_like (RtCall *call, guint i, const RtTensor *like, GError **error);
+/* Scratch memory valid until the kernel returns (reused between nodes). */
+gpointer     rt_call_scratch (RtCall *call, gsize nbytes, GError **error);
+/* Number of OpenBLAS/kernel threads the session runs with (>= 1). */
+int          rt_call_threads (const RtCall *call);
+/* Sets an RT_ERROR naming the node ("Conv 'conv1': ..."). */
+void         rt_call_error (const RtCall *call, GError **error, RtErrorCode code,
+                            const char *fmt, ...) G_GNUC_PRINTF (4, 5);
+/* Same for prepare(). */
+void         rt_node_error (const GraphNode *node, GError **error, RtErrorCode code,
+                            const char *fmt, ...) G_GNUC_PRINTF (4, 5);
+/* "Conv 'conv1'" (static buffer per thread). */
+const char  *rt_node_label (const GraphNode *node);
+
+/* ---- helpers -------------------------------------------------------------- */
+
+gint64       rt_attr_i (const GraphNode *n, const char *name, gint64 def);
+double       rt_attr_f (const GraphNode *n, const char *name, double def);
+const char  *rt_attr_s (const GraphNode *n, const char *name, const char *def);
+/* Integer list attribute; FALSE when absent. */
+gboolean     rt_attr_ints (const GraphNode *n, const char *name, gsize *len,
+                           const gint64 **v);
+
+/* axis in [-rank, rank) → [0, rank). */
+gboolean     rt_axis (const RtCall *call, gint64 axis, guint rank, guint *out,
+                      GError **error);
+gint64       rt_shape_numel (guint rank, const gint64 *dims);
+/* Element i as int64 / double (any numeric or bool dtype). */
+gint64       rt_get_i64 (const RtTensor *t, gint64 i);
+double       rt_get_f64 (const RtTensor *t, gint64 i);
+/* Numpy broadcast of a and b's shapes. */
+gboolean     rt_broadcast_shape (const RtCall *call, guint ra, const gint64 *da,
+                                 guint rb, const gint64 *db, guint *rank, gint64 *dims,
+                                 GError **error);
+/* Strides (elements) of `t` broadcast to `rank`/`dims` (0 where broadcast). */
+void         rt_broadcast_strides (const RtTensor *t, guint rank, const gint64 *dims,
+                                   gint64 *strides);
+/* Contiguous strides of a shape. */
+void         rt_contiguous_strides (guint rank, const gint64 *dims, gint64 *strides);
+gsize        rt_dtype_size (GraphDType d);
+/* Element-wise conversion between any two supported dtypes (Cast). */
+gboolean     rt_convert (const void *src, GraphDType sdt, void *dst, GraphDType ddt,
+                         gint64 n);
+/* "float", "int64" ... */
+#define rt_dtype_name graph_dtype_name
+
+G_END_DECLS

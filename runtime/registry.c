@@ -1,0 +1,81 @@
+/* The kernel registry: every family's table, looked up by
+ * (domain, op, opset).  A new family file adds one line to `tables`. */
+#include "runtime/kernel.h"
+#include <string.h>
+
+extern const RtKernelTable rt_kernels_elementwise;
+extern const RtKernelTable rt_kernels_shape;
+extern const RtKernelTable rt_kernels_reduce;
+extern const RtKernelTable rt_kernels_matmul;
+extern const RtKernelTable rt_kernels_conv;
+extern const RtKernelTable rt_kernels_pool;
+extern const RtKernelTable rt_kernels_norm;
+extern const RtKernelTable rt_kernels_resize;
+extern const RtKernelTable rt_kernels_aten;
+
+static const RtKernelTable *const tables[] = {
+  &rt_kernels_elementwise,
+  &rt_kernels_shape,
+  &rt_kernels_reduce,
+  &rt_kernels_matmul,
+  &rt_kernels_conv,
+  &rt_kernels_pool,
+  &rt_kernels_norm,
+  &rt_kernels_resize,
+  &rt_kernels_aten,
+};
+
+/* "domain::op" → GPtrArray of const RtKernelDef* */
+static GHashTable *
+registry (void)
+{
+  static gsize once = 0;
+  static GHashTable *table;
+  if (g_once_init_enter (&once))
+    {
+      GHashTable *t = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                             (GDestroyNotify) g_ptr_array_unref);
+      for (guint i = 0; i < G_N_ELEMENTS (tables); i++)
+        for (gsize k = 0; k < tables[i]->n_defs; k++)
+          {
+            const RtKernelDef *d = &tables[i]->defs[k];
+            char *key = g_strconcat (d->domain, "::", d->op, NULL);
+            GPtrArray *list = g_hash_table_lookup (t, key);
+            if (list == NULL)
+              {
+                list = g_ptr_array_new ();
+                g_hash_table_insert (t, key, list);
+              }
+            else
+              g_free (key);
+            g_ptr_array_add (list, (gpointer) d);
+          }
+      table = t;
+      g_once_init_leave (&once, 1);
+    }
+  return table;
+}
+
+const RtKernelDef *
+rt_registry_lookup (const char *domain, const char *op, gint64 opset)
+{
+  g_autofree char *key = g_strconcat (domain, "::", op, NULL);
+  GPtrArray *list = g_hash_table_lookup (registry (), key);
+  const RtKernelDef *best = NULL;
+  for (guint i = 0; list && i < list->len; i++)
+    {
+      const RtKernelDef *d = g_ptr_array_index (list, i);
+      if (opset < d->since || (d->until > 0 && opset > d->until))
+        continue;
+      if (best == NULL || d->since > best->since)
+        best = d;
+    }
+  return best;
+}
+
+gboolean
+rt_registry_has_op (const char *domain, const char *op)
+{
+  g_autofree char *key = g_strconcat (domain, "::", op, NULL);
+  return g_hash_table_contains (registry (), key);
+}

@@ -1,0 +1,101 @@
+/* symonnx — the bundled executor: run a Graph (a loaded .onnx model, a
+ * freshly exported graph, or a trace graph of aten:: nodes) on the CPU, and
+ * compare its outputs with expected ones.
+ *
+ * Note [Session lifecycle]
+ * rt_session_new() checks the whole graph before anything runs: every node
+ * must have a kernel for its (domain, op type, opset) — all missing ones are
+ * reported in one error — with a valid arity and, where the graph states
+ * types, supported element types; the graph must lint (no cycles, no
+ * undefined values).  It then plans buffers by liveness: every intermediate
+ * value gets a slot that is released after the value's last use and reused
+ * by later values, and a slot keeps its memory between runs, so a second
+ * run with the same input shapes allocates nothing per node.
+ * rt_session_run() checks the inputs against the graph's declared types,
+ * runs the nodes in order and returns the outputs as IR Tensors.
+ */
+#pragma once
+
+#include <glib.h>
+#include "ir/graph.h"
+
+G_BEGIN_DECLS
+
+#define RT_ERROR (rt_error_quark ())
+GQuark rt_error_quark (void);
+
+typedef enum
+{
+  RT_ERROR_UNSUPPORTED,   /* no kernel for a node / dtype */
+  RT_ERROR_INVALID_GRAPH, /* lint failure, wrong arity, bad attribute */
+  RT_ERROR_INPUT,         /* missing input, wrong dtype or shape */
+  RT_ERROR_SHAPE,         /* shapes that do not fit at run time */
+  RT_ERROR_TOO_LARGE,     /* a tensor above RtOptions.max_tensor_bytes */
+  RT_ERROR_FAILED,        /* anything else raised by a kernel */
+} RtErrorCode;
+
+typedef struct
+{
+  int          threads;            /* 0: leave OpenBLAS's setting alone */
+  /* NULL-terminated names of intermediate values to return from
+   * rt_session_run() besides the graph outputs (NULL: none). */
+  const char *const *extra_outputs;
+  guint64      max_tensor_bytes;   /* 0: default (RT_DEFAULT_MAX_TENSOR_BYTES) */
+} RtOptions;
+
+#define RT_DEFAULT_MAX_TENSOR_BYTES (G_GUINT64_CONSTANT (1) << 33)  /* 8 GiB */
+
+void         rt_options_init (RtOptions *o);
+
+typedef struct _RtSession RtSession;
+
+/* The graph must outlive the session.  (transfer full) */
+RtSession   *rt_session_new (Graph *graph, const RtOptions *options, GError **error);
+void         rt_session_free (RtSession *s);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (RtSession, rt_session_free)
+
+/* `inputs`: name → Tensor* for the graph inputs without an initializer
+ * (inputs with an initializer may be overridden).  `outputs` receives
+ * name → Tensor* (new refs; the table should be made with
+ * g_hash_table_new_full (g_str_hash, g_str_equal, g_free, tensor_unref))
+ * for every graph output and every requested extra output. */
+gboolean     rt_session_run (RtSession *s, GHashTable *inputs, GHashTable *outputs,
+                             GError **error);
+
+/* Graph inputs the caller must provide (no initializer), in order.
+ * (transfer none) */
+guint        rt_session_n_required_inputs (const RtSession *s);
+GraphValue  *rt_session_required_input (const RtSession *s, guint i);
+
+/* Buffer allocations (fresh or grown slot memory) made by the last run;
+ * 0 on a repeated run with the same shapes. */
+guint64      rt_session_last_run_allocations (const RtSession *s);
+
+/* ---- verification -------------------------------------------------------- */
+
+typedef struct
+{
+  double  max_abs_error;
+  double  max_rel_error;   /* |a - e| / |e| over elements with e != 0 */
+  gint64  mismatches;      /* elements with |a - e| > atol + rtol * |e| */
+  gint64  first_mismatch;  /* flat index, -1 when none */
+  gboolean shape_mismatch; /* dtype or shape differ: nothing else compared */
+} RtCompareResult;
+
+#define RT_DEFAULT_RTOL 1e-3
+#define RT_DEFAULT_ATOL 1e-7
+
+/* allclose as numpy.testing.assert_allclose (the ONNX backend tests'
+ * check): |actual - expected| <= atol + rtol * |expected|.  Integer and
+ * bool tensors compare exactly at rtol = atol = 0 semantics as well (any
+ * difference counts).  With nan_equal, NaN matches NaN.  Returns TRUE when
+ * there are no mismatches and the shapes and dtypes agree. */
+gboolean     rt_compare (const Tensor *expected, const Tensor *actual,
+                         double rtol, double atol, gboolean nan_equal,
+                         RtCompareResult *result);
+/* "max abs 1.2e-05, max rel 3e-06, 0 mismatches" or the first mismatch.
+ * (transfer full) */
+char        *rt_compare_result_to_string (const RtCompareResult *r,
+                                          const Tensor *expected, const Tensor *actual);
+
+G_END_DECLS

@@ -1,0 +1,764 @@
+/* Sessions: checking a graph, planning buffers by liveness, running. */
+#include "runtime/session-private.h"
+#include <cblas.h>
+#include <stdlib.h>
+#include <string.h>
+
+G_DEFINE_QUARK (rt-error-quark, rt_error)
+
+void
+rt_options_init (RtOptions *o)
+{
+  memset (o, 0, sizeof *o);
+}
+
+static void
+plan_node_clear (RtNodePlan *p)
+{
+  if (p->state && p->def && p->def->free_state)
+    p->def->free_state (p->state);
+  else
+    g_free (p->state);
+  g_free (p->in_idx);
+  g_free (p->out_idx);
+  g_free (p->release);
+}
+
+void
+rt_session_free (RtSession *s)
+{
+  if (s == NULL)
+    return;
+  for (guint i = 0; i < s->n_nodes; i++)
+    plan_node_clear (&s->nodes[i]);
+  g_free (s->nodes);
+  for (guint i = 0; i < s->n_values; i++)
+    {
+      g_clear_pointer (&s->values[i].constant, tensor_unref);
+      g_free (s->values[i].own);
+    }
+  g_free (s->values);
+  g_free (s->rt);
+  for (guint i = 0; i < s->n_slots; i++)
+    free (s->slots[i].mem);
+  g_free (s->slots);
+  free (s->scratch);
+  g_hash_table_unref (s->index);
+  g_ptr_array_unref (s->required);
+  g_ptr_array_unref (s->returned);
+  g_free (s->node_inputs);
+  g_free (s);
+}
+
+static int
+value_index (RtSession *s, GraphValue *v)
+{
+  gpointer idx;
+  if (g_hash_table_lookup_extended (s->index, v, NULL, &idx))
+    return GPOINTER_TO_INT (idx);
+  int i = (int) s->n_values++;
+  s->values = g_renew (RtValue, s->values, s->n_values);
+  memset (&s->values[i], 0, sizeof s->values[i]);
+  s->values[i].v = v;
+  s->values[i].slot = -1;
+  s->values[i].last_use = -1;
+  g_hash_table_insert (s->index, v, GINT_TO_POINTER (i));
+  return i;
+}
+
+/* The ONNX Constant node's value as a tensor (transfer full). */
+static Tensor *
+onnx_constant_tensor (const GraphNode *n, GError **error)
+{
+  Tensor *t = NULL;
+  double f;
+  gint64 i;
+  gsize len;
+  const double *fs;
+  const gint64 *is;
+  if (graph_node_get_t (n, "value", &t))
+    return tensor_ref (t);
+  if (graph_node_get_f (n, "value_float", &f))
+    return tensor_new_scalar_double (GRAPH_DTYPE_FLOAT, f);
+  if (graph_node_get_i (n, "value_int", &i))
+    return tensor_new_scalar_int64 (GRAPH_DTYPE_INT64, i);
+  if (graph_node_get_is (n, "value_ints", &len, &is))
+    return tensor_new_int64_vector (len, is);
+  if (graph_node_get_fs (n, "value_floats", &len, &fs))
+    {
+      g_autofree float *tmp = g_new (float, len ? len : 1);
+      for (gsize k = 0; k < len; k++)
+        tmp[k] = (float) fs[k];
+      gint64 d = (gint64) len;
+      return tensor_new_from_data (GRAPH_DTYPE_FLOAT, 1, &d, tmp, len * sizeof (float), error);
+    }
+  rt_node_error (n, error, RT_ERROR_UNSUPPORTED,
+                 "Constant without a supported value attribute (value, value_float, "
+                 "value_int, value_floats, value_ints)");
+  return NULL;
+}
+
+/* prim::Constant of a trace: int → int64 0-d, float → double 0-d, bool →
+ * bool 0-d, tensor → itself, none → absent (*t = NULL, TRUE). */
+static gboolean
+prim_constant_tensor (const GraphNode *n, Tensor **t, GError **error)
+{
+  GraphAttrKind kind;
+  *t = NULL;
+  if (!graph_node_attr_kind (n, "value", &kind))
+    return TRUE;
+  GraphType *ty = graph_value_type (graph_node_output (n, 0));
+  switch (kind)
+    {
+    case GRAPH_ATTR_I:
+      {
+        gint64 v = rt_attr_i (n, "value", 0);
+        gboolean is_bool = ty && graph_type_kind (ty) == GRAPH_TYPE_BOOL;
+        *t = tensor_new_scalar_int64 (is_bool ? GRAPH_DTYPE_BOOL : GRAPH_DTYPE_INT64, v);
+        return TRUE;
+      }
+    case GRAPH_ATTR_F:
+      *t = tensor_new_scalar_double (GRAPH_DTYPE_DOUBLE, rt_attr_f (n, "value", 0));
+      return TRUE;
+    case GRAPH_ATTR_T:
+      {
+        Tensor *v = NULL;
+        graph_node_get_t (n, "value", &v);
+        if (!tensor_has_data (v))
+          break;
+        *t = tensor_ref (v);
+        return TRUE;
+      }
+    default:
+      break;
+    }
+  rt_node_error (n, error, RT_ERROR_UNSUPPORTED,
+                 "prim::Constant of this kind (strings, devices, tensors without data) "
+                 "cannot be executed");
+  return FALSE;
+}
+
+static gboolean
+is_domain_without_opset (const char *domain)
+{
+  return strcmp (domain, "aten") == 0 || strcmp (domain, "prim") == 0
+         || strcmp (domain, GRAPH_ATEN_DOMAIN) == 0;
+}
+
+/* Resolves the kernel of `n`; on failure appends a line to `missing`. */
+static const RtKernelDef *
+resolve_kernel (const Graph *g, const GraphNode *n, gint64 *opset, GString *missing,
+                GHashTable *seen)
+{
+  const char *domain = graph_node_domain (n);
+  const char *op = graph_node_op_type (n);
+  const char *kdomain = domain;
+  *opset = 0;
+  if (strcmp (domain, GRAPH_ATEN_DOMAIN) == 0 && strcmp (op, "ATen") == 0)
+    {
+      const char *operator = rt_attr_s (n, "operator", NULL);
+      kdomain = "aten";
+      op = operator ? operator : "<no operator attribute>";
+    }
+  else if (!is_domain_without_opset (domain))
+    {
+      *opset = graph_get_opset (g, strcmp (domain, GRAPH_ONNX_DOMAIN) == 0 ? "" : domain);
+      if (*opset < 0)
+        *opset = graph_get_opset (g, domain);
+    }
+  const RtKernelDef *k = NULL;
+  if (is_domain_without_opset (kdomain) || *opset >= 0)
+    k = rt_registry_lookup (kdomain, op, *opset);
+  if (k)
+    return k;
+  g_autofree char *key = g_strdup_printf ("%s::%s@%" G_GINT64_FORMAT, kdomain, op, *opset);
+  if (g_hash_table_contains (seen, key))
+    return NULL;
+  g_hash_table_add (seen, g_steal_pointer (&key));
+  if (missing->len)
+    g_string_append (missing, "; ");
+  if (*opset < 0)
+    g_string_append_printf (missing, "%s::%s (the model imports no opset for domain '%s')",
+                            domain, op, domain);
+  else if (is_domain_without_opset (kdomain))
+    g_string_append_printf (missing, "%s::%s", kdomain, op);
+  else if (rt_registry_has_op (kdomain, op))
+    g_string_append_printf (missing, "%s::%s at opset %" G_GINT64_FORMAT
+                            " (implemented for other opsets only)", domain, op, *opset);
+  else
+    g_string_append_printf (missing, "%s::%s (opset %" G_GINT64_FORMAT ")", domain, op, *opset);
+  const char *name = graph_node_get_name (n);
+  if (name && *name)
+    g_string_append_printf (missing, ", first at node '%s'", name);
+  return NULL;
+}
+
+static const char *
+value_label (const GraphValue *v)
+{
+  const char *name = graph_value_get_name (v);
+  static char buf[32];
+  if (name)
+    return name;
+  g_snprintf (buf, sizeof buf, "%%%u", graph_value_id (v));
+  return buf;
+}
+
+static gboolean
+plan_nodes (RtSession *s, GError **error)
+{
+  Graph *g = s->graph;
+  g_autoptr (GString) missing = g_string_new (NULL);
+  g_autoptr (GString) bad_dtype = g_string_new (NULL);
+  g_autoptr (GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  guint n_missing = 0;
+
+  s->nodes = g_new0 (RtNodePlan, graph_n_nodes (g));
+  graph_foreach_node (g, n)
+    {
+      const char *kind = graph_node_kind (n);
+      /* Constants become session values: no kernel runs for them. */
+      if (strcmp (kind, "onnx::Constant") == 0 || strcmp (kind, "prim::Constant") == 0)
+        {
+          Tensor *t = NULL;
+          if (graph_node_n_outputs (n) != 1)
+            {
+              rt_node_error (n, error, RT_ERROR_INVALID_GRAPH, "a Constant has one output");
+              return FALSE;
+            }
+          if (kind[0] == 'o' ? (t = onnx_constant_tensor (n, error)) == NULL
+                             : !prim_constant_tensor (n, &t, error))
+            return FALSE;
+          int vi = value_index (s, graph_node_output (n, 0));
+          s->values[vi].constant = t;
+          s->values[vi].absent = (t == NULL);
+          continue;
+        }
+      gint64 opset;
+      const RtKernelDef *k = resolve_kernel (g, n, &opset, missing, seen);
+      if (k == NULL)
+        {
+          n_missing++;
+          continue;
+        }
+      guint nin = graph_node_n_inputs (n), nout = graph_node_n_outputs (n);
+      if (nin < k->min_in || (k->max_in != RT_VARIADIC && nin > k->max_in)
+          || nout < k->min_out || (k->max_out != RT_VARIADIC && nout > k->max_out))
+        {
+          char maxi[16] = "any", maxo[16] = "any";
+          if (k->max_in != RT_VARIADIC)
+            g_snprintf (maxi, sizeof maxi, "%u", k->max_in);
+          if (k->max_out != RT_VARIADIC)
+            g_snprintf (maxo, sizeof maxo, "%u", k->max_out);
+          rt_node_error (n, error, RT_ERROR_INVALID_GRAPH,
+                         "%u inputs and %u outputs; the op takes %u to %s inputs and "
+                         "%u to %s outputs", nin, nout, k->min_in, maxi, k->min_out, maxo);
+          return FALSE;
+        }
+      for (guint i = 0; i < MIN (nin, k->min_in); i++)
+        if (graph_node_input (n, i) == NULL)
+          {
+            rt_node_error (n, error, RT_ERROR_INVALID_GRAPH, "required input %u is absent", i);
+            return FALSE;
+          }
+      /* Statically known element type of input 0 the kernel cannot take. */
+      GraphValue *in0 = nin ? graph_node_input (n, 0) : NULL;
+      GraphType *ty = in0 ? graph_value_type (in0) : NULL;
+      if (k->dtypes && ty && graph_type_kind (ty) == GRAPH_TYPE_TENSOR
+          && graph_type_dtype (ty) != GRAPH_DTYPE_UNDEFINED
+          && !(k->dtypes & (1u << graph_type_dtype (ty))))
+        {
+          n_missing++;
+          if (missing->len)
+            g_string_append (missing, "; ");
+          g_string_append_printf (missing, "%s for element type %s, first at %s", kind,
+                                  graph_dtype_name (graph_type_dtype (ty)), rt_node_label (n));
+          continue;
+        }
+      RtNodePlan *p = &s->nodes[s->n_nodes++];
+      p->node = n;
+      p->def = k;
+      p->opset = opset;
+      p->n_in = nin;
+      p->n_out = nout;
+    }
+  if (n_missing)
+    {
+      g_set_error (error, RT_ERROR, RT_ERROR_UNSUPPORTED,
+                   "no kernel for %u operator%s: %s", n_missing, n_missing == 1 ? "" : "s",
+                   missing->str);
+      return FALSE;
+    }
+  /* prepare() only once everything is known to be runnable. */
+  for (guint i = 0; i < s->n_nodes; i++)
+    {
+      RtNodePlan *p = &s->nodes[i];
+      if (p->def->prepare && !p->def->prepare (p->node, p->opset, &p->state, error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* Liveness: each value's last reader; slots assigned greedily in order. */
+static gboolean
+plan_values (RtSession *s, GError **error)
+{
+  Graph *g = s->graph;
+  guint max_in = 0;
+  for (guint i = 0; i < graph_n_inputs (g); i++)
+    {
+      GraphValue *v = graph_input (g, i);
+      int vi = value_index (s, v);
+      s->values[vi].is_input = TRUE;
+      Tensor *init = graph_value_get_initializer (v);
+      if (init && tensor_has_data (init))
+        s->values[vi].constant = tensor_ref (init);
+      else
+        g_ptr_array_add (s->required, v);
+    }
+  for (guint ni = 0; ni < s->n_nodes; ni++)
+    {
+      RtNodePlan *p = &s->nodes[ni];
+      p->in_idx = g_new (int, MAX (p->n_in, 1));
+      p->out_idx = g_new (int, MAX (p->n_out, 1));
+      max_in = MAX (max_in, p->n_in);
+      for (guint i = 0; i < p->n_in; i++)
+        {
+          GraphValue *v = graph_node_input (p->node, i);
+          if (v == NULL)
+            {
+              p->in_idx[i] = -1;
+              continue;
+            }
+          gpointer idx;
+          if (!g_hash_table_lookup_extended (s->index, v, NULL, &idx))
+            {
+              rt_node_error (p->node, error, RT_ERROR_INVALID_GRAPH,
+                             "input %u (%s) is not defined before the node", i, value_label (v));
+              return FALSE;
+            }
+          int vi = GPOINTER_TO_INT (idx);
+          p->in_idx[i] = s->values[vi].absent ? -1 : vi;
+          s->values[vi].last_use = (int) ni;
+        }
+      for (guint i = 0; i < p->n_out; i++)
+        {
+          int vi = value_index (s, graph_node_output (p->node, i));
+          s->values[vi].producer = (int) ni;
+          p->out_idx[i] = vi;
+        }
+    }
+  /* Graph outputs and requested extra outputs are kept to the end. */
+  for (guint i = 0; i < graph_n_outputs (g); i++)
+    g_ptr_array_add (s->returned, graph_output (g, i));
+  for (guint i = 0; i < s->returned->len; i++)
+    {
+      GraphValue *v = g_ptr_array_index (s->returned, i);
+      gpointer idx;
+      if (!g_hash_table_lookup_extended (s->index, v, NULL, &idx))
+        {
+          g_set_error (error, RT_ERROR, RT_ERROR_INVALID_GRAPH,
+                       "output '%s' is not produced by any node nor a graph input",
+                       value_label (v));
+          return FALSE;
+        }
+      s->values[GPOINTER_TO_INT (idx)].keep = TRUE;
+    }
+  /* Slots. */
+  g_autoptr (GArray) free_slots = g_array_new (FALSE, FALSE, sizeof (int));
+  for (guint ni = 0; ni < s->n_nodes; ni++)
+    {
+      RtNodePlan *p = &s->nodes[ni];
+      for (guint i = 0; i < p->n_out; i++)
+        {
+          RtValue *val = &s->values[p->out_idx[i]];
+          if (free_slots->len)
+            {
+              val->slot = g_array_index (free_slots, int, free_slots->len - 1);
+              g_array_set_size (free_slots, free_slots->len - 1);
+            }
+          else
+            val->slot = (int) s->n_slots++;
+        }
+      g_autoptr (GArray) rel = g_array_new (FALSE, FALSE, sizeof (int));
+      for (guint i = 0; i < p->n_in + p->n_out; i++)
+        {
+          int vi = i < p->n_in ? p->in_idx[i] : p->out_idx[i - p->n_in];
+          if (vi < 0)
+            continue;
+          RtValue *val = &s->values[vi];
+          if (val->slot < 0 || val->keep || val->released)
+            continue;
+          gboolean dead = i < p->n_in ? val->last_use == (int) ni : val->last_use < 0;
+          if (!dead)
+            continue;
+          val->released = TRUE;
+          g_array_append_val (free_slots, val->slot);
+          g_array_append_val (rel, val->slot);
+        }
+      p->n_release = rel->len;
+      p->release = (int *) g_array_free (g_steal_pointer (&rel), FALSE);
+    }
+  s->slots = g_new0 (RtSlot, MAX (s->n_slots, 1));
+  s->rt = g_new0 (RtTensor, MAX (s->n_values, 1));
+  s->node_inputs = g_new0 (const RtTensor *, MAX (max_in, 1));
+  return TRUE;
+}
+
+RtSession *
+rt_session_new (Graph *graph, const RtOptions *options, GError **error)
+{
+  g_return_val_if_fail (graph != NULL, NULL);
+  g_autoptr (GError) lint_error = NULL;
+  if (!graph_lint (graph, &lint_error))
+    {
+      g_set_error (error, RT_ERROR, RT_ERROR_INVALID_GRAPH, "invalid graph: %s",
+                   lint_error->message);
+      return NULL;
+    }
+  g_autoptr (RtSession) s = g_new0 (RtSession, 1);
+  s->graph = graph;
+  if (options)
+    s->options = *options;
+  if (s->options.max_tensor_bytes == 0)
+    s->options.max_tensor_bytes = RT_DEFAULT_MAX_TENSOR_BYTES;
+  s->index = g_hash_table_new (g_direct_hash, g_direct_equal);
+  s->required = g_ptr_array_new ();
+  s->returned = g_ptr_array_new ();
+  if (!plan_nodes (s, error))
+    return NULL;
+  if (s->options.extra_outputs)
+    for (const char *const *name = s->options.extra_outputs; *name; name++)
+      {
+        GraphValue *v = graph_find_value (graph, *name);
+        if (v == NULL)
+          {
+            g_set_error (error, RT_ERROR, RT_ERROR_INPUT,
+                         "requested output '%s' is not a value of the graph", *name);
+            return NULL;
+          }
+        g_ptr_array_add (s->returned, v);
+      }
+  if (!plan_values (s, error))
+    return NULL;
+  return g_steal_pointer (&s);
+}
+
+guint
+rt_session_n_required_inputs (const RtSession *s)
+{
+  return s->required->len;
+}
+
+GraphValue *
+rt_session_required_input (const RtSession *s, guint i)
+{
+  g_return_val_if_fail (i < s->required->len, NULL);
+  return g_ptr_array_index (s->required, i);
+}
+
+guint64
+rt_session_last_run_allocations (const RtSession *s)
+{
+  return s->allocations;
+}
+
+static void
+rt_from_tensor (RtTensor *r, const Tensor *t, void *data)
+{
+  r->dtype = tensor_dtype (t);
+  r->rank = tensor_rank (t);
+  memcpy (r->dims, tensor_dims (t), r->rank * sizeof (gint64));
+  r->numel = tensor_numel (t);
+  r->data = data;
+}
+
+/* Binds a caller's or a constant tensor, copying only when misaligned. */
+static gboolean
+bind_tensor (RtSession *s, int vi, const Tensor *t, const char *what, GError **error)
+{
+  RtTensor *r = &s->rt[vi];
+  if (tensor_dtype (t) == GRAPH_DTYPE_STRING || !tensor_has_data (t))
+    {
+      g_set_error (error, RT_ERROR, RT_ERROR_UNSUPPORTED,
+                   "%s '%s': %s tensors cannot be executed", what,
+                   value_label (s->values[vi].v),
+                   tensor_has_data (t) ? "string" : "data-less");
+      return FALSE;
+    }
+  if (tensor_rank (t) > RT_MAX_RANK)
+    {
+      g_set_error (error, RT_ERROR, RT_ERROR_UNSUPPORTED, "%s '%s': rank %u above %d",
+                   what, value_label (s->values[vi].v), tensor_rank (t), RT_MAX_RANK);
+      return FALSE;
+    }
+  void *data = (void *) tensor_data (t);
+  gsize align = MAX (rt_dtype_size (tensor_dtype (t)), 1);
+  if (data == NULL || ((guintptr) data) % align != 0)
+    {
+      /* Misaligned (or empty) data: copy into the value's own buffer. */
+      RtValue *val = &s->values[vi];
+      gsize n = tensor_nbytes (t);
+      if (val->own_cap < n || val->own == NULL)
+        {
+          g_free (val->own);
+          val->own = g_malloc (MAX (n, 1));
+          val->own_cap = n;
+          s->allocations++;
+        }
+      if (n)
+        memcpy (val->own, tensor_data (t), n);
+      data = val->own;
+    }
+  rt_from_tensor (r, t, data);
+  return TRUE;
+}
+
+static gboolean
+check_input (RtSession *s, GraphValue *v, const Tensor *t, GError **error)
+{
+  GraphType *ty = graph_value_type (v);
+  const char *name = value_label (v);
+  if (ty == NULL || !graph_type_is_tensor (ty))
+    return TRUE;
+  GraphDType want = graph_type_dtype (ty);
+  if (want != GRAPH_DTYPE_UNDEFINED && want != tensor_dtype (t))
+    {
+      g_set_error (error, RT_ERROR, RT_ERROR_INPUT,
+                   "input '%s': element type %s, the graph expects %s", name,
+                   graph_dtype_name (tensor_dtype (t)), graph_dtype_name (want));
+      return FALSE;
+    }
+  int rank = graph_type_rank (ty);
+  if (rank >= 0 && (guint) rank != tensor_rank (t))
+    {
+      g_set_error (error, RT_ERROR, RT_ERROR_INPUT,
+                   "input '%s': rank %u, the graph expects rank %d", name, tensor_rank (t), rank);
+      return FALSE;
+    }
+  for (int i = 0; rank > 0 && i < rank; i++)
+    {
+      const GraphDim *d = graph_type_dim (ty, i);
+      if (d && d->kind == GRAPH_DIM_STATIC && d->value != tensor_dim (t, i))
+        {
+          g_set_error (error, RT_ERROR, RT_ERROR_INPUT,
+                       "input '%s': dimension %d is %" G_GINT64_FORMAT
+                       ", the graph expects %" G_GINT64_FORMAT, name, i, tensor_dim (t, i),
+                       d->value);
+          return FALSE;
+        }
+    }
+  (void) s;
+  return TRUE;
+}
+
+static gboolean
+bind_inputs (RtSession *s, GHashTable *inputs, GError **error)
+{
+  for (guint vi = 0; vi < s->n_values; vi++)
+    {
+      RtValue *val = &s->values[vi];
+      s->present[vi] = FALSE;
+      if (val->absent)
+        continue;
+      const char *name = graph_value_get_name (val->v);
+      Tensor *given = (val->is_input && name && inputs) ? g_hash_table_lookup (inputs, name) : NULL;
+      if (given)
+        {
+          if (!check_input (s, val->v, given, error) || !bind_tensor (s, vi, given, "input", error))
+            return FALSE;
+          s->present[vi] = TRUE;
+        }
+      else if (val->constant)
+        {
+          if (!bind_tensor (s, vi, val->constant, "constant", error))
+            return FALSE;
+          s->present[vi] = TRUE;
+        }
+      else if (val->is_input)
+        {
+          g_set_error (error, RT_ERROR, RT_ERROR_INPUT, "missing input '%s'", value_label (val->v));
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+static gboolean
+run_node (RtSession *s, RtNodePlan *p, GError **error)
+{
+  for (guint i = 0; i < p->n_in; i++)
+    {
+      int vi = p->in_idx[i];
+      s->node_inputs[i] = (vi >= 0 && s->present[vi]) ? &s->rt[vi] : NULL;
+      if (vi >= 0 && !s->present[vi])
+        {
+          rt_node_error (p->node, error, RT_ERROR_INVALID_GRAPH,
+                         "input %u (%s) has no value", i, value_label (s->values[vi].v));
+          return FALSE;
+        }
+    }
+  RtCall call = {
+    .ctx = s, .node = p->node, .opset = p->opset, .state = p->state,
+    .n_inputs = p->n_in, .inputs = s->node_inputs, .n_outputs = p->n_out,
+  };
+  s->current = p;
+  const RtTensor *in0 = p->n_in ? s->node_inputs[0] : NULL;
+  if (p->def->dtypes && in0 && !(p->def->dtypes & (1u << in0->dtype)))
+    {
+      rt_call_error (&call, error, RT_ERROR_UNSUPPORTED, "element type %s is not supported",
+                     graph_dtype_name (in0->dtype));
+      return FALSE;
+    }
+  if (!p->def->run (&call, error))
+    return FALSE;
+  for (guint i = 0; i < p->n_out; i++)
+    if (!s->present[p->out_idx[i]])
+      {
+        /* An optional output the kernel did not produce (e.g. Dropout's mask). */
+        if (graph_value_n_uses (graph_node_output (p->node, i)) > 0
+            || s->values[p->out_idx[i]].keep)
+          {
+            rt_call_error (&call, error, RT_ERROR_UNSUPPORTED, "output %u is not computed", i);
+            return FALSE;
+          }
+      }
+  return TRUE;
+}
+
+gboolean
+rt_session_run (RtSession *s, GHashTable *inputs, GHashTable *outputs, GError **error)
+{
+  g_return_val_if_fail (s != NULL, FALSE);
+  s->allocations = 0;
+  if (s->options.threads > 0)
+    openblas_set_num_threads (s->options.threads);
+  g_autofree gboolean *present = g_new0 (gboolean, MAX (s->n_values, 1));
+  s->present = present;
+  gboolean ok = bind_inputs (s, inputs, error);
+  for (guint ni = 0; ok && ni < s->n_nodes; ni++)
+    ok = run_node (s, &s->nodes[ni], error);
+  for (guint i = 0; ok && i < s->returned->len; i++)
+    {
+      GraphValue *v = g_ptr_array_index (s->returned, i);
+      int vi = GPOINTER_TO_INT (g_hash_table_lookup (s->index, v));
+      const char *name = graph_value_get_name (v);
+      g_autofree char *fallback = name ? NULL : g_strdup (value_label (v));
+      if (!s->present[vi])
+        {
+          g_set_error (error, RT_ERROR, RT_ERROR_FAILED, "output '%s' was not computed",
+                       value_label (v));
+          ok = FALSE;
+          break;
+        }
+      RtTensor *r = &s->rt[vi];
+      Tensor *t = tensor_new_from_data (r->dtype, r->rank, r->dims, r->data,
+                                        r->numel * rt_dtype_size (r->dtype), error);
+      if (t == NULL)
+        {
+          ok = FALSE;
+          break;
+        }
+      if (outputs)
+        g_hash_table_replace (outputs, g_strdup (name ? name : fallback), t);
+      else
+        tensor_unref (t);
+    }
+  s->present = NULL;
+  s->current = NULL;
+  return ok;
+}
+
+/* ---- kernel services -------------------------------------------------------- */
+
+RtTensor *
+rt_call_output (RtCall *call, guint i, GraphDType dtype, guint rank, const gint64 *dims,
+                GError **error)
+{
+  RtSession *s = call->ctx;
+  RtNodePlan *p = s->current;
+  g_return_val_if_fail (i < p->n_out, NULL);
+  gsize nbytes;
+  if (rank > RT_MAX_RANK)
+    {
+      rt_call_error (call, error, RT_ERROR_UNSUPPORTED, "output rank %u above %d", rank,
+                     RT_MAX_RANK);
+      return NULL;
+    }
+  if (!tensor_shape_nbytes (dtype, rank, dims, &nbytes) || nbytes > s->options.max_tensor_bytes)
+    {
+      GString *shape = g_string_new ("(");
+      for (guint k = 0; k < rank; k++)
+        g_string_append_printf (shape, "%s%" G_GINT64_FORMAT, k ? ", " : "", dims[k]);
+      g_string_append (shape, ")");
+      rt_call_error (call, error, RT_ERROR_TOO_LARGE,
+                     "output %u of shape %s is invalid or larger than the limit of %"
+                     G_GUINT64_FORMAT " bytes", i, shape->str, s->options.max_tensor_bytes);
+      g_string_free (shape, TRUE);
+      return NULL;
+    }
+  int vi = p->out_idx[i];
+  RtSlot *slot = &s->slots[s->values[vi].slot];
+  if (slot->cap < nbytes || slot->mem == NULL)
+    {
+      free (slot->mem);
+      gsize cap = MAX (nbytes, 64);
+      slot->mem = NULL;
+      if (posix_memalign (&slot->mem, 64, (cap + 63) & ~(gsize) 63) != 0)
+        {
+          slot->cap = 0;
+          slot->mem = NULL;
+          rt_call_error (call, error, RT_ERROR_TOO_LARGE, "cannot allocate %zu bytes", nbytes);
+          return NULL;
+        }
+      slot->cap = cap;
+      s->allocations++;
+    }
+  RtTensor *r = &s->rt[vi];
+  r->dtype = dtype;
+  r->rank = rank;
+  if (rank)
+    memcpy (r->dims, dims, rank * sizeof (gint64));
+  r->numel = rt_shape_numel (rank, dims);
+  r->data = slot->mem;
+  s->present[vi] = TRUE;
+  return r;
+}
+
+RtTensor *
+rt_call_output_like (RtCall *call, guint i, const RtTensor *like, GError **error)
+{
+  return rt_call_output (call, i, like->dtype, like->rank, like->dims, error);
+}
+
+gpointer
+rt_call_scratch (RtCall *call, gsize nbytes, GError **error)
+{
+  RtSession *s = call->ctx;
+  if (nbytes > s->options.max_tensor_bytes)
+    {
+      rt_call_error (call, error, RT_ERROR_TOO_LARGE, "needs %zu bytes of scratch memory", nbytes);
+      return NULL;
+    }
+  if (s->scratch_cap < nbytes || s->scratch == NULL)
+    {
+      free (s->scratch);
+      s->scratch = NULL;
+      if (posix_memalign (&s->scratch, 64, (MAX (nbytes, 64) + 63) & ~(gsize) 63) != 0)
+        {
+          s->scratch_cap = 0;
+          s->scratch = NULL;
+          rt_call_error (call, error, RT_ERROR_TOO_LARGE, "cannot allocate %zu bytes", nbytes);
+          return NULL;
+        }
+      s->scratch_cap = MAX (nbytes, 64);
+      s->allocations++;
+    }
+  return s->scratch;
+}
+
+int
+rt_call_threads (const RtCall *call)
+{
+  return MAX (call->ctx->options.threads, 1);
+}

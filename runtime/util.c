@@ -1,0 +1,310 @@
+/* Helpers shared by kernels: attributes, axes, shapes, element access,
+ * dtype conversion, errors. */
+#include "runtime/kernel.h"
+#include <math.h>
+#include <string.h>
+
+const char *
+rt_node_label (const GraphNode *node)
+{
+  static GPrivate key = G_PRIVATE_INIT (g_free);
+  char *buf = g_private_get (&key);
+  if (buf == NULL)
+    {
+      buf = g_malloc (256);
+      g_private_set (&key, buf);
+    }
+  const char *name = graph_node_get_name (node);
+  const char *op = graph_node_op_type (node);
+  const char *domain = graph_node_domain (node);
+  const char *aten_op = NULL;
+  if (strcmp (graph_node_kind (node), GRAPH_KIND_ATEN) == 0)
+    graph_node_get_s (node, "operator", &aten_op, NULL);
+  g_snprintf (buf, 256, "%s%s%s%s%s%s%s",
+              strcmp (domain, "onnx") == 0 ? "" : domain, strcmp (domain, "onnx") == 0 ? "" : "::",
+              op, aten_op ? ":" : "", aten_op ? aten_op : "",
+              name && *name ? " node '" : "", name && *name ? name : "");
+  if (name && *name)
+    g_strlcat (buf, "'", 256);
+  return buf;
+}
+
+static void
+node_error_valist (const GraphNode *node, GError **error, RtErrorCode code,
+                   const char *fmt, va_list ap)
+{
+  g_autofree char *msg = g_strdup_vprintf (fmt, ap);
+  g_set_error (error, RT_ERROR, code, "%s: %s", rt_node_label (node), msg);
+}
+
+void
+rt_node_error (const GraphNode *node, GError **error, RtErrorCode code, const char *fmt, ...)
+{
+  va_list ap;
+  va_start (ap, fmt);
+  node_error_valist (node, error, code, fmt, ap);
+  va_end (ap);
+}
+
+void
+rt_call_error (const RtCall *call, GError **error, RtErrorCode code, const char *fmt, ...)
+{
+  va_list ap;
+  va_start (ap, fmt);
+  node_error_valist (call->node, error, code, fmt, ap);
+  va_end (ap);
+}
+
+gint64
+rt_attr_i (const GraphNode *n, const char *name, gint64 def)
+{
+  gint64 v;
+  double f;
+  if (graph_node_get_i (n, name, &v))
+    return v;
+  if (graph_node_get_f (n, name, &f))
+    return (gint64) f;
+  return def;
+}
+
+double
+rt_attr_f (const GraphNode *n, const char *name, double def)
+{
+  double v;
+  gint64 i;
+  if (graph_node_get_f (n, name, &v))
+    return v;
+  if (graph_node_get_i (n, name, &i))
+    return (double) i;
+  return def;
+}
+
+const char *
+rt_attr_s (const GraphNode *n, const char *name, const char *def)
+{
+  const char *v;
+  if (graph_node_get_s (n, name, &v, NULL))
+    return v;
+  return def;
+}
+
+gboolean
+rt_attr_ints (const GraphNode *n, const char *name, gsize *len, const gint64 **v)
+{
+  return graph_node_get_is (n, name, len, v);
+}
+
+gboolean
+rt_axis (const RtCall *call, gint64 axis, guint rank, guint *out, GError **error)
+{
+  gint64 a = axis < 0 ? axis + (gint64) rank : axis;
+  if (a < 0 || a >= (gint64) MAX (rank, 1) || (rank == 0 && axis != 0 && axis != -1))
+    {
+      rt_call_error (call, error, RT_ERROR_INVALID_GRAPH,
+                     "axis %" G_GINT64_FORMAT " is out of range for rank %u", axis, rank);
+      return FALSE;
+    }
+  *out = (guint) a;
+  return TRUE;
+}
+
+gint64
+rt_shape_numel (guint rank, const gint64 *dims)
+{
+  gint64 n = 1;
+  for (guint i = 0; i < rank; i++)
+    n *= dims[i];
+  return n;
+}
+
+gsize
+rt_dtype_size (GraphDType d)
+{
+  return graph_dtype_size (d);
+}
+
+gint64
+rt_get_i64 (const RtTensor *t, gint64 i)
+{
+  switch (t->dtype)
+    {
+#define CASE(E, T) case GRAPH_DTYPE_##E: return (gint64) ((const T *) t->data)[i];
+      RT_FOREACH_ALL (CASE)
+#undef CASE
+    default:
+      return 0;
+    }
+}
+
+double
+rt_get_f64 (const RtTensor *t, gint64 i)
+{
+  switch (t->dtype)
+    {
+#define CASE(E, T) case GRAPH_DTYPE_##E: return (double) ((const T *) t->data)[i];
+      RT_FOREACH_ALL (CASE)
+#undef CASE
+    default:
+      return 0;
+    }
+}
+
+gboolean
+rt_broadcast_shape (const RtCall *call, guint ra, const gint64 *da, guint rb,
+                    const gint64 *db, guint *rank, gint64 *dims, GError **error)
+{
+  guint r = MAX (ra, rb);
+  for (guint i = 0; i < r; i++)
+    {
+      gint64 a = i + ra >= r ? da[i + ra - r] : 1;
+      gint64 b = i + rb >= r ? db[i + rb - r] : 1;
+      if (a != b && a != 1 && b != 1)
+        {
+          GString *sa = g_string_new (NULL), *sb = g_string_new (NULL);
+          for (guint k = 0; k < ra; k++)
+            g_string_append_printf (sa, "%s%" G_GINT64_FORMAT, k ? ", " : "", da[k]);
+          for (guint k = 0; k < rb; k++)
+            g_string_append_printf (sb, "%s%" G_GINT64_FORMAT, k ? ", " : "", db[k]);
+          rt_call_error (call, error, RT_ERROR_SHAPE,
+                         "shapes (%s) and (%s) cannot be broadcast together", sa->str, sb->str);
+          g_string_free (sa, TRUE);
+          g_string_free (sb, TRUE);
+          return FALSE;
+        }
+      dims[i] = a == 1 ? b : a;
+    }
+  *rank = r;
+  return TRUE;
+}
+
+void
+rt_contiguous_strides (guint rank, const gint64 *dims, gint64 *strides)
+{
+  gint64 s = 1;
+  for (guint i = rank; i-- > 0;)
+    {
+      strides[i] = s;
+      s *= dims[i];
+    }
+}
+
+void
+rt_broadcast_strides (const RtTensor *t, guint rank, const gint64 *dims, gint64 *strides)
+{
+  gint64 own[RT_MAX_RANK];
+  rt_contiguous_strides (t->rank, t->dims, own);
+  for (guint i = 0; i < rank; i++)
+    {
+      if (i + t->rank < rank)
+        strides[i] = 0;
+      else
+        {
+          guint k = i + t->rank - rank;
+          strides[i] = (t->dims[k] == 1 && dims[i] != 1) ? 0 : own[k];
+        }
+    }
+}
+
+/* float16 <-> float, for Cast only. */
+static float
+half_to_float (guint16 h)
+{
+  guint32 sign = (guint32) (h & 0x8000) << 16, exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
+  guint32 bits;
+  if (exp == 0)
+    {
+      if (mant == 0)
+        bits = sign;
+      else
+        {
+          float f = ldexpf ((float) mant, -24);
+          return sign ? -f : f;
+        }
+    }
+  else if (exp == 31)
+    bits = sign | 0x7f800000u | (mant << 13);
+  else
+    bits = sign | ((exp + 112) << 23) | (mant << 13);
+  float f;
+  memcpy (&f, &bits, 4);
+  return f;
+}
+
+static guint16
+float_to_half (float f)
+{
+  guint32 x;
+  memcpy (&x, &f, 4);
+  guint32 sign = (x >> 16) & 0x8000;
+  gint32 exp = (gint32) ((x >> 23) & 0xff) - 127 + 15;
+  guint32 mant = x & 0x7fffff;
+  if (((x >> 23) & 0xff) == 0xff)
+    return (guint16) (sign | 0x7c00 | (mant ? 0x200 : 0));
+  if (exp >= 31)
+    return (guint16) (sign | 0x7c00);
+  if (exp <= 0)
+    {
+      if (exp < -10)
+        return (guint16) sign;
+      mant |= 0x800000;
+      guint32 shift = (guint32) (14 - exp);
+      guint32 half = mant >> shift;
+      guint32 rem = mant & ((1u << shift) - 1);
+      guint32 mid = 1u << (shift - 1);
+      if (rem > mid || (rem == mid && (half & 1)))
+        half++;
+      return (guint16) (sign | half);
+    }
+  guint32 half = sign | ((guint32) exp << 10) | (mant >> 13);
+  guint32 rem = mant & 0x1fff;
+  if (rem > 0x1000 || (rem == 0x1000 && (half & 1)))
+    half++;
+  return (guint16) half;
+}
+
+/* Values go through double (exact for every integer up to 2^53) except
+ * int64 → int64-like paths, which go through gint64 to stay exact. */
+gboolean
+rt_convert (const void *src, GraphDType sdt, void *dst, GraphDType ddt, gint64 n)
+{
+  gboolean src_int = graph_dtype_is_integer (sdt) || sdt == GRAPH_DTYPE_BOOL;
+  gboolean dst_int = graph_dtype_is_integer (ddt);
+  if (sdt == ddt)
+    {
+      memcpy (dst, src, (gsize) n * rt_dtype_size (sdt));
+      return TRUE;
+    }
+  for (gint64 i = 0; i < n; i++)
+    {
+      double d = 0;
+      gint64 iv = 0;
+      switch (sdt)
+        {
+#define CASE(E, T) case GRAPH_DTYPE_##E: d = (double) ((const T *) src)[i]; iv = (gint64) ((const T *) src)[i]; break;
+          RT_FOREACH_ALL (CASE)
+#undef CASE
+        case GRAPH_DTYPE_FLOAT16:
+          d = half_to_float (((const guint16 *) src)[i]);
+          break;
+        default:
+          return FALSE;
+        }
+      if (!src_int)
+        iv = (isnan (d) || isinf (d)) ? 0 : (gint64) d;
+      switch (ddt)
+        {
+        case GRAPH_DTYPE_BOOL:
+          ((guint8 *) dst)[i] = src_int ? iv != 0 : d != 0;
+          break;
+        case GRAPH_DTYPE_FLOAT16:
+          ((guint16 *) dst)[i] = float_to_half ((float) d);
+          break;
+#define CASE(E, T) case GRAPH_DTYPE_##E: ((T *) dst)[i] = (src_int || dst_int) ? (T) iv : (T) d; break;
+          RT_FOREACH_NUMERIC (CASE)
+#undef CASE
+        default:
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
