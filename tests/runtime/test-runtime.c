@@ -1,0 +1,12 @@
+/* test-runtime: the executor's tests. */
+#include "tests/runtime/test-runtime.h"
+#include <locale.h>
+
+int
+main (int argc, char **argv)
+{
+  setlocale (LC_ALL, "C");
+  g_test_init (&argc, &argv, NULL);
+  test_conformance_register ();
+  return g_test_run ();
+}

@@ -1,0 +1,7 @@
+/* test-runtime: registration of each file's tests. */
+#pragma once
+
+#include "tests/common/test-util.h"
+#include "runtime/runtime.h"
+
+void test_conformance_register (void);
