@@ -2,3 +2,5 @@
 #pragma once
 
 #include "ir/graph.h"
+#include "export/onnxio.h"
+#include "export/tensorfiles.h"

@@ -40,3 +40,4 @@ void cli_error (const char *command, const char *fmt, ...) G_GNUC_PRINTF (2, 3);
 Graph *cli_load_graph (const char *command, const char *path, CliExit *exit_code);
 
 extern const CliCommand cli_cmd_print;
+extern const CliCommand cli_cmd_convert;

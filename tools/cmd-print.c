@@ -44,9 +44,10 @@ print_run (int argc, char **argv)
 const CliCommand cli_cmd_print = {
   .name = "print",
   .parameters = "FILE",
-  .summary = "Print a graph (trace text or our text format) in PyTorch's verbose format",
-  .description = "Parses FILE — the text PyTorch prints for `torch.jit.trace(m, x).inlined_graph`, "
-                 "or symonnx's own output — and prints it in PyTorch 1.13's verbose graph format. "
+  .summary = "Print a graph (.onnx model, trace text or our text) in PyTorch's verbose format",
+  .description = "Reads FILE — an .onnx model, the text PyTorch prints for "
+                 "`torch.jit.trace(m, x).inlined_graph`, or symonnx's own output (told apart by "
+                 "content) — and prints it in PyTorch 1.13's verbose graph format. "
                  "With --dot, prints a Graphviz digraph instead.",
   .options = print_options,
   .run = print_run,

@@ -77,6 +77,20 @@ class OddConstants(nn.Module):
         return w, x.size(0), torch.empty(0).numel()
 
 
+def type_facts(ty):
+    """A type as torch's accessors describe it (not as text)."""
+    fact = {"annotation": ty.annotation_str}
+    if isinstance(ty, torch.TensorType):
+        device = ty.device()
+        fact.update({
+            "dtype": ty.scalarType(),
+            "sizes": ty.varyingSizes(),
+            "strides": ty.strides(),
+            "device": str(device) if device is not None else None,
+        })
+    return fact
+
+
 def facts(graph):
     """Everything the parser must reproduce, computed by torch itself."""
     nodes = list(graph.nodes())
@@ -87,7 +101,7 @@ def facts(graph):
         "node_count": len(nodes),
         "kinds": dict(sorted(kinds.items())),
         "input_names": [v.debugName() for v in inputs],
-        "input_types": [str(v.type()) for v in inputs],
+        "input_types": [type_facts(v.type()) for v in inputs],
         "output_names": [v.debugName() for v in graph.outputs()],
         "value_count": values,
         "nodes_with_scope": sum(1 for n in nodes if n.scopeName() != ""),
@@ -96,7 +110,7 @@ def facts(graph):
             {
                 "kind": n.kind(),
                 "outputs": [o.debugName() for o in n.outputs()],
-                "types": [str(o.type()) for o in n.outputs()],
+                "types": [type_facts(o.type()) for o in n.outputs()],
                 "inputs": [i.debugName() for i in n.inputs()],
                 "attributes": sorted(n.attributeNames()),
                 "scope": n.scopeName(),
@@ -110,9 +124,14 @@ def write(outdir, name, traced):
     graph = traced.inlined_graph
     with open(os.path.join(outdir, name + ".trace"), "w") as f:
         f.write(str(graph))
+    data = facts(graph)
+    nodes = data.pop("nodes")
+    head = json.dumps(data, indent=1)
     with open(os.path.join(outdir, name + ".json"), "w") as f:
-        json.dump(facts(graph), f, indent=1)
-        f.write("\n")
+        # one node per line keeps the file short and diffs readable
+        f.write(head[:-2] + ',\n "nodes": [\n')
+        f.write(",\n".join("  " + json.dumps(n) for n in nodes))
+        f.write("\n ]\n}\n")
 
 
 def main():

@@ -152,6 +152,96 @@ test_print_bad_input (void)
   g_rmdir (dir);
 }
 
+#define TESTDATA "/usr/share/libonnx-testdata/data"
+
+static gboolean
+have_testdata (void)
+{
+  if (g_file_test (TESTDATA "/node/test_relu/model.onnx", G_FILE_TEST_EXISTS))
+    return TRUE;
+  g_test_skip ("libonnx-testdata is not installed");
+  return FALSE;
+}
+
+/* ONNX's test_relu: input x is float [3, 4, 5], one Relu node. */
+static void
+test_print_onnx_model (void)
+{
+  if (!have_testdata ())
+    return;
+  RunResult r = run ((const char *[]) { "symonnx", "print", TESTDATA "/node/test_relu/model.onnx", NULL });
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_str_has_prefix (r.out, "graph(%x : Float(3, 4, 5)):\n"));
+  g_assert_nonnull (strstr (r.out, " = onnx::Relu(%x)\n"));
+  run_result_clear (&r);
+}
+
+static char *
+print_of (const char *path)
+{
+  RunResult r = run ((const char *[]) { "symonnx", "print", path, NULL });
+  g_assert_cmpint (r.status, ==, 0);
+  g_free (r.err);
+  return r.out;
+}
+
+static void
+test_convert (void)
+{
+  if (!have_testdata ())
+    return;
+  const char *in = TESTDATA "/pytorch-converted/test_Conv2d/model.onnx";
+  g_autofree char *dir = g_dir_make_tmp ("symonnx-convert-XXXXXX", NULL);
+  g_autofree char *out = g_build_filename (dir, "out.onnx", NULL);
+  g_autofree char *data = g_build_filename (dir, "out.onnx.data", NULL);
+  g_autofree char *printed_in = print_of (in);
+
+  RunResult r = run ((const char *[]) { "symonnx", "convert", in, out, NULL });
+  g_assert_cmpint (r.status, ==, 0);
+  run_result_clear (&r);
+  g_autofree char *printed_plain = print_of (out);
+  g_assert_cmpstr (printed_plain, ==, printed_in);
+  g_assert_false (g_file_test (data, G_FILE_TEST_EXISTS));
+
+  /* every initializer (288 and 16 bytes) moves to out.onnx.data */
+  r = run ((const char *[]) { "symonnx", "convert", "--external-data", "--size-threshold", "0", in, out, NULL });
+  g_assert_cmpint (r.status, ==, 0);
+  run_result_clear (&r);
+  g_autofree char *printed_ext = print_of (out);
+  g_assert_cmpstr (printed_ext, ==, printed_in);
+  GStatBuf st;
+  g_assert_cmpint (g_stat (data, &st), ==, 0);
+  g_assert_cmpint (st.st_size, >=, 288 + 16);
+
+  r = run ((const char *[]) { "symonnx", "convert", "--size-threshold", "5", in, out, NULL });
+  g_assert_cmpint (r.status, ==, 2);
+  assert_one_line_error (&r, "--external-data");
+  run_result_clear (&r);
+
+  r = run ((const char *[]) { "symonnx", "convert", in, "/nonexistent-dir/out.onnx", NULL });
+  g_assert_cmpint (r.status, ==, 5);
+  assert_one_line_error (&r, "/nonexistent-dir/out.onnx");
+  run_result_clear (&r);
+
+  /* a truncated model: exit 3, the file named, nothing written */
+  g_autofree char *model = NULL;
+  gsize len;
+  g_assert_true (g_file_get_contents (in, &model, &len, NULL));
+  g_autofree char *bad = g_build_filename (dir, "truncated.onnx", NULL);
+  g_autofree char *never = g_build_filename (dir, "never.onnx", NULL);
+  g_assert_true (g_file_set_contents (bad, model, (gssize) len / 2, NULL));
+  r = run ((const char *[]) { "symonnx", "convert", bad, never, NULL });
+  g_assert_cmpint (r.status, ==, 3);
+  assert_one_line_error (&r, bad);
+  g_assert_false (g_file_test (never, G_FILE_TEST_EXISTS));
+  run_result_clear (&r);
+
+  g_unlink (bad);
+  g_unlink (data);
+  g_unlink (out);
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
+}
+
 /* doc/cli.md is generated from the option tables: it must be current. */
 static void
 test_cli_markdown_is_current (void)
@@ -266,6 +356,8 @@ main (int argc, char **argv)
   g_test_add_func ("/tools/print/mymodule", test_print_mymodule);
   g_test_add_func ("/tools/print/dot", test_print_dot);
   g_test_add_func ("/tools/print/bad-input", test_print_bad_input);
+  g_test_add_func ("/tools/print/onnx-model", test_print_onnx_model);
+  g_test_add_func ("/tools/convert/round-trip-and-errors", test_convert);
   g_test_add_func ("/tools/example/mymodule-c", test_example_mymodule_c);
   g_test_add_func ("/tools/example/mutate", test_example_mutate);
   g_test_add_func ("/tools/doc/c-samples-are-compiled", test_doc_samples_are_compiled);
