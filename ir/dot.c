@@ -91,7 +91,7 @@ dot_graph (Dot *d, const Graph *g, guint level)
     }
   graph_foreach_node (g, n)
     {
-      char *id = new_id (d, "n");
+      g_autofree char *id = new_id (d, "n");
       indent (d, level);
       g_string_append_printf (d->out, "%s [shape=box, label=", id);
       append_dot_string (d->out, graph_node_kind (n));

@@ -168,7 +168,7 @@ text_lex_word (TextCursor *c, gboolean (*accept) (int ch), gboolean allow_quoted
           text_error_at (c, start, error, "%s must be valid UTF-8 without NUL bytes", what);
           return NULL;
         }
-      return g_strndup ((const char *) bytes->data, bytes->len);
+      return g_strndup (bytes->len ? (const char *) bytes->data : "", bytes->len);
     }
   while (c->pos < c->len && accept ((guchar) c->text[c->pos]))
     {

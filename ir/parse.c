@@ -230,6 +230,11 @@ parse_tensor_repr (Parser *p, gsize trailer, GError **error)
   gsize word = c->pos;
   while (g_ascii_isalnum (text_peek (c)))
     c->pos++;
+  if (c->pos - word < 5 || memcmp (c->text + c->pos - 4, "Type", 4) != 0 || text_peek (c) != '{')
+    {
+      c->pos = word;
+      return text_expected (c, "a tensor type and shape ('CPUFloatType{2}')", error), NULL;
+    }
   g_autofree char *name = g_strndup (c->text + word, c->pos - word - 4);   /* drop "Type" */
   static const char *const prefixes[] = { "", "CPU", "CUDA", "HIP", "MPS", "XPU", "XLA", "Meta",
                                           "Lazy", "IPU", "Sparse", "SparseCPU", "SparseCUDA" };
@@ -557,17 +562,17 @@ parse_list (Parser *p, GraphNode *n, const char *name, GArray *pending, GError *
       }
   guint len = items->len;
   Value *it = (Value *) (void *) items->data;
-  /* The first element decides; ints may join a float list. */
-  ValueKind kind = V_INT;
-  for (guint i = 0; i < len; i++)
-    if (it[i].kind != V_INT)
-      {
-        kind = it[i].kind;
-        break;
-      }
-  for (guint i = 0; i < len; i++)
-    if (it[i].kind != kind && !(kind == V_FLOAT && it[i].kind == V_INT))
-      return text_error_at (c, it[i].pos, error, "list elements of different kinds");
+  /* The first element decides; ints and floats mix into a float list. */
+  ValueKind kind = len ? it[0].kind : V_INT;
+  for (guint i = 1; i < len; i++)
+    {
+      gboolean numbers = (kind == V_INT || kind == V_FLOAT)
+                         && (it[i].kind == V_INT || it[i].kind == V_FLOAT);
+      if (it[i].kind != kind && !numbers)
+        return text_error_at (c, it[i].pos, error, "list elements of different kinds");
+      if (numbers && it[i].kind == V_FLOAT)
+        kind = V_FLOAT;
+    }
   if ((kind == V_TENSORS || kind == V_GRAPHS) && len != 1)
     return text_error_at (c, start, error, "[<Tensors>] and [<Graphs>] stand alone in a list");
   switch (kind)
@@ -593,7 +598,7 @@ parse_list (Parser *p, GraphNode *n, const char *name, GArray *pending, GError *
         g_autofree const char **v = g_new0 (const char *, len + 1);
         for (guint i = 0; i < len; i++)
           {
-            if (memchr (it[i].s->data, '\0', it[i].s->len) != NULL)
+            if (it[i].s->len && memchr (it[i].s->data, '\0', it[i].s->len) != NULL)
               return text_error_at (c, it[i].pos, error,
                                     "strings in a string list cannot hold NUL bytes");
             guint8 zero = 0;
@@ -742,9 +747,9 @@ parse_trailing_text (Parser *p, gboolean is_scope, const char *what, GError **er
       g_autoptr (GByteArray) b = g_byte_array_new ();
       if (!text_lex_string (c, b, error))
         return NULL;
-      if (memchr (b->data, '\0', b->len) != NULL)
+      if (b->len && memchr (b->data, '\0', b->len) != NULL)
         return text_error_at (c, start, error, "%s cannot hold NUL bytes", what), NULL;
-      return g_strndup ((const char *) b->data, b->len);
+      return g_strndup (b->len ? (const char *) b->data : "", b->len);
     }
   gsize end = start;
   while (end < c->len && c->text[end] != '\n'
@@ -799,6 +804,8 @@ parse_block (Parser *p, GraphNode *n, GArray *pending, guint depth, GError **err
     }
   if (b->seen)
     return text_error_at (c, pos, error, "block '%s' given twice", label);
+  if (depth + 1 >= TEXT_MAX_DEPTH)
+    return text_error_at (c, pos, error, "subgraphs nested deeper than %d levels", TEXT_MAX_DEPTH);
   b->seen = TRUE;
   Graph *sub = b->graph;
   if (!expect (p, '(', "'(' after a block label", error) || !parse_params (p, sub, error))

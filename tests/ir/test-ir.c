@@ -6,6 +6,10 @@
 void test_dtype_register (void);
 void test_graph_register (void);
 void test_builder_register (void);
+void test_text_register (void);
+void test_text_errors_register (void);
+void test_text_fixtures_register (void);
+void test_dot_register (void);
 
 int
 main (int argc, char **argv)
@@ -15,5 +19,9 @@ main (int argc, char **argv)
   test_dtype_register ();
   test_graph_register ();
   test_builder_register ();
+  test_text_register ();
+  test_text_errors_register ();
+  test_text_fixtures_register ();
+  test_dot_register ();
   return g_test_run ();
 }
