@@ -120,6 +120,22 @@ gboolean  text_number_to_magnitude (const TextCursor *c, const TextNumber *num,
 GraphType *text_parse_type (TextCursor *c, guint depth, GError **error);
 
 /* ------------------------------------------------------------------------ */
+/* Attribute lists (parse-attr.c).                                           */
+
+/* A subgraph attribute read as <Graph>, waiting for its block. */
+typedef struct
+{
+  char    *label;        /* "then_branch" or "branches[1]" */
+  Graph   *graph;        /* (transfer none): owned by the node */
+  gboolean seen;
+} PendingBlock;
+
+void      text_pending_block_clear (gpointer p);
+/* "[name=value, ...]" (the cursor is on '['): sets the attributes on n;
+ * <Graph> values get an empty subgraph and an entry in `pending`. */
+gboolean  text_parse_attrs (TextCursor *c, GraphNode *n, GArray *pending, GError **error);
+
+/* ------------------------------------------------------------------------ */
 /* Tensor attribute literals (text-literal.c), shared so that the printer
  * writes the short form exactly when the parser will infer the same dtype
  * and shape.
