@@ -84,6 +84,8 @@ test_errors_table (void)
     { "graph(%x):\n  %y : Tensor = onnx::Foo[a={1 : Float(2)}](%x)\n  return (%y)\n", "2:29", "exactly one element" },
     { "graph(%x):\n  %y : Tensor = onnx::Foo[a=<Tensor : Float(*)>](%x)\n  return (%y)\n", "2:39", "a dtype and a static shape" },
     { "graph(%x):\n  %y : Tensor = onnx::Foo[a=[ CPUWeirdType{2} ]](%x)\n  return (%y)\n", "2:31", "unknown tensor type 'CPUWeirdType'" },
+    { "graph(%x):\n  %y : Tensor = onnx::Foo[a=@](%x)\n  return (%y)\n", "2:29",
+      "expected an attribute value (number, string, {tensor}, <Tensor>, <Graph>, list or type), found '@'" },
     { "graph(%x):\n  %y : Tensor = onnx::Foo(%x), scape: a\n  return (%y)\n", "2:32", "expected 'scope:', found 'scape:'" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)

@@ -497,9 +497,29 @@ test_text_pytorch_spellings (void)
   g_autoptr (Graph) back = text_test_round_trip (g);
 }
 
+/* The example in doc/ir-text-grammar.md is valid text that prints back
+ * unchanged. */
+static void
+test_text_doc_example (void)
+{
+  g_autofree char *path = test_source_path ("doc/ir-text-grammar.md");
+  g_autofree char *doc = NULL;
+  g_assert_true (g_file_get_contents (path, &doc, NULL, NULL));
+  const char *start = strstr (doc, "```\ngraph(");
+  g_assert_nonnull (start);
+  start += 4;
+  const char *end = strstr (start, "```");
+  g_assert_nonnull (end);
+  g_autofree char *example = g_strndup (start, (gsize) (end - start));
+  g_autoptr (Graph) g = text_test_parse (example, "doc example");
+  g_autofree char *printed = graph_to_string (g);
+  g_assert_cmpstr (printed, ==, example);
+}
+
 void
 test_text_register (void)
 {
+  g_test_add_func ("/ir/text/parse/doc-example", test_text_doc_example);
   g_test_add_func ("/ir/text/print/mymodule", test_text_mymodule);
   g_test_add_func ("/ir/text/print/conv-scope", test_text_conv_scope);
   g_test_add_func ("/ir/text/print/floats", test_text_floats);
