@@ -1,4 +1,420 @@
-#include "runtime/kernel.h"
-static gboolean k_stub_conv (RtCall *c, GError **e) { (void) c; (void) e; return FALSE; }
-static const RtKernelDef defs[] = { { "zz", "Stub", 1, 0, 0, 0, 0, 0, 0, k_stub_conv, NULL, NULL } };
+/* Conv (im2col + GEMM; groups, dilations, pads and auto_pad, 1-D to 3-D)
+ * and ConvTranspose (GEMM + col2im). */
+#include "runtime/spatial.h"
+#include <cblas.h>
+#include <string.h>
+
+gboolean
+rt_window_init (RtCall *call, const RtTensor *x, const gint64 *kernel_from, gboolean ceil_mode,
+                RtWindow *w, GError **error)
+{
+  memset (w, 0, sizeof *w);
+  if (x->rank < 3 || x->rank > 5)
+    {
+      rt_call_error (call, error, RT_ERROR_SHAPE, "input rank %u: 1 to 3 spatial dimensions are supported",
+                     x->rank);
+      return FALSE;
+    }
+  guint n = x->rank - 2, off = 3 - n;
+  w->nsp = n;
+  gsize len;
+  const gint64 *v;
+  for (guint i = 0; i < 3; i++)
+    {
+      w->in[i] = w->out[i] = w->k[i] = w->stride[i] = w->dil[i] = 1;
+      w->pad0[i] = w->pad1[i] = 0;
+    }
+  for (guint i = 0; i < n; i++)
+    w->in[off + i] = x->dims[2 + i];
+  if (rt_attr_ints (call->node, "kernel_shape", &len, &v))
+    {
+      if (len != n)
+        goto bad;
+      for (guint i = 0; i < n; i++)
+        w->k[off + i] = v[i];
+    }
+  else if (kernel_from)
+    for (guint i = 0; i < n; i++)
+      w->k[off + i] = kernel_from[i];
+  else
+    goto bad;
+  if (rt_attr_ints (call->node, "strides", &len, &v))
+    {
+      if (len != n)
+        goto bad;
+      for (guint i = 0; i < n; i++)
+        w->stride[off + i] = v[i];
+    }
+  if (rt_attr_ints (call->node, "dilations", &len, &v))
+    {
+      if (len != n)
+        goto bad;
+      for (guint i = 0; i < n; i++)
+        w->dil[off + i] = v[i];
+    }
+  if (rt_attr_ints (call->node, "pads", &len, &v))
+    {
+      if (len != 2 * n)
+        goto bad;
+      for (guint i = 0; i < n; i++)
+        {
+          w->pad0[off + i] = v[i];
+          w->pad1[off + i] = v[n + i];
+        }
+    }
+  for (guint i = 0; i < 3; i++)
+    if (w->k[i] <= 0 || w->stride[i] <= 0 || w->dil[i] <= 0 || w->pad0[i] < 0 || w->pad1[i] < 0)
+      {
+        rt_call_error (call, error, RT_ERROR_INVALID_GRAPH,
+                       "kernel sizes, strides and dilations must be positive and pads non-negative");
+        return FALSE;
+      }
+  const char *auto_pad = rt_attr_s (call->node, "auto_pad", "NOTSET");
+  gboolean same = g_str_has_prefix (auto_pad, "SAME");
+  for (guint i = off; i < 3; i++)
+    {
+      gint64 ek = (w->k[i] - 1) * w->dil[i] + 1;
+      if (same)
+        {
+          w->out[i] = (w->in[i] + w->stride[i] - 1) / w->stride[i];
+          gint64 total = MAX (0, (w->out[i] - 1) * w->stride[i] + ek - w->in[i]);
+          gboolean upper = strcmp (auto_pad, "SAME_UPPER") == 0;
+          w->pad0[i] = upper ? total / 2 : total - total / 2;
+          w->pad1[i] = total - w->pad0[i];
+          continue;
+        }
+      if (strcmp (auto_pad, "VALID") == 0)
+        w->pad0[i] = w->pad1[i] = 0;
+      gint64 span = w->in[i] + w->pad0[i] + w->pad1[i] - ek;
+      if (span < 0)
+        {
+          rt_call_error (call, error, RT_ERROR_SHAPE, "the window (%" G_GINT64_FORMAT
+                         ") is larger than the padded input (%" G_GINT64_FORMAT ")", ek,
+                         w->in[i] + w->pad0[i] + w->pad1[i]);
+          return FALSE;
+        }
+      if (ceil_mode)
+        {
+          w->out[i] = (span + w->stride[i] - 1) / w->stride[i] + 1;
+          /* The last window must start inside the input or the left padding. */
+          if ((w->out[i] - 1) * w->stride[i] >= w->in[i] + w->pad0[i])
+            w->out[i]--;
+        }
+      else
+        w->out[i] = span / w->stride[i] + 1;
+    }
+  return TRUE;
+bad:
+  rt_call_error (call, error, RT_ERROR_INVALID_GRAPH,
+                 "kernel_shape, strides, dilations or pads do not match %u spatial dimensions", n);
+  return FALSE;
+}
+
+/* col[(c, kd, kh, kw), (od, oh, ow)] for one image and one group. */
+#define GEN_IM2COL(E, T)                                                                    \
+  static void im2col_##E (const T *x, gint64 C, const RtWindow *w, T *col)                  \
+  {                                                                                          \
+    gint64 osz = w->out[0] * w->out[1] * w->out[2];                                          \
+    for (gint64 c = 0; c < C; c++)                                                           \
+      for (gint64 kd = 0; kd < w->k[0]; kd++)                                                \
+        for (gint64 kh = 0; kh < w->k[1]; kh++)                                              \
+          for (gint64 kw = 0; kw < w->k[2]; kw++)                                            \
+            {                                                                                \
+              T *dst = col + (((c * w->k[0] + kd) * w->k[1] + kh) * w->k[2] + kw) * osz;     \
+              for (gint64 od = 0; od < w->out[0]; od++)                                      \
+                {                                                                            \
+                  gint64 id = od * w->stride[0] - w->pad0[0] + kd * w->dil[0];               \
+                  for (gint64 oh = 0; oh < w->out[1]; oh++)                                  \
+                    {                                                                        \
+                      gint64 ih = oh * w->stride[1] - w->pad0[1] + kh * w->dil[1];           \
+                      T *d = dst + (od * w->out[1] + oh) * w->out[2];                         \
+                      if (id < 0 || id >= w->in[0] || ih < 0 || ih >= w->in[1])             \
+                        {                                                                    \
+                          memset (d, 0, (gsize) w->out[2] * sizeof (T));                      \
+                          continue;                                                          \
+                        }                                                                    \
+                      const T *src = x + ((c * w->in[0] + id) * w->in[1] + ih) * w->in[2];    \
+                      gint64 iw0 = -w->pad0[2] + kw * w->dil[2];                              \
+                      if (w->stride[2] == 1 && iw0 >= 0 && iw0 + w->out[2] <= w->in[2])       \
+                        memcpy (d, src + iw0, (gsize) w->out[2] * sizeof (T));                \
+                      else                                                                   \
+                        for (gint64 ow = 0; ow < w->out[2]; ow++)                            \
+                          {                                                                  \
+                            gint64 iw = iw0 + ow * w->stride[2];                             \
+                            d[ow] = (iw >= 0 && iw < w->in[2]) ? src[iw] : 0;                \
+                          }                                                                  \
+                    }                                                                        \
+                }                                                                            \
+            }                                                                                \
+  }                                                                                          \
+  /* Accumulates col into y (ConvTranspose): w->in is y's size, w->out x's. */               \
+  static void col2im_##E (const T *col, gint64 C, const RtWindow *w, T *y)                  \
+  {                                                                                          \
+    gint64 osz = w->out[0] * w->out[1] * w->out[2];                                          \
+    for (gint64 c = 0; c < C; c++)                                                           \
+      for (gint64 kd = 0; kd < w->k[0]; kd++)                                                \
+        for (gint64 kh = 0; kh < w->k[1]; kh++)                                              \
+          for (gint64 kw = 0; kw < w->k[2]; kw++)                                            \
+            {                                                                                \
+              const T *src = col + (((c * w->k[0] + kd) * w->k[1] + kh) * w->k[2] + kw) * osz; \
+              for (gint64 od = 0; od < w->out[0]; od++)                                      \
+                {                                                                            \
+                  gint64 id = od * w->stride[0] - w->pad0[0] + kd * w->dil[0];               \
+                  if (id < 0 || id >= w->in[0])                                              \
+                    continue;                                                                \
+                  for (gint64 oh = 0; oh < w->out[1]; oh++)                                  \
+                    {                                                                        \
+                      gint64 ih = oh * w->stride[1] - w->pad0[1] + kh * w->dil[1];           \
+                      if (ih < 0 || ih >= w->in[1])                                          \
+                        continue;                                                            \
+                      T *dst = y + ((c * w->in[0] + id) * w->in[1] + ih) * w->in[2];          \
+                      const T *s = src + (od * w->out[1] + oh) * w->out[2];                   \
+                      for (gint64 ow = 0; ow < w->out[2]; ow++)                              \
+                        {                                                                    \
+                          gint64 iw = ow * w->stride[2] - w->pad0[2] + kw * w->dil[2];       \
+                          if (iw >= 0 && iw < w->in[2])                                      \
+                            dst[iw] += s[ow];                                                \
+                        }                                                                    \
+                    }                                                                        \
+                }                                                                            \
+            }                                                                                \
+  }
+RT_FOREACH_FLOAT (GEN_IM2COL)
+
+static void
+gemm (GraphDType dt, gboolean ta, gboolean tb, gint64 M, gint64 N, gint64 K, const void *a,
+      gint64 lda, const void *b, gint64 ldb, double beta, void *c, gint64 ldc)
+{
+  if (dt == GRAPH_DTYPE_FLOAT)
+    cblas_sgemm (CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
+                 (int) M, (int) N, (int) K, 1.0f, a, (int) lda, b, (int) ldb, (float) beta, c, (int) ldc);
+  else
+    cblas_dgemm (CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
+                 (int) M, (int) N, (int) K, 1.0, a, (int) lda, b, (int) ldb, beta, c, (int) ldc);
+}
+
+static void
+add_bias (GraphDType dt, void *y, const RtTensor *bias, gint64 N, gint64 M, gint64 sz)
+{
+  for (gint64 n = 0; n < N; n++)
+    for (gint64 m = 0; m < M; m++)
+      {
+        if (dt == GRAPH_DTYPE_FLOAT)
+          {
+            float b = ((const float *) bias->data)[m], *p = (float *) y + (n * M + m) * sz;
+            for (gint64 i = 0; i < sz; i++)
+              p[i] += b;
+          }
+        else
+          {
+            double b = ((const double *) bias->data)[m], *p = (double *) y + (n * M + m) * sz;
+            for (gint64 i = 0; i < sz; i++)
+              p[i] += b;
+          }
+      }
+}
+
+static gboolean
+k_conv (RtCall *call, GError **error)
+{
+  const RtTensor *x = call->inputs[0], *wt = call->inputs[1];
+  const RtTensor *bias = call->n_inputs > 2 ? call->inputs[2] : NULL;
+  gint64 group = rt_attr_i (call->node, "group", 1);
+  if (wt->dtype != x->dtype || wt->rank != x->rank || group <= 0)
+    {
+      rt_call_error (call, error, RT_ERROR_SHAPE, "W must match X's type and rank, group >= 1");
+      return FALSE;
+    }
+  RtWindow w;
+  if (!rt_window_init (call, x, wt->dims + 2, FALSE, &w, error))
+    return FALSE;
+  gint64 N = x->dims[0], C = x->dims[1], M = wt->dims[0];
+  if (C % group != 0 || M % group != 0 || wt->dims[1] != C / group)
+    {
+      rt_call_error (call, error, RT_ERROR_SHAPE, "channels (%" G_GINT64_FORMAT ", W %" G_GINT64_FORMAT
+                     "x%" G_GINT64_FORMAT ") do not fit group %" G_GINT64_FORMAT, C, M, wt->dims[1], group);
+      return FALSE;
+    }
+  for (guint i = 0; i < w.nsp; i++)
+    if (wt->dims[2 + i] != w.k[3 - w.nsp + i])
+      {
+        rt_call_error (call, error, RT_ERROR_SHAPE, "kernel_shape does not match W");
+        return FALSE;
+      }
+  if (bias && (bias->dtype != x->dtype || bias->numel != M))
+    {
+      rt_call_error (call, error, RT_ERROR_SHAPE, "B must have M = %" G_GINT64_FORMAT " elements", M);
+      return FALSE;
+    }
+  gint64 dims[5] = { N, M };
+  for (guint i = 0; i < w.nsp; i++)
+    dims[2 + i] = w.out[3 - w.nsp + i];
+  RtTensor *y = rt_call_output (call, 0, x->dtype, x->rank, dims, error);
+  if (y == NULL)
+    return FALSE;
+  gint64 Cg = C / group, Mg = M / group;
+  gint64 isz = w.in[0] * w.in[1] * w.in[2], osz = w.out[0] * w.out[1] * w.out[2];
+  gint64 ksz = Cg * w.k[0] * w.k[1] * w.k[2];
+  gsize es = rt_dtype_size (x->dtype);
+  gboolean direct = w.k[0] * w.k[1] * w.k[2] == 1 && w.stride[0] * w.stride[1] * w.stride[2] == 1
+                    && !w.pad0[0] && !w.pad0[1] && !w.pad0[2] && !w.pad1[0] && !w.pad1[1] && !w.pad1[2];
+  void *col = NULL;
+  if (!direct && osz > 0 && (col = rt_call_scratch (call, (gsize) (ksz * osz) * es, error)) == NULL)
+    return FALSE;
+  for (gint64 n = 0; n < N && osz > 0; n++)
+    for (gint64 g = 0; g < group; g++)
+      {
+        const char *xi = (const char *) x->data + ((n * C + g * Cg) * isz) * (gint64) es;
+        if (!direct)
+          {
+            if (x->dtype == GRAPH_DTYPE_FLOAT)
+              im2col_FLOAT ((const float *) xi, Cg, &w, col);
+            else
+              im2col_DOUBLE ((const double *) xi, Cg, &w, col);
+          }
+        gemm (x->dtype, FALSE, FALSE, Mg, osz, ksz,
+              (const char *) wt->data + g * Mg * ksz * (gint64) es, ksz, direct ? xi : col, osz, 0.0,
+              (char *) y->data + ((n * M + g * Mg) * osz) * (gint64) es, osz);
+      }
+  if (bias)
+    add_bias (x->dtype, y->data, bias, N, M, osz);
+  return TRUE;
+}
+
+static gboolean
+k_conv_transpose (RtCall *call, GError **error)
+{
+  const RtTensor *x = call->inputs[0], *wt = call->inputs[1];
+  const RtTensor *bias = call->n_inputs > 2 ? call->inputs[2] : NULL;
+  gint64 group = rt_attr_i (call->node, "group", 1);
+  if (wt->dtype != x->dtype || wt->rank != x->rank || x->rank < 3 || x->rank > 5 || group <= 0)
+    {
+      rt_call_error (call, error, RT_ERROR_SHAPE, "W must match X's type and rank (3 to 5), group >= 1");
+      return FALSE;
+    }
+  guint ns = x->rank - 2, off = 3 - ns;
+  gint64 N = x->dims[0], C = x->dims[1], Mg = wt->dims[1], M = Mg * group;
+  if (wt->dims[0] != C || C % group != 0)
+    {
+      rt_call_error (call, error, RT_ERROR_SHAPE, "W's first dimension must be C");
+      return FALSE;
+    }
+  /* The window maps y (the "input" of the equivalent Conv) to x. */
+  RtWindow w;
+  memset (&w, 0, sizeof w);
+  w.nsp = ns;
+  for (guint i = 0; i < 3; i++)
+    w.in[i] = w.out[i] = w.k[i] = w.stride[i] = w.dil[i] = 1;
+  gsize len;
+  const gint64 *v;
+  gint64 opad[3] = { 0, 0, 0 }, oshape[3] = { -1, -1, -1 };
+  for (guint i = 0; i < ns; i++)
+    {
+      w.out[off + i] = x->dims[2 + i];
+      w.k[off + i] = wt->dims[2 + i];
+    }
+#define READ(name, arr, n_expected)                                               \
+  if (rt_attr_ints (call->node, name, &len, &v))                                  \
+    {                                                                             \
+      if (len != (n_expected))                                                    \
+        {                                                                         \
+          rt_call_error (call, error, RT_ERROR_INVALID_GRAPH, "attribute %s has %zu entries", name, len); \
+          return FALSE;                                                           \
+        }                                                                         \
+      for (guint i = 0; i < ns; i++)                                              \
+        arr[off + i] = v[i];                                                      \
+    }
+  READ ("strides", w.stride, ns)
+  READ ("dilations", w.dil, ns)
+  READ ("output_padding", opad, ns)
+  READ ("kernel_shape", w.k, ns)
+#undef READ
+  if (rt_attr_ints (call->node, "output_shape", &len, &v))
+    {
+      if (len != ns && len != ns + 2)
+        {
+          rt_call_error (call, error, RT_ERROR_INVALID_GRAPH, "output_shape has %zu entries", len);
+          return FALSE;
+        }
+      for (guint i = 0; i < ns; i++)
+        oshape[off + i] = v[len - ns + i];
+    }
+  if (rt_attr_ints (call->node, "pads", &len, &v))
+    {
+      if (len != 2 * ns)
+        {
+          rt_call_error (call, error, RT_ERROR_INVALID_GRAPH, "pads has %zu entries", len);
+          return FALSE;
+        }
+      for (guint i = 0; i < ns; i++)
+        {
+          w.pad0[off + i] = v[i];
+          w.pad1[off + i] = v[ns + i];
+        }
+    }
+  const char *auto_pad = rt_attr_s (call->node, "auto_pad", "NOTSET");
+  for (guint i = off; i < 3; i++)
+    {
+      gint64 ek = (w.k[i] - 1) * w.dil[i] + 1;
+      gint64 full = w.stride[i] * (w.out[i] - 1) + opad[i] + ek;
+      if (oshape[i] >= 0 || g_str_has_prefix (auto_pad, "SAME"))
+        {
+          gint64 target = oshape[i] >= 0 ? oshape[i] : w.out[i] * w.stride[i];
+          gint64 total = MAX (full - target, 0);
+          gboolean lower = strcmp (auto_pad, "SAME_LOWER") == 0;
+          w.pad0[i] = lower ? total - total / 2 : total / 2;
+          w.pad1[i] = total - w.pad0[i];
+          w.in[i] = target;
+        }
+      else
+        w.in[i] = full - w.pad0[i] - w.pad1[i];
+      if (w.in[i] < 0 || w.stride[i] <= 0 || w.dil[i] <= 0)
+        {
+          rt_call_error (call, error, RT_ERROR_SHAPE, "invalid output size");
+          return FALSE;
+        }
+    }
+  gint64 dims[5] = { N, M };
+  for (guint i = 0; i < ns; i++)
+    dims[2 + i] = w.in[off + i];
+  RtTensor *y = rt_call_output (call, 0, x->dtype, x->rank, dims, error);
+  if (y == NULL)
+    return FALSE;
+  gsize es = rt_dtype_size (x->dtype);
+  memset (y->data, 0, (gsize) y->numel * es);
+  gint64 Cg = C / group, xsz = w.out[0] * w.out[1] * w.out[2], ysz = w.in[0] * w.in[1] * w.in[2];
+  gint64 ksz = Mg * w.k[0] * w.k[1] * w.k[2];
+  void *col = rt_call_scratch (call, (gsize) MAX (ksz * xsz, 1) * es, error);
+  if (col == NULL)
+    return FALSE;
+  for (gint64 n = 0; n < N && xsz > 0; n++)
+    for (gint64 g = 0; g < group; g++)
+      {
+        /* col (ksz × xsz) = W_gᵀ (ksz × Cg) · X_g (Cg × xsz) */
+        gemm (x->dtype, TRUE, FALSE, ksz, xsz, Cg,
+              (const char *) wt->data + g * Cg * ksz * (gint64) es, ksz,
+              (const char *) x->data + (n * C + g * Cg) * xsz * (gint64) es, xsz, 0.0, col, xsz);
+        char *yo = (char *) y->data + (n * M + g * Mg) * ysz * (gint64) es;
+        if (x->dtype == GRAPH_DTYPE_FLOAT)
+          col2im_FLOAT (col, Mg, &w, (float *) yo);
+        else
+          col2im_DOUBLE (col, Mg, &w, (double *) yo);
+      }
+  if (bias)
+    {
+      if (bias->numel != M || bias->dtype != x->dtype)
+        {
+          rt_call_error (call, error, RT_ERROR_SHAPE, "B must have M elements");
+          return FALSE;
+        }
+      add_bias (x->dtype, y->data, bias, N, M, ysz);
+    }
+  return TRUE;
+}
+
+static const RtKernelDef defs[] = {
+  { "onnx", "Conv", 1, 0, 2, 3, 1, 1, RT_DT_FLOATS, k_conv, NULL, NULL },
+  { "onnx", "ConvTranspose", 1, 0, 2, 3, 1, 1, RT_DT_FLOATS, k_conv_transpose, NULL, NULL },
+};
+
 RT_KERNEL_TABLE (rt_kernels_conv, defs);

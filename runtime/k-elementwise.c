@@ -395,6 +395,19 @@ static gboolean
 k_binary (RtCall *call, GError **error)
 {
   const char *op = graph_node_op_type (call->node);
+  if (strcmp (op, "PRelu") == 0 && call->opset < 7)
+    {
+      /* Before opset 7 a 1-D slope of C entries applies per channel. */
+      const RtTensor *x = call->inputs[0], *slope = call->inputs[1];
+      if (slope->rank == 1 && x->rank >= 2 && slope->dims[0] == x->dims[1] && slope->dims[0] != 1)
+        {
+          RtTensor s2 = *slope;
+          s2.rank = x->rank - 1;
+          for (guint i = 1; i < s2.rank; i++)
+            s2.dims[i] = 1;
+          return binary_run (call, x, &s2, OP_PRelu, FALSE, error);
+        }
+    }
   for (guint i = 0; i < G_N_ELEMENTS (binary_info); i++)
     if (strcmp (binary_info[i].op, op) == 0)
       return binary_run (call, call->inputs[0], call->inputs[1], binary_info[i].index,

@@ -1,4 +1,211 @@
+/* MatMul (numpy semantics, batched) and Gemm through OpenBLAS. */
 #include "runtime/kernel.h"
-static gboolean k_stub_matmul (RtCall *c, GError **e) { (void) c; (void) e; return FALSE; }
-static const RtKernelDef defs[] = { { "zz", "Stub", 1, 0, 0, 0, 0, 0, 0, k_stub_matmul, NULL, NULL } };
+#include <cblas.h>
+#include <string.h>
+
+/* One generic loop for integer MatMul (no BLAS for integers). */
+#define GEN_IMM(E, T)                                                           \
+  static void imm_##E (const void *va, const void *vb, void *vc, gint64 M, gint64 N, gint64 K) \
+  {                                                                             \
+    const T *a = va, *b = vb;                                                   \
+    T *c = vc;                                                                  \
+    for (gint64 i = 0; i < M; i++)                                              \
+      for (gint64 j = 0; j < N; j++)                                            \
+        {                                                                       \
+          T s = 0;                                                              \
+          for (gint64 k = 0; k < K; k++)                                        \
+            s += a[i * K + k] * b[k * N + j];                                   \
+          c[i * N + j] = s;                                                     \
+        }                                                                       \
+  }
+RT_FOREACH_INT (GEN_IMM)
+
+static void
+mm (GraphDType dt, const void *a, const void *b, void *c, gint64 M, gint64 N, gint64 K)
+{
+  if (M == 0 || N == 0)
+    return;
+  if (K == 0)
+    {
+      memset (c, 0, (gsize) (M * N) * rt_dtype_size (dt));
+      return;
+    }
+  switch (dt)
+    {
+    case GRAPH_DTYPE_FLOAT:
+      cblas_sgemm (CblasRowMajor, CblasNoTrans, CblasNoTrans, (int) M, (int) N, (int) K, 1.0f,
+                   a, (int) K, b, (int) N, 0.0f, c, (int) N);
+      break;
+    case GRAPH_DTYPE_DOUBLE:
+      cblas_dgemm (CblasRowMajor, CblasNoTrans, CblasNoTrans, (int) M, (int) N, (int) K, 1.0,
+                   a, (int) K, b, (int) N, 0.0, c, (int) N);
+      break;
+#define CASE(E, T) case GRAPH_DTYPE_##E: imm_##E (a, b, c, M, N, K); break;
+      RT_FOREACH_INT (CASE)
+#undef CASE
+    default:
+      break;
+    }
+}
+
+static gboolean
+k_matmul (RtCall *call, GError **error)
+{
+  const RtTensor *a = call->inputs[0], *b = call->inputs[1];
+  if (a->dtype != b->dtype || a->rank == 0 || b->rank == 0)
+    {
+      rt_call_error (call, error, RT_ERROR_SHAPE, "inputs must be of one type and rank >= 1");
+      return FALSE;
+    }
+  /* 1-D operands are promoted ([K] → [1, K] / [K, 1]) and the added dim
+   * removed from the result. */
+  gint64 ad[RT_MAX_RANK + 1], bd[RT_MAX_RANK + 1];
+  guint ar = a->rank, br = b->rank;
+  memcpy (ad, a->dims, ar * sizeof (gint64));
+  memcpy (bd, b->dims, br * sizeof (gint64));
+  if (ar == 1) { ad[1] = ad[0]; ad[0] = 1; ar = 2; }
+  if (br == 1) { bd[1] = 1; br = 2; }
+  gint64 M = ad[ar - 2], K = ad[ar - 1], N = bd[br - 1];
+  if (bd[br - 2] != K)
+    {
+      rt_call_error (call, error, RT_ERROR_SHAPE, "inner dimensions differ (%" G_GINT64_FORMAT
+                     " and %" G_GINT64_FORMAT ")", K, bd[br - 2]);
+      return FALSE;
+    }
+  guint brank;
+  gint64 bdims[RT_MAX_RANK];
+  if (!rt_broadcast_shape (call, ar - 2, ad, br - 2, bd, &brank, bdims, error))
+    return FALSE;
+  gint64 odims[RT_MAX_RANK];
+  guint orank = 0;
+  for (guint i = 0; i < brank; i++)
+    odims[orank++] = bdims[i];
+  if (a->rank > 1)
+    odims[orank++] = M;
+  if (b->rank > 1)
+    odims[orank++] = N;
+  RtTensor *o = rt_call_output (call, 0, a->dtype, orank, odims, error);
+  if (o == NULL)
+    return FALSE;
+  gint64 batch = rt_shape_numel (brank, bdims);
+  /* Batch strides of a and b (0 where broadcast). */
+  RtTensor abat = { .dtype = a->dtype, .rank = ar - 2 }, bbat = { .dtype = b->dtype, .rank = br - 2 };
+  memcpy (abat.dims, ad, (ar - 2) * sizeof (gint64));
+  memcpy (bbat.dims, bd, (br - 2) * sizeof (gint64));
+  gint64 sa[RT_MAX_RANK], sb[RT_MAX_RANK], c[RT_MAX_RANK] = { 0 };
+  rt_broadcast_strides (&abat, brank, bdims, sa);
+  rt_broadcast_strides (&bbat, brank, bdims, sb);
+  gsize es = rt_dtype_size (a->dtype);
+  gint64 oa = 0, ob = 0;
+  /* A batch of a against one shared b is one big matrix product. */
+  if (br == 2 && batch > 1)
+    {
+      gboolean contiguous = TRUE;
+      for (guint i = 0; i < brank; i++)
+        contiguous = contiguous && sa[i] != 0;
+      if (contiguous)
+        {
+          mm (a->dtype, a->data, b->data, o->data, batch * M, N, K);
+          return TRUE;
+        }
+    }
+  for (gint64 k = 0; k < batch; k++)
+    {
+      mm (a->dtype, (const char *) a->data + oa * M * K * (gint64) es,
+          (const char *) b->data + ob * K * N * (gint64) es,
+          (char *) o->data + k * M * N * (gint64) es, M, N, K);
+      for (gint64 j = (gint64) brank - 1; j >= 0; j--)
+        {
+          oa += sa[j];
+          ob += sb[j];
+          if (++c[j] < bdims[j])
+            break;
+          oa -= sa[j] * bdims[j];
+          ob -= sb[j] * bdims[j];
+          c[j] = 0;
+        }
+    }
+  return TRUE;
+}
+
+static gboolean
+k_gemm (RtCall *call, GError **error)
+{
+  const RtTensor *a = call->inputs[0], *b = call->inputs[1];
+  const RtTensor *cc = call->n_inputs > 2 ? call->inputs[2] : NULL;
+  gboolean ta = rt_attr_i (call->node, "transA", 0) != 0;
+  gboolean tb = rt_attr_i (call->node, "transB", 0) != 0;
+  double alpha = rt_attr_f (call->node, "alpha", 1.0), beta = rt_attr_f (call->node, "beta", 1.0);
+  if (a->rank != 2 || b->rank != 2 || a->dtype != b->dtype)
+    {
+      rt_call_error (call, error, RT_ERROR_SHAPE, "A and B must be 2-D of one type");
+      return FALSE;
+    }
+  gint64 M = ta ? a->dims[1] : a->dims[0], K = ta ? a->dims[0] : a->dims[1];
+  gint64 N = tb ? b->dims[0] : b->dims[1], Kb = tb ? b->dims[1] : b->dims[0];
+  if (K != Kb)
+    {
+      rt_call_error (call, error, RT_ERROR_SHAPE, "inner dimensions differ (%" G_GINT64_FORMAT
+                     " and %" G_GINT64_FORMAT ")", K, Kb);
+      return FALSE;
+    }
+  gint64 dims[2] = { M, N };
+  RtTensor *o = rt_call_output (call, 0, a->dtype, 2, dims, error);
+  if (o == NULL)
+    return FALSE;
+  double bb = 0;
+  if (cc && beta != 0)
+    {
+      /* C broadcast to (M, N) into the output, then C := alpha AB + beta C. */
+      guint r;
+      gint64 d[RT_MAX_RANK], st[RT_MAX_RANK];
+      if (cc->dtype != a->dtype
+          || !rt_broadcast_shape (call, 2, dims, cc->rank, cc->dims, &r, d, error) || r != 2
+          || d[0] != M || d[1] != N)
+        {
+          if (error && *error == NULL)
+            rt_call_error (call, error, RT_ERROR_SHAPE, "C cannot be broadcast to (M, N)");
+          return FALSE;
+        }
+      rt_broadcast_strides (cc, 2, dims, st);
+      for (gint64 i = 0; i < M; i++)
+        for (gint64 j = 0; j < N; j++)
+          {
+            gint64 src = i * st[0] + j * st[1];
+            if (a->dtype == GRAPH_DTYPE_FLOAT)
+              ((float *) o->data)[i * N + j] = ((const float *) cc->data)[src];
+            else
+              ((double *) o->data)[i * N + j] = ((const double *) cc->data)[src];
+          }
+      bb = beta;
+    }
+  if (M == 0 || N == 0)
+    return TRUE;
+  if (K == 0)
+    {
+      for (gint64 i = 0; i < M * N; i++)
+        {
+          if (a->dtype == GRAPH_DTYPE_FLOAT)
+            ((float *) o->data)[i] = (float) (bb * ((float *) o->data)[i]);
+          else
+            ((double *) o->data)[i] = bb * ((double *) o->data)[i];
+        }
+      return TRUE;
+    }
+  if (a->dtype == GRAPH_DTYPE_FLOAT)
+    cblas_sgemm (CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
+                 (int) M, (int) N, (int) K, (float) alpha, a->data, (int) a->dims[1], b->data,
+                 (int) b->dims[1], (float) bb, o->data, (int) N);
+  else
+    cblas_dgemm (CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
+                 (int) M, (int) N, (int) K, alpha, a->data, (int) a->dims[1], b->data,
+                 (int) b->dims[1], bb, o->data, (int) N);
+  return TRUE;
+}
+
+static const RtKernelDef defs[] = {
+  { "onnx", "MatMul", 1, 0, 2, 2, 1, 1, RT_DT_FLOATS | RT_DT_INTS, k_matmul, NULL, NULL },
+  { "onnx", "Gemm", 1, 0, 2, 3, 1, 1, RT_DT_FLOATS, k_gemm, NULL, NULL },
+};
+
 RT_KERNEL_TABLE (rt_kernels_matmul, defs);

@@ -1,4 +1,210 @@
+/* Normalisations: BatchNormalization (inference), InstanceNormalization,
+ * LayerNormalization, LRN, MeanVarianceNormalization. */
 #include "runtime/kernel.h"
-static gboolean k_stub_norm (RtCall *c, GError **e) { (void) c; (void) e; return FALSE; }
-static const RtKernelDef defs[] = { { "zz", "Stub", 1, 0, 0, 0, 0, 0, 0, k_stub_norm, NULL, NULL } };
+#include <math.h>
+#include <string.h>
+
+/* y = (x - mean) * scale / sqrt(var + eps) + bias over planes of `inner`. */
+#define GEN_AFFINE(E, T)                                                          \
+  static void affine_##E (const T *x, T *y, gint64 inner, double mul, double add) \
+  {                                                                               \
+    T m = (T) mul, a = (T) add;                                                   \
+    for (gint64 i = 0; i < inner; i++)                                            \
+      y[i] = x[i] * m + a;                                                        \
+  }
+RT_FOREACH_FLOAT (GEN_AFFINE)
+
+static void
+affine (GraphDType dt, const void *x, void *y, gint64 off, gint64 inner, double mul, double add)
+{
+  if (dt == GRAPH_DTYPE_FLOAT)
+    affine_FLOAT ((const float *) x + off, (float *) y + off, inner, mul, add);
+  else
+    affine_DOUBLE ((const double *) x + off, (double *) y + off, inner, mul, add);
+}
+
+static gboolean
+k_batchnorm (RtCall *call, GError **error)
+{
+  const RtTensor *x = call->inputs[0], *sc = call->inputs[1], *b = call->inputs[2];
+  const RtTensor *mean = call->inputs[3], *var = call->inputs[4];
+  double eps = rt_attr_f (call->node, "epsilon", 1e-5);
+  if (x->rank < 2 || sc->numel != x->dims[1] || b->numel != x->dims[1] || mean->numel != x->dims[1]
+      || var->numel != x->dims[1])
+    {
+      rt_call_error (call, error, RT_ERROR_SHAPE, "scale, B, mean and var must have C elements");
+      return FALSE;
+    }
+  if (rt_attr_i (call->node, "training_mode", 0) != 0)
+    {
+      rt_call_error (call, error, RT_ERROR_UNSUPPORTED, "training_mode=1 is not supported");
+      return FALSE;
+    }
+  RtTensor *y = rt_call_output_like (call, 0, x, error);
+  if (y == NULL)
+    return FALSE;
+  gint64 N = x->dims[0], C = x->dims[1], inner = x->rank > 2 ? rt_shape_numel (x->rank - 2, x->dims + 2) : 1;
+  for (gint64 c = 0; c < C; c++)
+    {
+      double mul = rt_get_f64 (sc, c) / sqrt (rt_get_f64 (var, c) + eps);
+      double add = rt_get_f64 (b, c) - rt_get_f64 (mean, c) * mul;
+      for (gint64 n = 0; n < N; n++)
+        affine (x->dtype, x->data, y->data, (n * C + c) * inner, inner, mul, add);
+    }
+  return TRUE;
+}
+
+static void
+moments (const RtTensor *x, gint64 off, gint64 n, double *mean, double *var)
+{
+  double s = 0, s2 = 0;
+  for (gint64 i = 0; i < n; i++)
+    s += rt_get_f64 (x, off + i);
+  double m = n ? s / (double) n : 0;
+  for (gint64 i = 0; i < n; i++)
+    {
+      double d = rt_get_f64 (x, off + i) - m;
+      s2 += d * d;
+    }
+  *mean = m;
+  *var = n ? s2 / (double) n : 0;
+}
+
+static gboolean
+k_instancenorm (RtCall *call, GError **error)
+{
+  const RtTensor *x = call->inputs[0], *sc = call->inputs[1], *b = call->inputs[2];
+  double eps = rt_attr_f (call->node, "epsilon", 1e-5);
+  if (x->rank < 3 || sc->numel != x->dims[1] || b->numel != x->dims[1])
+    {
+      rt_call_error (call, error, RT_ERROR_SHAPE, "scale and B must have C elements, rank >= 3");
+      return FALSE;
+    }
+  RtTensor *y = rt_call_output_like (call, 0, x, error);
+  if (y == NULL)
+    return FALSE;
+  gint64 N = x->dims[0], C = x->dims[1], inner = rt_shape_numel (x->rank - 2, x->dims + 2);
+  for (gint64 n = 0; n < N; n++)
+    for (gint64 c = 0; c < C; c++)
+      {
+        double m, v;
+        gint64 off = (n * C + c) * inner;
+        moments (x, off, inner, &m, &v);
+        double mul = rt_get_f64 (sc, c) / sqrt (v + eps);
+        affine (x->dtype, x->data, y->data, off, inner, mul, rt_get_f64 (b, c) - m * mul);
+      }
+  return TRUE;
+}
+
+static gboolean
+k_layernorm (RtCall *call, GError **error)
+{
+  const RtTensor *x = call->inputs[0], *sc = call->inputs[1];
+  const RtTensor *b = call->n_inputs > 2 ? call->inputs[2] : NULL;
+  double eps = rt_attr_f (call->node, "epsilon", 1e-5);
+  guint ax;
+  if (!rt_axis (call, rt_attr_i (call->node, "axis", -1), x->rank, &ax, error))
+    return FALSE;
+  gint64 outer = rt_shape_numel (ax, x->dims), inner = rt_shape_numel (x->rank - ax, x->dims + ax);
+  /* Scale and B broadcast to the normalised shape. */
+  RtTensor norm = { .dtype = x->dtype, .rank = x->rank - ax };
+  memcpy (norm.dims, x->dims + ax, norm.rank * sizeof (gint64));
+  gint64 ss[RT_MAX_RANK], bs[RT_MAX_RANK];
+  guint r;
+  gint64 d[RT_MAX_RANK];
+  if (!rt_broadcast_shape (call, norm.rank, norm.dims, sc->rank, sc->dims, &r, d, error)
+      || r != norm.rank || (b && !rt_broadcast_shape (call, norm.rank, norm.dims, b->rank, b->dims, &r, d, error))
+      || r != norm.rank)
+    {
+      if (error && *error == NULL)
+        rt_call_error (call, error, RT_ERROR_SHAPE, "scale or B does not fit the normalised shape");
+      return FALSE;
+    }
+  rt_broadcast_strides (sc, norm.rank, norm.dims, ss);
+  if (b)
+    rt_broadcast_strides (b, norm.rank, norm.dims, bs);
+  RtTensor *y = rt_call_output_like (call, 0, x, error);
+  if (y == NULL)
+    return FALSE;
+  RtTensor *mo = NULL, *io = NULL;
+  gint64 sdims[RT_MAX_RANK];
+  for (guint i = 0; i < x->rank; i++)
+    sdims[i] = i < ax ? x->dims[i] : 1;
+  GraphDType st = (GraphDType) rt_attr_i (call->node, "stash_type", GRAPH_DTYPE_FLOAT);
+  if (call->n_outputs > 1 && (mo = rt_call_output (call, 1, st, x->rank, sdims, error)) == NULL)
+    return FALSE;
+  if (call->n_outputs > 2 && (io = rt_call_output (call, 2, st, x->rank, sdims, error)) == NULL)
+    return FALSE;
+  for (gint64 o = 0; o < outer; o++)
+    {
+      double m, v;
+      moments (x, o * inner, inner, &m, &v);
+      double inv = 1.0 / sqrt (v + eps);
+      gint64 c[RT_MAX_RANK] = { 0 }, so = 0, bo = 0;
+      for (gint64 i = 0; i < inner; i++)
+        {
+          double val = (rt_get_f64 (x, o * inner + i) - m) * inv * rt_get_f64 (sc, so)
+                       + (b ? rt_get_f64 (b, bo) : 0);
+          rt_convert (&val, GRAPH_DTYPE_DOUBLE,
+                      (char *) y->data + (o * inner + i) * (gint64) rt_dtype_size (x->dtype), x->dtype, 1);
+          for (gint64 j = (gint64) norm.rank - 1; j >= 0; j--)
+            {
+              so += ss[j];
+              bo += b ? bs[j] : 0;
+              if (++c[j] < norm.dims[j])
+                break;
+              so -= ss[j] * norm.dims[j];
+              bo -= b ? bs[j] * norm.dims[j] : 0;
+              c[j] = 0;
+            }
+        }
+      if (mo)
+        rt_convert (&m, GRAPH_DTYPE_DOUBLE, (char *) mo->data + o * (gint64) rt_dtype_size (st), st, 1);
+      if (io)
+        rt_convert (&inv, GRAPH_DTYPE_DOUBLE, (char *) io->data + o * (gint64) rt_dtype_size (st), st, 1);
+    }
+  return TRUE;
+}
+
+static gboolean
+k_lrn (RtCall *call, GError **error)
+{
+  const RtTensor *x = call->inputs[0];
+  double alpha = rt_attr_f (call->node, "alpha", 1e-4), beta = rt_attr_f (call->node, "beta", 0.75);
+  double bias = rt_attr_f (call->node, "bias", 1.0);
+  gint64 size = rt_attr_i (call->node, "size", 0);
+  if (x->rank < 2 || size <= 0)
+    {
+      rt_call_error (call, error, RT_ERROR_INVALID_GRAPH, "needs rank >= 2 and size > 0");
+      return FALSE;
+    }
+  RtTensor *y = rt_call_output_like (call, 0, x, error);
+  if (y == NULL)
+    return FALSE;
+  gint64 N = x->dims[0], C = x->dims[1], inner = rt_shape_numel (x->rank - 2, x->dims + 2);
+  gint64 lo = (size - 1) / 2, hi = size - 1 - lo;
+  for (gint64 n = 0; n < N; n++)
+    for (gint64 c = 0; c < C; c++)
+      for (gint64 i = 0; i < inner; i++)
+        {
+          double s = 0;
+          for (gint64 k = MAX (0, c - lo); k <= MIN (C - 1, c + hi); k++)
+            {
+              double v = rt_get_f64 (x, (n * C + k) * inner + i);
+              s += v * v;
+            }
+          double v = rt_get_f64 (x, (n * C + c) * inner + i) / pow (bias + alpha / (double) size * s, beta);
+          rt_convert (&v, GRAPH_DTYPE_DOUBLE,
+                      (char *) y->data + ((n * C + c) * inner + i) * (gint64) rt_dtype_size (x->dtype), x->dtype, 1);
+        }
+  return TRUE;
+}
+
+static const RtKernelDef defs[] = {
+  { "onnx", "BatchNormalization", 1, 0, 5, 5, 1, 5, RT_DT_FLOATS, k_batchnorm, NULL, NULL },
+  { "onnx", "InstanceNormalization", 1, 0, 3, 3, 1, 1, RT_DT_FLOATS, k_instancenorm, NULL, NULL },
+  { "onnx", "LayerNormalization", 17, 0, 2, 3, 1, 3, RT_DT_FLOATS, k_layernorm, NULL, NULL },
+  { "onnx", "LRN", 1, 0, 1, 1, 1, 1, RT_DT_FLOATS, k_lrn, NULL, NULL },
+};
+
 RT_KERNEL_TABLE (rt_kernels_norm, defs);

@@ -1,4 +1,151 @@
-#include "runtime/kernel.h"
-static gboolean k_stub_pool (RtCall *c, GError **e) { (void) c; (void) e; return FALSE; }
-static const RtKernelDef defs[] = { { "zz", "Stub", 1, 0, 0, 0, 0, 0, 0, k_stub_pool, NULL, NULL } };
+/* MaxPool (with Indices), AveragePool (count_include_pad), LpPool,
+ * GlobalAveragePool, GlobalMaxPool, GlobalLpPool: 1-D to 3-D. */
+#include "runtime/spatial.h"
+#include <math.h>
+#include <string.h>
+
+typedef enum { P_MAX, P_AVG, P_LP } PoolKind;
+
+#define GEN_POOL(E, T)                                                                 \
+  static void pool_##E (const T *x, T *y, gint64 *ind, gint64 planes, const RtWindow *w, \
+                        PoolKind kind, gboolean include_pad, double p)                  \
+  {                                                                                     \
+    gint64 isz = w->in[0] * w->in[1] * w->in[2];                                        \
+    gint64 osz = w->out[0] * w->out[1] * w->out[2];                                     \
+    for (gint64 pl = 0; pl < planes; pl++)                                              \
+      for (gint64 od = 0; od < w->out[0]; od++)                                         \
+        for (gint64 oh = 0; oh < w->out[1]; oh++)                                       \
+          for (gint64 ow = 0; ow < w->out[2]; ow++)                                     \
+            {                                                                           \
+              gint64 d0 = od * w->stride[0] - w->pad0[0];                               \
+              gint64 h0 = oh * w->stride[1] - w->pad0[1];                               \
+              gint64 w0 = ow * w->stride[2] - w->pad0[2];                               \
+              double acc = kind == P_MAX ? -INFINITY : 0;                               \
+              gint64 best = -1, count = 0, padded = 0;                                  \
+              for (gint64 kd = 0; kd < w->k[0]; kd++)                                   \
+                {                                                                       \
+                  gint64 id = d0 + kd * w->dil[0];                                      \
+                  for (gint64 kh = 0; kh < w->k[1]; kh++)                               \
+                    {                                                                   \
+                      gint64 ih = h0 + kh * w->dil[1];                                  \
+                      for (gint64 kw = 0; kw < w->k[2]; kw++)                           \
+                        {                                                               \
+                          gint64 iw = w0 + kw * w->dil[2];                              \
+                          if (id < w->in[0] + w->pad1[0] && ih < w->in[1] + w->pad1[1]  \
+                              && iw < w->in[2] + w->pad1[2])                            \
+                            padded++;                                                   \
+                          if (id < 0 || id >= w->in[0] || ih < 0 || ih >= w->in[1]      \
+                              || iw < 0 || iw >= w->in[2])                              \
+                            continue;                                                   \
+                          gint64 idx = (id * w->in[1] + ih) * w->in[2] + iw;            \
+                          double v = x[pl * isz + idx];                                 \
+                          count++;                                                      \
+                          if (kind == P_MAX)                                            \
+                            {                                                           \
+                              if (v > acc || best < 0)                                  \
+                                {                                                       \
+                                  acc = v;                                              \
+                                  best = idx;                                           \
+                                }                                                       \
+                            }                                                           \
+                          else if (kind == P_AVG)                                       \
+                            acc += v;                                                   \
+                          else                                                          \
+                            acc += pow (fabs (v), p);                                   \
+                        }                                                               \
+                    }                                                               \
+                }                                                                       \
+              gint64 o = pl * osz + (od * w->out[1] + oh) * w->out[2] + ow;             \
+              if (kind == P_AVG)                                                        \
+                acc = acc / (double) (include_pad ? padded : MAX (count, 1));           \
+              else if (kind == P_LP)                                                    \
+                acc = pow (acc, 1.0 / p);                                               \
+              y[o] = (T) acc;                                                           \
+              if (ind)                                                                  \
+                ind[o] = pl * isz + MAX (best, 0);                                      \
+            }                                                                           \
+  }
+RT_FOREACH_FLOAT (GEN_POOL)
+
+static gboolean
+pool_run (RtCall *call, const RtWindow *w, PoolKind kind, GError **error)
+{
+  const RtTensor *x = call->inputs[0];
+  gint64 dims[5] = { x->dims[0], x->dims[1] };
+  for (guint i = 0; i < w->nsp; i++)
+    dims[2 + i] = w->out[3 - w->nsp + i];
+  RtTensor *y = rt_call_output (call, 0, x->dtype, x->rank, dims, error);
+  if (y == NULL)
+    return FALSE;
+  RtTensor *ind = NULL;
+  if (call->n_outputs > 1 && graph_value_n_uses (graph_node_output (call->node, 1)) + 1 > 0)
+    {
+      if (rt_attr_i (call->node, "storage_order", 0) != 0)
+        {
+          rt_call_error (call, error, RT_ERROR_UNSUPPORTED, "storage_order=1 is not supported");
+          return FALSE;
+        }
+      if ((ind = rt_call_output (call, 1, GRAPH_DTYPE_INT64, x->rank, dims, error)) == NULL)
+        return FALSE;
+    }
+  gboolean include_pad = rt_attr_i (call->node, "count_include_pad", 0) != 0;
+  double p = (double) rt_attr_i (call->node, "p", 2);
+  gint64 planes = x->dims[0] * x->dims[1];
+  if (x->dtype == GRAPH_DTYPE_FLOAT)
+    pool_FLOAT (x->data, y->data, ind ? ind->data : NULL, planes, w, kind, include_pad, p);
+  else
+    pool_DOUBLE (x->data, y->data, ind ? ind->data : NULL, planes, w, kind, include_pad, p);
+  return TRUE;
+}
+
+static gboolean
+k_pool (RtCall *call, GError **error)
+{
+  const char *op = graph_node_op_type (call->node);
+  PoolKind kind = strcmp (op, "MaxPool") == 0 ? P_MAX : strcmp (op, "AveragePool") == 0 ? P_AVG : P_LP;
+  RtWindow w;
+  if (!rt_window_init (call, call->inputs[0], NULL, rt_attr_i (call->node, "ceil_mode", 0) != 0,
+                       &w, error))
+    return FALSE;
+  if (kind == P_AVG && (w.dil[0] != 1 || w.dil[1] != 1 || w.dil[2] != 1))
+    {
+      /* AveragePool has no dilations before opset 19. */
+      for (guint i = 0; i < 3; i++)
+        w.dil[i] = 1;
+    }
+  return pool_run (call, &w, kind, error);
+}
+
+static gboolean
+k_global_pool (RtCall *call, GError **error)
+{
+  const RtTensor *x = call->inputs[0];
+  const char *op = graph_node_op_type (call->node);
+  PoolKind kind = strcmp (op, "GlobalMaxPool") == 0 ? P_MAX : strcmp (op, "GlobalAveragePool") == 0 ? P_AVG : P_LP;
+  if (x->rank < 3 || x->rank > 5)
+    {
+      rt_call_error (call, error, RT_ERROR_SHAPE, "needs 1 to 3 spatial dimensions");
+      return FALSE;
+    }
+  RtWindow w;
+  memset (&w, 0, sizeof w);
+  w.nsp = x->rank - 2;
+  for (guint i = 0; i < 3; i++)
+    {
+      guint k = i + w.nsp;
+      w.in[i] = w.k[i] = k >= 3 ? x->dims[k - 1] : 1;
+      w.out[i] = w.stride[i] = w.dil[i] = 1;
+    }
+  return pool_run (call, &w, kind, error);
+}
+
+static const RtKernelDef defs[] = {
+  { "onnx", "MaxPool", 1, 0, 1, 1, 1, 2, RT_DT_FLOATS, k_pool, NULL, NULL },
+  { "onnx", "AveragePool", 1, 0, 1, 1, 1, 1, RT_DT_FLOATS, k_pool, NULL, NULL },
+  { "onnx", "LpPool", 2, 0, 1, 1, 1, 1, RT_DT_FLOATS, k_pool, NULL, NULL },
+  { "onnx", "GlobalAveragePool", 1, 0, 1, 1, 1, 1, RT_DT_FLOATS, k_global_pool, NULL, NULL },
+  { "onnx", "GlobalMaxPool", 1, 0, 1, 1, 1, 1, RT_DT_FLOATS, k_global_pool, NULL, NULL },
+  { "onnx", "GlobalLpPool", 2, 0, 1, 1, 1, 1, RT_DT_FLOATS, k_global_pool, NULL, NULL },
+};
+
 RT_KERNEL_TABLE (rt_kernels_pool, defs);
