@@ -412,7 +412,8 @@ print_node (Printer *pr, const GraphNode *n, guint level)
       Graph *const *subs;
       gsize len;
       g_autoptr (GString) label = g_string_new (NULL);
-      if (text_attr_name_is_plain (name))
+      /* "return" would end the graph instead of starting a block */
+      if (text_attr_name_is_plain (name) && strcmp (name, "return") != 0)
         g_string_append (label, name);
       else
         text_append_quoted (label, name, strlen (name));

@@ -322,6 +322,8 @@ test_text_subgraphs (void)
   Graph *loop_body = make_body (else_b, x, "i", "y");
   graph_node_set_g (inner, "body", loop_body);
   Graph *scan_bodies[2] = { make_body (g, k, "s0", "r0"), make_body (g, x, "s1", "x") };
+  /* a graph attribute named like the keyword */
+  graph_node_set_g (graph_value_node (k), "return", make_body (g, x, "r", "rr"));
   GraphNode *n = graph_op_outputs (g, "If", 2, cond, "then_branch_g", then_b,
                                    "else_branch_g", else_b, "branches_gs", 2, scan_bodies, NULL);
   graph_add_output (g, graph_node_output (n, 0));
@@ -334,6 +336,7 @@ test_text_subgraphs (void)
   g_assert_nonnull (strstr (text, "        body(%i : Float(2)):\n          %y : Tensor = onnx::Add(%i, %x)\n"));
   /* the branch's own "x" output would clash with the graph input %x */
   g_assert_nonnull (strstr (text, "%x.1 : Tensor = onnx::Add(%s1, %x)"));
+  g_assert_nonnull (strstr (text, "onnx::Neg[return=<Graph>](%x)\n    \"return\"(%r : Float(2)):\n"));
   g_autoptr (Graph) back = graph_parse (text, strlen (text), "subgraphs", NULL);
   g_assert_nonnull (back);
   assert_lint (back);
