@@ -1,0 +1,87 @@
+/* symonnx — the export pipeline: a trace graph (aten::/prim:: form) plus
+ * weights in, an ONNX graph out; what torch.onnx.export does.
+ *
+ *   ExportOptions o;
+ *   export_options_init (&o);
+ *   o.opset = 13;
+ *   o.weights = export_safetensors_load ("w.safetensors", &error);
+ *   Graph *onnx = export_graph (trace, &o, &error);
+ *   export_options_clear (&o);
+ *
+ * Steps: graph inputs (a module-typed first input is the module whose
+ * prim::GetAttr chains name the weights), the symbolic pass (one node at a
+ * time through the registry, prim:: nodes lowered on the way; every
+ * unconvertible node is collected before failing), graph outputs (tuples
+ * flattened), then the passes: scalar type analysis, constant folding,
+ * dead-code elimination, dynamic axes, scoped names.
+ */
+#pragma once
+
+#include <glib.h>
+#include "ir/graph.h"
+#include "symbolic/symbolic.h"
+
+G_BEGIN_DECLS
+
+#define EXPORT_ERROR (export_error_quark ())
+GQuark export_error_quark (void);
+
+typedef enum
+{
+  EXPORT_ERROR_OPTIONS,      /* an option value that cannot be honoured */
+  EXPORT_ERROR_UNSUPPORTED,  /* operators that could not be exported */
+  EXPORT_ERROR_GRAPH,        /* a malformed trace graph */
+  EXPORT_ERROR_WEIGHTS,      /* a weight missing or of the wrong shape */
+} ExportErrorCode;
+
+typedef struct
+{
+  const char *name;      /* an input or output name */
+  gint64      axis;
+  const char *symbol;    /* dim_param */
+} ExportDynamicAxis;
+
+typedef struct
+{
+  int          opset;                       /* 9..17, default 14 */
+  SymMode      mode;                        /* default SYM_MODE_ONNX */
+  /* NULL-terminated; may be shorter than the inputs/outputs (torch's
+   * partial naming).  Inputs default to the trace's names, outputs to
+   * "output", "output_1", ... */
+  const char *const *input_names;
+  const char *const *output_names;
+  GArray      *dynamic_axes;                /* of ExportDynamicAxis; may be NULL */
+  gboolean     do_constant_folding;         /* default TRUE */
+  gboolean     keep_initializers_as_inputs; /* default FALSE */
+  gboolean     export_params;               /* default TRUE: weights become initializers */
+  gboolean     training;                    /* only FALSE (eval) is supported */
+  SymRegistry *registry;                    /* NULL: the built-ins */
+  GHashTable  *weights;                     /* name → Tensor*; may be NULL */
+} ExportOptions;
+
+void     export_options_init (ExportOptions *o);
+/* Frees dynamic_axes strings added with export_options_add_dynamic_axis
+ * and drops the registry/weights refs the options hold. */
+void     export_options_clear (ExportOptions *o);
+void     export_options_add_dynamic_axis (ExportOptions *o, const char *name, gint64 axis,
+                                          const char *symbol);
+/* Parses "NAME:AXIS=SYM,NAME:AXIS=SYM" (SYM optional: "NAME:0" gives
+ * "NAME_dynamic_axes_1" as torch names it). */
+gboolean export_options_parse_dynamic_axes (ExportOptions *o, const char *spec, GError **error);
+
+/* The ONNX graph for `trace` (not modified).  (transfer full) */
+Graph   *export_graph (const Graph *trace, const ExportOptions *o, GError **error);
+
+/* Every node kind of `trace` that would not export with these options (in
+ * ONNX mode: no symbolic, or the symbolic declines), each once, in graph
+ * order; `messages` (may be NULL) receives one message per failing node.
+ * (transfer full; interned strings) */
+GPtrArray *export_find_unsupported (const Graph *trace, const ExportOptions *o,
+                                    GPtrArray **messages, GError **error);
+
+/* Passes, usable on their own.  Each returns the number of changes. */
+guint    export_fold_constants (Graph *g, GError **error);
+guint    export_scalar_type_analysis (Graph *g);
+void     export_assign_scoped_names (Graph *g);
+
+G_END_DECLS

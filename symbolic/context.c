@@ -1,0 +1,1060 @@
+/* The translation context: maps source (trace) values to ONNX values,
+ * materialises constants, weights and lists on first use, and runs the
+ * symbolic for one node at a time. */
+#include "symbolic/sym-private.h"
+#include <string.h>
+
+struct _SymContext
+{
+  SymContextSetup s;
+  GHashTable *map;        /* src value → dst value */
+  GHashTable *lists;      /* src value → GPtrArray of dst values */
+  GHashTable *inits;      /* weight name → dst value */
+  GPtrArray  *pool;       /* g_free'd at the end (parse_args results) */
+  GPtrArray  *tensors;    /* tensor refs handed out by parse_args */
+  gpointer    user_data;
+};
+
+SymContext *
+sym_context_new (const SymContextSetup *setup)
+{
+  SymContext *ctx = g_new0 (SymContext, 1);
+  ctx->s = *setup;
+  sym_registry_ref (ctx->s.reg);
+  if (ctx->s.weights)
+    g_hash_table_ref (ctx->s.weights);
+  ctx->map = g_hash_table_new (NULL, NULL);
+  ctx->lists = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) g_ptr_array_unref);
+  ctx->inits = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  ctx->pool = g_ptr_array_new_with_free_func (g_free);
+  ctx->tensors = g_ptr_array_new_with_free_func ((GDestroyNotify) tensor_unref);
+  return ctx;
+}
+
+void
+sym_context_free (SymContext *ctx)
+{
+  if (ctx == NULL)
+    return;
+  sym_registry_unref (ctx->s.reg);
+  if (ctx->s.weights)
+    g_hash_table_unref (ctx->s.weights);
+  g_hash_table_unref (ctx->map);
+  g_hash_table_unref (ctx->lists);
+  g_hash_table_unref (ctx->inits);
+  g_ptr_array_unref (ctx->pool);
+  g_ptr_array_unref (ctx->tensors);
+  g_free (ctx);
+}
+
+Graph *sym_graph (SymContext *ctx) { return ctx->s.dst; }
+int sym_opset (SymContext *ctx) { return ctx->s.opset; }
+SymMode sym_mode (SymContext *ctx) { return ctx->s.mode; }
+gpointer sym_user_data (SymContext *ctx) { return ctx->user_data; }
+
+const char *
+sym_op_short_name (const char *kind)
+{
+  if (g_str_has_prefix (kind, "aten::"))
+    return kind + 6;
+  return kind;
+}
+
+void
+sym_map_value (SymContext *ctx, GraphValue *src, GraphValue *dst)
+{
+  g_hash_table_insert (ctx->map, src, dst);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Source constants                                                          */
+
+static GraphNode *
+const_node (GraphValue *src)
+{
+  GraphNode *p = src ? graph_value_node (src) : NULL;
+  /* prim::NumToTensor(c) is the constant c as a tensor. */
+  while (p && graph_node_is (p, "prim::NumToTensor") && graph_node_n_inputs (p) == 1)
+    p = graph_node_input (p, 0) ? graph_value_node (graph_node_input (p, 0)) : NULL;
+  return p && graph_node_is (p, "prim::Constant") ? p : NULL;
+}
+
+gboolean
+sym_is_none (GraphValue *src)
+{
+  if (src == NULL)
+    return TRUE;
+  GraphNode *p = graph_value_node (src);
+  if (p == NULL || !graph_node_is (p, "prim::Constant"))
+    return FALSE;
+  GraphType *t = graph_value_type (src);
+  if (t && graph_type_kind (t) == GRAPH_TYPE_NONE)
+    return TRUE;
+  return graph_node_n_attrs (p) == 0;
+}
+
+gboolean
+sym_is_constant (GraphValue *src)
+{
+  return const_node (src) != NULL;
+}
+
+gboolean
+sym_get_const_double (GraphValue *src, double *v)
+{
+  GraphNode *p = const_node (src);
+  gint64 i;
+  Tensor *t;
+  if (p == NULL)
+    return FALSE;
+  if (graph_node_get_f (p, "value", v))
+    return TRUE;
+  if (graph_node_get_i (p, "value", &i))
+    {
+      *v = (double) i;
+      return TRUE;
+    }
+  if (graph_node_get_t (p, "value", &t) && tensor_has_data (t) && tensor_numel (t) == 1
+      && tensor_dtype (t) != GRAPH_DTYPE_STRING)
+    {
+      *v = tensor_get_double (t, 0);
+      return TRUE;
+    }
+  return FALSE;
+}
+
+gboolean
+sym_get_const_int (GraphValue *src, gint64 *v)
+{
+  GraphNode *p = const_node (src);
+  double d;
+  Tensor *t;
+  if (p == NULL)
+    return FALSE;
+  if (graph_node_get_i (p, "value", v))
+    return TRUE;
+  if (graph_node_get_t (p, "value", &t) && tensor_has_data (t) && tensor_numel (t) == 1
+      && graph_dtype_is_integer (tensor_dtype (t)))
+    {
+      *v = tensor_get_int64 (t, 0);
+      return TRUE;
+    }
+  /* torch's 'i' accepts an integral float constant (a traced 2.0 used as dim). */
+  if (graph_node_get_f (p, "value", &d) && d == (double) (gint64) d)
+    {
+      *v = (gint64) d;
+      return TRUE;
+    }
+  return FALSE;
+}
+
+gboolean
+sym_get_const_bool (GraphValue *src, gboolean *v)
+{
+  gint64 i;
+  if (!sym_get_const_int (src, &i))
+    return FALSE;
+  *v = i != 0;
+  return TRUE;
+}
+
+GArray *
+sym_get_const_ints (GraphValue *src)
+{
+  if (src == NULL)
+    return NULL;
+  GraphNode *p = graph_value_node (src);
+  if (p && graph_node_is (p, "prim::ListConstruct"))
+    {
+      GArray *out = g_array_new (FALSE, FALSE, sizeof (gint64));
+      for (guint i = 0; i < graph_node_n_inputs (p); i++)
+        {
+          gint64 v;
+          if (!sym_get_const_int (graph_node_input (p, i), &v))
+            {
+              g_array_unref (out);
+              return NULL;
+            }
+          g_array_append_val (out, v);
+        }
+      return out;
+    }
+  p = const_node (src);
+  if (p == NULL)
+    return NULL;
+  gsize len;
+  const gint64 *vals;
+  gint64 one;
+  Tensor *t;
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (gint64));
+  if (graph_node_get_is (p, "value", &len, &vals))
+    g_array_append_vals (out, vals, len);
+  else if (graph_node_get_i (p, "value", &one))
+    g_array_append_val (out, one);
+  else if (graph_node_get_t (p, "value", &t) && tensor_has_data (t) && tensor_rank (t) <= 1
+           && graph_dtype_is_integer (tensor_dtype (t)))
+    for (gint64 i = 0; i < tensor_numel (t); i++)
+      {
+        gint64 v = tensor_get_int64 (t, i);
+        g_array_append_val (out, v);
+      }
+  else
+    {
+      g_array_unref (out);
+      return NULL;
+    }
+  return out;
+}
+
+static GArray *
+get_const_doubles (GraphValue *src)
+{
+  GraphNode *p = src ? graph_value_node (src) : NULL;
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (double));
+  if (p && graph_node_is (p, "prim::ListConstruct"))
+    {
+      for (guint i = 0; i < graph_node_n_inputs (p); i++)
+        {
+          double v;
+          if (!sym_get_const_double (graph_node_input (p, i), &v))
+            goto fail;
+          g_array_append_val (out, v);
+        }
+      return out;
+    }
+  p = const_node (src);
+  if (p == NULL)
+    goto fail;
+  gsize len;
+  const double *fv;
+  const gint64 *iv;
+  double one;
+  if (graph_node_get_fs (p, "value", &len, &fv))
+    g_array_append_vals (out, fv, len);
+  else if (graph_node_get_is (p, "value", &len, &iv))
+    for (gsize i = 0; i < len; i++)
+      {
+        double d = (double) iv[i];
+        g_array_append_val (out, d);
+      }
+  else if (sym_get_const_double (src, &one))
+    g_array_append_val (out, one);
+  else
+    goto fail;
+  return out;
+fail:
+  g_array_unref (out);
+  return NULL;
+}
+
+/* The constant as a tensor, as torch lowers prim::Constant: int → int64,
+ * float → double, bool → bool, int[] → 1-D int64, float[] → 1-D double.
+ * (transfer full) NULL for None, strings and non-constants. */
+Tensor *
+sym_const_as_tensor (GraphValue *src)
+{
+  GraphNode *p = const_node (src);
+  if (p == NULL)
+    return NULL;
+  Tensor *t;
+  gint64 i;
+  double f;
+  gsize len;
+  const gint64 *iv;
+  const double *fv;
+  if (graph_node_get_t (p, "value", &t))
+    return tensor_ref (t);
+  if (graph_node_get_i (p, "value", &i))
+    {
+      GraphType *ty = graph_value_type (src);
+      if (ty && graph_type_kind (ty) == GRAPH_TYPE_BOOL)
+        return tensor_new_scalar_int64 (GRAPH_DTYPE_BOOL, i != 0);
+      return tensor_new_scalar_int64 (GRAPH_DTYPE_INT64, i);
+    }
+  if (graph_node_get_f (p, "value", &f))
+    return tensor_new_scalar_double (GRAPH_DTYPE_DOUBLE, f);
+  if (graph_node_get_is (p, "value", &len, &iv))
+    return tensor_new_int64_vector (len, iv);
+  if (graph_node_get_fs (p, "value", &len, &fv))
+    {
+      gint64 d = (gint64) len;
+      return tensor_new_from_data (GRAPH_DTYPE_DOUBLE, 1, &d, fv, len * sizeof (double), NULL);
+    }
+  return NULL;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Types                                                                     */
+
+GraphType *
+sym_type (GraphValue *v)
+{
+  return v ? graph_value_type (v) : NULL;
+}
+
+int
+sym_rank (GraphValue *v)
+{
+  GraphType *t = sym_type (v);
+  if (t == NULL)
+    return -1;
+  if (graph_type_is_tensor (t))
+    return graph_type_rank (t);
+  if (graph_type_kind (t) == GRAPH_TYPE_INT || graph_type_kind (t) == GRAPH_TYPE_FLOAT
+      || graph_type_kind (t) == GRAPH_TYPE_BOOL || graph_type_kind (t) == GRAPH_TYPE_NUMBER)
+    return 0;
+  return -1;
+}
+
+GraphDType
+sym_dtype (GraphValue *v)
+{
+  GraphType *t = sym_type (v);
+  if (t == NULL)
+    return GRAPH_DTYPE_UNDEFINED;
+  switch (graph_type_kind (t))
+    {
+    case GRAPH_TYPE_TENSOR: return graph_type_dtype (t);
+    case GRAPH_TYPE_INT: return GRAPH_DTYPE_INT64;
+    case GRAPH_TYPE_FLOAT: return GRAPH_DTYPE_DOUBLE;
+    case GRAPH_TYPE_BOOL: return GRAPH_DTYPE_BOOL;
+    default: return GRAPH_DTYPE_UNDEFINED;
+    }
+}
+
+gboolean
+sym_static_shape (GraphValue *v, gint64 *dims)
+{
+  GraphType *t = sym_type (v);
+  if (t == NULL || !graph_type_is_tensor (t) || graph_type_rank (t) < 0)
+    return FALSE;
+  return graph_type_static_shape (t, dims);
+}
+
+void
+sym_set_type (GraphValue *v, GraphDType dtype, int rank, const gint64 *dims)
+{
+  g_autoptr (GraphType) t = NULL;
+  if (dims && rank >= 0)
+    t = graph_type_new_tensor_static (dtype, (guint) rank, dims);
+  else
+    t = graph_type_new_tensor (dtype, rank, NULL);
+  graph_value_set_type (v, t);
+}
+
+gint64
+sym_dim (GraphValue *v, gint64 dim)
+{
+  if (dim >= 0)
+    return dim;
+  int r = sym_rank (v);
+  return r < 0 ? -1 : dim + r;
+}
+
+/* A trace type as the ONNX graph holds it: tensors without strides and
+ * devices; scalars as 0-d tensors.  (transfer full) NULL when unknown. */
+static GraphType *
+onnx_type_of (GraphType *t)
+{
+  if (t == NULL)
+    return NULL;
+  switch (graph_type_kind (t))
+    {
+    case GRAPH_TYPE_TENSOR:
+      {
+        int rank = graph_type_rank (t);
+        if (graph_type_dtype (t) == GRAPH_DTYPE_UNDEFINED)
+          return NULL;
+        GraphDim dims[TENSOR_MAX_RANK];
+        for (int i = 0; i < rank && i < TENSOR_MAX_RANK; i++)
+          dims[i] = *graph_type_dim (t, (guint) i);
+        return graph_type_new_tensor (graph_type_dtype (t), rank, rank > 0 ? dims : NULL);
+      }
+    case GRAPH_TYPE_INT: return graph_type_new_tensor_static (GRAPH_DTYPE_INT64, 0, NULL);
+    case GRAPH_TYPE_FLOAT: return graph_type_new_tensor_static (GRAPH_DTYPE_DOUBLE, 0, NULL);
+    case GRAPH_TYPE_BOOL: return graph_type_new_tensor_static (GRAPH_DTYPE_BOOL, 0, NULL);
+    default: return NULL;
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* New constants                                                             */
+
+GraphValue *
+sym_constant (SymContext *ctx, Tensor *t)
+{
+  GraphValue *v = graph_op (ctx->s.dst, "Constant", "value_t", t, NULL);
+  if (v)
+    sym_set_type (v, tensor_dtype (t), (int) tensor_rank (t), tensor_dims (t));
+  return v;
+}
+
+GraphValue *
+sym_const_i64 (SymContext *ctx, gint64 v)
+{
+  g_autoptr (Tensor) t = tensor_new_scalar_int64 (GRAPH_DTYPE_INT64, v);
+  return sym_constant (ctx, t);
+}
+
+GraphValue *
+sym_const_ints (SymContext *ctx, gsize n, const gint64 *v)
+{
+  g_autoptr (Tensor) t = tensor_new_int64_vector (n, v);
+  return sym_constant (ctx, t);
+}
+
+GraphValue *
+sym_const_scalar (SymContext *ctx, GraphDType dtype, double v)
+{
+  g_autoptr (Tensor) t = graph_dtype_is_floating (dtype)
+                           ? tensor_new_scalar_double (dtype, v)
+                           : tensor_new_scalar_int64 (dtype, (gint64) v);
+  return sym_constant (ctx, t);
+}
+
+GraphValue *
+sym_scalar_like (SymContext *ctx, double v, GraphValue *like)
+{
+  GraphDType dt = sym_dtype (like);
+  if (dt == GRAPH_DTYPE_UNDEFINED)
+    dt = GRAPH_DTYPE_FLOAT;
+  return sym_const_scalar (ctx, dt, v);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Source → ONNX values                                                      */
+
+char *
+sym_getattr_path (GraphValue *src)
+{
+  g_autoptr (GPtrArray) parts = g_ptr_array_new ();
+  GraphValue *v = src;
+  for (;;)
+    {
+      GraphNode *p = graph_value_node (v);
+      if (p == NULL)
+        break;   /* reached a graph input: the module */
+      const char *name;
+      if (!graph_node_is (p, "prim::GetAttr") || !graph_node_get_s (p, "name", &name, NULL)
+          || graph_node_n_inputs (p) != 1)
+        return NULL;
+      g_ptr_array_insert (parts, 0, (gpointer) name);
+      v = graph_node_input (p, 0);
+      if (v == NULL)
+        return NULL;
+    }
+  if (parts->len == 0)
+    return NULL;
+  g_ptr_array_add (parts, NULL);
+  return g_strjoinv (".", (char **) parts->pdata);
+}
+
+static const char *
+value_label (GraphValue *v, char buf[32])
+{
+  const char *name = graph_value_get_name (v);
+  if (name)
+    return name;
+  g_snprintf (buf, 32, "%u", graph_value_id (v));
+  return buf;
+}
+
+static GraphValue *
+weight_value (SymContext *ctx, GraphValue *src, GError **error)
+{
+  g_autofree char *path = sym_getattr_path (src);
+  if (path == NULL)
+    {
+      char buf[32];
+      g_set_error (error, SYM_ERROR, SYM_ERROR_INVALID,
+                   "value %%%s: a prim::GetAttr chain that does not start at the module input",
+                   value_label (src, buf));
+      return NULL;
+    }
+  GraphValue *dst = g_hash_table_lookup (ctx->inits, path);
+  if (dst)
+    return dst;
+  Tensor *t = ctx->s.weights ? g_hash_table_lookup (ctx->s.weights, path) : NULL;
+  if (t)
+    dst = graph_add_initializer (ctx->s.dst, path, t);
+  else if (ctx->s.require_weights)
+    {
+      g_set_error (error, SYM_ERROR, SYM_ERROR_INVALID,
+                   "weight '%s' (prim::GetAttr chain of %%%s) is not in the weights%s", path,
+                   graph_value_get_name (src) ? graph_value_get_name (src) : "?",
+                   ctx->s.weights ? "" : " (no weights file given)");
+      return NULL;
+    }
+  else
+    {
+      /* export_params = False: weights become plain graph inputs. */
+      g_autoptr (GraphType) ty = onnx_type_of (graph_value_type (src));
+      dst = graph_add_input (ctx->s.dst, path, ty);
+    }
+  if (t)
+    {
+      g_autoptr (GraphType) ty = graph_type_new_tensor_static (tensor_dtype (t), tensor_rank (t),
+                                                               tensor_dims (t));
+      graph_value_set_type (dst, ty);
+    }
+  g_hash_table_insert (ctx->inits, g_strdup (path), dst);
+  return dst;
+}
+
+/* A ListConstruct of ints, some of them computed: Concat of 1-D pieces. */
+static GraphValue *
+dynamic_int_list (SymContext *ctx, GraphNode *p, GError **error)
+{
+  guint n = graph_node_n_inputs (p);
+  g_autofree GraphValue **parts = g_new0 (GraphValue *, n);
+  for (guint i = 0; i < n; i++)
+    {
+      GraphValue *e = graph_node_input (p, i);
+      gint64 c;
+      if (sym_get_const_int (e, &c))
+        {
+          parts[i] = sym_const_ints (ctx, 1, &c);
+          continue;
+        }
+      GraphValue *v = sym_value (ctx, e, error);
+      if (v == NULL)
+        return NULL;
+      if (sym_dtype (v) != GRAPH_DTYPE_INT64 && sym_dtype (v) != GRAPH_DTYPE_UNDEFINED)
+        v = sym_cast (ctx, v, GRAPH_DTYPE_INT64);
+      int r = sym_rank (v);
+      if (r != 1)
+        {
+          gint64 zero = 0;
+          v = sym_unsqueeze (ctx, v, 1, &zero);
+        }
+      parts[i] = v;
+    }
+  GraphValue *out = graph_opv (ctx->s.dst, "Concat", n, parts, "axis_i", (gint64) 0, NULL);
+  gint64 dn = n;
+  sym_set_type (out, GRAPH_DTYPE_INT64, 1, &dn);
+  return out;
+}
+
+GraphValue *
+sym_value (SymContext *ctx, GraphValue *src, GError **error)
+{
+  if (src == NULL)
+    return NULL;
+  gpointer found;
+  if (g_hash_table_lookup_extended (ctx->map, src, NULL, &found))
+    return found;
+  GraphNode *p = graph_value_node (src);
+  char buf[32];
+  GraphValue *dst = NULL;
+  if (p == NULL)
+    {
+      g_set_error (error, SYM_ERROR, SYM_ERROR_INVALID,
+                   "graph input %%%s has no ONNX counterpart (a module or non-tensor input)",
+                   value_label (src, buf));
+      return NULL;
+    }
+  if (graph_node_is (p, "prim::Constant"))
+    {
+      if (sym_is_none (src))
+        return NULL;
+      g_autoptr (Tensor) t = sym_const_as_tensor (src);
+      if (t == NULL)
+        {
+          g_set_error (error, SYM_ERROR, SYM_ERROR_UNSUPPORTED,
+                       "constant %%%s cannot be an ONNX tensor (a string or device constant)",
+                       value_label (src, buf));
+          return NULL;
+        }
+      dst = sym_constant (ctx, t);
+    }
+  else if (graph_node_is (p, "prim::GetAttr"))
+    dst = weight_value (ctx, src, error);
+  else if (graph_node_is (p, "prim::NumToTensor") || graph_node_is (p, "aten::ScalarImplicit"))
+    dst = sym_value (ctx, graph_node_input (p, 0), error);
+  else if (graph_node_is (p, "aten::Int") || graph_node_is (p, "aten::Float"))
+    {
+      /* Int(tensor) / Float(tensor): a cast when the element type differs. */
+      GraphDType want = graph_node_is (p, "aten::Int") ? GRAPH_DTYPE_INT64 : GRAPH_DTYPE_DOUBLE;
+      dst = sym_value (ctx, graph_node_input (p, 0), error);
+      if (dst && sym_dtype (dst) != want)
+        dst = sym_cast (ctx, dst, want);
+    }
+  else if (graph_node_is (p, "prim::ListConstruct"))
+    {
+      g_autoptr (GArray) ints = sym_get_const_ints (src);
+      g_autoptr (GArray) dbls = ints ? NULL : get_const_doubles (src);
+      if (ints)
+        dst = sym_const_ints (ctx, ints->len, (const gint64 *) ints->data);
+      else if (dbls)
+        {
+          gint64 d = dbls->len;
+          g_autoptr (Tensor) t = tensor_new_from_data (GRAPH_DTYPE_DOUBLE, 1, &d, dbls->data,
+                                                       dbls->len * sizeof (double), NULL);
+          dst = sym_constant (ctx, t);
+        }
+      else
+        {
+          GraphType *lt = graph_value_type (src);
+          GraphType *et = lt && graph_type_kind (lt) == GRAPH_TYPE_LIST ? graph_type_elem (lt, 0) : NULL;
+          if (et && graph_type_kind (et) != GRAPH_TYPE_INT)
+            {
+              g_set_error (error, SYM_ERROR, SYM_ERROR_UNSUPPORTED,
+                           "list %%%s of tensors used where a single tensor is needed",
+                           value_label (src, buf));
+              return NULL;
+            }
+          dst = dynamic_int_list (ctx, p, error);
+        }
+    }
+  else
+    {
+      g_set_error (error, SYM_ERROR, SYM_ERROR_INVALID,
+                   "value %%%s (an output of %s) has no ONNX value: its producer was not translated",
+                   value_label (src, buf), graph_node_kind (p));
+      return NULL;
+    }
+  if (dst)
+    g_hash_table_insert (ctx->map, src, dst);
+  return dst;
+}
+
+GPtrArray *
+sym_context_list_elements (SymContext *ctx, GraphValue *src)
+{
+  return g_hash_table_lookup (ctx->lists, src);
+}
+
+/* The ONNX values of a Tensor[] source value.  (transfer container) */
+GPtrArray *
+sym_list_values (SymContext *ctx, GraphValue *src, GError **error)
+{
+  GPtrArray *known = g_hash_table_lookup (ctx->lists, src);
+  if (known)
+    return g_ptr_array_ref (known);
+  GraphNode *p = src ? graph_value_node (src) : NULL;
+  char buf[32];
+  if (p == NULL || !graph_node_is (p, "prim::ListConstruct"))
+    {
+      g_set_error (error, SYM_ERROR, SYM_ERROR_UNSUPPORTED,
+                   "tensor list %%%s is not a prim::ListConstruct (a dynamic list)",
+                   src ? value_label (src, buf) : "?");
+      return NULL;
+    }
+  GPtrArray *out = g_ptr_array_new ();
+  for (guint i = 0; i < graph_node_n_inputs (p); i++)
+    {
+      GraphValue *v = sym_value (ctx, graph_node_input (p, i), error);
+      if (v == NULL)
+        {
+          if (error && *error == NULL)
+            g_set_error (error, SYM_ERROR, SYM_ERROR_UNSUPPORTED, "None inside a tensor list");
+          g_ptr_array_unref (out);
+          return NULL;
+        }
+      g_ptr_array_add (out, v);
+    }
+  return out;
+}
+
+int
+sym_list_unpack_size (SymContext *ctx, GraphNode *n, guint output)
+{
+  (void) ctx;
+  GraphValue *v = graph_node_output (n, output);
+  for (guint i = 0; i < graph_value_n_uses (v); i++)
+    {
+      GraphNode *u = graph_value_use (v, i)->node;
+      if (graph_node_is (u, "prim::ListUnpack"))
+        return (int) graph_node_n_outputs (u);
+    }
+  return -1;
+}
+
+void
+sym_set_list_output (SymContext *ctx, GraphNode *n, guint output, guint n_values,
+                     GraphValue *const *values)
+{
+  GPtrArray *arr = g_ptr_array_sized_new (n_values);
+  for (guint i = 0; i < n_values; i++)
+    g_ptr_array_add (arr, values[i]);
+  g_hash_table_insert (ctx->lists, graph_node_output (n, output), arr);
+}
+
+/* ------------------------------------------------------------------------ */
+/* parse_args                                                                */
+
+static gboolean
+arg_error (GraphNode *n, guint i, const char *what, GError **error)
+{
+  g_set_error (error, SYM_ERROR, SYM_ERROR_UNSUPPORTED,
+               "%s: argument %u must be %s", graph_node_kind (n), i, what);
+  return FALSE;
+}
+
+gboolean
+sym_parse_args (SymContext *ctx, GraphNode *n, const char *spec, ...)
+{
+  va_list ap;
+  GError **error = NULL;
+  g_auto (GStrv) codes = NULL;
+  gboolean ok = TRUE;
+
+  /* The GError** is the last argument; find it first. */
+  if (strchr (spec, ','))
+    codes = g_strsplit (spec, ",", -1);
+  else
+    {
+      gsize len = strlen (spec);
+      codes = g_new0 (char *, len + 1);
+      for (gsize i = 0; i < len; i++)
+        codes[i] = g_strndup (spec + i, 1);
+    }
+  guint n_codes = g_strv_length (codes);
+  va_start (ap, spec);
+  for (guint i = 0; i < n_codes; i++)
+    {
+      const char *c = g_strstrip (codes[i]);
+      if (strcmp (c, "is") == 0 || strcmp (c, "fs") == 0)
+        (void) va_arg (ap, gpointer);
+      if (strcmp (c, "none") != 0)
+        (void) va_arg (ap, gpointer);
+    }
+  error = va_arg (ap, GError **);
+  va_end (ap);
+
+  va_start (ap, spec);
+  for (guint i = 0; i < n_codes && ok; i++)
+    {
+      const char *c = codes[i];
+      GraphValue *src = i < graph_node_n_inputs (n) ? graph_node_input (n, i) : NULL;
+      if (strcmp (c, "none") == 0)
+        continue;
+      if (strcmp (c, "v") == 0)
+        {
+          GraphValue **out = va_arg (ap, GraphValue **);
+          GError *local = NULL;
+          *out = sym_value (ctx, src, &local);
+          if (local)
+            {
+              g_propagate_error (error, local);
+              ok = FALSE;
+            }
+        }
+      else if (strcmp (c, "i") == 0)
+        {
+          gint64 *out = va_arg (ap, gint64 *);
+          if (!sym_get_const_int (src, out))
+            ok = arg_error (n, i, "a constant int", error);
+        }
+      else if (strcmp (c, "f") == 0)
+        {
+          double *out = va_arg (ap, double *);
+          if (!sym_get_const_double (src, out))
+            ok = arg_error (n, i, "a constant number", error);
+        }
+      else if (strcmp (c, "b") == 0)
+        {
+          gboolean *out = va_arg (ap, gboolean *);
+          if (!sym_get_const_bool (src, out))
+            ok = arg_error (n, i, "a constant bool", error);
+        }
+      else if (strcmp (c, "s") == 0)
+        {
+          const char **out = va_arg (ap, const char **);
+          GraphNode *p = const_node (src);
+          const char *s;
+          if (p && graph_node_get_s (p, "value", &s, NULL))
+            {
+              *out = g_strdup (s);
+              g_ptr_array_add (ctx->pool, (gpointer) *out);
+            }
+          else
+            ok = arg_error (n, i, "a constant string", error);
+        }
+      else if (strcmp (c, "t") == 0)
+        {
+          Tensor **out = va_arg (ap, Tensor **);
+          Tensor *t = sym_const_as_tensor (src);
+          if (t)
+            {
+              g_ptr_array_add (ctx->tensors, t);
+              *out = t;
+            }
+          else
+            ok = arg_error (n, i, "a constant tensor", error);
+        }
+      else if (strcmp (c, "is") == 0 || strcmp (c, "fs") == 0)
+        {
+          gsize *len = va_arg (ap, gsize *);
+          gconstpointer *vals = va_arg (ap, gconstpointer *);
+          GArray *arr = c[0] == 'i' ? sym_get_const_ints (src) : get_const_doubles (src);
+          if (arr)
+            {
+              *len = arr->len;
+              *vals = g_array_free (arr, FALSE);
+              g_ptr_array_add (ctx->pool, (gpointer) *vals);
+            }
+          else
+            ok = arg_error (n, i, c[0] == 'i' ? "a constant int list" : "a constant float list",
+                            error);
+        }
+      else
+        {
+          g_critical ("sym_parse_args(%s): unknown code '%s' in \"%s\"", graph_node_kind (n), c, spec);
+          g_set_error (error, SYM_ERROR, SYM_ERROR_INVALID, "bad parse_args spec \"%s\"", spec);
+          ok = FALSE;
+        }
+    }
+  va_end (ap);
+  return ok;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Errors                                                                    */
+
+gboolean
+sym_unimplemented (SymContext *ctx, GraphNode *n, GError **error, const char *fmt, ...)
+{
+  va_list ap;
+  va_start (ap, fmt);
+  g_autofree char *what = g_strdup_vprintf (fmt, ap);
+  va_end (ap);
+  g_set_error (error, SYM_ERROR, SYM_ERROR_UNSUPPORTED, "%s: %s is not supported at opset %d",
+               graph_node_kind (n), what, ctx->s.opset);
+  return FALSE;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Translating one node                                                      */
+
+static gboolean
+is_lazy (GraphNode *n)
+{
+  return graph_node_is (n, "prim::Constant") || graph_node_is (n, "prim::GetAttr")
+         || graph_node_is (n, "prim::ListConstruct") || graph_node_is (n, "prim::NumToTensor")
+         || graph_node_is (n, "prim::TupleConstruct") || graph_node_is (n, "aten::Int")
+         || graph_node_is (n, "aten::Float") || graph_node_is (n, "aten::ScalarImplicit");
+}
+
+static gboolean
+translate_unpack (SymContext *ctx, GraphNode *n, GError **error)
+{
+  GraphValue *in = graph_node_input (n, 0);
+  GraphNode *p = in ? graph_value_node (in) : NULL;
+  guint n_out = graph_node_n_outputs (n);
+  if (p && (graph_node_is (p, "prim::ListConstruct") || graph_node_is (p, "prim::TupleConstruct")))
+    {
+      if (graph_node_n_inputs (p) != n_out)
+        goto bad;
+      for (guint i = 0; i < n_out; i++)
+        {
+          GError *local = NULL;
+          GraphValue *v = sym_value (ctx, graph_node_input (p, i), &local);
+          if (local)
+            {
+              g_propagate_error (error, local);
+              return FALSE;
+            }
+          sym_map_value (ctx, graph_node_output (n, i), v);
+        }
+      return TRUE;
+    }
+  GPtrArray *elems = in ? g_hash_table_lookup (ctx->lists, in) : NULL;
+  if (elems && elems->len == n_out)
+    {
+      for (guint i = 0; i < n_out; i++)
+        sym_map_value (ctx, graph_node_output (n, i), elems->pdata[i]);
+      return TRUE;
+    }
+bad:
+  g_set_error (error, SYM_ERROR, SYM_ERROR_UNSUPPORTED,
+               "%s: cannot unpack %u elements from a list whose elements are not known",
+               graph_node_kind (n), n_out);
+  return FALSE;
+}
+
+/* Copies the node as it is (ONNX_FALLTHROUGH). */
+static gboolean
+fallthrough (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  guint n_in = graph_node_n_inputs (n);
+  g_autofree GraphValue **ins = g_new0 (GraphValue *, n_in + 1);
+  for (guint i = 0; i < n_in; i++)
+    {
+      GError *local = NULL;
+      ins[i] = sym_value (ctx, graph_node_input (n, i), &local);
+      if (local)
+        {
+          g_propagate_error (error, local);
+          return FALSE;
+        }
+    }
+  GraphNode *copy = graph_create_node (ctx->s.dst, graph_node_kind (n), n_in, ins,
+                                       graph_node_n_outputs (n));
+  if (copy == NULL)
+    return FALSE;
+  graph_node_copy_attrs (copy, n);
+  graph_insert_node (ctx->s.dst, copy);
+  for (guint i = 0; i < graph_node_n_outputs (n); i++)
+    out[i] = graph_node_output (copy, i);
+  return TRUE;
+}
+
+static char *
+node_location (GraphNode *n)
+{
+  const char *src = graph_node_get_source (n);
+  const char *scope = graph_node_get_scope (n);
+  GraphValue *o = graph_node_n_outputs (n) ? graph_node_output (n, 0) : NULL;
+  char buf[32];
+  GString *s = g_string_new ("node ");
+  if (o)
+    g_string_append_printf (s, "%%%s", value_label (o, buf));
+  else
+    g_string_append (s, graph_node_kind (n));
+  if (scope)
+    g_string_append_printf (s, ", scope %s", scope);
+  if (src)
+    g_string_append_printf (s, ", at %s", src);
+  return g_string_free (s, FALSE);
+}
+
+static gboolean
+unsupported_error (SymContext *ctx, GraphNode *n, GError *cause, GError **error)
+{
+  const char *kind = graph_node_kind (n);
+  g_autofree char *where = node_location (n);
+  int first = sym_registry_first_opset (ctx->s.reg, kind);
+  g_autofree char *hint = NULL;
+  if (cause)
+    hint = g_strdup_printf ("its symbolic declined: %s", cause->message);
+  else if (first > ctx->s.opset)
+    hint = g_strdup_printf ("it is supported from opset %d: export with opset %d or later", first,
+                            first);
+  else
+    hint = g_strdup ("no symbolic function is registered for it");
+  g_set_error (error, SYM_ERROR, SYM_ERROR_UNSUPPORTED,
+               "ONNX export failed: Couldn't export operator %s at opset %d (%s): %s; register a "
+               "symbolic with sym_register() or a --plugin, or export with ONNX_ATEN_FALLBACK "
+               "(--mode aten-fallback)",
+               kind, ctx->s.opset, where, hint);
+  return FALSE;
+}
+
+static void
+finish_outputs (SymContext *ctx, GraphNode *n, GraphValue **out)
+{
+  for (guint i = 0; i < graph_node_n_outputs (n); i++)
+    {
+      GraphValue *src = graph_node_output (n, i);
+      if (out[i] == NULL)
+        continue;
+      if (graph_value_type (out[i]) == NULL)
+        {
+          g_autoptr (GraphType) t = onnx_type_of (graph_value_type (src));
+          if (t)
+            graph_value_set_type (out[i], t);
+        }
+      sym_map_value (ctx, src, out[i]);
+    }
+}
+
+static gboolean
+check_outputs (GraphNode *n, GraphValue **out, SymContext *ctx, GError **error)
+{
+  for (guint i = 0; i < graph_node_n_outputs (n); i++)
+    {
+      GraphValue *src = graph_node_output (n, i);
+      if (out[i] && graph_value_graph (out[i]) != ctx->s.dst)
+        {
+          g_set_error (error, SYM_ERROR, SYM_ERROR_INVALID,
+                       "%s: the symbolic returned a value of another graph for output %u",
+                       graph_node_kind (n), i);
+          return FALSE;
+        }
+      if (out[i] == NULL && g_hash_table_lookup (ctx->lists, src) == NULL
+          && (graph_value_n_uses (src) > 0 || graph_value_is_graph_output (src)))
+        {
+          g_set_error (error, SYM_ERROR, SYM_ERROR_INVALID,
+                       "%s: the symbolic returned no value for output %u, which is used",
+                       graph_node_kind (n), i);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+gboolean
+sym_context_translate (SymContext *ctx, GraphNode *n, GError **error)
+{
+  if (is_lazy (n))
+    return TRUE;
+  if (graph_node_is (n, "prim::ListUnpack") || graph_node_is (n, "prim::TupleUnpack"))
+    return translate_unpack (ctx, n, error);
+
+  const char *kind = graph_node_kind (n);
+  gboolean is_aten = strcmp (graph_node_domain (n), "aten") == 0;
+  guint n_out = graph_node_n_outputs (n);
+  g_autofree GraphValue **out = g_new0 (GraphValue *, n_out + 1);
+  GraphNode *mark = graph_last_node (ctx->s.dst);
+  g_autoptr (GError) local = NULL;
+  gboolean ok;
+
+  gpointer user_data = NULL;
+  SymFn fn = sym_registry_lookup (ctx->s.reg, kind, ctx->s.opset, &user_data, NULL);
+  /* ONNX_ATEN: every aten op with no custom symbolic becomes ATen. */
+  if (ctx->s.mode == SYM_MODE_ONNX_ATEN && is_aten && !sym_registry_is_custom (ctx->s.reg, kind))
+    fn = NULL;
+  if (fn)
+    {
+      ctx->user_data = user_data;
+      ok = fn (ctx, n, out, &local);
+      ctx->user_data = NULL;
+      if (ok)
+        ok = check_outputs (n, out, ctx, &local);
+      if (!ok && local == NULL)
+        g_set_error (&local, SYM_ERROR, SYM_ERROR_INVALID,
+                     "%s: the symbolic failed without saying why", kind);
+    }
+  else
+    ok = FALSE;
+
+  if (!ok)
+    {
+      gboolean declined = local == NULL || g_error_matches (local, SYM_ERROR, SYM_ERROR_UNSUPPORTED);
+      if (!declined)
+        {
+          g_autofree char *where = node_location (n);
+          g_set_error (error, SYM_ERROR, local->code, "%s at opset %d (%s): %s", kind,
+                       ctx->s.opset, where, local->message);
+          return FALSE;
+        }
+      memset (out, 0, sizeof (GraphValue *) * n_out);
+      g_autoptr (GError) local2 = NULL;
+      if (is_aten && (ctx->s.mode == SYM_MODE_ONNX_ATEN
+                      || ctx->s.mode == SYM_MODE_ONNX_ATEN_FALLBACK))
+        ok = sym_emit_aten (ctx, n, out, &local2);
+      else if (ctx->s.mode == SYM_MODE_ONNX_FALLTHROUGH)
+        ok = fallthrough (ctx, n, out, &local2);
+      else
+        return unsupported_error (ctx, n, local, error);
+      if (!ok)
+        {
+          g_autofree char *where = node_location (n);
+          g_set_error (error, SYM_ERROR, SYM_ERROR_UNSUPPORTED, "%s at opset %d (%s): %s", kind,
+                       ctx->s.opset, where, local2 ? local2->message : "fallback failed");
+          return FALSE;
+        }
+    }
+  finish_outputs (ctx, n, out);
+  /* New nodes inherit the trace node's scope and source location. */
+  for (GraphNode *m = mark ? graph_node_next (mark) : graph_first_node (ctx->s.dst); m;
+       m = graph_node_next (m))
+    {
+      if (graph_node_get_scope (m) == NULL && graph_node_get_scope (n))
+        graph_node_set_scope (m, graph_node_get_scope (n));
+      if (graph_node_get_source (m) == NULL && graph_node_get_source (n))
+        graph_node_set_source (m, graph_node_get_source (n));
+    }
+  return TRUE;
+}

@@ -1,0 +1,220 @@
+/* Opset-aware building blocks for symbolic functions, and the ATen
+ * fallback node. */
+#include "symbolic/sym-private.h"
+#include <string.h>
+
+GraphValue *
+sym_cast (SymContext *ctx, GraphValue *v, GraphDType to)
+{
+  GraphValue *out = graph_op (sym_graph (ctx), "Cast", v, "to_i", (gint64) to, NULL);
+  GraphType *t = sym_type (v);
+  if (out && t && graph_type_is_tensor (t))
+    {
+      int rank = graph_type_rank (t);
+      GraphDim dims[TENSOR_MAX_RANK];
+      for (int i = 0; i < rank && i < TENSOR_MAX_RANK; i++)
+        dims[i] = *graph_type_dim (t, (guint) i);
+      g_autoptr (GraphType) nt = graph_type_new_tensor (to, rank, rank > 0 ? dims : NULL);
+      graph_value_set_type (out, nt);
+    }
+  else if (out)
+    sym_set_type (out, to, -1, NULL);
+  return out;
+}
+
+GraphValue *
+sym_unsqueeze (SymContext *ctx, GraphValue *v, gsize n, const gint64 *axes)
+{
+  Graph *g = sym_graph (ctx);
+  if (sym_opset (ctx) >= 13)
+    return graph_op (g, "Unsqueeze", v, sym_const_ints (ctx, n, axes), NULL);
+  return graph_op (g, "Unsqueeze", v, "axes_is", (int) n, axes, NULL);
+}
+
+GraphValue *
+sym_squeeze (SymContext *ctx, GraphValue *v, gsize n, const gint64 *axes)
+{
+  Graph *g = sym_graph (ctx);
+  if (n == 0)
+    return graph_op (g, "Squeeze", v, NULL);
+  if (sym_opset (ctx) >= 13)
+    return graph_op (g, "Squeeze", v, sym_const_ints (ctx, n, axes), NULL);
+  return graph_op (g, "Squeeze", v, "axes_is", (int) n, axes, NULL);
+}
+
+GraphValue *
+sym_reshape (SymContext *ctx, GraphValue *v, GraphValue *shape)
+{
+  return graph_op (sym_graph (ctx), "Reshape", v, shape, NULL);
+}
+
+GraphValue *
+sym_reshape_static (SymContext *ctx, GraphValue *v, gsize n, const gint64 *shape)
+{
+  return sym_reshape (ctx, v, sym_const_ints (ctx, n, shape));
+}
+
+GraphValue *
+sym_slice (SymContext *ctx, GraphValue *v, gsize n, const gint64 *axes, const gint64 *starts,
+           const gint64 *ends, const gint64 *steps)
+{
+  Graph *g = sym_graph (ctx);
+  if (sym_opset (ctx) < 10)
+    return graph_op (g, "Slice", v, "axes_is", (int) n, axes, "ends_is", (int) n, ends,
+                     "starts_is", (int) n, starts, NULL);
+  gboolean unit = TRUE;
+  for (gsize i = 0; steps && i < n; i++)
+    unit = unit && steps[i] == 1;
+  if (unit)
+    return graph_op (g, "Slice", v, sym_const_ints (ctx, n, starts), sym_const_ints (ctx, n, ends),
+                     sym_const_ints (ctx, n, axes), NULL);
+  return graph_op (g, "Slice", v, sym_const_ints (ctx, n, starts), sym_const_ints (ctx, n, ends),
+                   sym_const_ints (ctx, n, axes), sym_const_ints (ctx, n, steps), NULL);
+}
+
+GraphValue *
+sym_reduce (SymContext *ctx, const char *op, GraphValue *v, gsize n, const gint64 *axes,
+            gboolean keepdims)
+{
+  Graph *g = sym_graph (ctx);
+  /* ReduceSum takes axes as an input from 13; the others from 18. */
+  gboolean axes_input = strcmp (op, "ReduceSum") == 0 ? sym_opset (ctx) >= 13
+                                                      : sym_opset (ctx) >= 18;
+  if (n == 0)
+    return graph_op (g, op, v, "keepdims_i", (gint64) keepdims, NULL);
+  if (axes_input)
+    return graph_op (g, op, v, sym_const_ints (ctx, n, axes), "keepdims_i", (gint64) keepdims,
+                     NULL);
+  return graph_op (g, op, v, "axes_is", (int) n, axes, "keepdims_i", (gint64) keepdims, NULL);
+}
+
+GraphNode *
+sym_split (SymContext *ctx, GraphValue *v, gint64 axis, guint n_outputs, const gint64 *sizes)
+{
+  Graph *g = sym_graph (ctx);
+  if (sizes == NULL)
+    return graph_op_outputs (g, "Split", n_outputs, v, "axis_i", axis, NULL);
+  if (sym_opset (ctx) >= 13)
+    return graph_op_outputs (g, "Split", n_outputs, v, sym_const_ints (ctx, n_outputs, sizes),
+                             "axis_i", axis, NULL);
+  return graph_op_outputs (g, "Split", n_outputs, v, "axis_i", axis, "split_is", (int) n_outputs,
+                           sizes, NULL);
+}
+
+GraphValue *
+sym_size (SymContext *ctx, GraphValue *v, gint64 dim)
+{
+  Graph *g = sym_graph (ctx);
+  GraphValue *shape = graph_op (g, "Shape", v, NULL);
+  int rank = sym_rank (v);
+  if (shape)
+    {
+      gint64 r = rank;
+      sym_set_type (shape, GRAPH_DTYPE_INT64, 1, rank >= 0 ? &r : NULL);
+    }
+  if (dim == G_MININT64)
+    return shape;
+  GraphValue *out = graph_op (g, "Gather", shape, sym_const_i64 (ctx, dim), "axis_i", (gint64) 0,
+                              NULL);
+  if (out)
+    sym_set_type (out, GRAPH_DTYPE_INT64, 0, NULL);
+  return out;
+}
+
+Tensor *
+sym_tensor_cast (const Tensor *t, GraphDType to, GError **error)
+{
+  gint64 n = tensor_numel (t);
+  gsize es = graph_dtype_size (to);
+  if (!tensor_has_data (t) || es == 0 || tensor_dtype (t) == GRAPH_DTYPE_STRING)
+    {
+      g_set_error (error, SYM_ERROR, SYM_ERROR_INVALID, "cannot convert a %s tensor to %s",
+                   graph_dtype_name (tensor_dtype (t)), graph_dtype_name (to));
+      return NULL;
+    }
+  g_autoptr (Tensor) out = tensor_new_zeroed (to, tensor_rank (t), tensor_dims (t), error);
+  if (out == NULL)
+    return NULL;
+  guint8 *p = (guint8 *) tensor_data (out);
+  for (gint64 i = 0; i < n; i++)
+    {
+      guint8 *e = p + (gsize) i * es;
+      double d = tensor_get_double (t, i);
+      gint64 v = graph_dtype_is_floating (tensor_dtype (t)) ? (gint64) d : tensor_get_int64 (t, i);
+      switch (to)
+        {
+        case GRAPH_DTYPE_FLOAT: { float f = (float) d; memcpy (e, &f, 4); break; }
+        case GRAPH_DTYPE_DOUBLE: memcpy (e, &d, 8); break;
+        case GRAPH_DTYPE_INT64: memcpy (e, &v, 8); break;
+        case GRAPH_DTYPE_INT32: { gint32 x = (gint32) v; memcpy (e, &x, 4); break; }
+        case GRAPH_DTYPE_INT16: { gint16 x = (gint16) v; memcpy (e, &x, 2); break; }
+        case GRAPH_DTYPE_INT8: { gint8 x = (gint8) v; memcpy (e, &x, 1); break; }
+        case GRAPH_DTYPE_UINT8: { guint8 x = (guint8) v; memcpy (e, &x, 1); break; }
+        case GRAPH_DTYPE_BOOL: { guint8 x = d != 0; memcpy (e, &x, 1); break; }
+        default:
+          g_set_error (error, SYM_ERROR, SYM_ERROR_INVALID, "cannot convert constants to %s",
+                       graph_dtype_name (to));
+          return NULL;
+        }
+    }
+  return g_steal_pointer (&out);
+}
+
+/* ------------------------------------------------------------------------ */
+/* ATen fallback                                                             */
+
+static gboolean
+is_tensor_list (GraphValue *src)
+{
+  GraphType *t = graph_value_type (src);
+  if (t == NULL || graph_type_kind (t) != GRAPH_TYPE_LIST)
+    return FALSE;
+  GraphType *e = graph_type_elem (t, 0);
+  return e && graph_type_is_tensor (e);
+}
+
+gboolean
+sym_emit_aten (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  g_autoptr (GPtrArray) ins = g_ptr_array_new ();
+  for (guint i = 0; i < graph_node_n_inputs (n); i++)
+    {
+      GraphValue *src = graph_node_input (n, i);
+      if (src == NULL || sym_is_none (src))
+        {
+          g_ptr_array_add (ins, NULL);
+          continue;
+        }
+      if (is_tensor_list (src))
+        {
+          g_autoptr (GPtrArray) elems = sym_list_values (ctx, src, error);
+          if (elems == NULL)
+            return FALSE;
+          for (guint j = 0; j < elems->len; j++)
+            g_ptr_array_add (ins, elems->pdata[j]);
+          continue;
+        }
+      GError *local = NULL;
+      GraphValue *v = sym_value (ctx, src, &local);
+      if (local)
+        {
+          g_propagate_error (error, local);
+          return FALSE;
+        }
+      g_ptr_array_add (ins, v);
+    }
+  guint n_out = graph_node_n_outputs (n);
+  GraphNode *at = graph_create_node (sym_graph (ctx), GRAPH_KIND_ATEN, ins->len,
+                                     (GraphValue *const *) ins->pdata, n_out);
+  if (at == NULL)
+    {
+      g_set_error (error, SYM_ERROR, SYM_ERROR_INVALID, "cannot create an ATen node");
+      return FALSE;
+    }
+  graph_node_set_s (at, "operator", sym_op_short_name (graph_node_kind (n)));
+  graph_node_set_s (at, "overload_name", "");
+  graph_insert_node (sym_graph (ctx), at);
+  for (guint i = 0; i < n_out; i++)
+    out[i] = graph_node_output (at, i);
+  return TRUE;
+}

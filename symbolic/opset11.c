@@ -1,0 +1,141 @@
+/* Opset 11: Clip takes min/max as inputs; GatherElements, CumSum. */
+#include "symbolic/sym-private.h"
+
+#define G sym_graph (ctx)
+
+static gboolean
+clip_inputs (SymContext *ctx, GraphValue *self, GraphValue *lo, GraphValue *hi, GraphValue **out)
+{
+  GraphDType dt = sym_dtype (self);
+  if (lo && dt != GRAPH_DTYPE_UNDEFINED && sym_dtype (lo) != dt)
+    lo = sym_cast (ctx, lo, dt);
+  if (hi && dt != GRAPH_DTYPE_UNDEFINED && sym_dtype (hi) != dt)
+    hi = sym_cast (ctx, hi, dt);
+  if (lo == NULL && hi == NULL)
+    *out = self;
+  else
+    *out = graph_op (G, "Clip", self, lo ? lo : GRAPH_ABSENT, hi ? hi : GRAPH_ABSENT, NULL);
+  return TRUE;
+}
+
+/* A 0-d constant of self's type for a constant bound, else the value. */
+static GraphValue *
+bound (SymContext *ctx, GraphValue *src, GraphValue *self, GError **error)
+{
+  double v;
+  if (sym_is_none (src))
+    return NULL;
+  if (sym_get_const_double (src, &v))
+    return sym_scalar_like (ctx, v, self);
+  return sym_value (ctx, src, error);
+}
+
+/* aten::clamp(self, min, max) */
+static gboolean
+sym_clamp11 (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self;
+  if (!sym_parse_args (ctx, n, "v", &self, error))
+    return FALSE;
+  GError *local = NULL;
+  GraphValue *lo = graph_node_n_inputs (n) > 1 ? bound (ctx, graph_node_input (n, 1), self, &local) : NULL;
+  GraphValue *hi = !local && graph_node_n_inputs (n) > 2 ? bound (ctx, graph_node_input (n, 2), self, &local) : NULL;
+  if (local)
+    {
+      g_propagate_error (error, local);
+      return FALSE;
+    }
+  return clip_inputs (ctx, self, lo, hi, out);
+}
+
+static gboolean
+sym_clamp_min11 (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self;
+  if (!sym_parse_args (ctx, n, "v", &self, error))
+    return FALSE;
+  GError *local = NULL;
+  GraphValue *lo = bound (ctx, graph_node_input (n, 1), self, &local);
+  if (local)
+    {
+      g_propagate_error (error, local);
+      return FALSE;
+    }
+  return clip_inputs (ctx, self, lo, NULL, out);
+}
+
+static gboolean
+sym_clamp_max11 (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self;
+  if (!sym_parse_args (ctx, n, "v", &self, error))
+    return FALSE;
+  GError *local = NULL;
+  GraphValue *hi = bound (ctx, graph_node_input (n, 1), self, &local);
+  if (local)
+    {
+      g_propagate_error (error, local);
+      return FALSE;
+    }
+  return clip_inputs (ctx, self, NULL, hi, out);
+}
+
+/* aten::hardtanh(self, min, max) / relu6 */
+static gboolean
+sym_hardtanh11 (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self;
+  double lo = -1.0, hi = 1.0;
+  if (!sym_parse_args (ctx, n, "v", &self, error))
+    return FALSE;
+  if (graph_node_n_inputs (n) > 2 && !sym_parse_args (ctx, n, "none,f,f", &lo, &hi, error))
+    return FALSE;
+  return clip_inputs (ctx, self, sym_scalar_like (ctx, lo, self), sym_scalar_like (ctx, hi, self), out);
+}
+
+static gboolean
+sym_relu6_11 (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self;
+  if (!sym_parse_args (ctx, n, "v", &self, error))
+    return FALSE;
+  return clip_inputs (ctx, self, sym_scalar_like (ctx, 0.0, self), sym_scalar_like (ctx, 6.0, self), out);
+}
+
+/* aten::gather(self, dim, index, sparse_grad) */
+static gboolean
+sym_gather (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self, *index;
+  gint64 dim;
+  if (!sym_parse_args (ctx, n, "viv", &self, &dim, &index, error))
+    return FALSE;
+  out[0] = graph_op (G, "GatherElements", self, index, "axis_i", dim, NULL);
+  return TRUE;
+}
+
+/* aten::cumsum(self, dim, dtype) */
+static gboolean
+sym_cumsum (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self;
+  gint64 dim;
+  if (!sym_parse_args (ctx, n, "vi", &self, &dim, error))
+    return FALSE;
+  if (graph_node_n_inputs (n) > 2 && !sym_is_none (graph_node_input (n, 2)))
+    return sym_unimplemented (ctx, n, error, "cumsum with a dtype");
+  out[0] = graph_op (G, "CumSum", self, sym_const_i64 (ctx, dim), NULL);
+  return TRUE;
+}
+
+const SymEntry sym_opset11_table[] = {
+  { "aten::clamp", sym_clamp11 },
+  { "aten::clip", sym_clamp11 },
+  { "aten::clamp_min", sym_clamp_min11 },
+  { "aten::clamp_max", sym_clamp_max11 },
+  { "aten::hardtanh", sym_hardtanh11 },
+  { "aten::relu6", sym_relu6_11 },
+  { "aten::gather", sym_gather },
+  { "aten::cumsum", sym_cumsum },
+};
+const gsize sym_opset11_table_len = G_N_ELEMENTS (sym_opset11_table);

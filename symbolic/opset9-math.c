@@ -1,0 +1,514 @@
+/* Opset 9 base set: element-wise math, comparisons, reductions, matmul. */
+#include "symbolic/sym-private.h"
+#include <math.h>
+
+#define G sym_graph (ctx)
+
+/* One function per unary op that maps straight onto an ONNX op. */
+#define UNARY(name, onnx)                                                      \
+  static gboolean sym_##name (SymContext *ctx, GraphNode *n, GraphValue **out, \
+                              GError **error)                                  \
+  {                                                                            \
+    GraphValue *self;                                                          \
+    if (!sym_parse_args (ctx, n, "v", &self, error))                           \
+      return FALSE;                                                            \
+    out[0] = graph_op (G, onnx, self, NULL);                                   \
+    return out[0] != NULL;                                                     \
+  }
+
+UNARY (abs, "Abs")
+UNARY (neg, "Neg")
+UNARY (sqrt, "Sqrt")
+UNARY (exp, "Exp")
+UNARY (log, "Log")
+UNARY (sin, "Sin")
+UNARY (cos, "Cos")
+UNARY (tan, "Tan")
+UNARY (asin, "Asin")
+UNARY (acos, "Acos")
+UNARY (atan, "Atan")
+UNARY (sinh, "Sinh")
+UNARY (cosh, "Cosh")
+UNARY (tanh, "Tanh")
+UNARY (sigmoid, "Sigmoid")
+UNARY (relu, "Relu")
+UNARY (floor, "Floor")
+UNARY (ceil, "Ceil")
+UNARY (sign, "Sign")
+UNARY (erf, "Erf")
+UNARY (reciprocal, "Reciprocal")
+UNARY (logical_not, "Not")
+UNARY (isnan, "IsNaN")
+UNARY (softsign, "Softsign")
+
+/* Binary ops: tensor or scalar `other`. */
+#define BINARY(name, onnx)                                                     \
+  static gboolean sym_##name (SymContext *ctx, GraphNode *n, GraphValue **out, \
+                              GError **error)                                  \
+  {                                                                            \
+    GraphValue *self, *other;                                                  \
+    if (!sym_parse_args (ctx, n, "vv", &self, &other, error))                  \
+      return FALSE;                                                            \
+    out[0] = graph_op (G, onnx, self, other, NULL);                            \
+    return out[0] != NULL;                                                     \
+  }
+
+BINARY (mul, "Mul")
+BINARY (eq, "Equal")
+BINARY (gt, "Greater")
+BINARY (lt, "Less")
+BINARY (logical_and, "And")
+BINARY (logical_or, "Or")
+BINARY (logical_xor, "Xor")
+BINARY (pow, "Pow")
+BINARY (matmul, "MatMul")
+BINARY (bmm, "MatMul")
+BINARY (mm, "MatMul")
+BINARY (prelu, "PRelu")
+
+/* aten::div(self, other, rounding_mode=None) */
+static gboolean
+sym_div (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self, *other;
+  const char *mode = NULL;
+  if (!sym_parse_args (ctx, n, "vv", &self, &other, error))
+    return FALSE;
+  if (graph_node_n_inputs (n) > 2 && !sym_is_none (graph_node_input (n, 2))
+      && !sym_parse_args (ctx, n, "none,none,s", &mode, error))
+    return FALSE;
+  if (mode == NULL)
+    {
+      out[0] = graph_op (G, "Div", self, other, NULL);
+      return TRUE;
+    }
+  if (g_str_equal (mode, "floor") && graph_dtype_is_floating (sym_dtype (self)))
+    {
+      out[0] = graph_op (G, "Floor", graph_op (G, "Div", self, other, NULL), NULL);
+      return TRUE;
+    }
+  if (g_str_equal (mode, "trunc") && !graph_dtype_is_floating (sym_dtype (self))
+      && sym_dtype (self) != GRAPH_DTYPE_UNDEFINED)
+    {
+      out[0] = graph_op (G, "Div", self, other, NULL);  /* integer Div truncates */
+      return TRUE;
+    }
+  return sym_unimplemented (ctx, n, error, "rounding_mode '%s' on this element type", mode);
+}
+
+/* aten::ne: Not(Equal) */
+static gboolean
+sym_ne (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self, *other;
+  if (!sym_parse_args (ctx, n, "vv", &self, &other, error))
+    return FALSE;
+  out[0] = graph_op (G, "Not", graph_op (G, "Equal", self, other, NULL), NULL);
+  return TRUE;
+}
+
+/* ge/le before opset 12: Not(Less) / Not(Greater). */
+static gboolean
+sym_ge (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self, *other;
+  if (!sym_parse_args (ctx, n, "vv", &self, &other, error))
+    return FALSE;
+  out[0] = graph_op (G, "Not", graph_op (G, "Less", self, other, NULL), NULL);
+  return TRUE;
+}
+
+static gboolean
+sym_le (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self, *other;
+  if (!sym_parse_args (ctx, n, "vv", &self, &other, error))
+    return FALSE;
+  out[0] = graph_op (G, "Not", graph_op (G, "Greater", self, other, NULL), NULL);
+  return TRUE;
+}
+
+/* other * alpha, skipping the Mul when alpha is the constant 1. */
+static GraphValue *
+scaled (SymContext *ctx, GraphNode *n, GraphValue *other, GraphValue *like, GError **error)
+{
+  GraphValue *alpha_src = graph_node_n_inputs (n) > 2 ? graph_node_input (n, 2) : NULL;
+  double alpha;
+  if (alpha_src == NULL || sym_is_none (alpha_src))
+    return other;
+  if (sym_get_const_double (alpha_src, &alpha))
+    {
+      if (alpha == 1.0)
+        return other;
+      return graph_op (G, "Mul", other, sym_scalar_like (ctx, alpha, like), NULL);
+    }
+  GraphValue *a = sym_value (ctx, alpha_src, error);
+  return a ? graph_op (G, "Mul", other, a, NULL) : NULL;
+}
+
+/* aten::add(self, other, alpha=1) */
+static gboolean
+sym_add (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self, *other;
+  if (!sym_parse_args (ctx, n, "vv", &self, &other, error))
+    return FALSE;
+  if (sym_rank (graph_node_input (n, 0)) < 0 && graph_value_type (graph_node_input (n, 0))
+      && graph_type_kind (graph_value_type (graph_node_input (n, 0))) == GRAPH_TYPE_LIST)
+    return sym_unimplemented (ctx, n, error, "adding lists");
+  other = scaled (ctx, n, other, self, error);
+  if (other == NULL)
+    return FALSE;
+  out[0] = graph_op (G, "Add", self, other, NULL);
+  return TRUE;
+}
+
+static gboolean
+sym_sub (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self, *other;
+  if (!sym_parse_args (ctx, n, "vv", &self, &other, error))
+    return FALSE;
+  other = scaled (ctx, n, other, self, error);
+  if (other == NULL)
+    return FALSE;
+  out[0] = graph_op (G, "Sub", self, other, NULL);
+  return TRUE;
+}
+
+/* aten::rsub(self, other, alpha): other - self * alpha */
+static gboolean
+sym_rsub (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self, *other;
+  if (!sym_parse_args (ctx, n, "vv", &self, &other, error))
+    return FALSE;
+  GraphValue *s = scaled (ctx, n, self, self, error);
+  if (s == NULL)
+    return FALSE;
+  out[0] = graph_op (G, "Sub", other, s, NULL);
+  return TRUE;
+}
+
+/* aten::addmm(self, mat1, mat2, beta, alpha) → Gemm */
+static gboolean
+sym_addmm (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self, *m1, *m2;
+  double beta, alpha;
+  if (!sym_parse_args (ctx, n, "vvvff", &self, &m1, &m2, &beta, &alpha, error))
+    return FALSE;
+  out[0] = graph_op (G, "Gemm", m1, m2, self, "alpha_f", alpha, "beta_f", beta, NULL);
+  return TRUE;
+}
+
+/* aten::linear(input, weight, bias) */
+static gboolean
+sym_linear (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *input, *weight, *bias;
+  if (!sym_parse_args (ctx, n, "vvv", &input, &weight, &bias, error))
+    return FALSE;
+  if (sym_rank (input) == 2 && bias)
+    {
+      out[0] = graph_op (G, "Gemm", input, weight, bias, "alpha_f", 1.0, "beta_f", 1.0,
+                         "transB_i", (gint64) 1, NULL);
+      return TRUE;
+    }
+  static const gint64 perm[] = { 1, 0 };
+  GraphValue *wt = graph_op (G, "Transpose", weight, "perm_is", 2, perm, NULL);
+  GraphValue *mm = graph_op (G, "MatMul", input, wt, NULL);
+  out[0] = bias ? graph_op (G, "Add", bias, mm, NULL) : mm;
+  return TRUE;
+}
+
+/* aten::t */
+static gboolean
+sym_t (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self;
+  if (!sym_parse_args (ctx, n, "v", &self, error))
+    return FALSE;
+  if (sym_rank (self) < 2)
+    {
+      out[0] = self;
+      return TRUE;
+    }
+  static const gint64 perm[] = { 1, 0 };
+  out[0] = graph_op (G, "Transpose", self, "perm_is", 2, perm, NULL);
+  return TRUE;
+}
+
+/* Reductions: aten::sum(self, dim, keepdim, dtype) / sum(self, dtype) */
+static gboolean
+reduce (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error, const char *op)
+{
+  GraphValue *self;
+  if (!sym_parse_args (ctx, n, "v", &self, error))
+    return FALSE;
+  guint nin = graph_node_n_inputs (n);
+  gsize nd = 0;
+  const gint64 *dims = NULL;
+  gboolean keepdim = FALSE;
+  GraphValue *d = nin > 1 ? graph_node_input (n, 1) : NULL;
+  GraphType *dt = d ? graph_value_type (d) : NULL;
+  /* sum(self, dtype): the second argument is the dtype, not dims. */
+  gboolean has_dims = d && !sym_is_none (d) && !(dt && graph_type_kind (dt) == GRAPH_TYPE_INT
+                                                  && nin == 2);
+  if (has_dims && !sym_parse_args (ctx, n, "none,is", &nd, &dims, error))
+    return FALSE;
+  if (has_dims && nin > 2 && !sym_parse_args (ctx, n, "none,none,b", &keepdim, error))
+    return FALSE;
+  out[0] = sym_reduce (ctx, op, self, nd, dims, keepdim);
+  return TRUE;
+}
+
+static gboolean
+sym_sum (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  return reduce (ctx, n, out, error, "ReduceSum");
+}
+
+static gboolean
+sym_mean (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  return reduce (ctx, n, out, error, "ReduceMean");
+}
+
+/* aten::prod(self, dtype) / prod(self, dim, keepdim, dtype) */
+static gboolean
+sym_prod (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self;
+  gint64 dim;
+  gboolean keep = FALSE;
+  if (!sym_parse_args (ctx, n, "v", &self, error))
+    return FALSE;
+  if (graph_node_n_inputs (n) >= 4)
+    {
+      if (!sym_parse_args (ctx, n, "none,i,b", &dim, &keep, error))
+        return FALSE;
+      out[0] = sym_reduce (ctx, "ReduceProd", self, 1, &dim, keep);
+    }
+  else
+    out[0] = sym_reduce (ctx, "ReduceProd", self, 0, NULL, FALSE);
+  return TRUE;
+}
+
+/* aten::max / aten::min: max(self) (reduce all), max(self, other)
+ * (element-wise), max(self, dim, keepdim) (values, indices). */
+static gboolean
+minmax (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error, gboolean is_max)
+{
+  GraphValue *self;
+  if (!sym_parse_args (ctx, n, "v", &self, error))
+    return FALSE;
+  guint nin = graph_node_n_inputs (n);
+  if (nin == 1)
+    {
+      out[0] = sym_reduce (ctx, is_max ? "ReduceMax" : "ReduceMin", self, 0, NULL, FALSE);
+      return TRUE;
+    }
+  if (nin == 2)
+    {
+      GraphValue *other;
+      if (!sym_parse_args (ctx, n, "none,v", &other, error))
+        return FALSE;
+      out[0] = graph_op (G, is_max ? "Max" : "Min", self, other, NULL);
+      return TRUE;
+    }
+  gint64 dim;
+  gboolean keep;
+  if (!sym_parse_args (ctx, n, "none,i,b", &dim, &keep, error))
+    return FALSE;
+  out[0] = sym_reduce (ctx, is_max ? "ReduceMax" : "ReduceMin", self, 1, &dim, keep);
+  if (graph_node_n_outputs (n) > 1)
+    out[1] = graph_op (G, is_max ? "ArgMax" : "ArgMin", self, "axis_i", dim, "keepdims_i",
+                       (gint64) keep, NULL);
+  return TRUE;
+}
+
+static gboolean
+sym_max (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  return minmax (ctx, n, out, error, TRUE);
+}
+
+static gboolean
+sym_min (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  return minmax (ctx, n, out, error, FALSE);
+}
+
+/* aten::clamp(self, min, max) at opset 9: Clip attributes (constants only). */
+static gboolean
+sym_clamp (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self;
+  if (!sym_parse_args (ctx, n, "v", &self, error))
+    return FALSE;
+  GraphValue *lo = graph_node_n_inputs (n) > 1 ? graph_node_input (n, 1) : NULL;
+  GraphValue *hi = graph_node_n_inputs (n) > 2 ? graph_node_input (n, 2) : NULL;
+  double vlo, vhi;
+  gboolean has_lo = !sym_is_none (lo), has_hi = !sym_is_none (hi);
+  if ((has_lo && !sym_get_const_double (lo, &vlo)) || (has_hi && !sym_get_const_double (hi, &vhi)))
+    return sym_unimplemented (ctx, n, error, "clamp with tensor bounds");
+  if (has_lo && has_hi)
+    out[0] = graph_op (G, "Clip", self, "max_f", vhi, "min_f", vlo, NULL);
+  else if (has_lo)
+    out[0] = graph_op (G, "Clip", self, "min_f", vlo, NULL);
+  else if (has_hi)
+    out[0] = graph_op (G, "Clip", self, "max_f", vhi, NULL);
+  else
+    out[0] = self;
+  return TRUE;
+}
+
+static gboolean
+sym_clamp_min (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self;
+  double lo;
+  if (!sym_parse_args (ctx, n, "vf", &self, &lo, error))
+    return FALSE;
+  out[0] = graph_op (G, "Clip", self, "min_f", lo, NULL);
+  return TRUE;
+}
+
+static gboolean
+sym_clamp_max (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self;
+  double hi;
+  if (!sym_parse_args (ctx, n, "vf", &self, &hi, error))
+    return FALSE;
+  out[0] = graph_op (G, "Clip", self, "max_f", hi, NULL);
+  return TRUE;
+}
+
+/* aten::floor_divide: Floor(Div) for floats, truncating Div for ints
+ * (torch 1.13 semantics are truncation toward zero for both). */
+static gboolean
+sym_floor_divide (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self, *other;
+  if (!sym_parse_args (ctx, n, "vv", &self, &other, error))
+    return FALSE;
+  GraphValue *d = graph_op (G, "Div", self, other, NULL);
+  out[0] = graph_dtype_is_floating (sym_dtype (self)) ? graph_op (G, "Floor", d, NULL) : d;
+  return TRUE;
+}
+
+/* aten::remainder: self - floor(self / other) * other */
+static gboolean
+sym_remainder (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self, *other;
+  if (!sym_parse_args (ctx, n, "vv", &self, &other, error))
+    return FALSE;
+  GraphValue *d = graph_op (G, "Div", self, other, NULL);
+  if (graph_dtype_is_floating (sym_dtype (self)))
+    d = graph_op (G, "Floor", d, NULL);
+  out[0] = graph_op (G, "Sub", self, graph_op (G, "Mul", d, other, NULL), NULL);
+  return TRUE;
+}
+
+/* aten::rsqrt: 1 / sqrt(x) */
+static gboolean
+sym_rsqrt (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self;
+  if (!sym_parse_args (ctx, n, "v", &self, error))
+    return FALSE;
+  out[0] = graph_op (G, "Div", sym_scalar_like (ctx, 1.0, self), graph_op (G, "Sqrt", self, NULL),
+                     NULL);
+  return TRUE;
+}
+
+/* aten::square */
+static gboolean
+sym_square (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self;
+  if (!sym_parse_args (ctx, n, "v", &self, error))
+    return FALSE;
+  out[0] = graph_op (G, "Mul", self, self, NULL);
+  return TRUE;
+}
+
+/* aten::argmax(self, dim=None, keepdim=False) */
+static gboolean
+argminmax (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error, const char *op)
+{
+  GraphValue *self;
+  gint64 dim;
+  gboolean keep = FALSE;
+  if (!sym_parse_args (ctx, n, "v", &self, error))
+    return FALSE;
+  if (graph_node_n_inputs (n) > 2 && !sym_parse_args (ctx, n, "none,none,b", &keep, error))
+    return FALSE;
+  if (graph_node_n_inputs (n) < 2 || sym_is_none (graph_node_input (n, 1)))
+    {
+      static const gint64 flat[] = { -1 };
+      self = sym_reshape_static (ctx, self, 1, flat);
+      out[0] = graph_op (G, op, self, "axis_i", (gint64) 0, "keepdims_i", (gint64) 0, NULL);
+      return TRUE;
+    }
+  if (!sym_parse_args (ctx, n, "none,i", &dim, error))
+    return FALSE;
+  out[0] = graph_op (G, op, self, "axis_i", dim, "keepdims_i", (gint64) keep, NULL);
+  return TRUE;
+}
+
+static gboolean
+sym_argmax (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  return argminmax (ctx, n, out, error, "ArgMax");
+}
+
+static gboolean
+sym_argmin (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  return argminmax (ctx, n, out, error, "ArgMin");
+}
+
+const SymEntry sym_opset9_math[] = {
+  { "aten::abs", sym_abs },         { "aten::neg", sym_neg },
+  { "aten::sqrt", sym_sqrt },       { "aten::exp", sym_exp },
+  { "aten::log", sym_log },         { "aten::sin", sym_sin },
+  { "aten::cos", sym_cos },         { "aten::tan", sym_tan },
+  { "aten::asin", sym_asin },       { "aten::acos", sym_acos },
+  { "aten::atan", sym_atan },       { "aten::sinh", sym_sinh },
+  { "aten::cosh", sym_cosh },       { "aten::tanh", sym_tanh },
+  { "aten::sigmoid", sym_sigmoid }, { "aten::relu", sym_relu },
+  { "aten::floor", sym_floor },     { "aten::ceil", sym_ceil },
+  { "aten::sign", sym_sign },       { "aten::erf", sym_erf },
+  { "aten::reciprocal", sym_reciprocal },
+  { "aten::logical_not", sym_logical_not },
+  { "aten::bitwise_not", sym_logical_not },
+  { "aten::isnan", sym_isnan },     { "aten::softsign", sym_softsign },
+  { "aten::mul", sym_mul },         { "aten::div", sym_div },
+  { "aten::true_divide", sym_div },
+  { "aten::add", sym_add },         { "aten::sub", sym_sub },
+  { "aten::rsub", sym_rsub },       { "aten::eq", sym_eq },
+  { "aten::ne", sym_ne },           { "aten::gt", sym_gt },
+  { "aten::lt", sym_lt },           { "aten::ge", sym_ge },
+  { "aten::le", sym_le },           { "aten::logical_and", sym_logical_and },
+  { "aten::logical_or", sym_logical_or },
+  { "aten::logical_xor", sym_logical_xor },
+  { "aten::pow", sym_pow },         { "aten::matmul", sym_matmul },
+  { "aten::bmm", sym_bmm },         { "aten::mm", sym_mm },
+  { "aten::addmm", sym_addmm },     { "aten::linear", sym_linear },
+  { "aten::t", sym_t },             { "aten::prelu", sym_prelu },
+  { "aten::sum", sym_sum },         { "aten::mean", sym_mean },
+  { "aten::prod", sym_prod },       { "aten::max", sym_max },
+  { "aten::min", sym_min },         { "aten::clamp", sym_clamp },
+  { "aten::clip", sym_clamp },
+  { "aten::clamp_min", sym_clamp_min },
+  { "aten::clamp_max", sym_clamp_max },
+  { "aten::floor_divide", sym_floor_divide },
+  { "aten::remainder", sym_remainder },
+  { "aten::rsqrt", sym_rsqrt },     { "aten::square", sym_square },
+  { "aten::argmax", sym_argmax },   { "aten::argmin", sym_argmin },
+};
+const gsize sym_opset9_math_len = G_N_ELEMENTS (sym_opset9_math);

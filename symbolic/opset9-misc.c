@@ -1,0 +1,30 @@
+/* Opset 9 base set: small queries answered from the traced types. */
+#include "symbolic/sym-private.h"
+
+/* aten::dim(self): the rank, a constant. */
+static gboolean
+sym_dim_op (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  int r = sym_rank (graph_node_input (n, 0));
+  if (r < 0)
+    return sym_unimplemented (ctx, n, error, "dim() of an input of unknown rank");
+  out[0] = sym_const_i64 (ctx, r);
+  return TRUE;
+}
+
+/* aten::numel(self): ReduceProd of the shape. */
+static gboolean
+sym_numel (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self;
+  if (!sym_parse_args (ctx, n, "v", &self, error))
+    return FALSE;
+  out[0] = sym_reduce (ctx, "ReduceProd", sym_size (ctx, self, G_MININT64), 0, NULL, FALSE);
+  return TRUE;
+}
+
+const SymEntry sym_opset9_misc[] = {
+  { "aten::dim", sym_dim_op },
+  { "aten::numel", sym_numel },
+};
+const gsize sym_opset9_misc_len = G_N_ELEMENTS (sym_opset9_misc);

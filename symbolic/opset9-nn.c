@@ -1,0 +1,760 @@
+/* Opset 9 base set: convolution, pooling, normalisation, activations,
+ * dropout, embedding, softmax. */
+#include "symbolic/sym-private.h"
+#include <math.h>
+#include <string.h>
+
+#define G sym_graph (ctx)
+
+/* Expands a 1-element list to n elements (torch's _single/_pair/_triple). */
+static void
+expand_list (gsize len, const gint64 *v, gsize n, gint64 *out)
+{
+  for (gsize i = 0; i < n; i++)
+    out[i] = len == 1 ? v[0] : (i < len ? v[i] : 0);
+}
+
+/* aten::_convolution(input, weight, bias, stride, padding, dilation,
+ *   transposed, output_padding, groups, benchmark, deterministic,
+ *   cudnn_enabled, allow_tf32) and aten::conv{1,2,3}d(input, weight, bias,
+ *   stride, padding, dilation, groups). */
+static gboolean
+convolution (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error, gboolean full)
+{
+  GraphValue *input, *weight, *bias;
+  gsize ns, np, nd, nop = 0;
+  const gint64 *stride, *padding, *dilation, *opad = NULL;
+  gboolean transposed = FALSE;
+  gint64 groups;
+  if (full)
+    {
+      if (!sym_parse_args (ctx, n, "v,v,v,is,is,is,b,is,i", &input, &weight, &bias, &ns, &stride,
+                           &np, &padding, &nd, &dilation, &transposed, &nop, &opad, &groups, error))
+        return FALSE;
+    }
+  else if (!sym_parse_args (ctx, n, "v,v,v,is,is,is,i", &input, &weight, &bias, &ns, &stride, &np,
+                            &padding, &nd, &dilation, &groups, error))
+    return FALSE;
+  int wrank = sym_rank (weight);
+  gint64 wdims[TENSOR_MAX_RANK];
+  if (wrank < 3 || !sym_static_shape (weight, wdims))
+    return sym_unimplemented (ctx, n, error, "convolution with a weight of unknown shape");
+  gsize k = (gsize) wrank - 2;
+  gint64 kernel[8], strides[8], dil[8], pads[16], outpad[8];
+  if (k > 8)
+    return sym_unimplemented (ctx, n, error, "%zu-d convolution", k);
+  for (gsize i = 0; i < k; i++)
+    kernel[i] = wdims[i + 2];
+  expand_list (ns, stride, k, strides);
+  expand_list (nd, dilation, k, dil);
+  expand_list (np, padding, k, pads);
+  memcpy (pads + k, pads, k * sizeof (gint64));
+  GraphNode *node;
+  GraphValue *ins[3] = { input, weight, bias };
+  guint nin = bias ? 3 : 2;
+  node = graph_opv_outputs (G, transposed ? "ConvTranspose" : "Conv", nin, ins, 1,
+                            "dilations_is", (int) k, dil, "group_i", groups,
+                            "kernel_shape_is", (int) k, kernel, "pads_is", (int) (2 * k), pads,
+                            "strides_is", (int) k, strides, NULL);
+  if (node == NULL)
+    return FALSE;
+  if (transposed && nop > 0)
+    {
+      expand_list (nop, opad, k, outpad);
+      gboolean any = FALSE;
+      for (gsize i = 0; i < k; i++)
+        any = any || outpad[i] != 0;
+      if (any)
+        graph_node_set_is (node, "output_padding", k, outpad);
+    }
+  out[0] = graph_node_output (node, 0);
+  return TRUE;
+}
+
+static gboolean
+sym__convolution (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  return convolution (ctx, n, out, error, TRUE);
+}
+
+static gboolean
+sym_conv (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  return convolution (ctx, n, out, error, FALSE);
+}
+
+/* aten::batch_norm(input, weight, bias, running_mean, running_var,
+ *   training, momentum, eps, cudnn_enabled) — inference form. */
+static gboolean
+sym_batch_norm (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *input, *weight, *bias, *mean, *var;
+  gboolean training;
+  double momentum, eps;
+  if (!sym_parse_args (ctx, n, "vvvvvbff", &input, &weight, &bias, &mean, &var, &training,
+                       &momentum, &eps, error))
+    return FALSE;
+  if (mean == NULL || var == NULL)
+    return sym_unimplemented (ctx, n, error, "batch_norm without running statistics");
+  if (weight == NULL || bias == NULL)
+    {
+      gint64 dims[TENSOR_MAX_RANK];
+      int r = sym_rank (input);
+      if (r < 2 || !sym_static_shape (input, dims))
+        return sym_unimplemented (ctx, n, error, "batch_norm without affine weights on an input of unknown channels");
+      GraphDType dt = sym_dtype (input) ? sym_dtype (input) : GRAPH_DTYPE_FLOAT;
+      gint64 c = dims[1];
+      if (weight == NULL)
+        {
+          g_autoptr (Tensor) t = tensor_new_zeroed (dt, 1, &c, NULL);
+          for (gint64 i = 0; i < c && dt == GRAPH_DTYPE_FLOAT; i++)
+            ((float *) tensor_data (t))[i] = 1.0f;
+          weight = sym_constant (ctx, t);
+        }
+      if (bias == NULL)
+        {
+          g_autoptr (Tensor) t = tensor_new_zeroed (dt, 1, &c, NULL);
+          bias = sym_constant (ctx, t);
+        }
+    }
+  GraphValue *ins[5] = { input, weight, bias, mean, var };
+  GraphNode *bn;
+  if (sym_opset (ctx) >= 14)
+    bn = graph_opv_outputs (G, "BatchNormalization", 5, ins, 1, "epsilon_f", eps,
+                            "momentum_f", 1.0 - momentum, "training_mode_i", (gint64) 0, NULL);
+  else
+    bn = graph_opv_outputs (G, "BatchNormalization", 5, ins, 1, "epsilon_f", eps,
+                            "momentum_f", 1.0 - momentum, NULL);
+  if (bn == NULL)
+    return FALSE;
+  out[0] = graph_node_output (bn, 0);
+  return TRUE;
+}
+
+/* aten::layer_norm(input, normalized_shape, weight, bias, eps, cudnn):
+ * a decomposition before 17, LayerNormalization from 17 (opset17.c lists
+ * this function again). */
+gboolean sym_layer_norm_any (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error);
+
+gboolean
+sym_layer_norm_any (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *input, *weight, *bias;
+  gsize ns;
+  const gint64 *shape;
+  double eps;
+  if (!sym_parse_args (ctx, n, "v,is,v,v,f", &input, &ns, &shape, &weight, &bias, &eps, error))
+    return FALSE;
+  gint64 axes[TENSOR_MAX_RANK];
+  if (ns == 0 || ns > TENSOR_MAX_RANK)
+    return sym_unimplemented (ctx, n, error, "an empty normalized_shape");
+  for (gsize i = 0; i < ns; i++)
+    axes[i] = -(gint64) (ns - i);
+  if (sym_opset (ctx) >= 17)
+    {
+      GraphValue *ins[3] = { input, weight, bias };
+      if (weight == NULL)
+        return sym_unimplemented (ctx, n, error, "layer_norm without weight");
+      GraphNode *ln = graph_opv_outputs (G, "LayerNormalization", bias ? 3 : 2, ins, 1,
+                                         "axis_i", -(gint64) ns, "epsilon_f", eps, NULL);
+      out[0] = ln ? graph_node_output (ln, 0) : NULL;
+      return out[0] != NULL;
+    }
+  GraphValue *mean = sym_reduce (ctx, "ReduceMean", input, ns, axes, TRUE);
+  GraphValue *num = graph_op (G, "Sub", input, mean, NULL);
+  GraphValue *var = sym_reduce (ctx, "ReduceMean",
+                                graph_op (G, "Pow", num, sym_scalar_like (ctx, 2.0, input), NULL),
+                                ns, axes, TRUE);
+  GraphValue *den = graph_op (G, "Sqrt", graph_op (G, "Add", var, sym_scalar_like (ctx, eps, input), NULL),
+                              NULL);
+  GraphValue *y = graph_op (G, "Div", num, den, NULL);
+  if (weight)
+    y = graph_op (G, "Mul", y, weight, NULL);
+  if (bias)
+    y = graph_op (G, "Add", y, bias, NULL);
+  out[0] = y;
+  return TRUE;
+}
+
+/* Pooling: aten::max_pool{1,2,3}d(input, kernel, stride, padding,
+ *   dilation, ceil_mode) and max_pool2d_with_indices. */
+static gboolean
+sym_max_pool (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *input;
+  gsize nk, ns, np, nd;
+  const gint64 *kernel, *stride, *padding, *dilation;
+  gboolean ceil_mode;
+  if (!sym_parse_args (ctx, n, "v,is,is,is,is,b", &input, &nk, &kernel, &ns, &stride, &np,
+                       &padding, &nd, &dilation, &ceil_mode, error))
+    return FALSE;
+  gsize k = nk;
+  gint64 strides[8], pads[16], dil[8];
+  if (k == 0 || k > 8)
+    return sym_unimplemented (ctx, n, error, "an empty kernel");
+  expand_list (ns ? ns : nk, ns ? stride : kernel, k, strides);
+  expand_list (np, padding, k, pads);
+  memcpy (pads + k, pads, k * sizeof (gint64));
+  expand_list (nd, dilation, k, dil);
+  for (gsize i = 0; i < k; i++)
+    if (dil[i] != 1 && sym_opset (ctx) < 10)
+      return sym_unimplemented (ctx, n, error, "dilation");
+  if (ceil_mode && sym_opset (ctx) < 10)
+    {
+      /* Opset 9 has no ceil_mode: pad the end instead (as torch does). */
+      gint64 dims[TENSOR_MAX_RANK];
+      int r = sym_rank (input);
+      if (r < (int) k || !sym_static_shape (input, dims))
+        return sym_unimplemented (ctx, n, error, "ceil_mode on an input of unknown shape");
+      for (gsize i = 0; i < k; i++)
+        {
+          gint64 size = dims[r - (int) k + (int) i] + 2 * pads[i] - kernel[i];
+          gint64 rem = size % strides[i];
+          if (rem != 0)
+            pads[k + i] += strides[i] - rem;
+        }
+      ceil_mode = FALSE;
+    }
+  gboolean with_indices = graph_node_n_outputs (n) > 1;
+  guint n_out = with_indices && graph_value_n_uses (graph_node_output (n, 1)) > 0 ? 2 : 1;
+  if (n_out == 2)
+    return sym_unimplemented (ctx, n, error, "max pooling indices");
+  GraphNode *mp;
+  if (sym_opset (ctx) >= 10)
+    {
+      gboolean any_dil = FALSE;
+      for (gsize i = 0; i < k; i++)
+        any_dil = any_dil || dil[i] != 1;
+      mp = graph_op_outputs (G, "MaxPool", 1, input, "kernel_shape_is", (int) k, kernel,
+                             "pads_is", (int) (2 * k), pads, "strides_is", (int) k, strides,
+                             NULL);
+      if (mp && ceil_mode)
+        graph_node_set_i (mp, "ceil_mode", 1);
+      if (mp && any_dil)
+        graph_node_set_is (mp, "dilations", k, dil);
+    }
+  else
+    mp = graph_op_outputs (G, "MaxPool", 1, input, "kernel_shape_is", (int) k, kernel,
+                           "pads_is", (int) (2 * k), pads, "strides_is", (int) k, strides, NULL);
+  if (mp == NULL)
+    return FALSE;
+  out[0] = graph_node_output (mp, 0);
+  return TRUE;
+}
+
+/* aten::avg_pool{1,2,3}d(input, kernel, stride, padding, ceil_mode,
+ *   count_include_pad, divisor_override) */
+static gboolean
+sym_avg_pool (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *input;
+  gsize nk, ns, np;
+  const gint64 *kernel, *stride, *padding;
+  gboolean ceil_mode, count_include_pad = TRUE;
+  if (!sym_parse_args (ctx, n, "v,is,is,is,b", &input, &nk, &kernel, &ns, &stride, &np, &padding,
+                       &ceil_mode, error))
+    return FALSE;
+  if (graph_node_n_inputs (n) > 5 && !sym_parse_args (ctx, n, "none,none,none,none,none,b",
+                                                       &count_include_pad, error))
+    return FALSE;
+  if (graph_node_n_inputs (n) > 6 && !sym_is_none (graph_node_input (n, 6)))
+    return sym_unimplemented (ctx, n, error, "divisor_override");
+  gsize k = nk;
+  gint64 strides[8], pads[16];
+  if (k == 0 || k > 8)
+    return sym_unimplemented (ctx, n, error, "an empty kernel");
+  expand_list (ns ? ns : nk, ns ? stride : kernel, k, strides);
+  expand_list (np, padding, k, pads);
+  gboolean any_pad = FALSE;
+  for (gsize i = 0; i < k; i++)
+    any_pad = any_pad || pads[i] != 0;
+  if (count_include_pad && any_pad)
+    {
+      /* Explicit zero padding so the padded cells count (as torch). */
+      gint64 full[2 * (2 + 8)] = { 0 };
+      for (gsize i = 0; i < k; i++)
+        full[2 + i] = full[2 + k + 2 + i] = pads[i];
+      if (sym_opset (ctx) >= 11)
+        input = graph_op (G, "Pad", input, sym_const_ints (ctx, 2 * (k + 2), full),
+                          sym_scalar_like (ctx, 0.0, input), "mode_s", "constant", NULL);
+      else
+        input = graph_op (G, "Pad", input, "mode_s", "constant", "pads_is", (int) (2 * (k + 2)),
+                          full, "value_f", 0.0, NULL);
+      for (gsize i = 0; i < k; i++)
+        pads[i] = 0;
+    }
+  memcpy (pads + k, pads, k * sizeof (gint64));
+  if (ceil_mode && sym_opset (ctx) < 10)
+    return sym_unimplemented (ctx, n, error, "ceil_mode (supported from opset 10)");
+  GraphValue *v = graph_op (G, "AveragePool", input, "kernel_shape_is", (int) k, kernel,
+                            "pads_is", (int) (2 * k), pads, "strides_is", (int) k, strides, NULL);
+  if (v && ceil_mode)
+    graph_node_set_i (graph_value_node (v), "ceil_mode", 1);
+  out[0] = v;
+  return v != NULL;
+}
+
+/* aten::adaptive_avg_pool{1,2,3}d(input, output_size) */
+static gboolean
+adaptive_pool (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error, gboolean is_max)
+{
+  GraphValue *input;
+  gsize no;
+  const gint64 *osize;
+  if (!sym_parse_args (ctx, n, "v,is", &input, &no, &osize, error))
+    return FALSE;
+  gboolean ones = TRUE;
+  for (gsize i = 0; i < no; i++)
+    ones = ones && osize[i] == 1;
+  if (ones && (!is_max || graph_node_n_outputs (n) == 1
+               || graph_value_n_uses (graph_node_output (n, 1)) == 0))
+    {
+      out[0] = graph_op (G, is_max ? "GlobalMaxPool" : "GlobalAveragePool", input, NULL);
+      return TRUE;
+    }
+  gint64 dims[TENSOR_MAX_RANK];
+  int r = sym_rank (input);
+  if (r < (int) no + 1 || !sym_static_shape (input, dims))
+    return sym_unimplemented (ctx, n, error, "adaptive pooling on an input of unknown size");
+  gint64 kernel[8], strides[8], pads[16] = { 0 };
+  if (no > 8)
+    return sym_unimplemented (ctx, n, error, "%zu-d adaptive pooling", no);
+  for (gsize i = 0; i < no; i++)
+    {
+      gint64 in = dims[r - (int) no + (int) i];
+      if (osize[i] <= 0 || in % osize[i] != 0)
+        return sym_unimplemented (ctx, n, error,
+                                  "adaptive pooling where the output size does not divide the input size");
+      strides[i] = kernel[i] = in / osize[i];
+    }
+  out[0] = graph_op (G, is_max ? "MaxPool" : "AveragePool", input, "kernel_shape_is", (int) no,
+                     kernel, "pads_is", (int) (2 * no), pads, "strides_is", (int) no, strides, NULL);
+  return out[0] != NULL;
+}
+
+static gboolean
+sym_adaptive_avg_pool (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  return adaptive_pool (ctx, n, out, error, FALSE);
+}
+
+static gboolean
+sym_adaptive_max_pool (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  return adaptive_pool (ctx, n, out, error, TRUE);
+}
+
+/* Dropout family (inference form): identity; training mode is refused. */
+static gboolean
+sym_dropout (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *input;
+  gboolean train = FALSE;
+  if (!sym_parse_args (ctx, n, "v", &input, error))
+    return FALSE;
+  if (graph_node_n_inputs (n) > 2 && !sym_parse_args (ctx, n, "none,none,b", &train, error))
+    return FALSE;
+  if (train)
+    return sym_unimplemented (ctx, n, error, "training-mode dropout");
+  out[0] = input;
+  return TRUE;
+}
+
+/* aten::embedding(weight, indices, padding_idx, scale_grad_by_freq, sparse) */
+static gboolean
+sym_embedding (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *weight, *indices;
+  if (!sym_parse_args (ctx, n, "vv", &weight, &indices, error))
+    return FALSE;
+  out[0] = graph_op (G, "Gather", weight, indices, NULL);
+  return TRUE;
+}
+
+/* softmax / log_softmax before opset 13: Softmax coerces to 2-D at axis,
+ * so a dim other than the last is transposed there and back. */
+static gboolean
+softmax_common (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error, const char *op)
+{
+  GraphValue *input;
+  gint64 dim;
+  if (!sym_parse_args (ctx, n, "vi", &input, &dim, error))
+    return FALSE;
+  int r = sym_rank (input);
+  if (r < 0)
+    return sym_unimplemented (ctx, n, error, "softmax on an input of unknown rank");
+  if (dim < 0)
+    dim += r;
+  if (r == 0)
+    {
+      out[0] = graph_op (G, op, input, "axis_i", (gint64) 0, NULL);
+      return TRUE;
+    }
+  gboolean transpose = dim != r - 1;
+  gint64 perm[TENSOR_MAX_RANK];
+  for (int i = 0; i < r; i++)
+    perm[i] = i;
+  if (transpose)
+    {
+      perm[dim] = r - 1;
+      perm[r - 1] = dim;
+      input = graph_op (G, "Transpose", input, "perm_is", r, perm, NULL);
+    }
+  GraphValue *y = graph_op (G, op, input, "axis_i", (gint64) (r - 1), NULL);
+  if (transpose)
+    y = graph_op (G, "Transpose", y, "perm_is", r, perm, NULL);
+  if (graph_node_n_inputs (n) > 2 && !sym_is_none (graph_node_input (n, 2)))
+    {
+      gint64 st;
+      if (sym_get_const_int (graph_node_input (n, 2), &st))
+        {
+          /* torch ScalarType → ONNX dtype for the common float types. */
+          static const GraphDType map[] = { GRAPH_DTYPE_UINT8, GRAPH_DTYPE_INT8, GRAPH_DTYPE_INT16,
+                                            GRAPH_DTYPE_INT32, GRAPH_DTYPE_INT64, GRAPH_DTYPE_FLOAT16,
+                                            GRAPH_DTYPE_FLOAT, GRAPH_DTYPE_DOUBLE };
+          if (st >= 0 && st < (gint64) G_N_ELEMENTS (map))
+            y = sym_cast (ctx, y, map[st]);
+        }
+    }
+  out[0] = y;
+  return TRUE;
+}
+
+static gboolean
+sym_softmax (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  return softmax_common (ctx, n, out, error, "Softmax");
+}
+
+static gboolean
+sym_log_softmax (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  return softmax_common (ctx, n, out, error, "LogSoftmax");
+}
+
+/* aten::elu(self, alpha, scale, input_scale) */
+static gboolean
+sym_elu (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self;
+  double alpha, scale = 1.0, input_scale = 1.0;
+  if (!sym_parse_args (ctx, n, "vf", &self, &alpha, error))
+    return FALSE;
+  if (graph_node_n_inputs (n) > 3
+      && !sym_parse_args (ctx, n, "none,none,f,f", &scale, &input_scale, error))
+    return FALSE;
+  if (scale != 1.0 || input_scale != 1.0)
+    return sym_unimplemented (ctx, n, error, "elu with scale/input_scale != 1");
+  out[0] = graph_op (G, "Elu", self, "alpha_f", alpha, NULL);
+  return TRUE;
+}
+
+static gboolean
+sym_selu (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self;
+  if (!sym_parse_args (ctx, n, "v", &self, error))
+    return FALSE;
+  out[0] = graph_op (G, "Selu", self, NULL);
+  return TRUE;
+}
+
+static gboolean
+sym_leaky_relu (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self;
+  double slope = 0.01;
+  if (!sym_parse_args (ctx, n, "v", &self, error))
+    return FALSE;
+  if (graph_node_n_inputs (n) > 1 && !sym_parse_args (ctx, n, "none,f", &slope, error))
+    return FALSE;
+  out[0] = graph_op (G, "LeakyRelu", self, "alpha_f", slope, NULL);
+  return TRUE;
+}
+
+/* aten::threshold(self, threshold, value): where(x > t, x, value) */
+static gboolean
+sym_threshold (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self;
+  double th, value;
+  if (!sym_parse_args (ctx, n, "vff", &self, &th, &value, error))
+    return FALSE;
+  if (th == 0.0 && value == 0.0)
+    {
+      out[0] = graph_op (G, "Relu", self, NULL);
+      return TRUE;
+    }
+  GraphValue *cond = graph_op (G, "Greater", self, sym_scalar_like (ctx, th, self), NULL);
+  out[0] = graph_op (G, "Where", cond, self, sym_scalar_like (ctx, value, self), NULL);
+  return TRUE;
+}
+
+/* aten::glu(self, dim): a * sigmoid(b) of the two halves. */
+static gboolean
+sym_glu (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self;
+  gint64 dim;
+  if (!sym_parse_args (ctx, n, "vi", &self, &dim, error))
+    return FALSE;
+  GraphNode *sp = sym_split (ctx, self, dim, 2, NULL);
+  if (sp == NULL)
+    return FALSE;
+  out[0] = graph_op (G, "Mul", graph_node_output (sp, 0),
+                     graph_op (G, "Sigmoid", graph_node_output (sp, 1), NULL), NULL);
+  return TRUE;
+}
+
+/* aten::hardtanh(self, min, max) at opset 9: Clip attributes. */
+static gboolean
+sym_hardtanh (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self;
+  double lo = -1.0, hi = 1.0;
+  if (!sym_parse_args (ctx, n, "v", &self, error))
+    return FALSE;
+  if (graph_node_n_inputs (n) > 2 && !sym_parse_args (ctx, n, "none,f,f", &lo, &hi, error))
+    return FALSE;
+  out[0] = graph_op (G, "Clip", self, "max_f", hi, "min_f", lo, NULL);
+  return TRUE;
+}
+
+static gboolean
+sym_relu6 (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self;
+  if (!sym_parse_args (ctx, n, "v", &self, error))
+    return FALSE;
+  out[0] = graph_op (G, "Clip", self, "max_f", 6.0, "min_f", 0.0, NULL);
+  return TRUE;
+}
+
+/* aten::gelu(self, approximate="none"): 0.5 x (1 + erf(x / sqrt 2)) */
+static gboolean
+sym_gelu (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self;
+  const char *approx = "none";
+  if (!sym_parse_args (ctx, n, "v", &self, error))
+    return FALSE;
+  if (graph_node_n_inputs (n) > 1 && !sym_parse_args (ctx, n, "none,s", &approx, error))
+    return FALSE;
+  if (strcmp (approx, "tanh") == 0)
+    {
+      /* 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) */
+      GraphValue *x3 = graph_op (G, "Pow", self, sym_scalar_like (ctx, 3.0, self), NULL);
+      GraphValue *inner = graph_op (G, "Add", self,
+                                    graph_op (G, "Mul", x3, sym_scalar_like (ctx, 0.044715, self), NULL),
+                                    NULL);
+      inner = graph_op (G, "Mul", inner, sym_scalar_like (ctx, sqrt (2.0 / G_PI), self), NULL);
+      GraphValue *t = graph_op (G, "Add", graph_op (G, "Tanh", inner, NULL),
+                                sym_scalar_like (ctx, 1.0, self), NULL);
+      out[0] = graph_op (G, "Mul", graph_op (G, "Mul", self, t, NULL),
+                         sym_scalar_like (ctx, 0.5, self), NULL);
+      return TRUE;
+    }
+  GraphValue *e = graph_op (G, "Erf", graph_op (G, "Div", self, sym_scalar_like (ctx, G_SQRT2, self),
+                                                NULL), NULL);
+  GraphValue *t = graph_op (G, "Add", e, sym_scalar_like (ctx, 1.0, self), NULL);
+  out[0] = graph_op (G, "Mul", graph_op (G, "Mul", self, t, NULL), sym_scalar_like (ctx, 0.5, self),
+                     NULL);
+  return TRUE;
+}
+
+static gboolean
+sym_silu (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self;
+  if (!sym_parse_args (ctx, n, "v", &self, error))
+    return FALSE;
+  out[0] = graph_op (G, "Mul", self, graph_op (G, "Sigmoid", self, NULL), NULL);
+  return TRUE;
+}
+
+static gboolean
+sym_hardsigmoid (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self;
+  if (!sym_parse_args (ctx, n, "v", &self, error))
+    return FALSE;
+  out[0] = graph_op (G, "HardSigmoid", self, "alpha_f", 1.0 / 6.0, NULL);
+  return TRUE;
+}
+
+static gboolean
+sym_hardswish (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self;
+  if (!sym_parse_args (ctx, n, "v", &self, error))
+    return FALSE;
+  GraphValue *hs = graph_op (G, "HardSigmoid", self, "alpha_f", 1.0 / 6.0, NULL);
+  out[0] = graph_op (G, "Mul", self, hs, NULL);
+  return TRUE;
+}
+
+/* aten::softplus(self, beta, threshold) */
+static gboolean
+sym_softplus (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self;
+  double beta = 1.0;
+  if (!sym_parse_args (ctx, n, "v", &self, error))
+    return FALSE;
+  if (graph_node_n_inputs (n) > 1 && !sym_parse_args (ctx, n, "none,f", &beta, error))
+    return FALSE;
+  if (beta != 1.0)
+    {
+      GraphValue *b = sym_scalar_like (ctx, beta, self);
+      out[0] = graph_op (G, "Div", graph_op (G, "Softplus", graph_op (G, "Mul", self, b, NULL), NULL),
+                         b, NULL);
+    }
+  else
+    out[0] = graph_op (G, "Softplus", self, NULL);
+  return TRUE;
+}
+
+/* aten::pixel_shuffle(self, upscale_factor) on a static 4-D input:
+ * Reshape → Transpose → Reshape (torch's static-shape path). */
+static gboolean
+sym_pixel_shuffle (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self;
+  gint64 r;
+  if (!sym_parse_args (ctx, n, "vi", &self, &r, error))
+    return FALSE;
+  gint64 d[TENSOR_MAX_RANK];
+  if (sym_rank (self) != 4 || !sym_static_shape (self, d))
+    return sym_unimplemented (ctx, n, error, "pixel_shuffle on an input that is not a static 4-D tensor");
+  gint64 oc = d[1] / r / r;
+  const gint64 s1[] = { d[0], oc, r, r, d[2], d[3] };
+  static const gint64 perm[] = { 0, 1, 4, 2, 5, 3 };
+  const gint64 s2[] = { d[0], oc, d[2] * r, d[3] * r };
+  GraphValue *v = sym_reshape_static (ctx, self, 6, s1);
+  v = graph_op (G, "Transpose", v, "perm_is", 6, perm, NULL);
+  out[0] = sym_reshape_static (ctx, v, 4, s2);
+  return TRUE;
+}
+
+/* aten::instance_norm(input, weight, bias, running_mean, running_var,
+ *   use_input_stats, momentum, eps, cudnn) */
+static gboolean
+sym_instance_norm (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *input, *weight, *bias;
+  double eps;
+  if (!sym_parse_args (ctx, n, "v,v,v,none,none,none,none,f", &input, &weight, &bias, &eps, error))
+    return FALSE;
+  if (weight == NULL || bias == NULL)
+    {
+      gint64 d[TENSOR_MAX_RANK];
+      if (sym_rank (input) < 2 || !sym_static_shape (input, d))
+        return sym_unimplemented (ctx, n, error, "instance_norm without weights on an input of unknown channels");
+      g_autoptr (Tensor) one = tensor_new_zeroed (GRAPH_DTYPE_FLOAT, 1, &d[1], NULL);
+      for (gint64 i = 0; i < d[1]; i++)
+        ((float *) tensor_data (one))[i] = 1.0f;
+      g_autoptr (Tensor) zero = tensor_new_zeroed (GRAPH_DTYPE_FLOAT, 1, &d[1], NULL);
+      if (weight == NULL)
+        weight = sym_constant (ctx, one);
+      if (bias == NULL)
+        bias = sym_constant (ctx, zero);
+    }
+  out[0] = graph_op (G, "InstanceNormalization", input, weight, bias, "epsilon_f", eps, NULL);
+  return TRUE;
+}
+
+/* aten::constant_pad_nd(self, pad, value) at opset 9 (attributes).
+ * torch's pad list is last-dim-first pairs; ONNX wants all begins then
+ * all ends, first dim first. */
+gboolean sym_pads_from_torch (SymContext *ctx, GraphNode *n, GraphValue *self, gsize np,
+                              const gint64 *pad, gint64 *pads, int *rank, GError **error);
+
+gboolean
+sym_pads_from_torch (SymContext *ctx, GraphNode *n, GraphValue *self, gsize np, const gint64 *pad,
+                     gint64 *pads, int *rank, GError **error)
+{
+  int r = sym_rank (self);
+  if (r < 0 || np % 2 != 0 || np / 2 > (gsize) r)
+    return sym_unimplemented (ctx, n, error, "padding an input of unknown rank");
+  for (int i = 0; i < 2 * r; i++)
+    pads[i] = 0;
+  for (gsize i = 0; i < np / 2; i++)
+    {
+      pads[r - 1 - (int) i] = pad[2 * i];
+      pads[2 * r - 1 - (int) i] = pad[2 * i + 1];
+    }
+  *rank = r;
+  return TRUE;
+}
+
+static gboolean
+sym_constant_pad_nd (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self;
+  gsize np;
+  const gint64 *pad;
+  double value = 0.0;
+  if (!sym_parse_args (ctx, n, "v,is", &self, &np, &pad, error))
+    return FALSE;
+  if (graph_node_n_inputs (n) > 2 && !sym_is_none (graph_node_input (n, 2))
+      && !sym_parse_args (ctx, n, "none,none,f", &value, error))
+    return FALSE;
+  gint64 pads[2 * TENSOR_MAX_RANK];
+  int r;
+  if (!sym_pads_from_torch (ctx, n, self, np, pad, pads, &r, error))
+    return FALSE;
+  if (sym_opset (ctx) >= 11)
+    out[0] = graph_op (G, "Pad", self, sym_const_ints (ctx, 2 * r, pads),
+                       sym_scalar_like (ctx, value, self), "mode_s", "constant", NULL);
+  else
+    out[0] = graph_op (G, "Pad", self, "mode_s", "constant", "pads_is", 2 * r, pads, "value_f",
+                       value, NULL);
+  return TRUE;
+}
+
+const SymEntry sym_opset9_nn[] = {
+  { "aten::_convolution", sym__convolution },
+  { "aten::conv1d", sym_conv },
+  { "aten::conv2d", sym_conv },
+  { "aten::conv3d", sym_conv },
+  { "aten::batch_norm", sym_batch_norm },
+  { "aten::layer_norm", sym_layer_norm_any },
+  { "aten::instance_norm", sym_instance_norm },
+  { "aten::max_pool1d", sym_max_pool },
+  { "aten::max_pool2d", sym_max_pool },
+  { "aten::max_pool3d", sym_max_pool },
+  { "aten::max_pool1d_with_indices", sym_max_pool },
+  { "aten::max_pool2d_with_indices", sym_max_pool },
+  { "aten::max_pool3d_with_indices", sym_max_pool },
+  { "aten::avg_pool1d", sym_avg_pool },
+  { "aten::avg_pool2d", sym_avg_pool },
+  { "aten::avg_pool3d", sym_avg_pool },
+  { "aten::adaptive_avg_pool1d", sym_adaptive_avg_pool },
+  { "aten::adaptive_avg_pool2d", sym_adaptive_avg_pool },
+  { "aten::adaptive_avg_pool3d", sym_adaptive_avg_pool },
+  { "aten::adaptive_max_pool1d", sym_adaptive_max_pool },
+  { "aten::adaptive_max_pool2d", sym_adaptive_max_pool },
+  { "aten::adaptive_max_pool3d", sym_adaptive_max_pool },
+  { "aten::dropout", sym_dropout },
+  { "aten::feature_dropout", sym_dropout },
+  { "aten::alpha_dropout", sym_dropout },
+  { "aten::feature_alpha_dropout", sym_dropout },
+  { "aten::embedding", sym_embedding },
+  { "aten::softmax", sym_softmax },
+  { "aten::log_softmax", sym_log_softmax },
+  { "aten::elu", sym_elu },
+  { "aten::selu", sym_selu },
+  { "aten::leaky_relu", sym_leaky_relu },
+  { "aten::threshold", sym_threshold },
+  { "aten::glu", sym_glu },
+  { "aten::hardtanh", sym_hardtanh },
+  { "aten::relu6", sym_relu6 },
+  { "aten::gelu", sym_gelu },
+  { "aten::silu", sym_silu },
+  { "aten::hardsigmoid", sym_hardsigmoid },
+  { "aten::hardswish", sym_hardswish },
+  { "aten::softplus", sym_softplus },
+  { "aten::pixel_shuffle", sym_pixel_shuffle },
+  { "aten::constant_pad_nd", sym_constant_pad_nd },
+};
+const gsize sym_opset9_nn_len = G_N_ELEMENTS (sym_opset9_nn);

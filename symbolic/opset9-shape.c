@@ -1,0 +1,848 @@
+/* Opset 9 base set: shapes, views, joins and splits, indexing. */
+#include "symbolic/sym-private.h"
+#include <string.h>
+
+#define G sym_graph (ctx)
+
+/* aten::size(self) / size(self, dim) */
+static gboolean
+sym_size_op (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self;
+  gint64 dim;
+  if (!sym_parse_args (ctx, n, "v", &self, error))
+    return FALSE;
+  if (graph_node_n_inputs (n) < 2)
+    {
+      out[0] = sym_size (ctx, self, G_MININT64);
+      return TRUE;
+    }
+  if (!sym_parse_args (ctx, n, "none,i", &dim, error))
+    return FALSE;
+  if (dim < 0)
+    {
+      int r = sym_rank (self);
+      if (r < 0)
+        return sym_unimplemented (ctx, n, error, "size with a negative dim on an input of unknown rank");
+      dim += r;
+    }
+  out[0] = sym_size (ctx, self, dim);
+  return TRUE;
+}
+
+/* Ops that are the identity in inference graphs. */
+static gboolean
+sym_identity (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  return (out[0] = sym_value (ctx, graph_node_input (n, 0), error)) != NULL;
+}
+
+/* aten::to / type_as / float / long ...: the traced output type says what
+ * the element type becomes; a Cast when it differs from the input's. */
+static gboolean
+sym_to (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self = sym_value (ctx, graph_node_input (n, 0), error);
+  if (self == NULL)
+    return FALSE;
+  GraphDType want = sym_dtype (graph_node_output (n, 0));
+  GraphDType have = sym_dtype (self);
+  if (want == GRAPH_DTYPE_UNDEFINED)
+    return sym_unimplemented (ctx, n, error, "a conversion whose result type the trace does not record");
+  out[0] = want == have ? self : sym_cast (ctx, self, want);
+  return TRUE;
+}
+
+/* aten::view / reshape(self, size) */
+static gboolean
+sym_view (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self, *shape;
+  if (!sym_parse_args (ctx, n, "vv", &self, &shape, error))
+    return FALSE;
+  out[0] = sym_reshape (ctx, self, shape);
+  return TRUE;
+}
+
+static gboolean
+sym_view_as (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self, *other;
+  if (!sym_parse_args (ctx, n, "vv", &self, &other, error))
+    return FALSE;
+  out[0] = sym_reshape (ctx, self, sym_size (ctx, other, G_MININT64));
+  return TRUE;
+}
+
+/* aten::flatten(self, start_dim, end_dim) */
+static gboolean
+sym_flatten (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self;
+  gint64 start, end;
+  if (!sym_parse_args (ctx, n, "vii", &self, &start, &end, error))
+    return FALSE;
+  int r = sym_rank (self);
+  if (r < 0)
+    return sym_unimplemented (ctx, n, error, "flatten on an input of unknown rank");
+  if (start < 0)
+    start += r;
+  if (end < 0)
+    end += r;
+  if (r == 0)
+    {
+      static const gint64 one[] = { 1 };
+      out[0] = sym_reshape_static (ctx, self, 1, one);
+      return TRUE;
+    }
+  if (start == 1 && end == r - 1)
+    {
+      out[0] = graph_op (G, "Flatten", self, "axis_i", start, NULL);
+      return TRUE;
+    }
+  if (start == 0 && end == r - 2)
+    {
+      out[0] = graph_op (G, "Flatten", self, "axis_i", end + 1, NULL);
+      return TRUE;
+    }
+  if (start == end)
+    {
+      out[0] = self;
+      return TRUE;
+    }
+  /* Keep the leading dims (0 = copy), merge, keep the static trailing dims. */
+  gint64 shape[TENSOR_MAX_RANK], dims[TENSOR_MAX_RANK];
+  gboolean have = sym_static_shape (self, dims);
+  gsize k = 0;
+  for (gint64 i = 0; i < start; i++)
+    shape[k++] = 0;
+  shape[k++] = -1;
+  for (gint64 i = end + 1; i < r; i++)
+    {
+      const GraphDim *d = graph_type_dim (sym_type (self), (guint) i);
+      if (!have && (d == NULL || d->kind != GRAPH_DIM_STATIC))
+        return sym_unimplemented (ctx, n, error, "flatten keeping trailing dims of unknown size");
+      shape[k++] = d->value;
+    }
+  out[0] = sym_reshape_static (ctx, self, k, shape);
+  return TRUE;
+}
+
+/* aten::transpose(self, dim0, dim1) */
+static gboolean
+sym_transpose (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self;
+  gint64 a, b;
+  if (!sym_parse_args (ctx, n, "vii", &self, &a, &b, error))
+    return FALSE;
+  int r = sym_rank (self);
+  if (r < 0)
+    return sym_unimplemented (ctx, n, error, "transpose on an input of unknown rank");
+  if (a < 0)
+    a += r;
+  if (b < 0)
+    b += r;
+  if (a == b)
+    {
+      out[0] = self;
+      return TRUE;
+    }
+  gint64 perm[TENSOR_MAX_RANK];
+  for (int i = 0; i < r; i++)
+    perm[i] = i;
+  perm[a] = b;
+  perm[b] = a;
+  out[0] = graph_op (G, "Transpose", self, "perm_is", r, perm, NULL);
+  return TRUE;
+}
+
+/* aten::permute(self, dims) */
+static gboolean
+sym_permute (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self;
+  gsize nd;
+  const gint64 *dims;
+  if (!sym_parse_args (ctx, n, "v,is", &self, &nd, &dims, error))
+    return FALSE;
+  gint64 perm[TENSOR_MAX_RANK];
+  gboolean ident = TRUE;
+  if (nd > TENSOR_MAX_RANK)
+    return sym_unimplemented (ctx, n, error, "permute of rank %zu", nd);
+  for (gsize i = 0; i < nd; i++)
+    {
+      perm[i] = dims[i] < 0 ? dims[i] + (gint64) nd : dims[i];
+      ident = ident && perm[i] == (gint64) i;
+    }
+  out[0] = ident ? self : graph_op (G, "Transpose", self, "perm_is", (int) nd, perm, NULL);
+  return TRUE;
+}
+
+/* aten::cat(tensors, dim) */
+static gboolean
+sym_cat (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  gint64 dim;
+  if (!sym_parse_args (ctx, n, "none,i", &dim, error))
+    return FALSE;
+  g_autoptr (GPtrArray) vals = sym_list_values (ctx, graph_node_input (n, 0), error);
+  if (vals == NULL)
+    return FALSE;
+  out[0] = graph_opv (G, "Concat", vals->len, (GraphValue *const *) vals->pdata, "axis_i", dim, NULL);
+  return out[0] != NULL;
+}
+
+/* aten::stack(tensors, dim) */
+static gboolean
+sym_stack (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  gint64 dim;
+  if (!sym_parse_args (ctx, n, "none,i", &dim, error))
+    return FALSE;
+  g_autoptr (GPtrArray) vals = sym_list_values (ctx, graph_node_input (n, 0), error);
+  if (vals == NULL)
+    return FALSE;
+  if (dim < 0)
+    {
+      int r = vals->len ? sym_rank (vals->pdata[0]) : -1;
+      if (r < 0)
+        return sym_unimplemented (ctx, n, error, "stack with a negative dim on inputs of unknown rank");
+      dim += r + 1;
+    }
+  for (guint i = 0; i < vals->len; i++)
+    vals->pdata[i] = sym_unsqueeze (ctx, vals->pdata[i], 1, &dim);
+  out[0] = graph_opv (G, "Concat", vals->len, (GraphValue *const *) vals->pdata, "axis_i", dim, NULL);
+  return out[0] != NULL;
+}
+
+/* Splits producing a Tensor[]: the element count comes from the
+ * prim::ListUnpack consumer. */
+static gboolean
+finish_split (SymContext *ctx, GraphNode *n, GraphNode *sp, GraphValue **out, gboolean squeeze,
+              gint64 dim)
+{
+  guint k = graph_node_n_outputs (sp);
+  g_autofree GraphValue **vals = g_new0 (GraphValue *, k);
+  for (guint i = 0; i < k; i++)
+    vals[i] = squeeze ? sym_squeeze (ctx, graph_node_output (sp, i), 1, &dim)
+                      : graph_node_output (sp, i);
+  if (graph_node_n_outputs (n) == k && graph_node_n_outputs (n) > 1)
+    {
+      for (guint i = 0; i < k; i++)
+        out[i] = vals[i];
+      return TRUE;
+    }
+  sym_set_list_output (ctx, n, 0, k, vals);
+  out[0] = NULL;
+  return TRUE;
+}
+
+static gboolean
+split_sizes (SymContext *ctx, GraphNode *n, GraphValue *self, gint64 dim, gint64 chunk,
+             guint *count, gint64 *sizes, GError **error)
+{
+  gint64 d[TENSOR_MAX_RANK];
+  int r = sym_rank (self);
+  if (r < 0 || !sym_static_shape (self, d))
+    return sym_unimplemented (ctx, n, error, "split of an input of unknown shape");
+  gint64 len = d[dim < 0 ? dim + r : dim];
+  if (chunk <= 0)
+    return sym_unimplemented (ctx, n, error, "split size %" G_GINT64_FORMAT, chunk);
+  guint k = (guint) ((len + chunk - 1) / chunk);
+  if (k > 256)
+    return sym_unimplemented (ctx, n, error, "a split into more than 256 pieces");
+  for (guint i = 0; i < k; i++)
+    sizes[i] = MIN (chunk, len - (gint64) i * chunk);
+  *count = k;
+  return TRUE;
+}
+
+/* aten::split(self, split_size, dim) (also with a size list) */
+static gboolean
+sym_split_op (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self;
+  gint64 dim, chunk;
+  gint64 sizes[256];
+  guint k;
+  if (!sym_parse_args (ctx, n, "v,none,i", &self, &dim, error))
+    return FALSE;
+  if (!sym_get_const_int (graph_node_input (n, 1), &chunk))
+    {
+      gsize ns;
+      const gint64 *ss;
+      if (!sym_parse_args (ctx, n, "none,is", &ns, &ss, error))
+        return FALSE;
+      if (ns > 256)
+        return sym_unimplemented (ctx, n, error, "a split into more than 256 pieces");
+      memcpy (sizes, ss, ns * sizeof (gint64));
+      k = (guint) ns;
+    }
+  else if (!split_sizes (ctx, n, self, dim, chunk, &k, sizes, error))
+    return FALSE;
+  GraphNode *sp = sym_split (ctx, self, dim, k, sizes);
+  return sp && finish_split (ctx, n, sp, out, FALSE, dim);
+}
+
+/* aten::chunk(self, chunks, dim) */
+static gboolean
+sym_chunk (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self;
+  gint64 chunks, dim;
+  gint64 sizes[256];
+  guint k;
+  if (!sym_parse_args (ctx, n, "vii", &self, &chunks, &dim, error))
+    return FALSE;
+  gint64 d[TENSOR_MAX_RANK];
+  int r = sym_rank (self);
+  if (r < 0 || !sym_static_shape (self, d) || chunks <= 0)
+    return sym_unimplemented (ctx, n, error, "chunk of an input of unknown shape");
+  gint64 len = d[dim < 0 ? dim + r : dim];
+  if (!split_sizes (ctx, n, self, dim, (len + chunks - 1) / chunks, &k, sizes, error))
+    return FALSE;
+  GraphNode *sp = sym_split (ctx, self, dim, k, sizes);
+  return sp && finish_split (ctx, n, sp, out, FALSE, dim);
+}
+
+/* aten::unbind(self, dim) */
+static gboolean
+sym_unbind (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self;
+  gint64 dim;
+  gint64 sizes[256];
+  guint k;
+  if (!sym_parse_args (ctx, n, "vi", &self, &dim, error))
+    return FALSE;
+  if (!split_sizes (ctx, n, self, dim, 1, &k, sizes, error))
+    return FALSE;
+  GraphNode *sp = sym_split (ctx, self, dim, k, sizes);
+  return sp && finish_split (ctx, n, sp, out, TRUE, dim);
+}
+
+/* aten::squeeze(self) / squeeze(self, dim) */
+static gboolean
+sym_squeeze_op (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self;
+  gint64 dim;
+  if (!sym_parse_args (ctx, n, "v", &self, error))
+    return FALSE;
+  if (graph_node_n_inputs (n) < 2)
+    {
+      out[0] = sym_squeeze (ctx, self, 0, NULL);
+      return TRUE;
+    }
+  if (!sym_parse_args (ctx, n, "none,i", &dim, error))
+    return FALSE;
+  int r = sym_rank (self);
+  if (dim < 0 && r >= 0)
+    dim += r;
+  gint64 d[TENSOR_MAX_RANK];
+  if (r > 0 && dim >= 0 && dim < r && sym_static_shape (self, d) && d[dim] != 1)
+    {
+      out[0] = self;    /* squeezing a dim that is not 1 is a no-op */
+      return TRUE;
+    }
+  out[0] = sym_squeeze (ctx, self, 1, &dim);
+  return TRUE;
+}
+
+/* aten::unsqueeze(self, dim) */
+static gboolean
+sym_unsqueeze_op (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self;
+  gint64 dim;
+  if (!sym_parse_args (ctx, n, "vi", &self, &dim, error))
+    return FALSE;
+  if (dim < 0)
+    {
+      int r = sym_rank (self);
+      if (r < 0)
+        return sym_unimplemented (ctx, n, error, "unsqueeze with a negative dim on an input of unknown rank");
+      dim += r + 1;
+    }
+  out[0] = sym_unsqueeze (ctx, self, 1, &dim);
+  return TRUE;
+}
+
+/* aten::slice(self, dim, start, end, step) */
+static gboolean
+sym_slice_op (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self;
+  gint64 dim = 0, start = 0, end = G_MAXINT64, step = 1;
+  if (!sym_parse_args (ctx, n, "v", &self, error))
+    return FALSE;
+  guint nin = graph_node_n_inputs (n);
+  if (nin == 5 && !sym_parse_args (ctx, n, "none,i", &dim, error))
+    return FALSE;
+  GraphValue *s = graph_node_input (n, nin - 3), *e = graph_node_input (n, nin - 2);
+  if ((!sym_is_none (s) && !sym_get_const_int (s, &start))
+      || (!sym_is_none (e) && !sym_get_const_int (e, &end))
+      || !sym_get_const_int (graph_node_input (n, nin - 1), &step))
+    return sym_unimplemented (ctx, n, error, "slice with computed bounds");
+  if (step != 1 && sym_opset (ctx) < 10)
+    return sym_unimplemented (ctx, n, error, "slice with step != 1 (supported from opset 10)");
+  if (start == 0 && end == G_MAXINT64 && step == 1)
+    {
+      out[0] = self;
+      return TRUE;
+    }
+  out[0] = sym_slice (ctx, self, 1, &dim, &start, &end, &step);
+  return TRUE;
+}
+
+/* aten::select(self, dim, index) */
+static gboolean
+sym_select (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self, *index;
+  gint64 dim;
+  if (!sym_parse_args (ctx, n, "viv", &self, &dim, &index, error))
+    return FALSE;
+  out[0] = graph_op (G, "Gather", self, index, "axis_i", dim, NULL);
+  return TRUE;
+}
+
+/* aten::narrow(self, dim, start, length) */
+static gboolean
+sym_narrow (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self;
+  gint64 dim, start, length;
+  if (!sym_parse_args (ctx, n, "viii", &self, &dim, &start, &length, error))
+    return FALSE;
+  gint64 end = start + length;
+  out[0] = sym_slice (ctx, self, 1, &dim, &start, &end, NULL);
+  return TRUE;
+}
+
+/* aten::expand(self, size, implicit) */
+static gboolean
+sym_expand (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self;
+  if (!sym_parse_args (ctx, n, "v", &self, error))
+    return FALSE;
+  g_autoptr (GArray) size = sym_get_const_ints (graph_node_input (n, 1));
+  GraphValue *shape;
+  if (size)
+    {
+      /* -1 keeps the dim: 1 broadcasts to it in ONNX's Expand. */
+      for (guint i = 0; i < size->len; i++)
+        if (g_array_index (size, gint64, i) == -1)
+          g_array_index (size, gint64, i) = 1;
+      shape = sym_const_ints (ctx, size->len, (const gint64 *) size->data);
+    }
+  else if ((shape = sym_value (ctx, graph_node_input (n, 1), error)) == NULL)
+    return FALSE;
+  out[0] = graph_op (G, "Expand", self, shape, NULL);
+  return TRUE;
+}
+
+static gboolean
+sym_expand_as (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self, *other;
+  if (!sym_parse_args (ctx, n, "vv", &self, &other, error))
+    return FALSE;
+  out[0] = graph_op (G, "Expand", self, sym_size (ctx, other, G_MININT64), NULL);
+  return TRUE;
+}
+
+/* aten::repeat(self, repeats) */
+static gboolean
+sym_repeat (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self, *reps;
+  if (!sym_parse_args (ctx, n, "vv", &self, &reps, error))
+    return FALSE;
+  out[0] = graph_op (G, "Tile", self, reps, NULL);
+  return TRUE;
+}
+
+/* aten::index_select(self, dim, index) */
+static gboolean
+sym_index_select (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self, *index;
+  gint64 dim;
+  if (!sym_parse_args (ctx, n, "viv", &self, &dim, &index, error))
+    return FALSE;
+  out[0] = graph_op (G, "Gather", self, index, "axis_i", dim, NULL);
+  return TRUE;
+}
+
+/* aten::index(self, indices): one index tensor on the first dim. */
+static gboolean
+sym_index (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self;
+  if (!sym_parse_args (ctx, n, "v", &self, error))
+    return FALSE;
+  GraphNode *lc = graph_value_node (graph_node_input (n, 1));
+  if (lc == NULL || !graph_node_is (lc, "prim::ListConstruct") || graph_node_n_inputs (lc) != 1)
+    return sym_unimplemented (ctx, n, error, "indexing with more than one index tensor");
+  GraphValue *idx = sym_value (ctx, graph_node_input (lc, 0), error);
+  if (idx == NULL)
+    return FALSE;
+  if (sym_dtype (idx) == GRAPH_DTYPE_BOOL || sym_dtype (idx) == GRAPH_DTYPE_UINT8)
+    return sym_unimplemented (ctx, n, error, "boolean mask indexing");
+  out[0] = graph_op (G, "Gather", self, idx, "axis_i", (gint64) 0, NULL);
+  return TRUE;
+}
+
+/* aten::where(condition, self, other) */
+static gboolean
+sym_where (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *cond, *self, *other;
+  if (graph_node_n_inputs (n) < 3)
+    return sym_unimplemented (ctx, n, error, "where(condition) (nonzero form)");
+  if (!sym_parse_args (ctx, n, "vvv", &cond, &self, &other, error))
+    return FALSE;
+  if (sym_dtype (cond) != GRAPH_DTYPE_BOOL)
+    cond = sym_cast (ctx, cond, GRAPH_DTYPE_BOOL);
+  out[0] = graph_op (G, "Where", cond, self, other, NULL);
+  return TRUE;
+}
+
+/* aten::masked_fill(self, mask, value) */
+static gboolean
+sym_masked_fill (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self, *mask, *value;
+  if (!sym_parse_args (ctx, n, "vvv", &self, &mask, &value, error))
+    return FALSE;
+  if (sym_dtype (mask) != GRAPH_DTYPE_BOOL)
+    mask = sym_cast (ctx, mask, GRAPH_DTYPE_BOOL);
+  out[0] = graph_op (G, "Where", mask, value, self, NULL);
+  return TRUE;
+}
+
+/* torch ScalarType codes → ONNX element types. */
+static GraphDType
+scalar_type (GraphValue *src, GraphDType dflt)
+{
+  static const GraphDType map[] = {
+    GRAPH_DTYPE_UINT8, GRAPH_DTYPE_INT8, GRAPH_DTYPE_INT16, GRAPH_DTYPE_INT32,
+    GRAPH_DTYPE_INT64, GRAPH_DTYPE_FLOAT16, GRAPH_DTYPE_FLOAT, GRAPH_DTYPE_DOUBLE,
+    GRAPH_DTYPE_UNDEFINED, GRAPH_DTYPE_COMPLEX64, GRAPH_DTYPE_COMPLEX128, GRAPH_DTYPE_BOOL,
+  };
+  gint64 st;
+  if (src == NULL || !sym_get_const_int (src, &st) || st < 0 || st >= (gint64) G_N_ELEMENTS (map))
+    return dflt;
+  return map[st];
+}
+
+static GraphValue *
+constant_of_shape (SymContext *ctx, GraphValue *shape, GraphDType dt, double value)
+{
+  g_autoptr (Tensor) v = NULL;
+  gint64 one = 1;
+  if (graph_dtype_is_floating (dt))
+    {
+      g_autoptr (Tensor) s = tensor_new_scalar_double (dt, value);
+      v = tensor_new_from_data (dt, 1, &one, tensor_data (s), tensor_nbytes (s), NULL);
+    }
+  else
+    {
+      g_autoptr (Tensor) s = tensor_new_scalar_int64 (dt, (gint64) value);
+      v = tensor_new_from_data (dt, 1, &one, tensor_data (s), tensor_nbytes (s), NULL);
+    }
+  return graph_op (sym_graph (ctx), "ConstantOfShape", shape, "value_t", v, NULL);
+}
+
+/* aten::zeros/ones(size, dtype, layout, device, pin_memory) and
+ * full(size, fill_value, dtype, ...) */
+static gboolean
+fill (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error, double value, gboolean is_full,
+      gboolean like)
+{
+  GraphValue *first;
+  double v = value;
+  if (!sym_parse_args (ctx, n, "v", &first, error))
+    return FALSE;
+  if (is_full && !sym_parse_args (ctx, n, "none,f", &v, error))
+    return FALSE;
+  guint dt_index = is_full ? 2 : 1;
+  GraphDType dflt = like ? sym_dtype (first) : GRAPH_DTYPE_FLOAT;
+  if (dflt == GRAPH_DTYPE_UNDEFINED)
+    dflt = sym_dtype (graph_node_output (n, 0));
+  GraphDType dt = scalar_type (dt_index < graph_node_n_inputs (n) ? graph_node_input (n, dt_index)
+                                                                  : NULL, dflt);
+  GraphValue *shape = like ? sym_size (ctx, first, G_MININT64) : first;
+  out[0] = constant_of_shape (ctx, shape, dt, v);
+  return TRUE;
+}
+
+static gboolean
+sym_zeros (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  return fill (ctx, n, out, error, 0.0, FALSE, FALSE);
+}
+
+static gboolean
+sym_ones (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  return fill (ctx, n, out, error, 1.0, FALSE, FALSE);
+}
+
+static gboolean
+sym_full (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  return fill (ctx, n, out, error, 0.0, TRUE, FALSE);
+}
+
+static gboolean
+sym_zeros_like (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  return fill (ctx, n, out, error, 0.0, FALSE, TRUE);
+}
+
+static gboolean
+sym_ones_like (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  return fill (ctx, n, out, error, 1.0, FALSE, TRUE);
+}
+
+static gboolean
+sym_full_like (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  return fill (ctx, n, out, error, 0.0, TRUE, TRUE);
+}
+
+/* aten::arange with constant bounds: the values as a constant (what
+ * torch's export folds it to). */
+static gboolean
+sym_arange (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  guint nin = graph_node_n_inputs (n);
+  double start = 0, end, step = 1;
+  gboolean ok;
+  /* arange(end, dtype, layout, device, pin) / (start, end, dtype, ...) /
+   * (start, end, step, dtype, ...) */
+  if (nin == 5)
+    ok = sym_get_const_double (graph_node_input (n, 0), &end);
+  else if (nin == 6)
+    ok = sym_get_const_double (graph_node_input (n, 0), &start)
+         && sym_get_const_double (graph_node_input (n, 1), &end);
+  else if (nin == 7)
+    ok = sym_get_const_double (graph_node_input (n, 0), &start)
+         && sym_get_const_double (graph_node_input (n, 1), &end)
+         && sym_get_const_double (graph_node_input (n, 2), &step);
+  else
+    ok = FALSE;
+  if (!ok || step == 0)
+    return sym_unimplemented (ctx, n, error, "arange with computed bounds");
+  GraphDType dt = sym_dtype (graph_node_output (n, 0));
+  if (dt == GRAPH_DTYPE_UNDEFINED)
+    dt = GRAPH_DTYPE_INT64;
+  gint64 count = (gint64) ((end - start) / step + (((end - start) / step) > (gint64) ((end - start) / step) ? 1 : 0));
+  if (count < 0 || count > (1 << 24))
+    return sym_unimplemented (ctx, n, error, "arange of %" G_GINT64_FORMAT " elements", count);
+  g_autoptr (Tensor) t = tensor_new_zeroed (dt, 1, &count, error);
+  if (t == NULL)
+    return FALSE;
+  g_autoptr (Tensor) d = tensor_new_zeroed (GRAPH_DTYPE_DOUBLE, 1, &count, error);
+  for (gint64 i = 0; i < count; i++)
+    ((double *) tensor_data (d))[i] = start + (double) i * step;
+  g_autoptr (Tensor) c = sym_tensor_cast (d, dt, error);
+  if (c == NULL)
+    return FALSE;
+  out[0] = sym_constant (ctx, c);
+  return TRUE;
+}
+
+/* aten::topk(self, k, dim, largest, sorted) at opset 9: k attribute,
+ * largest only. */
+static gboolean
+sym_topk (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self;
+  gint64 k, dim;
+  gboolean largest, sorted;
+  if (!sym_parse_args (ctx, n, "viibb", &self, &k, &dim, &largest, &sorted, error))
+    return FALSE;
+  if (!largest && sym_opset (ctx) < 11)
+    return sym_unimplemented (ctx, n, error, "topk with largest=False (supported from opset 11)");
+  GraphNode *tk;
+  if (sym_opset (ctx) >= 11)
+    tk = graph_op_outputs (G, "TopK", 2, self, sym_const_ints (ctx, 1, &k), "axis_i", dim,
+                           "largest_i", (gint64) largest, "sorted_i", (gint64) sorted, NULL);
+  else if (sym_opset (ctx) >= 10)
+    tk = graph_op_outputs (G, "TopK", 2, self, sym_const_ints (ctx, 1, &k), "axis_i", dim, NULL);
+  else
+    tk = graph_op_outputs (G, "TopK", 2, self, "axis_i", dim, "k_i", k, NULL);
+  if (tk == NULL)
+    return FALSE;
+  out[0] = graph_node_output (tk, 0);
+  out[1] = graph_node_output (tk, 1);
+  return TRUE;
+}
+
+/* aten::upsample_{nearest,bilinear}2d(input, output_size, [align_corners,]
+ * scale_factors) — the .vec overloads traces record. */
+static gboolean
+upsample (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error, gboolean linear)
+{
+  GraphValue *input;
+  if (!sym_parse_args (ctx, n, "v", &input, error))
+    return FALSE;
+  guint nin = graph_node_n_inputs (n);
+  gboolean align = FALSE;
+  if (linear && nin >= 4 && !sym_parse_args (ctx, n, "none,none,b", &align, error))
+    return FALSE;
+  GraphValue *size_src = graph_node_input (n, 1);
+  GraphValue *scale_src = nin > 2 ? graph_node_input (n, nin - 1) : NULL;
+  int r = sym_rank (input);
+  gint64 in_d[TENSOR_MAX_RANK], out_d[TENSOR_MAX_RANK];
+  if (r < 3)
+    return sym_unimplemented (ctx, n, error, "upsampling an input of unknown rank");
+  double scales[TENSOR_MAX_RANK];
+  for (int i = 0; i < r; i++)
+    scales[i] = 1.0;
+  g_autoptr (GArray) sizes = sym_is_none (size_src) ? NULL : sym_get_const_ints (size_src);
+  gboolean have_scales = FALSE;
+  if (!sym_is_none (scale_src) && nin > 2)
+    {
+      gsize ns;
+      const double *sv;
+      guint idx = nin - 1;
+      g_autofree char *spec = g_strnfill (idx, 'n');
+      (void) spec;
+      GraphValue *s = graph_node_input (n, idx);
+      GraphNode *p = graph_value_node (s);
+      if (p && (graph_node_is (p, "prim::ListConstruct") || graph_node_is (p, "prim::Constant")))
+        {
+          GString *code = g_string_new (NULL);
+          for (guint i = 0; i < idx; i++)
+            g_string_append (code, "none,");
+          g_string_append (code, "fs");
+          gboolean ok = sym_parse_args (ctx, n, code->str, &ns, &sv, error);
+          g_string_free (code, TRUE);
+          if (!ok)
+            return FALSE;
+          for (gsize i = 0; i < ns && i + 2 < (gsize) r; i++)
+            scales[2 + i] = sv[ns == 1 ? 0 : i];
+          have_scales = TRUE;
+        }
+    }
+  if (!have_scales)
+    {
+      if (sizes == NULL || !sym_static_shape (input, in_d))
+        {
+          if (!sym_static_shape (input, in_d) || !sym_static_shape (graph_node_output (n, 0), out_d))
+            return sym_unimplemented (ctx, n, error, "upsampling to a computed size");
+        }
+      else
+        {
+          memcpy (out_d, in_d, sizeof (gint64) * r);
+          for (guint i = 0; i < sizes->len && i + 2 < (guint) r; i++)
+            out_d[2 + i] = g_array_index (sizes, gint64, i);
+        }
+      for (int i = 2; i < r; i++)
+        scales[i] = (double) out_d[i] / (double) in_d[i];
+    }
+  const char *mode = linear ? "linear" : "nearest";
+  gint64 nr = r;
+  g_autoptr (Tensor) st = tensor_new_zeroed (GRAPH_DTYPE_FLOAT, 1, &nr, NULL);
+  for (int i = 0; i < r; i++)
+    ((float *) tensor_data (st))[i] = (float) scales[i];
+  if (sym_opset (ctx) < 10)
+    {
+      if (linear && align)
+        return sym_unimplemented (ctx, n, error, "align_corners=True (supported from opset 11)");
+      out[0] = graph_op (G, "Upsample", input, sym_constant (ctx, st), "mode_s", mode, NULL);
+      return TRUE;
+    }
+  if (sym_opset (ctx) < 11)
+    {
+      if (linear && align)
+        return sym_unimplemented (ctx, n, error, "align_corners=True (supported from opset 11)");
+      out[0] = graph_op (G, "Resize", input, sym_constant (ctx, st), "mode_s", mode, NULL);
+      return TRUE;
+    }
+  g_autoptr (Tensor) empty = tensor_new_zeroed (GRAPH_DTYPE_FLOAT, 1, (gint64[]) { 0 }, NULL);
+  GraphValue *roi = sym_constant (ctx, empty);
+  const char *ctm = linear ? (align ? "align_corners" : "pytorch_half_pixel") : "asymmetric";
+  if (linear)
+    out[0] = graph_op (G, "Resize", input, roi, sym_constant (ctx, st),
+                       "coordinate_transformation_mode_s", ctm, "cubic_coeff_a_f", -0.75,
+                       "mode_s", mode, "nearest_mode_s", "floor", NULL);
+  else
+    out[0] = graph_op (G, "Resize", input, roi, sym_constant (ctx, st),
+                       "coordinate_transformation_mode_s", ctm, "cubic_coeff_a_f", -0.75,
+                       "mode_s", mode, "nearest_mode_s", "floor", NULL);
+  return TRUE;
+}
+
+static gboolean
+sym_upsample_nearest (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  return upsample (ctx, n, out, error, FALSE);
+}
+
+static gboolean
+sym_upsample_bilinear (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  return upsample (ctx, n, out, error, TRUE);
+}
+
+const SymEntry sym_opset9_shape[] = {
+  { "aten::size", sym_size_op },
+  { "aten::contiguous", sym_identity },
+  { "aten::detach", sym_identity },
+  { "aten::clone", sym_identity },
+  { "aten::alias", sym_identity },
+  { "aten::lift_fresh", sym_identity },
+  { "aten::to", sym_to },
+  { "aten::type_as", sym_to },
+  { "aten::float", sym_to },
+  { "aten::double", sym_to },
+  { "aten::long", sym_to },
+  { "aten::int", sym_to },
+  { "aten::bool", sym_to },
+  { "aten::half", sym_to },
+  { "aten::view", sym_view },
+  { "aten::reshape", sym_view },
+  { "aten::view_as", sym_view_as },
+  { "aten::reshape_as", sym_view_as },
+  { "aten::flatten", sym_flatten },
+  { "aten::transpose", sym_transpose },
+  { "aten::permute", sym_permute },
+  { "aten::cat", sym_cat },
+  { "aten::concat", sym_cat },
+  { "aten::stack", sym_stack },
+  { "aten::split", sym_split_op },
+  { "aten::split_with_sizes", sym_split_op },
+  { "aten::chunk", sym_chunk },
+  { "aten::unbind", sym_unbind },
+  { "aten::squeeze", sym_squeeze_op },
+  { "aten::unsqueeze", sym_unsqueeze_op },
+  { "aten::slice", sym_slice_op },
+  { "aten::select", sym_select },
+  { "aten::narrow", sym_narrow },
+  { "aten::expand", sym_expand },
+  { "aten::expand_as", sym_expand_as },
+  { "aten::repeat", sym_repeat },
+  { "aten::index_select", sym_index_select },
+  { "aten::index", sym_index },
+  { "aten::where", sym_where },
+  { "aten::masked_fill", sym_masked_fill },
+  { "aten::zeros", sym_zeros },
+  { "aten::ones", sym_ones },
+  { "aten::full", sym_full },
+  { "aten::zeros_like", sym_zeros_like },
+  { "aten::ones_like", sym_ones_like },
+  { "aten::full_like", sym_full_like },
+  { "aten::arange", sym_arange },
+  { "aten::topk", sym_topk },
+  { "aten::upsample_nearest2d", sym_upsample_nearest },
+  { "aten::upsample_bilinear2d", sym_upsample_bilinear },
+};
+const gsize sym_opset9_shape_len = G_N_ELEMENTS (sym_opset9_shape);

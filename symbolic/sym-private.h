@@ -1,0 +1,71 @@
+/* symonnx — symbolic/ internals shared with export/ (not installed). */
+#pragma once
+
+#include "symbolic/symbolic.h"
+
+G_BEGIN_DECLS
+
+/* One built-in table: the entries an opset adds or changes. */
+typedef struct
+{
+  int             version;
+  const SymEntry *entries;
+  gsize           n_entries;
+} SymTable;
+
+#define SYM_TABLE(version, entries) { version, entries, G_N_ELEMENTS (entries) }
+
+/* Defined in the opsetN.c files; registry.c lists them. */
+extern const SymEntry sym_opset9_math[];    extern const gsize sym_opset9_math_len;
+extern const SymEntry sym_opset9_nn[];      extern const gsize sym_opset9_nn_len;
+extern const SymEntry sym_opset9_shape[];   extern const gsize sym_opset9_shape_len;
+extern const SymEntry sym_opset9_misc[];    extern const gsize sym_opset9_misc_len;
+extern const SymEntry sym_opset10_table[];  extern const gsize sym_opset10_table_len;
+extern const SymEntry sym_opset11_table[];  extern const gsize sym_opset11_table_len;
+extern const SymEntry sym_opset12_table[];  extern const gsize sym_opset12_table_len;
+extern const SymEntry sym_opset13_table[];  extern const gsize sym_opset13_table_len;
+extern const SymEntry sym_opset14_table[];  extern const gsize sym_opset14_table_len;
+extern const SymEntry sym_opset16_table[];  extern const gsize sym_opset16_table_len;
+extern const SymEntry sym_opset17_table[];  extern const gsize sym_opset17_table_len;
+
+/* ---- the translation context (driven by export/) ------------------------ */
+
+typedef struct
+{
+  SymRegistry *reg;
+  Graph       *src;        /* aten/prim graph (not modified) */
+  Graph       *dst;        /* ONNX graph being built */
+  int          opset;
+  SymMode      mode;
+  /* name → Tensor* (state_dict), may be NULL */
+  GHashTable  *weights;
+  /* TRUE: a weight missing from `weights` is an error; FALSE: it becomes
+   * a graph input of its traced type (export_params = False). */
+  gboolean     require_weights;
+} SymContextSetup;
+
+SymContext  *sym_context_new (const SymContextSetup *setup);
+void         sym_context_free (SymContext *ctx);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SymContext, sym_context_free)
+
+/* Translates one source node into dst.  Returns FALSE with an error for an
+ * unconvertible node; the caller collects them.  prim:: nodes are handled
+ * here too (lowering). */
+gboolean     sym_context_translate (SymContext *ctx, GraphNode *n, GError **error);
+/* The list elements recorded for a source value, or NULL. */
+GPtrArray   *sym_context_list_elements (SymContext *ctx, GraphValue *src);
+/* The state_dict name a prim::GetAttr chain resolves to ("layer1.0.conv1.weight")
+ * or NULL when the value is not such a chain.  (transfer full) */
+char        *sym_getattr_path (GraphValue *src);
+/* "aten::elu" → "elu" for messages; interned kind otherwise. */
+const char  *sym_op_short_name (const char *kind);
+
+/* A prim::Constant as torch lowers it: int → 0-d int64, float → 0-d
+ * double, bool → 0-d bool, int[] → 1-D int64.  NULL for None, strings and
+ * non-constants.  (transfer full) */
+Tensor      *sym_const_as_tensor (GraphValue *src);
+
+/* Element type helpers used by the passes. */
+Tensor      *sym_tensor_cast (const Tensor *t, GraphDType to, GError **error);
+
+G_END_DECLS

@@ -1,0 +1,242 @@
+/* symonnx — symbolic functions: how each aten/prim operator of a trace
+ * becomes ONNX nodes, per target opset.
+ *
+ * A symbolic function receives the context, the trace node being
+ * translated (an aten:: node of the *source* graph: its inputs are source
+ * values, so constants are still visible as prim::Constant producers) and
+ * writes the values that replace the node's outputs, built with graph_op /
+ * graph_at into sym_graph(ctx), the graph being exported:
+ *
+ *   static gboolean
+ *   sym_elu (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+ *   {
+ *     GraphValue *self;
+ *     double alpha;
+ *     if (!sym_parse_args (ctx, n, "vf", &self, &alpha, error))
+ *       return FALSE;
+ *     out[0] = graph_op (sym_graph (ctx), "Elu", self, "alpha_f", alpha, NULL);
+ *     return TRUE;
+ *   }
+ *
+ * Note [Registry layers]
+ * Built-in functions come from one table per opset (symbolic/opsetN.c)
+ * that lists only what that opset adds or changes; the function used for
+ * target opset N is the entry with the newest version <= N.  Custom
+ * functions (sym_register) live on a layer above the built-ins and win for
+ * every target opset >= their since_opset.  In-place names ("aten::relu_")
+ * resolve to the base op ("aten::relu") when no entry names them directly.
+ *
+ * Note [Declining]
+ * A symbolic that cannot handle a particular call (an argument form ONNX
+ * cannot express) fails with SYM_ERROR_UNSUPPORTED; in ONNX_ATEN_FALLBACK
+ * mode the exporter then emits an ATen node instead.  Any other error code
+ * is a hard failure in every mode.
+ */
+#pragma once
+
+#include <glib.h>
+#include "ir/graph.h"
+
+G_BEGIN_DECLS
+
+#define SYM_ERROR (sym_error_quark ())
+GQuark sym_error_quark (void);
+
+typedef enum
+{
+  SYM_ERROR_UNSUPPORTED,  /* no symbolic, or the symbolic declines this form */
+  SYM_ERROR_ARGS,         /* an argument is not of the form the symbolic needs */
+  SYM_ERROR_INVALID,      /* a malformed source graph or a misbehaving symbolic */
+  SYM_ERROR_PLUGIN,       /* a plugin cannot be loaded or fails to register */
+} SymErrorCode;
+
+/* The opsets the built-in tables cover. */
+#define SYM_OPSET_MIN     9
+#define SYM_OPSET_MAX     17
+#define SYM_OPSET_DEFAULT 14
+
+/* torch.onnx.OperatorExportTypes */
+typedef enum
+{
+  SYM_MODE_ONNX,                /* every op through a symbolic, else an error */
+  SYM_MODE_ONNX_ATEN,           /* every aten op becomes an ATen node */
+  SYM_MODE_ONNX_ATEN_FALLBACK,  /* ATen node where no symbolic exists or it declines */
+  SYM_MODE_ONNX_FALLTHROUGH,    /* unsupported ops are copied as they are */
+} SymMode;
+
+const char *sym_mode_name (SymMode mode);       /* "ONNX", "ONNX_ATEN", ... */
+/* Accepts "onnx", "aten", "aten-fallback", "fallthrough" and the
+ * torch spellings ("ONNX_ATEN_FALLBACK"...). */
+gboolean    sym_mode_from_name (const char *name, SymMode *mode);
+
+typedef struct _SymRegistry SymRegistry;
+typedef struct _SymContext SymContext;
+
+/* Writes graph_node_n_outputs(n) values into out[] (NULL for an output
+ * nothing uses).  The values must belong to sym_graph(ctx). */
+typedef gboolean (*SymFn) (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error);
+
+/* A table line: `name` is "aten::elu" (an unqualified name means aten::). */
+typedef struct
+{
+  const char *name;
+  SymFn       fn;
+} SymEntry;
+
+/* ------------------------------------------------------------------------ */
+/* Registry                                                                  */
+
+/* A registry holding the built-in tables.  (transfer full) */
+SymRegistry *sym_registry_new (void);
+SymRegistry *sym_registry_ref (SymRegistry *reg);
+void         sym_registry_unref (SymRegistry *reg);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SymRegistry, sym_registry_unref)
+
+/* Registers a custom symbolic for `name` ("mylib::myop", "aten::elu") used
+ * for target opsets >= since_opset; it overrides built-ins.  `user_data` is
+ * what sym_user_data() returns inside `fn`.  Registering the same name and
+ * since_opset again replaces the entry.  FALSE (with a g_critical) on a
+ * malformed name or an opset outside 1..SYM_OPSET_MAX. */
+gboolean     sym_register (SymRegistry *reg, const char *name, int since_opset,
+                           SymFn fn, gpointer user_data);
+/* Removes the custom entry for (name, since_opset); since_opset < 0 removes
+ * every custom entry of `name`.  Returns whether anything was removed. */
+gboolean     sym_unregister (SymRegistry *reg, const char *name, int since_opset);
+/* The opset_import version written for a custom `domain` (default 1),
+ * as torch.onnx.export's custom_opsets. */
+void         sym_registry_set_domain_version (SymRegistry *reg, const char *domain,
+                                              gint64 version);
+gint64       sym_registry_get_domain_version (SymRegistry *reg, const char *domain);
+/* (transfer container) sorted domains with a version set. */
+GPtrArray   *sym_registry_list_domains (SymRegistry *reg);
+
+/* The function for `kind` at target `opset` (custom layer first), or NULL.
+ * `resolved` (may be NULL) receives the interned name the entry is
+ * registered under (the base op for in-place names). */
+SymFn        sym_registry_lookup (SymRegistry *reg, const char *kind, int opset,
+                                  gpointer *user_data, const char **resolved);
+/* The lowest opset at which `kind` has any symbolic (built-in or custom),
+ * or -1. */
+int          sym_registry_first_opset (SymRegistry *reg, const char *kind);
+/* Every name with an entry, sorted.  (transfer container; interned strings) */
+GPtrArray   *sym_registry_list (SymRegistry *reg);
+/* The opset versions at which `kind`'s built-in entry changes, ascending
+ * (transfer full; may be empty).  Custom entries are not included. */
+GArray      *sym_registry_builtin_versions (SymRegistry *reg, const char *kind);
+gboolean     sym_registry_is_custom (SymRegistry *reg, const char *kind);
+
+/* Plugins: a shared object exporting
+ *   gboolean symonnx_plugin_register (SymRegistry *reg, GError **error);
+ * which calls sym_register() for its ops. */
+#define SYM_PLUGIN_SYMBOL "symonnx_plugin_register"
+typedef gboolean (*SymPluginRegisterFn) (SymRegistry *reg, GError **error);
+gboolean     sym_registry_load_plugin (SymRegistry *reg, const char *path, GError **error);
+
+/* ------------------------------------------------------------------------ */
+/* Context: what a symbolic function sees                                    */
+
+/* The graph being built (ONNX form).  (transfer none) */
+Graph       *sym_graph (SymContext *ctx);
+int          sym_opset (SymContext *ctx);
+SymMode      sym_mode (SymContext *ctx);
+/* The user_data of the entry being run (custom symbolics). */
+gpointer     sym_user_data (SymContext *ctx);
+/* The ONNX value for a source value: graph inputs and translated outputs
+ * come from the map; prim::Constant, GetAttr (weights), ListConstruct and
+ * NumToTensor producers are materialised on first use (constants become
+ * onnx::Constant nodes, weights initializers, lists 1-D int64 tensors or a
+ * Concat of their elements).  A None constant gives NULL with no error. */
+GraphValue  *sym_value (SymContext *ctx, GraphValue *src, GError **error);
+/* Records that source value `src` is `dst` in the new graph. */
+void         sym_map_value (SymContext *ctx, GraphValue *src, GraphValue *dst);
+/* For symbolics of ops returning Tensor[] (split, chunk, unbind): the
+ * number of elements its prim::ListUnpack consumer takes, or -1 when the
+ * list is not unpacked. */
+int          sym_list_unpack_size (SymContext *ctx, GraphNode *n, guint output);
+/* The ONNX values of a Tensor[] source value (a prim::ListConstruct, or
+ * the recorded elements of a list output).  (transfer container) */
+GPtrArray   *sym_list_values (SymContext *ctx, GraphValue *src, GError **error);
+/* Records the elements of a list output (each a value of sym_graph). */
+void         sym_set_list_output (SymContext *ctx, GraphNode *n, guint output,
+                                  guint n_values, GraphValue *const *values);
+
+/* Argument parsing, as torch's parse_args.  `spec` is one code per input of
+ * n, either one character each ("vif") or comma-separated ("v,is,i"):
+ *   v   GraphValue **   the ONNX value (NULL for None)
+ *   i   gint64 *        a constant int (also a 0-d/1-element int tensor)
+ *   f   double *        a constant number
+ *   b   gboolean *      a constant bool (or int)
+ *   s   const char **   a constant string (owned by the context)
+ *   t   Tensor **       a constant as a tensor (owned by the context; a
+ *                       number becomes a 0-d tensor)
+ *   is  gsize *, const gint64 **   a constant int list (a single int is a
+ *                       1-element list; owned by the context)
+ *   fs  gsize *, const double **   a constant float list
+ *   none                (skipped)
+ * A missing trailing input reads as None.  A non-constant input where a
+ * constant is required fails with SYM_ERROR_UNSUPPORTED naming the
+ * argument. */
+gboolean     sym_parse_args (SymContext *ctx, GraphNode *n, const char *spec, ...);
+
+/* Constants in the source graph (torch's _maybe_get_const / _is_none). */
+gboolean     sym_is_none (GraphValue *src);
+gboolean     sym_is_constant (GraphValue *src);
+gboolean     sym_get_const_int (GraphValue *src, gint64 *v);
+gboolean     sym_get_const_double (GraphValue *src, double *v);
+gboolean     sym_get_const_bool (GraphValue *src, gboolean *v);
+/* A constant int list (ListConstruct of constants, int[] constant, 1-D
+ * int tensor).  (transfer full) */
+GArray      *sym_get_const_ints (GraphValue *src);
+
+/* New constants in sym_graph(ctx) (onnx::Constant nodes). */
+GraphValue  *sym_constant (SymContext *ctx, Tensor *t /* transfer none */);
+GraphValue  *sym_const_i64 (SymContext *ctx, gint64 v);                   /* 0-d */
+GraphValue  *sym_const_ints (SymContext *ctx, gsize n, const gint64 *v);  /* 1-D */
+GraphValue  *sym_const_scalar (SymContext *ctx, GraphDType dtype, double v); /* 0-d */
+/* torch's _if_scalar_type_as: a 0-d constant of v's element type (float
+ * when unknown). */
+GraphValue  *sym_scalar_like (SymContext *ctx, double v, GraphValue *like);
+
+/* Types: of source or new values. */
+int          sym_rank (GraphValue *v);                       /* -1 unknown */
+GraphDType   sym_dtype (GraphValue *v);                      /* UNDEFINED unknown */
+/* TRUE and dims[0..rank) when fully static. */
+gboolean     sym_static_shape (GraphValue *v, gint64 *dims);
+/* The type of `v`; NULL unknown.  (transfer none) */
+GraphType   *sym_type (GraphValue *v);
+/* Sets a new value's type (for outputs a symbolic computes itself). */
+void         sym_set_type (GraphValue *v, GraphDType dtype, int rank, const gint64 *dims);
+
+/* Opset-aware building blocks. */
+GraphValue  *sym_unsqueeze (SymContext *ctx, GraphValue *v, gsize n, const gint64 *axes);
+GraphValue  *sym_squeeze (SymContext *ctx, GraphValue *v, gsize n, const gint64 *axes);
+GraphValue  *sym_reshape (SymContext *ctx, GraphValue *v, GraphValue *shape);
+GraphValue  *sym_reshape_static (SymContext *ctx, GraphValue *v, gsize n, const gint64 *shape);
+/* Slice along axes with constant bounds (steps may be NULL). */
+GraphValue  *sym_slice (SymContext *ctx, GraphValue *v, gsize n, const gint64 *axes,
+                        const gint64 *starts, const gint64 *ends, const gint64 *steps);
+/* Reduce op ("ReduceSum", "ReduceMean"...); n == 0 reduces every axis. */
+GraphValue  *sym_reduce (SymContext *ctx, const char *op, GraphValue *v, gsize n,
+                         const gint64 *axes, gboolean keepdims);
+/* Split into n_outputs along axis with the given sizes (NULL: equal). */
+GraphNode   *sym_split (SymContext *ctx, GraphValue *v, gint64 axis, guint n_outputs,
+                        const gint64 *sizes);
+/* size(v, dim) as a 0-d int64 value (Shape + Gather), or a 1-D shape when
+ * dim < 0 is not given (dim = G_MININT64). */
+GraphValue  *sym_size (SymContext *ctx, GraphValue *v, gint64 dim);
+GraphValue  *sym_cast (SymContext *ctx, GraphValue *v, GraphDType to);
+/* Normalises a possibly negative dim against the rank; -1 if the rank is
+ * unknown and dim < 0. */
+gint64       sym_dim (GraphValue *v, gint64 dim);
+
+/* Fails with SYM_ERROR_UNSUPPORTED: "aten::op: <reason> (opset N)".
+ * Always returns FALSE, so `return sym_unimplemented (...)`. */
+gboolean     sym_unimplemented (SymContext *ctx, GraphNode *n, GError **error,
+                                const char *fmt, ...) G_GNUC_PRINTF (4, 5);
+
+/* The ATen node for `n` as torch 1.13 writes it (op_type ATen, domain
+ * org.pytorch.aten, operator/overload_name, every argument an input with
+ * scalars and lists as Constant tensors, None as an absent input). */
+gboolean     sym_emit_aten (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error);
+
+G_END_DECLS
