@@ -41,3 +41,4 @@ Graph *cli_load_graph (const char *command, const char *path, CliExit *exit_code
 
 extern const CliCommand cli_cmd_print;
 extern const CliCommand cli_cmd_convert;
+extern const CliCommand cli_cmd_check;

@@ -8,6 +8,7 @@
 static const CliCommand *const commands[] = {
   &cli_cmd_print,
   &cli_cmd_convert,
+  &cli_cmd_check,
 };
 
 void
