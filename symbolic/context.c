@@ -558,6 +558,16 @@ sym_value (SymContext *ctx, GraphValue *src, GError **error)
       if (sym_is_none (src))
         return NULL;
       g_autoptr (Tensor) t = sym_const_as_tensor (src);
+      /* torch2trace.py stores tensor constants exactly (the trace text
+       * prints them lossily) as "__constant__.<value name>". */
+      const char *vname = graph_value_get_name (src);
+      g_autofree char *key = vname ? g_strconcat ("__constant__.", vname, NULL) : NULL;
+      Tensor *exact = key && ctx->s.weights ? g_hash_table_lookup (ctx->s.weights, key) : NULL;
+      if (exact)
+        {
+          g_clear_pointer (&t, tensor_unref);
+          t = tensor_ref (exact);
+        }
       if (t == NULL)
         {
           g_set_error (error, SYM_ERROR, SYM_ERROR_UNSUPPORTED,

@@ -42,3 +42,5 @@ Graph *cli_load_graph (const char *command, const char *path, CliExit *exit_code
 extern const CliCommand cli_cmd_print;
 extern const CliCommand cli_cmd_convert;
 extern const CliCommand cli_cmd_check;
+extern const CliCommand cli_cmd_export;
+extern const CliCommand cli_cmd_ops;

@@ -9,6 +9,8 @@ static const CliCommand *const commands[] = {
   &cli_cmd_print,
   &cli_cmd_convert,
   &cli_cmd_check,
+  &cli_cmd_export,
+  &cli_cmd_ops,
 };
 
 void
