@@ -89,3 +89,32 @@ tf_test_count_hidden (const char *dir)
   g_dir_close (d);
   return n;
 }
+
+Tensor *
+tf_test_make_tensor (GraphDType dtype, guint rank, const gint64 *dims, GRand *rand)
+{
+  gsize nbytes;
+  g_assert_true (tensor_shape_nbytes (dtype, rank, dims, &nbytes));
+  guint8 *data = tf_test_random_bytes (rand, nbytes);
+  if (dtype == GRAPH_DTYPE_BOOL)
+    for (gsize i = 0; i < nbytes; i++)
+      data[i] &= 1;
+  g_autoptr(GBytes) bytes = g_bytes_new_take (data, nbytes);
+  g_autoptr(GError) error = NULL;
+  Tensor *t = tensor_new (dtype, rank, dims, bytes, &error);
+  g_assert_no_error (error);
+  return t;
+}
+
+
+void
+tf_test_assert_tensor_equal (const Tensor *a, const Tensor *b)
+{
+  g_assert_cmpint (tensor_dtype (a), ==, tensor_dtype (b));
+  g_assert_cmpuint (tensor_rank (a), ==, tensor_rank (b));
+  for (guint i = 0; i < tensor_rank (a); i++)
+    g_assert_cmpint (tensor_dim (a, i), ==, tensor_dim (b, i));
+  g_assert_cmpmem (tensor_data (a), tensor_nbytes (a), tensor_data (b), tensor_nbytes (b));
+  g_assert_true (tensor_equal (a, b));
+}
+

@@ -1,7 +1,7 @@
 /* Helpers shared by test-npy.c and test-safetensors.c. */
 #pragma once
 
-#include <glib.h>
+#include "symonnx.h"
 
 /* A fresh temporary folder; remove it with tf_test_rmtree. */
 char    *tf_test_tmpdir (void);
@@ -16,3 +16,7 @@ guint8  *tf_test_random_bytes (GRand *rand, gsize n);
 /* Number of entries in `dir` whose names start with '.' (leftover
  * temporary files of the atomic writer). */
 guint    tf_test_count_hidden (const char *dir);
+/* A tensor of random bytes (bools kept 0/1). */
+Tensor  *tf_test_make_tensor (GraphDType dtype, guint rank, const gint64 *dims, GRand *rand);
+/* Same dtype, shape and bytes, asserted field by field. */
+void     tf_test_assert_tensor_equal (const Tensor *a, const Tensor *b);

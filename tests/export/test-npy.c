@@ -11,32 +11,7 @@ void test_npy_register (void);
 
 /* ---- helpers -------------------------------------------------------------- */
 
-static Tensor *
-make_tensor (GraphDType dtype, guint rank, const gint64 *dims, GRand *rand)
-{
-  gsize nbytes;
-  g_assert_true (tensor_shape_nbytes (dtype, rank, dims, &nbytes));
-  guint8 *data = tf_test_random_bytes (rand, nbytes);
-  if (dtype == GRAPH_DTYPE_BOOL)
-    for (gsize i = 0; i < nbytes; i++)
-      data[i] &= 1;
-  g_autoptr(GBytes) bytes = g_bytes_new_take (data, nbytes);
-  g_autoptr(GError) error = NULL;
-  Tensor *t = tensor_new (dtype, rank, dims, bytes, &error);
-  g_assert_no_error (error);
-  return t;
-}
 
-static void
-assert_tensor_equal (const Tensor *a, const Tensor *b)
-{
-  g_assert_cmpint (tensor_dtype (a), ==, tensor_dtype (b));
-  g_assert_cmpuint (tensor_rank (a), ==, tensor_rank (b));
-  for (guint i = 0; i < tensor_rank (a); i++)
-    g_assert_cmpint (tensor_dim (a, i), ==, tensor_dim (b, i));
-  g_assert_cmpmem (tensor_data (a), tensor_nbytes (a), tensor_data (b), tensor_nbytes (b));
-  g_assert_true (tensor_equal (a, b));
-}
 
 /* Loads `data` from an exact-size heap copy (ASan catches over-reads);
  * expects failure with `code` and a message naming "bad.npy" and holding
@@ -164,7 +139,7 @@ test_numpy_read (void)
       g_autoptr(Tensor) t2 = export_npy_load_from_data ((const guint8 *) contents, len,
                                                         f[0], &error);
       g_assert_no_error (error);
-      assert_tensor_equal (t, t2);
+      tf_test_assert_tensor_equal (t, t2);
       n_ok++;
     }
   g_assert_cmpuint (n_ok, >=, 30);
@@ -196,7 +171,7 @@ save_case (const char *dir, GString *manifest, const char *name, const Tensor *t
    * same bytes as the file. */
   g_autoptr(Tensor) back = export_npy_load (npy, &error);
   g_assert_no_error (error);
-  assert_tensor_equal (t, back);
+  tf_test_assert_tensor_equal (t, back);
   g_autoptr(GBytes) mem = export_npy_save_to_bytes (t, &error);
   g_assert_no_error (error);
   g_autofree char *file = NULL;
@@ -219,7 +194,7 @@ test_numpy_write (void)
   for (gsize i = 0; i < G_N_ELEMENTS (all_dtypes); i++)
     {
       gint64 dims[] = { 2, 3 };
-      g_autoptr(Tensor) t = make_tensor (all_dtypes[i], 2, dims, rand);
+      g_autoptr(Tensor) t = tf_test_make_tensor (all_dtypes[i], 2, dims, rand);
       g_autofree char *name = g_strdup_printf ("dtype%u", (guint) i);
       save_case (dir, manifest, name, t);
       n++;
@@ -230,10 +205,10 @@ test_numpy_write (void)
    * a full 64 bytes). */
   {
     gint64 d0[1] = { 0 }, d1[3] = { 2, 0, 5 }, d2[1] = { 123456 };
-    g_autoptr(Tensor) s = make_tensor (GRAPH_DTYPE_DOUBLE, 0, NULL, rand);
-    g_autoptr(Tensor) e1 = make_tensor (GRAPH_DTYPE_FLOAT, 1, d0, rand);
-    g_autoptr(Tensor) e2 = make_tensor (GRAPH_DTYPE_INT64, 3, d1, rand);
-    g_autoptr(Tensor) big = make_tensor (GRAPH_DTYPE_UINT8, 1, d2, rand);
+    g_autoptr(Tensor) s = tf_test_make_tensor (GRAPH_DTYPE_DOUBLE, 0, NULL, rand);
+    g_autoptr(Tensor) e1 = tf_test_make_tensor (GRAPH_DTYPE_FLOAT, 1, d0, rand);
+    g_autoptr(Tensor) e2 = tf_test_make_tensor (GRAPH_DTYPE_INT64, 3, d1, rand);
+    g_autoptr(Tensor) big = tf_test_make_tensor (GRAPH_DTYPE_UINT8, 1, d2, rand);
     save_case (dir, manifest, "scalar", s);
     save_case (dir, manifest, "empty1", e1);
     save_case (dir, manifest, "empty3", e2);
@@ -247,7 +222,7 @@ test_numpy_write (void)
         gint64 dims[32];
         for (guint i = 0; i < rank; i++)
           dims[i] = i == rank - 1 ? last[v] : 1 + (i == 0);
-        g_autoptr(Tensor) t = make_tensor (all_dtypes[(rank + v) % G_N_ELEMENTS (all_dtypes)],
+        g_autoptr(Tensor) t = tf_test_make_tensor (all_dtypes[(rank + v) % G_N_ELEMENTS (all_dtypes)],
                                            rank, dims, rand);
         g_autofree char *name = g_strdup_printf ("rank%u_%u", rank, v);
         save_case (dir, manifest, name, t);
@@ -274,15 +249,15 @@ test_save_errors (void)
 
   /* An existing file is replaced whole. */
   g_assert_true (g_file_set_contents (path, "old contents", -1, NULL));
-  g_autoptr(Tensor) ok = make_tensor (GRAPH_DTYPE_INT32, 1, dims, rand);
+  g_autoptr(Tensor) ok = tf_test_make_tensor (GRAPH_DTYPE_INT32, 1, dims, rand);
   g_assert_true (export_npy_save (ok, path, &error));
   g_assert_no_error (error);
   g_autoptr(Tensor) back = export_npy_load (path, &error);
   g_assert_no_error (error);
-  assert_tensor_equal (ok, back);
+  tf_test_assert_tensor_equal (ok, back);
 
   /* numpy has no bfloat16: refused, the old file stays, no temp file left. */
-  g_autoptr(Tensor) bf = make_tensor (GRAPH_DTYPE_BFLOAT16, 1, dims, rand);
+  g_autoptr(Tensor) bf = tf_test_make_tensor (GRAPH_DTYPE_BFLOAT16, 1, dims, rand);
   g_assert_false (export_npy_save (bf, path, &error));
   g_assert_error (error, EXPORT_TENSOR_FILE_ERROR, EXPORT_TENSOR_FILE_ERROR_INVALID);
   g_assert_true (g_str_has_prefix (error->message, path));
@@ -290,13 +265,13 @@ test_save_errors (void)
   g_clear_error (&error);
   g_autoptr(Tensor) still = export_npy_load (path, &error);
   g_assert_no_error (error);
-  assert_tensor_equal (ok, still);
+  tf_test_assert_tensor_equal (ok, still);
 
   /* More dimensions than numpy's 32. */
   gint64 dims33[33];
   for (guint i = 0; i < 33; i++)
     dims33[i] = 1;
-  g_autoptr(Tensor) deep = make_tensor (GRAPH_DTYPE_FLOAT, 33, dims33, rand);
+  g_autoptr(Tensor) deep = tf_test_make_tensor (GRAPH_DTYPE_FLOAT, 33, dims33, rand);
   g_assert_false (export_npy_save (deep, path, &error));
   g_assert_error (error, EXPORT_TENSOR_FILE_ERROR, EXPORT_TENSOR_FILE_ERROR_INVALID);
   g_assert_nonnull (strstr (error->message, "32 dimensions"));
@@ -334,7 +309,7 @@ test_bad_truncated (void)
 {
   g_autoptr(GRand) rand = g_rand_new_with_seed (3);
   gint64 dims[] = { 2, 3 };
-  g_autoptr(Tensor) t = make_tensor (GRAPH_DTYPE_FLOAT, 2, dims, rand);
+  g_autoptr(Tensor) t = tf_test_make_tensor (GRAPH_DTYPE_FLOAT, 2, dims, rand);
   g_autoptr(GError) error = NULL;
   g_autoptr(GBytes) good = export_npy_save_to_bytes (t, &error);
   g_assert_no_error (error);
@@ -365,7 +340,7 @@ test_bad_random (void)
   g_autoptr(GRand) rand = g_rand_new_with_seed (11);
   g_autoptr(GError) error = NULL;
   gint64 dims[] = { 5 };
-  g_autoptr(Tensor) t = make_tensor (GRAPH_DTYPE_INT16, 1, dims, rand);
+  g_autoptr(Tensor) t = tf_test_make_tensor (GRAPH_DTYPE_INT16, 1, dims, rand);
   g_autoptr(GBytes) good = export_npy_save_to_bytes (t, &error);
   g_assert_no_error (error);
   gsize good_len;

@@ -11,21 +11,6 @@ void test_safetensors_register (void);
 
 /* ---- helpers -------------------------------------------------------------- */
 
-static Tensor *
-make_tensor (GraphDType dtype, guint rank, const gint64 *dims, GRand *rand)
-{
-  gsize nbytes;
-  g_assert_true (tensor_shape_nbytes (dtype, rank, dims, &nbytes));
-  guint8 *data = tf_test_random_bytes (rand, nbytes);
-  if (dtype == GRAPH_DTYPE_BOOL)
-    for (gsize i = 0; i < nbytes; i++)
-      data[i] &= 1;
-  g_autoptr(GBytes) bytes = g_bytes_new_take (data, nbytes);
-  g_autoptr(GError) error = NULL;
-  Tensor *t = tensor_new (dtype, rank, dims, bytes, &error);
-  g_assert_no_error (error);
-  return t;
-}
 
 static GHashTable *
 new_table (void)
@@ -34,16 +19,6 @@ new_table (void)
                                 (GDestroyNotify) tensor_unref);
 }
 
-static void
-assert_tensor_equal (const Tensor *a, const Tensor *b)
-{
-  g_assert_cmpint (tensor_dtype (a), ==, tensor_dtype (b));
-  g_assert_cmpuint (tensor_rank (a), ==, tensor_rank (b));
-  for (guint i = 0; i < tensor_rank (a); i++)
-    g_assert_cmpint (tensor_dim (a, i), ==, tensor_dim (b, i));
-  g_assert_cmpmem (tensor_data (a), tensor_nbytes (a), tensor_data (b), tensor_nbytes (b));
-  g_assert_true (tensor_equal (a, b));
-}
 
 static const char *
 st_name (GraphDType dtype)
@@ -132,7 +107,7 @@ check_saved_bytes (GHashTable *tensors, GHashTable *md, const guint8 *expect, gs
   gpointer k, v;
   g_hash_table_iter_init (&it, tensors);
   while (g_hash_table_iter_next (&it, &k, &v))
-    assert_tensor_equal (v, g_hash_table_lookup (back, k));
+    tf_test_assert_tensor_equal (v, g_hash_table_lookup (back, k));
   g_assert_cmpuint (g_hash_table_size (md_back), ==, md ? g_hash_table_size (md) : 0);
   tf_test_rmtree (dir);
 }
@@ -176,17 +151,17 @@ make_mixed_table (GRand *rand)
        * misalign the wider types that follow. */
       gint64 dims[] = { 3, (gint64) i % 3 + 1 };
       g_hash_table_insert (t, g_strdup_printf ("layer%zu.%s", i, st_name (all_dtypes[i])),
-                           make_tensor (all_dtypes[i], 2, dims, rand));
+                           tf_test_make_tensor (all_dtypes[i], 2, dims, rand));
     }
   gint64 empty[] = { 0, 4 };
-  g_hash_table_insert (t, g_strdup ("empty"), make_tensor (GRAPH_DTYPE_FLOAT, 2, empty, rand));
-  g_hash_table_insert (t, g_strdup ("scalar"), make_tensor (GRAPH_DTYPE_INT64, 0, NULL, rand));
+  g_hash_table_insert (t, g_strdup ("empty"), tf_test_make_tensor (GRAPH_DTYPE_FLOAT, 2, empty, rand));
+  g_hash_table_insert (t, g_strdup ("scalar"), tf_test_make_tensor (GRAPH_DTYPE_INT64, 0, NULL, rand));
   gint64 one[] = { 1 };
   /* Names that need JSON escapes, and non-ASCII. */
   g_hash_table_insert (t, g_strdup ("quote\"back\\slash\ttab\x01"),
-                       make_tensor (GRAPH_DTYPE_INT8, 1, one, rand));
+                       tf_test_make_tensor (GRAPH_DTYPE_INT8, 1, one, rand));
   g_hash_table_insert (t, g_strdup ("gewicht.über.Ω"),
-                       make_tensor (GRAPH_DTYPE_FLOAT16, 1, one, rand));
+                       tf_test_make_tensor (GRAPH_DTYPE_FLOAT16, 1, one, rand));
   return t;
 }
 
@@ -225,7 +200,7 @@ test_roundtrip (void)
     {
       Tensor *t = g_hash_table_lookup (back, k);
       g_assert_nonnull (t);
-      assert_tensor_equal (v, t);
+      tf_test_assert_tensor_equal (v, t);
     }
   g_assert_cmpuint (g_hash_table_size (md_back), ==, 2);
   g_assert_cmpstr (g_hash_table_lookup (md_back, "format"), ==, "pt");
@@ -274,7 +249,7 @@ test_roundtrip (void)
   g_autoptr(Tensor) expect = tensor_ref (g_hash_table_lookup (tensors, "layer9.F32"));
   g_clear_pointer (&back, g_hash_table_unref);
   g_assert_cmpint (g_unlink (path), ==, 0);
-  assert_tensor_equal (expect, kept);
+  tf_test_assert_tensor_equal (expect, kept);
   tensor_unref (kept);
 
   tf_test_rmtree (dir);
@@ -296,7 +271,7 @@ test_python_check (void)
   /* Tab-separated manifest: no tabs or newlines in these names/values. */
   g_hash_table_remove (tensors, "quote\"back\\slash\ttab\x01");
   g_hash_table_insert (tensors, g_strdup ("quote\"back\\slash\x01"),
-                       make_tensor (GRAPH_DTYPE_INT8, 0, NULL, rand));
+                       tf_test_make_tensor (GRAPH_DTYPE_INT8, 0, NULL, rand));
   g_hash_table_insert (md, "format", "pt");
   g_hash_table_insert (md, "ünï\"code", "välue\\");
   g_assert_true (export_safetensors_save (tensors, md, path, &error));
@@ -411,8 +386,8 @@ test_save_errors (void)
   for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
     {
       g_autoptr(GHashTable) t = new_table ();
-      g_hash_table_insert (t, g_strdup ("fine"), make_tensor (GRAPH_DTYPE_FLOAT, 1, dims, rand));
-      Tensor *bad = cases[i].data ? make_tensor (cases[i].dtype, 1, dims, rand)
+      g_hash_table_insert (t, g_strdup ("fine"), tf_test_make_tensor (GRAPH_DTYPE_FLOAT, 1, dims, rand));
+      Tensor *bad = cases[i].data ? tf_test_make_tensor (cases[i].dtype, 1, dims, rand)
                                   : tensor_new (cases[i].dtype, 1, dims, NULL, &error);
       g_assert_no_error (error);
       g_hash_table_insert (t, g_strdup (cases[i].name), bad);
