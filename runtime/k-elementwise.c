@@ -2,7 +2,7 @@
  * comparisons and logic with numpy broadcasting, variadic Sum/Mean/Min/Max,
  * Where, Clip, Cast.  Each op is one line of a list; the per-dtype loops
  * are generated from it. */
-#include "runtime/kernel.h"
+#include "runtime/kernels-private.h"
 #include <math.h>
 #include <string.h>
 
@@ -293,6 +293,27 @@ unary_lookup (const char *op)
   return NULL;
 }
 
+gboolean
+rt_elementwise_unary (RtCall *call, const RtTensor *a, const char *op, double alpha, double beta,
+                      double gamma, GError **error)
+{
+  const UnaryInfo *info = unary_lookup (op);
+  UParams p = { alpha, beta, gamma };
+  g_return_val_if_fail (info != NULL, FALSE);
+  UnFn fn = unary_fns[info->index][a->dtype];
+  if (fn == NULL)
+    {
+      rt_call_error (call, error, RT_ERROR_UNSUPPORTED, "element type %s is not supported",
+                     graph_dtype_name (a->dtype));
+      return FALSE;
+    }
+  RtTensor *o = rt_call_output_like (call, 0, a, error);
+  if (o == NULL)
+    return FALSE;
+  fn (a->numel, a->data, o->data, &p);
+  return TRUE;
+}
+
 static gboolean
 k_unary (RtCall *call, GError **error)
 {
@@ -321,6 +342,15 @@ k_unary (RtCall *call, GError **error)
 static gboolean
 k_dropout (RtCall *call, GError **error)
 {
+  const RtTensor *training = call->n_inputs > 2 ? call->inputs[2] : NULL;
+  const RtTensor *ratio = call->n_inputs > 1 ? call->inputs[1] : NULL;
+  if (training && training->numel == 1 && rt_get_i64 (training, 0) != 0
+      && !(ratio && ratio->numel == 1 && rt_get_f64 (ratio, 0) == 0))
+    {
+      rt_call_error (call, error, RT_ERROR_UNSUPPORTED,
+                     "training_mode=true (random dropout) is not supported");
+      return FALSE;
+    }
   if (!k_unary (call, error))
     return FALSE;
   if (call->n_outputs > 1)
@@ -389,6 +419,16 @@ binary_run (RtCall *call, const RtTensor *a, const RtTensor *b, int index, gbool
     return FALSE;
   broadcast_apply (a, b, o, fn);
   return TRUE;
+}
+
+gboolean
+rt_elementwise_binary (RtCall *call, const RtTensor *a, const RtTensor *b, const char *op,
+                       GError **error)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (binary_info); i++)
+    if (strcmp (binary_info[i].op, op) == 0)
+      return binary_run (call, a, b, binary_info[i].index, binary_info[i].compare, error);
+  g_return_val_if_reached (FALSE);
 }
 
 static gboolean

@@ -8,13 +8,13 @@ typedef enum { CT_HALF_PIXEL, CT_PYTORCH_HALF_PIXEL, CT_ALIGN_CORNERS, CT_ASYMME
 typedef enum { NM_ROUND_FLOOR, NM_ROUND_CEIL, NM_FLOOR, NM_CEIL } NearestMode;
 
 static double
-to_original (CoordMode m, double x, double scale, gint64 out_len, gint64 in_len)
+to_original (CoordMode m, double x, double scale, double out_len, gint64 in_len)
 {
   switch (m)
     {
     case CT_HALF_PIXEL: return (x + 0.5) / scale - 0.5;
     case CT_PYTORCH_HALF_PIXEL: return out_len > 1 ? (x + 0.5) / scale - 0.5 : 0;
-    case CT_ALIGN_CORNERS: return out_len == 1 ? 0 : x * (double) (in_len - 1) / (double) (out_len - 1);
+    case CT_ALIGN_CORNERS: return out_len == 1 ? 0 : x * (double) (in_len - 1) / (out_len - 1);
     case CT_TF_HALF_PIXEL_NN: return (x + 0.5) / scale;
     case CT_ASYMMETRIC: default: return x / scale;
     }
@@ -150,7 +150,9 @@ k_resize (RtCall *call, GError **error)
       for (gint64 k = 0; k < dims[d]; k++)
         {
           double s = (x->dims[d] == dims[d] && !sz) ? 1.0 : scales[d];
-          double xo = (x->dims[d] == dims[d]) ? (double) k : to_original (cm, (double) k, s, dims[d], x->dims[d]);
+          double xo = (x->dims[d] == dims[d]) ? (double) k : to_original (cm, (double) k, s,
+                                                                                cm == CT_ALIGN_CORNERS && !sz ? (double) x->dims[d] * s : (double) dims[d],
+                                                                                x->dims[d]);
           if (!linear)
             {
               i0[off + k] = i1[off + k] = nearest (nmode, xo, x->dims[d]);

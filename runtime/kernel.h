@@ -109,8 +109,11 @@ RtTensor    *rt_call_output (RtCall *call, guint i, GraphDType dtype, guint rank
                              const gint64 *dims, GError **error);
 /* Output i with the shape and dtype of `like`. */
 RtTensor    *rt_call_output_like (RtCall *call, guint i, const RtTensor *like, GError **error);
-/* Scratch memory valid until the kernel returns (reused between nodes). */
+/* Scratch memory valid until the kernel returns (reused between nodes).
+ * rt_call_scratch_n: RT_N_SCRATCH independent buffers (0 is rt_call_scratch's). */
+#define RT_N_SCRATCH 4
 gpointer     rt_call_scratch (RtCall *call, gsize nbytes, GError **error);
+gpointer     rt_call_scratch_n (RtCall *call, guint which, gsize nbytes, GError **error);
 /* Number of OpenBLAS/kernel threads the session runs with (>= 1). */
 int          rt_call_threads (const RtCall *call);
 /* Sets an RT_ERROR naming the node ("Conv 'conv1': ..."). */

@@ -53,8 +53,8 @@ struct _RtSession
   const RtTensor **node_inputs;
   GPtrArray      *required;   /* GraphValue*, inputs without initializer */
   GPtrArray      *returned;   /* GraphValue*, outputs then extra outputs */
-  void           *scratch;
-  gsize           scratch_cap;
+  void           *scratch[RT_N_SCRATCH];
+  gsize           scratch_cap[RT_N_SCRATCH];
   RtNodePlan     *current;
   guint64         allocations;
 };

@@ -42,7 +42,8 @@ rt_session_free (RtSession *s)
   for (guint i = 0; i < s->n_slots; i++)
     free (s->slots[i].mem);
   g_free (s->slots);
-  free (s->scratch);
+  for (guint i = 0; i < RT_N_SCRATCH; i++)
+    free (s->scratch[i]);
   g_hash_table_unref (s->index);
   g_ptr_array_unref (s->required);
   g_ptr_array_unref (s->returned);
@@ -732,29 +733,37 @@ rt_call_output_like (RtCall *call, guint i, const RtTensor *like, GError **error
 }
 
 gpointer
-rt_call_scratch (RtCall *call, gsize nbytes, GError **error)
+rt_call_scratch_n (RtCall *call, guint which, gsize nbytes, GError **error)
 {
   RtSession *s = call->ctx;
+  g_return_val_if_fail (which < RT_N_SCRATCH, NULL);
   if (nbytes > s->options.max_tensor_bytes)
     {
       rt_call_error (call, error, RT_ERROR_TOO_LARGE, "needs %zu bytes of scratch memory", nbytes);
       return NULL;
     }
-  if (s->scratch_cap < nbytes || s->scratch == NULL)
+  if (s->scratch_cap[which] < nbytes || s->scratch[which] == NULL)
     {
-      free (s->scratch);
-      s->scratch = NULL;
-      if (posix_memalign (&s->scratch, 64, (MAX (nbytes, 64) + 63) & ~(gsize) 63) != 0)
+      free (s->scratch[which]);
+      s->scratch[which] = NULL;
+      gsize cap = (MAX (nbytes, 64) + 63) & ~(gsize) 63;
+      if (posix_memalign (&s->scratch[which], 64, cap) != 0)
         {
-          s->scratch_cap = 0;
-          s->scratch = NULL;
+          s->scratch_cap[which] = 0;
+          s->scratch[which] = NULL;
           rt_call_error (call, error, RT_ERROR_TOO_LARGE, "cannot allocate %zu bytes", nbytes);
           return NULL;
         }
-      s->scratch_cap = MAX (nbytes, 64);
+      s->scratch_cap[which] = cap;
       s->allocations++;
     }
-  return s->scratch;
+  return s->scratch[which];
+}
+
+gpointer
+rt_call_scratch (RtCall *call, gsize nbytes, GError **error)
+{
+  return rt_call_scratch_n (call, 0, nbytes, error);
 }
 
 int

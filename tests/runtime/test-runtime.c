@@ -7,6 +7,8 @@ main (int argc, char **argv)
 {
   setlocale (LC_ALL, "C");
   g_test_init (&argc, &argv, NULL);
+  test_session_register ();
+  test_aten_register ();
   test_conformance_register ();
   return g_test_run ();
 }

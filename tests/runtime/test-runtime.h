@@ -5,3 +5,5 @@
 #include "runtime/runtime.h"
 
 void test_conformance_register (void);
+void test_aten_register (void);
+void test_session_register (void);

@@ -1,0 +1,15 @@
+/* Entry points one kernel family offers another (ATen kernels reuse the
+ * ONNX element-wise loops). */
+#pragma once
+
+#include "runtime/kernel.h"
+
+/* Output 0 := op(a) with the ONNX op's loop ("Relu", "Elu", ...). */
+gboolean rt_elementwise_unary (RtCall *call, const RtTensor *a, const char *op, double alpha,
+                               double beta, double gamma, GError **error);
+/* Output 0 := op(a, b) broadcast ("Add", "Mul", "Pow", ...); a and b of
+ * one dtype (Pow: any exponent type). */
+gboolean rt_elementwise_binary (RtCall *call, const RtTensor *a, const RtTensor *b,
+                                const char *op, GError **error);
+/* Output 0 := a copy of input 0. */
+gboolean rt_kernel_copy (RtCall *call, GError **error);

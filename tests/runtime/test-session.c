@@ -1,0 +1,289 @@
+/* Sessions: buffer reuse, intermediate outputs, compare, and bad input —
+ * every case a clear error before or instead of running. */
+#include "tests/runtime/test-runtime.h"
+#include <math.h>
+#include <string.h>
+
+static Graph *
+new_graph (void)
+{
+  Graph *g = graph_new ();
+  graph_set_opset (g, "", 17);
+  return g;
+}
+
+static GraphValue *
+float_input (Graph *g, const char *name, guint rank, const gint64 *dims)
+{
+  g_autoptr (GraphType) ty = graph_type_new_tensor_static (GRAPH_DTYPE_FLOAT, rank, dims);
+  return graph_add_input (g, name, ty);
+}
+
+static Tensor *
+float_tensor (guint rank, const gint64 *dims, const float *v)
+{
+  gint64 n = 1;
+  for (guint i = 0; i < rank; i++)
+    n *= dims[i];
+  return tensor_new_from_data (GRAPH_DTYPE_FLOAT, rank, dims, v, (gsize) n * sizeof (float), NULL);
+}
+
+static GHashTable *
+table_new (void)
+{
+  return g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) tensor_unref);
+}
+
+/* A chain of 10 Negs needs two alternating slots plus one for the kept
+ * intermediate n3; a second run allocates nothing, and requested
+ * intermediate values come back. */
+static void
+test_reuse_and_intermediates (void)
+{
+  g_autoptr (Graph) g = new_graph ();
+  gint64 dims[2] = { 2, 3 };
+  GraphValue *v = float_input (g, "x", 2, dims);
+  for (int i = 1; i <= 10; i++)
+    {
+      v = graph_op (g, "Neg", v, NULL);
+      g_autofree char *name = g_strdup_printf ("n%d", i);
+      graph_value_set_name (v, name);
+    }
+  graph_add_output (g, v);
+  const char *extra[] = { "n3", NULL };
+  RtOptions o;
+  rt_options_init (&o);
+  o.extra_outputs = extra;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (RtSession) s = rt_session_new (g, &o, &error);
+  g_assert_no_error (error);
+  float xv[6] = { 1, -2, 3, -4, 5, -6 };
+  g_autoptr (GHashTable) in = table_new ();
+  g_hash_table_insert (in, g_strdup ("x"), float_tensor (2, dims, xv));
+  for (int run = 0; run < 2; run++)
+    {
+      g_autoptr (GHashTable) out = table_new ();
+      g_assert_true (rt_session_run (s, in, out, &error));
+      g_assert_no_error (error);
+      guint64 expected_allocs = run == 0 ? 3 : 0;
+      g_assert_cmpuint (rt_session_last_run_allocations (s), ==, expected_allocs);
+      Tensor *n10 = g_hash_table_lookup (out, "n10"), *n3 = g_hash_table_lookup (out, "n3");
+      g_assert_nonnull (n10);
+      g_assert_nonnull (n3);
+      for (int i = 0; i < 6; i++)
+        {
+          g_assert_cmpfloat (tensor_get_double (n10, i), ==, xv[i]);     /* even count of Negs */
+          g_assert_cmpfloat (tensor_get_double (n3, i), ==, -xv[i]);     /* odd */
+        }
+    }
+}
+
+static void
+test_unknown_extra_output (void)
+{
+  g_autoptr (Graph) g = new_graph ();
+  GraphValue *x = float_input (g, "x", 0, NULL);
+  graph_add_output (g, graph_op (g, "Relu", x, NULL));
+  const char *extra[] = { "nope", NULL };
+  RtOptions o;
+  rt_options_init (&o);
+  o.extra_outputs = extra;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (RtSession) s = rt_session_new (g, &o, &error);
+  g_assert_null (s);
+  g_assert_error (error, RT_ERROR, RT_ERROR_INPUT);
+  g_assert_nonnull (strstr (error->message, "'nope'"));
+}
+
+/* All missing kernels in one error, before anything runs. */
+static void
+test_missing_kernels_all_at_once (void)
+{
+  g_autoptr (Graph) g = new_graph ();
+  GraphValue *x = float_input (g, "x", 0, NULL);
+  GraphValue *a = graph_op (g, "FooBar", x, NULL);
+  GraphValue *b = graph_op (g, "Relu", a, NULL);
+  GraphValue *c = graph_op (g, "BazQux", b, NULL);
+  GraphValue *d = graph_op (g, "mydomain::Custom", c, NULL);
+  graph_add_output (g, d);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (RtSession) s = rt_session_new (g, NULL, &error);
+  g_assert_null (s);
+  g_assert_error (error, RT_ERROR, RT_ERROR_UNSUPPORTED);
+  g_assert_nonnull (strstr (error->message, "3 operators"));
+  g_assert_nonnull (strstr (error->message, "onnx::FooBar (opset 17)"));
+  g_assert_nonnull (strstr (error->message, "onnx::BazQux (opset 17)"));
+  g_assert_nonnull (strstr (error->message, "mydomain::Custom"));
+  g_assert_null (strstr (error->message, "Relu"));
+}
+
+static void
+test_cycle (void)
+{
+  g_autoptr (Graph) g = new_graph ();
+  GraphValue *x = float_input (g, "x", 0, NULL);
+  GraphValue *a = graph_op (g, "Relu", x, NULL);
+  GraphValue *b = graph_op (g, "Neg", a, NULL);
+  /* a's node now reads b, produced after it: a cycle. */
+  graph_node_set_input (graph_value_node (a), 0, b);
+  graph_add_output (g, b);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (RtSession) s = rt_session_new (g, NULL, &error);
+  g_assert_null (s);
+  g_assert_error (error, RT_ERROR, RT_ERROR_INVALID_GRAPH);
+}
+
+static void
+test_wrong_arity (void)
+{
+  g_autoptr (Graph) g = new_graph ();
+  GraphValue *x = float_input (g, "x", 0, NULL);
+  GraphValue *a = graph_op (g, "Relu", x, x, NULL);
+  graph_add_output (g, a);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (RtSession) s = rt_session_new (g, NULL, &error);
+  g_assert_null (s);
+  g_assert_error (error, RT_ERROR, RT_ERROR_INVALID_GRAPH);
+  g_assert_nonnull (strstr (error->message, "2 inputs"));
+}
+
+/* Runs a one-output graph on `in`, expecting error `code`. */
+static void
+expect_run_error (Graph *g, GHashTable *in, int code, const char *needle)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (RtSession) s = rt_session_new (g, NULL, &error);
+  g_assert_no_error (error);
+  g_autoptr (GHashTable) out = table_new ();
+  g_assert_false (rt_session_run (s, in, out, &error));
+  g_assert_error (error, RT_ERROR, code);
+  if (needle && !strstr (error->message, needle))
+    g_error ("'%s' not in '%s'", needle, error->message);
+}
+
+static void
+test_shape_mismatch (void)
+{
+  g_autoptr (Graph) g = new_graph ();
+  gint64 da[2] = { 2, 3 }, db[1] = { 4 };
+  GraphValue *a = float_input (g, "a", 2, da), *b = float_input (g, "b", 1, db);
+  graph_add_output (g, graph_op (g, "Add", a, b, NULL));
+  float va[6] = { 0 }, vb[4] = { 0 };
+  g_autoptr (GHashTable) in = table_new ();
+  g_hash_table_insert (in, g_strdup ("a"), float_tensor (2, da, va));
+  g_hash_table_insert (in, g_strdup ("b"), float_tensor (1, db, vb));
+  expect_run_error (g, in, RT_ERROR_SHAPE, "(2, 3) and (4)");
+}
+
+static void
+test_zero_strides (void)
+{
+  g_autoptr (Graph) g = new_graph ();
+  gint64 dx[4] = { 1, 1, 4, 4 }, dw[4] = { 1, 1, 2, 2 }, strides[2] = { 0, 0 };
+  GraphValue *x = float_input (g, "x", 4, dx), *w = float_input (g, "w", 4, dw);
+  graph_add_output (g, graph_op (g, "Conv", x, w, "strides_is", 2, strides, NULL));
+  float vx[16] = { 0 }, vw[4] = { 0 };
+  g_autoptr (GHashTable) in = table_new ();
+  g_hash_table_insert (in, g_strdup ("x"), float_tensor (4, dx, vx));
+  g_hash_table_insert (in, g_strdup ("w"), float_tensor (4, dw, vw));
+  expect_run_error (g, in, RT_ERROR_INVALID_GRAPH, "strides");
+}
+
+static void
+test_absurd_constant_of_shape (void)
+{
+  g_autoptr (Graph) g = new_graph ();
+  gint64 shape[2] = { 1000000, 1000000 };
+  g_autoptr (Tensor) t = tensor_new_int64_vector (2, shape);
+  GraphValue *sh = graph_op (g, "Constant", "value_t", t, NULL);
+  graph_add_output (g, graph_op (g, "ConstantOfShape", sh, NULL));
+  expect_run_error (g, NULL, RT_ERROR_TOO_LARGE, "(1000000, 1000000)");
+  /* A negative dimension is refused the same way. */
+  g_autoptr (Graph) g2 = new_graph ();
+  gint64 neg[2] = { -5, 3 };
+  g_autoptr (Tensor) t2 = tensor_new_int64_vector (2, neg);
+  GraphValue *sh2 = graph_op (g2, "Constant", "value_t", t2, NULL);
+  graph_add_output (g2, graph_op (g2, "ConstantOfShape", sh2, NULL));
+  expect_run_error (g2, NULL, RT_ERROR_TOO_LARGE, "(-5, 3)");
+}
+
+static void
+test_bad_inputs (void)
+{
+  g_autoptr (Graph) g = new_graph ();
+  gint64 dims[2] = { 2, 3 };
+  GraphValue *x = float_input (g, "x", 2, dims);
+  graph_add_output (g, graph_op (g, "Relu", x, NULL));
+  /* missing */
+  g_autoptr (GHashTable) none = table_new ();
+  expect_run_error (g, none, RT_ERROR_INPUT, "missing input 'x'");
+  /* wrong dtype */
+  g_autoptr (GHashTable) in = table_new ();
+  gint64 iv[6] = { 0 };
+  g_hash_table_insert (in, g_strdup ("x"),
+                       tensor_new_from_data (GRAPH_DTYPE_INT64, 2, dims, iv, sizeof iv, NULL));
+  expect_run_error (g, in, RT_ERROR_INPUT, "element type int64, the graph expects float");
+  /* wrong shape */
+  gint64 d2[2] = { 3, 2 };
+  float fv[6] = { 0 };
+  g_hash_table_replace (in, g_strdup ("x"), float_tensor (2, d2, fv));
+  expect_run_error (g, in, RT_ERROR_INPUT, "dimension 0 is 3, the graph expects 2");
+  /* wrong rank */
+  gint64 d3[1] = { 6 };
+  g_hash_table_replace (in, g_strdup ("x"), float_tensor (1, d3, fv));
+  expect_run_error (g, in, RT_ERROR_INPUT, "rank 1");
+}
+
+static void
+test_gather_out_of_range (void)
+{
+  g_autoptr (Graph) g = new_graph ();
+  gint64 dims[1] = { 3 }, idx[2] = { 1, 7 };
+  GraphValue *x = float_input (g, "x", 1, dims);
+  g_autoptr (Tensor) t = tensor_new_int64_vector (2, idx);
+  GraphValue *i = graph_op (g, "Constant", "value_t", t, NULL);
+  graph_add_output (g, graph_op (g, "Gather", x, i, NULL));
+  float v[3] = { 1, 2, 3 };
+  g_autoptr (GHashTable) in = table_new ();
+  g_hash_table_insert (in, g_strdup ("x"), float_tensor (1, dims, v));
+  expect_run_error (g, in, RT_ERROR_SHAPE, "index 7");
+}
+
+static void
+test_compare (void)
+{
+  gint64 n = 4;
+  float e[4] = { 1, 2, 3, NAN }, a[4] = { 1, 2.01f, 3, NAN };
+  g_autoptr (Tensor) te = float_tensor (1, &n, e), ta = float_tensor (1, &n, a);
+  RtCompareResult r;
+  g_assert_false (rt_compare (te, ta, RT_DEFAULT_RTOL, RT_DEFAULT_ATOL, TRUE, &r));
+  g_assert_cmpint (r.mismatches, ==, 1);
+  g_assert_cmpint (r.first_mismatch, ==, 1);
+  g_assert_cmpfloat_with_epsilon (r.max_abs_error, 0.01, 1e-6);
+  g_assert_cmpfloat_with_epsilon (r.max_rel_error, 0.005, 1e-6);
+  g_assert_false (rt_compare (te, ta, RT_DEFAULT_RTOL, RT_DEFAULT_ATOL, FALSE, &r));
+  g_assert_cmpint (r.mismatches, ==, 2);
+  /* 0.01 is within rtol 1e-2 of 2 (0.02) */
+  g_assert_true (rt_compare (te, ta, 1e-2, 0, TRUE, &r));
+  gint64 m = 2;
+  float b[2] = { 1, 2 };
+  g_autoptr (Tensor) tb = float_tensor (1, &m, b);
+  g_assert_false (rt_compare (te, tb, 1, 1, TRUE, &r));
+  g_assert_true (r.shape_mismatch);
+}
+
+void
+test_session_register (void)
+{
+  g_test_add_func ("/runtime/session/reuse-and-intermediates", test_reuse_and_intermediates);
+  g_test_add_func ("/runtime/session/unknown-extra-output", test_unknown_extra_output);
+  g_test_add_func ("/runtime/bad-input/missing-kernels", test_missing_kernels_all_at_once);
+  g_test_add_func ("/runtime/bad-input/cycle", test_cycle);
+  g_test_add_func ("/runtime/bad-input/wrong-arity", test_wrong_arity);
+  g_test_add_func ("/runtime/bad-input/shape-mismatch", test_shape_mismatch);
+  g_test_add_func ("/runtime/bad-input/zero-strides", test_zero_strides);
+  g_test_add_func ("/runtime/bad-input/absurd-constant-of-shape", test_absurd_constant_of_shape);
+  g_test_add_func ("/runtime/bad-input/inputs", test_bad_inputs);
+  g_test_add_func ("/runtime/bad-input/gather-out-of-range", test_gather_out_of_range);
+  g_test_add_func ("/runtime/compare", test_compare);
+}
