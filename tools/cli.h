@@ -44,3 +44,5 @@ extern const CliCommand cli_cmd_convert;
 extern const CliCommand cli_cmd_check;
 extern const CliCommand cli_cmd_export;
 extern const CliCommand cli_cmd_ops;
+extern const CliCommand cli_cmd_run;
+extern const CliCommand cli_cmd_test_suite;

@@ -11,6 +11,8 @@ static const CliCommand *const commands[] = {
   &cli_cmd_check,
   &cli_cmd_export,
   &cli_cmd_ops,
+  &cli_cmd_run,
+  &cli_cmd_test_suite,
 };
 
 void

@@ -1,0 +1,216 @@
+/* symonnx run: execute a model with the bundled CPU executor. */
+#include "tools/cli.h"
+#include "runtime/runtime.h"
+#include "export/onnxio.h"
+#include "export/tensorfiles.h"
+#include <stdio.h>
+#include <errno.h>
+#include <string.h>
+
+static char **opt_inputs;
+static char *opt_output_dir;
+static int opt_threads;
+static int opt_repeat;
+static char **opt_extra;
+
+static const GOptionEntry run_entries[] = {
+  { "input", 'i', 0, G_OPTION_ARG_STRING_ARRAY, &opt_inputs,
+    "Graph input NAME from FILE (.npy, or an ONNX TensorProto .pb); repeat for each input", "NAME=FILE" },
+  { "output-dir", 'o', 0, G_OPTION_ARG_FILENAME, &opt_output_dir,
+    "Write each output to DIR/<output name>.npy (characters outside [A-Za-z0-9._-] become '_')", "DIR" },
+  { "threads", 't', 0, G_OPTION_ARG_INT, &opt_threads,
+    "Number of threads (OpenBLAS); 0 keeps OpenBLAS's default", "N" },
+  { "repeat", 'r', 0, G_OPTION_ARG_INT, &opt_repeat,
+    "After one warm-up run, time N more runs and print `median X ms, min Y ms`", "N" },
+  { "extra-output", 0, 0, G_OPTION_ARG_STRING_ARRAY, &opt_extra,
+    "Also write the intermediate value NAME (for finding where two runs diverge)", "NAME" },
+  { NULL, 0, 0, 0, NULL, NULL, NULL },
+};
+
+static const GOptionEntry *
+run_options (void)
+{
+  return run_entries;
+}
+
+static Tensor *
+load_tensor (const char *path, GError **error)
+{
+  if (g_str_has_suffix (path, ".pb"))
+    return onnxio_tensor_load (path, NULL, error);
+  return export_npy_load (path, error);
+}
+
+static int
+compare_doubles (gconstpointer a, gconstpointer b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+  return x < y ? -1 : x > y;
+}
+
+/* "a/b:c" → "a_b_c" */
+static char *
+safe_file_name (const char *name)
+{
+  char *s = g_strdup (name);
+  for (char *p = s; *p; p++)
+    if (!g_ascii_isalnum (*p) && *p != '.' && *p != '_' && *p != '-')
+      *p = '_';
+  if (strcmp (s, ".") == 0 || strcmp (s, "..") == 0 || *s == '\0')
+    {
+      g_free (s);
+      s = g_strdup ("_");
+    }
+  return s;
+}
+
+static int
+run_run (int argc, char **argv)
+{
+  if (argc != 1)
+    {
+      cli_error ("run", "expected exactly one MODEL, got %d (run 'symonnx run --help')", argc);
+      return CLI_EXIT_USAGE;
+    }
+  if (opt_repeat < 0 || opt_threads < 0)
+    {
+      cli_error ("run", "--repeat and --threads must not be negative");
+      return CLI_EXIT_USAGE;
+    }
+  CliExit code;
+  g_autoptr (Graph) g = cli_load_graph ("run", argv[0], &code);
+  if (g == NULL)
+    return code;
+  g_autoptr (GHashTable) inputs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                                         (GDestroyNotify) tensor_unref);
+  for (char **p = opt_inputs; p && *p; p++)
+    {
+      const char *eq = strchr (*p, '=');
+      if (eq == NULL || eq == *p || eq[1] == '\0')
+        {
+          cli_error ("run", "--input '%s': expected NAME=FILE", *p);
+          return CLI_EXIT_USAGE;
+        }
+      g_autofree char *name = g_strndup (*p, eq - *p);
+      g_autoptr (GError) error = NULL;
+      Tensor *t = load_tensor (eq + 1, &error);
+      if (t == NULL)
+        {
+          cli_error ("run", "%s", error->message);
+          return CLI_EXIT_INPUT;
+        }
+      g_hash_table_replace (inputs, g_steal_pointer (&name), t);
+    }
+  RtOptions o;
+  rt_options_init (&o);
+  o.threads = opt_threads;
+  o.extra_outputs = (const char *const *) opt_extra;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (RtSession) s = rt_session_new (g, &o, &error);
+  if (s == NULL)
+    {
+      cli_error ("run", "%s: %s", argv[0], error->message);
+      return CLI_EXIT_PROCESS;
+    }
+  for (guint i = 0; i < rt_session_n_required_inputs (s); i++)
+    {
+      const char *name = graph_value_get_name (rt_session_required_input (s, i));
+      if (name && !g_hash_table_contains (inputs, name))
+        {
+          cli_error ("run", "%s: missing --input %s=FILE for the graph input '%s'", argv[0], name, name);
+          return CLI_EXIT_USAGE;
+        }
+    }
+  GHashTableIter it;
+  gpointer key;
+  g_hash_table_iter_init (&it, inputs);
+  while (g_hash_table_iter_next (&it, &key, NULL))
+    {
+      gboolean known = FALSE;
+      for (guint i = 0; i < graph_n_inputs (g) && !known; i++)
+        known = g_strcmp0 (graph_value_get_name (graph_input (g, i)), key) == 0;
+      if (!known)
+        {
+          cli_error ("run", "%s: the graph has no input named '%s'", argv[0], (char *) key);
+          return CLI_EXIT_USAGE;
+        }
+    }
+  g_autoptr (GHashTable) outputs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                                          (GDestroyNotify) tensor_unref);
+  if (!rt_session_run (s, inputs, outputs, &error))
+    {
+      cli_error ("run", "%s: %s", argv[0], error->message);
+      return CLI_EXIT_PROCESS;
+    }
+  if (opt_repeat > 0)
+    {
+      g_autofree double *ms = g_new (double, opt_repeat);
+      for (int r = 0; r < opt_repeat; r++)
+        {
+          g_autoptr (GHashTable) tmp = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                                              (GDestroyNotify) tensor_unref);
+          gint64 t0 = g_get_monotonic_time ();
+          if (!rt_session_run (s, inputs, tmp, &error))
+            {
+              cli_error ("run", "%s: %s", argv[0], error->message);
+              return CLI_EXIT_PROCESS;
+            }
+          ms[r] = (double) (g_get_monotonic_time () - t0) / 1000.0;
+        }
+      qsort (ms, opt_repeat, sizeof (double), compare_doubles);
+      double median = opt_repeat % 2 ? ms[opt_repeat / 2]
+                                     : (ms[opt_repeat / 2 - 1] + ms[opt_repeat / 2]) / 2;
+      printf ("median %.3f ms, min %.3f ms\n", median, ms[0]);
+    }
+  if (opt_output_dir)
+    {
+      if (g_mkdir_with_parents (opt_output_dir, 0755) != 0)
+        {
+          cli_error ("run", "cannot create %s: %s", opt_output_dir, g_strerror (errno));
+          return CLI_EXIT_OUTPUT;
+        }
+      g_hash_table_iter_init (&it, outputs);
+      gpointer value;
+      while (g_hash_table_iter_next (&it, &key, &value))
+        {
+          g_autofree char *file = safe_file_name (key);
+          g_autofree char *base = g_strconcat (file, ".npy", NULL);
+          g_autofree char *path = g_build_filename (opt_output_dir, base, NULL);
+          if (!export_npy_save (value, path, &error))
+            {
+              cli_error ("run", "%s", error->message);
+              return CLI_EXIT_OUTPUT;
+            }
+        }
+    }
+  else if (opt_repeat == 0)
+    {
+      /* Without a folder: a summary of each output. */
+      for (guint i = 0; i < graph_n_outputs (g); i++)
+        {
+          const char *name = graph_value_get_name (graph_output (g, i));
+          Tensor *t = name ? g_hash_table_lookup (outputs, name) : NULL;
+          if (t == NULL)
+            continue;
+          printf ("%s: %s(", name, graph_dtype_name (tensor_dtype (t)));
+          for (guint k = 0; k < tensor_rank (t); k++)
+            printf ("%s%" G_GINT64_FORMAT, k ? ", " : "", tensor_dim (t, k));
+          printf (")\n");
+        }
+    }
+  return CLI_EXIT_OK;
+}
+
+const CliCommand cli_cmd_run = {
+  .name = "run",
+  .parameters = "MODEL",
+  .summary = "Run a model (.onnx or trace text) with the bundled CPU executor",
+  .description = "Loads MODEL, checks that every node has a kernel (all missing ones are listed at once), "
+                 "binds each --input NAME=FILE (.npy or TensorProto .pb) and runs it. With --output-dir, "
+                 "each graph output is written as DIR/<output name>.npy; without it, the outputs' types and "
+                 "shapes are printed. A graph input without an initializer and without --input is an "
+                 "error naming it. --repeat N prints the median and minimum time of N runs after one "
+                 "warm-up run (model loading excluded).",
+  .options = run_options,
+  .run = run_run,
+};
