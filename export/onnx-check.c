@@ -320,9 +320,10 @@ check_node (Ctx *ctx, const GraphNode *n, const char *where, const Scope *scope)
       if (s != NULL)
         {
           guint idx = GPOINTER_TO_UINT (g_hash_table_lookup (s->node_index, producer)) - 1;
+          g_autofree char *pw = node_where (NULL, producer, idx);
           add_problem (ctx, ONNX_CHECK_ERROR, where, n,
-                       "input %u %s is used before it is defined (it is output %u of node %u (%s)%s)",
-                       i, vd, graph_value_offset (v), idx, graph_node_kind (producer),
+                       "input %u %s is used before it is defined (it is output %u of %s%s)",
+                       i, vd, graph_value_offset (v), pw,
                        s == scope ? ", later in the graph" : ", after this node's enclosing node");
         }
       else

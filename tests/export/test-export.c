@@ -6,6 +6,7 @@
 /* Declarations of the register functions, one line each. */
 void test_onnxio_register (void); void test_onnxio_fields_register (void); void test_onnxio_bad_register (void);
 void test_npy_register (void); void test_safetensors_register (void);
+void test_onnx_check_register (void);
 
 int
 main (int argc, char **argv)
@@ -15,5 +16,6 @@ main (int argc, char **argv)
   /* Calls of the register functions, one line each. */
   test_onnxio_register (); test_onnxio_fields_register (); test_onnxio_bad_register ();
   test_npy_register (); test_safetensors_register ();
+  test_onnx_check_register ();
   return g_test_run ();
 }
