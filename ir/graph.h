@@ -500,6 +500,13 @@ const char  *graph_symbol (const char *kind, const char *default_domain);
 #define GRAPH_ONNX_DOMAIN "onnx"
 #define GRAPH_ATEN_DOMAIN "org.pytorch.aten"
 #define GRAPH_KIND_ATEN   "org.pytorch.aten::ATen"
+/* A torch.autograd.Function call in a trace, printed by PyTorch as
+ * `^MyFunction[attrs](scalar args)(%inputs)`: kind prim::PythonOp, with the
+ * Function's name and the scalar-argument text kept in these attributes.
+ * Its body is not in the text: its `Subgraph` attribute is an empty graph. */
+#define GRAPH_KIND_PYTHON_OP      "prim::PythonOp"
+#define GRAPH_PYTHON_OP_NAME_ATTR "python_name"
+#define GRAPH_PYTHON_OP_ARGS_ATTR "python_args"
 
 /* ------------------------------------------------------------------------ */
 /* Passes and checks                                                         */

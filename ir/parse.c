@@ -276,6 +276,49 @@ parse_block (Parser *p, GraphNode *n, GArray *pending, guint depth, GError **err
   return expect_line_end (p, error);
 }
 
+/* The "(scalar args)" of a PythonOp, kept as text: balanced parentheses,
+ * quotes respected, on one line. */
+static char *
+parse_python_args (Parser *p, GError **error)
+{
+  TextCursor *c = &p->c;
+  if (!expect (p, '(', "'(' and the scalar arguments of an autograd Function", error))
+    return NULL;
+  gsize start = c->pos;
+  guint depth = 0;
+  char quote = 0;
+  for (;;)
+    {
+      int ch = text_peek (c);
+      if (ch < 0 || ch == '\n')
+        {
+          text_expected (c, "')' closing the autograd Function's scalar arguments", error);
+          return NULL;
+        }
+      if (quote)
+        {
+          if (ch == '\\')
+            c->pos++;
+          else if (ch == quote)
+            quote = 0;
+        }
+      else if (ch == '"' || ch == '\'')
+        quote = (char) ch;
+      else if (ch == '(' && ++depth > TEXT_MAX_DEPTH)
+        {
+          text_error_at (c, c->pos, error, "scalar arguments nested deeper than %d levels",
+                         TEXT_MAX_DEPTH);
+          return NULL;
+        }
+      else if (ch == ')' && depth-- == 0)
+        break;
+      c->pos++;
+    }
+  char *args = g_strndup (c->text + start, c->pos - start);
+  c->pos++;
+  return args;
+}
+
 typedef struct
 {
   char      *name;
@@ -323,7 +366,17 @@ parse_node (Parser *p, Graph *g, guint depth, GError **error)
     return FALSE;
   text_skip_blank (c);
   gsize kind_pos = c->pos;
-  g_autofree char *kind = text_lex_word (c, text_is_kind_char, FALSE, "a node kind", error);
+  g_autofree char *python_name = NULL;
+  g_autofree char *kind = NULL;
+  if (text_eat (c, '^'))
+    {
+      python_name = text_lex_word (c, text_is_word_char, FALSE, "an autograd Function name", error);
+      if (python_name == NULL)
+        return FALSE;
+      kind = g_strdup (GRAPH_KIND_PYTHON_OP);
+    }
+  else
+    kind = text_lex_word (c, text_is_kind_char, FALSE, "a node kind", error);
   if (kind == NULL)
     return FALSE;
   if (graph_symbol (kind, GRAPH_ONNX_DOMAIN) == NULL)
@@ -337,6 +390,14 @@ parse_node (Parser *p, Graph *g, guint depth, GError **error)
   g_array_set_clear_func (pending, text_pending_block_clear);
   if (text_peek (c) == '[' && !text_parse_attrs (&p->c, n, pending, error))
     return FALSE;
+  if (python_name)
+    {
+      g_autofree char *args = parse_python_args (p, error);
+      if (args == NULL)
+        return FALSE;
+      graph_node_set_s (n, GRAPH_PYTHON_OP_NAME_ATTR, python_name);
+      graph_node_set_s (n, GRAPH_PYTHON_OP_ARGS_ATTR, args);
+    }
   text_skip_blank (c);
   g_autoptr (GPtrArray) inputs = g_ptr_array_new ();
   if (!parse_ref_list (p, g, TRUE, inputs, error))
@@ -382,7 +443,7 @@ parse_node (Parser *p, Graph *g, guint depth, GError **error)
         return FALSE;
     }
   for (guint i = 0; i < pending->len; i++)
-    if (!g_array_index (pending, PendingBlock, i).seen)
+    if (!g_array_index (pending, PendingBlock, i).seen && python_name == NULL)
       return text_error_at (c, line_start, error, "no block follows for the node's <Graph> "
                             "attribute '%s'", g_array_index (pending, PendingBlock, i).label);
   for (guint i = 0; i < outs->len; i++)

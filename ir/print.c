@@ -363,22 +363,34 @@ print_node (Printer *pr, const GraphNode *n, guint level)
       print_value_decl (pr, graph_node_output (n, i));
     }
   g_string_append (out, " = ");
-  g_string_append (out, graph_node_kind (n));
-  guint n_attrs = graph_node_n_attrs (n);
-  if (n_attrs > 0)
+  const char *py_name = NULL, *py_args = NULL;
+  gboolean python_op = graph_node_is (n, GRAPH_KIND_PYTHON_OP)
+                       && graph_node_get_s (n, GRAPH_PYTHON_OP_NAME_ATTR, &py_name, NULL)
+                       && text_attr_name_is_plain (py_name)
+                       && graph_node_get_s (n, GRAPH_PYTHON_OP_ARGS_ATTR, &py_args, NULL);
+  if (python_op)
     {
-      g_string_append_c (out, '[');
-      for (guint a = 0; a < n_attrs; a++)
-        {
-          const char *name = graph_node_attr_name (n, a);
-          if (a)
-            g_string_append (out, ", ");
-          print_attr_name (pr, name);
-          g_string_append_c (out, '=');
-          print_attr_value (pr, n, name);
-        }
-      g_string_append_c (out, ']');
+      g_string_append_c (out, '^');
+      g_string_append (out, py_name);
     }
+  else
+    g_string_append (out, graph_node_kind (n));
+  guint n_attrs = graph_node_n_attrs (n), printed = 0;
+  for (guint a = 0; a < n_attrs; a++)
+    {
+      const char *name = graph_node_attr_name (n, a);
+      if (python_op && (strcmp (name, GRAPH_PYTHON_OP_NAME_ATTR) == 0
+                        || strcmp (name, GRAPH_PYTHON_OP_ARGS_ATTR) == 0))
+        continue;
+      g_string_append (out, printed++ ? ", " : "[");
+      print_attr_name (pr, name);
+      g_string_append_c (out, '=');
+      print_attr_value (pr, n, name);
+    }
+  if (printed)
+    g_string_append_c (out, ']');
+  if (python_op)
+    g_string_append_printf (out, "(%s)", py_args);
   g_string_append_c (out, '(');
   for (guint i = 0; i < graph_node_n_inputs (n); i++)
     {
@@ -418,7 +430,12 @@ print_node (Printer *pr, const GraphNode *n, guint level)
       else
         text_append_quoted (label, name, strlen (name));
       if (graph_node_get_g (n, name, &sub))
-        print_block (pr, sub, label->str, level);
+        {
+          /* PyTorch does not print a PythonOp's body: nothing to show. */
+          if (!(python_op && graph_n_nodes (sub) == 0 && graph_n_inputs (sub) == 0
+                && graph_n_outputs (sub) == 0))
+            print_block (pr, sub, label->str, level);
+        }
       else if (graph_node_get_gs (n, name, &len, &subs))
         for (gsize k = 0; k < len; k++)
           {

@@ -19,6 +19,9 @@ import torch
 import torch.nn as nn
 import torchvision
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import torch_models  # noqa: E402  (the seed's MyModule with its autograd Function)
+
 
 class MyModule(nn.Module):
     """The seed's example: ReLU, then x * x + y."""
@@ -114,6 +117,7 @@ def facts(graph):
                 "inputs": [i.debugName() for i in n.inputs()],
                 "attributes": sorted(n.attributeNames()),
                 "scope": n.scopeName(),
+                **({"python_name": n.pyname()} if n.kind() == "prim::PythonOp" else {}),
             }
             for n in nodes
         ],
@@ -152,6 +156,9 @@ def main():
     write(outdir, "mymodule", torch.jit.trace(MyModule(), (torch.ones(3, 4), torch.ones(3, 4))))
 
     write(outdir, "constants", torch.jit.trace(OddConstants(), torch.ones(4)))
+
+    # MyFunction.apply appears as a PythonOp: ^MyFunction[...]()(%x, %y)
+    write(outdir, "pythonop", torch.jit.trace(torch_models.MyModule(), (torch.ones(3, 4), torch.ones(3, 4))))
 
 
 if __name__ == "__main__":

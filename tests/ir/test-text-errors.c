@@ -49,6 +49,13 @@ test_errors_table (void)
       "no block follows for the node's <Graph> attribute 'a'" },
     /* unknown types and malformed types */
     { "graph(%x : Flaot(2)):\n  return (%x)\n", "1:12", "unknown type 'Flaot'" },
+    /* autograd Function calls (PythonOp) */
+    { "graph(%x):\n  %y : Tensor = ^MyFunction(1, (2)(%x)\n  return (%y)\n", "2:39",
+      "expected ')' closing the autograd Function's scalar arguments" },
+    /* the scalar arguments are not optional: "(%x)" is read as them */
+    { "graph(%x):\n  %y : Tensor = ^MyFunction[inplace=0](%x)\n  return (%y)\n", "2:43",
+      "expected '(', found end of line" },
+    { "graph(%x):\n  %y : Tensor = ^(%x)\n  return (%y)\n", "2:18", "expected an autograd Function name" },
     { "graph(%x : Float(2, strides=[1, 1])):\n  return (%x)\n", "1:21", "2 strides for a tensor type of rank 1" },
     { "graph(%x : Float(-2)):\n  return (%x)\n", "1:18", "negative dim" },
     { "graph(%x : Float(2, device=)):\n  return (%x)\n", "1:28", "expected a device name" },

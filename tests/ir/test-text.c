@@ -519,11 +519,39 @@ test_text_doc_example (void)
   g_assert_cmpstr (printed, ==, example);
 }
 
+/* An autograd Function call prints as PyTorch prints a PythonOp; its empty
+ * body prints no block, and the text reads back to the same graph. */
+static void
+test_text_python_op (void)
+{
+  g_autoptr (Graph) g = graph_new ();
+  GraphValue *x = graph_add_input (g, "x", NULL);
+  GraphNode *n = graph_create_node (g, GRAPH_KIND_PYTHON_OP, 1, &x, 1);
+  graph_insert_node (g, n);
+  graph_node_set_s (n, GRAPH_PYTHON_OP_NAME_ATTR, "Scale");
+  graph_node_set_s (n, GRAPH_PYTHON_OP_ARGS_ATTR, "2.5, \"a)b\"");
+  graph_node_set_i (n, "inplace", 0);
+  graph_node_set_g (n, "Subgraph", graph_new_subgraph (g));
+  graph_value_set_name (graph_node_output (n, 0), "y");
+  graph_add_output (g, graph_node_output (n, 0));
+  assert_lint (g);
+  g_autofree char *text = graph_to_string (g);
+  g_assert_cmpstr (text, ==,
+                   "graph(%x : Tensor):\n"
+                   "  %y : Tensor = ^Scale[Subgraph=<Graph>, inplace=0](2.5, \"a)b\")(%x)\n"
+                   "  return (%y)\n");
+  g_autoptr (Graph) back = text_test_round_trip (g);
+  const char *args;
+  g_assert_true (graph_node_get_s (graph_first_node (back), GRAPH_PYTHON_OP_ARGS_ATTR, &args, NULL));
+  g_assert_cmpstr (args, ==, "2.5, \"a)b\"");
+}
+
 void
 test_text_register (void)
 {
   g_test_add_func ("/ir/text/parse/doc-example", test_text_doc_example);
   g_test_add_func ("/ir/text/print/mymodule", test_text_mymodule);
+  g_test_add_func ("/ir/text/print/python-op", test_text_python_op);
   g_test_add_func ("/ir/text/print/conv-scope", test_text_conv_scope);
   g_test_add_func ("/ir/text/print/floats", test_text_floats);
   g_test_add_func ("/ir/text/print/locale", test_text_locale);
