@@ -7,3 +7,4 @@
 void test_conformance_register (void);
 void test_aten_register (void);
 void test_session_register (void);
+void test_cli_register (void);
