@@ -335,8 +335,9 @@ apply_dynamic_axes (Graph *g, const ExportOptions *o, gboolean inputs, GError **
       GraphValue *v = find_io (g, a->name, inputs);
       if (v == NULL)
         {
-          if (find_io (g, a->name, !inputs))
-            continue;   /* handled in the other phase */
+          /* Outputs are named after the passes: checked in the output phase. */
+          if (inputs || find_io (g, a->name, TRUE))
+            continue;
           g_set_error (error, EXPORT_ERROR, EXPORT_ERROR_OPTIONS,
                        "dynamic axes name '%s' is neither an input nor an output", a->name);
           return FALSE;
@@ -371,8 +372,11 @@ apply_dynamic_axes (Graph *g, const ExportOptions *o, gboolean inputs, GError **
           g_hash_table_add (tainted, ov);
           if (t && graph_type_is_tensor (t) && graph_type_rank (t) > 0)
             {
+              GraphDim unknown[TENSOR_MAX_RANK] = { { 0 } };
+              for (int k = 0; k < graph_type_rank (t); k++)
+                unknown[k].kind = GRAPH_DIM_UNKNOWN;
               g_autoptr (GraphType) nt = graph_type_new_tensor (graph_type_dtype (t),
-                                                                graph_type_rank (t), NULL);
+                                                                graph_type_rank (t), unknown);
               graph_value_set_type (ov, nt);
             }
         }

@@ -337,6 +337,13 @@ sym_set_type (GraphValue *v, GraphDType dtype, int rank, const gint64 *dims)
   g_autoptr (GraphType) t = NULL;
   if (dims && rank >= 0)
     t = graph_type_new_tensor_static (dtype, (guint) rank, dims);
+  else if (rank > 0)
+    {
+      GraphDim unknown[TENSOR_MAX_RANK] = { { 0 } };
+      for (int i = 0; i < rank && i < TENSOR_MAX_RANK; i++)
+        unknown[i].kind = GRAPH_DIM_UNKNOWN;
+      t = graph_type_new_tensor (dtype, MIN (rank, TENSOR_MAX_RANK), unknown);
+    }
   else
     t = graph_type_new_tensor (dtype, rank, NULL);
   graph_value_set_type (v, t);
@@ -873,7 +880,16 @@ translate_unpack (SymContext *ctx, GraphNode *n, GError **error)
   if (elems && elems->len == n_out)
     {
       for (guint i = 0; i < n_out; i++)
-        sym_map_value (ctx, graph_node_output (n, i), elems->pdata[i]);
+        {
+          GraphValue *dv = elems->pdata[i];
+          if (graph_value_type (dv) == NULL)
+            {
+              g_autoptr (GraphType) t = onnx_type_of (graph_value_type (graph_node_output (n, i)));
+              if (t)
+                graph_value_set_type (dv, t);
+            }
+          sym_map_value (ctx, graph_node_output (n, i), dv);
+        }
       return TRUE;
     }
 bad:

@@ -45,6 +45,8 @@ sym_squeeze (SymContext *ctx, GraphValue *v, gsize n, const gint64 *axes)
 GraphValue *
 sym_reshape (SymContext *ctx, GraphValue *v, GraphValue *shape)
 {
+  if (sym_opset (ctx) >= 14)
+    return graph_op (sym_graph (ctx), "Reshape", v, shape, "allowzero_i", (gint64) 0, NULL);
   return graph_op (sym_graph (ctx), "Reshape", v, shape, NULL);
 }
 

@@ -128,7 +128,23 @@ sym_cumsum (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   return TRUE;
 }
 
+/* aten::pixel_shuffle(self, upscale_factor): DepthToSpace CRD (mode
+ * attribute from 11). */
+static gboolean
+sym_pixel_shuffle11 (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self;
+  gint64 r;
+  if (!sym_parse_args (ctx, n, "vi", &self, &r, error))
+    return FALSE;
+  if (sym_rank (self) != 4)
+    return sym_unimplemented (ctx, n, error, "pixel_shuffle of a non-4-D input");
+  out[0] = graph_op (G, "DepthToSpace", self, "blocksize_i", r, "mode_s", "CRD", NULL);
+  return TRUE;
+}
+
 const SymEntry sym_opset11_table[] = {
+  { "aten::pixel_shuffle", sym_pixel_shuffle11 },
   { "aten::clamp", sym_clamp11 },
   { "aten::clip", sym_clamp11 },
   { "aten::clamp_min", sym_clamp_min11 },

@@ -60,10 +60,42 @@ BINARY (lt, "Less")
 BINARY (logical_and, "And")
 BINARY (logical_or, "Or")
 BINARY (logical_xor, "Xor")
-BINARY (pow, "Pow")
+/* aten::pow(self, exponent): a constant exponent takes self's type (Pow
+ * wants matching types before opset 12). */
+static gboolean
+sym_pow (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self, *exp;
+  double e;
+  if (!sym_parse_args (ctx, n, "v", &self, error))
+    return FALSE;
+  if (sym_get_const_double (graph_node_input (n, 1), &e) && sym_rank (graph_node_input (n, 1)) <= 0)
+    exp = sym_scalar_like (ctx, e, self);
+  else if (!sym_parse_args (ctx, n, "none,v", &exp, error))
+    return FALSE;
+  out[0] = graph_op (G, "Pow", self, exp, NULL);
+  return TRUE;
+}
 BINARY (matmul, "MatMul")
 BINARY (bmm, "MatMul")
-BINARY (mm, "MatMul")
+BINARY (bitwise_or, "Or")
+BINARY (bitwise_and, "And")
+BINARY (bitwise_xor, "Xor")
+
+/* aten::mm: Gemm with a zero C and beta 0, as torch writes it. */
+static gboolean
+sym_mm (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self, *other;
+  if (!sym_parse_args (ctx, n, "vv", &self, &other, error))
+    return FALSE;
+  GraphDType dt = sym_dtype (self) ? sym_dtype (self) : GRAPH_DTYPE_FLOAT;
+  gint64 one = 1;
+  g_autoptr (Tensor) z = tensor_new_zeroed (dt, 1, &one, NULL);
+  out[0] = graph_op (G, "Gemm", self, other, sym_constant (ctx, z), "alpha_f", 1.0, "beta_f", 0.0,
+                     NULL);
+  return TRUE;
+}
 BINARY (prelu, "PRelu")
 
 /* aten::div(self, other, rounding_mode=None) */
@@ -457,6 +489,8 @@ argminmax (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error, cons
   if (!sym_parse_args (ctx, n, "none,i", &dim, error))
     return FALSE;
   out[0] = graph_op (G, op, self, "axis_i", dim, "keepdims_i", (gint64) keep, NULL);
+  if (sym_opset (ctx) >= 12)
+    graph_node_set_i (graph_value_node (out[0]), "select_last_index", 0);
   return TRUE;
 }
 
@@ -496,7 +530,10 @@ const SymEntry sym_opset9_math[] = {
   { "aten::le", sym_le },           { "aten::logical_and", sym_logical_and },
   { "aten::logical_or", sym_logical_or },
   { "aten::logical_xor", sym_logical_xor },
-  { "aten::pow", sym_pow },         { "aten::matmul", sym_matmul },
+  { "aten::pow", sym_pow },         { "aten::__or__", sym_bitwise_or },
+  { "aten::__and__", sym_bitwise_and }, { "aten::__xor__", sym_bitwise_xor },
+  { "aten::bitwise_or", sym_bitwise_or }, { "aten::bitwise_and", sym_bitwise_and },
+  { "aten::bitwise_xor", sym_bitwise_xor },         { "aten::matmul", sym_matmul },
   { "aten::bmm", sym_bmm },         { "aten::mm", sym_mm },
   { "aten::addmm", sym_addmm },     { "aten::linear", sym_linear },
   { "aten::t", sym_t },             { "aten::prelu", sym_prelu },

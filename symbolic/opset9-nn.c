@@ -160,11 +160,12 @@ sym_layer_norm_any (SymContext *ctx, GraphNode *n, GraphValue **out, GError **er
       out[0] = ln ? graph_node_output (ln, 0) : NULL;
       return out[0] != NULL;
     }
-  GraphValue *mean = sym_reduce (ctx, "ReduceMean", input, ns, axes, TRUE);
+  /* torch leaves keepdims at its default (1) here. */
+  GraphValue *mean = graph_op (G, "ReduceMean", input, "axes_is", (int) ns, axes, NULL);
   GraphValue *num = graph_op (G, "Sub", input, mean, NULL);
-  GraphValue *var = sym_reduce (ctx, "ReduceMean",
-                                graph_op (G, "Pow", num, sym_scalar_like (ctx, 2.0, input), NULL),
-                                ns, axes, TRUE);
+  GraphValue *var = graph_op (G, "ReduceMean",
+                              graph_op (G, "Pow", num, sym_scalar_like (ctx, 2.0, input), NULL),
+                              "axes_is", (int) ns, axes, NULL);
   GraphValue *den = graph_op (G, "Sqrt", graph_op (G, "Add", var, sym_scalar_like (ctx, eps, input), NULL),
                               NULL);
   GraphValue *y = graph_op (G, "Div", num, den, NULL);
@@ -206,12 +207,18 @@ sym_max_pool (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
       int r = sym_rank (input);
       if (r < (int) k || !sym_static_shape (input, dims))
         return sym_unimplemented (ctx, n, error, "ceil_mode on an input of unknown shape");
+      /* torch's get_pool_ceil_padding */
       for (gsize i = 0; i < k; i++)
         {
-          gint64 size = dims[r - (int) k + (int) i] + 2 * pads[i] - kernel[i];
-          gint64 rem = size % strides[i];
-          if (rem != 0)
-            pads[k + i] += strides[i] - rem;
+          gint64 d = dims[r - (int) k + (int) i], p = pads[i], s = strides[i], kk = kernel[i];
+          gint64 num = d + 2 * p - kk;
+          gint64 o = (num + s - 1) / s + 1;
+          if ((o - 1) * s >= d + p)
+            o--;
+          gint64 pc = s == 1 ? 0 : kk - (d + 2 * p - ((o - 1) * s + 1));
+          if (pc + 2 * p >= kk)
+            pc = MIN (pc, kk - 1);
+          pads[k + i] += pc;
         }
       ceil_mode = FALSE;
     }
@@ -228,8 +235,8 @@ sym_max_pool (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
       mp = graph_op_outputs (G, "MaxPool", 1, input, "kernel_shape_is", (int) k, kernel,
                              "pads_is", (int) (2 * k), pads, "strides_is", (int) k, strides,
                              NULL);
-      if (mp && ceil_mode)
-        graph_node_set_i (mp, "ceil_mode", 1);
+      if (mp)
+        graph_node_set_i (mp, "ceil_mode", ceil_mode ? 1 : 0);
       if (mp && any_dil)
         graph_node_set_is (mp, "dilations", k, dil);
     }
@@ -265,10 +272,7 @@ sym_avg_pool (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
     return sym_unimplemented (ctx, n, error, "an empty kernel");
   expand_list (ns ? ns : nk, ns ? stride : kernel, k, strides);
   expand_list (np, padding, k, pads);
-  gboolean any_pad = FALSE;
-  for (gsize i = 0; i < k; i++)
-    any_pad = any_pad || pads[i] != 0;
-  if (count_include_pad && any_pad)
+  if (count_include_pad)   /* torch pads explicitly even with zero padding */
     {
       /* Explicit zero padding so the padded cells count (as torch). */
       gint64 full[2 * (2 + 8)] = { 0 };
@@ -288,8 +292,8 @@ sym_avg_pool (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
     return sym_unimplemented (ctx, n, error, "ceil_mode (supported from opset 10)");
   GraphValue *v = graph_op (G, "AveragePool", input, "kernel_shape_is", (int) k, kernel,
                             "pads_is", (int) (2 * k), pads, "strides_is", (int) k, strides, NULL);
-  if (v && ceil_mode)
-    graph_node_set_i (graph_value_node (v), "ceil_mode", 1);
+  if (v && sym_opset (ctx) >= 10)
+    graph_node_set_i (graph_value_node (v), "ceil_mode", ceil_mode ? 1 : 0);
   out[0] = v;
   return v != NULL;
 }
@@ -327,8 +331,9 @@ adaptive_pool (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error, 
                                   "adaptive pooling where the output size does not divide the input size");
       strides[i] = kernel[i] = in / osize[i];
     }
+  (void) pads;
   out[0] = graph_op (G, is_max ? "MaxPool" : "AveragePool", input, "kernel_shape_is", (int) no,
-                     kernel, "pads_is", (int) (2 * no), pads, "strides_is", (int) no, strides, NULL);
+                     kernel, "strides_is", (int) no, strides, NULL);
   return out[0] != NULL;
 }
 
@@ -712,7 +717,59 @@ sym_constant_pad_nd (SymContext *ctx, GraphNode *n, GraphValue **out, GError **e
   return TRUE;
 }
 
+/* aten::pad(self, pad, mode, value) (torch 1.13 traces F.pad this way) */
+static gboolean
+sym_pad (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  const char *mode = "constant";
+  if (graph_node_n_inputs (n) > 2 && !sym_parse_args (ctx, n, "none,none,s", &mode, error))
+    return FALSE;
+  if (strcmp (mode, "constant") == 0)
+    {
+      /* same arguments as constant_pad_nd once mode is skipped */
+      GraphValue *self;
+      gsize np;
+      const gint64 *pad;
+      double value = 0.0;
+      if (!sym_parse_args (ctx, n, "v,is", &self, &np, &pad, error))
+        return FALSE;
+      if (graph_node_n_inputs (n) > 3 && !sym_is_none (graph_node_input (n, 3))
+          && !sym_parse_args (ctx, n, "none,none,none,f", &value, error))
+        return FALSE;
+      gint64 pads[2 * TENSOR_MAX_RANK];
+      int r;
+      if (!sym_pads_from_torch (ctx, n, self, np, pad, pads, &r, error))
+        return FALSE;
+      if (sym_opset (ctx) >= 11)
+        out[0] = graph_op (G, "Pad", self, sym_const_ints (ctx, 2 * r, pads),
+                           sym_scalar_like (ctx, value, self), "mode_s", "constant", NULL);
+      else
+        out[0] = graph_op (G, "Pad", self, "mode_s", "constant", "pads_is", 2 * r, pads,
+                           "value_f", value, NULL);
+      return TRUE;
+    }
+  const char *onnx_mode = strcmp (mode, "reflect") == 0 ? "reflect"
+                          : strcmp (mode, "replicate") == 0 ? "edge" : NULL;
+  if (onnx_mode == NULL)
+    return sym_unimplemented (ctx, n, error, "padding mode '%s'", mode);
+  GraphValue *self;
+  gsize np;
+  const gint64 *pad;
+  if (!sym_parse_args (ctx, n, "v,is", &self, &np, &pad, error))
+    return FALSE;
+  gint64 pads[2 * TENSOR_MAX_RANK];
+  int r;
+  if (!sym_pads_from_torch (ctx, n, self, np, pad, pads, &r, error))
+    return FALSE;
+  if (sym_opset (ctx) >= 11)
+    out[0] = graph_op (G, "Pad", self, sym_const_ints (ctx, 2 * r, pads), "mode_s", onnx_mode, NULL);
+  else
+    out[0] = graph_op (G, "Pad", self, "mode_s", onnx_mode, "pads_is", 2 * r, pads, NULL);
+  return TRUE;
+}
+
 const SymEntry sym_opset9_nn[] = {
+  { "aten::pad", sym_pad },
   { "aten::_convolution", sym__convolution },
   { "aten::conv1d", sym_conv },
   { "aten::conv2d", sym_conv },

@@ -518,8 +518,7 @@ sym_masked_fill (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error
   GraphValue *self, *mask, *value;
   if (!sym_parse_args (ctx, n, "vvv", &self, &mask, &value, error))
     return FALSE;
-  if (sym_dtype (mask) != GRAPH_DTYPE_BOOL)
-    mask = sym_cast (ctx, mask, GRAPH_DTYPE_BOOL);
+  mask = sym_cast (ctx, mask, GRAPH_DTYPE_BOOL);   /* torch casts even a bool mask */
   out[0] = graph_op (G, "Where", mask, value, self, NULL);
   return TRUE;
 }

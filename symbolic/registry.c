@@ -53,6 +53,7 @@ struct _SymRegistry
   GHashTable *custom;
   GHashTable *domain_versions;   /* domain → gint64* */
   GPtrArray  *modules;           /* GModule* of loaded plugins */
+  gboolean    no_builtins;
 };
 
 const char *
@@ -106,6 +107,14 @@ sym_registry_new (void)
 }
 
 SymRegistry *
+sym_registry_new_empty (void)
+{
+  SymRegistry *reg = sym_registry_new ();
+  reg->no_builtins = TRUE;
+  return reg;
+}
+
+SymRegistry *
 sym_registry_ref (SymRegistry *reg)
 {
   g_return_val_if_fail (reg != NULL, NULL);
@@ -141,7 +150,7 @@ intern_name (const char *name)
 static GHashTable *
 builtin_for (SymRegistry *reg, int opset)
 {
-  if (opset < SYM_OPSET_MIN)
+  if (reg->no_builtins || opset < SYM_OPSET_MIN)
     return NULL;
   if (opset > SYM_OPSET_MAX)
     opset = SYM_OPSET_MAX;
@@ -230,7 +239,7 @@ first_opset_exact (SymRegistry *reg, const char *k)
   if (arr && arr->len)
     best = g_array_index (arr, CustomEntry, 0).since;
   SymTable t;
-  for (guint i = 0; builtin_table (i, &t); i++)
+  for (guint i = 0; !reg->no_builtins && builtin_table (i, &t); i++)
     for (gsize j = 0; j < t.n_entries; j++)
       if (intern_name (t.entries[j].name) == k && t.entries[j].fn
           && (best < 0 || t.version < best))

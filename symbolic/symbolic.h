@@ -88,6 +88,8 @@ typedef struct
 
 /* A registry holding the built-in tables.  (transfer full) */
 SymRegistry *sym_registry_new (void);
+/* A registry with no built-ins: only what sym_register() adds.  (transfer full) */
+SymRegistry *sym_registry_new_empty (void);
 SymRegistry *sym_registry_ref (SymRegistry *reg);
 void         sym_registry_unref (SymRegistry *reg);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SymRegistry, sym_registry_unref)

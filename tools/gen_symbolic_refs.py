@@ -1,0 +1,172 @@
+#!/usr/bin/python3
+"""Generate the per-op references for tests/symbolic (never edit them by hand).
+
+For each case (a tiny module using one aten op) this writes into
+tests/fixtures/symbolic/:
+  CASE.trace        str(torch.jit.trace(m, inputs).inlined_graph)
+  CASE.safetensors  the state_dict (+ "__constant__.<name>" tensor constants)
+  CASE.json         {"inputs": [...], "opsets": {"9": [node, ...], ...}} where
+                    each node is what torch.onnx.export (torch 1.13, eval mode,
+                    constant folding on) wrote: op_type, domain and attributes
+                    (ints, floats, strings and lists; tensors as their shape).
+An opset at which torch cannot export the op is recorded as {"error": msg}.
+
+Run with Debian's python:  /usr/bin/python3 tools/gen_symbolic_refs.py
+"""
+import io
+import json
+import os
+import sys
+import warnings
+
+import onnx
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from torch2trace import write_safetensors, CONSTANT_PREFIX  # noqa: E402
+
+OPSETS = [9, 11, 13, 17]
+OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "fixtures", "symbolic")
+
+
+class Fn(nn.Module):
+    def __init__(self, fn, *mods):
+        super().__init__()
+        self.fn = fn
+        self.mods = nn.ModuleList(mods)
+
+    def forward(self, *xs):
+        return self.fn(self, *xs)
+
+
+def R(*shape):
+    return torch.randn(*shape)
+
+
+# name → (module, inputs)
+CASES = {
+    "add_alpha": (Fn(lambda s, x, y: torch.add(x, y, alpha=2)), [R(2, 3), R(2, 3)]),
+    "add_scalar": (Fn(lambda s, x: x + 1), [R(2, 3)]),
+    "sub": (Fn(lambda s, x, y: x - y), [R(2, 3), R(2, 3)]),
+    "mul_div": (Fn(lambda s, x, y: x * y / 3), [R(2, 3), R(2, 3)]),
+    "neg_sqrt_exp": (Fn(lambda s, x: torch.exp(-torch.sqrt(x.abs()))), [R(2, 3)]),
+    "tanh_sigmoid": (Fn(lambda s, x: torch.tanh(x) + torch.sigmoid(x)), [R(2, 3)]),
+    "relu_": (Fn(lambda s, x: F.relu(x, inplace=True)), [R(2, 3)]),
+    "trig": (Fn(lambda s, x: torch.sin(x) + torch.cos(x) + torch.atan(x)), [R(2, 3)]),
+    "mm": (Fn(lambda s, x, y: torch.mm(x, y)), [R(2, 3), R(3, 4)]),
+    "addmm": (Fn(lambda s, b, x, y: torch.addmm(b, x, y, beta=0.5, alpha=2.0)), [R(2, 4), R(2, 3), R(3, 4)]),
+    "matmul": (Fn(lambda s, x, y: torch.matmul(x, y)), [R(2, 3, 4), R(4, 5)]),
+    "t": (Fn(lambda s, x: x.t()), [R(2, 3)]),
+    "transpose": (Fn(lambda s, x: x.transpose(0, 2)), [R(2, 3, 4)]),
+    "permute": (Fn(lambda s, x: x.permute(2, 0, 1)), [R(2, 3, 4)]),
+    "view": (Fn(lambda s, x: x.view(6, -1)), [R(2, 3, 4)]),
+    "view_size": (Fn(lambda s, x: x.view(x.size(0), -1)), [R(2, 3, 4)]),
+    "flatten": (Fn(lambda s, x: torch.flatten(x, 1)), [R(2, 3, 4)]),
+    "cat": (Fn(lambda s, x, y: torch.cat([x, y], 1)), [R(2, 3), R(2, 2)]),
+    "stack": (Fn(lambda s, x, y: torch.stack([x, y], 0)), [R(2, 3), R(2, 3)]),
+    "split": (Fn(lambda s, x: torch.split(x, 2, 1)[1]), [R(2, 4)]),
+    "chunk": (Fn(lambda s, x: x.chunk(2, 1)[0] * 2), [R(2, 4)]),
+    "squeeze_unsqueeze": (Fn(lambda s, x: x.squeeze(1).unsqueeze(0)), [R(2, 1, 3)]),
+    "slice": (Fn(lambda s, x: x[:, 1:3]), [R(2, 4)]),
+    "select": (Fn(lambda s, x: x[1]), [R(2, 4)]),
+    "sum_mean": (Fn(lambda s, x: x.sum(1) + x.mean(1)), [R(2, 4)]),
+    "sum_keepdim": (Fn(lambda s, x: x.sum(1, keepdim=True)), [R(2, 4)]),
+    "softmax_last": (Fn(lambda s, x: F.softmax(x, -1)), [R(2, 3, 4)]),
+    "softmax_dim1": (Fn(lambda s, x: F.softmax(x, 1)), [R(2, 3, 4)]),
+    "log_softmax": (Fn(lambda s, x: F.log_softmax(x, 1)), [R(2, 3)]),
+    "elu": (Fn(lambda s, x: F.elu(x, 0.5)), [R(2, 3)]),
+    "leaky_relu": (Fn(lambda s, x: F.leaky_relu(x, 0.2)), [R(2, 3)]),
+    "threshold": (Fn(lambda s, x: F.threshold(x, 0.5, 2.0)), [R(2, 3)]),
+    "glu": (Fn(lambda s, x: F.glu(x, 1)), [R(2, 4)]),
+    "clamp": (Fn(lambda s, x: torch.clamp(x, -0.5, 0.5)), [R(2, 3)]),
+    "hardtanh": (Fn(lambda s, x: F.hardtanh(x)), [R(2, 3)]),
+    "pow": (Fn(lambda s, x: torch.pow(x, 2)), [R(2, 3)]),
+    "max_min": (Fn(lambda s, x, y: torch.max(x, y) + torch.min(x, y)), [R(2, 3), R(2, 3)]),
+    "compare": (Fn(lambda s, x, y: (x > y) | (x < y) | (x == y)), [R(2, 3), R(2, 3)]),
+    "ge_le": (Fn(lambda s, x, y: (x >= y) & (x <= y)), [R(2, 3), R(2, 3)]),
+    "index_select": (Fn(lambda s, x: torch.index_select(x, 1, torch.tensor([0, 2]))), [R(2, 3)]),
+    "expand": (Fn(lambda s, x: x.expand(3, -1) + 1), [R(1, 4)]),
+    "prelu": (Fn(lambda s, x: s.mods[0](x), nn.PReLU(3)), [R(2, 3, 4)]),
+    "linear": (Fn(lambda s, x: s.mods[0](x), nn.Linear(4, 3)), [R(2, 4)]),
+    "conv2d": (Fn(lambda s, x: s.mods[0](x), nn.Conv2d(3, 4, 3, stride=2, padding=1)), [R(1, 3, 8, 8)]),
+    "conv_transpose2d": (Fn(lambda s, x: s.mods[0](x), nn.ConvTranspose2d(3, 2, 3, stride=2)), [R(1, 3, 5, 5)]),
+    "batch_norm": (Fn(lambda s, x: s.mods[0](x), nn.BatchNorm2d(3)), [R(1, 3, 4, 4)]),
+    "max_pool2d": (Fn(lambda s, x: F.max_pool2d(x, 2)), [R(1, 2, 6, 6)]),
+    "max_pool2d_ceil": (Fn(lambda s, x: F.max_pool2d(x, 3, 2, ceil_mode=True)), [R(1, 2, 8, 8)]),
+    "avg_pool2d": (Fn(lambda s, x: F.avg_pool2d(x, 2)), [R(1, 2, 6, 6)]),
+    "avg_pool2d_pad": (Fn(lambda s, x: F.avg_pool2d(x, 3, 1, 1)), [R(1, 2, 6, 6)]),
+    "adaptive_avg_pool2d": (Fn(lambda s, x: F.adaptive_avg_pool2d(x, 1)), [R(1, 2, 6, 6)]),
+    "adaptive_avg_pool2d_3": (Fn(lambda s, x: F.adaptive_avg_pool2d(x, 3)), [R(1, 2, 6, 6)]),
+    "dropout": (Fn(lambda s, x: F.dropout(x, 0.5, training=False) + 1), [R(2, 3)]),
+    "embedding": (Fn(lambda s, x: s.mods[0](x), nn.Embedding(10, 3)), [torch.tensor([[1, 2], [3, 4]])]),
+    "pixel_shuffle": (Fn(lambda s, x: F.pixel_shuffle(x, 2)), [R(1, 8, 3, 3)]),
+    "constant_pad_nd": (Fn(lambda s, x: F.pad(x, (1, 2), value=0.5)), [R(2, 3)]),
+    "layer_norm": (Fn(lambda s, x: s.mods[0](x), nn.LayerNorm(4)), [R(2, 4)]),
+    "gelu": (Fn(lambda s, x: F.gelu(x)), [R(2, 3)]),
+    "silu": (Fn(lambda s, x: F.silu(x)), [R(2, 3)]),
+    "hardswish": (Fn(lambda s, x: F.hardswish(x)), [R(2, 3)]),
+    "upsample_nearest": (Fn(lambda s, x: F.interpolate(x, scale_factor=2, mode="nearest")), [R(1, 1, 3, 3)]),
+    "where": (Fn(lambda s, x, y: torch.where(x > 0, x, y)), [R(2, 3), R(2, 3)]),
+    "masked_fill": (Fn(lambda s, x: x.masked_fill(x > 0, 2.0)), [R(2, 3)]),
+    "argmax": (Fn(lambda s, x: torch.argmax(x, 1)), [R(2, 3)]),
+    "topk": (Fn(lambda s, x: torch.topk(x, 2)[0]), [R(2, 5)]),
+    "cumsum": (Fn(lambda s, x: torch.cumsum(x, 1)), [R(2, 3)]),
+    "gather": (Fn(lambda s, x: torch.gather(x, 1, torch.tensor([[0, 1], [1, 0]]))), [R(2, 3)]),
+}
+
+
+def attr_value(a):
+    v = onnx.helper.get_attribute_value(a)
+    if isinstance(v, bytes):
+        return v.decode()
+    if isinstance(v, onnx.TensorProto):
+        return {"tensor": list(v.dims), "dtype": v.data_type}
+    if isinstance(v, list):
+        return [x.decode() if isinstance(x, bytes) else x for x in v]
+    return v
+
+
+def export_nodes(model, inputs, opset):
+    f = io.BytesIO()
+    torch.onnx.export(model, tuple(inputs), f, opset_version=opset, do_constant_folding=True,
+                      training=torch.onnx.TrainingMode.EVAL)
+    m = onnx.load_from_string(f.getvalue())
+    return [{"op_type": n.op_type, "domain": n.domain,
+             "attrs": {a.name: attr_value(a) for a in n.attribute}} for n in m.graph.node]
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    warnings.simplefilter("ignore")
+    torch.manual_seed(0)
+    only = set(sys.argv[1:])
+    for name, (model, inputs) in CASES.items():
+        if only and name not in only:
+            continue
+        model.eval()
+        with torch.no_grad():
+            traced = torch.jit.trace(model, tuple(inputs), check_trace=False)
+        graph = traced.inlined_graph
+        tensors = dict(model.state_dict())
+        for node in graph.nodes():
+            if node.kind() == "prim::Constant" and node.hasAttribute("value") and node.kindOf("value") == "t":
+                tensors[CONSTANT_PREFIX + node.output().debugName()] = node.t("value")
+        with open(os.path.join(OUT, name + ".trace"), "w") as f:
+            f.write(str(graph))
+        write_safetensors(os.path.join(OUT, name + ".safetensors"), tensors, {"producer": "gen_symbolic_refs"})
+        ref = {"case": name, "torch": torch.__version__, "opsets": {}}
+        for opset in OPSETS:
+            try:
+                ref["opsets"][str(opset)] = export_nodes(model, inputs, opset)
+            except Exception as e:  # torch refuses this op at this opset
+                ref["opsets"][str(opset)] = {"error": str(e).splitlines()[0][:200]}
+        with open(os.path.join(OUT, name + ".json"), "w") as f:
+            json.dump(ref, f, indent=1, sort_keys=True)
+            f.write("\n")
+    print(f"gen_symbolic_refs: wrote {len(CASES) if not only else len(only)} cases to {os.path.normpath(OUT)}")
+
+
+if __name__ == "__main__":
+    main()
