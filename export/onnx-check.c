@@ -1,5 +1,5 @@
 /* Structural validation of a graph as an ONNX model (see onnx-check.h). */
-#include "export/onnx-check.h"
+#include "export/onnx-check-private.h"
 #include "export/onnx-schema.h"
 #include <string.h>
 
@@ -17,6 +17,7 @@ typedef struct
   const OnnxCheckOptions *opts;
   GPtrArray              *problems;
   GHashTable             *domains_reported;  /* domain → TRUE */
+  GHashTable             *file_index;        /* GraphNode* → file index + 1, or NULL */
   guint                   n_use_before_def;
 } Ctx;
 
@@ -43,15 +44,23 @@ static void
 add_problem (Ctx *ctx, OnnxCheckSeverity sev, const char *where, const GraphNode *node,
              const char *fmt, ...)
 {
-  OnnxCheckProblem *p = g_new0 (OnnxCheckProblem, 1);
   va_list ap;
   va_start (ap, fmt);
-  p->message = g_strdup_vprintf (fmt, ap);
+  char *msg = g_strdup_vprintf (fmt, ap);
   va_end (ap);
-  p->severity = sev;
+  g_ptr_array_add (ctx->problems, onnx_check_problem_new (sev, where, node, msg));
+}
+
+OnnxCheckProblem *
+onnx_check_problem_new (OnnxCheckSeverity severity, const char *where, const GraphNode *node,
+                        char *message)
+{
+  OnnxCheckProblem *p = g_new0 (OnnxCheckProblem, 1);
+  p->severity = severity;
   p->where = g_strdup (where);
   p->node = node;
-  g_ptr_array_add (ctx->problems, p);
+  p->message = message;
+  return p;
 }
 
 static char *
@@ -127,14 +136,23 @@ scope_defines (const Scope *s, const GraphValue *v)
   return FALSE;
 }
 
-static char *
-node_where (const char *prefix, const GraphNode *n, guint index)
+char *
+onnx_check_node_where (const char *prefix, const char *name, const char *kind, guint index)
 {
-  const char *name = graph_node_get_name (n);
   g_autofree char *self = name && *name
-    ? g_strdup_printf ("node %u '%s' (%s)", index, name, graph_node_kind (n))
-    : g_strdup_printf ("node %u (%s)", index, graph_node_kind (n));
+    ? g_strdup_printf ("node %u '%s' (%s)", index, name, kind)
+    : g_strdup_printf ("node %u (%s)", index, kind);
   return prefix ? g_strdup_printf ("%s: %s", prefix, self) : g_steal_pointer (&self);
+}
+
+/* Nodes are named by their index in the file: their place in the graph,
+ * unless the graph was reordered before loading (onnx-check-order.c). */
+static char *
+node_where (const Ctx *ctx, const char *prefix, const GraphNode *n, guint index)
+{
+  if (ctx->file_index != NULL && g_hash_table_contains (ctx->file_index, n))
+    index = GPOINTER_TO_UINT (g_hash_table_lookup (ctx->file_index, n)) - 1;
+  return onnx_check_node_where (prefix, graph_node_get_name (n), graph_node_kind (n), index);
 }
 
 static char *
@@ -320,7 +338,7 @@ check_node (Ctx *ctx, const GraphNode *n, const char *where, const Scope *scope)
       if (s != NULL)
         {
           guint idx = GPOINTER_TO_UINT (g_hash_table_lookup (s->node_index, producer)) - 1;
-          g_autofree char *pw = node_where (NULL, producer, idx);
+          g_autofree char *pw = node_where (ctx, NULL, producer, idx);
           add_problem (ctx, ONNX_CHECK_ERROR, where, n,
                        "input %u %s is used before it is defined (it is output %u of %s%s)",
                        i, vd, graph_value_offset (v), pw,
@@ -396,6 +414,33 @@ check_node (Ctx *ctx, const GraphNode *n, const char *where, const Scope *scope)
     }
 }
 
+/* ONNX requires a type (and a tensor's element type) on every input and
+ * output of the main graph (onnx.checker accepts untyped ones in subgraphs,
+ * e.g. Loop bodies in the backend tests); initializers take theirs from
+ * the tensor. */
+static void
+check_io_types (Ctx *ctx, const Graph *g)
+{
+  for (guint dir = 0; dir < 2; dir++)
+    for (guint i = 0; i < (dir ? graph_n_outputs (g) : graph_n_inputs (g)); i++)
+      {
+        GraphValue *v = dir ? graph_output (g, i) : graph_input (g, i);
+        if (!dir && graph_value_get_initializer (v) != NULL)
+          continue;
+        const GraphType *t = graph_value_type (v);
+        const char *lack = t == NULL ? "no type"
+                           : graph_type_kind (t) == GRAPH_TYPE_TENSOR
+                               && graph_type_dtype (t) == GRAPH_DTYPE_UNDEFINED
+                             ? "no element type" : NULL;
+        if (lack == NULL)
+          continue;
+        g_autofree char *vd = value_desc (v);
+        add_problem (ctx, ONNX_CHECK_ERROR, "graph", NULL,
+                     "%s %u %s has %s (ONNX requires one on graph inputs and outputs)",
+                     dir ? "output" : "input", i, vd, lack);
+      }
+}
+
 static void
 check_graph (Ctx *ctx, const Graph *g, const Scope *outer, const char *prefix)
 {
@@ -407,20 +452,22 @@ check_graph (Ctx *ctx, const Graph *g, const Scope *outer, const char *prefix)
     g_hash_table_insert (node_index, n, GUINT_TO_POINTER (++idx));
   for (guint i = 0; i < graph_n_inputs (g); i++)
     g_hash_table_add (defined, graph_input (g, i));
+  if (prefix == NULL)
+    check_io_types (ctx, g);
   idx = 0;
   graph_foreach_node (g, n)
     {
-      g_autofree char *where = node_where (prefix, n, idx++);
+      g_autofree char *where = node_where (ctx, prefix, n, idx++);
       check_node (ctx, n, where, &scope);
       for (guint o = 0; o < graph_node_n_outputs (n); o++)
         g_hash_table_add (defined, graph_node_output (n, o));
     }
 }
 
-GPtrArray *
-onnx_check_graph (const Graph *g, const OnnxCheckOptions *opts)
+void
+onnx_check_graph_into (const Graph *g, const OnnxCheckOptions *opts, GHashTable *node_index,
+                       GPtrArray *problems)
 {
-  g_return_val_if_fail (g != NULL, NULL);
   OnnxCheckOptions defaults;
   onnx_check_options_init (&defaults);
   Ctx ctx = { 0 };
@@ -428,7 +475,8 @@ onnx_check_graph (const Graph *g, const OnnxCheckOptions *opts)
   while (graph_get_outer (ctx.root) != NULL)
     ctx.root = graph_get_outer (ctx.root);
   ctx.opts = opts ? opts : &defaults;
-  ctx.problems = g_ptr_array_new_with_free_func ((GDestroyNotify) onnx_check_problem_free);
+  ctx.problems = problems;
+  ctx.file_index = node_index;
   ctx.domains_reported = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
 
   gint64 opset = graph_get_opset (ctx.root, "");
@@ -444,7 +492,15 @@ onnx_check_graph (const Graph *g, const OnnxCheckOptions *opts)
   if (ctx.n_use_before_def == 0 && !graph_lint (g, &error))
     add_problem (&ctx, ONNX_CHECK_ERROR, "model", NULL, "%s", error->message);
   g_hash_table_unref (ctx.domains_reported);
-  return ctx.problems;
+}
+
+GPtrArray *
+onnx_check_graph (const Graph *g, const OnnxCheckOptions *opts)
+{
+  g_return_val_if_fail (g != NULL, NULL);
+  GPtrArray *problems = g_ptr_array_new_with_free_func ((GDestroyNotify) onnx_check_problem_free);
+  onnx_check_graph_into (g, opts, NULL, problems);
+  return problems;
 }
 
 guint

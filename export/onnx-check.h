@@ -51,6 +51,14 @@ void      onnx_check_options_init (OnnxCheckOptions *o);
  * its free function set; empty when the graph is fine).  `opts` may be
  * NULL.  Opset imports are read from the outermost graph.  (transfer full) */
 GPtrArray *onnx_check_graph (const Graph *g, const OnnxCheckOptions *opts);
+/* Loads an .onnx model and checks it.  Unlike onnxio_load, a file whose
+ * nodes are not in topological order is still checked: each use before
+ * definition is listed (in file terms), and the other checks run on the
+ * nodes sorted, with node indices as in the file.  `n_nodes` (may be NULL)
+ * receives the top graph's node count.  NULL with `error` (ONNXIO_ERROR)
+ * when the file cannot be read or parsed.  (transfer full) */
+GPtrArray *onnx_check_file (const char *path, const OnnxCheckOptions *opts, guint *n_nodes,
+                            GError **error);
 guint     onnx_check_count (const GPtrArray *problems, OnnxCheckSeverity severity);
 /* "error: node 3 'conv1' (onnx::Conv): ..."  (transfer full) */
 char     *onnx_check_problem_to_string (const OnnxCheckProblem *p);

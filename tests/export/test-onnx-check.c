@@ -344,7 +344,7 @@ make_broken (gboolean with_order)
     {
       GraphValue *a = graph_op (g, "Relu", x, NULL);
       name_node (a, "producer");
-      GraphValue *b = graph_op (g, "Neg", a, NULL);
+      GraphValue *b = graph_op (g, "Neg", a, "bar_i", (gint64) 1, NULL);
       name_node (b, "consumer");
       graph_node_insert_before (graph_value_node (b), graph_value_node (a));
     }
@@ -353,6 +353,7 @@ make_broken (gboolean with_order)
 }
 
 static const Expect broken_expect[] = {
+  { "graph", "output 0 ", ONNX_CHECK_ERROR },
   { "'unknown_op' (onnx::Foo)", "unknown operator 'Foo' in domain ''", ONNX_CHECK_ERROR },
   { "'too_new' (onnx::GreaterOrEqual)", "does not exist at opset 9 of domain ''", ONNX_CHECK_ERROR },
   { "'too_new'", "it exists from opset 12", ONNX_CHECK_ERROR },
@@ -373,17 +374,25 @@ static const Expect broken_expect[] = {
     "unknown operator 'Bogus'", ONNX_CHECK_ERROR },
 };
 
+/* make_broken's graph output has no type: "graph: output 0 ... has no type
+ * (ONNX requires one on graph inputs and outputs)". */
+
+/* What make_broken (TRUE) adds; node indices are the file's. */
+static const Expect order_expect[] = {
+  { "node 16 'consumer' (onnx::Neg)",
+    "is used before it is defined (it is output 0 of node 17 'producer' (onnx::Relu), later in the graph)",
+    ONNX_CHECK_ERROR },
+  { "node 16 'consumer' (onnx::Neg)", "unknown attribute 'bar' for Neg-6", ONNX_CHECK_ERROR },
+};
+
 static void
 test_broken (void)
 {
   g_autoptr(Graph) g = make_broken (TRUE);
   g_autoptr(GPtrArray) problems = onnx_check_graph (g, NULL);
-  Expect e[G_N_ELEMENTS (broken_expect) + 1];
+  Expect e[G_N_ELEMENTS (broken_expect) + G_N_ELEMENTS (order_expect)];
   memcpy (e, broken_expect, sizeof broken_expect);
-  e[G_N_ELEMENTS (broken_expect)] = (Expect) {
-    "'consumer' (onnx::Neg)",
-    "is used before it is defined (it is output 0 of node 17 'producer' (onnx::Relu), later in the graph)",
-    ONNX_CHECK_ERROR };
+  memcpy (e + G_N_ELEMENTS (broken_expect), order_expect, sizeof order_expect);
   assert_problems (problems, e, G_N_ELEMENTS (e));
   g_assert_cmpuint (onnx_check_count (problems, ONNX_CHECK_WARNING), ==, 1);
 
@@ -408,7 +417,10 @@ test_opsets (void)
     GraphValue *x = graph_add_input (g, "x", f4);
     graph_add_output (g, graph_op (g, "Relu", graph_op (g, "Relu", x, NULL), NULL));
     g_autoptr(GPtrArray) p = onnx_check_graph (g, NULL);
-    const Expect e[] = { { "node 0 (onnx::Relu)", "imports no opset for domain ''", ONNX_CHECK_ERROR } };
+    const Expect e[] = {
+      { "node 0 (onnx::Relu)", "imports no opset for domain ''", ONNX_CHECK_ERROR },
+      { "graph", "output 0 %", ONNX_CHECK_ERROR },   /* untyped */
+    };
     assert_problems (p, e, G_N_ELEMENTS (e));
   }
   {
@@ -421,6 +433,8 @@ test_opsets (void)
     graph_op (g, "Clip", x, "min_f", 0.0, "max_f", 6.0, NULL);
     g_autoptr(GPtrArray) p = onnx_check_graph (g, NULL);
     const Expect e[] = {
+      { "graph", "input 1 'scales' has no type (ONNX requires one on graph inputs and outputs)",
+        ONNX_CHECK_ERROR },
       { "node 0 (onnx::Upsample)", "Upsample is deprecated at opset 11 (since opset 10)", ONNX_CHECK_ERROR },
       { "node 1 (onnx::Clip)", "unknown attribute 'max' for Clip-11", ONNX_CHECK_ERROR },
       { "node 1 (onnx::Clip)", "unknown attribute 'min' for Clip-11", ONNX_CHECK_ERROR },
@@ -489,35 +503,55 @@ test_cli (void)
   g_autoptr(GError) error = NULL;
   g_autofree char *dir = g_dir_make_tmp ("symonnx-check-XXXXXX", &error);
   g_assert_no_error (error);
-  g_autofree char *bad = g_build_filename (dir, "bad.onnx", NULL);
+  g_autofree char *bad_dir = g_build_filename (dir, "bad", NULL);
+  g_autofree char *bad = g_build_filename (bad_dir, "model.onnx", NULL);
   g_autofree char *good = g_build_filename (dir, "good.onnx", NULL);
+  g_assert_cmpint (g_mkdir (bad_dir, 0700), ==, 0);
 
-  g_autoptr(Graph) g = make_broken (FALSE);
+  /* Written with a use before definition, which onnxio_load refuses: the
+   * command still lists everything. */
+  g_autoptr(Graph) g = make_broken (TRUE);
   g_assert_true (onnxio_save (g, bad, NULL, &error));
   g_assert_no_error (error);
+  g_autoptr(Graph) refused = onnxio_load (bad, &error);
+  g_assert_null (refused);
+  g_assert_error (error, ONNXIO_ERROR, ONNXIO_ERROR_PARSE);
+  g_clear_error (&error);
   g_autofree char *out = NULL;
   g_assert_cmpint (run_cli ((const char *const[]) { "check", bad, NULL }, &out), ==, 1);
   g_test_message ("%s", out);
-  for (guint i = 0; i < G_N_ELEMENTS (broken_expect); i++)
+  Expect e[G_N_ELEMENTS (broken_expect) + G_N_ELEMENTS (order_expect)];
+  memcpy (e, broken_expect, sizeof broken_expect);
+  memcpy (e + G_N_ELEMENTS (broken_expect), order_expect, sizeof order_expect);
+  for (guint i = 0; i < G_N_ELEMENTS (e); i++)
     {
       g_autofree char *line = g_strdup_printf ("%s: %s: ", bad,
-                                               broken_expect[i].severity == ONNX_CHECK_ERROR
-                                                 ? "error" : "warning");
+                                               e[i].severity == ONNX_CHECK_ERROR ? "error" : "warning");
       const char *at = strstr (out, line);
       gboolean found = FALSE;
       for (; at && !found; at = strstr (at + 1, line))
         {
           const char *eol = strchr (at, '\n');
           g_autofree char *l = g_strndup (at, eol ? (gsize) (eol - at) : strlen (at));
-          found = strstr (l, broken_expect[i].where) && strstr (l, broken_expect[i].message);
+          found = strstr (l, e[i].where) && strstr (l, e[i].message);
         }
       if (!found)
-        g_error ("CLI output lacks '%s' ... '%s'", broken_expect[i].where, broken_expect[i].message);
+        g_error ("CLI output lacks '%s' ... '%s'", e[i].where, e[i].message);
     }
-  g_autofree char *summary = g_strdup_printf ("%s: %u errors, 1 warning", bad,
-                                              /* less the warning and the second line about 'too_new' */
-                                              (guint) G_N_ELEMENTS (broken_expect) - 2);
+  /* less the warning and the second line about 'too_new' */
+  g_autofree char *summary = g_strdup_printf ("%s: %u errors, 1 warning (18 nodes)", bad,
+                                              (guint) G_N_ELEMENTS (e) - 2);
   g_assert_nonnull (strstr (out, summary));
+
+  /* onnx.checker rejects that model too. */
+  const char *const vargs[] = { dir, NULL };
+  g_autofree char *verdict = run_python ("onnx_check_verdicts.py", vargs);
+  if (verdict != NULL)
+    {
+      g_test_message ("onnx.checker: %s", verdict);
+      g_autofree char *want = g_strdup_printf ("%s\tbad\t", bad);
+      g_assert_true (g_str_has_prefix (verdict, want));
+    }
 
   /* The warning alone does not fail; --strict makes it an error. */
   g_autoptr(Graph) ok = graph_new ();
@@ -525,7 +559,9 @@ test_cli (void)
   graph_set_opset (ok, "mydomain", 1);
   g_autoptr(GraphType) f2 = graph_type_new_tensor_static (GRAPH_DTYPE_FLOAT, 1, (gint64[]) { 2 });
   GraphValue *x = graph_add_input (ok, "x", f2);
-  graph_add_output (ok, graph_op (ok, "mydomain::MyOp", graph_op (ok, "Relu", x, NULL), NULL));
+  GraphValue *y = graph_op (ok, "mydomain::MyOp", graph_op (ok, "Relu", x, NULL), NULL);
+  graph_value_set_type (y, f2);
+  graph_add_output (ok, y);
   g_assert_true (onnxio_save (ok, good, NULL, &error));
   g_autofree char *out2 = NULL, *out3 = NULL, *out4 = NULL;
   g_assert_cmpint (run_cli ((const char *const[]) { "check", good, NULL }, &out2), ==, 0);
@@ -539,6 +575,7 @@ test_cli (void)
   g_assert_cmpint (run_cli ((const char *const[]) { "check", NULL }, &out5), ==, 2);
 
   g_unlink (bad);
+  g_rmdir (bad_dir);
   g_unlink (good);
   g_rmdir (dir);
 }
