@@ -469,7 +469,8 @@ rt_from_tensor (RtTensor *r, const Tensor *t, void *data)
 {
   r->dtype = tensor_dtype (t);
   r->rank = tensor_rank (t);
-  memcpy (r->dims, tensor_dims (t), r->rank * sizeof (gint64));
+  if (r->rank)
+    memcpy (r->dims, tensor_dims (t), r->rank * sizeof (gint64));
   r->numel = tensor_numel (t);
   r->data = data;
 }
