@@ -265,6 +265,21 @@ test_example_mutate (void)
   run_result_clear (&r);
 }
 
+/* doc/symbolic.md's registry calls, compiled and run: the custom elu gets
+ * its alpha from the trace's constant, the custom op its user data, and
+ * the custom domain its version in opset_import. */
+static void
+test_example_custom_symbolic (void)
+{
+  RunResult r = run ((const char *[]) { g_getenv ("SYMONNX_EXAMPLE_CUSTOM_SYMBOLIC"), NULL });
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "= onnx::Elu[alpha=0.5](%x)\n"));
+  g_assert_nonnull (strstr (r.out, "= mylib::MyOp[tag=\"from-user-data\"]("));
+  g_assert_nonnull (strstr (r.out, "opset_import mylib = 2\n"));
+  run_result_clear (&r);
+}
+
 /* Every ```c block in README.md and doc/ (recursively) must appear verbatim in
  * a C file under examples/ or doc/examples/, which the build compiles and
  * these tests run: so documented code is tested code. */
@@ -360,6 +375,7 @@ main (int argc, char **argv)
   g_test_add_func ("/tools/convert/round-trip-and-errors", test_convert);
   g_test_add_func ("/tools/example/mymodule-c", test_example_mymodule_c);
   g_test_add_func ("/tools/example/mutate", test_example_mutate);
+  g_test_add_func ("/tools/example/custom-symbolic", test_example_custom_symbolic);
   g_test_add_func ("/tools/doc/c-samples-are-compiled", test_doc_samples_are_compiled);
   return g_test_run ();
 }
