@@ -12,6 +12,7 @@ extern const RtKernelTable rt_kernels_pool;
 extern const RtKernelTable rt_kernels_norm;
 extern const RtKernelTable rt_kernels_resize;
 extern const RtKernelTable rt_kernels_aten;
+extern const RtKernelTable rt_kernels_rnn;
 
 static const RtKernelTable *const tables[] = {
   &rt_kernels_elementwise,
@@ -23,6 +24,7 @@ static const RtKernelTable *const tables[] = {
   &rt_kernels_norm,
   &rt_kernels_resize,
   &rt_kernels_aten,
+  &rt_kernels_rnn,
 };
 
 /* "domain::op" → GPtrArray of const RtKernelDef* */
