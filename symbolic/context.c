@@ -945,11 +945,41 @@ node_location (GraphNode *n)
   return g_string_free (s, FALSE);
 }
 
+/* Note [PythonOp symbolics]
+ * A torch.autograd.Function call is a prim::PythonOp node whose body is not
+ * in the trace.  Its symbolic is looked up as "prim::PythonOp::<python_name>"
+ * (prim::PythonOp::MyFunction: the Function's `symbolic` staticmethod, in C,
+ * registered by a plugin), then as plain "prim::PythonOp" (one symbolic for
+ * every Function, which can read the python_name attribute itself).
+ * Returns the interned key, or NULL for other nodes. */
+static const char *
+python_op_key (GraphNode *n)
+{
+  const char *name;
+  gsize len;
+  if (!graph_node_is (n, GRAPH_KIND_PYTHON_OP)
+      || !graph_node_get_s (n, GRAPH_PYTHON_OP_NAME_ATTR, &name, &len))
+    return NULL;
+  g_autofree char *key = g_strdup_printf ("%s::%.*s", GRAPH_KIND_PYTHON_OP, (int) len, name);
+  return graph_symbol (key, NULL);
+}
+
 static gboolean
 unsupported_error (SymContext *ctx, GraphNode *n, GError *cause, GError **error)
 {
   const char *kind = graph_node_kind (n);
   g_autofree char *where = node_location (n);
+  const char *py_key = python_op_key (n);
+  if (py_key && cause == NULL)
+    {
+      g_set_error (error, SYM_ERROR, SYM_ERROR_UNSUPPORTED,
+                   "ONNX export failed: Couldn't export Python operator %s (a "
+                   "torch.autograd.Function, %s) at opset %d (%s): its body is not in the "
+                   "trace; give it a symbolic: sym_register (reg, \"%s\", 1, fn, NULL) from a "
+                   "--plugin (see doc/guide.md, \"Python operators\")",
+                   py_key + strlen (GRAPH_KIND_PYTHON_OP) + 2, kind, ctx->s.opset, where, py_key);
+      return FALSE;
+    }
   int first = sym_registry_first_opset (ctx->s.reg, kind);
   g_autofree char *hint = NULL;
   if (cause)
@@ -1027,7 +1057,11 @@ sym_context_translate (SymContext *ctx, GraphNode *n, GError **error)
   gboolean ok;
 
   gpointer user_data = NULL;
-  SymFn fn = sym_registry_lookup (ctx->s.reg, kind, ctx->s.opset, &user_data, NULL);
+  const char *py_key = python_op_key (n);
+  SymFn fn = py_key ? sym_registry_lookup (ctx->s.reg, py_key, ctx->s.opset, &user_data, NULL)
+                    : NULL;
+  if (fn == NULL)
+    fn = sym_registry_lookup (ctx->s.reg, kind, ctx->s.opset, &user_data, NULL);
   /* ONNX_ATEN: every aten op with no custom symbolic becomes ATen. */
   if (ctx->s.mode == SYM_MODE_ONNX_ATEN && is_aten && !sym_registry_is_custom (ctx->s.reg, kind))
     fn = NULL;
