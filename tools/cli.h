@@ -46,3 +46,4 @@ extern const CliCommand cli_cmd_export;
 extern const CliCommand cli_cmd_ops;
 extern const CliCommand cli_cmd_run;
 extern const CliCommand cli_cmd_test_suite;
+extern const CliCommand cli_cmd_verify;

@@ -13,6 +13,7 @@ static const CliCommand *const commands[] = {
   &cli_cmd_ops,
   &cli_cmd_run,
   &cli_cmd_test_suite,
+  &cli_cmd_verify,
 };
 
 void
