@@ -540,6 +540,68 @@ replace_with (Graph *g, GraphNode *n, Tensor *t, gboolean from_weight)
   graph_value_replace_all_uses (old, nv);
 }
 
+/* Slice(ConstantOfShape(shape), constant bounds) is ConstantOfShape of the
+ * sliced shape (an RNN's per-layer initial states cut from zeros(...)):
+ * rewritten so the fill stays a small node rather than a folded tensor.
+ * The slice is evaluated on a 1-byte-per-element stand-in for its shape. */
+static gboolean
+fold_slice_of_fill (Graph *g, GraphNode *n, GError **error, guint *changes)
+{
+  guint nin = graph_node_n_inputs (n);
+  GraphValue *in = graph_node_input (n, 0);
+  GraphNode *fill = in ? graph_value_node (in) : NULL;
+  if (fill == NULL || !graph_node_is (fill, "onnx::ConstantOfShape") || nin > 8
+      || graph_node_n_inputs (fill) != 1)
+    return FALSE;
+  gboolean from_weight = FALSE;
+  Tensor *shape = const_of (graph_node_input (fill, 0), &from_weight);
+  if (shape == NULL || tensor_rank (shape) != 1 || tensor_numel (shape) > TENSOR_MAX_RANK
+      || tensor_dtype (shape) != GRAPH_DTYPE_INT64)
+    return FALSE;
+  gint64 dims[TENSOR_MAX_RANK];
+  for (gint64 i = 0; i < tensor_numel (shape); i++)
+    dims[i] = tensor_get_int64 (shape, i);
+  Tensor *ins[8] = { NULL };
+  for (guint i = 1; i < nin; i++)
+    {
+      GraphValue *v = graph_node_input (n, i);
+      ins[i] = v ? const_of (v, &from_weight) : NULL;
+      if (v && ins[i] == NULL)
+        return FALSE;
+    }
+  g_autoptr (GError) local = NULL;
+  g_autoptr (Tensor) standin = new_like_bytes (GRAPH_DTYPE_UINT8, (guint) tensor_numel (shape),
+                                               dims, &local);
+  if (standin == NULL)
+    return FALSE;  /* too large to evaluate: left as it is */
+  ins[0] = standin;
+  g_autoptr (Tensor) sliced = fold_slice (n, ins, nin, &local);
+  if (local)
+    {
+      g_propagate_prefixed_error (error, g_steal_pointer (&local), "constant folding %s: ",
+                                  graph_node_kind (n));
+      return FALSE;
+    }
+  if (sliced == NULL)
+    return FALSE;
+  GraphNode *saved = graph_get_insert_point (g);
+  graph_set_insert_point (g, n);
+  g_autoptr (Tensor) new_shape = tensor_new_int64_vector (tensor_rank (sliced),
+                                                          tensor_dims (sliced));
+  GraphValue *sv = graph_op (g, "Constant", "value_t", new_shape, NULL);
+  GraphValue *nv = graph_op (g, "ConstantOfShape", sv, NULL);
+  graph_set_insert_point (g, saved);
+  graph_node_copy_attrs (graph_value_node (nv), fill);
+  graph_node_set_scope (graph_value_node (sv), graph_node_get_scope (n));
+  graph_node_set_scope (graph_value_node (nv), graph_node_get_scope (n));
+  GraphType *old_t = graph_value_type (graph_node_output (n, 0));
+  if (old_t)
+    graph_value_set_type (nv, old_t);
+  graph_value_replace_all_uses (graph_node_output (n, 0), nv);
+  (*changes)++;
+  return TRUE;
+}
+
 guint
 export_fold_constants (Graph *g, GError **error)
 {
@@ -561,6 +623,10 @@ export_fold_constants (Graph *g, GError **error)
             }
           continue;
         }
+      if (graph_node_is (n, "onnx::Slice") && fold_slice_of_fill (g, n, error, &changes))
+        continue;
+      if (error && *error)
+        return G_MAXUINT;
       if (!foldable_kind (n) || nin == 0 || nin > 8)
         continue;
       Tensor *ins[8] = { NULL };

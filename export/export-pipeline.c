@@ -118,10 +118,11 @@ poisoned (GHashTable *bad, GraphValue *v, guint depth)
   return FALSE;
 }
 
+/* The ONNX type of a trace input (or of one tuple element type `elem`). */
 static GraphType *
-input_type (GraphValue *v)
+input_type (GraphValue *v, GraphType *elem)
 {
-  GraphType *t = graph_value_type (v);
+  GraphType *t = elem ? elem : graph_value_type (v);
   if (t == NULL || graph_type_kind (t) != GRAPH_TYPE_TENSOR)
     return NULL;
   int rank = graph_type_rank (t);
@@ -129,6 +130,16 @@ input_type (GraphValue *v)
   for (int i = 0; i < rank && i < TENSOR_MAX_RANK; i++)
     dims[i] = *graph_type_dim (t, (guint) i);
   return graph_type_new_tensor (graph_type_dtype (t), rank, rank > 0 ? dims : NULL);
+}
+
+/* input_names[i], or NULL past the end of the list. */
+static const char *
+input_name_at (const char *const *names, guint i)
+{
+  for (guint k = 0; names[k]; k++)
+    if (k == i)
+      return names[k];
+  return NULL;
 }
 
 /* Flattens tuple outputs into dst values. */
@@ -205,7 +216,9 @@ translate (const Graph *trace, const ExportOptions *o, GPtrArray *kinds, GPtrArr
   g_autoptr (SymContext) ctx = sym_context_new (&setup);
   graph_set_opset (dst, "", o->opset);
 
-  /* Graph inputs: names from input_names, else the trace's. */
+  /* Graph inputs: names from input_names, else the trace's.  A tuple of
+   * tensors is flattened into one input per element (as torch does), named
+   * NAME_0, NAME_1... unless input_names says otherwise. */
   guint named = 0;
   for (guint i = 0; i < graph_n_inputs (trace); i++)
     {
@@ -213,35 +226,43 @@ translate (const Graph *trace, const ExportOptions *o, GPtrArray *kinds, GPtrArr
       if (is_module_input (in))
         continue;
       GraphType *t = graph_value_type (in);
-      if (t && graph_type_kind (t) != GRAPH_TYPE_TENSOR)
+      gboolean tuple = t && graph_type_kind (t) == GRAPH_TYPE_TUPLE;
+      for (guint k = 0; tuple && k < graph_type_n_elems (t); k++)
+        tuple = graph_type_elem (t, k) && graph_type_kind (graph_type_elem (t, k)) == GRAPH_TYPE_TENSOR;
+      if (t && graph_type_kind (t) != GRAPH_TYPE_TENSOR && !tuple)
         {
           g_set_error (error, EXPORT_ERROR, EXPORT_ERROR_GRAPH,
-                       "graph input %%%s is not a tensor (%s); only tensor inputs can be exported",
+                       "graph input %%%s is not a tensor (%s); only tensor inputs and tuples "
+                       "of tensors can be exported",
                        graph_value_get_name (in) ? graph_value_get_name (in) : "?",
                        graph_type_kind (t) == GRAPH_TYPE_INT ? "int" : "non-tensor");
           return NULL;
         }
-      const char *name = NULL;
-      if (o->input_names)
+      guint n_elems = tuple ? graph_type_n_elems (t) : 1;
+      g_autoptr (GPtrArray) elems = g_ptr_array_new ();
+      for (guint k = 0; k < n_elems; k++)
         {
-          guint k = 0;
-          while (o->input_names[k] && k < named)
-            k++;
-          if (k == named && o->input_names[k])
-            name = o->input_names[k];
+          GraphValue *src = tuple ? NULL : in;
+          const char *name = o->input_names ? input_name_at (o->input_names, named) : NULL;
+          named++;
+          g_autofree char *owned = NULL;
+          if (name == NULL)
+            {
+              const char *base = graph_value_get_name (in);
+              if (base == NULL)
+                base = owned = g_strdup_printf ("input.%u", graph_value_id (in));
+              name = base;
+              if (tuple)
+                name = owned = g_strdup_printf ("%s_%u", base, k);
+            }
+          g_autoptr (GraphType) ty = input_type (tuple ? NULL : in, tuple ? graph_type_elem (t, k) : NULL);
+          GraphValue *v = graph_add_input (dst, name, ty);
+          if (src)
+            sym_map_value (ctx, src, v);
+          g_ptr_array_add (elems, v);
         }
-      named++;
-      char buf[32];
-      if (name == NULL)
-        name = graph_value_get_name (in);
-      if (name == NULL)
-        {
-          g_snprintf (buf, sizeof buf, "input.%u", graph_value_id (in));
-          name = buf;
-        }
-      g_autoptr (GraphType) ty = input_type (in);
-      GraphValue *v = graph_add_input (dst, name, ty);
-      sym_map_value (ctx, in, v);
+      if (tuple)
+        sym_context_set_list_elements (ctx, in, elems->len, (GraphValue *const *) elems->pdata);
     }
 
   g_autoptr (GHashTable) bad = g_hash_table_new (NULL, NULL);
@@ -456,6 +477,10 @@ export_graph (const Graph *trace, const ExportOptions *o, GError **error)
     }
   if (!apply_dynamic_axes (g, o, TRUE, error))
     return NULL;
+  /* Eval mode (the only one): torch runs this peephole with or without
+   * constant folding. */
+  export_fuse_conv_batchnorm (g);
+  export_flatten_concats (g);
   export_scalar_type_analysis (g);
   if (o->do_constant_folding && export_fold_constants (g, error) == G_MAXUINT)
     return NULL;

@@ -81,6 +81,12 @@ GPtrArray *export_find_unsupported (const Graph *trace, const ExportOptions *o,
 
 /* Passes, usable on their own.  Each returns the number of changes. */
 guint    export_fold_constants (Graph *g, GError **error);
+/* Eval-mode Conv+BatchNormalization fusion (torch's _jit_pass_onnx_eval_peephole);
+ * returns the number of BN nodes folded away. */
+guint    export_fuse_conv_batchnorm (Graph *g);
+/* Concat of a single-use Concat on the same axis becomes one Concat (as
+ * torch writes nested torch.cat calls). */
+guint    export_flatten_concats (Graph *g);
 guint    export_scalar_type_analysis (Graph *g);
 void     export_assign_scoped_names (Graph *g);
 

@@ -853,6 +853,16 @@ is_lazy (GraphNode *n)
          || graph_node_is (n, "aten::Float") || graph_node_is (n, "aten::ScalarImplicit");
 }
 
+void
+sym_context_set_list_elements (SymContext *ctx, GraphValue *src, guint n_values,
+                               GraphValue *const *values)
+{
+  GPtrArray *arr = g_ptr_array_sized_new (n_values);
+  for (guint i = 0; i < n_values; i++)
+    g_ptr_array_add (arr, values[i]);
+  g_hash_table_insert (ctx->lists, src, arr);
+}
+
 static gboolean
 translate_unpack (SymContext *ctx, GraphNode *n, GError **error)
 {

@@ -280,7 +280,7 @@ sym_avg_pool (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
         full[2 + i] = full[2 + k + 2 + i] = pads[i];
       if (sym_opset (ctx) >= 11)
         input = graph_op (G, "Pad", input, sym_const_ints (ctx, 2 * (k + 2), full),
-                          sym_scalar_like (ctx, 0.0, input), "mode_s", "constant", NULL);
+                          "mode_s", "constant", NULL);   /* value: the default 0, as torch */
       else
         input = graph_op (G, "Pad", input, "mode_s", "constant", "pads_is", (int) (2 * (k + 2)),
                           full, "value_f", 0.0, NULL);

@@ -20,6 +20,7 @@ extern const SymEntry sym_opset9_math[];    extern const gsize sym_opset9_math_l
 extern const SymEntry sym_opset9_nn[];      extern const gsize sym_opset9_nn_len;
 extern const SymEntry sym_opset9_shape[];   extern const gsize sym_opset9_shape_len;
 extern const SymEntry sym_opset9_misc[];    extern const gsize sym_opset9_misc_len;
+extern const SymEntry sym_opset9_rnn[];     extern const gsize sym_opset9_rnn_len;
 extern const SymEntry sym_opset10_table[];  extern const gsize sym_opset10_table_len;
 extern const SymEntry sym_opset11_table[];  extern const gsize sym_opset11_table_len;
 extern const SymEntry sym_opset12_table[];  extern const gsize sym_opset12_table_len;
@@ -54,6 +55,10 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (SymContext, sym_context_free)
 gboolean     sym_context_translate (SymContext *ctx, GraphNode *n, GError **error);
 /* The list elements recorded for a source value, or NULL. */
 GPtrArray   *sym_context_list_elements (SymContext *ctx, GraphValue *src);
+/* Records the elements of a tuple/list source value (a flattened tuple
+ * graph input), so prim::TupleUnpack / ListUnpack of it take them. */
+void         sym_context_set_list_elements (SymContext *ctx, GraphValue *src, guint n_values,
+                                            GraphValue *const *values);
 /* The state_dict name a prim::GetAttr chain resolves to ("layer1.0.conv1.weight")
  * or NULL when the value is not such a chain.  (transfer full) */
 char        *sym_getattr_path (GraphValue *src);

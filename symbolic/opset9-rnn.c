@@ -1,0 +1,282 @@
+/* Opset 9 base set: aten::lstm, aten::gru, aten::rnn_tanh, aten::rnn_relu,
+ * as torch 1.13's _generic_rnn writes them: one ONNX LSTM/GRU/RNN node per
+ * layer, weights re-sliced into ONNX's gate order, W/R/B concatenated per
+ * direction, initial states sliced per layer, dropout ignored (eval). */
+#include "symbolic/sym-private.h"
+#include <string.h>
+
+#define G sym_graph (ctx)
+
+typedef enum { RNN_LSTM, RNN_GRU, RNN_TANH, RNN_RELU } RnnVariant;
+
+typedef struct
+{
+  SymContext *ctx;
+  RnnVariant  variant;
+  gint64      hidden;
+} Rnn;
+
+/* PyTorch's gate blocks → ONNX's, as [start, end) in units of hidden_size.
+ * LSTM: torch i f g o, ONNX i o f c (c = torch's g).
+ * GRU:  torch r z n,   ONNX z r h. */
+static const gint64 lstm_reform[3][2] = { { 0, 1 }, { 3, 4 }, { 1, 3 } };
+static const gint64 gru_reform[3][2] = { { 1, 2 }, { 0, 1 }, { 2, 3 } };
+
+static GraphValue *
+reform (Rnn *r, GraphValue *w)
+{
+  SymContext *ctx = r->ctx;
+  if (r->variant != RNN_LSTM && r->variant != RNN_GRU)
+    return w;
+  const gint64 (*iv)[2] = r->variant == RNN_LSTM ? lstm_reform : gru_reform;
+  GraphValue *slices[3];
+  const gint64 axes[1] = { 0 };
+  for (int i = 0; i < 3; i++)
+    {
+      gint64 s = iv[i][0] * r->hidden, e = iv[i][1] * r->hidden;
+      slices[i] = sym_slice (ctx, w, 1, axes, &s, &e, NULL);
+    }
+  return graph_opv (G, "Concat", 3, slices, "axis_i", (gint64) 0, NULL);
+}
+
+/* W, R (and B when has_biases) of one direction, each unsqueezed to [1, ...]. */
+static void
+direction_weights (Rnn *r, GraphValue *const *w, gboolean has_biases, GraphValue **wi,
+                   GraphValue **wh, GraphValue **b)
+{
+  SymContext *ctx = r->ctx;
+  const gint64 zero[1] = { 0 };
+  *wi = sym_unsqueeze (ctx, reform (r, w[0]), 1, zero);
+  *wh = sym_unsqueeze (ctx, reform (r, w[1]), 1, zero);
+  *b = NULL;
+  if (has_biases)
+    {
+      GraphValue *both[2] = { reform (r, w[2]), reform (r, w[3]) };
+      *b = sym_unsqueeze (ctx, graph_opv (G, "Concat", 2, both, "axis_i", (gint64) 0, NULL), 1,
+                          zero);
+    }
+}
+
+static GraphValue *
+concat0 (SymContext *ctx, guint n, GraphValue **v)
+{
+  return n == 1 ? v[0] : graph_opv (G, "Concat", n, v, "axis_i", (gint64) 0, NULL);
+}
+
+/* hidden_size: dim 1 of weight_hh_l0, from the weight itself or its trace
+ * type, else the last dim of the traced h_n output. */
+static gboolean
+hidden_size (GraphValue *src_w_hh, GraphValue *w_hh, GraphValue *h_n, gint64 *out)
+{
+  Tensor *t = graph_value_get_initializer (w_hh);
+  if (t && tensor_rank (t) == 2)
+    {
+      *out = tensor_dim (t, 1);
+      return TRUE;
+    }
+  gint64 dims[TENSOR_MAX_RANK];
+  GraphValue *vs[2] = { w_hh, src_w_hh };
+  for (int i = 0; i < 2; i++)
+    if (sym_rank (vs[i]) == 2 && sym_static_shape (vs[i], dims))
+      {
+        *out = dims[1];
+        return TRUE;
+      }
+  if (h_n && sym_rank (h_n) == 3 && sym_static_shape (h_n, dims))
+    {
+      *out = dims[2];
+      return TRUE;
+    }
+  return FALSE;
+}
+
+static gboolean
+is_tensor_list (GraphValue *src)
+{
+  GraphNode *p = graph_value_node (src);
+  if (p && graph_node_is (p, "prim::ListConstruct"))
+    return TRUE;
+  GraphType *t = graph_value_type (src);
+  return t && graph_type_kind (t) == GRAPH_TYPE_LIST;
+}
+
+/* aten::lstm(input, hx[], params[], has_biases, num_layers, dropout, train,
+ *            bidirectional, batch_first)
+ * aten::gru / rnn_tanh / rnn_relu(input, hx, params[], has_biases, ...)
+ * The packed forms (data, batch_sizes, hx, params, has_biases, num_layers,
+ * dropout, train, bidirectional) pass batch_sizes as sequence_lens. */
+static gboolean
+generic_rnn (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error, RnnVariant variant)
+{
+  gboolean packed = graph_node_n_inputs (n) > 3 && is_tensor_list (graph_node_input (n, 3));
+  GraphValue *input, *batch_sizes = NULL;
+  gint64 has_biases, num_layers, train, bidirectional, batch_first = 0;
+  double dropout;
+  guint hx_at = packed ? 2 : 1, w_at = packed ? 3 : 2;
+  gboolean ok = packed
+    ? sym_parse_args (ctx, n, "v,v,none,none,i,i,f,i,i", &input, &batch_sizes, &has_biases,
+                      &num_layers, &dropout, &train, &bidirectional, error)
+    : sym_parse_args (ctx, n, "v,none,none,i,i,f,i,i,i", &input, &has_biases, &num_layers,
+                      &dropout, &train, &bidirectional, &batch_first, error);
+  if (!ok)
+    return FALSE;
+  if (dropout != 0 && train)
+    return sym_unimplemented (ctx, n, error, "dropout in training mode");
+  g_autoptr (GPtrArray) weights = sym_list_values (ctx, graph_node_input (n, w_at), error);
+  if (weights == NULL)
+    return FALSE;
+  guint per_layer = has_biases ? 4 : 2, dirs = bidirectional ? 2 : 1;
+  if (num_layers < 1 || num_layers > 4096 || weights->len != (guint) num_layers * per_layer * dirs)
+    {
+      if (variant == RNN_LSTM)
+        return sym_unimplemented (ctx, n, error, "LSTMs with projections (%u weights for %"
+                                  G_GINT64_FORMAT " layers)", weights->len, num_layers);
+      return sym_unimplemented (ctx, n, error, "%u weights for %" G_GINT64_FORMAT " layers",
+                                weights->len, num_layers);
+    }
+  GraphValue *src_params = graph_node_input (n, w_at);
+  GraphNode *plist = graph_value_node (src_params);
+  GraphValue *src_w_hh = plist && graph_node_n_inputs (plist) > 1 ? graph_node_input (plist, 1)
+                                                                  : NULL;
+  Rnn r = { ctx, variant, 0 };
+  if (!hidden_size (src_w_hh, weights->pdata[1],
+                    graph_node_n_outputs (n) > 1 ? graph_node_output (n, 1) : NULL, &r.hidden))
+    return sym_unimplemented (ctx, n, error, "unknown hidden size");
+
+  GraphValue *h0 = NULL, *c0 = NULL;
+  if (variant == RNN_LSTM)
+    {
+      g_autoptr (GPtrArray) hx = sym_list_values (ctx, graph_node_input (n, hx_at), error);
+      if (hx == NULL)
+        return FALSE;
+      if (hx->len != 2)
+        return sym_unimplemented (ctx, n, error, "%u initial states (LSTM takes h0 and c0)",
+                                  hx->len);
+      h0 = hx->pdata[0];
+      c0 = hx->pdata[1];
+    }
+  else
+    {
+      GError *local = NULL;
+      h0 = sym_value (ctx, graph_node_input (n, hx_at), &local);
+      if (local)
+        {
+          g_propagate_error (error, local);
+          return FALSE;
+        }
+    }
+
+  static const gint64 batch_perm[3] = { 1, 0, 2 };
+  GraphValue *prev = input;
+  if (batch_first)
+    prev = graph_op (G, "Transpose", prev, "perm_is", 3, batch_perm, NULL);
+
+  const char *op = variant == RNN_LSTM ? "LSTM" : variant == RNN_GRU ? "GRU" : "RNN";
+  const char *act = variant == RNN_RELU ? "Relu" : "Tanh";
+  const char *acts[2] = { act, act };
+  g_autoptr (GPtrArray) h_outs = g_ptr_array_new ();
+  g_autoptr (GPtrArray) c_outs = g_ptr_array_new ();
+  for (gint64 l = 0; l < num_layers; l++)
+    {
+      GraphValue *wi, *wh, *b;
+      GraphValue **w = (GraphValue **) weights->pdata + (gsize) l * per_layer * dirs;
+      direction_weights (&r, w, has_biases, &wi, &wh, &b);
+      if (bidirectional)
+        {
+          GraphValue *wib, *whb, *bb;
+          direction_weights (&r, w + per_layer, has_biases, &wib, &whb, &bb);
+          GraphValue *pi[2] = { wi, wib }, *ph[2] = { wh, whb }, *pb[2] = { b, bb };
+          wi = concat0 (ctx, 2, pi);
+          wh = concat0 (ctx, 2, ph);
+          b = has_biases ? concat0 (ctx, 2, pb) : NULL;
+        }
+      gint64 s = l * dirs, e = (l + 1) * dirs;
+      const gint64 axes[1] = { 0 };
+      GraphValue *ins[7] = {
+        prev, wi, wh, b ? b : GRAPH_ABSENT, batch_sizes ? batch_sizes : GRAPH_ABSENT,
+        h0 == NULL ? GRAPH_ABSENT : num_layers == 1 ? h0 : sym_slice (ctx, h0, 1, axes, &s, &e, NULL),
+        c0 == NULL ? GRAPH_ABSENT : num_layers == 1 ? c0 : sym_slice (ctx, c0, 1, axes, &s, &e, NULL),
+      };
+      guint n_in = variant == RNN_LSTM ? 7 : 6, n_out = variant == RNN_LSTM ? 3 : 2;
+      GraphNode *node;
+      if (variant == RNN_LSTM)
+        node = bidirectional
+          ? graph_opv_outputs (G, op, n_in, ins, n_out, "direction_s", "bidirectional",
+                               "hidden_size_i", r.hidden, NULL)
+          : graph_opv_outputs (G, op, n_in, ins, n_out, "hidden_size_i", r.hidden, NULL);
+      else if (variant == RNN_GRU)
+        node = bidirectional
+          ? graph_opv_outputs (G, op, n_in, ins, n_out, "direction_s", "bidirectional",
+                               "hidden_size_i", r.hidden, "linear_before_reset_i", (gint64) 1, NULL)
+          : graph_opv_outputs (G, op, n_in, ins, n_out, "hidden_size_i", r.hidden,
+                               "linear_before_reset_i", (gint64) 1, NULL);
+      else
+        node = bidirectional
+          ? graph_opv_outputs (G, op, n_in, ins, n_out, "activations_ss", 2, acts,
+                               "direction_s", "bidirectional", "hidden_size_i", r.hidden, NULL)
+          : graph_opv_outputs (G, op, n_in, ins, n_out, "activations_ss", 1, acts,
+                               "hidden_size_i", r.hidden, NULL);
+      if (node == NULL)
+        {
+          g_set_error (error, SYM_ERROR, SYM_ERROR_INVALID, "%s: could not build the %s node",
+                       graph_node_kind (n), op);
+          return FALSE;
+        }
+      prev = graph_node_output (node, 0);
+      if (bidirectional)
+        {
+          /* [seq, dirs, batch, hidden] → [seq, batch, dirs * hidden] */
+          static const gint64 perm[4] = { 0, 2, 1, 3 };
+          static const gint64 shape[3] = { 0, 0, -1 };
+          prev = graph_op (G, "Transpose", prev, "perm_is", 4, perm, NULL);
+          prev = sym_reshape_static (ctx, prev, 3, shape);
+        }
+      else
+        {
+          const gint64 one[1] = { 1 };
+          prev = sym_squeeze (ctx, prev, 1, one);
+        }
+      g_ptr_array_add (h_outs, graph_node_output (node, 1));
+      if (variant == RNN_LSTM)
+        g_ptr_array_add (c_outs, graph_node_output (node, 2));
+    }
+  if (batch_first)
+    prev = graph_op (G, "Transpose", prev, "perm_is", 3, batch_perm, NULL);
+  out[0] = prev;
+  out[1] = concat0 (ctx, h_outs->len, (GraphValue **) h_outs->pdata);
+  if (variant == RNN_LSTM)
+    out[2] = concat0 (ctx, c_outs->len, (GraphValue **) c_outs->pdata);
+  return TRUE;
+}
+
+static gboolean
+sym_lstm (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  return generic_rnn (ctx, n, out, error, RNN_LSTM);
+}
+
+static gboolean
+sym_gru (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  return generic_rnn (ctx, n, out, error, RNN_GRU);
+}
+
+static gboolean
+sym_rnn_tanh (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  return generic_rnn (ctx, n, out, error, RNN_TANH);
+}
+
+static gboolean
+sym_rnn_relu (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  return generic_rnn (ctx, n, out, error, RNN_RELU);
+}
+
+const SymEntry sym_opset9_rnn[] = {
+  { "aten::lstm", sym_lstm },
+  { "aten::gru", sym_gru },
+  { "aten::rnn_tanh", sym_rnn_tanh },
+  { "aten::rnn_relu", sym_rnn_relu },
+};
+const gsize sym_opset9_rnn_len = G_N_ELEMENTS (sym_opset9_rnn);
