@@ -13,6 +13,7 @@ extern const RtKernelTable rt_kernels_norm;
 extern const RtKernelTable rt_kernels_resize;
 extern const RtKernelTable rt_kernels_aten;
 extern const RtKernelTable rt_kernels_rnn;
+extern const RtKernelTable rt_kernels_einsum;
 
 static const RtKernelTable *const tables[] = {
   &rt_kernels_elementwise,
@@ -25,6 +26,7 @@ static const RtKernelTable *const tables[] = {
   &rt_kernels_resize,
   &rt_kernels_aten,
   &rt_kernels_rnn,
+  &rt_kernels_einsum,
 };
 
 /* "domain::op" → GPtrArray of const RtKernelDef* */

@@ -9,7 +9,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   test_session_register ();
   test_aten_register ();
-  test_rnn_register ();
+  test_kernels_register ();
   test_conformance_register ();
   test_cli_register ();
   return g_test_run ();
