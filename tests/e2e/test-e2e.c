@@ -1,0 +1,554 @@
+/* End to end, as a user runs it: PyTorch model → tools/torch2trace.py (at
+ * test time, random weights) → `symonnx export` at opsets 9 and 13 →
+ * onnx.checker (full_check) → `symonnx run` against PyTorch's outputs
+ * (numpy.allclose, rtol 1e-3, atol 1e-5) → ONNX Runtime 1.20 on the same
+ * file (when tests/e2e/install-ort.sh has installed it) → `symonnx verify`.
+ * Expected values all come from PyTorch, checks from numpy/python3-onnx. */
+#include "tests/common/test-util.h"
+#include <glib/gstdio.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#define E2E_RTOL "1e-3"
+#define E2E_ATOL "1e-5"
+
+static char *tmp_root;      /* one folder per model under it */
+static const char *python = "/usr/bin/python3";
+
+typedef struct
+{
+  int   status;
+  char *out;
+  char *err;
+} RunResult;
+
+static void
+run_result_clear (RunResult *r)
+{
+  g_clear_pointer (&r->out, g_free);
+  g_clear_pointer (&r->err, g_free);
+}
+
+/* Runs argv (NULL-terminated; "symonnx" means the built CLI); `env` is
+ * extra NAME=VALUE pairs or NULL. */
+static RunResult
+run_env (const char *const *argv, const char *const *env)
+{
+  RunResult r = { 0 };
+  g_autoptr (GPtrArray) args = g_ptr_array_new ();
+  for (guint i = 0; argv[i]; i++)
+    g_ptr_array_add (args, (gpointer) (i == 0 && strcmp (argv[0], "symonnx") == 0
+                                           ? g_getenv ("SYMONNX_CLI") : argv[i]));
+  g_ptr_array_add (args, NULL);
+  g_auto (GStrv) envp = g_get_environ ();
+  for (guint i = 0; env && env[i]; i++)
+    {
+      const char *eq = strchr (env[i], '=');
+      g_autofree char *name = g_strndup (env[i], eq - env[i]);
+      envp = g_environ_setenv (envp, name, eq + 1, TRUE);
+    }
+  g_autoptr (GError) error = NULL;
+  int wait_status;
+  g_assert_true (g_spawn_sync (NULL, (char **) args->pdata, envp, G_SPAWN_DEFAULT, NULL, NULL,
+                               &r.out, &r.err, &wait_status, &error));
+  g_assert_no_error (error);
+  g_assert_true (WIFEXITED (wait_status));
+  r.status = WEXITSTATUS (wait_status);
+  return r;
+}
+
+static RunResult
+run (const char *const *argv)
+{
+  return run_env (argv, NULL);
+}
+
+/* Fails the test showing the command's output unless it exited with `want`. */
+static void
+assert_status (const RunResult *r, int want, const char *what)
+{
+  if (r->status != want)
+    g_error ("%s: exit status %d, expected %d\nstdout:\n%s\nstderr:\n%s", what, r->status, want,
+             r->out, r->err);
+}
+
+static void
+assert_one_line_error (const RunResult *r, const char *needle)
+{
+  if (strstr (r->err, needle) == NULL)
+    g_error ("stderr lacks '%s':\n%s", needle, r->err);
+  const char *nl = strchr (r->err, '\n');
+  g_assert_nonnull (nl);
+  g_assert_cmpstr (nl + 1, ==, "");
+  g_assert_true (g_str_has_prefix (r->err, "symonnx verify: "));
+}
+
+static char *
+script (const char *rel)
+{
+  return test_source_path (rel);
+}
+
+/* tools/torch2trace.py into tmp_root/<dir>; returns the folder. */
+static char *
+torch2trace (const char *dir, const char *const *args)
+{
+  g_autofree char *t2t = script ("tools/torch2trace.py");
+  char *out = g_build_filename (tmp_root, dir, NULL);
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  g_ptr_array_add (argv, (gpointer) python);
+  g_ptr_array_add (argv, t2t);
+  for (guint i = 0; args[i]; i++)
+    g_ptr_array_add (argv, (gpointer) args[i]);
+  g_ptr_array_add (argv, (gpointer) "-o");
+  g_ptr_array_add (argv, out);
+  g_ptr_array_add (argv, NULL);
+  RunResult r = run ((const char *const *) argv->pdata);
+  assert_status (&r, 0, "torch2trace.py");
+  run_result_clear (&r);
+  return out;
+}
+
+static char *
+in_dir (const char *dir, const char *file)
+{
+  return g_build_filename (dir, file, NULL);
+}
+
+/* The model's graph input names (those without an initializer), from the
+ * written file. */
+static GPtrArray *
+model_input_names (const char *onnx_path)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (Graph) g = onnxio_load (onnx_path, &error);
+  g_assert_no_error (error);
+  GPtrArray *names = g_ptr_array_new_with_free_func (g_free);
+  for (guint i = 0; i < graph_n_inputs (g); i++)
+    if (graph_value_get_initializer (graph_input (g, i)) == NULL)
+      g_ptr_array_add (names, g_strdup (graph_value_get_name (graph_input (g, i))));
+  return names;
+}
+
+static void
+python_compare (const char *expected, const char *actual)
+{
+  g_autofree char *check = script ("tests/e2e/e2e_check.py");
+  RunResult r = run ((const char *[]) { python, check, "compare", E2E_RTOL, E2E_ATOL, expected,
+                                        actual, NULL });
+  assert_status (&r, 0, "e2e_check.py compare");
+  g_test_message ("%s", r.out);
+  run_result_clear (&r);
+}
+
+/* ---- the seed models ------------------------------------------------------ */
+
+typedef struct
+{
+  const char *name;        /* torch2trace --model */
+  const char *input;       /* --input spec, or NULL for the model's default */
+  const char *needs;       /* operator whose absence means "skip", or NULL */
+} SeedModel;
+
+static const SeedModel seed_models[] = {
+  { "superres", "1,1,32,32", NULL },
+  { "dcgan", "1,100,1,1", NULL },
+  { "resnet18", "1,3,64,64", NULL },
+  { "word_language_model", NULL, "lstm" },
+};
+
+static const int opsets[] = { 9, 13 };
+
+/* The names of what a missing operator/kernel looks like in an error. */
+static gboolean
+mentions_missing (const char *err, const char *op)
+{
+  g_autofree char *aten = g_strdup_printf ("aten::%s", op);
+  g_autofree char *upper = g_ascii_strup (op, -1);
+  return strstr (err, aten) || strstr (err, upper);
+}
+
+static void
+test_seed_model (gconstpointer data)
+{
+  const SeedModel *m = data;
+  const char *t2t_args[5] = { "--model", m->name, NULL, NULL, NULL };
+  if (m->input)
+    {
+      t2t_args[2] = "--input";
+      t2t_args[3] = m->input;
+    }
+  g_autofree char *dir = torch2trace (m->name, t2t_args);
+  g_autofree char *trace = in_dir (dir, "model.trace");
+  g_autofree char *weights = in_dir (dir, "weights.safetensors");
+  g_autofree char *input = in_dir (dir, "input_0.npy");
+  g_autofree char *expected = in_dir (dir, "expected_0.npy");
+  g_autofree char *check = script ("tests/e2e/e2e_check.py");
+
+  for (guint k = 0; k < G_N_ELEMENTS (opsets); k++)
+    {
+      g_autofree char *opset = g_strdup_printf ("%d", opsets[k]);
+      g_autofree char *base = g_strdup_printf ("model-%d.onnx", opsets[k]);
+      g_autofree char *model = in_dir (dir, base);
+      RunResult r = run ((const char *[]) { "symonnx", "export", trace, "--weights", weights,
+                                            "--opset", opset, "-o", model, NULL });
+      if (r.status != 0 && m->needs && mentions_missing (r.err, m->needs))
+        {
+          g_autofree char *why = g_strdup_printf ("%s: no export for aten::%s yet: %s", m->name,
+                                                  m->needs, r.err);
+          g_test_skip (why);
+          run_result_clear (&r);
+          return;
+        }
+      assert_status (&r, 0, "symonnx export");
+      run_result_clear (&r);
+
+      r = run ((const char *[]) { python, check, "check", model, NULL });
+      assert_status (&r, 0, "onnx.checker");
+      run_result_clear (&r);
+
+      g_autoptr (GPtrArray) names = model_input_names (model);
+      g_assert_cmpuint (names->len, ==, 1);
+      g_autofree char *bind = g_strdup_printf ("%s=%s", (char *) names->pdata[0], input);
+      g_autofree char *outdir_base = g_strdup_printf ("out-%d", opsets[k]);
+      g_autofree char *outdir = in_dir (dir, outdir_base);
+      r = run ((const char *[]) { "symonnx", "run", model, "--input", bind, "--output-dir", outdir, NULL });
+      if (r.status != 0 && m->needs && mentions_missing (r.err, m->needs))
+        {
+          g_autofree char *why = g_strdup_printf ("%s: exports, but no kernel for %s yet: %s",
+                                                  m->name, m->needs, r.err);
+          g_test_skip (why);
+          run_result_clear (&r);
+          return;
+        }
+      assert_status (&r, 0, "symonnx run");
+      run_result_clear (&r);
+      g_autofree char *actual = in_dir (outdir, "output.npy");
+      python_compare (expected, actual);
+
+      /* The guide's one-command form agrees. */
+      r = run ((const char *[]) { "symonnx", "verify", trace, "--weights", weights, "--opset", opset,
+                                  "--input", input, "--expected", expected, NULL });
+      assert_status (&r, 0, "symonnx verify");
+      g_assert_nonnull (strstr (r.out, "PASS: 1 of 1 output within rtol 0.001, atol 1e-05"));
+      run_result_clear (&r);
+    }
+}
+
+/* ONNX Runtime on the files test_seed_model wrote (it runs first). */
+static void
+test_seed_model_ort (gconstpointer data)
+{
+  const SeedModel *m = data;
+  const char *modules = g_getenv ("SYMONNX_ORT_MODULES");
+  g_autofree char *ort_pkg = modules ? g_build_filename (modules, "onnxruntime-node", NULL) : NULL;
+  if (ort_pkg == NULL || !g_file_test (ort_pkg, G_FILE_TEST_IS_DIR))
+    {
+      g_test_skip ("onnxruntime-node is not installed: run tests/e2e/install-ort.sh BUILD_DIR/ort");
+      return;
+    }
+  if (g_find_program_in_path ("node") == NULL)
+    {
+      g_test_skip ("node is not installed");
+      return;
+    }
+  g_autofree char *dir = g_build_filename (tmp_root, m->name, NULL);
+  g_autofree char *expected = in_dir (dir, "expected_0.npy");
+  g_autofree char *input = in_dir (dir, "input_0.npy");
+  g_autofree char *js = script ("tests/e2e/ort-run.js");
+  g_autofree char *node = g_find_program_in_path ("node");
+  g_autofree char *node_path = g_strdup_printf ("NODE_PATH=%s", modules);
+  guint ran = 0;
+  for (guint k = 0; k < G_N_ELEMENTS (opsets); k++)
+    {
+      g_autofree char *base = g_strdup_printf ("model-%d.onnx", opsets[k]);
+      g_autofree char *model = in_dir (dir, base);
+      g_autofree char *outdir_base = g_strdup_printf ("out-%d", opsets[k]);
+      g_autofree char *outdir = in_dir (dir, outdir_base);
+      if (!g_file_test (model, G_FILE_TEST_EXISTS))
+        continue;   /* test_seed_model skipped this one */
+      g_autoptr (GPtrArray) names = model_input_names (model);
+      g_autofree char *bind = g_strdup_printf ("%s=%s", (char *) names->pdata[0], input);
+      RunResult r = run_env ((const char *[]) { node, js, model, outdir, bind, NULL },
+                             (const char *[]) { node_path, NULL });
+      assert_status (&r, 0, "ort-run.js");
+      run_result_clear (&r);
+      g_autofree char *actual = in_dir (outdir, "ort_0.npy");
+      python_compare (expected, actual);
+      ran++;
+    }
+  if (ran == 0)
+    g_test_skip ("no model was exported (see the export test's skip reason)");
+}
+
+/* ---- the seed tutorial's MyModule: a PythonOp through a plugin ------------ */
+
+static void
+test_mymodule_bundled (void)
+{
+  g_autofree char *trace = script ("examples/mymodule.trace");
+  g_autofree char *x = script ("examples/mymodule-x.npy");
+  g_autofree char *y = script ("examples/mymodule-y.npy");
+  g_autofree char *exp = script ("examples/mymodule-expected.npy");
+  g_autofree char *bx = g_strdup_printf ("x.1=%s", x);
+  g_autofree char *by = g_strdup_printf ("y=%s", y);
+  const char *plugin = g_getenv ("SYMONNX_MYMODULE_PLUGIN");
+
+  /* Without the plugin: the Function is named, and how to supply it. */
+  RunResult r = run ((const char *[]) { "symonnx", "verify", trace, "--input", bx, "--input", by,
+                                        "--expected", exp, NULL });
+  assert_status (&r, 4, "verify without the plugin");
+  assert_one_line_error (&r, "Couldn't export Python operator MyFunction");
+  g_assert_nonnull (strstr (r.err, "\"prim::PythonOp::MyFunction\""));
+  g_assert_nonnull (strstr (r.err, "--plugin"));
+  run_result_clear (&r);
+
+  for (guint k = 0; k < G_N_ELEMENTS (opsets); k++)
+    {
+      g_autofree char *opset = g_strdup_printf ("%d", opsets[k]);
+      g_autofree char *model = g_build_filename (tmp_root, "mymodule-bundled.onnx", NULL);
+      r = run ((const char *[]) { "symonnx", "verify", trace, "--plugin", plugin, "--opset", opset,
+                                  "--input", bx, "--input", by, "--expected", exp, "-o", model, NULL });
+      assert_status (&r, 0, "verify with the plugin");
+      g_assert_nonnull (strstr (r.out, "PASS: 1 of 1 output"));
+      run_result_clear (&r);
+      /* The export holds the symbolic's two ATen nodes, run by our executor. */
+      g_autoptr (GError) error = NULL;
+      g_autoptr (Graph) g = onnxio_load (model, &error);
+      g_assert_no_error (error);
+      guint aten = 0;
+      for (GraphNode *n = graph_first_node (g); n; n = graph_node_next (n))
+        if (graph_node_is (n, GRAPH_KIND_ATEN))
+          {
+            const char *op;
+            gsize len;
+            g_assert_true (graph_node_get_s (n, "operator", &op, &len));
+            g_assert_cmpstr (op, ==, aten == 0 ? "mul" : "add");
+            aten++;
+          }
+      g_assert_cmpuint (aten, ==, 2);
+    }
+}
+
+/* The same from PyTorch at test time: its MyModule, traced now, against its
+ * own output. */
+static void
+test_mymodule_torch (void)
+{
+  g_autofree char *dir = torch2trace ("mymodule", (const char *[]) { "--model", "mymodule", NULL });
+  g_autofree char *trace = in_dir (dir, "model.trace");
+  g_autofree char *x = in_dir (dir, "input_0.npy");
+  g_autofree char *y = in_dir (dir, "input_1.npy");
+  g_autofree char *exp = in_dir (dir, "expected_0.npy");
+  g_autofree char *model = in_dir (dir, "model.onnx");
+  g_autofree char *outdir = in_dir (dir, "out");
+  g_autofree char *bx = g_strdup_printf ("x.1=%s", x);
+  g_autofree char *by = g_strdup_printf ("y=%s", y);
+  const char *plugin = g_getenv ("SYMONNX_MYMODULE_PLUGIN");
+  g_autofree char *check = script ("tests/e2e/e2e_check.py");
+
+  RunResult r = run ((const char *[]) { "symonnx", "export", trace, "--plugin", plugin, "-o", model, NULL });
+  assert_status (&r, 0, "export");
+  run_result_clear (&r);
+  r = run ((const char *[]) { python, check, "check", model, NULL });
+  assert_status (&r, 0, "onnx.checker");
+  run_result_clear (&r);
+  r = run ((const char *[]) { "symonnx", "run", model, "--input", bx, "--input", by, "-o", outdir, NULL });
+  assert_status (&r, 0, "run");
+  run_result_clear (&r);
+  g_autofree char *actual = in_dir (outdir, "output.npy");
+  python_compare (exp, actual);
+  r = run ((const char *[]) { "symonnx", "verify", trace, "--plugin", plugin, "--input", x, "--input", y,
+                              "--expected", exp, NULL });
+  assert_status (&r, 0, "verify");
+  run_result_clear (&r);
+}
+
+/* ---- verify on its own ---------------------------------------------------- */
+
+static char *small_dir;
+
+static const char *
+small (void)
+{
+  if (small_dir == NULL)
+    {
+      g_autofree char *module = script ("tests/e2e/small_model.py");
+      g_autofree char *spec = g_strdup_printf ("%s:Small", module);
+      small_dir = torch2trace ("small", (const char *[]) { "--module", spec, "--input", "2,5",
+                                                           "--input", "2,5", NULL });
+    }
+  return small_dir;
+}
+
+/* No --expected: the reference is the executor's run of the trace itself;
+ * PyTorch's output agrees with both. */
+static void
+test_verify_trace_reference (void)
+{
+  g_autofree char *trace = in_dir (small (), "model.trace");
+  g_autofree char *x = in_dir (small (), "input_0.npy");
+  g_autofree char *y = in_dir (small (), "input_1.npy");
+  g_autofree char *exp = in_dir (small (), "expected_0.npy");
+  for (guint k = 0; k < G_N_ELEMENTS (opsets); k++)
+    {
+      g_autofree char *opset = g_strdup_printf ("%d", opsets[k]);
+      RunResult r = run ((const char *[]) { "symonnx", "verify", trace, "--opset", opset,
+                                            "--input", x, "--input", y, NULL });
+      assert_status (&r, 0, "verify against the trace");
+      g_assert_nonnull (strstr (r.out, "of the executor's run of the trace's aten nodes"));
+      g_assert_nonnull (strstr (r.out, "max abs err"));
+      run_result_clear (&r);
+      r = run ((const char *[]) { "symonnx", "verify", trace, "--opset", opset, "--input", x,
+                                  "--input", y, "--expected", exp, NULL });
+      assert_status (&r, 0, "verify against PyTorch");
+      run_result_clear (&r);
+    }
+  /* A trace the executor cannot run: the error says to give --expected. */
+  g_autofree char *mm = script ("examples/mymodule.trace");
+  g_autofree char *mx = script ("examples/mymodule-x.npy");
+  g_autofree char *my = script ("examples/mymodule-y.npy");
+  RunResult r = run ((const char *[]) { "symonnx", "verify", mm, "--plugin",
+                                        g_getenv ("SYMONNX_MYMODULE_PLUGIN"), "--input", mx,
+                                        "--input", my, NULL });
+  assert_status (&r, 4, "verify of an unrunnable trace");
+  assert_one_line_error (&r, "give --expected FILE for each output");
+  g_assert_nonnull (strstr (r.err, "prim::PythonOp"));
+  run_result_clear (&r);
+}
+
+static void
+test_verify_errors (void)
+{
+  g_autofree char *trace = in_dir (small (), "model.trace");
+  g_autofree char *x = in_dir (small (), "input_0.npy");
+  g_autofree char *y = in_dir (small (), "input_1.npy");
+  g_autofree char *exp = in_dir (small (), "expected_0.npy");
+  g_autofree char *bx = g_strdup_printf ("x=%s", x);
+  g_autofree char *by = g_strdup_printf ("y=%s", y);
+
+  /* Past tolerance: y's values are not the output; exit 1 with the table. */
+  RunResult r = run ((const char *[]) { "symonnx", "verify", trace, "--input", bx, "--input", by,
+                                        "--expected", y, NULL });
+  assert_status (&r, 1, "wrong expected values");
+  g_assert_nonnull (strstr (r.out, "FAIL: 0 of 1 output"));
+  g_assert_nonnull (strstr (r.out, "/10 "));
+  g_assert_cmpstr (r.err, ==, "");
+  run_result_clear (&r);
+
+  /* The same comparison within a loose tolerance passes: every output
+   * lies in [-3, 1] and every y value of seed 0 in [-3, 3]. */
+  r = run ((const char *[]) { "symonnx", "verify", trace, "--input", bx, "--input", by,
+                              "--expected", y, "--atol", "10", NULL });
+  assert_status (&r, 0, "wrong expected values, loose tolerance");
+  g_assert_nonnull (strstr (r.out, "PASS: 1 of 1 output within rtol 0.001, atol 10 "));
+  run_result_clear (&r);
+
+  r = run ((const char *[]) { "symonnx", "verify", trace, "--input", bx, "--expected", exp, NULL });
+  assert_status (&r, 2, "missing input");
+  assert_one_line_error (&r, "missing --input y=FILE for the graph input 'y'");
+  run_result_clear (&r);
+
+  r = run ((const char *[]) { "symonnx", "verify", trace, "--input", bx, "--input", "z=/nonexistent.npy",
+                              "--expected", exp, NULL });
+  assert_status (&r, 2, "unknown input name");
+  assert_one_line_error (&r, "the graph has no input named 'z'");
+  run_result_clear (&r);
+
+  r = run ((const char *[]) { "symonnx", "verify", trace, "--input", bx, "--input", "y=/nonexistent/y.npy",
+                              "--expected", exp, NULL });
+  assert_status (&r, 3, "unreadable input");
+  assert_one_line_error (&r, "/nonexistent/y.npy");
+  run_result_clear (&r);
+
+  r = run ((const char *[]) { "symonnx", "verify", "/nonexistent/model.trace", "--input", bx, NULL });
+  assert_status (&r, 3, "unreadable model");
+  assert_one_line_error (&r, "/nonexistent/model.trace");
+  run_result_clear (&r);
+
+  /* A 3x4 tensor for a 2x5 input. */
+  g_autofree char *wrong = script ("examples/mymodule-x.npy");
+  g_autofree char *bwrong = g_strdup_printf ("y=%s", wrong);
+  r = run ((const char *[]) { "symonnx", "verify", trace, "--input", bx, "--input", bwrong,
+                              "--expected", exp, NULL });
+  assert_status (&r, 4, "wrong input shape");
+  assert_one_line_error (&r, "'y'");
+  run_result_clear (&r);
+
+  r = run ((const char *[]) { "symonnx", "verify", trace, "--input", bx, "--input", by,
+                              "--expected", exp, "--expected", exp, NULL });
+  assert_status (&r, 2, "two expected files for one output");
+  assert_one_line_error (&r, "2 --expected files for 1 graph output");
+  run_result_clear (&r);
+
+  /* A model file: it needs --expected, and export options make no sense. */
+  g_autofree char *model = g_build_filename (tmp_root, "small.onnx", NULL);
+  r = run ((const char *[]) { "symonnx", "export", trace, "-o", model, NULL });
+  assert_status (&r, 0, "export");
+  run_result_clear (&r);
+  r = run ((const char *[]) { "symonnx", "verify", model, "--input", bx, "--input", by, NULL });
+  assert_status (&r, 2, "model without --expected");
+  assert_one_line_error (&r, "a model file needs --expected FILE for each of its 1 output");
+  run_result_clear (&r);
+  r = run ((const char *[]) { "symonnx", "verify", model, "--input", bx, "--input", by,
+                              "--expected", exp, NULL });
+  assert_status (&r, 0, "model with --expected");
+  g_assert_nonnull (strstr (r.out, "PASS: 1 of 1 output within rtol 0.001, atol 1e-05 of the expected files"));
+  g_assert_null (strstr (r.out, "exported at opset"));
+  run_result_clear (&r);
+  r = run ((const char *[]) { "symonnx", "verify", model, "--opset", "9", "--mode", "aten",
+                              "--input", bx, "--input", by, "--expected", exp, "--weights", x, NULL });
+  assert_status (&r, 2, "export options on a model");
+  assert_one_line_error (&r, "is not a trace");
+  run_result_clear (&r);
+  r = run ((const char *[]) { "symonnx", "verify", trace, "--mode", "bogus", "--input", bx, NULL });
+  assert_status (&r, 2, "bad mode");
+  assert_one_line_error (&r, "unknown --mode 'bogus'");
+  run_result_clear (&r);
+}
+
+static void
+rm_rf (const char *path)
+{
+  if (g_file_test (path, G_FILE_TEST_IS_DIR) && !g_file_test (path, G_FILE_TEST_IS_SYMLINK))
+    {
+      g_autoptr (GDir) d = g_dir_open (path, 0, NULL);
+      const char *name;
+      while (d && (name = g_dir_read_name (d)))
+        {
+          g_autofree char *child = g_build_filename (path, name, NULL);
+          rm_rf (child);
+        }
+    }
+  g_remove (path);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_autoptr (GError) error = NULL;
+  tmp_root = g_dir_make_tmp ("symonnx-e2e-XXXXXX", &error);
+  g_assert_no_error (error);
+  if (!g_file_test (python, G_FILE_TEST_IS_EXECUTABLE))
+    {
+      g_test_message ("%s is missing", python);
+      return 77;
+    }
+  g_test_add_func ("/e2e/mymodule/bundled-trace-plugin", test_mymodule_bundled);
+  g_test_add_func ("/e2e/mymodule/torch", test_mymodule_torch);
+  g_test_add_func ("/e2e/verify/trace-reference", test_verify_trace_reference);
+  g_test_add_func ("/e2e/verify/errors", test_verify_errors);
+  for (guint i = 0; i < G_N_ELEMENTS (seed_models); i++)
+    {
+      g_autofree char *p = g_strdup_printf ("/e2e/models/%s", seed_models[i].name);
+      g_test_add_data_func (p, &seed_models[i], test_seed_model);
+      g_autofree char *q = g_strdup_printf ("/e2e/ort/%s", seed_models[i].name);
+      g_test_add_data_func (q, &seed_models[i], test_seed_model_ort);
+    }
+  int rc = g_test_run ();
+  rm_rf (tmp_root);
+  g_free (tmp_root);
+  g_free (small_dir);
+  return rc;
+}
