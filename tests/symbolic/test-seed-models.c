@@ -258,10 +258,86 @@ test_seed_models (void)
   g_rmdir (outdir);
 }
 
+/* tests/fixtures/traces/lstm.trace: an LSTM language model whose forward
+ * takes the initial states as a tuple input (flattened into two inputs). */
+static void
+test_lstm_fixture (void)
+{
+  static const char layout[] =
+    "{\"encoder.weight\": [\"F32\", [50, 16]], \"decoder.weight\": [\"F32\", [50, 32]],"
+    " \"decoder.bias\": [\"F32\", [50]],"
+    " \"rnn.weight_ih_l0\": [\"F32\", [128, 16]], \"rnn.weight_hh_l0\": [\"F32\", [128, 32]],"
+    " \"rnn.bias_ih_l0\": [\"F32\", [128]], \"rnn.bias_hh_l0\": [\"F32\", [128]],"
+    " \"rnn.weight_ih_l1\": [\"F32\", [128, 32]], \"rnn.weight_hh_l1\": [\"F32\", [128, 32]],"
+    " \"rnn.bias_ih_l1\": [\"F32\", [128]], \"rnn.bias_hh_l1\": [\"F32\", [128]]}";
+  g_autoptr (JsonParser) jparser = json_parser_new ();
+  g_autoptr (GError) error = NULL;
+  g_assert_true (json_parser_load_from_data (jparser, layout, -1, &error));
+  g_autoptr (GHashTable) w = random_weights (json_node_get_object (json_parser_get_root (jparser)));
+  g_autofree char *tp = test_source_path ("tests/fixtures/traces/lstm.trace");
+  g_autoptr (Graph) trace = graph_parse_file (tp, &error);
+  g_assert_no_error (error);
+  g_autofree char *outdir = g_dir_make_tmp ("symonnx-lstm-XXXXXX", NULL);
+  g_autofree char *wp = g_strdup_printf ("%s/lstm.safetensors", outdir);
+  g_assert_true (export_safetensors_save (w, NULL, wp, &error));
+  g_autoptr (GPtrArray) files = g_ptr_array_new_with_free_func (g_free);
+  const int targets[] = { 9, 13 };
+  for (guint k = 0; k < G_N_ELEMENTS (targets); k++)
+    {
+      ExportOptions o;
+      export_options_init (&o);
+      o.opset = targets[k];
+      o.weights = w;
+      g_autoptr (Graph) g = export_graph (trace, &o, &error);
+      export_options_clear (&o);
+      g_assert_no_error (error);
+      assert_lint (g);
+      /* input.1, then the (h0, c0) tuple flattened; weights are initializers */
+      g_assert_cmpstr (graph_value_get_name (graph_input (g, 0)), ==, "input.1");
+      g_assert_cmpstr (graph_value_get_name (graph_input (g, 1)), ==, "hidden_0");
+      g_assert_cmpstr (graph_value_get_name (graph_input (g, 2)), ==, "hidden_1");
+      g_assert_null (graph_value_get_initializer (graph_input (g, 2)));
+      g_assert_cmpuint (graph_n_outputs (g), ==, 3);
+      g_autoptr (GHashTable) h = histogram (g);
+      g_assert_cmpint (GPOINTER_TO_INT (g_hash_table_lookup (h, "LSTM")), ==, 2);
+      g_assert_null (g_hash_table_lookup (h, "ATen"));
+      graph_foreach_node (g, n)
+        g_assert_cmpstr (graph_node_domain (n), ==, GRAPH_ONNX_DOMAIN);
+      g_autofree char *out = g_strdup_printf ("%s/lstm_opset%d.onnx", outdir, targets[k]);
+      g_assert_true (onnxio_save (g, out, NULL, &error));
+      g_ptr_array_add (files, g_steal_pointer (&out));
+    }
+  if (!g_file_test ("/usr/bin/python3", G_FILE_TEST_IS_EXECUTABLE))
+    {
+      g_test_skip ("no /usr/bin/python3: checks not run");
+      return;
+    }
+  g_autofree char *script = test_source_path ("tests/symbolic/check_seed_models.py");
+  const char *argv[] = { "/usr/bin/python3", script, outdir, files->pdata[0], files->pdata[1],
+                         NULL };
+  g_autofree char *sout = NULL, *serr = NULL;
+  int status = 0;
+  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &sout,
+                               &serr, &status, &error));
+  g_test_message ("%s%s", sout, serr);
+  if (serr && strstr (serr, "No module named"))
+    {
+      g_test_skip ("python3-onnx or numpy missing: checks not run");
+      return;
+    }
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  g_assert_nonnull (strstr (sout, "lstm_opset13.onnx: checker ok, 2 LSTM layouts ok"));
+  for (guint i = 0; i < files->len; i++)
+    g_unlink (files->pdata[i]);
+  g_unlink (wp);
+  g_rmdir (outdir);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/symbolic/seed-models", test_seed_models);
+  g_test_add_func ("/symbolic/lstm-fixture", test_lstm_fixture);
   return g_test_run ();
 }
