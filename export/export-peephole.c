@@ -22,25 +22,57 @@ param_of (GraphValue *v)
   return t && tensor_has_data (t) ? t : NULL;
 }
 
-static double
-elem (const Tensor *t, gint64 i)
+/* Per-channel parameters as doubles (c values: small). */
+static double *
+channel_values (const Tensor *t)
 {
-  return tensor_get_double (t, i);
+  gint64 n = tensor_numel (t);
+  double *v = g_new (double, n ? n : 1);
+  for (gint64 i = 0; i < n; i++)
+    v[i] = tensor_get_double (t, i);
+  return v;
+}
+
+/* W' = W * s per output channel, read and written as the weight's own type:
+ * the weights are the bulk of a model, so no per-element dispatch here. */
+#define SCALE_WEIGHTS(T)                                                     \
+  G_STMT_START {                                                             \
+    const T *src = tensor_data (w);                                          \
+    T *dst = (T *) out;                                                      \
+    for (gint64 o = 0; o < c; o++)                                           \
+      for (gint64 k = 0; k < per; k++)                                       \
+        dst[o * per + k] = (T) (src[o * per + k] * s[o]);                    \
+  } G_STMT_END
+
+static Tensor *
+scaled_weights (const Tensor *w, gint64 c, const double *s)
+{
+  gsize nbytes = tensor_nbytes (w);
+  gpointer out = g_try_malloc (nbytes ? nbytes : 1);
+  if (out == NULL)
+    return NULL;
+  gint64 per = c > 0 ? tensor_numel (w) / c : 0;
+  if (tensor_dtype (w) == GRAPH_DTYPE_FLOAT)
+    SCALE_WEIGHTS (float);
+  else
+    SCALE_WEIGHTS (double);
+  g_autoptr (GBytes) bytes = g_bytes_new_take (out, nbytes);
+  return tensor_new (tensor_dtype (w), tensor_rank (w), tensor_dims (w), bytes, NULL);
 }
 
 static Tensor *
-new_tensor (GraphDType dt, guint rank, const gint64 *dims)
+bias_tensor (GraphDType dt, gint64 c, const double *v)
 {
-  return tensor_new_zeroed (dt, rank, dims, NULL);
-}
-
-static void
-store (Tensor *t, gint64 i, double v)
-{
-  if (tensor_dtype (t) == GRAPH_DTYPE_FLOAT)
-    ((float *) tensor_data (t))[i] = (float) v;
-  else
-    ((double *) tensor_data (t))[i] = v;
+  gsize size = graph_dtype_size (dt);
+  g_autofree guint8 *buf = g_malloc (c * size + 1);
+  for (gint64 o = 0; o < c; o++)
+    {
+      if (dt == GRAPH_DTYPE_FLOAT)
+        ((float *) buf)[o] = (float) v[o];
+      else
+        ((double *) buf)[o] = v[o];
+    }
+  return tensor_new_from_data (dt, 1, &c, buf, c * size, NULL);
 }
 
 static gboolean
@@ -75,19 +107,20 @@ fuse_one (Graph *g, GraphNode *bn)
   double eps = 1e-5;
   graph_node_get_f (bn, "epsilon", &eps);
 
-  g_autoptr (Tensor) nw = new_tensor (dt, tensor_rank (w), tensor_dims (w));
-  g_autoptr (Tensor) nb = new_tensor (dt, 1, &c);
-  if (nw == NULL || nb == NULL)
-    return FALSE;
-  gint64 per = c > 0 ? tensor_numel (w) / c : 0;
+  /* p: scale (gamma), B (beta), mean, var */
+  g_autofree double *gamma = channel_values (p[0]), *beta = channel_values (p[1]);
+  g_autofree double *mean = channel_values (p[2]), *var = channel_values (p[3]);
+  g_autofree double *bias = b ? channel_values (b) : g_new0 (double, c ? c : 1);
+  g_autofree double *s = g_new (double, c ? c : 1);
   for (gint64 o = 0; o < c; o++)
     {
-      /* p: scale (gamma), B (beta), mean, var */
-      double s = elem (p[0], o) / sqrt (elem (p[3], o) + eps);
-      for (gint64 k = 0; k < per; k++)
-        store (nw, o * per + k, elem (w, o * per + k) * s);
-      store (nb, o, ((b ? elem (b, o) : 0.0) - elem (p[2], o)) * s + elem (p[1], o));
+      s[o] = gamma[o] / sqrt (var[o] + eps);
+      bias[o] = (bias[o] - mean[o]) * s[o] + beta[o];
     }
+  g_autoptr (Tensor) nw = scaled_weights (w, c, s);
+  g_autoptr (Tensor) nb = bias_tensor (dt, c, bias);
+  if (nw == NULL || nb == NULL)
+    return FALSE;
   g_autofree char *wname = g_strdup_printf ("onnx::Conv_%u", graph_value_id (graph_node_output (bn, 0)));
   g_autofree char *bname = g_strdup_printf ("%s_bias", wname);
   GraphValue *wv = graph_add_initializer (g, wname, nw);
