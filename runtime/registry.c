@@ -14,6 +14,7 @@ extern const RtKernelTable rt_kernels_resize;
 extern const RtKernelTable rt_kernels_aten;
 extern const RtKernelTable rt_kernels_rnn;
 extern const RtKernelTable rt_kernels_einsum;
+extern const RtKernelTable rt_kernels_control;
 
 static const RtKernelTable *const tables[] = {
   &rt_kernels_elementwise,
@@ -27,6 +28,7 @@ static const RtKernelTable *const tables[] = {
   &rt_kernels_aten,
   &rt_kernels_rnn,
   &rt_kernels_einsum,
+  &rt_kernels_control,
 };
 
 /* "domain::op" → GPtrArray of const RtKernelDef* */

@@ -13,6 +13,7 @@ typedef struct
   gboolean    keep;        /* graph output or requested: never released */
   gboolean    released;    /* planning flag */
   gboolean    absent;      /* prim::Constant None */
+  gboolean    outer;       /* a subgraph's read of an enclosing graph's value */
   Tensor     *constant;    /* initializer or Constant value */
   void       *own;         /* aligned copy of misaligned data */
   gsize       own_cap;
@@ -57,4 +58,23 @@ struct _RtSession
   gsize           scratch_cap[RT_N_SCRATCH];
   RtNodePlan     *current;
   guint64         allocations;
+  /* Subgraph bodies (Note [Subgraphs]): the session of the node running
+   * the body, during a body run; NULL for a main graph. */
+  RtSession      *parent;
+  gboolean       *body_present;
 };
+
+/* Note [Subgraphs]
+ * A body (If's branches, Loop's and Scan's body) is a session of its own,
+ * made in the node's prepare() by rt_body_new().  Values of enclosing
+ * graphs that the body reads are its "outer" values: at run time they are
+ * bound, without copies, to the tensors of the nearest enclosing session
+ * that holds them, and the enclosing session keeps them alive up to the
+ * node that owns the body.  rt_body_run() binds the body's inputs to
+ * borrowed tensors and returns its outputs as tensors that stay valid
+ * until the next run of the body (they may alias the inputs or outer
+ * values). */
+RtSession *rt_body_new (Graph *body, GError **error);
+gboolean   rt_body_run (RtSession *body, RtCall *call, guint n_inputs,
+                        const RtTensor *const *inputs, guint n_outputs,
+                        const RtTensor **outputs, GError **error);

@@ -48,7 +48,75 @@ rt_session_free (RtSession *s)
   g_ptr_array_unref (s->required);
   g_ptr_array_unref (s->returned);
   g_free (s->node_inputs);
+  g_free (s->body_present);
   g_free (s);
+}
+
+/* Adds to `set` the values that `g` (and the subgraphs of its nodes) reads
+ * from enclosing graphs. */
+static void
+collect_free_values (Graph *g, GHashTable *set)
+{
+  graph_foreach_node (g, n)
+    {
+      for (guint i = 0; i < graph_node_n_inputs (n); i++)
+        {
+          GraphValue *v = graph_node_input (n, i);
+          if (v && graph_value_graph (v) != g)
+            g_hash_table_add (set, v);
+        }
+      for (guint a = 0; a < graph_node_n_attrs (n); a++)
+        {
+          const char *name = graph_node_attr_name (n, a);
+          Graph *sub = NULL;
+          gsize len = 0;
+          Graph *const *subs = NULL;
+          if (graph_node_get_g (n, name, &sub))
+            {
+              subs = &sub;
+              len = 1;
+            }
+          else
+            graph_node_get_gs (n, name, &len, &subs);
+          for (gsize k = 0; k < len; k++)
+            {
+              g_autoptr (GHashTable) inner = g_hash_table_new (g_direct_hash, g_direct_equal);
+              collect_free_values (subs[k], inner);
+              GHashTableIter it;
+              gpointer v;
+              g_hash_table_iter_init (&it, inner);
+              while (g_hash_table_iter_next (&it, &v, NULL))
+                if (graph_value_graph (v) != g)
+                  g_hash_table_add (set, v);
+            }
+        }
+    }
+}
+
+/* The values of enclosing graphs that node n's subgraphs read; NULL when
+ * it has no subgraph. */
+static GHashTable *
+node_free_values (GraphNode *n)
+{
+  GHashTable *set = NULL;
+  for (guint a = 0; a < graph_node_n_attrs (n); a++)
+    {
+      const char *name = graph_node_attr_name (n, a);
+      Graph *sub = NULL;
+      gsize len = 0;
+      Graph *const *subs = NULL;
+      if (graph_node_get_g (n, name, &sub))
+        subs = &sub, len = 1;
+      else
+        graph_node_get_gs (n, name, &len, &subs);
+      for (gsize k = 0; k < len; k++)
+        {
+          if (set == NULL)
+            set = g_hash_table_new (g_direct_hash, g_direct_equal);
+          collect_free_values (subs[k], set);
+        }
+    }
+  return set;
 }
 
 static int
@@ -163,9 +231,13 @@ resolve_kernel (const Graph *g, const GraphNode *n, gint64 *opset, GString *miss
     }
   else if (!is_domain_without_opset (domain))
     {
-      *opset = graph_get_opset (g, strcmp (domain, GRAPH_ONNX_DOMAIN) == 0 ? "" : domain);
+      /* Subgraphs use the opsets of the model's main graph. */
+      const Graph *root = g;
+      while (graph_get_outer (root))
+        root = graph_get_outer (root);
+      *opset = graph_get_opset (root, strcmp (domain, GRAPH_ONNX_DOMAIN) == 0 ? "" : domain);
       if (*opset < 0)
-        *opset = graph_get_opset (g, domain);
+        *opset = graph_get_opset (root, domain);
     }
   const RtKernelDef *k = NULL;
   if (is_domain_without_opset (kdomain) || *opset >= 0)
@@ -341,6 +413,17 @@ plan_values (RtSession *s, GError **error)
           int vi = GPOINTER_TO_INT (idx);
           p->in_idx[i] = s->values[vi].absent ? -1 : vi;
           s->values[vi].last_use = (int) ni;
+        }
+      /* Values the node's subgraphs read stay alive up to the node. */
+      g_autoptr (GHashTable) captured = node_free_values (p->node);
+      if (captured)
+        {
+          GHashTableIter it;
+          gpointer v, idx;
+          g_hash_table_iter_init (&it, captured);
+          while (g_hash_table_iter_next (&it, &v, NULL))
+            if (g_hash_table_lookup_extended (s->index, v, NULL, &idx))
+              s->values[GPOINTER_TO_INT (idx)].last_use = (int) ni;
         }
       for (guint i = 0; i < p->n_out; i++)
         {
@@ -554,8 +637,32 @@ check_input (RtSession *s, GraphValue *v, const Tensor *t, GError **error)
   return TRUE;
 }
 
+/* An outer value (Note [Subgraphs]) from the nearest enclosing session
+ * that holds it. */
 static gboolean
-bind_inputs (RtSession *s, GHashTable *inputs, GError **error)
+bind_outer (RtSession *s, int vi, GError **error)
+{
+  GraphValue *v = s->values[vi].v;
+  for (RtSession *p = s->parent; p; p = p->parent)
+    {
+      gpointer idx;
+      if (!g_hash_table_lookup_extended (p->index, v, NULL, &idx))
+        continue;
+      int pi = GPOINTER_TO_INT (idx);
+      if (p->present == NULL || !p->present[pi])
+        continue;
+      s->rt[vi] = p->rt[pi];
+      s->present[vi] = TRUE;
+      return TRUE;
+    }
+  g_set_error (error, RT_ERROR, RT_ERROR_INVALID_GRAPH,
+               "subgraph value '%s' of an enclosing graph has no value", value_label (v));
+  return FALSE;
+}
+
+/* With `body`, graph inputs are left unbound (rt_body_run binds them). */
+static gboolean
+bind_inputs (RtSession *s, GHashTable *inputs, gboolean body, GError **error)
 {
   for (guint vi = 0; vi < s->n_values; vi++)
     {
@@ -577,7 +684,12 @@ bind_inputs (RtSession *s, GHashTable *inputs, GError **error)
             return FALSE;
           s->present[vi] = TRUE;
         }
-      else if (val->is_input)
+      else if (val->outer)
+        {
+          if (!bind_outer (s, vi, error))
+            return FALSE;
+        }
+      else if (val->is_input && !body)
         {
           g_set_error (error, RT_ERROR, RT_ERROR_INPUT, "missing input '%s'", value_label (val->v));
           return FALSE;
@@ -637,7 +749,7 @@ rt_session_run (RtSession *s, GHashTable *inputs, GHashTable *outputs, GError **
     openblas_set_num_threads (s->options.threads);
   g_autofree gboolean *present = g_new0 (gboolean, MAX (s->n_values, 1));
   s->present = present;
-  gboolean ok = bind_inputs (s, inputs, error);
+  gboolean ok = bind_inputs (s, inputs, FALSE, error);
   for (guint ni = 0; ok && ni < s->n_nodes; ni++)
     ok = run_node (s, &s->nodes[ni], error);
   for (guint i = 0; ok && i < s->returned->len; i++)
@@ -771,4 +883,84 @@ int
 rt_call_threads (const RtCall *call)
 {
   return MAX (call->ctx->options.threads, 1);
+}
+
+/* ---- subgraph bodies (Note [Subgraphs]) ------------------------------------ */
+
+RtSession *
+rt_body_new (Graph *body, GError **error)
+{
+  g_autoptr (GError) lint_error = NULL;
+  if (!graph_lint (body, &lint_error))
+    {
+      g_set_error (error, RT_ERROR, RT_ERROR_INVALID_GRAPH, "invalid subgraph: %s",
+                   lint_error->message);
+      return NULL;
+    }
+  g_autoptr (RtSession) s = g_new0 (RtSession, 1);
+  s->graph = body;
+  s->options.max_tensor_bytes = RT_DEFAULT_MAX_TENSOR_BYTES;
+  s->index = g_hash_table_new (g_direct_hash, g_direct_equal);
+  s->required = g_ptr_array_new ();
+  s->returned = g_ptr_array_new ();
+  /* Outer values first, so the plan sees them defined. */
+  g_autoptr (GHashTable) outer = g_hash_table_new (g_direct_hash, g_direct_equal);
+  collect_free_values (body, outer);
+  GHashTableIter it;
+  gpointer v;
+  g_hash_table_iter_init (&it, outer);
+  while (g_hash_table_iter_next (&it, &v, NULL))
+    {
+      int vi = value_index (s, v);   /* may move s->values */
+      s->values[vi].outer = TRUE;
+    }
+  if (!plan_nodes (s, error) || !plan_values (s, error))
+    return NULL;
+  s->body_present = g_new0 (gboolean, MAX (s->n_values, 1));
+  return g_steal_pointer (&s);
+}
+
+gboolean
+rt_body_run (RtSession *s, RtCall *call, guint n_inputs, const RtTensor *const *inputs,
+             guint n_outputs, const RtTensor **outputs, GError **error)
+{
+  Graph *g = s->graph;
+  if (n_inputs != graph_n_inputs (g) || n_outputs != graph_n_outputs (g))
+    {
+      rt_call_error (call, error, RT_ERROR_INVALID_GRAPH,
+                     "the subgraph has %u inputs and %u outputs; the op needs %u and %u",
+                     graph_n_inputs (g), graph_n_outputs (g), n_inputs, n_outputs);
+      return FALSE;
+    }
+  s->parent = call->ctx;
+  s->options.threads = call->ctx->options.threads;
+  s->options.max_tensor_bytes = call->ctx->options.max_tensor_bytes;
+  s->present = s->body_present;
+  gboolean ok = bind_inputs (s, NULL, TRUE, error);
+  for (guint i = 0; ok && i < n_inputs; i++)
+    {
+      int vi = GPOINTER_TO_INT (g_hash_table_lookup (s->index, graph_input (g, i)));
+      if (inputs[i] == NULL)
+        continue;
+      s->rt[vi] = *inputs[i];
+      s->present[vi] = TRUE;
+    }
+  for (guint ni = 0; ok && ni < s->n_nodes; ni++)
+    ok = run_node (s, &s->nodes[ni], error);
+  for (guint i = 0; ok && i < n_outputs; i++)
+    {
+      int vi = GPOINTER_TO_INT (g_hash_table_lookup (s->index, graph_output (g, i)));
+      if (!s->present[vi])
+        {
+          rt_call_error (call, error, RT_ERROR_FAILED, "subgraph output %u was not computed", i);
+          ok = FALSE;
+        }
+      outputs[i] = &s->rt[vi];
+    }
+  s->present = NULL;
+  s->current = NULL;
+  s->parent = NULL;
+  if (!ok && error && *error)
+    g_prefix_error (error, "%s: in its subgraph: ", rt_node_label (call->node));
+  return ok;
 }

@@ -3,7 +3,9 @@
  * - LSTM, GRU, RNN: tools/gen_rnn_refs.py (torch 1.13 modules exported by
  *   torch.onnx.export, word_language_model among them, and single nodes
  *   against a numpy transcription of the ONNX spec);
- * - Einsum: tools/gen_einsum_refs.py (numpy.einsum, torch.einsum). */
+ * - Einsum: tools/gen_einsum_refs.py (numpy.einsum, torch.einsum);
+ * - If, Loop, Scan: tools/gen_control_refs.py (numpy loops; bodies reading
+ *   enclosing graphs' values, swapped loop-carried values, nesting). */
 #include "tests/runtime/test-runtime.h"
 #include "tools/backend-suite.h"
 #include <math.h>
@@ -38,6 +40,12 @@ static void
 test_rnn_fixtures (void)
 {
   run_fixtures ("rnn", 16);
+}
+
+static void
+test_control_fixtures (void)
+{
+  run_fixtures ("control", 4);
 }
 
 static void
@@ -204,4 +212,5 @@ test_kernels_register (void)
   g_test_add_func ("/runtime/rnn/bad-input", test_bad_input);
   g_test_add_func ("/runtime/einsum/fixtures", test_einsum_fixtures);
   g_test_add_func ("/runtime/einsum/bad-input", test_einsum_bad_input);
+  g_test_add_func ("/runtime/control/fixtures", test_control_fixtures);
 }
