@@ -232,6 +232,42 @@ test_seed_model (gconstpointer data)
       assert_status (&r, 0, "symonnx verify");
       g_assert_nonnull (strstr (r.out, "PASS: 1 of 1 output within rtol 0.001, atol 1e-05"));
       run_result_clear (&r);
+
+      /* The guide's C sample does the same check with the library. */
+      if (strcmp (m->name, "superres") == 0)
+        {
+          r = run ((const char *[]) { g_getenv ("SYMONNX_GUIDE_VERIFY"), model,
+                                      (char *) names->pdata[0], input, expected, NULL });
+          assert_status (&r, 0, "guide-verify");
+          g_assert_nonnull (strstr (r.out, "output: max abs"));
+          run_result_clear (&r);
+        }
+    }
+
+  /* The guide's dynamic axes: the batch dim becomes "batch" and the model
+   * still computes PyTorch's output. */
+  if (strcmp (m->name, "resnet18") == 0)
+    {
+      g_autofree char *model = in_dir (dir, "model-dyn.onnx");
+      g_autofree char *outdir = in_dir (dir, "out-dyn");
+      g_autofree char *bind = g_strdup_printf ("x.1=%s", input);
+      RunResult r = run ((const char *[]) { "symonnx", "export", trace, "--weights", weights, "--opset", "13",
+                                            "--dynamic-axes", "x.1:0=batch,output:0=batch", "-o", model, NULL });
+      assert_status (&r, 0, "export with dynamic axes");
+      run_result_clear (&r);
+      r = run ((const char *[]) { "symonnx", "print", model, NULL });
+      assert_status (&r, 0, "print");
+      g_assert_nonnull (strstr (r.out, "%x.1 : Float(batch, 3, 64, 64)"));
+      g_assert_nonnull (strstr (r.out, "%output : Float(batch, "));
+      run_result_clear (&r);
+      r = run ((const char *[]) { python, check, "check", model, NULL });
+      assert_status (&r, 0, "onnx.checker");
+      run_result_clear (&r);
+      r = run ((const char *[]) { "symonnx", "run", model, "--input", bind, "--output-dir", outdir, NULL });
+      assert_status (&r, 0, "run");
+      run_result_clear (&r);
+      g_autofree char *actual = in_dir (outdir, "output.npy");
+      python_compare (expected, actual);
     }
 }
 
@@ -364,6 +400,46 @@ test_mymodule_torch (void)
   run_result_clear (&r);
 }
 
+/* doc/guide.md's symbolic functions: elu with alpha_f, pow with exponent_f
+ * and ones with type_s through graph_at, for two PythonOps. */
+static void
+test_guide_symbolics (void)
+{
+  RunResult r = run ((const char *[]) { g_getenv ("SYMONNX_GUIDE_SYMBOLICS"), NULL });
+  assert_status (&r, 0, "guide-symbolics");
+  g_assert_nonnull (strstr (r.out, " = onnx::Elu[alpha=0.5](%x)\n"));
+  g_assert_nonnull (strstr (r.out, "org.pytorch.aten::ATen[exponent=2., operator=\"pow\", overload_name=\"\"](%/Elu_output_0)\n"));
+  g_assert_nonnull (strstr (r.out, "org.pytorch.aten::ATen[operator=\"ones\", overload_name=\"\", size=[2, 4], type=\"float\"]()\n"));
+  g_assert_nonnull (strstr (r.out, "%output : Float(2, 4) = onnx::Add("));
+  run_result_clear (&r);
+}
+
+/* The guide's verbose print of the exported MyModule, line for line. */
+static void
+test_mymodule_verbose (void)
+{
+  g_autofree char *trace = script ("examples/mymodule.trace");
+  g_autofree char *model = g_build_filename (tmp_root, "mymodule-v.onnx", NULL);
+  RunResult r = run ((const char *[]) { "symonnx", "export", trace, "--plugin",
+                                        g_getenv ("SYMONNX_MYMODULE_PLUGIN"), "-v", "-o", model, NULL });
+  assert_status (&r, 0, "export -v");
+  g_autofree char *guide = script ("doc/guide.md");
+  g_autofree char *text = NULL;
+  g_assert_true (g_file_get_contents (guide, &text, NULL, NULL));
+  g_auto (GStrv) lines = g_strsplit (r.out, "\n", -1);
+  guint n = 0;
+  for (guint i = 0; lines[i]; i++)
+    if (*lines[i])
+      {
+        g_autofree char *line = g_strconcat (lines[i], "\n", NULL);
+        if (strstr (text, line) == NULL)
+          g_error ("doc/guide.md lacks the verbose line: %s", lines[i]);
+        n++;
+      }
+  g_assert_cmpuint (n, ==, 6);
+  run_result_clear (&r);
+}
+
 /* ---- verify on its own ---------------------------------------------------- */
 
 static char *small_dir;
@@ -402,6 +478,11 @@ test_verify_trace_reference (void)
       r = run ((const char *[]) { "symonnx", "verify", trace, "--opset", opset, "--input", x,
                                   "--input", y, "--expected", exp, NULL });
       assert_status (&r, 0, "verify against PyTorch");
+      run_result_clear (&r);      /* Every aten op as an ATen node, run by the executor's ATen kernels. */
+      r = run ((const char *[]) { "symonnx", "verify", trace, "--mode", "aten", "--opset", opset,
+                                  "--input", x, "--input", y, "--expected", exp, NULL });
+      assert_status (&r, 0, "verify --mode aten");
+      g_assert_nonnull (strstr (r.out, "mode ONNX_ATEN; PASS"));
       run_result_clear (&r);
     }
   /* A trace the executor cannot run: the error says to give --expected. */
@@ -537,6 +618,8 @@ main (int argc, char **argv)
     }
   g_test_add_func ("/e2e/mymodule/bundled-trace-plugin", test_mymodule_bundled);
   g_test_add_func ("/e2e/mymodule/torch", test_mymodule_torch);
+  g_test_add_func ("/e2e/mymodule/verbose-print", test_mymodule_verbose);
+  g_test_add_func ("/e2e/guide/symbolics", test_guide_symbolics);
   g_test_add_func ("/e2e/verify/trace-reference", test_verify_trace_reference);
   g_test_add_func ("/e2e/verify/errors", test_verify_errors);
   for (guint i = 0; i < G_N_ELEMENTS (seed_models); i++)
