@@ -112,10 +112,10 @@ bad:
 
 /* col[(c, kd, kh, kw), (od, oh, ow)] for one image and one group. */
 #define GEN_IM2COL(E, T)                                                                    \
-  static void im2col_##E (const T *x, gint64 C, const RtWindow *w, T *col)                  \
+  static void im2col_##E (const T *x, gint64 c0, gint64 c1, const RtWindow *w, T *col)     \
   {                                                                                          \
     gint64 osz = w->out[0] * w->out[1] * w->out[2];                                          \
-    for (gint64 c = 0; c < C; c++)                                                           \
+    for (gint64 c = c0; c < c1; c++)                                                         \
       for (gint64 kd = 0; kd < w->k[0]; kd++)                                                \
         for (gint64 kh = 0; kh < w->k[1]; kh++)                                              \
           for (gint64 kw = 0; kw < w->k[2]; kw++)                                            \
@@ -214,6 +214,24 @@ add_bias (GraphDType dt, void *y, const RtTensor *bias, gint64 N, gint64 M, gint
       }
 }
 
+typedef struct
+{
+  GraphDType      dt;
+  const void     *x;
+  const RtWindow *w;
+  void           *col;
+} Im2col;
+
+static void
+im2col_range (gint64 c0, gint64 c1, gpointer data)
+{
+  Im2col *j = data;
+  if (j->dt == GRAPH_DTYPE_FLOAT)
+    im2col_FLOAT (j->x, c0, c1, j->w, j->col);
+  else
+    im2col_DOUBLE (j->x, c0, c1, j->w, j->col);
+}
+
 static gboolean
 k_conv (RtCall *call, GError **error)
 {
@@ -267,10 +285,10 @@ k_conv (RtCall *call, GError **error)
         const char *xi = (const char *) x->data + ((n * C + g * Cg) * isz) * (gint64) es;
         if (!direct)
           {
-            if (x->dtype == GRAPH_DTYPE_FLOAT)
-              im2col_FLOAT ((const float *) xi, Cg, &w, col);
-            else
-              im2col_DOUBLE ((const double *) xi, Cg, &w, col);
+            /* Channels in parallel: each writes its own rows of col. */
+            Im2col job = { x->dtype, xi, &w, col };
+            rt_parallel_for (call, Cg, MAX (1, 16384 / MAX (ksz / MAX (Cg, 1) * osz, 1)),
+                             im2col_range, &job);
           }
         gemm (x->dtype, FALSE, FALSE, Mg, osz, ksz,
               (const char *) wt->data + g * Mg * ksz * (gint64) es, ksz, direct ? xi : col, osz, 0.0,

@@ -293,6 +293,31 @@ unary_lookup (const char *op)
   return NULL;
 }
 
+typedef struct
+{
+  UnFn            fn;
+  const RtTensor *a;
+  RtTensor       *o;
+  const UParams  *p;
+} UnaryJob;
+
+static void
+unary_range (gint64 begin, gint64 end, gpointer data)
+{
+  UnaryJob *j = data;
+  gsize es = rt_dtype_size (j->a->dtype), eo = rt_dtype_size (j->o->dtype);
+  j->fn (end - begin, (const char *) j->a->data + (gsize) begin * es,
+         (char *) j->o->data + (gsize) begin * eo, j->p);
+}
+
+/* Element ranges in parallel over large tensors (rt_parallel_for). */
+static void
+unary_run (RtCall *call, UnFn fn, const RtTensor *a, RtTensor *o, const UParams *p)
+{
+  UnaryJob job = { fn, a, o, p };
+  rt_parallel_for (call, a->numel, 16384, unary_range, &job);
+}
+
 gboolean
 rt_elementwise_unary (RtCall *call, const RtTensor *a, const char *op, double alpha, double beta,
                       double gamma, GError **error)
@@ -310,7 +335,7 @@ rt_elementwise_unary (RtCall *call, const RtTensor *a, const char *op, double al
   RtTensor *o = rt_call_output_like (call, 0, a, error);
   if (o == NULL)
     return FALSE;
-  fn (a->numel, a->data, o->data, &p);
+  unary_run (call, fn, a, o, &p);
   return TRUE;
 }
 
@@ -334,7 +359,7 @@ k_unary (RtCall *call, GError **error)
   RtTensor *o = rt_call_output_like (call, 0, a, error);
   if (o == NULL)
     return FALSE;
-  fn (a->numel, a->data, o->data, &p);
+  unary_run (call, fn, a, o, &p);
   return TRUE;
 }
 

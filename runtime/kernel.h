@@ -116,6 +116,13 @@ gpointer     rt_call_scratch (RtCall *call, gsize nbytes, GError **error);
 gpointer     rt_call_scratch_n (RtCall *call, guint which, gsize nbytes, GError **error);
 /* Number of OpenBLAS/kernel threads the session runs with (>= 1). */
 int          rt_call_threads (const RtCall *call);
+/* Runs fn over [0, n) split into at most rt_call_threads() contiguous
+ * ranges of at least min_chunk indices (one range, on this thread, when n
+ * is small), and returns when all are done.  fn must only write what its
+ * range owns; results are then identical to a single-threaded run. */
+typedef void (*RtRangeFn) (gint64 begin, gint64 end, gpointer data);
+void         rt_parallel_for (const RtCall *call, gint64 n, gint64 min_chunk, RtRangeFn fn,
+                              gpointer data);
 /* Sets an RT_ERROR naming the node ("Conv 'conv1': ..."). */
 void         rt_call_error (const RtCall *call, GError **error, RtErrorCode code,
                             const char *fmt, ...) G_GNUC_PRINTF (4, 5);

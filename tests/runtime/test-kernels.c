@@ -205,6 +205,118 @@ test_einsum_bad_input (void)
   g_clear_error (&error);
 }
 
+/* Runs x → Conv(w, pads 1) → Sigmoid with `threads`; returns the Conv
+ * and the Sigmoid outputs. */
+static void
+run_conv_sigmoid (int threads, const float *xv, const float *wv, Tensor **conv, Tensor **sig)
+{
+  g_autoptr (Graph) g = graph_new ();
+  graph_set_opset (g, "", 13);
+  gint64 xd[4] = { 1, 8, 48, 48 }, wd[4] = { 16, 8, 3, 3 };
+  gint64 pads[4] = { 1, 1, 1, 1 };
+  GraphValue *x = input (g, "x", GRAPH_DTYPE_FLOAT, 4, xd);
+  GraphValue *w = input (g, "w", GRAPH_DTYPE_FLOAT, 4, wd);
+  GraphValue *c = graph_op (g, "Conv", x, w, "pads_is", 4, pads, NULL);
+  GraphValue *y = graph_op (g, "Sigmoid", c, NULL);
+  graph_value_set_name (c, "c");
+  graph_value_set_name (y, "y");
+  graph_add_output (g, c);
+  graph_add_output (g, y);
+  RtOptions o;
+  rt_options_init (&o);
+  o.threads = threads;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (RtSession) s = rt_session_new (g, &o, &error);
+  g_assert_no_error (error);
+  g_autoptr (GHashTable) in = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                                     (GDestroyNotify) tensor_unref);
+  g_autoptr (GHashTable) out = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                                      (GDestroyNotify) tensor_unref);
+  g_hash_table_insert (in, g_strdup ("x"), tensor_new_from_data (GRAPH_DTYPE_FLOAT, 4, xd, xv,
+                                                                 8 * 48 * 48 * 4, NULL));
+  g_hash_table_insert (in, g_strdup ("w"), tensor_new_from_data (GRAPH_DTYPE_FLOAT, 4, wd, wv,
+                                                                 16 * 8 * 9 * 4, NULL));
+  g_assert_true (rt_session_run (s, in, out, &error));
+  g_assert_no_error (error);
+  *conv = tensor_ref (g_hash_table_lookup (out, "c"));
+  *sig = tensor_ref (g_hash_table_lookup (out, "y"));
+}
+
+/* Conv's im2col (split over channels) and Sigmoid (split over elements)
+ * with 1 and 3 threads: the right values; Sigmoid of the same input gives
+ * the same bytes (OpenBLAS's sgemm itself may round differently with
+ * another thread count, so the Conv outputs are compared to 1e-6). */
+static void
+test_threads (void)
+{
+  gint64 nx = 8 * 48 * 48, nw = 16 * 8 * 9;
+  g_autofree float *xv = g_new (float, nx);
+  g_autofree float *wv = g_new (float, nw);
+  for (gint64 i = 0; i < nx; i++)
+    xv[i] = (float) ((i * 7919) % 1000) / 1000.0f - 0.5f;
+  for (gint64 i = 0; i < nw; i++)
+    wv[i] = (float) ((i * 104729) % 997) / 997.0f - 0.5f;
+  g_autoptr (Tensor) c1 = NULL, s1 = NULL, c3 = NULL, s3 = NULL;
+  run_conv_sigmoid (1, xv, wv, &c1, &s1);
+  run_conv_sigmoid (3, xv, wv, &c3, &s3);
+  /* Output (0, 5, 10, 20) and (0, 15, 0, 47) (a padded corner) by the
+   * definition, in double. */
+  static const int at[2][3] = { { 5, 10, 20 }, { 15, 0, 47 } };
+  for (int k = 0; k < 2; k++)
+    {
+      int m = at[k][0], oh = at[k][1], ow = at[k][2];
+      double acc = 0;
+      for (int ci = 0; ci < 8; ci++)
+        for (int kh = 0; kh < 3; kh++)
+          for (int kw = 0; kw < 3; kw++)
+            {
+              int ih = oh - 1 + kh, iw = ow - 1 + kw;
+              if (ih >= 0 && ih < 48 && iw >= 0 && iw < 48)
+                acc += (double) wv[((m * 8 + ci) * 3 + kh) * 3 + kw] * xv[(ci * 48 + ih) * 48 + iw];
+            }
+      gint64 idx = (m * 48 + oh) * 48 + ow;
+      g_assert_cmpfloat_with_epsilon (tensor_get_double (c3, idx), acc, 1e-5);
+      g_assert_cmpfloat_with_epsilon (tensor_get_double (s3, idx), 1.0 / (1.0 + exp (-acc)), 1e-6);
+    }
+  RtCompareResult r;
+  g_assert_true (rt_compare (c1, c3, 1e-5, 1e-6, FALSE, &r));
+  /* Sigmoid over identical input bytes: identical output bytes. */
+  g_autoptr (Tensor) s3b = NULL, c3b = NULL;
+  run_conv_sigmoid (3, xv, wv, &c3b, &s3b);
+  g_assert_true (tensor_equal (c3, c3b));
+  g_assert_true (tensor_equal (s3, s3b));
+  g_test_message ("Conv bytes identical with 1 and 3 threads: %s",
+                  tensor_equal (c1, c3) ? "yes" : "no");
+  /* Sigmoid alone on one input: the same bytes with 1 and 3 threads. */
+  Tensor *sig[2] = { NULL, NULL };
+  for (int k = 0; k < 2; k++)
+    {
+      g_autoptr (Graph) g = graph_new ();
+      graph_set_opset (g, "", 13);
+      GraphValue *y = graph_op (g, "Sigmoid", input (g, "x", GRAPH_DTYPE_FLOAT, 4,
+                                                     tensor_dims (c1)), NULL);
+      graph_value_set_name (y, "y");
+      graph_add_output (g, y);
+      RtOptions o;
+      rt_options_init (&o);
+      o.threads = k ? 3 : 1;
+      g_autoptr (GError) error = NULL;
+      g_autoptr (RtSession) s = rt_session_new (g, &o, &error);
+      g_assert_no_error (error);
+      g_autoptr (GHashTable) in = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                                         (GDestroyNotify) tensor_unref);
+      g_autoptr (GHashTable) out = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                                          (GDestroyNotify) tensor_unref);
+      g_hash_table_insert (in, g_strdup ("x"), tensor_ref (c1));
+      g_assert_true (rt_session_run (s, in, out, &error));
+      sig[k] = tensor_ref (g_hash_table_lookup (out, "y"));
+    }
+  g_assert_true (tensor_equal (sig[0], sig[1]));
+  g_assert_true (tensor_equal (sig[0], s1));
+  tensor_unref (sig[0]);
+  tensor_unref (sig[1]);
+}
+
 void
 test_kernels_register (void)
 {
@@ -213,4 +325,5 @@ test_kernels_register (void)
   g_test_add_func ("/runtime/einsum/fixtures", test_einsum_fixtures);
   g_test_add_func ("/runtime/einsum/bad-input", test_einsum_bad_input);
   g_test_add_func ("/runtime/control/fixtures", test_control_fixtures);
+  g_test_add_func ("/runtime/threads/conv-sigmoid", test_threads);
 }
