@@ -283,7 +283,8 @@ test_seed_model_ort (gconstpointer data)
       g_test_skip ("onnxruntime-node is not installed: run tests/e2e/install-ort.sh BUILD_DIR/ort");
       return;
     }
-  if (g_find_program_in_path ("node") == NULL)
+  g_autofree char *node = g_find_program_in_path ("node");
+  if (node == NULL)
     {
       g_test_skip ("node is not installed");
       return;
@@ -292,7 +293,6 @@ test_seed_model_ort (gconstpointer data)
   g_autofree char *expected = in_dir (dir, "expected_0.npy");
   g_autofree char *input = in_dir (dir, "input_0.npy");
   g_autofree char *js = script ("tests/e2e/ort-run.js");
-  g_autofree char *node = g_find_program_in_path ("node");
   g_autofree char *node_path = g_strdup_printf ("NODE_PATH=%s", modules);
   guint ran = 0;
   for (guint k = 0; k < G_N_ELEMENTS (opsets); k++)
