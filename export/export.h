@@ -7,6 +7,7 @@
  *   o.weights = export_safetensors_load ("w.safetensors", &error);
  *   Graph *onnx = export_graph (trace, &o, &error);
  *   export_options_clear (&o);
+ *   g_hash_table_unref (o.weights);     (the registry and weights stay yours)
  *
  * Steps: graph inputs (a module-typed first input is the module whose
  * prim::GetAttr chains name the weights), the symbolic pass (one node at a
@@ -60,8 +61,9 @@ typedef struct
 } ExportOptions;
 
 void     export_options_init (ExportOptions *o);
-/* Frees dynamic_axes strings added with export_options_add_dynamic_axis
- * and drops the registry/weights refs the options hold. */
+/* Frees the dynamic_axes entries added with
+ * export_options_add_dynamic_axis.  `registry` and `weights` are not
+ * touched: they stay the caller's to unref. */
 void     export_options_clear (ExportOptions *o);
 void     export_options_add_dynamic_axis (ExportOptions *o, const char *name, gint64 axis,
                                           const char *symbol);
