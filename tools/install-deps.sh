@@ -7,6 +7,11 @@ build_pkgs="gcc meson ninja-build pkg-config libglib2.0-dev libjson-glib-dev
 test_pkgs="python3-numpy python3-torch python3-torchvision libonnx-testdata graphviz"
 pkgs="$build_pkgs"
 [ "${1:-test}" = test ] && pkgs="$pkgs $test_pkgs"
+# ONNX Runtime for the end-to-end cross-checks comes from npm: node and npm
+# from Debian unless the machine already has them.
+if [ "${1:-test}" = test ] && ! command -v npm >/dev/null; then
+  pkgs="$pkgs nodejs npm"
+fi
 missing=()
 for p in $pkgs; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

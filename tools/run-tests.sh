@@ -8,6 +8,12 @@ bash tools/install-deps.sh test
 [ -f build-asan/build.ninja ] || meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false
 ninja -C build
 ninja -C build-asan
+# ONNX Runtime 1.20 (npm) for the e2e cross-checks; without it those legs skip.
+if bash tests/e2e/install-ort.sh build/ort; then
+  [ -e build-asan/ort ] || ln -s ../build/ort build-asan/ort
+else
+  echo "run-tests: onnxruntime-node could not be installed; the /e2e/ort/ tests will skip"
+fi
 status=0
 meson test -C build --print-errorlogs || status=1
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
