@@ -94,7 +94,14 @@ dot_graph (Dot *d, const Graph *g, guint level)
       g_autofree char *id = new_id (d, "n");
       indent (d, level);
       g_string_append_printf (d->out, "%s [shape=box, label=", id);
-      append_dot_string (d->out, graph_node_kind (n));
+      /* ATen nodes and PythonOps all share a kind: show what each one calls. */
+      const char *op = NULL;
+      g_autofree char *label = NULL;
+      if ((graph_node_is (n, GRAPH_KIND_ATEN) && graph_node_get_s (n, "operator", &op, NULL))
+          || (graph_node_is (n, GRAPH_KIND_PYTHON_OP)
+              && graph_node_get_s (n, GRAPH_PYTHON_OP_NAME_ATTR, &op, NULL)))
+        label = g_strdup_printf ("%s\n%s", graph_node_kind (n), op);
+      append_dot_string (d->out, label ? label : graph_node_kind (n));
       g_string_append (d->out, "];\n");
       for (guint i = 0; i < graph_node_n_inputs (n); i++)
         {
