@@ -93,8 +93,12 @@ define_value (Parser *p, const char *name, gsize pos, GraphValue *v, GError **er
   d->value = v;
   d->pos = pos;
   g_hash_table_insert (p->names, g_strdup (name), d);
+  /* Names are unique across the whole text, so the graph keeps this one
+   * as it is; report rather than rename if that ever fails. */
   const char *set = graph_value_set_name (v, name);
-  g_assert (g_strcmp0 (set, name) == 0);
+  if (g_strcmp0 (set, name) != 0)
+    return text_error_at (&p->c, pos, error, "value %%%s cannot keep its name (it became %%%s)",
+                          name, set);
   return TRUE;
 }
 
