@@ -35,6 +35,10 @@ typedef struct
 /* Prints "symonnx COMMAND: message" on stderr as one line. */
 void cli_error (const char *command, const char *fmt, ...) G_GNUC_PRINTF (2, 3);
 
+/* Does the file start (after blanks) with "graph(" — trace or symonnx
+ * text rather than an .onnx model?  FALSE when it cannot be read. */
+gboolean cli_file_is_graph_text (const char *path);
+
 /* Loads a graph from a trace/text file or (from later modules) a model
  * file, by content; reports errors with cli_error and returns NULL. */
 Graph *cli_load_graph (const char *command, const char *path, CliExit *exit_code);

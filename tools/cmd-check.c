@@ -17,20 +17,6 @@ check_options (void)
   return check_entries;
 }
 
-/* Graph text starts with "graph(" (as tools/load.c tells them apart). */
-static gboolean
-is_text (const char *path)
-{
-  char head[64] = { 0 };
-  FILE *f = fopen (path, "rb");
-  if (f == NULL)
-    return FALSE;   /* the model loader reports the error */
-  size_t n = fread (head, 1, sizeof head - 1, f);
-  fclose (f);
-  head[n] = '\0';
-  return g_str_has_prefix (g_strchug (head), "graph(");
-}
-
 static int
 check_run (int argc, char **argv)
 {
@@ -44,7 +30,7 @@ check_run (int argc, char **argv)
   opts.strict = opt_strict;
   g_autoptr (GPtrArray) problems = NULL;
   guint n_nodes = 0;
-  if (is_text (argv[0]))
+  if (cli_file_is_graph_text (argv[0]))
     {
       CliExit code;
       g_autoptr (Graph) g = cli_load_graph ("check", argv[0], &code);

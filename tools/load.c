@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
-static gboolean
-looks_like_text (const char *path)
+gboolean
+cli_file_is_graph_text (const char *path)
 {
   char head[64] = { 0 };
   FILE *f = fopen (path, "rb");
@@ -26,7 +26,7 @@ cli_load_graph (const char *command, const char *path, CliExit *exit_code)
   g_autoptr (GError) error = NULL;
   Graph *g;
   *exit_code = CLI_EXIT_INPUT;
-  if (looks_like_text (path))
+  if (cli_file_is_graph_text (path))
     g = graph_parse_file (path, &error);
   else
     g = onnxio_load (path, &error);
