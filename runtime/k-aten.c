@@ -245,25 +245,7 @@ static gboolean a_zeros (RtCall *c, GError **e) { return fill (c, 0, e); }
 static gboolean
 tri (RtCall *call, gboolean upper, GError **error)
 {
-  const RtTensor *a = arg (call, 0);
-  gint64 k = arg_i (call, 1, 0);
-  if (a->rank < 2)
-    {
-      rt_call_error (call, error, RT_ERROR_SHAPE, "needs rank >= 2");
-      return FALSE;
-    }
-  RtTensor *o = rt_call_output_like (call, 0, a, error);
-  if (o == NULL)
-    return FALSE;
-  gsize es = rt_dtype_size (a->dtype);
-  gint64 rows = a->dims[a->rank - 2], cols = a->dims[a->rank - 1];
-  memcpy (o->data, a->data, (gsize) a->numel * es);
-  for (gint64 b = 0; rows * cols > 0 && b < a->numel / (rows * cols); b++)
-    for (gint64 i = 0; i < rows; i++)
-      for (gint64 j = 0; j < cols; j++)
-        if (upper ? j - i < k : j - i > k)
-          memset ((char *) o->data + ((b * rows + i) * cols + j) * (gint64) es, 0, es);
-  return TRUE;
+  return rt_trilu (call, arg (call, 0), arg_i (call, 1, 0), upper, error);
 }
 
 static gboolean a_triu (RtCall *c, GError **e) { return tri (c, TRUE, e); }

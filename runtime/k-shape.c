@@ -4,6 +4,7 @@
  * Trilu, DepthToSpace, SpaceToDepth, EyeLike.  Element types do not matter
  * here: data moves by element size. */
 #include "runtime/kernel.h"
+#include "runtime/kernels-private.h"
 #include <math.h>
 #include <string.h>
 
@@ -1018,12 +1019,11 @@ k_onehot (RtCall *call, GError **error)
   return TRUE;
 }
 
-static gboolean
-k_trilu (RtCall *call, GError **error)
+/* Output 0 := a with the entries outside the k-th diagonal band zeroed
+ * (upper: below it), over the last two dims; shared with aten::triu/tril. */
+gboolean
+rt_trilu (RtCall *call, const RtTensor *a, gint64 k, gboolean upper, GError **error)
 {
-  const RtTensor *a = call->inputs[0];
-  gint64 k = (call->n_inputs > 1 && call->inputs[1]) ? rt_get_i64 (call->inputs[1], 0) : 0;
-  gboolean upper = rt_attr_i (call->node, "upper", 1) != 0;
   if (a->rank < 2)
     {
       rt_call_error (call, error, RT_ERROR_SHAPE, "needs rank >= 2");
@@ -1041,6 +1041,13 @@ k_trilu (RtCall *call, GError **error)
         if (upper ? j - i < k : j - i > k)
           memset ((char *) o->data + ((b * rows + i) * cols + j) * (gint64) es, 0, es);
   return TRUE;
+}
+
+static gboolean
+k_trilu (RtCall *call, GError **error)
+{
+  gint64 k = (call->n_inputs > 1 && call->inputs[1]) ? rt_get_i64 (call->inputs[1], 0) : 0;
+  return rt_trilu (call, call->inputs[0], k, rt_attr_i (call->node, "upper", 1) != 0, error);
 }
 
 /* ---- DepthToSpace, SpaceToDepth ----------------------------------------------- */

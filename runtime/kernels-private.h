@@ -13,3 +13,6 @@ gboolean rt_elementwise_binary (RtCall *call, const RtTensor *a, const RtTensor 
                                 const char *op, GError **error);
 /* Output 0 := a copy of input 0. */
 gboolean rt_kernel_copy (RtCall *call, GError **error);
+/* Output 0 := a with entries outside the k-th diagonal band zeroed (ONNX
+ * Trilu; aten::triu/tril). */
+gboolean rt_trilu (RtCall *call, const RtTensor *a, gint64 k, gboolean upper, GError **error);
