@@ -692,8 +692,10 @@ sym_pads_from_torch (SymContext *ctx, GraphNode *n, GraphValue *self, gsize np, 
   return TRUE;
 }
 
+/* Pad(self, pad) in constant mode, the value at input `value_index`
+ * (absent or None: 0), in the form the target opset wants. */
 static gboolean
-sym_constant_pad_nd (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+constant_pad (SymContext *ctx, GraphNode *n, guint value_index, GraphValue **out, GError **error)
 {
   GraphValue *self;
   gsize np;
@@ -701,9 +703,15 @@ sym_constant_pad_nd (SymContext *ctx, GraphNode *n, GraphValue **out, GError **e
   double value = 0.0;
   if (!sym_parse_args (ctx, n, "v,is", &self, &np, &pad, error))
     return FALSE;
-  if (graph_node_n_inputs (n) > 2 && !sym_is_none (graph_node_input (n, 2))
-      && !sym_parse_args (ctx, n, "none,none,f", &value, error))
-    return FALSE;
+  if (graph_node_n_inputs (n) > value_index && !sym_is_none (graph_node_input (n, value_index)))
+    {
+      g_autoptr (GString) spec = g_string_new (NULL);
+      for (guint i = 0; i < value_index; i++)
+        g_string_append (spec, "none,");
+      g_string_append_c (spec, 'f');
+      if (!sym_parse_args (ctx, n, spec->str, &value, error))
+        return FALSE;
+    }
   gint64 pads[2 * TENSOR_MAX_RANK];
   int r;
   if (!sym_pads_from_torch (ctx, n, self, np, pad, pads, &r, error))
@@ -717,6 +725,12 @@ sym_constant_pad_nd (SymContext *ctx, GraphNode *n, GraphValue **out, GError **e
   return TRUE;
 }
 
+static gboolean
+sym_constant_pad_nd (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  return constant_pad (ctx, n, 2, out, error);
+}
+
 /* aten::pad(self, pad, mode, value) (torch 1.13 traces F.pad this way) */
 static gboolean
 sym_pad (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
@@ -725,29 +739,7 @@ sym_pad (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   if (graph_node_n_inputs (n) > 2 && !sym_parse_args (ctx, n, "none,none,s", &mode, error))
     return FALSE;
   if (strcmp (mode, "constant") == 0)
-    {
-      /* same arguments as constant_pad_nd once mode is skipped */
-      GraphValue *self;
-      gsize np;
-      const gint64 *pad;
-      double value = 0.0;
-      if (!sym_parse_args (ctx, n, "v,is", &self, &np, &pad, error))
-        return FALSE;
-      if (graph_node_n_inputs (n) > 3 && !sym_is_none (graph_node_input (n, 3))
-          && !sym_parse_args (ctx, n, "none,none,none,f", &value, error))
-        return FALSE;
-      gint64 pads[2 * TENSOR_MAX_RANK];
-      int r;
-      if (!sym_pads_from_torch (ctx, n, self, np, pad, pads, &r, error))
-        return FALSE;
-      if (sym_opset (ctx) >= 11)
-        out[0] = graph_op (G, "Pad", self, sym_const_ints (ctx, 2 * r, pads),
-                           sym_scalar_like (ctx, value, self), "mode_s", "constant", NULL);
-      else
-        out[0] = graph_op (G, "Pad", self, "mode_s", "constant", "pads_is", 2 * r, pads,
-                           "value_f", value, NULL);
-      return TRUE;
-    }
+    return constant_pad (ctx, n, 3, out, error);   /* value after the mode */
   const char *onnx_mode = strcmp (mode, "reflect") == 0 ? "reflect"
                           : strcmp (mode, "replicate") == 0 ? "edge" : NULL;
   if (onnx_mode == NULL)
