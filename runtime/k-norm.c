@@ -1,4 +1,4 @@
-/* Normalisations: BatchNormalization (inference), InstanceNormalization,
+/* Normalisations: BatchNormalization (inference and training_mode), InstanceNormalization,
  * LayerNormalization, LRN, MeanVarianceNormalization. */
 #include "runtime/kernel.h"
 #include <math.h>
@@ -35,19 +35,46 @@ k_batchnorm (RtCall *call, GError **error)
       rt_call_error (call, error, RT_ERROR_SHAPE, "scale, B, mean and var must have C elements");
       return FALSE;
     }
-  if (rt_attr_i (call->node, "training_mode", 0) != 0)
-    {
-      rt_call_error (call, error, RT_ERROR_UNSUPPORTED, "training_mode=1 is not supported");
-      return FALSE;
-    }
+  /* training_mode: normalise with the batch's statistics (population
+   * variance) and output the updated running mean and variance. */
+  gboolean training = rt_attr_i (call->node, "training_mode", 0) != 0;
+  double momentum = rt_attr_f (call->node, "momentum", 0.9);
   RtTensor *y = rt_call_output_like (call, 0, x, error);
   if (y == NULL)
+    return FALSE;
+  RtTensor *rm = NULL, *rv = NULL;
+  if (training && call->n_outputs > 1
+      && ((rm = rt_call_output_like (call, 1, mean, error)) == NULL
+          || (call->n_outputs > 2 && (rv = rt_call_output_like (call, 2, var, error)) == NULL)))
     return FALSE;
   gint64 N = x->dims[0], C = x->dims[1], inner = x->rank > 2 ? rt_shape_numel (x->rank - 2, x->dims + 2) : 1;
   for (gint64 c = 0; c < C; c++)
     {
-      double mul = rt_get_f64 (sc, c) / sqrt (rt_get_f64 (var, c) + eps);
-      double add = rt_get_f64 (b, c) - rt_get_f64 (mean, c) * mul;
+      double m = rt_get_f64 (mean, c), v = rt_get_f64 (var, c);
+      if (training)
+        {
+          double s = 0, s2 = 0, cnt = (double) (N * inner);
+          for (gint64 n = 0; n < N; n++)
+            for (gint64 i = 0; i < inner; i++)
+              s += rt_get_f64 (x, (n * C + c) * inner + i);
+          double bm = cnt > 0 ? s / cnt : 0;
+          for (gint64 n = 0; n < N; n++)
+            for (gint64 i = 0; i < inner; i++)
+              {
+                double d = rt_get_f64 (x, (n * C + c) * inner + i) - bm;
+                s2 += d * d;
+              }
+          double bv = cnt > 0 ? s2 / cnt : 0;
+          double outm = m * momentum + bm * (1 - momentum), outv = v * momentum + bv * (1 - momentum);
+          if (rm)
+            rt_convert (&outm, GRAPH_DTYPE_DOUBLE, (char *) rm->data + c * (gint64) rt_dtype_size (rm->dtype), rm->dtype, 1);
+          if (rv)
+            rt_convert (&outv, GRAPH_DTYPE_DOUBLE, (char *) rv->data + c * (gint64) rt_dtype_size (rv->dtype), rv->dtype, 1);
+          m = bm;
+          v = bv;
+        }
+      double mul = rt_get_f64 (sc, c) / sqrt (v + eps);
+      double add = rt_get_f64 (b, c) - m * mul;
       for (gint64 n = 0; n < N; n++)
         affine (x->dtype, x->data, y->data, (n * C + c) * inner, inner, mul, add);
     }

@@ -1,5 +1,6 @@
-/* MaxPool (with Indices), AveragePool (count_include_pad), LpPool,
- * GlobalAveragePool, GlobalMaxPool, GlobalLpPool: 1-D to 3-D. */
+/* MaxPool (with Indices, either storage order; also 8-bit integers),
+ * AveragePool (count_include_pad), LpPool, GlobalAveragePool,
+ * GlobalMaxPool, GlobalLpPool, MaxUnpool: 1-D to 3-D. */
 #include "runtime/spatial.h"
 #include <math.h>
 #include <string.h>
@@ -8,7 +9,7 @@ typedef enum { P_MAX, P_AVG, P_LP } PoolKind;
 
 #define GEN_POOL(E, T)                                                                 \
   static void pool_##E (const T *x, T *y, gint64 *ind, gint64 planes, const RtWindow *w, \
-                        PoolKind kind, gboolean include_pad, double p)                  \
+                        PoolKind kind, gboolean include_pad, double p, gboolean colmajor) \
   {                                                                                     \
     gint64 isz = w->in[0] * w->in[1] * w->in[2];                                        \
     gint64 osz = w->out[0] * w->out[1] * w->out[2];                                     \
@@ -61,11 +62,19 @@ typedef enum { P_MAX, P_AVG, P_LP } PoolKind;
               else if (kind == P_LP)                                                    \
                 acc = pow (acc, 1.0 / p);                                               \
               y[o] = (T) acc;                                                           \
+              if (ind && colmajor)                                                      \
+                {                                                                       \
+                  /* storage_order 1: the index of the column-major layout */           \
+                  gint64 b = MAX (best, 0), bw = b % w->in[2], bh = b / w->in[2] % w->in[1]; \
+                  best = (bw * w->in[1] + bh) * w->in[0] + b / (w->in[2] * w->in[1]);   \
+                }                                                                       \
               if (ind)                                                                  \
                 ind[o] = pl * isz + MAX (best, 0);                                      \
             }                                                                           \
   }
 RT_FOREACH_FLOAT (GEN_POOL)
+GEN_POOL (UINT8, guint8)
+GEN_POOL (INT8, gint8)
 
 static gboolean
 pool_run (RtCall *call, const RtWindow *w, PoolKind kind, GError **error)
@@ -80,21 +89,24 @@ pool_run (RtCall *call, const RtWindow *w, PoolKind kind, GError **error)
   RtTensor *ind = NULL;
   if (call->n_outputs > 1 && graph_value_n_uses (graph_node_output (call->node, 1)) + 1 > 0)
     {
-      if (rt_attr_i (call->node, "storage_order", 0) != 0)
-        {
-          rt_call_error (call, error, RT_ERROR_UNSUPPORTED, "storage_order=1 is not supported");
-          return FALSE;
-        }
       if ((ind = rt_call_output (call, 1, GRAPH_DTYPE_INT64, x->rank, dims, error)) == NULL)
         return FALSE;
     }
   gboolean include_pad = rt_attr_i (call->node, "count_include_pad", 0) != 0;
   double p = (double) rt_attr_i (call->node, "p", 2);
   gint64 planes = x->dims[0] * x->dims[1];
-  if (x->dtype == GRAPH_DTYPE_FLOAT)
-    pool_FLOAT (x->data, y->data, ind ? ind->data : NULL, planes, w, kind, include_pad, p);
-  else
-    pool_DOUBLE (x->data, y->data, ind ? ind->data : NULL, planes, w, kind, include_pad, p);
+  gboolean colmajor = rt_attr_i (call->node, "storage_order", 0) != 0;
+  gint64 *id = ind ? ind->data : NULL;
+  switch (x->dtype)
+    {
+    case GRAPH_DTYPE_FLOAT: pool_FLOAT (x->data, y->data, id, planes, w, kind, include_pad, p, colmajor); break;
+    case GRAPH_DTYPE_DOUBLE: pool_DOUBLE (x->data, y->data, id, planes, w, kind, include_pad, p, colmajor); break;
+    case GRAPH_DTYPE_UINT8: pool_UINT8 (x->data, y->data, id, planes, w, kind, include_pad, p, colmajor); break;
+    case GRAPH_DTYPE_INT8: pool_INT8 (x->data, y->data, id, planes, w, kind, include_pad, p, colmajor); break;
+    default:
+      rt_call_error (call, error, RT_ERROR_UNSUPPORTED, "element type %s", rt_dtype_name (x->dtype));
+      return FALSE;
+    }
   return TRUE;
 }
 
@@ -139,8 +151,67 @@ k_global_pool (RtCall *call, GError **error)
   return pool_run (call, &w, kind, error);
 }
 
+/* MaxUnpool: y is zero but for x's values at the flat positions `indices`
+ * holds (positions in the shape MaxPool's input had; with output_shape,
+ * the same coordinates in the larger output, as ONNX's test data has it). */
+static gboolean
+k_max_unpool (RtCall *call, GError **error)
+{
+  const RtTensor *x = call->inputs[0], *ind = call->inputs[1];
+  const RtTensor *os = call->n_inputs > 2 ? call->inputs[2] : NULL;
+  RtWindow w;
+  if (!rt_window_init (call, x, NULL, FALSE, &w, error))
+    return FALSE;
+  if (ind->numel != x->numel || (os && os->numel != x->rank))
+    {
+      rt_call_error (call, error, RT_ERROR_SHAPE, "indices must match X and output_shape its rank");
+      return FALSE;
+    }
+  /* The pooled input's shape: (out - 1) * stride + kernel - pads. */
+  gint64 in[RT_MAX_RANK], dims[RT_MAX_RANK];
+  in[0] = x->dims[0];
+  in[1] = x->dims[1];
+  for (guint i = 0; i < w.nsp; i++)
+    {
+      guint k = 3 - w.nsp + i;
+      in[2 + i] = (x->dims[2 + i] - 1) * w.stride[k] + (w.k[k] - 1) * w.dil[k] + 1 - w.pad0[k] - w.pad1[k];
+    }
+  for (guint i = 0; i < x->rank; i++)
+    dims[i] = os ? rt_get_i64 (os, i) : in[i];
+  RtTensor *y = rt_call_output (call, 0, x->dtype, x->rank, dims, error);
+  if (y == NULL)
+    return FALSE;
+  gsize es = rt_dtype_size (x->dtype);
+  memset (y->data, 0, (gsize) y->numel * es);
+  gint64 total = rt_shape_numel (x->rank, in);
+  for (gint64 i = 0; i < x->numel; i++)
+    {
+      gint64 f = rt_get_i64 (ind, i), o = 0, m = 1;
+      if (f < 0 || f >= total)
+        {
+          rt_call_error (call, error, RT_ERROR_INVALID_GRAPH, "index %" G_GINT64_FORMAT " is out of range", f);
+          return FALSE;
+        }
+      for (int d = (int) x->rank - 1; d >= 0; d--)
+        {
+          gint64 c = f % in[d];
+          f /= in[d];
+          if (c >= dims[d])
+            {
+              rt_call_error (call, error, RT_ERROR_SHAPE, "output_shape is smaller than the pooled input");
+              return FALSE;
+            }
+          o += c * m;
+          m *= dims[d];
+        }
+      memcpy ((char *) y->data + o * (gint64) es, (const char *) x->data + i * (gint64) es, es);
+    }
+  return TRUE;
+}
+
 static const RtKernelDef defs[] = {
-  { "onnx", "MaxPool", 1, 0, 1, 1, 1, 2, RT_DT_FLOATS, k_pool, NULL, NULL },
+  { "onnx", "MaxPool", 1, 0, 1, 1, 1, 2, RT_DT_FLOATS | RT_DT (UINT8) | RT_DT (INT8), k_pool, NULL, NULL },
+  { "onnx", "MaxUnpool", 9, 0, 2, 3, 1, 1, RT_DT_FLOATS, k_max_unpool, NULL, NULL },
   { "onnx", "AveragePool", 1, 0, 1, 1, 1, 1, RT_DT_FLOATS, k_pool, NULL, NULL },
   { "onnx", "LpPool", 2, 0, 1, 1, 1, 1, RT_DT_FLOATS, k_pool, NULL, NULL },
   { "onnx", "GlobalAveragePool", 1, 0, 1, 1, 1, 1, RT_DT_FLOATS, k_global_pool, NULL, NULL },

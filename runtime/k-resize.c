@@ -4,7 +4,8 @@
 #include <math.h>
 #include <string.h>
 
-typedef enum { CT_HALF_PIXEL, CT_PYTORCH_HALF_PIXEL, CT_ALIGN_CORNERS, CT_ASYMMETRIC, CT_TF_HALF_PIXEL_NN } CoordMode;
+typedef enum { CT_HALF_PIXEL, CT_PYTORCH_HALF_PIXEL, CT_ALIGN_CORNERS, CT_ASYMMETRIC, CT_TF_HALF_PIXEL_NN,
+               CT_TF_CROP_AND_RESIZE } CoordMode;
 typedef enum { NM_ROUND_FLOOR, NM_ROUND_CEIL, NM_FLOOR, NM_CEIL } NearestMode;
 
 static double
@@ -117,6 +118,7 @@ k_resize (RtCall *call, GError **error)
   else if (strcmp (ctm, "align_corners") == 0) cm = CT_ALIGN_CORNERS;
   else if (strcmp (ctm, "asymmetric") == 0) cm = CT_ASYMMETRIC;
   else if (strcmp (ctm, "tf_half_pixel_for_nn") == 0) cm = CT_TF_HALF_PIXEL_NN;
+  else if (strcmp (ctm, "tf_crop_and_resize") == 0) cm = CT_TF_CROP_AND_RESIZE;
   else
     {
       rt_call_error (call, error, RT_ERROR_UNSUPPORTED, "coordinate_transformation_mode '%s' is not supported", ctm);
@@ -126,69 +128,134 @@ k_resize (RtCall *call, GError **error)
                       : strcmp (nm, "floor") == 0 ? NM_FLOOR
                       : strcmp (nm, "ceil") == 0 ? NM_CEIL : NM_ROUND_FLOOR;
   gboolean linear = strcmp (mode, "linear") == 0 || strcmp (mode, "bilinear") == 0;
-  if (!linear && strcmp (mode, "nearest") != 0)
+  gboolean cubic = strcmp (mode, "cubic") == 0;
+  if (!linear && !cubic && strcmp (mode, "nearest") != 0)
     {
       rt_call_error (call, error, RT_ERROR_UNSUPPORTED, "mode '%s' is not supported", mode);
       return FALSE;
     }
+  /* tf_crop_and_resize: the region of interest, (starts, ends) per dim. */
+  const RtTensor *roi = NULL;
+  if (cm == CT_TF_CROP_AND_RESIZE)
+    {
+      roi = call->opset >= 11 && call->n_inputs > 1 ? call->inputs[1] : NULL;
+      if (roi == NULL || roi->numel != 2 * (gint64) x->rank)
+        {
+          rt_call_error (call, error, RT_ERROR_SHAPE, "tf_crop_and_resize needs an roi of 2 * rank values");
+          return FALSE;
+        }
+    }
+  double extrapolation = rt_attr_f (call->node, "extrapolation_value", 0);
+  double cubic_a = rt_attr_f (call->node, "cubic_coeff_a", -0.75);
+  gboolean exclude_outside = rt_attr_i (call->node, "exclude_outside", 0) != 0;
   RtTensor *y = rt_call_output (call, 0, x->dtype, x->rank, dims, error);
   if (y == NULL)
     return FALSE;
-  /* Per-dimension source indices and weights. */
+  /* Per dimension and output index: T source indices and weights (T = 1
+   * nearest, 2 linear, 4 cubic, as in ONNX's reference: edge-padded
+   * neighbours), and whether the coordinate is outside the crop. */
+  guint T = cubic ? 4 : linear ? 2 : 1;
   gint64 total = 0;
   for (guint i = 0; i < x->rank; i++)
     total += dims[i];
-  gint64 *i0 = rt_call_scratch (call, (gsize) MAX (total, 1) * (2 * sizeof (gint64) + sizeof (double)), error);
-  if (i0 == NULL)
+  gint64 *idx = rt_call_scratch (call, (gsize) MAX (total, 1) * T * (sizeof (gint64) + sizeof (double))
+                                 + (gsize) MAX (total, 1), error);
+  if (idx == NULL)
     return FALSE;
-  gint64 *i1 = i0 + total;
-  double *wt = (double *) (i1 + total);
+  double *wt = (double *) (idx + total * T);
+  guint8 *outside = (guint8 *) (wt + total * T);
   gint64 base[RT_MAX_RANK], off = 0;
   for (guint d = 0; d < x->rank; d++)
     {
       base[d] = off;
+      gint64 in = x->dims[d];
       for (gint64 k = 0; k < dims[d]; k++)
         {
-          double s = (x->dims[d] == dims[d] && !sz) ? 1.0 : scales[d];
-          double xo = (x->dims[d] == dims[d]) ? (double) k : to_original (cm, (double) k, s,
-                                                                                cm == CT_ALIGN_CORNERS && !sz ? (double) x->dims[d] * s : (double) dims[d],
-                                                                                x->dims[d]);
-          if (!linear)
+          gint64 *ix = idx + (off + k) * T;
+          double *w = wt + (off + k) * T;
+          double s = (in == dims[d] && !sz) ? 1.0 : scales[d];
+          double out_len = (cm == CT_ALIGN_CORNERS || cm == CT_TF_CROP_AND_RESIZE) && !sz
+                           ? (double) in * s : (double) dims[d];
+          double xo;
+          outside[off + k] = 0;
+          if (cm == CT_TF_CROP_AND_RESIZE)
             {
-              i0[off + k] = i1[off + k] = nearest (nmode, xo, x->dims[d]);
-              wt[off + k] = 0;
+              double r0 = rt_get_f64 (roi, d), r1 = rt_get_f64 (roi, d + x->rank);
+              xo = out_len == 1 ? (r1 - r0) * (double) (in - 1) / 2
+                                : (double) k * (r1 - r0) * (double) (in - 1) / (out_len - 1);
+              xo += r0 * (double) (in - 1);
+              outside[off + k] = xo < 0 || xo > (double) (in - 1);
+            }
+          else if (in == dims[d])
+            xo = (double) k;
+          else
+            xo = to_original (cm, (double) k, s, out_len, in);
+          if (T == 1)
+            {
+              ix[0] = nearest (nmode, xo, in);
+              w[0] = 1;
+            }
+          else if (T == 2)
+            {
+              xo = CLAMP (xo, 0, (double) (in - 1));
+              gint64 f = (gint64) floor (xo);
+              ix[0] = f;
+              ix[1] = MIN (f + 1, in - 1);
+              w[1] = xo - (double) f;
+              w[0] = 1 - w[1];
             }
           else
             {
-              xo = CLAMP (xo, 0, (double) (x->dims[d] - 1));
               gint64 f = (gint64) floor (xo);
-              i0[off + k] = f;
-              i1[off + k] = MIN (f + 1, x->dims[d] - 1);
-              wt[off + k] = xo - (double) f;
+              double r = xo - (double) f, A = cubic_a, sum = 0;
+              w[0] = ((A * (r + 1) - 5 * A) * (r + 1) + 8 * A) * (r + 1) - 4 * A;
+              w[1] = ((A + 2) * r - (A + 3)) * r * r + 1;
+              w[2] = ((A + 2) * (1 - r) - (A + 3)) * (1 - r) * (1 - r) + 1;
+              w[3] = ((A * ((1 - r) + 1) - 5 * A) * ((1 - r) + 1) + 8 * A) * ((1 - r) + 1) - 4 * A;
+              for (guint t = 0; t < 4; t++)
+                {
+                  gint64 j = f - 1 + t;
+                  if (exclude_outside && (j < 0 || j >= in))
+                    w[t] = 0;
+                  sum += w[t];
+                  ix[t] = CLAMP (j, 0, in - 1);
+                }
+              if (exclude_outside && sum != 0)
+                for (guint t = 0; t < 4; t++)
+                  w[t] /= sum;
             }
         }
       off += dims[d];
     }
   gint64 xs[RT_MAX_RANK], c[RT_MAX_RANK] = { 0 };
   rt_contiguous_strides (x->rank, x->dims, xs);
-  guint corners = linear ? 1u << x->rank : 1;
+  guint64 combos = 1;
+  for (guint d = 0; d < x->rank; d++)
+    combos *= T;
   for (gint64 k = 0; k < y->numel; k++)
     {
       double acc = 0;
-      for (guint corner = 0; corner < corners; corner++)
-        {
-          double w = 1;
-          gint64 src = 0;
-          for (guint d = 0; d < x->rank && w != 0; d++)
-            {
-              gboolean hi = (corner >> d) & 1;
-              double f = wt[base[d] + c[d]];
-              w *= hi ? f : 1 - f;
-              src += (hi ? i1 : i0)[base[d] + c[d]] * xs[d];
-            }
-          if (w != 0)
-            acc += w * rt_get_f64 (x, src);
-        }
+      gboolean out = FALSE;
+      for (guint d = 0; d < x->rank; d++)
+        out |= outside[base[d] + c[d]];
+      if (out)
+        acc = extrapolation;
+      else
+        for (guint64 combo = 0; combo < combos; combo++)
+          {
+            double w = 1;
+            gint64 src = 0;
+            guint64 rest = combo;
+            for (guint d = 0; d < x->rank && w != 0; d++)
+              {
+                guint t = (guint) (rest % T);
+                rest /= T;
+                w *= wt[(base[d] + c[d]) * T + t];
+                src += idx[(base[d] + c[d]) * T + t] * xs[d];
+              }
+            if (w != 0)
+              acc += w * rt_get_f64 (x, src);
+          }
       rt_convert (&acc, GRAPH_DTYPE_DOUBLE, (char *) y->data + k * (gint64) rt_dtype_size (x->dtype), x->dtype, 1);
       for (gint64 j = (gint64) x->rank - 1; j >= 0; j--)
         {

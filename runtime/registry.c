@@ -15,6 +15,15 @@ extern const RtKernelTable rt_kernels_aten;
 extern const RtKernelTable rt_kernels_rnn;
 extern const RtKernelTable rt_kernels_einsum;
 extern const RtKernelTable rt_kernels_control;
+extern const RtKernelTable rt_kernels_loss;
+extern const RtKernelTable rt_kernels_index;
+extern const RtKernelTable rt_kernels_misc;
+extern const RtKernelTable rt_kernels_quant;
+extern const RtKernelTable rt_kernels_detect;
+extern const RtKernelTable rt_kernels_gridsample;
+extern const RtKernelTable rt_kernels_training;
+extern const RtKernelTable rt_kernels_spectral;
+extern const RtKernelTable rt_kernels_text;
 
 static const RtKernelTable *const tables[] = {
   &rt_kernels_elementwise,
@@ -29,6 +38,15 @@ static const RtKernelTable *const tables[] = {
   &rt_kernels_rnn,
   &rt_kernels_einsum,
   &rt_kernels_control,
+  &rt_kernels_loss,
+  &rt_kernels_index,
+  &rt_kernels_misc,
+  &rt_kernels_quant,
+  &rt_kernels_detect,
+  &rt_kernels_gridsample,
+  &rt_kernels_training,
+  &rt_kernels_spectral,
+  &rt_kernels_text,
 };
 
 /* "domain::op" → GPtrArray of const RtKernelDef* */
