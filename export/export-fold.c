@@ -269,6 +269,37 @@ fold_reshape (Tensor **ins, guint nin, GError **error)
   return reshaped (ins[0], (guint) k, dims, error);
 }
 
+/* A new tensor of shape dims whose element idx is t's element at
+ * base + sum (idx[d] * stride[d]): what slicing and transposing are. */
+static Tensor *
+copy_strided (const Tensor *t, guint r, const gint64 *dims, gint64 base, const gint64 *stride,
+              GError **error)
+{
+  gsize es = graph_dtype_size (tensor_dtype (t));
+  if (es == 0)
+    return NULL;
+  Tensor *out = new_like_bytes (tensor_dtype (t), r, dims, error);
+  if (out == NULL)
+    return NULL;
+  gint64 total = tensor_numel (out), idx[TENSOR_MAX_RANK] = { 0 };
+  guint8 *dst = (guint8 *) tensor_data (out);
+  const guint8 *src = tensor_data (t);
+  for (gint64 e = 0; e < total; e++)
+    {
+      gint64 off = base;
+      for (guint d = 0; d < r; d++)
+        off += idx[d] * stride[d];
+      memcpy (dst + (gsize) e * es, src + (gsize) off * es, es);
+      for (guint d = r; d-- > 0;)
+        {
+          if (++idx[d] < dims[d])
+            break;
+          idx[d] = 0;
+        }
+    }
+  return out;
+}
+
 /* Slice with constant starts/ends/axes/steps (attributes before 10). */
 static Tensor *
 fold_slice (GraphNode *n, Tensor **ins, guint nin, GError **error)
@@ -339,30 +370,15 @@ fold_slice (GraphNode *n, Tensor **ins, guint nin, GError **error)
       lo[a] = s;
       st[a] = steps[i];
     }
-  gsize es = graph_dtype_size (tensor_dtype (t));
-  if (es == 0)
-    return NULL;
-  Tensor *out = new_like_bytes (tensor_dtype (t), r, dims, error);
-  if (out == NULL)
-    return NULL;
-  gint64 total = tensor_numel (out);
-  gint64 idx[TENSOR_MAX_RANK] = { 0 };
-  guint8 *dst = (guint8 *) tensor_data (out);
-  const guint8 *src = tensor_data (t);
-  for (gint64 e = 0; e < total; e++)
+  /* element offsets in t: row-major strides times the slice steps */
+  gint64 base = 0, stride[TENSOR_MAX_RANK], sstride = 1;
+  for (guint d = r; d-- > 0;)
     {
-      gint64 off = 0;
-      for (guint d = 0; d < r; d++)
-        off = off * tensor_dim (t, d) + lo[d] + idx[d] * st[d];
-      memcpy (dst + (gsize) e * es, src + (gsize) off * es, es);
-      for (guint d = r; d-- > 0;)
-        {
-          if (++idx[d] < dims[d])
-            break;
-          idx[d] = 0;
-        }
+      base += lo[d] * sstride;
+      stride[d] = st[d] * sstride;
+      sstride *= tensor_dim (t, d);
     }
-  return out;
+  return copy_strided (t, r, dims, base, stride, error);
 }
 
 static Tensor *
@@ -381,7 +397,7 @@ fold_transpose (GraphNode *n, const Tensor *t, GError **error)
   else
     for (guint i = 0; i < r; i++)
       perm[i] = r - 1 - i;
-  gint64 dims[TENSOR_MAX_RANK], sstride[TENSOR_MAX_RANK];
+  gint64 dims[TENSOR_MAX_RANK], sstride[TENSOR_MAX_RANK], stride[TENSOR_MAX_RANK];
   gint64 s = 1;
   for (guint d = r; d-- > 0;)
     {
@@ -393,30 +409,9 @@ fold_transpose (GraphNode *n, const Tensor *t, GError **error)
       if (perm[d] < 0 || perm[d] >= (gint64) r)
         return NULL;
       dims[d] = tensor_dim (t, (guint) perm[d]);
+      stride[d] = sstride[perm[d]];
     }
-  gsize es = graph_dtype_size (tensor_dtype (t));
-  if (es == 0)
-    return NULL;
-  Tensor *out = new_like_bytes (tensor_dtype (t), r, dims, error);
-  if (out == NULL)
-    return NULL;
-  gint64 total = tensor_numel (out), idx[TENSOR_MAX_RANK] = { 0 };
-  guint8 *dst = (guint8 *) tensor_data (out);
-  const guint8 *src = tensor_data (t);
-  for (gint64 e = 0; e < total; e++)
-    {
-      gint64 off = 0;
-      for (guint d = 0; d < r; d++)
-        off += idx[d] * sstride[perm[d]];
-      memcpy (dst + (gsize) e * es, src + (gsize) off * es, es);
-      for (guint d = r; d-- > 0;)
-        {
-          if (++idx[d] < dims[d])
-            break;
-          idx[d] = 0;
-        }
-    }
-  return out;
+  return copy_strided (t, r, dims, 0, stride, error);
 }
 
 /* Element-wise arithmetic where one side is a single element or both have
