@@ -483,6 +483,8 @@ k_binary (RtCall *call, GError **error)
 static gboolean
 k_mod (RtCall *call, GError **error)
 {
+  if (call->inputs[0]->dtype == GRAPH_DTYPE_FLOAT16)
+    return rt_run_as_float (call, k_mod, error);
   gboolean fmod_ = rt_attr_i (call->node, "fmod", 0) != 0;
   return binary_run (call, call->inputs[0], call->inputs[1], fmod_ ? OP_ModTrunc : OP_ModFloor,
                      FALSE, error);
@@ -500,6 +502,8 @@ k_bitshift (RtCall *call, GError **error)
 static gboolean
 k_variadic (RtCall *call, GError **error)
 {
+  if (call->inputs[0]->dtype == GRAPH_DTYPE_FLOAT16)
+    return rt_run_as_float (call, k_variadic, error);
   const char *op = graph_node_op_type (call->node);
   int index = strcmp (op, "Max") == 0 ? OP_Max : strcmp (op, "Min") == 0 ? OP_Min : OP_Add;
   const RtTensor *a = call->inputs[0];
@@ -698,12 +702,12 @@ static const RtKernelDef defs[] = {
   BIN ("Equal", RT_DT_ALL), BIN ("Greater", RT_DT_NUMERIC), BIN ("Less", RT_DT_NUMERIC),
   BIN ("GreaterOrEqual", RT_DT_NUMERIC), BIN ("LessOrEqual", RT_DT_NUMERIC),
   BIN ("And", RT_DT (BOOL)), BIN ("Or", RT_DT (BOOL)), BIN ("Xor", RT_DT (BOOL)),
-  { "onnx", "Mod", 10, 0, 2, 2, 1, 1, RT_DT_NUMERIC, k_mod, NULL, NULL },
+  { "onnx", "Mod", 10, 0, 2, 2, 1, 1, RT_DT_NUMERIC | RT_DT (FLOAT16), k_mod, NULL, NULL },
   { "onnx", "BitShift", 11, 0, 2, 2, 1, 1, RT_DT_INTS, k_bitshift, NULL, NULL },
   { "onnx", "Sum", 1, 0, 1, RT_VARIADIC, 1, 1, RT_DT_NUMERIC, k_variadic, NULL, NULL },
   { "onnx", "Mean", 1, 0, 1, RT_VARIADIC, 1, 1, RT_DT_FLOATS, k_variadic, NULL, NULL },
-  { "onnx", "Max", 1, 0, 1, RT_VARIADIC, 1, 1, RT_DT_NUMERIC, k_variadic, NULL, NULL },
-  { "onnx", "Min", 1, 0, 1, RT_VARIADIC, 1, 1, RT_DT_NUMERIC, k_variadic, NULL, NULL },
+  { "onnx", "Max", 1, 0, 1, RT_VARIADIC, 1, 1, RT_DT_NUMERIC | RT_DT (FLOAT16), k_variadic, NULL, NULL },
+  { "onnx", "Min", 1, 0, 1, RT_VARIADIC, 1, 1, RT_DT_NUMERIC | RT_DT (FLOAT16), k_variadic, NULL, NULL },
   { "onnx", "Where", 9, 0, 3, 3, 1, 1, RT_DT (BOOL), k_where, NULL, NULL },
   { "onnx", "Clip", 1, 0, 1, 3, 1, 1, RT_DT_NUMERIC, k_clip, NULL, NULL },
   { "onnx", "Cast", 1, 0, 1, 1, 1, 1, RT_DT_ALL | RT_DT (FLOAT16), k_cast, NULL, NULL },

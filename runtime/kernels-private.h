@@ -16,3 +16,6 @@ gboolean rt_kernel_copy (RtCall *call, GError **error);
 /* Output 0 := a with entries outside the k-th diagonal band zeroed (ONNX
  * Trilu; aten::triu/tril). */
 gboolean rt_trilu (RtCall *call, const RtTensor *a, gint64 k, gboolean upper, GError **error);
+/* Runs fn with float copies of call's float16 inputs, then narrows the
+ * float outputs it made to float16 (runtime/half.c). */
+gboolean rt_run_as_float (RtCall *call, RtKernelFn fn, GError **error);

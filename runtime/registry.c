@@ -24,6 +24,7 @@ extern const RtKernelTable rt_kernels_gridsample;
 extern const RtKernelTable rt_kernels_training;
 extern const RtKernelTable rt_kernels_spectral;
 extern const RtKernelTable rt_kernels_text;
+extern const RtKernelTable rt_kernels_scan8;
 
 static const RtKernelTable *const tables[] = {
   &rt_kernels_elementwise,
@@ -47,6 +48,7 @@ static const RtKernelTable *const tables[] = {
   &rt_kernels_training,
   &rt_kernels_spectral,
   &rt_kernels_text,
+  &rt_kernels_scan8,
 };
 
 /* "domain::op" → GPtrArray of const RtKernelDef* */
