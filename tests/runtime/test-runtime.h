@@ -9,3 +9,4 @@ void test_aten_register (void);
 void test_session_register (void);
 void test_cli_register (void);
 void test_kernels_register (void);
+void test_kernels_index_register (void);

@@ -1,0 +1,228 @@
+/* Bad input to the index-driven kernels added for the backend tests
+ * (GatherND, ScatterND, Compress, ReverseSequence, Unique, losses,
+ * MaxUnpool, RoiAlign, NonMaxSuppression, DFT): each must end in an
+ * RT_ERROR naming the problem, never a read or write out of bounds (the
+ * ASan build runs these).  Values checked are worked out by hand from
+ * the ONNX operator spec (numpy equivalents in the comments). */
+#include "tests/runtime/test-runtime.h"
+#include <stdarg.h>
+#include <string.h>
+
+static Tensor *
+f32 (guint rank, const gint64 *dims, const float *v)
+{
+  gint64 n = 1;
+  for (guint i = 0; i < rank; i++)
+    n *= dims[i];
+  return tensor_new_from_data (GRAPH_DTYPE_FLOAT, rank, dims, v, (gsize) n * sizeof (float), NULL);
+}
+
+static Tensor *
+i64 (guint rank, const gint64 *dims, const gint64 *v)
+{
+  gint64 n = 1;
+  for (guint i = 0; i < rank; i++)
+    n *= dims[i];
+  return tensor_new_from_data (GRAPH_DTYPE_INT64, rank, dims, v, (gsize) n * sizeof (gint64), NULL);
+}
+
+/* Runs one `op` node (opset `opset`) on the tensors `ts` (taking them) with
+ * the attribute pairs that follow, up to NULL; *out (when not NULL) gets
+ * output 0.  Returns the error of making or running the session. */
+static GError *
+run_op (gint64 opset, const char *op, guint n_in, Tensor **ts, guint n_out, Tensor **out, ...)
+{
+  g_autoptr (Graph) g = graph_new ();
+  graph_set_opset (g, "", opset);
+  GraphValue *ins[8];
+  g_assert_cmpuint (n_in, <=, G_N_ELEMENTS (ins));
+  g_autoptr (GHashTable) in = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                                     (GDestroyNotify) tensor_unref);
+  for (guint i = 0; i < n_in; i++)
+    {
+      if (ts[i] == NULL)
+        {
+          ins[i] = GRAPH_ABSENT;
+          continue;
+        }
+      char name[16];
+      g_snprintf (name, sizeof name, "i%u", i);
+      g_autoptr (GraphType) ty = graph_type_new_tensor_static (tensor_dtype (ts[i]), tensor_rank (ts[i]),
+                                                               tensor_dims (ts[i]));
+      ins[i] = graph_add_input (g, name, ty);
+      g_hash_table_insert (in, g_strdup (name), ts[i]);
+    }
+  va_list ap;
+  va_start (ap, out);
+  GraphNode *n = graph_opv_outputs_valist (g, op, n_in, ins, n_out, ap);
+  va_end (ap);
+  g_assert_nonnull (n);
+  for (guint i = 0; i < n_out; i++)
+    {
+      char name[16];
+      g_snprintf (name, sizeof name, "o%u", i);
+      graph_value_set_name (graph_node_output (n, i), name);
+      graph_add_output (g, graph_node_output (n, i));
+    }
+  GError *error = NULL;
+  g_autoptr (RtSession) s = rt_session_new (g, NULL, &error);
+  if (s == NULL)
+    return error;
+  g_autoptr (GHashTable) res = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                                      (GDestroyNotify) tensor_unref);
+  if (!rt_session_run (s, in, res, &error))
+    return error;
+  if (out)
+    *out = tensor_ref (g_hash_table_lookup (res, "o0"));
+  return NULL;
+}
+
+static void
+expect_error (GError *error, int code, const char *msg)
+{
+  g_assert_error (error, RT_ERROR, code);
+  if (strstr (error->message, msg) == NULL)
+    g_error ("'%s' does not contain '%s'", error->message, msg);
+  g_error_free (error);
+}
+
+static void
+test_gathernd (void)
+{
+  static const float data[4] = { 1, 2, 3, 4 };
+  gint64 dd[2] = { 2, 2 }, id[2] = { 1, 2 };
+  static const gint64 good[2] = { 1, 0 }, bad[2] = { 2, 0 };
+  /* data[1, 0] = 3 (numpy: data[tuple(good)]) */
+  Tensor *ts[2] = { f32 (2, dd, data), i64 (2, id, good) };
+  g_autoptr (Tensor) y = NULL;
+  g_assert_no_error (run_op (13, "GatherND", 2, ts, 1, &y, NULL));
+  g_assert_cmpuint (tensor_numel (y), ==, 1);
+  g_assert_cmpfloat (tensor_get_double (y, 0), ==, 3.0);
+  Tensor *bt[2] = { f32 (2, dd, data), i64 (2, id, bad) };
+  expect_error (run_op (13, "GatherND", 2, bt, 1, NULL, NULL), RT_ERROR_INVALID_GRAPH,
+                "index 2 is out of range for a dimension of 2");
+  /* ScatterND with index -3 on a dimension of 2. */
+  static const gint64 neg[2] = { -3, 0 };
+  static const float upd[1] = { 9 };
+  gint64 ud[1] = { 1 };
+  Tensor *st[3] = { f32 (2, dd, data), i64 (2, id, neg), f32 (1, ud, upd) };
+  expect_error (run_op (16, "ScatterND", 3, st, 1, NULL, NULL), RT_ERROR_INVALID_GRAPH,
+                "index -3 is out of range");
+}
+
+static void
+test_compress_reverse (void)
+{
+  static const float x[3] = { 1, 2, 3 };
+  gint64 xd[1] = { 3 }, cd[1] = { 4 };
+  static const gint64 cond[4] = { 1, 0, 1, 1 };
+  Tensor *ct[2] = { f32 (1, xd, x), i64 (1, cd, cond) };
+  expect_error (run_op (11, "Compress", 2, ct, 1, NULL, "axis_i", (gint64) 0, NULL), RT_ERROR_SHAPE,
+                "condition must be 1-D and no longer than the axis");
+
+  /* (time 2, batch 2) with lengths (3, 1): 3 > 2 time steps. */
+  static const float s[4] = { 1, 2, 3, 4 };
+  gint64 sd[2] = { 2, 2 }, ld[1] = { 2 };
+  static const gint64 bad[2] = { 3, 1 }, good[2] = { 2, 1 };
+  Tensor *rt[2] = { f32 (2, sd, s), i64 (1, ld, bad) };
+  expect_error (run_op (10, "ReverseSequence", 2, rt, 1, NULL, "time_axis_i", (gint64) 0,
+                        "batch_axis_i", (gint64) 1, NULL),
+                RT_ERROR_INVALID_GRAPH, "sequence length 3 is outside [0, 2]");
+  /* Batch 0 reversed over 2 steps, batch 1 unchanged: [[3, 2], [1, 4]]. */
+  Tensor *gt[2] = { f32 (2, sd, s), i64 (1, ld, good) };
+  g_autoptr (Tensor) y = NULL;
+  g_assert_no_error (run_op (10, "ReverseSequence", 2, gt, 1, &y, "time_axis_i", (gint64) 0,
+                             "batch_axis_i", (gint64) 1, NULL));
+  static const double want[4] = { 3, 2, 1, 4 };
+  for (guint i = 0; i < 4; i++)
+    g_assert_cmpfloat (tensor_get_double (y, i), ==, want[i]);
+}
+
+static void
+test_unique (void)
+{
+  /* numpy.unique([2, 1, 1, 3]) = [1, 2, 3]; not sorted: [2, 1, 3]. */
+  static const float x[4] = { 2, 1, 1, 3 };
+  gint64 xd[1] = { 4 };
+  for (int sorted = 0; sorted < 2; sorted++)
+    {
+      Tensor *ts[1] = { f32 (1, xd, x) };
+      g_autoptr (Tensor) y = NULL;
+      g_assert_no_error (run_op (11, "Unique", 1, ts, 4, &y, "sorted_i", (gint64) sorted, NULL));
+      g_assert_cmpuint (tensor_numel (y), ==, 3);
+      g_assert_cmpfloat (tensor_get_double (y, 0), ==, sorted ? 1.0 : 2.0);
+      g_assert_cmpfloat (tensor_get_double (y, 1), ==, sorted ? 2.0 : 1.0);
+      g_assert_cmpfloat (tensor_get_double (y, 2), ==, 3.0);
+    }
+}
+
+static void
+test_losses (void)
+{
+  static const float x[6] = { -1, -2, -3, -4, -5, -6 };
+  gint64 xd[2] = { 2, 3 }, td[1] = { 2 };
+  static const gint64 bad[2] = { 0, 5 }, good[2] = { 0, 2 };
+  Tensor *bt[2] = { f32 (2, xd, x), i64 (1, td, bad) };
+  expect_error (run_op (13, "NegativeLogLikelihoodLoss", 2, bt, 1, NULL, NULL),
+                RT_ERROR_INVALID_GRAPH, "target 5 is outside [0, 3)");
+  /* The ignored target may be anything. */
+  Tensor *it[2] = { f32 (2, xd, x), i64 (1, td, bad) };
+  g_autoptr (Tensor) l = NULL;
+  g_assert_no_error (run_op (13, "NegativeLogLikelihoodLoss", 2, it, 1, &l, "ignore_index_i",
+                             (gint64) 5, "reduction_s", "sum", NULL));
+  /* -x[0, 0] = 1 */
+  g_assert_cmpfloat (tensor_get_double (l, 0), ==, 1.0);
+  /* mean of -x[0, 0] and -x[1, 2]: (1 + 6) / 2 */
+  Tensor *gt[2] = { f32 (2, xd, x), i64 (1, td, good) };
+  g_autoptr (Tensor) m = NULL;
+  g_assert_no_error (run_op (13, "NegativeLogLikelihoodLoss", 2, gt, 1, &m, NULL));
+  g_assert_cmpfloat (tensor_get_double (m, 0), ==, 3.5);
+  gint64 wd[1] = { 2 };
+  static const float w[2] = { 1, 1 };
+  Tensor *wt[3] = { f32 (2, xd, x), i64 (1, td, good), f32 (1, wd, w) };
+  expect_error (run_op (13, "SoftmaxCrossEntropyLoss", 3, wt, 1, NULL, NULL), RT_ERROR_SHAPE,
+                "weight must have shape (C)");
+}
+
+static void
+test_spatial (void)
+{
+  static const float x[4] = { 1, 2, 3, 4 };
+  gint64 xd[4] = { 1, 1, 2, 2 };
+  static const gint64 ind[4] = { 0, 1, 2, 99 };
+  static const gint64 ks[2] = { 2, 2 };
+  Tensor *ut[2] = { f32 (4, xd, x), i64 (4, xd, ind) };
+  expect_error (run_op (11, "MaxUnpool", 2, ut, 1, NULL, "kernel_shape_is", 2, ks, "strides_is", 2, ks,
+                        NULL),
+                RT_ERROR_INVALID_GRAPH, "index 99 is out of range");
+
+  static const float roi[4] = { 0, 0, 1, 1 };
+  static const gint64 bi[1] = { 5 };
+  gint64 rd[2] = { 1, 4 }, bd[1] = { 1 };
+  Tensor *rt[3] = { f32 (4, xd, x), f32 (2, rd, roi), i64 (1, bd, bi) };
+  expect_error (run_op (16, "RoiAlign", 3, rt, 1, NULL, NULL), RT_ERROR_INVALID_GRAPH,
+                "batch index 5 is out of range");
+
+  /* Scores for 3 boxes where boxes has 2. */
+  static const float boxes[8] = { 0, 0, 1, 1, 0, 0, 1, 1 }, scores[3] = { 1, 1, 1 };
+  gint64 bxd[3] = { 1, 2, 4 }, scd[3] = { 1, 1, 3 };
+  Tensor *nt[2] = { f32 (3, bxd, boxes), f32 (3, scd, scores) };
+  expect_error (run_op (11, "NonMaxSuppression", 2, nt, 1, NULL, NULL), RT_ERROR_SHAPE,
+                "boxes must be (batch, n, 4) and scores (batch, classes, n)");
+
+  static const gint64 len0[1] = { 0 };
+  gint64 sd[3] = { 1, 4, 1 }, one[1] = { 1 };
+  Tensor *dt[2] = { f32 (3, sd, x), i64 (1, one, len0) };
+  expect_error (run_op (17, "DFT", 2, dt, 1, NULL, NULL), RT_ERROR_INVALID_GRAPH,
+                "dft_length must be positive");
+}
+
+void
+test_kernels_index_register (void)
+{
+  g_test_add_func ("/runtime/index/gathernd-scatternd", test_gathernd);
+  g_test_add_func ("/runtime/index/compress-reversesequence", test_compress_reverse);
+  g_test_add_func ("/runtime/index/unique", test_unique);
+  g_test_add_func ("/runtime/index/losses", test_losses);
+  g_test_add_func ("/runtime/index/spatial", test_spatial);
+}
