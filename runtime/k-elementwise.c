@@ -659,6 +659,8 @@ k_cast (RtCall *call, GError **error)
         }
       to = call->inputs[1]->dtype;
     }
+  if (a->dtype == GRAPH_DTYPE_STRING || to == GRAPH_DTYPE_STRING)
+    return rt_cast_string (call, a, (GraphDType) to, error);
   if (!graph_dtype_is_valid ((int) to) || rt_dtype_size ((GraphDType) to) == 0
       || to == GRAPH_DTYPE_BFLOAT16 || to == GRAPH_DTYPE_COMPLEX64 || to == GRAPH_DTYPE_COMPLEX128)
     {
@@ -710,8 +712,8 @@ static const RtKernelDef defs[] = {
   { "onnx", "Min", 1, 0, 1, RT_VARIADIC, 1, 1, RT_DT_NUMERIC | RT_DT (FLOAT16), k_variadic, NULL, NULL },
   { "onnx", "Where", 9, 0, 3, 3, 1, 1, RT_DT (BOOL), k_where, NULL, NULL },
   { "onnx", "Clip", 1, 0, 1, 3, 1, 1, RT_DT_NUMERIC, k_clip, NULL, NULL },
-  { "onnx", "Cast", 1, 0, 1, 1, 1, 1, RT_DT_ALL | RT_DT (FLOAT16), k_cast, NULL, NULL },
-  { "onnx", "CastLike", 15, 0, 2, 2, 1, 1, RT_DT_ALL | RT_DT (FLOAT16), k_cast, NULL, NULL },
+  { "onnx", "Cast", 1, 0, 1, 1, 1, 1, RT_DT_ALL | RT_DT (FLOAT16) | RT_DT (STRING), k_cast, NULL, NULL },
+  { "onnx", "CastLike", 15, 0, 2, 2, 1, 1, RT_DT_ALL | RT_DT (FLOAT16) | RT_DT (STRING), k_cast, NULL, NULL },
 };
 
 RT_KERNEL_TABLE (rt_kernels_elementwise, defs);

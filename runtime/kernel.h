@@ -18,7 +18,8 @@
  * Inside a run, tensors are plain structs over borrowed memory (a slot, an
  * initializer, a caller's input) with the shape inline: no refcounting and
  * no allocation per node.  Data is C-contiguous.  Conversion to IR Tensors
- * happens only at the session boundary.
+ * happens only at the session boundary.  STRING tensors hold `GBytes *`
+ * elements (rt_call_keep_string).
  */
 #pragma once
 
@@ -107,6 +108,10 @@ gboolean     rt_registry_has_op (const char *domain, const char *op);
 /* Allocates output i (shape checked against the session's size limit). */
 RtTensor    *rt_call_output (RtCall *call, guint i, GraphDType dtype, guint rank,
                              const gint64 *dims, GError **error);
+/* STRING tensors (Note [RtTensor]) hold `GBytes *` elements, NULL for "",
+ * borrowed: a kernel making a string passes it here, which takes it and
+ * returns it, valid until the session's next run. */
+GBytes      *rt_call_keep_string (RtCall *call, GBytes *b);
 /* Output i with the shape and dtype of `like`. */
 RtTensor    *rt_call_output_like (RtCall *call, guint i, const RtTensor *like, GError **error);
 /* Scratch memory valid until the kernel returns (reused between nodes).

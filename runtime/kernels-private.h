@@ -19,3 +19,5 @@ gboolean rt_trilu (RtCall *call, const RtTensor *a, gint64 k, gboolean upper, GE
 /* Runs fn with float copies of call's float16 inputs, then narrows the
  * float outputs it made to float16 (runtime/half.c). */
 gboolean rt_run_as_float (RtCall *call, RtKernelFn fn, GError **error);
+/* Cast / CastLike where input 0 or the target type is STRING (k-string.c). */
+gboolean rt_cast_string (RtCall *call, const RtTensor *a, GraphDType to, GError **error);

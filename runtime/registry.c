@@ -25,6 +25,7 @@ extern const RtKernelTable rt_kernels_training;
 extern const RtKernelTable rt_kernels_spectral;
 extern const RtKernelTable rt_kernels_text;
 extern const RtKernelTable rt_kernels_scan8;
+extern const RtKernelTable rt_kernels_string;
 
 static const RtKernelTable *const tables[] = {
   &rt_kernels_elementwise,
@@ -49,6 +50,7 @@ static const RtKernelTable *const tables[] = {
   &rt_kernels_spectral,
   &rt_kernels_text,
   &rt_kernels_scan8,
+  &rt_kernels_string,
 };
 
 /* "domain::op" → GPtrArray of const RtKernelDef* */

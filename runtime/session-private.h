@@ -62,6 +62,9 @@ struct _RtSession
    * the body, during a body run; NULL for a main graph. */
   RtSession      *parent;
   gboolean       *body_present;
+  /* GBytes that string tensors of a run point to (rt_call_keep_string);
+   * held by the outermost session, emptied when its next run starts. */
+  GPtrArray      *strings;
 };
 
 /* Note [Subgraphs]

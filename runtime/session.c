@@ -49,6 +49,8 @@ rt_session_free (RtSession *s)
   g_ptr_array_unref (s->returned);
   g_free (s->node_inputs);
   g_free (s->body_present);
+  if (s->strings)
+    g_ptr_array_unref (s->strings);
   g_free (s);
 }
 
@@ -563,12 +565,11 @@ static gboolean
 bind_tensor (RtSession *s, int vi, const Tensor *t, const char *what, GError **error)
 {
   RtTensor *r = &s->rt[vi];
-  if (tensor_dtype (t) == GRAPH_DTYPE_STRING || !tensor_has_data (t))
+  if (tensor_dtype (t) != GRAPH_DTYPE_STRING && !tensor_has_data (t))
     {
       g_set_error (error, RT_ERROR, RT_ERROR_UNSUPPORTED,
-                   "%s '%s': %s tensors cannot be executed", what,
-                   value_label (s->values[vi].v),
-                   tensor_has_data (t) ? "string" : "data-less");
+                   "%s '%s': data-less tensors cannot be executed", what,
+                   value_label (s->values[vi].v));
       return FALSE;
     }
   if (tensor_rank (t) > RT_MAX_RANK)
@@ -576,6 +577,24 @@ bind_tensor (RtSession *s, int vi, const Tensor *t, const char *what, GError **e
       g_set_error (error, RT_ERROR, RT_ERROR_UNSUPPORTED, "%s '%s': rank %u above %d",
                    what, value_label (s->values[vi].v), tensor_rank (t), RT_MAX_RANK);
       return FALSE;
+    }
+  if (tensor_dtype (t) == GRAPH_DTYPE_STRING)
+    {
+      /* An array of the tensor's GBytes, borrowed: `t` outlives the run. */
+      RtValue *val = &s->values[vi];
+      gsize n = (gsize) tensor_numel (t) * sizeof (GBytes *);
+      if (val->own_cap < n || val->own == NULL)
+        {
+          g_free (val->own);
+          val->own = g_malloc (MAX (n, 1));
+          val->own_cap = n;
+          s->allocations++;
+        }
+      GBytes **p = val->own;
+      for (gint64 i = 0; i < tensor_numel (t); i++)
+        p[i] = tensor_string (t, i);
+      rt_from_tensor (r, t, val->own);
+      return TRUE;
     }
   void *data = (void *) tensor_data (t);
   gsize align = MAX (rt_dtype_size (tensor_dtype (t)), 1);
@@ -740,11 +759,25 @@ run_node (RtSession *s, RtNodePlan *p, GError **error)
   return TRUE;
 }
 
+/* A STRING RtTensor as an IR tensor (NULL entries: empty strings). */
+static Tensor *
+strings_to_tensor (const RtTensor *r, GError **error)
+{
+  GBytes *const *p = r->data;
+  g_autoptr (GBytes) empty = g_bytes_new_static ("", 0);
+  g_autofree GBytes **v = g_new (GBytes *, MAX (r->numel, 1));
+  for (gint64 i = 0; i < r->numel; i++)
+    v[i] = p[i] ? p[i] : empty;
+  return tensor_new_strings (r->rank, r->dims, v, error);
+}
+
 gboolean
 rt_session_run (RtSession *s, GHashTable *inputs, GHashTable *outputs, GError **error)
 {
   g_return_val_if_fail (s != NULL, FALSE);
   s->allocations = 0;
+  if (s->strings)
+    g_ptr_array_set_size (s->strings, 0);
   if (s->options.threads > 0)
     openblas_set_num_threads (s->options.threads);
   g_autofree gboolean *present = g_new0 (gboolean, MAX (s->n_values, 1));
@@ -766,8 +799,10 @@ rt_session_run (RtSession *s, GHashTable *inputs, GHashTable *outputs, GError **
           break;
         }
       RtTensor *r = &s->rt[vi];
-      Tensor *t = tensor_new_from_data (r->dtype, r->rank, r->dims, r->data,
-                                        r->numel * rt_dtype_size (r->dtype), error);
+      Tensor *t = r->dtype == GRAPH_DTYPE_STRING
+                  ? strings_to_tensor (r, error)
+                  : tensor_new_from_data (r->dtype, r->rank, r->dims, r->data,
+                                          r->numel * rt_dtype_size (r->dtype), error);
       if (t == NULL)
         {
           ok = FALSE;
@@ -799,7 +834,10 @@ rt_call_output (RtCall *call, guint i, GraphDType dtype, guint rank, const gint6
                      RT_MAX_RANK);
       return NULL;
     }
-  if (!tensor_shape_nbytes (dtype, rank, dims, &nbytes) || nbytes > s->options.max_tensor_bytes)
+  /* STRING: pointers, as wide as int64 elements. */
+  if (!tensor_shape_nbytes (dtype == GRAPH_DTYPE_STRING ? GRAPH_DTYPE_INT64 : dtype, rank, dims,
+                            &nbytes)
+      || nbytes > s->options.max_tensor_bytes)
     {
       GString *shape = g_string_new ("(");
       for (guint k = 0; k < rank; k++)
@@ -835,8 +873,22 @@ rt_call_output (RtCall *call, guint i, GraphDType dtype, guint rank, const gint6
     memcpy (r->dims, dims, rank * sizeof (gint64));
   r->numel = rt_shape_numel (rank, dims);
   r->data = slot->mem;
+  if (dtype == GRAPH_DTYPE_STRING && nbytes)
+    memset (r->data, 0, nbytes);
   s->present[vi] = TRUE;
   return r;
+}
+
+GBytes *
+rt_call_keep_string (RtCall *call, GBytes *b)
+{
+  RtSession *s = call->ctx;
+  while (s->parent)
+    s = s->parent;
+  if (s->strings == NULL)
+    s->strings = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
+  g_ptr_array_add (s->strings, b);
+  return b;
 }
 
 RtTensor *

@@ -120,6 +120,9 @@ rt_shape_numel (guint rank, const gint64 *dims)
 gsize
 rt_dtype_size (GraphDType d)
 {
+  /* STRING tensors hold GBytes pointers (Note [RtTensor] in kernel.h). */
+  if (d == GRAPH_DTYPE_STRING)
+    return sizeof (GBytes *);
   return graph_dtype_size (d);
 }
 

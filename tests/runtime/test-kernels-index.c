@@ -1,10 +1,12 @@
 /* Bad input to the index-driven kernels added for the backend tests
  * (GatherND, ScatterND, Compress, ReverseSequence, Unique, losses,
- * MaxUnpool, RoiAlign, NonMaxSuppression, DFT): each must end in an
+ * MaxUnpool, RoiAlign, NonMaxSuppression, DFT, Cast from strings): each
+ * must end in an
  * RT_ERROR naming the problem, never a read or write out of bounds (the
  * ASan build runs these).  Values checked are worked out by hand from
  * the ONNX operator spec (numpy equivalents in the comments). */
 #include "tests/runtime/test-runtime.h"
+#include <math.h>
 #include <stdarg.h>
 #include <string.h>
 
@@ -217,9 +219,68 @@ test_spatial (void)
                 "dft_length must be positive");
 }
 
+static Tensor *
+strs (guint n, const char *const *v)
+{
+  gint64 d = n;
+  g_autofree GBytes **b = g_new (GBytes *, n);
+  for (guint i = 0; i < n; i++)
+    b[i] = g_bytes_new (v[i], strlen (v[i]));
+  Tensor *t = tensor_new_strings (1, &d, b, NULL);
+  for (guint i = 0; i < n; i++)
+    g_bytes_unref (b[i]);
+  return t;
+}
+
+static void
+expect_strings (const Tensor *t, guint n, const char *const *want)
+{
+  g_assert_cmpint (tensor_dtype (t), ==, GRAPH_DTYPE_STRING);
+  g_assert_cmpint (tensor_numel (t), ==, n);
+  for (guint i = 0; i < n; i++)
+    {
+      gsize len;
+      const char *s = g_bytes_get_data (tensor_string (t, i), &len);
+      g_assert_cmpmem (s, len, want[i], strlen (want[i]));
+    }
+}
+
+/* String tensors through a session: StringNormalizer, Cast both ways. */
+static void
+test_strings (void)
+{
+  static const char *const in[3] = { "Monday", "tuesday", "x\xc3\xa9" }, *stop[1] = { "monday" };
+  static const char *const upper[2] = { "TUESDAY", "X\xc3\x89" };
+  Tensor *st[1] = { strs (3, in) };
+  g_autoptr (Tensor) y = NULL;
+  g_assert_no_error (run_op (10, "StringNormalizer", 1, st, 1, &y, "stopwords_ss", 1, stop,
+                             "case_change_action_s", "UPPER", NULL));
+  expect_strings (y, 2, upper);
+
+  /* numpy: [str(np.float32(v)) for v in (0.5, 1, 0.1, 1e-05)] */
+  static const float f[4] = { 0.5f, 1.0f, 0.1f, 1e-5f };
+  static const char *const fs[4] = { "0.5", "1.0", "0.1", "1e-05" };
+  gint64 fd[1] = { 4 };
+  Tensor *ft[1] = { f32 (1, fd, f) };
+  g_autoptr (Tensor) z = NULL;
+  g_assert_no_error (run_op (13, "Cast", 1, ft, 1, &z, "to_i", (gint64) GRAPH_DTYPE_STRING, NULL));
+  expect_strings (z, 4, fs);
+
+  static const char *const num[2] = { "2.5", "-INF" }, *bad[2] = { "2.5", "two" };
+  Tensor *nt[1] = { strs (2, num) };
+  g_autoptr (Tensor) w = NULL;
+  g_assert_no_error (run_op (13, "Cast", 1, nt, 1, &w, "to_i", (gint64) GRAPH_DTYPE_FLOAT, NULL));
+  g_assert_cmpfloat (tensor_get_double (w, 0), ==, 2.5);
+  g_assert_cmpfloat (tensor_get_double (w, 1), ==, -INFINITY);
+  Tensor *bt[1] = { strs (2, bad) };
+  expect_error (run_op (13, "Cast", 1, bt, 1, NULL, "to_i", (gint64) GRAPH_DTYPE_FLOAT, NULL),
+                RT_ERROR_INVALID_GRAPH, "element 1 ('two') is not a number");
+}
+
 void
 test_kernels_index_register (void)
 {
+  g_test_add_func ("/runtime/strings", test_strings);
   g_test_add_func ("/runtime/index/gathernd-scatternd", test_gathernd);
   g_test_add_func ("/runtime/index/compress-reversesequence", test_compress_reverse);
   g_test_add_func ("/runtime/index/unique", test_unique);
