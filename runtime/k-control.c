@@ -98,7 +98,7 @@ k_if (RtCall *call, GError **error)
   if (!rt_body_run (body, call, 0, NULL, call->n_outputs, outs, error))
     return FALSE;
   for (guint i = 0; i < call->n_outputs; i++)
-    if (!output_copy (call, i, outs[i], error))
+    if (!rt_call_output_value (call, i, outs[i], error))
       return FALSE;
   return TRUE;
 }
@@ -143,6 +143,33 @@ held_update (Held **cur, Held **spare, guint n, const RtTensor *const *outs)
   *spare = t;
 }
 
+/* Loop-carried values of any kind (Note [Sequences and optionals]). */
+static void
+stores_free (RtStore **st, guint n)
+{
+  for (guint i = 0; i < n; i++)
+    rt_store_free (st[i]);
+  g_free (st);
+}
+
+/* (*cur)[i] := copies of outs[i] for i < n, through *spare (an output may
+ * alias any of *cur). */
+static gboolean
+stores_update (RtCall *call, RtStore ***cur, RtStore ***spare, guint n,
+               const RtTensor *const *outs, GError **error)
+{
+  for (guint i = 0; i < n; i++)
+    if (!rt_store_set ((*spare)[i], outs[i], call->ctx->options.max_tensor_bytes, error))
+      {
+        g_prefix_error (error, "%s: ", rt_node_label (call->node));
+        return FALSE;
+      }
+  RtStore **t = *cur;
+  *cur = *spare;
+  *spare = t;
+  return TRUE;
+}
+
 static gboolean
 same_shape (const RtTensor *a, const RtTensor *b)
 {
@@ -180,16 +207,29 @@ k_loop (RtCall *call, GError **error)
     }
   if (c0 && !scalar_true (call, c0, "cond", &cond, error))
     return FALSE;
-  g_autofree Held *carried = g_new0 (Held, MAX (N, 1));
-  g_autofree Held *spare = g_new0 (Held, MAX (N, 1));
+  RtStore **carried = g_new0 (RtStore *, MAX (N, 1));
+  RtStore **spare = g_new0 (RtStore *, MAX (N, 1));
+  for (guint i = 0; i < N; i++)
+    {
+      carried[i] = rt_store_new ();
+      spare[i] = rt_store_new ();
+    }
   for (guint i = 0; i < N; i++)
     {
       if (call->inputs[2 + i] == NULL)
         {
           rt_call_error (call, error, RT_ERROR_UNSUPPORTED, "absent loop-carried value %u", i);
+          stores_free (carried, N);
+          stores_free (spare, N);
           return FALSE;
         }
-      held_set (&carried[i], call->inputs[2 + i]);
+      if (!rt_store_set (carried[i], call->inputs[2 + i], call->ctx->options.max_tensor_bytes,
+                         error))
+        {
+          stores_free (carried, N);
+          stores_free (spare, N);
+          return FALSE;
+        }
     }
   /* Per scan output: the slices so far, appended. */
   g_autofree Held *scans = g_new0 (Held, MAX (K, 1));
@@ -207,14 +247,21 @@ k_loop (RtCall *call, GError **error)
       ins[0] = &it_t;
       ins[1] = &cond_t;
       for (guint i = 0; i < N; i++)
-        ins[2 + i] = &carried[i].t;
+        ins[2 + i] = &carried[i]->value;
       ok = rt_body_run (st->body[0], call, 2 + N, ins, 1 + N + K, outs, error)
            && scalar_true (call, outs[0], "the body's cond output", &cond, error);
       if (ok)
-        held_update (&carried, &spare, N, outs + 1);
+        ok = stores_update (call, &carried, &spare, N, outs + 1, error);
       for (guint k = 0; ok && k < K; k++)
         {
           const RtTensor *o = outs[1 + N + k];
+          if (o->kind != RT_KIND_TENSOR)
+            {
+              rt_call_error (call, error, RT_ERROR_UNSUPPORTED,
+                             "scan output %u is not a tensor", k);
+              ok = FALSE;
+              break;
+            }
           if (it == 0)
             first[k] = *o;
           else if (!same_shape (&first[k], o))
@@ -238,7 +285,7 @@ k_loop (RtCall *call, GError **error)
         }
     }
   for (guint i = 0; ok && i < N; i++)
-    ok = output_copy (call, i, &carried[i].t, error);
+    ok = rt_call_output_value (call, i, &carried[i]->value, error);
   for (guint k = 0; ok && k < K; k++)
     {
       RtTensor stacked = { .dtype = it ? first[k].dtype : GRAPH_DTYPE_FLOAT, .rank = 1 };
@@ -252,8 +299,8 @@ k_loop (RtCall *call, GError **error)
       stacked.data = scans[k].mem ? scans[k].mem->data : NULL;
       ok = output_copy (call, N + k, &stacked, error);
     }
-  held_clear (carried, N);
-  held_clear (spare, N);
+  stores_free (carried, N);
+  stores_free (spare, N);
   held_clear (scans, K);
   return ok;
 }

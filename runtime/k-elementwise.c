@@ -662,7 +662,7 @@ k_cast (RtCall *call, GError **error)
   if (a->dtype == GRAPH_DTYPE_STRING || to == GRAPH_DTYPE_STRING)
     return rt_cast_string (call, a, (GraphDType) to, error);
   if (!graph_dtype_is_valid ((int) to) || rt_dtype_size ((GraphDType) to) == 0
-      || to == GRAPH_DTYPE_BFLOAT16 || to == GRAPH_DTYPE_COMPLEX64 || to == GRAPH_DTYPE_COMPLEX128)
+      || to == GRAPH_DTYPE_COMPLEX64 || to == GRAPH_DTYPE_COMPLEX128)
     {
       rt_call_error (call, error, RT_ERROR_UNSUPPORTED, "cannot cast to element type %" G_GINT64_FORMAT,
                      to);
@@ -697,7 +697,7 @@ static const RtKernelDef defs[] = {
   UN ("Softsign", RT_DT_FLOATS), UN ("LeakyRelu", RT_DT_FLOATS), UN ("Elu", RT_DT_FLOATS),
   UN ("Celu", RT_DT_FLOATS), UN ("Selu", RT_DT_FLOATS), UN ("ThresholdedRelu", RT_DT_FLOATS),
   UN ("HardSigmoid", RT_DT_FLOATS), UN ("HardSwish", RT_DT_FLOATS),
-  UN ("Shrink", RT_DT_NUMERIC), UN ("Identity", RT_DT_ALL),
+  UN ("Shrink", RT_DT_NUMERIC),
   { "onnx", "Dropout", 1, 0, 1, 3, 1, 2, RT_DT_FLOATS, k_dropout, NULL, NULL },
   BIN ("Add", RT_DT_NUMERIC), BIN ("Sub", RT_DT_NUMERIC), BIN ("Mul", RT_DT_NUMERIC),
   BIN ("Div", RT_DT_NUMERIC), BIN ("Pow", RT_DT_NUMERIC), BIN ("PRelu", RT_DT_NUMERIC),
@@ -712,8 +712,8 @@ static const RtKernelDef defs[] = {
   { "onnx", "Min", 1, 0, 1, RT_VARIADIC, 1, 1, RT_DT_NUMERIC | RT_DT (FLOAT16), k_variadic, NULL, NULL },
   { "onnx", "Where", 9, 0, 3, 3, 1, 1, RT_DT (BOOL), k_where, NULL, NULL },
   { "onnx", "Clip", 1, 0, 1, 3, 1, 1, RT_DT_NUMERIC, k_clip, NULL, NULL },
-  { "onnx", "Cast", 1, 0, 1, 1, 1, 1, RT_DT_ALL | RT_DT (FLOAT16) | RT_DT (STRING), k_cast, NULL, NULL },
-  { "onnx", "CastLike", 15, 0, 2, 2, 1, 1, RT_DT_ALL | RT_DT (FLOAT16) | RT_DT (STRING), k_cast, NULL, NULL },
+  { "onnx", "Cast", 1, 0, 1, 1, 1, 1, RT_DT_ALL | RT_DT (FLOAT16) | RT_DT (BFLOAT16) | RT_DT (STRING), k_cast, NULL, NULL },
+  { "onnx", "CastLike", 15, 0, 2, 2, 1, 1, RT_DT_ALL | RT_DT (FLOAT16) | RT_DT (BFLOAT16) | RT_DT (STRING), k_cast, NULL, NULL },
 };
 
 RT_KERNEL_TABLE (rt_kernels_elementwise, defs);

@@ -20,6 +20,15 @@
  * no allocation per node.  Data is C-contiguous.  Conversion to IR Tensors
  * happens only at the session boundary.  STRING tensors hold `GBytes *`
  * elements (rt_call_keep_string).
+ *
+ * Note [Sequences and optionals]
+ * An RtTensor is also the run-time form of ONNX's other values, told apart
+ * by `kind` (0, the default of a zeroed struct, is a tensor):
+ * RT_KIND_SEQUENCE has `data` pointing to an RtSequence of tensors and
+ * `dtype` its element type (UNDEFINED when unknown); RT_KIND_NONE is an
+ * optional without a value.  An optional holding a value is that value.
+ * Kernels get sequence/optional inputs only if they are listed in
+ * rt_kernel_takes_values() (session.c); the others see tensors only.
  */
 #pragma once
 
@@ -38,7 +47,28 @@ typedef struct
   gint64     dims[RT_MAX_RANK];
   gint64     numel;
   void      *data;
+  int        kind;      /* RtKind (Note [Sequences and optionals]) */
 } RtTensor;
+
+typedef enum
+{
+  RT_KIND_TENSOR = 0,
+  RT_KIND_SEQUENCE,
+  RT_KIND_NONE,
+} RtKind;
+
+typedef struct
+{
+  guint     n;
+  RtTensor *items;      /* n tensors */
+} RtSequence;
+
+/* The sequence of a RT_KIND_SEQUENCE value; NULL for other kinds. */
+static inline const RtSequence *
+rt_sequence (const RtTensor *t)
+{
+  return t && t->kind == RT_KIND_SEQUENCE ? (const RtSequence *) t->data : NULL;
+}
 
 typedef struct _RtSession RtContext;
 
@@ -112,6 +142,16 @@ RtTensor    *rt_call_output (RtCall *call, guint i, GraphDType dtype, guint rank
  * borrowed: a kernel making a string passes it here, which takes it and
  * returns it, valid until the session's next run. */
 GBytes      *rt_call_keep_string (RtCall *call, GBytes *b);
+/* Output i := an empty sequence of `elem` / an optional without value.
+ * rt_call_sequence_append() adds an item with fresh memory to output i
+ * (made a sequence first) and returns it for the kernel to fill; the
+ * pointer is valid until the next append. */
+gboolean     rt_call_output_sequence (RtCall *call, guint i, GraphDType elem, GError **error);
+gboolean     rt_call_output_none (RtCall *call, guint i, GraphDType elem, GError **error);
+RtTensor    *rt_call_sequence_append (RtCall *call, guint i, GraphDType dtype, guint rank,
+                                      const gint64 *dims, GError **error);
+/* Output i := a copy of v, of any kind. */
+gboolean     rt_call_output_value (RtCall *call, guint i, const RtTensor *v, GError **error);
 /* Output i with the shape and dtype of `like`. */
 RtTensor    *rt_call_output_like (RtCall *call, guint i, const RtTensor *like, GError **error);
 /* Scratch memory valid until the kernel returns (reused between nodes).

@@ -26,6 +26,7 @@ extern const RtKernelTable rt_kernels_spectral;
 extern const RtKernelTable rt_kernels_text;
 extern const RtKernelTable rt_kernels_scan8;
 extern const RtKernelTable rt_kernels_string;
+extern const RtKernelTable rt_kernels_sequence;
 
 static const RtKernelTable *const tables[] = {
   &rt_kernels_elementwise,
@@ -51,6 +52,7 @@ static const RtKernelTable *const tables[] = {
   &rt_kernels_text,
   &rt_kernels_scan8,
   &rt_kernels_string,
+  &rt_kernels_sequence,
 };
 
 /* "domain::op" → GPtrArray of const RtKernelDef* */

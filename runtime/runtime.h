@@ -62,6 +62,38 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (RtSession, rt_session_free)
 gboolean     rt_session_run (RtSession *s, GHashTable *inputs, GHashTable *outputs,
                              GError **error);
 
+/* Sequence and optional values at the session boundary (ONNX
+ * `seq(tensor)` and `optional(...)` types); an optional holding a value is
+ * that value.  rt_session_run() takes and returns tensors only, and fails
+ * on a sequence or none value; rt_session_run_any() takes and returns
+ * RtAny.  A none of an optional sequence and of an optional tensor are
+ * not told apart. */
+typedef enum
+{
+  RT_ANY_TENSOR,
+  RT_ANY_SEQUENCE,
+  RT_ANY_NONE,
+} RtAnyKind;
+
+typedef struct
+{
+  RtAnyKind   kind;
+  GraphDType  elem_type;  /* SEQUENCE, NONE: element type (UNDEFINED: unknown) */
+  Tensor     *tensor;     /* TENSOR (owned) */
+  GPtrArray  *items;      /* SEQUENCE: Tensor* (owned; add with tensor_ref) */
+} RtAny;
+
+RtAny       *rt_any_new_tensor (Tensor *t);            /* takes a new ref */
+RtAny       *rt_any_new_sequence (GraphDType elem_type);
+RtAny       *rt_any_new_none (GraphDType elem_type);
+void         rt_any_free (RtAny *a);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (RtAny, rt_any_free)
+
+/* Like rt_session_run with name → RtAny* tables; `outputs` should be made
+ * with g_hash_table_new_full (g_str_hash, g_str_equal, g_free, rt_any_free). */
+gboolean     rt_session_run_any (RtSession *s, GHashTable *inputs, GHashTable *outputs,
+                                 GError **error);
+
 /* Graph inputs the caller must provide (no initializer), in order.
  * (transfer none) */
 guint        rt_session_n_required_inputs (const RtSession *s);

@@ -17,12 +17,41 @@ typedef struct
   Tensor     *constant;    /* initializer or Constant value */
   void       *own;         /* aligned copy of misaligned data */
   gsize       own_cap;
+  struct _RtStore *store;  /* a caller's sequence input, copied */
 } RtValue;
+
+/* Owned memory for a value of any kind (Note [Sequences and optionals]):
+ * `value` is what it holds; a sequence's data points to `seq`, whose items
+ * live in `mem`.  Memory is kept and reused when the store is refilled. */
+typedef struct _RtStore
+{
+  RtTensor    value;
+  RtSequence  seq;
+  guint       cap;
+  RtTensor   *items;
+  void      **mem;
+  gsize      *mem_cap;
+} RtStore;
+
+RtStore  *rt_store_new (void);
+void      rt_store_free (RtStore *st);
+/* Empties the store; it then holds a sequence (or none, or nothing yet
+ * for RT_KIND_TENSOR) of `elem`. */
+void      rt_store_reset (RtStore *st, RtKind kind, GraphDType elem);
+/* Appends an item of fresh memory; NULL (with a message for `what`) when
+ * its size is invalid or above max_bytes. */
+RtTensor *rt_store_append (RtStore *st, GraphDType dt, guint rank, const gint64 *dims,
+                           guint64 max_bytes, GError **error);
+/* A deep copy of v (any kind); v must not point into st. */
+gboolean  rt_store_set (RtStore *st, const RtTensor *v, guint64 max_bytes, GError **error);
+/* Whether a kernel may get sequence/optional inputs. */
+gboolean  rt_kernel_takes_values (const RtKernelDef *def);
 
 typedef struct
 {
   void *mem;
   gsize cap;
+  RtStore *store;           /* sequences / optionals written to the slot */
 } RtSlot;
 
 typedef struct

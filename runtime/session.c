@@ -36,11 +36,15 @@ rt_session_free (RtSession *s)
     {
       g_clear_pointer (&s->values[i].constant, tensor_unref);
       g_free (s->values[i].own);
+      rt_store_free (s->values[i].store);
     }
   g_free (s->values);
   g_free (s->rt);
   for (guint i = 0; i < s->n_slots; i++)
-    free (s->slots[i].mem);
+    {
+      free (s->slots[i].mem);
+      rt_store_free (s->slots[i].store);
+    }
   g_free (s->slots);
   for (guint i = 0; i < RT_N_SCRATCH; i++)
     free (s->scratch[i]);
@@ -558,6 +562,7 @@ rt_from_tensor (RtTensor *r, const Tensor *t, void *data)
     memcpy (r->dims, tensor_dims (t), r->rank * sizeof (gint64));
   r->numel = tensor_numel (t);
   r->data = data;
+  r->kind = RT_KIND_TENSOR;
 }
 
 /* Binds a caller's or a constant tensor, copying only when misaligned. */
@@ -618,11 +623,27 @@ bind_tensor (RtSession *s, int vi, const Tensor *t, const char *what, GError **e
   return TRUE;
 }
 
+/* The graph's type of a value with optional(...) unwrapped. */
+static GraphType *
+value_type_unwrapped (GraphValue *v)
+{
+  GraphType *ty = graph_value_type (v);
+  while (ty && graph_type_kind (ty) == GRAPH_TYPE_OPTIONAL && graph_type_n_elems (ty) == 1)
+    ty = graph_type_elem (ty, 0);
+  return ty;
+}
+
 static gboolean
 check_input (RtSession *s, GraphValue *v, const Tensor *t, GError **error)
 {
-  GraphType *ty = graph_value_type (v);
+  GraphType *ty = value_type_unwrapped (v);
   const char *name = value_label (v);
+  if (ty && graph_type_kind (ty) == GRAPH_TYPE_LIST)
+    {
+      g_set_error (error, RT_ERROR, RT_ERROR_INPUT,
+                   "input '%s': a tensor where the graph expects a sequence", name);
+      return FALSE;
+    }
   if (ty == NULL || !graph_type_is_tensor (ty))
     return TRUE;
   GraphDType want = graph_type_dtype (ty);
@@ -679,9 +700,74 @@ bind_outer (RtSession *s, int vi, GError **error)
   return FALSE;
 }
 
-/* With `body`, graph inputs are left unbound (rt_body_run binds them). */
+/* A caller's sequence or none value for input vi. */
 static gboolean
-bind_inputs (RtSession *s, GHashTable *inputs, gboolean body, GError **error)
+bind_any (RtSession *s, int vi, const RtAny *a, GError **error)
+{
+  RtValue *val = &s->values[vi];
+  const char *name = value_label (val->v);
+  GraphType *ty = value_type_unwrapped (val->v);
+  if (a->kind == RT_ANY_NONE)
+    {
+      if (graph_value_type (val->v)
+          && graph_type_kind (graph_value_type (val->v)) != GRAPH_TYPE_OPTIONAL)
+        {
+          g_set_error (error, RT_ERROR, RT_ERROR_INPUT,
+                       "input '%s': an optional without value where the graph expects no "
+                       "optional", name);
+          return FALSE;
+        }
+      memset (&s->rt[vi], 0, sizeof s->rt[vi]);
+      s->rt[vi].kind = RT_KIND_NONE;
+      s->rt[vi].dtype = a->elem_type;
+      return TRUE;
+    }
+  if (ty && graph_type_kind (ty) != GRAPH_TYPE_LIST)
+    {
+      g_set_error (error, RT_ERROR, RT_ERROR_INPUT,
+                   "input '%s': a sequence where the graph expects no sequence", name);
+      return FALSE;
+    }
+  if (val->store == NULL)
+    val->store = rt_store_new ();
+  rt_store_reset (val->store, RT_KIND_SEQUENCE, a->elem_type);
+  for (guint i = 0; i < a->items->len; i++)
+    {
+      const Tensor *t = g_ptr_array_index (a->items, i);
+      if (tensor_dtype (t) != GRAPH_DTYPE_STRING && !tensor_has_data (t))
+        {
+          g_set_error (error, RT_ERROR, RT_ERROR_UNSUPPORTED,
+                       "input '%s': item %u is a data-less tensor", name, i);
+          return FALSE;
+        }
+      if (a->elem_type != GRAPH_DTYPE_UNDEFINED && tensor_dtype (t) != a->elem_type)
+        {
+          g_set_error (error, RT_ERROR, RT_ERROR_INPUT,
+                       "input '%s': item %u is %s in a sequence of %s", name, i,
+                       graph_dtype_name (tensor_dtype (t)), graph_dtype_name (a->elem_type));
+          return FALSE;
+        }
+      RtTensor *o = rt_store_append (val->store, tensor_dtype (t), tensor_rank (t),
+                                     tensor_dims (t), s->options.max_tensor_bytes, error);
+      if (o == NULL)
+        {
+          g_prefix_error (error, "input '%s': ", name);
+          return FALSE;
+        }
+      if (tensor_dtype (t) == GRAPH_DTYPE_STRING)
+        for (gint64 k = 0; k < o->numel; k++)
+          ((GBytes **) o->data)[k] = tensor_string (t, k);
+      else if (o->numel)
+        memcpy (o->data, tensor_data (t), tensor_nbytes (t));
+    }
+  s->rt[vi] = val->store->value;
+  return TRUE;
+}
+
+/* With `body`, graph inputs are left unbound (rt_body_run binds them).
+ * With `any`, `inputs` holds RtAny* values, otherwise Tensor*. */
+static gboolean
+bind_inputs (RtSession *s, GHashTable *inputs, gboolean any, gboolean body, GError **error)
 {
   for (guint vi = 0; vi < s->n_values; vi++)
     {
@@ -690,7 +776,21 @@ bind_inputs (RtSession *s, GHashTable *inputs, gboolean body, GError **error)
       if (val->absent)
         continue;
       const char *name = graph_value_get_name (val->v);
-      Tensor *given = (val->is_input && name && inputs) ? g_hash_table_lookup (inputs, name) : NULL;
+      gpointer found = (val->is_input && name && inputs) ? g_hash_table_lookup (inputs, name) : NULL;
+      Tensor *given = any ? NULL : found;
+      if (any && found)
+        {
+          const RtAny *a = found;
+          if (a->kind == RT_ANY_TENSOR)
+            given = a->tensor;
+          else
+            {
+              if (!bind_any (s, (int) vi, a, error))
+                return FALSE;
+              s->present[vi] = TRUE;
+              continue;
+            }
+        }
       if (given)
         {
           if (!check_input (s, val->v, given, error) || !bind_tensor (s, vi, given, "input", error))
@@ -737,7 +837,17 @@ run_node (RtSession *s, RtNodePlan *p, GError **error)
   };
   s->current = p;
   const RtTensor *in0 = p->n_in ? s->node_inputs[0] : NULL;
-  if (p->def->dtypes && in0 && !(p->def->dtypes & (1u << in0->dtype)))
+  for (guint i = 0; i < p->n_in; i++)
+    if (s->node_inputs[i] && s->node_inputs[i]->kind != RT_KIND_TENSOR
+        && !rt_kernel_takes_values (p->def))
+      {
+        rt_call_error (&call, error, RT_ERROR_UNSUPPORTED, "input %u is a %s, not a tensor", i,
+                       s->node_inputs[i]->kind == RT_KIND_SEQUENCE ? "sequence"
+                                                                   : "optional without value");
+        return FALSE;
+      }
+  if (p->def->dtypes && in0 && in0->kind == RT_KIND_TENSOR
+      && !(p->def->dtypes & (1u << in0->dtype)))
     {
       rt_call_error (&call, error, RT_ERROR_UNSUPPORTED, "element type %s is not supported",
                      graph_dtype_name (in0->dtype));
@@ -771,8 +881,79 @@ strings_to_tensor (const RtTensor *r, GError **error)
   return tensor_new_strings (r->rank, r->dims, v, error);
 }
 
-gboolean
-rt_session_run (RtSession *s, GHashTable *inputs, GHashTable *outputs, GError **error)
+static Tensor *
+rt_to_tensor (const RtTensor *r, GError **error)
+{
+  return r->dtype == GRAPH_DTYPE_STRING
+         ? strings_to_tensor (r, error)
+         : tensor_new_from_data (r->dtype, r->rank, r->dims, r->data,
+                                 r->numel * rt_dtype_size (r->dtype), error);
+}
+
+RtAny *
+rt_any_new_tensor (Tensor *t)
+{
+  RtAny *a = g_new0 (RtAny, 1);
+  a->kind = RT_ANY_TENSOR;
+  a->elem_type = tensor_dtype (t);
+  a->tensor = tensor_ref (t);
+  return a;
+}
+
+RtAny *
+rt_any_new_sequence (GraphDType elem_type)
+{
+  RtAny *a = g_new0 (RtAny, 1);
+  a->kind = RT_ANY_SEQUENCE;
+  a->elem_type = elem_type;
+  a->items = g_ptr_array_new_with_free_func ((GDestroyNotify) tensor_unref);
+  return a;
+}
+
+RtAny *
+rt_any_new_none (GraphDType elem_type)
+{
+  RtAny *a = g_new0 (RtAny, 1);
+  a->kind = RT_ANY_NONE;
+  a->elem_type = elem_type;
+  return a;
+}
+
+void
+rt_any_free (RtAny *a)
+{
+  if (a == NULL)
+    return;
+  g_clear_pointer (&a->tensor, tensor_unref);
+  g_clear_pointer (&a->items, g_ptr_array_unref);
+  g_free (a);
+}
+
+static RtAny *
+rt_to_any (const RtTensor *r, GError **error)
+{
+  if (r->kind == RT_KIND_NONE)
+    return rt_any_new_none (r->dtype);
+  if (r->kind == RT_KIND_TENSOR)
+    {
+      g_autoptr (Tensor) t = rt_to_tensor (r, error);
+      return t ? rt_any_new_tensor (t) : NULL;
+    }
+  g_autoptr (RtAny) a = rt_any_new_sequence (r->dtype);
+  const RtSequence *seq = r->data;
+  for (guint i = 0; i < seq->n; i++)
+    {
+      Tensor *t = rt_to_tensor (&seq->items[i], error);
+      if (t == NULL)
+        return NULL;
+      g_ptr_array_add (a->items, t);
+    }
+  return g_steal_pointer (&a);
+}
+
+static gboolean
+session_run (RtSession *s, GHashTable *inputs, gboolean any, GHashTable *outputs,
+             GError **error)
 {
   g_return_val_if_fail (s != NULL, FALSE);
   s->allocations = 0;
@@ -782,7 +963,7 @@ rt_session_run (RtSession *s, GHashTable *inputs, GHashTable *outputs, GError **
     openblas_set_num_threads (s->options.threads);
   g_autofree gboolean *present = g_new0 (gboolean, MAX (s->n_values, 1));
   s->present = present;
-  gboolean ok = bind_inputs (s, inputs, FALSE, error);
+  gboolean ok = bind_inputs (s, inputs, any, FALSE, error);
   for (guint ni = 0; ok && ni < s->n_nodes; ni++)
     ok = run_node (s, &s->nodes[ni], error);
   for (guint i = 0; ok && i < s->returned->len; i++)
@@ -799,10 +980,15 @@ rt_session_run (RtSession *s, GHashTable *inputs, GHashTable *outputs, GError **
           break;
         }
       RtTensor *r = &s->rt[vi];
-      Tensor *t = r->dtype == GRAPH_DTYPE_STRING
-                  ? strings_to_tensor (r, error)
-                  : tensor_new_from_data (r->dtype, r->rank, r->dims, r->data,
-                                          r->numel * rt_dtype_size (r->dtype), error);
+      if (!any && r->kind != RT_KIND_TENSOR)
+        {
+          g_set_error (error, RT_ERROR, RT_ERROR_UNSUPPORTED,
+                       "output '%s' is a %s: use rt_session_run_any()", value_label (v),
+                       r->kind == RT_KIND_SEQUENCE ? "sequence" : "optional without value");
+          ok = FALSE;
+          break;
+        }
+      gpointer t = any ? (gpointer) rt_to_any (r, error) : (gpointer) rt_to_tensor (r, error);
       if (t == NULL)
         {
           ok = FALSE;
@@ -810,12 +996,26 @@ rt_session_run (RtSession *s, GHashTable *inputs, GHashTable *outputs, GError **
         }
       if (outputs)
         g_hash_table_replace (outputs, g_strdup (name ? name : fallback), t);
+      else if (any)
+        rt_any_free (t);
       else
         tensor_unref (t);
     }
   s->present = NULL;
   s->current = NULL;
   return ok;
+}
+
+gboolean
+rt_session_run (RtSession *s, GHashTable *inputs, GHashTable *outputs, GError **error)
+{
+  return session_run (s, inputs, FALSE, outputs, error);
+}
+
+gboolean
+rt_session_run_any (RtSession *s, GHashTable *inputs, GHashTable *outputs, GError **error)
+{
+  return session_run (s, inputs, TRUE, outputs, error);
 }
 
 /* ---- kernel services -------------------------------------------------------- */
@@ -867,6 +1067,7 @@ rt_call_output (RtCall *call, guint i, GraphDType dtype, guint rank, const gint6
       s->allocations++;
     }
   RtTensor *r = &s->rt[vi];
+  r->kind = RT_KIND_TENSOR;
   r->dtype = dtype;
   r->rank = rank;
   if (rank)
@@ -877,6 +1078,84 @@ rt_call_output (RtCall *call, guint i, GraphDType dtype, guint rank, const gint6
     memset (r->data, 0, nbytes);
   s->present[vi] = TRUE;
   return r;
+}
+
+/* The store of output i's slot, made empty of `kind`. */
+static RtStore *
+output_store (RtCall *call, guint i, RtKind kind, GraphDType elem)
+{
+  RtSession *s = call->ctx;
+  RtNodePlan *p = s->current;
+  g_return_val_if_fail (i < p->n_out, NULL);
+  int vi = p->out_idx[i];
+  RtSlot *slot = &s->slots[s->values[vi].slot];
+  if (slot->store == NULL)
+    slot->store = rt_store_new ();
+  rt_store_reset (slot->store, kind, elem);
+  s->rt[vi] = slot->store->value;
+  s->present[vi] = TRUE;
+  return slot->store;
+}
+
+gboolean
+rt_call_output_sequence (RtCall *call, guint i, GraphDType elem, GError **error)
+{
+  (void) error;
+  return output_store (call, i, RT_KIND_SEQUENCE, elem) != NULL;
+}
+
+gboolean
+rt_call_output_none (RtCall *call, guint i, GraphDType elem, GError **error)
+{
+  (void) error;
+  return output_store (call, i, RT_KIND_NONE, elem) != NULL;
+}
+
+RtTensor *
+rt_call_sequence_append (RtCall *call, guint i, GraphDType dtype, guint rank,
+                         const gint64 *dims, GError **error)
+{
+  RtSession *s = call->ctx;
+  RtNodePlan *p = s->current;
+  g_return_val_if_fail (i < p->n_out, NULL);
+  int vi = p->out_idx[i];
+  RtSlot *slot = &s->slots[s->values[vi].slot];
+  if (!s->present[vi] || s->rt[vi].kind != RT_KIND_SEQUENCE || slot->store == NULL)
+    output_store (call, i, RT_KIND_SEQUENCE, dtype);
+  RtTensor *t = rt_store_append (slot->store, dtype, rank, dims, s->options.max_tensor_bytes,
+                                 error);
+  if (t == NULL)
+    g_prefix_error (error, "%s: output %u: ", rt_node_label (call->node), i);
+  return t;
+}
+
+gboolean
+rt_call_output_value (RtCall *call, guint i, const RtTensor *v, GError **error)
+{
+  if (v->kind == RT_KIND_TENSOR)
+    {
+      RtTensor *o = rt_call_output (call, i, v->dtype, v->rank, v->dims, error);
+      if (o == NULL)
+        return FALSE;
+      if (o->numel)
+        memmove (o->data, v->data, (gsize) v->numel * rt_dtype_size (v->dtype));
+      return TRUE;
+    }
+  if (v->kind == RT_KIND_NONE)
+    return rt_call_output_none (call, i, v->dtype, error);
+  const RtSequence *seq = v->data;
+  if (!rt_call_output_sequence (call, i, v->dtype, error))
+    return FALSE;
+  for (guint k = 0; k < seq->n; k++)
+    {
+      const RtTensor *t = &seq->items[k];
+      RtTensor *o = rt_call_sequence_append (call, i, t->dtype, t->rank, t->dims, error);
+      if (o == NULL)
+        return FALSE;
+      if (o->numel)
+        memcpy (o->data, t->data, (gsize) t->numel * rt_dtype_size (t->dtype));
+    }
+  return TRUE;
 }
 
 GBytes *
@@ -988,7 +1267,7 @@ rt_body_run (RtSession *s, RtCall *call, guint n_inputs, const RtTensor *const *
   s->options.threads = call->ctx->options.threads;
   s->options.max_tensor_bytes = call->ctx->options.max_tensor_bytes;
   s->present = s->body_present;
-  gboolean ok = bind_inputs (s, NULL, TRUE, error);
+  gboolean ok = bind_inputs (s, NULL, FALSE, TRUE, error);
   for (guint i = 0; ok && i < n_inputs; i++)
     {
       int vi = GPOINTER_TO_INT (g_hash_table_lookup (s->index, graph_input (g, i)));

@@ -10,3 +10,4 @@ void test_session_register (void);
 void test_cli_register (void);
 void test_kernels_register (void);
 void test_kernels_index_register (void);
+void test_sequence_register (void);
