@@ -84,8 +84,11 @@ EOF
       fi
       r=$((r + 1))
     done
-    [ "$(wc -l < "$tmp/sym")" -eq "$rounds" ] && [ "$(wc -l < "$tmp/ort")" -eq "$rounds" ] || {
-      echo "runtime-vs-ort.sh: $m: a run failed" >&2; exit 1; }
+    if [ "$(wc -l < "$tmp/sym")" -ne "$rounds" ] || [ "$(wc -l < "$tmp/ort")" -ne "$rounds" ]; then
+      echo "runtime-vs-ort.sh: $m: a run failed" >&2
+      exit 1
+    fi
+    # shellcheck disable=SC2046 # split "MEDIAN LOW-HIGH" into $1 $2 (symonnx) $3 $4 (ORT)
     set -- $(stats < "$tmp/sym") $(stats < "$tmp/ort")
     ratio=$(awk -v a="$1" -v b="$3" 'BEGIN { printf "%.2f", a / b }')
     printf '%-14s %7s %10s %13s %10s %13s %7s  %s\n' "$m" "$t" "$1" "($2)" "$3" "($4)" "$ratio" "$check"
