@@ -1126,6 +1126,8 @@ rt_call_sequence_append (RtCall *call, guint i, GraphDType dtype, guint rank,
                                  error);
   if (t == NULL)
     g_prefix_error (error, "%s: output %u: ", rt_node_label (call->node), i);
+  else if (s->rt[vi].dtype == GRAPH_DTYPE_UNDEFINED)
+    s->rt[vi].dtype = slot->store->value.dtype = dtype;   /* the first item tells */
   return t;
 }
 

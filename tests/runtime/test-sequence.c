@@ -245,12 +245,14 @@ test_map_and_loop (void)
   g_assert_no_error (error);
   RtAny *m = g_hash_table_lookup (out, "mapped");
   g_assert_cmpint (m->kind, ==, RT_ANY_SEQUENCE);
+  g_assert_cmpint (m->elem_type, ==, GRAPH_DTYPE_FLOAT);   /* untyped output: from its items */
   g_assert_cmpuint (m->items->len, ==, 2);
   float m0[2] = { 101, 102 }, m1[1] = { 99 };
   assert_floats (g_ptr_array_index (m->items, 0), 1, &d2, m0);
   assert_floats (g_ptr_array_index (m->items, 1), 1, &d1, m1);
   RtAny *l = g_hash_table_lookup (out, "looped");
   g_assert_cmpint (l->kind, ==, RT_ANY_SEQUENCE);
+  g_assert_cmpint (l->elem_type, ==, GRAPH_DTYPE_INT64);
   g_assert_cmpuint (l->items->len, ==, 3);
   for (guint i = 0; i < 3; i++)
     {
