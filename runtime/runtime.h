@@ -83,7 +83,7 @@ typedef struct
   GPtrArray  *items;      /* SEQUENCE: Tensor* (owned; add with tensor_ref) */
 } RtAny;
 
-RtAny       *rt_any_new_tensor (Tensor *t);            /* takes a new ref */
+RtAny       *rt_any_new_tensor (Tensor *t);   /* (transfer none): holds its own ref */
 RtAny       *rt_any_new_sequence (GraphDType elem_type);
 RtAny       *rt_any_new_none (GraphDType elem_type);
 void         rt_any_free (RtAny *a);
