@@ -112,9 +112,10 @@ bad:
 
 /* col[(c, kd, kh, kw), (od, oh, ow)] for one image and one group. */
 #define GEN_IM2COL(E, T)                                                                    \
-  static void im2col_##E (const T *x, gint64 c0, gint64 c1, const RtWindow *w, T *col)     \
+  static void im2col_##E (const T *x, gint64 c0, gint64 c1, const RtWindow *w, T *col,     \
+                          gint64 oh0, gint64 oh1)                                            \
   {                                                                                          \
-    gint64 osz = w->out[0] * w->out[1] * w->out[2];                                          \
+    gint64 osz = w->out[0] * (oh1 - oh0) * w->out[2];                                        \
     for (gint64 c = c0; c < c1; c++)                                                         \
       for (gint64 kd = 0; kd < w->k[0]; kd++)                                                \
         for (gint64 kh = 0; kh < w->k[1]; kh++)                                              \
@@ -124,25 +125,32 @@ bad:
               for (gint64 od = 0; od < w->out[0]; od++)                                      \
                 {                                                                            \
                   gint64 id = od * w->stride[0] - w->pad0[0] + kd * w->dil[0];               \
-                  for (gint64 oh = 0; oh < w->out[1]; oh++)                                  \
+                  for (gint64 oh = oh0; oh < oh1; oh++)                                      \
                     {                                                                        \
                       gint64 ih = oh * w->stride[1] - w->pad0[1] + kh * w->dil[1];           \
-                      T *d = dst + (od * w->out[1] + oh) * w->out[2];                         \
+                      T *d = dst + (od * (oh1 - oh0) + oh - oh0) * w->out[2];                 \
                       if (id < 0 || id >= w->in[0] || ih < 0 || ih >= w->in[1])             \
                         {                                                                    \
                           memset (d, 0, (gsize) w->out[2] * sizeof (T));                      \
                           continue;                                                          \
                         }                                                                    \
                       const T *src = x + ((c * w->in[0] + id) * w->in[1] + ih) * w->in[2];    \
-                      gint64 iw0 = -w->pad0[2] + kw * w->dil[2];                              \
-                      if (w->stride[2] == 1 && iw0 >= 0 && iw0 + w->out[2] <= w->in[2])       \
-                        memcpy (d, src + iw0, (gsize) w->out[2] * sizeof (T));                \
+                      gint64 iw0 = -w->pad0[2] + kw * w->dil[2], S = w->stride[2];            \
+                      gint64 OW = w->out[2], W = w->in[2];                                   \
+                      /* ow in [lo, hi) reads inside the row; the rest is padding. */        \
+                      gint64 lo = iw0 >= 0 ? 0 : (-iw0 + S - 1) / S;                          \
+                      gint64 hi = iw0 > W - 1 ? 0 : (W - 1 - iw0) / S + 1;                    \
+                      hi = MIN (hi, OW);                                                     \
+                      lo = MIN (lo, hi);                                                     \
+                      if (lo > 0)                                                            \
+                        memset (d, 0, (gsize) lo * sizeof (T));                               \
+                      if (S == 1 && hi > lo)                                                 \
+                        memcpy (d + lo, src + iw0 + lo, (gsize) (hi - lo) * sizeof (T));      \
                       else                                                                   \
-                        for (gint64 ow = 0; ow < w->out[2]; ow++)                            \
-                          {                                                                  \
-                            gint64 iw = iw0 + ow * w->stride[2];                             \
-                            d[ow] = (iw >= 0 && iw < w->in[2]) ? src[iw] : 0;                \
-                          }                                                                  \
+                        for (gint64 ow = lo; ow < hi; ow++)                                  \
+                          d[ow] = src[iw0 + ow * S];                                         \
+                      if (hi < OW)                                                           \
+                        memset (d + hi, 0, (gsize) (OW - hi) * sizeof (T));                   \
                     }                                                                        \
                 }                                                                            \
             }                                                                                \
@@ -220,6 +228,7 @@ typedef struct
   const void     *x;
   const RtWindow *w;
   void           *col;
+  gint64          oh0, oh1;
 } Im2col;
 
 static void
@@ -227,9 +236,34 @@ im2col_range (gint64 c0, gint64 c1, gpointer data)
 {
   Im2col *j = data;
   if (j->dt == GRAPH_DTYPE_FLOAT)
-    im2col_FLOAT (j->x, c0, c1, j->w, j->col);
+    im2col_FLOAT (j->x, c0, c1, j->w, j->col, j->oh0, j->oh1);
   else
-    im2col_DOUBLE (j->x, c0, c1, j->w, j->col);
+    im2col_DOUBLE (j->x, c0, c1, j->w, j->col, j->oh0, j->oh1);
+}
+
+/* y[m, 0:n] (row stride ld) = bias[m0 + m] so the GEMM adds onto it
+ * (beta 1) instead of zeroing C and adding the bias in another pass. */
+static double
+fill_bias (GraphDType dt, void *y, const RtTensor *bias, gint64 m0, gint64 M, gint64 n, gint64 ld)
+{
+  if (bias == NULL)
+    return 0.0;
+  for (gint64 m = 0; m < M; m++)
+    {
+      if (dt == GRAPH_DTYPE_FLOAT)
+        {
+          float b = ((const float *) bias->data)[m0 + m], *p = (float *) y + m * ld;
+          for (gint64 i = 0; i < n; i++)
+            p[i] = b;
+        }
+      else
+        {
+          double b = ((const double *) bias->data)[m0 + m], *p = (double *) y + m * ld;
+          for (gint64 i = 0; i < n; i++)
+            p[i] = b;
+        }
+    }
+  return 1.0;
 }
 
 static gboolean
@@ -276,26 +310,42 @@ k_conv (RtCall *call, GError **error)
   gsize es = rt_dtype_size (x->dtype);
   gboolean direct = w.k[0] * w.k[1] * w.k[2] == 1 && w.stride[0] * w.stride[1] * w.stride[2] == 1
                     && !w.pad0[0] && !w.pad0[1] && !w.pad0[2] && !w.pad1[0] && !w.pad1[1] && !w.pad1[2];
+  /* 2-D: im2col a block of output rows at a time, about 1 MiB of col (at least
+   * 1024 columns, so the GEMM stays efficient), so col stays in cache. */
+  gint64 rows = w.out[1];
+  if (!direct && w.out[0] == 1)
+    {
+      rows = MAX ((1 << 20) / MAX (ksz * w.out[2] * (gint64) es, 1), (1024 + w.out[2] - 1) / w.out[2]);
+      rows = CLAMP (rows, 1, w.out[1]);
+    }
   void *col = NULL;
-  if (!direct && osz > 0 && (col = rt_call_scratch (call, (gsize) (ksz * osz) * es, error)) == NULL)
+  if (!direct && osz > 0
+      && (col = rt_call_scratch (call, (gsize) (ksz * w.out[0] * rows * w.out[2]) * es, error)) == NULL)
     return FALSE;
   for (gint64 n = 0; n < N && osz > 0; n++)
     for (gint64 g = 0; g < group; g++)
       {
         const char *xi = (const char *) x->data + ((n * C + g * Cg) * isz) * (gint64) es;
-        if (!direct)
+        const char *wg = (const char *) wt->data + g * Mg * ksz * (gint64) es;
+        char *yg = (char *) y->data + ((n * M + g * Mg) * osz) * (gint64) es;
+        if (direct)
           {
-            /* Channels in parallel: each writes its own rows of col. */
-            Im2col job = { x->dtype, xi, &w, col };
-            rt_parallel_for (call, Cg, MAX (1, 16384 / MAX (ksz / MAX (Cg, 1) * osz, 1)),
-                             im2col_range, &job);
+            double beta = fill_bias (x->dtype, yg, bias, g * Mg, Mg, osz, osz);
+            gemm (x->dtype, FALSE, FALSE, Mg, osz, ksz, wg, ksz, xi, osz, beta, yg, osz);
+            continue;
           }
-        gemm (x->dtype, FALSE, FALSE, Mg, osz, ksz,
-              (const char *) wt->data + g * Mg * ksz * (gint64) es, ksz, direct ? xi : col, osz, 0.0,
-              (char *) y->data + ((n * M + g * Mg) * osz) * (gint64) es, osz);
+        for (gint64 oh0 = 0; oh0 < w.out[1]; oh0 += rows)
+          {
+            gint64 oh1 = MIN (oh0 + rows, w.out[1]), bn = w.out[0] * (oh1 - oh0) * w.out[2];
+            char *yb = yg + oh0 * w.out[2] * (gint64) es;
+            double beta = fill_bias (x->dtype, yb, bias, g * Mg, Mg, bn, osz);
+            /* Channels in parallel: each writes its own rows of col. */
+            Im2col job = { x->dtype, xi, &w, col, oh0, oh1 };
+            rt_parallel_for (call, Cg, MAX (1, 16384 / MAX (ksz / MAX (Cg, 1) * bn, 1)),
+                             im2col_range, &job);
+            gemm (x->dtype, FALSE, FALSE, Mg, bn, ksz, wg, ksz, col, bn, beta, yb, osz);
+          }
       }
-  if (bias)
-    add_bias (x->dtype, y->data, bias, N, M, osz);
   return TRUE;
 }
 

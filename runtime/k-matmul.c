@@ -192,7 +192,11 @@ k_gemm (RtCall *call, GError **error)
         }
       return TRUE;
     }
-  if (a->dtype == GRAPH_DTYPE_FLOAT)
+  if (a->dtype == GRAPH_DTYPE_FLOAT && M == 1)
+    /* One row (batch 1): y = B^T a or B a as a GEMV; sgemm would pack all of B first. */
+    cblas_sgemv (CblasRowMajor, tb ? CblasNoTrans : CblasTrans, (int) b->dims[0], (int) b->dims[1],
+                 (float) alpha, b->data, (int) b->dims[1], a->data, 1, (float) bb, o->data, 1);
+  else if (a->dtype == GRAPH_DTYPE_FLOAT)
     cblas_sgemm (CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
                  (int) M, (int) N, (int) K, (float) alpha, a->data, (int) a->dims[1], b->data,
                  (int) b->dims[1], (float) bb, o->data, (int) N);

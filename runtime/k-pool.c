@@ -76,6 +76,67 @@ RT_FOREACH_FLOAT (GEN_POOL)
 GEN_POOL (UINT8, guint8)
 GEN_POOL (INT8, gint8)
 
+/* Fast path: float, 1-D or 2-D, dilation 1, no Indices output.  The valid
+ * window is clipped once per output instead of testing every tap, and max
+ * is branchless (first element, then v > m ? v : m: the generic loop's
+ * NaN behaviour).  Planes [p0, p1) so rt_parallel_for can split them. */
+typedef struct
+{
+  const float    *x;
+  float          *y;
+  const RtWindow *w;
+  PoolKind        kind;
+  gboolean        include_pad;
+} Pool2d;
+
+static void
+pool2d_float (gint64 p0, gint64 p1, gpointer data)
+{
+  const Pool2d *j = data;
+  const RtWindow *w = j->w;
+  gint64 H = w->in[1], W = w->in[2], OH = w->out[1], OW = w->out[2];
+  gint64 KH = w->k[1], KW = w->k[2], SH = w->stride[1], SW = w->stride[2];
+  gint64 PH = w->pad0[1], PW = w->pad0[2];
+  for (gint64 pl = p0; pl < p1; pl++)
+    {
+      const float *xp = j->x + pl * H * W;
+      float *yp = j->y + pl * OH * OW;
+      for (gint64 oh = 0; oh < OH; oh++)
+        {
+          gint64 h0 = oh * SH - PH, hs = MAX (h0, 0), he = MIN (h0 + KH, H);
+          gint64 ph = MIN (h0 + KH, H + w->pad1[1]) - h0;
+          for (gint64 ow = 0; ow < OW; ow++)
+            {
+              gint64 w0 = ow * SW - PW, ws = MAX (w0, 0), we = MIN (w0 + KW, W);
+              float r;
+              if (he <= hs || we <= ws)
+                r = j->kind == P_MAX ? -INFINITY : 0.0f;
+              else if (j->kind == P_MAX)
+                {
+                  float m = xp[hs * W + ws];
+                  for (gint64 h = hs; h < he; h++)
+                    for (gint64 c = ws; c < we; c++)
+                      {
+                        float v = xp[h * W + c];
+                        m = v > m ? v : m;
+                      }
+                  r = m;
+                }
+              else
+                {
+                  float acc = 0;
+                  for (gint64 h = hs; h < he; h++)
+                    for (gint64 c = ws; c < we; c++)
+                      acc += xp[h * W + c];
+                  gint64 pw = MIN (w0 + KW, W + w->pad1[2]) - w0;
+                  r = acc / (float) (j->include_pad ? ph * pw : (he - hs) * (we - ws));
+                }
+              yp[oh * OW + ow] = r;
+            }
+        }
+    }
+}
+
 static gboolean
 pool_run (RtCall *call, const RtWindow *w, PoolKind kind, GError **error)
 {
@@ -97,6 +158,14 @@ pool_run (RtCall *call, const RtWindow *w, PoolKind kind, GError **error)
   gint64 planes = x->dims[0] * x->dims[1];
   gboolean colmajor = rt_attr_i (call->node, "storage_order", 0) != 0;
   gint64 *id = ind ? ind->data : NULL;
+  if (x->dtype == GRAPH_DTYPE_FLOAT && ind == NULL && kind != P_LP && w->in[0] == 1 && w->k[0] == 1
+      && w->dil[1] == 1 && w->dil[2] == 1)
+    {
+      Pool2d job = { x->data, y->data, w, kind, include_pad };
+      gint64 per = MAX (w->out[1] * w->out[2] * w->k[1] * w->k[2], 1);
+      rt_parallel_for (call, planes, MAX (1, 65536 / per), pool2d_float, &job);
+      return TRUE;
+    }
   switch (x->dtype)
     {
     case GRAPH_DTYPE_FLOAT: pool_FLOAT (x->data, y->data, id, planes, w, kind, include_pad, p, colmajor); break;
