@@ -313,7 +313,7 @@ sym_unbind (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   GraphValue *self;
   gint64 dim;
   gint64 sizes[256];
-  guint k;
+  guint k = 0;
   if (!sym_parse_args (ctx, n, "vi", &self, &dim, error))
     return FALSE;
   if (!split_sizes (ctx, n, self, dim, 1, &k, sizes, error))
