@@ -8,6 +8,9 @@ bash tools/install-deps.sh test
 [ -f build-asan/build.ninja ] || meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false
 ninja -C build
 ninja -C build-asan
+# A release build too (GCC warns about more at -O3, and warnings are errors).
+[ -f build-release/build.ninja ] || meson setup build-release --buildtype=release
+ninja -C build-release
 # ONNX Runtime 1.20 (npm) for the e2e cross-checks; without it those legs skip.
 if bash tests/e2e/install-ort.sh build/ort; then
   [ -e build-asan/ort ] || ln -s ../build/ort build-asan/ort
