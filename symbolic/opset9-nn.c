@@ -668,6 +668,62 @@ sym_instance_norm (SymContext *ctx, GraphNode *n, GraphValue **out, GError **err
   return TRUE;
 }
 
+/* A 1-D constant of `n` copies of v, float or double. */
+static GraphValue *
+filled (SymContext *ctx, GraphDType dt, gint64 n, double v)
+{
+  g_autoptr (Tensor) t = tensor_new_zeroed (dt, 1, &n, NULL);
+  for (gint64 i = 0; i < n; i++)
+    {
+      if (dt == GRAPH_DTYPE_DOUBLE)
+        ((double *) tensor_data (t))[i] = v;
+      else
+        ((float *) tensor_data (t))[i] = (float) v;
+    }
+  return sym_constant (ctx, t);
+}
+
+/* aten::group_norm(input, num_groups, weight, bias, eps, cudnn_enabled), as
+ * torch 1.13 exports it: InstanceNormalization over [N, groups, -1] with
+ * unit scale, reshaped back to the input's shape, then * weight + bias with
+ * the channel axis broadcast over the spatial ones. */
+static gboolean
+sym_group_norm (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *input, *weight, *bias;
+  gint64 groups;
+  double eps;
+  if (!sym_parse_args (ctx, n, "v,i,v,v,f", &input, &groups, &weight, &bias, &eps, error))
+    return FALSE;
+  int r = sym_rank (input);
+  if (r < 2)
+    return sym_unimplemented (ctx, n, error, "group_norm: unknown input rank");
+  GraphDType dt = sym_dtype (input) == GRAPH_DTYPE_DOUBLE ? GRAPH_DTYPE_DOUBLE : GRAPH_DTYPE_FLOAT;
+  if (groups <= 0)
+    return sym_unimplemented (ctx, n, error, "group_norm: %" G_GINT64_FORMAT " groups", groups);
+  gint64 shape[3] = { 0, groups, -1 };
+  GraphValue *grouped = sym_reshape (ctx, input, sym_const_ints (ctx, 3, shape));
+  GraphValue *unit_scale = filled (ctx, dt, groups, 1.0);   /* made in torch's order */
+  GraphValue *zero_bias = filled (ctx, dt, groups, 0.0);
+  GraphValue *norm = graph_op (G, "InstanceNormalization", grouped, unit_scale, zero_bias,
+                               "epsilon_f", eps, NULL);
+  norm = sym_reshape (ctx, norm, graph_op (G, "Shape", input, NULL));
+  if (weight == NULL)
+    weight = filled (ctx, dt, 1, 1.0);
+  if (bias == NULL)
+    bias = filled (ctx, dt, 1, 0.0);
+  gint64 axes[TENSOR_MAX_RANK];
+  for (int i = 1; i < r - 1; i++)
+    axes[i - 1] = i;
+  if (r > 2)
+    {
+      weight = sym_unsqueeze (ctx, weight, (gsize) r - 2, axes);
+      bias = sym_unsqueeze (ctx, bias, (gsize) r - 2, axes);
+    }
+  out[0] = graph_op (G, "Add", graph_op (G, "Mul", norm, weight, NULL), bias, NULL);
+  return TRUE;
+}
+
 /* aten::constant_pad_nd(self, pad, value) at opset 9 (attributes).
  * torch's pad list is last-dim-first pairs; ONNX wants all begins then
  * all ends, first dim first. */
@@ -769,6 +825,7 @@ const SymEntry sym_opset9_nn[] = {
   { "aten::batch_norm", sym_batch_norm },
   { "aten::layer_norm", sym_layer_norm_any },
   { "aten::instance_norm", sym_instance_norm },
+  { "aten::group_norm", sym_group_norm },
   { "aten::max_pool1d", sym_max_pool },
   { "aten::max_pool2d", sym_max_pool },
   { "aten::max_pool3d", sym_max_pool },

@@ -306,6 +306,46 @@ sym_chunk (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   return sp && finish_split (ctx, n, sp, out, FALSE, dim);
 }
 
+/* aten::unfold(self, dimension, size, step): each window of `size` along
+ * `dimension`, `step` apart, moved to a new last axis.  torch 1.13's form
+ * (opset 9; opset 12 falls back to it for constant size and step): one
+ * Slice per window, Transpose `dimension` last, Unsqueeze, one Concat. */
+static gboolean
+sym_unfold (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self;
+  gint64 dim, size, step;
+  if (!sym_parse_args (ctx, n, "viii", &self, &dim, &size, &step, error))
+    return FALSE;
+  int r = sym_rank (self);
+  dim = sym_dim (self, dim);
+  GraphType *t = sym_type (self);
+  const GraphDim *d = (t && r > 0 && dim >= 0 && dim < r) ? graph_type_dim (t, (guint) dim) : NULL;
+  if (d == NULL || d->kind != GRAPH_DIM_STATIC)
+    return sym_unimplemented (ctx, n, error, "Unfold: input size not accessible");
+  if (size <= 0 || step <= 0 || size > d->value)
+    return sym_unimplemented (ctx, n, error, "Unfold: no window of size %" G_GINT64_FORMAT
+                              " with step %" G_GINT64_FORMAT " in a dimension of %" G_GINT64_FORMAT,
+                              size, step, d->value);
+  gint64 perm[TENSOR_MAX_RANK];
+  for (int i = 0, k = 0; i < r; i++)
+    if (i != dim)
+      perm[k++] = i;
+  perm[r - 1] = dim;
+  /* all the Slices, then each window's Transpose + Unsqueeze (torch's order) */
+  g_autoptr (GPtrArray) parts = g_ptr_array_new ();
+  for (gint64 lo = 0, hi = size; hi <= d->value; lo += step, hi += step)
+    g_ptr_array_add (parts, sym_slice (ctx, self, 1, &dim, &lo, &hi, NULL));
+  for (guint i = 0; i < parts->len; i++)
+    {
+      GraphValue *tr = graph_op (G, "Transpose", parts->pdata[i], "perm_is", r, perm, NULL);
+      parts->pdata[i] = sym_unsqueeze (ctx, tr, 1, &dim);
+    }
+  out[0] = graph_opv (G, "Concat", parts->len, (GraphValue *const *) parts->pdata,
+                      "axis_i", dim, NULL);
+  return TRUE;
+}
+
 /* aten::unbind(self, dim) */
 static gboolean
 sym_unbind (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
@@ -812,6 +852,7 @@ const SymEntry sym_opset9_shape[] = {
   { "aten::view_as", sym_view_as },
   { "aten::reshape_as", sym_view_as },
   { "aten::flatten", sym_flatten },
+  { "aten::unfold", sym_unfold },
   { "aten::transpose", sym_transpose },
   { "aten::permute", sym_permute },
   { "aten::cat", sym_cat },

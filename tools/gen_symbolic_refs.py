@@ -104,6 +104,8 @@ CASES = {
     "pixel_shuffle": (Fn(lambda s, x: F.pixel_shuffle(x, 2)), [R(1, 8, 3, 3)]),
     "constant_pad_nd": (Fn(lambda s, x: F.pad(x, (1, 2), value=0.5)), [R(2, 3)]),
     "layer_norm": (Fn(lambda s, x: s.mods[0](x), nn.LayerNorm(4)), [R(2, 4)]),
+    "group_norm": (Fn(lambda s, x: s.mods[0](x), nn.GroupNorm(2, 4)), [R(2, 4, 3, 3)]),
+    "unfold": (Fn(lambda s, x: x.unfold(1, 2, 2)), [R(2, 6, 3)]),
     "gelu": (Fn(lambda s, x: F.gelu(x)), [R(2, 3)]),
     "silu": (Fn(lambda s, x: F.silu(x)), [R(2, 3)]),
     "hardswish": (Fn(lambda s, x: F.hardswish(x)), [R(2, 3)]),

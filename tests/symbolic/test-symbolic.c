@@ -394,6 +394,7 @@ static const struct { const char *cas, *opset, *why; } known_diffs[] = {
   { "expand", "*", "torch replaces -1 sizes at run time (ConstantOfShape/Equal/Where)" },
   { "compare", "9", "Equal-7 has no float inputs; torch 1.13 writes the same invalid node" },
   { "gather", "9", "gather before opset 11 (torch's OneHot form) is not implemented" },
+  { "group_norm", "*", "torch keeps Shape(input) for the reshape back; its shape is static, we fold it" },
 };
 
 static const char *
