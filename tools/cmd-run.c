@@ -64,6 +64,40 @@ safe_file_name (const char *name)
   return s;
 }
 
+static void
+append_shape (GString *s, const Tensor *t)
+{
+  g_string_append_printf (s, "%s(", graph_dtype_name (tensor_dtype (t)));
+  for (guint k = 0; k < tensor_rank (t); k++)
+    g_string_append_printf (s, "%s%" G_GINT64_FORMAT, k ? ", " : "", tensor_dim (t, k));
+  g_string_append_c (s, ')');
+}
+
+static gboolean
+save_tensor (const char *dir, const char *file, const Tensor *t, GError **error)
+{
+  g_autofree char *base = g_strconcat (file, ".npy", NULL);
+  g_autofree char *path = g_build_filename (dir, base, NULL);
+  return export_npy_save (t, path, error);
+}
+
+/* A tensor output as DIR/NAME.npy; a sequence as DIR/NAME_0.npy, NAME_1.npy...;
+ * an absent optional writes nothing. */
+static gboolean
+save_output (const char *dir, const char *name, const RtAny *a, GError **error)
+{
+  g_autofree char *file = safe_file_name (name);
+  if (a->kind == RT_ANY_TENSOR)
+    return save_tensor (dir, file, a->tensor, error);
+  for (guint i = 0; a->kind == RT_ANY_SEQUENCE && i < a->items->len; i++)
+    {
+      g_autofree char *item = g_strdup_printf ("%s_%u", file, i);
+      if (!save_tensor (dir, item, a->items->pdata[i], error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
 static int
 run_run (int argc, char **argv)
 {
@@ -82,7 +116,7 @@ run_run (int argc, char **argv)
   if (g == NULL)
     return code;
   g_autoptr (GHashTable) inputs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
-                                                         (GDestroyNotify) tensor_unref);
+                                                         (GDestroyNotify) rt_any_free);
   for (char **p = opt_inputs; p && *p; p++)
     {
       const char *eq = strchr (*p, '=');
@@ -99,7 +133,8 @@ run_run (int argc, char **argv)
           cli_error ("run", "%s", error->message);
           return CLI_EXIT_INPUT;
         }
-      g_hash_table_replace (inputs, g_steal_pointer (&name), t);
+      g_hash_table_replace (inputs, g_steal_pointer (&name), rt_any_new_tensor (t));
+      tensor_unref (t);
     }
   RtOptions o;
   rt_options_init (&o);
@@ -111,15 +146,6 @@ run_run (int argc, char **argv)
     {
       cli_error ("run", "%s: %s", argv[0], error->message);
       return CLI_EXIT_PROCESS;
-    }
-  for (guint i = 0; i < rt_session_n_required_inputs (s); i++)
-    {
-      const char *name = graph_value_get_name (rt_session_required_input (s, i));
-      if (name && !g_hash_table_contains (inputs, name))
-        {
-          cli_error ("run", "%s: missing --input %s=FILE for the graph input '%s'", argv[0], name, name);
-          return CLI_EXIT_USAGE;
-        }
     }
   GHashTableIter it;
   gpointer key;
@@ -135,9 +161,18 @@ run_run (int argc, char **argv)
           return CLI_EXIT_USAGE;
         }
     }
+  for (guint i = 0; i < rt_session_n_required_inputs (s); i++)
+    {
+      const char *name = graph_value_get_name (rt_session_required_input (s, i));
+      if (name && !g_hash_table_contains (inputs, name))
+        {
+          cli_error ("run", "%s: missing --input %s=FILE for the graph input '%s'", argv[0], name, name);
+          return CLI_EXIT_USAGE;
+        }
+    }
   g_autoptr (GHashTable) outputs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
-                                                          (GDestroyNotify) tensor_unref);
-  if (!rt_session_run (s, inputs, outputs, &error))
+                                                          (GDestroyNotify) rt_any_free);
+  if (!rt_session_run_any (s, inputs, outputs, &error))
     {
       cli_error ("run", "%s: %s", argv[0], error->message);
       return CLI_EXIT_PROCESS;
@@ -148,9 +183,9 @@ run_run (int argc, char **argv)
       for (int r = 0; r < opt_repeat; r++)
         {
           g_autoptr (GHashTable) tmp = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
-                                                              (GDestroyNotify) tensor_unref);
+                                                              (GDestroyNotify) rt_any_free);
           gint64 t0 = g_get_monotonic_time ();
-          if (!rt_session_run (s, inputs, tmp, &error))
+          if (!rt_session_run_any (s, inputs, tmp, &error))
             {
               cli_error ("run", "%s: %s", argv[0], error->message);
               return CLI_EXIT_PROCESS;
@@ -172,16 +207,11 @@ run_run (int argc, char **argv)
       g_hash_table_iter_init (&it, outputs);
       gpointer value;
       while (g_hash_table_iter_next (&it, &key, &value))
-        {
-          g_autofree char *file = safe_file_name (key);
-          g_autofree char *base = g_strconcat (file, ".npy", NULL);
-          g_autofree char *path = g_build_filename (opt_output_dir, base, NULL);
-          if (!export_npy_save (value, path, &error))
-            {
-              cli_error ("run", "%s", error->message);
-              return CLI_EXIT_OUTPUT;
-            }
-        }
+        if (!save_output (opt_output_dir, key, value, &error))
+          {
+            cli_error ("run", "%s", error->message);
+            return CLI_EXIT_OUTPUT;
+          }
     }
   else if (opt_repeat == 0)
     {
@@ -189,13 +219,26 @@ run_run (int argc, char **argv)
       for (guint i = 0; i < graph_n_outputs (g); i++)
         {
           const char *name = graph_value_get_name (graph_output (g, i));
-          Tensor *t = name ? g_hash_table_lookup (outputs, name) : NULL;
-          if (t == NULL)
+          RtAny *a = name ? g_hash_table_lookup (outputs, name) : NULL;
+          if (a == NULL)
             continue;
-          printf ("%s: %s(", name, graph_dtype_name (tensor_dtype (t)));
-          for (guint k = 0; k < tensor_rank (t); k++)
-            printf ("%s%" G_GINT64_FORMAT, k ? ", " : "", tensor_dim (t, k));
-          printf (")\n");
+          g_autoptr (GString) line = g_string_new (NULL);
+          if (a->kind == RT_ANY_TENSOR)
+            append_shape (line, a->tensor);
+          else if (a->kind == RT_ANY_NONE)
+            g_string_append (line, "none");
+          else
+            {
+              g_string_append_printf (line, "sequence of %u [", a->items->len);
+              for (guint k = 0; k < a->items->len; k++)
+                {
+                  if (k)
+                    g_string_append (line, ", ");
+                  append_shape (line, a->items->pdata[k]);
+                }
+              g_string_append_c (line, ']');
+            }
+          printf ("%s: %s\n", name, line->str);
         }
     }
   return CLI_EXIT_OK;
@@ -207,7 +250,8 @@ const CliCommand cli_cmd_run = {
   .summary = "Run a model (.onnx or trace text) with the bundled CPU executor",
   .description = "Loads MODEL, checks that every node has a kernel (all missing ones are listed at once), "
                  "binds each --input NAME=FILE (.npy or TensorProto .pb) and runs it. With --output-dir, "
-                 "each graph output is written as DIR/<output name>.npy; without it, the outputs' types and "
+                 "each graph output is written as DIR/<output name>.npy (a sequence as <name>_0.npy, "
+                 "<name>_1.npy..., an absent optional not at all); without it, the outputs' types and "
                  "shapes are printed. A graph input without an initializer and without --input is an "
                  "error naming it. --repeat N prints the median and minimum time of N runs after one "
                  "warm-up run (model loading excluded).",

@@ -2,6 +2,7 @@
 #include "tests/runtime/test-runtime.h"
 #include "export/onnxio.h"
 #include "export/tensorfiles.h"
+#include "export/onnx-sequence.h"
 #include <glib/gstdio.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -119,6 +120,59 @@ test_cli_output_names (void)
   g_rmdir (dir);
 }
 
+/* ONNX's test_if_seq returns a sequence: `run --output-dir` writes it as
+ * res_0.npy..., equal to the backend test's expected SequenceProto; and an
+ * --input naming no graph input is reported by that name. */
+static void
+test_cli_sequence_output (void)
+{
+  const char *dir = "/usr/share/libonnx-testdata/data/node/test_if_seq";
+  if (!g_file_test (dir, G_FILE_TEST_IS_DIR))
+    {
+      g_test_skip ("libonnx-testdata is not installed");
+      return;
+    }
+  g_autofree char *model = g_build_filename (dir, "model.onnx", NULL);
+  g_autofree char *cond = g_build_filename (dir, "test_data_set_0", "input_0.pb", NULL);
+  g_autofree char *expected_pb = g_build_filename (dir, "test_data_set_0", "output_0.pb", NULL);
+  g_autofree char *outdir = g_dir_make_tmp ("symonnx-seq-XXXXXX", NULL);
+  g_autofree char *arg = g_strconcat ("cond=", cond, NULL);
+  const char *args[] = { "run", model, "--input", arg, "--output-dir", outdir, NULL };
+  g_autofree char *out = NULL, *err = NULL;
+  int status;
+  if (!run_cli (args, &out, &err, &status))
+    {
+      g_test_skip ("no CLI");
+      return;
+    }
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  g_autoptr (GError) error = NULL;
+  g_autoptr (OnnxioValue) expected = onnxio_sequence_load (expected_pb, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (expected->kind, ==, ONNXIO_VALUE_SEQUENCE);
+  g_assert_cmpuint (expected->items->len, >, 0);
+  for (guint i = 0; i < expected->items->len; i++)
+    {
+      g_autofree char *base = g_strdup_printf ("res_%u.npy", i);
+      g_autofree char *path = g_build_filename (outdir, base, NULL);
+      g_autoptr (Tensor) got = export_npy_load (path, &error);
+      g_assert_no_error (error);
+      g_assert_true (tensor_equal (got, expected->items->pdata[i]));
+      g_unlink (path);
+    }
+  g_autofree char *extra = g_build_filename (outdir, "res.npy", NULL);
+  g_assert_false (g_file_test (extra, G_FILE_TEST_EXISTS));
+  g_rmdir (outdir);
+
+  g_autofree char *bad = g_strconcat ("nope=", cond, NULL);
+  const char *wrong[] = { "run", model, "--input", bad, NULL };
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  run_cli (wrong, &out, &err, &status);
+  g_assert_false (g_spawn_check_wait_status (status, NULL));
+  g_assert_nonnull (strstr (err, "no input named 'nope'"));
+}
+
 /* A passing and a failing case: the summary line and exit status 1. */
 static void
 test_cli_test_suite (void)
@@ -173,5 +227,6 @@ test_cli_register (void)
 {
   g_test_add_func ("/runtime/cli/run", test_cli_run);
   g_test_add_func ("/runtime/cli/output-names", test_cli_output_names);
+  g_test_add_func ("/runtime/cli/sequence-output", test_cli_sequence_output);
   g_test_add_func ("/runtime/cli/test-suite", test_cli_test_suite);
 }
