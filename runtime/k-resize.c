@@ -257,12 +257,7 @@ k_resize (RtCall *call, GError **error)
               acc += w * rt_get_f64 (x, src);
           }
       rt_convert (&acc, GRAPH_DTYPE_DOUBLE, (char *) y->data + k * (gint64) rt_dtype_size (x->dtype), x->dtype, 1);
-      for (gint64 j = (gint64) x->rank - 1; j >= 0; j--)
-        {
-          if (++c[j] < dims[j])
-            break;
-          c[j] = 0;
-        }
+      rt_index_next (c, dims, x->rank);
     }
   return TRUE;
 }

@@ -571,12 +571,7 @@ elements_walk (RtCall *call, const RtTensor *data, const RtTensor *idx, guint ax
       for (guint i = 0; i < idx->rank; i++)
         off += (i == ax ? v : c[i]) * ds[i];
       fn (k, off, u);
-      for (gint64 j = (gint64) idx->rank - 1; j >= 0; j--)
-        {
-          if (++c[j] < idx->dims[j])
-            break;
-          c[j] = 0;
-        }
+      rt_index_next (c, idx->dims, idx->rank);
     }
   return TRUE;
 }
@@ -718,12 +713,7 @@ k_tile (RtCall *call, GError **error)
       for (guint i = 0; i < a->rank; i++)
         off += (c[i] % a->dims[i]) * st[i];
       memcpy ((char *) o->data + k * (gint64) es, (const char *) a->data + off * (gint64) es, es);
-      for (gint64 j = (gint64) a->rank - 1; j >= 0; j--)
-        {
-          if (++c[j] < dims[j])
-            break;
-          c[j] = 0;
-        }
+      rt_index_next (c, dims, a->rank);
     }
   return TRUE;
 }
@@ -818,12 +808,7 @@ k_pad (RtCall *call, GError **error)
         }
       memcpy ((char *) o->data + k * (gint64) es,
               outside ? (const char *) fill : (const char *) a->data + off * (gint64) es, es);
-      for (gint64 j = (gint64) a->rank - 1; j >= 0; j--)
-        {
-          if (++c[j] < dims[j])
-            break;
-          c[j] = 0;
-        }
+      rt_index_next (c, dims, a->rank);
     }
   return TRUE;
 }
@@ -975,12 +960,7 @@ k_nonzero (RtCall *call, GError **error)
             ((gint64 *) o->data)[r * count + k] = c[r];
           k++;
         }
-      for (gint64 j = (gint64) a->rank - 1; j >= 0; j--)
-        {
-          if (++c[j] < a->dims[j])
-            break;
-          c[j] = 0;
-        }
+      rt_index_next (c, a->dims, a->rank);
     }
   return TRUE;
 }

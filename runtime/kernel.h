@@ -203,6 +203,18 @@ void         rt_broadcast_strides (const RtTensor *t, guint rank, const gint64 *
 /* Contiguous strides of a shape. */
 void         rt_contiguous_strides (guint rank, const gint64 *dims, gint64 *strides);
 gsize        rt_dtype_size (GraphDType d);
+/* Steps the row-major multi-index c[0..rank) over dims (last index fastest),
+ * wrapping to all zeros after the last element. */
+static inline void
+rt_index_next (gint64 *c, const gint64 *dims, gint64 rank)
+{
+  for (gint64 j = rank - 1; j >= 0; j--)
+    {
+      if (++c[j] < dims[j])
+        return;
+      c[j] = 0;
+    }
+}
 /* Element-wise conversion between any two supported dtypes (Cast). */
 gboolean     rt_convert (const void *src, GraphDType sdt, void *dst, GraphDType ddt,
                          gint64 n);
