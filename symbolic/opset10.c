@@ -1,6 +1,6 @@
 /* Opset 10: what changed from 9 (Slice inputs, TopK k input, Resize and
  * MaxPool ceil_mode are handled by the opset-aware helpers the opset 9
- * functions call); new here: flip. */
+ * functions call); new here: flip, embedding_bag. */
 #include "symbolic/sym-private.h"
 
 /* aten::flip(self, dims): Slice with step -1 on each dim (Slice steps
@@ -26,7 +26,71 @@ sym_flip (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   return TRUE;
 }
 
+/* aten::embedding_bag(weight, indices, offsets, scale_grad_by_freq, mode,
+ * sparse, per_sample_weights, include_last_offset, padding_idx), in
+ * torch 1.13's opset-10 form, which needs the number of bags (offsets'
+ * length) to be static: per bag, Slice its indices out, Gather their
+ * rows, weight them, reduce (sum, mean or max) and Unsqueeze; then one
+ * Concat.  Only the first output (the bags) is produced: the other three
+ * are unused by nn.EmbeddingBag and F.embedding_bag, as in torch.  (torch
+ * builds a Loop from opset 11 on; this unrolled form is valid there too.) */
+static gboolean
+sym_embedding_bag (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *weight, *indices, *offsets, *per_sample, *padding;
+  gboolean scale_grad, sparse, include_last;
+  gint64 mode;
+  if (!sym_parse_args (ctx, n, "v,v,v,b,i,b,v,b,v", &weight, &indices, &offsets, &scale_grad,
+                       &mode, &sparse, &per_sample, &include_last, &padding, error))
+    return FALSE;
+  gint64 pad_idx;
+  if (padding != NULL && sym_get_const_int (graph_node_input (n, 8), &pad_idx) && pad_idx >= 0)
+    return sym_unimplemented (ctx, n, error, "embedding_bag with padding_idx");
+  if (mode < 0 || mode > 2)
+    return sym_unimplemented (ctx, n, error, "embedding_bag mode %" G_GINT64_FORMAT, mode);
+  GraphType *ot = sym_type (offsets);
+  const GraphDim *od = ot && graph_type_rank (ot) == 1 ? graph_type_dim (ot, 0) : NULL;
+  if (od == NULL || od->kind != GRAPH_DIM_STATIC)
+    return sym_unimplemented (ctx, n, error, "embedding_bag with offsets of unknown length");
+  gint64 bags = include_last ? od->value - 1 : od->value;
+  if (bags <= 0)
+    return sym_unimplemented (ctx, n, error, "embedding_bag without bags");
+  GraphValue *ext = offsets;
+  if (!include_last)
+    {
+      gint64 big = G_MAXINT64;
+      GraphValue *parts[2] = { offsets, sym_const_ints (ctx, 1, &big) };
+      ext = graph_opv (sym_graph (ctx), "Concat", 2, parts, "axis_i", (gint64) 0, NULL);
+    }
+  static const char *const reduce[] = { "ReduceSum", "ReduceMean", "ReduceMax" };
+  g_autoptr (GPtrArray) rows = g_ptr_array_new ();
+  gint64 zero = 0;
+  for (gint64 i = 0; i < bags; i++)
+    {
+      GraphValue *bound[2];
+      for (int k = 0; k < 2; k++)
+        bound[k] = sym_unsqueeze (ctx, graph_op (sym_graph (ctx), "Gather", ext,
+                                                 sym_const_i64 (ctx, i + k), "axis_i", (gint64) 0, NULL),
+                                  1, &zero);
+      GraphValue *axes = sym_const_ints (ctx, 1, &zero);
+      GraphValue *idx = graph_op (sym_graph (ctx), "Slice", indices, bound[0], bound[1], axes, NULL);
+      GraphValue *emb = graph_op (sym_graph (ctx), "Gather", weight, idx, NULL);
+      if (per_sample)
+        {
+          GraphValue *w = graph_op (sym_graph (ctx), "Slice", per_sample, bound[0], bound[1], axes, NULL);
+          gint64 one = 1;
+          emb = graph_op (sym_graph (ctx), "Mul", emb, sym_unsqueeze (ctx, w, 1, &one), NULL);
+        }
+      emb = sym_reduce (ctx, reduce[mode], emb, 1, &zero, FALSE);
+      g_ptr_array_add (rows, sym_unsqueeze (ctx, emb, 1, &zero));
+    }
+  out[0] = graph_opv (sym_graph (ctx), "Concat", rows->len, (GraphValue *const *) rows->pdata,
+                      "axis_i", (gint64) 0, NULL);
+  return TRUE;
+}
+
 const SymEntry sym_opset10_table[] = {
   { "aten::flip", sym_flip },
+  { "aten::embedding_bag", sym_embedding_bag },
 };
 const gsize sym_opset10_table_len = G_N_ELEMENTS (sym_opset10_table);

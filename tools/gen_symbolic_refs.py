@@ -106,6 +106,10 @@ CASES = {
     "layer_norm": (Fn(lambda s, x: s.mods[0](x), nn.LayerNorm(4)), [R(2, 4)]),
     "group_norm": (Fn(lambda s, x: s.mods[0](x), nn.GroupNorm(2, 4)), [R(2, 4, 3, 3)]),
     "unfold": (Fn(lambda s, x: x.unfold(1, 2, 2)), [R(2, 6, 3)]),
+    "embedding_bag": (Fn(lambda s, x, o: s.mods[0](x, o), nn.EmbeddingBag(10, 3, mode="sum")),
+                      [torch.tensor([1, 2, 4, 5, 4, 3, 2, 9]), torch.tensor([0, 4])]),
+    "embedding_bag_mean": (Fn(lambda s, x, o: s.mods[0](x, o), nn.EmbeddingBag(10, 3, mode="mean")),
+                           [torch.tensor([1, 2, 4, 5, 4, 3, 2, 9]), torch.tensor([0, 3, 5])]),
     "gelu": (Fn(lambda s, x: F.gelu(x)), [R(2, 3)]),
     "silu": (Fn(lambda s, x: F.silu(x)), [R(2, 3)]),
     "hardswish": (Fn(lambda s, x: F.hardswish(x)), [R(2, 3)]),
@@ -125,6 +129,8 @@ def attr_value(a):
         return v.decode()
     if isinstance(v, onnx.TensorProto):
         return {"tensor": list(v.dims), "dtype": v.data_type}
+    if isinstance(v, onnx.GraphProto):  # a Loop/If body: its op types
+        return {"graph": [n.op_type for n in v.node]}
     if isinstance(v, list):
         return [x.decode() if isinstance(x, bytes) else x for x in v]
     return v

@@ -395,6 +395,10 @@ static const struct { const char *cas, *opset, *why; } known_diffs[] = {
   { "compare", "9", "Equal-7 has no float inputs; torch 1.13 writes the same invalid node" },
   { "gather", "9", "gather before opset 11 (torch's OneHot form) is not implemented" },
   { "group_norm", "*", "torch keeps Shape(input) for the reshape back; its shape is static, we fold it" },
+  { "embedding_bag", "11", "torch builds a Loop over the bags; we unroll them (torch's opset 10 form)" },
+  { "embedding_bag", "13", "same" }, { "embedding_bag", "17", "same" },
+  { "embedding_bag_mean", "11", "same" }, { "embedding_bag_mean", "13", "same" },
+  { "embedding_bag_mean", "17", "same" },
 };
 
 static const char *
