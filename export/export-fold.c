@@ -508,6 +508,20 @@ foldable_kind (GraphNode *n)
   return FALSE;
 }
 
+/* Rewires old's uses to nv; a graph output keeps its name. */
+static void
+replace_value (GraphValue *old, GraphValue *nv)
+{
+  gboolean output = graph_value_is_graph_output (old);
+  graph_value_replace_all_uses (old, nv);
+  if (output && graph_value_get_name (old))
+    {
+      g_autofree char *name = g_strdup (graph_value_get_name (old));
+      graph_value_set_name (old, NULL);
+      graph_value_set_name (nv, name);
+    }
+}
+
 /* Replaces n's output with `t`: a Constant node, or an initializer when it
  * was computed from weights. */
 static void
@@ -532,7 +546,7 @@ replace_with (Graph *g, GraphNode *n, Tensor *t, gboolean from_weight)
   g_autoptr (GraphType) ty = graph_type_new_tensor_static (tensor_dtype (t), tensor_rank (t),
                                                            tensor_dims (t));
   graph_value_set_type (nv, ty);
-  graph_value_replace_all_uses (old, nv);
+  replace_value (old, nv);
 }
 
 /* Slice(ConstantOfShape(shape), constant bounds) is ConstantOfShape of the
@@ -592,7 +606,7 @@ fold_slice_of_fill (Graph *g, GraphNode *n, GError **error, guint *changes)
   GraphType *old_t = graph_value_type (graph_node_output (n, 0));
   if (old_t)
     graph_value_set_type (nv, old_t);
-  graph_value_replace_all_uses (graph_node_output (n, 0), nv);
+  replace_value (graph_node_output (n, 0), nv);
   (*changes)++;
   return TRUE;
 }
