@@ -4,7 +4,7 @@
 set -euo pipefail
 build_pkgs="gcc meson ninja-build pkg-config libglib2.0-dev libjson-glib-dev
             libprotobuf-c-dev protobuf-c-compiler libopenblas-dev python3-onnx"
-test_pkgs="python3-numpy python3-torch python3-torchvision libonnx-testdata graphviz"
+test_pkgs="python3-numpy python3-torch python3-torchvision libonnx-testdata graphviz locales"
 pkgs="$build_pkgs"
 [ "${1:-test}" = test ] && pkgs="$pkgs $test_pkgs"
 # ONNX Runtime for the end-to-end cross-checks comes from npm: node and npm
@@ -20,4 +20,11 @@ if [ ${#missing[@]} -gt 0 ]; then
   echo "installing: ${missing[*]}"
   apt-get update -q
   DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}"
+fi
+# A decimal-comma locale, so the test that text output is locale-independent
+# runs instead of skipping.
+if [ "${1:-test}" = test ] && ! locale -a 2>/dev/null | grep -qi '^de_DE\.utf-\?8$'; then
+  sed -i 's/^# *\(de_DE\.UTF-8 UTF-8\)/\1/' /etc/locale.gen
+  grep -q '^de_DE.UTF-8 UTF-8' /etc/locale.gen || echo 'de_DE.UTF-8 UTF-8' >> /etc/locale.gen
+  locale-gen >/dev/null
 fi
