@@ -220,6 +220,18 @@ int_matmul (RtCall *call, const RtTensor *a, const RtTensor *azp, const RtTensor
   return TRUE;
 }
 
+/* Output 0 := the int32 accumulator of MatMulInteger / ConvInteger. */
+static gboolean
+output_int32 (RtCall *call, guint rank, const gint64 *dims, const double *acc, GError **error)
+{
+  RtTensor *o = rt_call_output (call, 0, GRAPH_DTYPE_INT32, rank, dims, error);
+  if (o == NULL)
+    return FALSE;
+  for (gint64 i = 0; i < o->numel; i++)
+    ((gint32 *) o->data)[i] = (gint32) acc[i];
+  return TRUE;
+}
+
 static gboolean
 k_matmul_integer (RtCall *call, GError **error)
 {
@@ -230,12 +242,7 @@ k_matmul_integer (RtCall *call, GError **error)
   const RtTensor *bzp = call->n_inputs > 3 ? call->inputs[3] : NULL;
   if (!int_matmul (call, call->inputs[0], azp, call->inputs[1], bzp, &rank, dims, &acc, error))
     return FALSE;
-  RtTensor *o = rt_call_output (call, 0, GRAPH_DTYPE_INT32, rank, dims, error);
-  if (o == NULL)
-    return FALSE;
-  for (gint64 i = 0; i < o->numel; i++)
-    ((gint32 *) o->data)[i] = (gint32) acc[i];
-  return TRUE;
+  return output_int32 (call, rank, dims, acc, error);
 }
 
 static gboolean
@@ -324,12 +331,7 @@ k_conv_integer (RtCall *call, GError **error)
                     call->n_inputs > 2 ? call->inputs[2] : NULL,
                     call->n_inputs > 3 ? call->inputs[3] : NULL, &rank, dims, &acc, error))
     return FALSE;
-  RtTensor *o = rt_call_output (call, 0, GRAPH_DTYPE_INT32, rank, dims, error);
-  if (o == NULL)
-    return FALSE;
-  for (gint64 i = 0; i < o->numel; i++)
-    ((gint32 *) o->data)[i] = (gint32) acc[i];
-  return TRUE;
+  return output_int32 (call, rank, dims, acc, error);
 }
 
 static gboolean
