@@ -33,31 +33,58 @@ channel_values (const Tensor *t)
   return v;
 }
 
-/* W' = W * s per output channel, read and written as the weight's own type:
- * the weights are the bulk of a model, so no per-element dispatch here. */
-#define SCALE_WEIGHTS(T)                                                     \
+/* W' = W * s per output channel, computed only when written (a deferred
+ * tensor): the writer streams it into the file a buffer at a time, so the
+ * fused weights never sit in memory beside the originals.  Read and written
+ * in the weight's own type: no per-element dispatch on the bulk of a model. */
+typedef struct
+{
+  Tensor *w;
+  gint64 per;          /* elements per output channel */
+  double *s;           /* c scales */
+} ScaledWeights;
+
+static void
+scaled_weights_free (gpointer data)
+{
+  ScaledWeights *sw = data;
+  tensor_unref (sw->w);
+  g_free (sw->s);
+  g_free (sw);
+}
+
+#define SCALE_RANGE(T)                                                       \
   G_STMT_START {                                                             \
-    const T *src = tensor_data (w);                                          \
-    T *dst = (T *) out;                                                      \
-    for (gint64 o = 0; o < c; o++)                                           \
-      for (gint64 k = 0; k < per; k++)                                       \
-        dst[o * per + k] = (T) (src[o * per + k] * s[o]);                    \
+    const T *src = tensor_data (sw->w);                                      \
+    T *d = dst;                                                              \
+    for (gint64 i = first, end = first + count; i < end;)                    \
+      {                                                                      \
+        gint64 o = i / sw->per, stop = MIN (end, (o + 1) * sw->per);         \
+        double so = sw->s[o];                                                \
+        for (; i < stop; i++)                                                \
+          *d++ = (T) (src[i] * so);                                          \
+      }                                                                      \
   } G_STMT_END
 
-static Tensor *
-scaled_weights (const Tensor *w, gint64 c, const double *s)
+static void
+scaled_weights_fill (gconstpointer data, gint64 first, gint64 count, gpointer dst)
 {
-  gsize nbytes = tensor_nbytes (w);
-  gpointer out = g_try_malloc (nbytes ? nbytes : 1);
-  if (out == NULL)
-    return NULL;
-  gint64 per = c > 0 ? tensor_numel (w) / c : 0;
-  if (tensor_dtype (w) == GRAPH_DTYPE_FLOAT)
-    SCALE_WEIGHTS (float);
+  const ScaledWeights *sw = data;
+  if (tensor_dtype (sw->w) == GRAPH_DTYPE_FLOAT)
+    SCALE_RANGE (float);
   else
-    SCALE_WEIGHTS (double);
-  g_autoptr (GBytes) bytes = g_bytes_new_take (out, nbytes);
-  return tensor_new (tensor_dtype (w), tensor_rank (w), tensor_dims (w), bytes, NULL);
+    SCALE_RANGE (double);
+}
+
+static Tensor *
+scaled_weights (Tensor *w, gint64 c, const double *s)
+{
+  ScaledWeights *sw = g_new (ScaledWeights, 1);
+  sw->w = tensor_ref (w);
+  sw->per = c > 0 ? tensor_numel (w) / c : 0;
+  sw->s = g_memdup2 (s, (c ? c : 1) * sizeof (double));
+  return tensor_new_deferred (tensor_dtype (w), tensor_rank (w), tensor_dims (w),
+                              scaled_weights_fill, sw, scaled_weights_free, NULL);
 }
 
 static Tensor *

@@ -160,7 +160,7 @@ struct _OnnxioExternalWriter
 };
 
 OnnxioExternalWriter *
-onnxio_external_writer_new (const char *model_path, GError **error)
+onnxio_external_writer_new (const char *model_path, GHashTable *deferred, GError **error)
 {
   g_autofree char *dir = g_path_get_dirname (model_path);
   g_autofree char *base = g_path_get_basename (model_path);
@@ -169,6 +169,7 @@ onnxio_external_writer_new (const char *model_path, GError **error)
   OnnxioSink *sink = onnxio_sink_open (path, error);
   if (sink == NULL)
     return NULL;
+  onnxio_sink_set_deferred (sink, deferred);
   OnnxioExternalWriter *w = g_new0 (OnnxioExternalWriter, 1);
   w->sink = sink;
   w->location = g_steal_pointer (&location);

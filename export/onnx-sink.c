@@ -23,6 +23,7 @@ struct _OnnxioSink
   guint64 offset;           /* bytes accepted so far */
   int write_errno;          /* first write error, 0 if none */
   gboolean finished;
+  GHashTable *deferred;     /* placeholder Tensors to stream (not owned) */
 };
 
 /* The mode a plain open(O_CREAT, 0666) would give: mkstemp uses 0600. */
@@ -67,12 +68,41 @@ flush (OnnxioSink *s)
   return ok;
 }
 
+/* A deferred tensor's bytes, computed a buffer at a time straight into
+ * the sink's buffer: never held whole. */
+static void
+stream_deferred (OnnxioSink *s, const Tensor *t)
+{
+  gsize size = graph_dtype_size (tensor_dtype (t));
+  gint64 numel = tensor_numel (t), per_chunk = (gint64) (SINK_BUFFER_SIZE / size);
+  for (gint64 first = 0; first < numel && s->write_errno == 0; first += per_chunk)
+    {
+      gint64 n = MIN (per_chunk, numel - first);
+      if (s->buf_len + (gsize) n * size > SINK_BUFFER_SIZE && !flush (s))
+        return;
+      tensor_fill (t, first, n, s->buf + s->buf_len);
+      s->buf_len += (gsize) n * size;
+    }
+}
+
+void
+onnxio_sink_set_deferred (OnnxioSink *s, GHashTable *deferred)
+{
+  s->deferred = deferred;
+}
+
 void
 onnxio_sink_write (OnnxioSink *s, const void *data, gsize len)
 {
   s->offset += len;
   if (s->write_errno != 0 || len == 0)
     return;
+  if (s->deferred != NULL && g_hash_table_contains (s->deferred, data))
+    {
+      g_return_if_fail (len == tensor_nbytes (data));
+      stream_deferred (s, data);
+      return;
+    }
   if (s->buf_len + len <= SINK_BUFFER_SIZE)
     {
       memcpy (s->buf + s->buf_len, data, len);

@@ -203,7 +203,8 @@ onnxio_tensor_from_proto (Onnx__TensorProto *tp, OnnxioExternal *ext,
 
 gboolean
 onnxio_tensor_to_proto (const Tensor *t, const char *name, Onnx__TensorProto *tp,
-                        OnnxioPool *pool, const char *what, GError **error)
+                        OnnxioPool *pool, GHashTable *deferred, const char *what,
+                        GError **error)
 {
   onnx__tensor_proto__init (tp);
   tp->name = onnxio_pb_str (name);
@@ -237,6 +238,12 @@ onnxio_tensor_to_proto (const Tensor *t, const char *name, Onnx__TensorProto *tp
       g_set_error (error, ONNXIO_ERROR, ONNXIO_ERROR_INVALID,
                    "%s: the tensor's data is unknown, it cannot be written", what);
       return FALSE;
+    }
+  if (deferred != NULL && tensor_is_deferred (t) && tensor_nbytes (t) > 0)
+    {
+      g_hash_table_add (deferred, (gpointer) t);
+      ONNXIO_PB_SET_BYTES (tp, raw_data, (const void *) t, tensor_nbytes (t));
+      return TRUE;
     }
   /* Empty tensors too get an (empty) raw_data, as numpy_helper writes them. */
   ONNXIO_PB_SET_BYTES (tp, raw_data, tensor_data (t), tensor_nbytes (t));
@@ -295,7 +302,7 @@ onnxio_tensor_save (const Tensor *t, const char *name, const char *path,
   g_autofree char *what = g_strdup_printf ("%s: TensorProto", path);
 
   onnxio_pool_init (&pool);
-  if (onnxio_tensor_to_proto (t, name, &tp, &pool, what, error))
+  if (onnxio_tensor_to_proto (t, name, &tp, &pool, NULL, what, error))
     {
       OnnxioSink *sink = onnxio_sink_open (path, error);
       if (sink != NULL)

@@ -18,6 +18,7 @@ typedef struct
   gint64 ir_version;
   GHashTable *taken;          /* every value name in the model */
   GHashTable *generated;      /* GraphValue* → generated name */
+  GHashTable *deferred;       /* deferred Tensors the sinks stream */
   OnnxioExternalWriter *ext;  /* NULL: everything inline */
   gsize threshold;
   gboolean ext_attributes;    /* also move attribute tensors out */
@@ -200,7 +201,7 @@ tensor_proto (WriteCtx *w, const Tensor *t, const char *name, gboolean attribute
               Onnx__TensorProto **out, const char *what, GError **error)
 {
   Onnx__TensorProto *tp = onnxio_pool_new0 (&w->pool, Onnx__TensorProto, 1);
-  if (!onnxio_tensor_to_proto (t, name, tp, &w->pool, what, error))
+  if (!onnxio_tensor_to_proto (t, name, tp, &w->pool, w->deferred, what, error))
     return FALSE;
   tp->doc_string = NULL;
   if (w->ext != NULL && (!attribute || w->ext_attributes)
@@ -573,6 +574,7 @@ onnxio_save (const Graph *g, const char *path, const OnnxioSaveOptions *opts,
   onnxio_pool_init (&w.pool);
   w.taken = g_hash_table_new (g_str_hash, g_str_equal);
   w.generated = g_hash_table_new (g_direct_hash, g_direct_equal);
+  w.deferred = g_hash_table_new (g_direct_hash, g_direct_equal);
   foreach_graph (g, collect_names, w.taken);
 
   /* A loaded model keeps its ir_version (even one lower than its opsets
@@ -594,7 +596,7 @@ onnxio_save (const Graph *g, const char *path, const OnnxioSaveOptions *opts,
   gboolean ok = FALSE;
   if (opts->external_data || auto_ext)
     {
-      w.ext = onnxio_external_writer_new (path, error);
+      w.ext = onnxio_external_writer_new (path, w.deferred, error);
       if (w.ext == NULL)
         goto out;
     }
@@ -604,6 +606,7 @@ onnxio_save (const Graph *g, const char *path, const OnnxioSaveOptions *opts,
   sink = onnxio_sink_open (path, error);
   if (sink == NULL)
     goto out;
+  onnxio_sink_set_deferred (sink, w.deferred);
   onnx__model_proto__pack_to_buffer (m, onnxio_sink_buffer (sink));
   if (w.ext != NULL && !onnxio_external_writer_commit (w.ext, error))
     goto out;
@@ -613,6 +616,7 @@ out:
   onnxio_sink_free (sink);
   onnxio_external_writer_free (w.ext);
   g_hash_table_unref (w.generated);
+  g_hash_table_unref (w.deferred);
   g_hash_table_unref (w.taken);
   onnxio_pool_clear (&w.pool);
   return ok;

@@ -114,10 +114,15 @@ Tensor  *onnxio_tensor_from_proto (Onnx__TensorProto *tp, OnnxioExternal *ext,
                                    const char *display, const char *what,
                                    GError **error);
 /* Fills `tp` from `t`; data is borrowed from `t` (raw_data points into its
- * GBytes; strings into their GBytes). */
+ * GBytes; strings into their GBytes).  With `deferred` non-NULL, a deferred
+ * tensor (tensor_is_deferred) is not computed here: raw_data.data is the
+ * Tensor itself, a placeholder added to the `deferred` set, which a sink
+ * given the same set streams with tensor_fill() (onnxio_sink_set_deferred).
+ * Without it, the tensor's bytes are computed. */
 gboolean onnxio_tensor_to_proto (const Tensor *t, const char *name,
                                  Onnx__TensorProto *tp, OnnxioPool *pool,
-                                 const char *what, GError **error);
+                                 GHashTable *deferred, const char *what,
+                                 GError **error);
 
 /* ---- External data (export/onnx-external.c) */
 
@@ -136,6 +141,7 @@ typedef struct _OnnxioExternalWriter OnnxioExternalWriter;
 /* `model_path` is the final model path; the data file is
  * "<basename>.data" in the same folder, written through a temporary file. */
 OnnxioExternalWriter *onnxio_external_writer_new (const char *model_path,
+                                                  GHashTable *deferred,
                                                   GError **error);
 /* Appends the tensor's bytes and points `tp` at them (data_location
  * EXTERNAL, external_data location/offset/length, no raw_data). */
@@ -155,6 +161,10 @@ OnnxioSink *onnxio_sink_open (const char *path, GError **error);
  * come (small ones are buffered). */
 ProtobufCBuffer *onnxio_sink_buffer (OnnxioSink *sink);
 void     onnxio_sink_write (OnnxioSink *sink, const void *data, gsize len);
+/* Writes whose data pointer is a Tensor in `deferred` (a set, not owned,
+ * which must outlive the sink's writes) stream that tensor's elements
+ * instead: see onnxio_tensor_to_proto. */
+void     onnxio_sink_set_deferred (OnnxioSink *sink, GHashTable *deferred);
 guint64  onnxio_sink_offset (OnnxioSink *sink);
 /* Flushes, closes and renames the temporary file over `path`. */
 gboolean onnxio_sink_finish (OnnxioSink *sink, GError **error);

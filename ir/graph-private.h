@@ -29,9 +29,18 @@ struct _Tensor
   guint       rank;
   gint64     *dims;
   gint64      numel;
-  GBytes     *data;      /* NULL: unknown data, or STRING */
+  GBytes     *data;      /* NULL: unknown data, deferred, or STRING */
   GBytes    **strings;   /* STRING: numel entries */
+  /* Deferred tensors (ir/tensor-deferred.c): `data` is computed by `fill`
+   * on first use and set atomically. */
+  TensorFillFunc fill;
+  gpointer       fill_data;
+  GDestroyNotify fill_destroy;
 };
+
+/* The payload, computing a deferred tensor's bytes first (NULL: no data). */
+GBytes   *tensor_payload (const Tensor *t);
+Tensor   *tensor_alloc (GraphDType dtype, guint rank, const gint64 *dims, GError **error);
 
 struct _GraphType
 {

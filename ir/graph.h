@@ -116,6 +116,25 @@ Tensor      *tensor_new_int64_vector (gsize n, const gint64 *v);
 Tensor      *tensor_new_strings (guint rank, const gint64 *dims,
                                  GBytes *const *strings, GError **error);
 
+/* Deferred data: `fill` writes elements [first, first + count) of the
+ * tensor into `dst` (count * element size bytes).  The bytes are computed
+ * on first use of tensor_data()/tensor_bytes()/tensor_get_*() and kept from
+ * then on; a writer can instead stream them with tensor_fill() in pieces,
+ * so a large derived tensor (a fused Conv weight) is never held whole.
+ * `fill` must be pure: the same range always gives the same bytes, and it
+ * may be called from any thread.  Numeric element types only.
+ * (transfer full) */
+typedef void (*TensorFillFunc) (gconstpointer user_data, gint64 first, gint64 count,
+                                gpointer dst);
+Tensor      *tensor_new_deferred (GraphDType dtype, guint rank, const gint64 *dims,
+                                  TensorFillFunc fill, gpointer user_data,
+                                  GDestroyNotify destroy, GError **error);
+/* TRUE while a deferred tensor's bytes have not been computed. */
+gboolean     tensor_is_deferred (const Tensor *t);
+/* Copies elements [first, first + count) into `dst`: from the data if it
+ * is there, else computed by the fill function without keeping them. */
+void         tensor_fill (const Tensor *t, gint64 first, gint64 count, gpointer dst);
+
 Tensor      *tensor_ref (Tensor *t);
 void         tensor_unref (Tensor *t);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (Tensor, tensor_unref)

@@ -35,7 +35,7 @@ tensor_shape_nbytes (GraphDType dtype, guint rank, const gint64 *dims, gsize *nb
   return TRUE;
 }
 
-static Tensor *
+Tensor *
 tensor_alloc (GraphDType dtype, guint rank, const gint64 *dims, GError **error)
 {
   gint64 numel;
@@ -221,6 +221,8 @@ tensor_unref (Tensor *t)
   g_free (t->strings);
   if (t->data)
     g_bytes_unref (t->data);
+  if (t->fill_destroy)
+    t->fill_destroy (t->fill_data);
   g_free (t->dims);
   g_free (t);
 }
@@ -229,8 +231,11 @@ GraphDType tensor_dtype (const Tensor *t) { return t->dtype; }
 guint tensor_rank (const Tensor *t) { return t->rank; }
 const gint64 *tensor_dims (const Tensor *t) { return t->dims; }
 gint64 tensor_numel (const Tensor *t) { return t->numel; }
-gboolean tensor_has_data (const Tensor *t) { return t->data != NULL || t->strings != NULL; }
-GBytes *tensor_bytes (const Tensor *t) { return t->data; }
+gboolean tensor_has_data (const Tensor *t)
+{
+  return t->data != NULL || t->strings != NULL || t->fill != NULL;
+}
+GBytes *tensor_bytes (const Tensor *t) { return tensor_payload (t); }
 
 gint64
 tensor_dim (const Tensor *t, guint i)
@@ -248,7 +253,8 @@ tensor_nbytes (const Tensor *t)
 gconstpointer
 tensor_data (const Tensor *t)
 {
-  return t->data ? g_bytes_get_data (t->data, NULL) : NULL;
+  GBytes *data = tensor_payload (t);
+  return data ? g_bytes_get_data (data, NULL) : NULL;
 }
 
 GBytes *
@@ -287,8 +293,9 @@ half_to_float (guint16 h)
 double
 tensor_get_double (const Tensor *t, gint64 i)
 {
-  g_return_val_if_fail (t->data != NULL && i >= 0 && i < t->numel, 0);
-  const guint8 *p = (const guint8 *) g_bytes_get_data (t->data, NULL) + i * graph_dtype_size (t->dtype);
+  GBytes *data = tensor_payload (t);
+  g_return_val_if_fail (data != NULL && i >= 0 && i < t->numel, 0);
+  const guint8 *p = (const guint8 *) g_bytes_get_data (data, NULL) + i * graph_dtype_size (t->dtype);
   switch (t->dtype)
     {
 #define LOAD(E, T) case GRAPH_DTYPE_##E: { T x; memcpy (&x, p, sizeof x); return (double) x; }
@@ -317,9 +324,10 @@ tensor_get_int64 (const Tensor *t, gint64 i)
 {
   if (t->dtype == GRAPH_DTYPE_INT64 || t->dtype == GRAPH_DTYPE_UINT64)
     {
-      g_return_val_if_fail (t->data != NULL && i >= 0 && i < t->numel, 0);
+      GBytes *data = tensor_payload (t);
+      g_return_val_if_fail (data != NULL && i >= 0 && i < t->numel, 0);
       gint64 x;
-      memcpy (&x, (const guint8 *) g_bytes_get_data (t->data, NULL) + i * 8, 8);
+      memcpy (&x, (const guint8 *) g_bytes_get_data (data, NULL) + i * 8, 8);
       return x;
     }
   return (gint64) tensor_get_double (t, i);
@@ -332,9 +340,10 @@ tensor_equal (const Tensor *a, const Tensor *b)
     return FALSE;
   if (a->rank && memcmp (a->dims, b->dims, a->rank * sizeof (gint64)) != 0)
     return FALSE;
-  if ((a->data == NULL) != (b->data == NULL) || (a->strings == NULL) != (b->strings == NULL))
+  GBytes *ad = tensor_payload (a), *bd = tensor_payload (b);
+  if ((ad == NULL) != (bd == NULL) || (a->strings == NULL) != (b->strings == NULL))
     return FALSE;
-  if (a->data && !g_bytes_equal (a->data, b->data))
+  if (ad && !g_bytes_equal (ad, bd))
     return FALSE;
   if (a->strings)
     for (gint64 i = 0; i < a->numel; i++)

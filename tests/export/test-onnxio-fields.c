@@ -256,6 +256,97 @@ test_fields_external (void)
   onnxio_test_rmtree (tmp);
 }
 
+/* A deferred initializer (as Conv+BN fusion makes) is streamed into the
+ * file a buffer at a time: the file is byte-identical to the one written
+ * from the same values held in memory, and the tensor's bytes are never
+ * computed whole.  Its 3 MiB + 28 bytes cross the writer's 1 MiB buffer
+ * at odd offsets (a small tensor is written before it). */
+static void
+offset_fill (gconstpointer data, gint64 first, gint64 count, gpointer dst)
+{
+  (void) data;
+  for (gint64 i = 0; i < count; i++)
+    ((float *) dst)[i] = (float) ((first + i) % 1000) - 0.25f;
+}
+
+static Graph *
+deferred_model (Tensor *big)
+{
+  Graph *g = graph_new ();
+  gint64 one = 3;
+  float small_data[3] = { 1, 2, 3 };
+  g_autoptr (Tensor) small = tensor_new_from_data (GRAPH_DTYPE_FLOAT, 1, &one, small_data,
+                                                   sizeof small_data, NULL);
+  GraphValue *sv = graph_add_initializer (g, "a_small", small);
+  GraphValue *bv = graph_add_initializer (g, "b_big", big);
+  graph_add_output (g, graph_op (g, "Identity", sv, NULL));
+  graph_add_output (g, graph_op (g, "Identity", bv, NULL));
+  return g;
+}
+
+static void
+test_deferred_streams (void)
+{
+  gint64 dims[2] = { 3 * 262144 + 7, 1 };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (Tensor) lazy = tensor_new_deferred (GRAPH_DTYPE_FLOAT, 2, dims, offset_fill, NULL,
+                                                 NULL, &error);
+  g_assert_no_error (error);
+  gsize nbytes = tensor_nbytes (lazy);
+  float *plain = g_malloc (nbytes);
+  for (gint64 i = 0; i < dims[0]; i++)
+    plain[i] = (float) (i % 1000) - 0.25f;
+  g_autoptr (GBytes) pb = g_bytes_new_take (plain, nbytes);
+  g_autoptr (Tensor) held = tensor_new (GRAPH_DTYPE_FLOAT, 2, dims, pb, &error);
+  g_assert_no_error (error);
+
+  g_autofree char *tmp = onnxio_test_mkdtemp ();
+  for (int external = 0; external < 2; external++)
+    {
+      OnnxioSaveOptions opts;
+      onnxio_save_options_init (&opts);
+      opts.external_data = external;
+      g_autofree char *dl = g_build_filename (tmp, "lazy", NULL);
+      g_autofree char *dh = g_build_filename (tmp, "held", NULL);
+      g_assert_cmpint (g_mkdir_with_parents (dl, 0700), ==, 0);
+      g_assert_cmpint (g_mkdir_with_parents (dh, 0700), ==, 0);
+      g_autofree char *pl = g_build_filename (dl, "m.onnx", NULL);
+      g_autofree char *ph = g_build_filename (dh, "m.onnx", NULL);
+      g_autoptr (Graph) gl = deferred_model (lazy);
+      g_autoptr (Graph) gh = deferred_model (held);
+      g_assert_true (onnxio_save (gl, pl, &opts, &error));
+      g_assert_no_error (error);
+      g_assert_true (onnxio_save (gh, ph, &opts, &error));
+      g_assert_no_error (error);
+      g_assert_true (tensor_is_deferred (lazy));
+      const char *files[] = { "m.onnx", external ? "m.onnx.data" : NULL };
+      for (guint f = 0; f < G_N_ELEMENTS (files) && files[f]; f++)
+        {
+          g_autofree char *fl = g_build_filename (dl, files[f], NULL);
+          g_autofree char *fh = g_build_filename (dh, files[f], NULL);
+          g_autofree char *cl = NULL, *ch = NULL;
+          gsize nl, nh;
+          g_assert_true (g_file_get_contents (fl, &cl, &nl, NULL));
+          g_assert_true (g_file_get_contents (fh, &ch, &nh, NULL));
+          g_assert_cmpuint (nl, ==, nh);
+          /* The big tensor's bytes are in exactly one of the files. */
+          if (f == 1)
+            g_assert_cmpuint (nl, ==, nbytes);
+          else if (external)
+            g_assert_cmpuint (nl, <, 4096);
+          else
+            g_assert_cmpuint (nl, >, nbytes);
+          g_assert_true (memcmp (cl, ch, nl) == 0);
+        }
+      g_autoptr (Graph) back = onnxio_load (pl, &error);
+      g_assert_no_error (error);
+      g_assert_true (tensor_equal (graph_value_get_initializer (graph_find_value (back, "b_big")),
+                                   held));
+    }
+  g_assert_true (tensor_is_deferred (lazy));
+  onnxio_test_rmtree (tmp);
+}
+
 /* Reading the typed repeated fields (float_data, int32_data for the small
  * types, int64_data, double_data, uint64_data, string_data) against raw_data
  * twins that numpy wrote. */
@@ -372,5 +463,6 @@ test_onnxio_fields_register (void)
   g_test_add_func ("/export/onnx/write/external-data", test_fields_external);
   g_test_add_func ("/export/onnx/read/typed-fields", test_fields_typed_read);
   g_test_add_func ("/export/onnx/write/atomic", test_atomic);
+  g_test_add_func ("/export/onnx/write/deferred-streams", test_deferred_streams);
   g_test_add_func ("/export/onnx/pb/no-name", test_pb_name);
 }

@@ -132,6 +132,90 @@ test_tensor_strings_and_equal (void)
   g_assert_false (tensor_equal (t, z));
 }
 
+/* A deferred tensor whose element i is 0.5 * i + base, counting calls. */
+typedef struct
+{
+  float base;
+  guint fills;
+  gboolean destroyed;
+} RampData;
+
+static void
+ramp_fill (gconstpointer data, gint64 first, gint64 count, gpointer dst)
+{
+  RampData *r = (RampData *) data;
+  r->fills++;
+  for (gint64 i = 0; i < count; i++)
+    ((float *) dst)[i] = r->base + 0.5f * (float) (first + i);
+}
+
+static void
+ramp_destroy (gpointer data)
+{
+  ((RampData *) data)->destroyed = TRUE;
+}
+
+static void
+test_tensor_deferred (void)
+{
+  RampData r = { .base = 1.0f };
+  gint64 dims[2] = { 3, 5 };
+  Tensor *t = tensor_new_deferred (GRAPH_DTYPE_FLOAT, 2, dims, ramp_fill, &r, ramp_destroy, NULL);
+  g_assert_nonnull (t);
+  g_assert_true (tensor_has_data (t));
+  g_assert_true (tensor_is_deferred (t));
+  g_assert_cmpuint (tensor_nbytes (t), ==, 15 * sizeof (float));
+
+  /* A piece is computed without keeping anything. */
+  float piece[4];
+  tensor_fill (t, 6, 4, piece);
+  for (int i = 0; i < 4; i++)
+    g_assert_cmpfloat (piece[i], ==, 1.0f + 0.5f * (float) (6 + i));
+  g_assert_true (tensor_is_deferred (t));
+  g_assert_cmpuint (r.fills, ==, 1);
+
+  /* Whole-data accessors compute it once and keep it. */
+  const float *d = tensor_data (t);
+  g_assert_nonnull (d);
+  g_assert_false (tensor_is_deferred (t));
+  g_assert_cmpuint (r.fills, ==, 2);
+  g_assert_cmpfloat (d[14], ==, 8.0f);
+  g_assert_cmpfloat (tensor_get_double (t, 3), ==, 2.5);
+  g_assert_true (tensor_bytes (t) != NULL);
+  tensor_fill (t, 0, 4, piece);
+  g_assert_cmpfloat (piece[3], ==, 2.5f);
+  g_assert_cmpuint (r.fills, ==, 2);
+
+  /* Equal to the same values held plainly; compared by value. */
+  float plain[15];
+  for (int i = 0; i < 15; i++)
+    plain[i] = 1.0f + 0.5f * (float) i;
+  g_autoptr (Tensor) p = tensor_new_from_data (GRAPH_DTYPE_FLOAT, 2, dims, plain, sizeof plain, NULL);
+  RampData r2 = { .base = 1.0f };
+  g_autoptr (Tensor) u = tensor_new_deferred (GRAPH_DTYPE_FLOAT, 2, dims, ramp_fill, &r2, NULL, NULL);
+  g_assert_true (tensor_equal (u, p));
+  g_assert_true (tensor_equal (t, u));
+
+  g_assert_false (r.destroyed);
+  tensor_unref (t);
+  g_assert_true (r.destroyed);
+
+  /* Refused: string element type, negative dims.  user_data is released. */
+  g_autoptr (GError) error = NULL;
+  RampData bad = { 0 };
+  g_assert_null (tensor_new_deferred (GRAPH_DTYPE_STRING, 2, dims, ramp_fill, &bad, ramp_destroy,
+                                      &error));
+  g_assert_error (error, GRAPH_ERROR, GRAPH_ERROR_TENSOR);
+  g_assert_true (bad.destroyed);
+  g_clear_error (&error);
+  gint64 negative[1] = { -1 };
+  bad.destroyed = FALSE;
+  g_assert_null (tensor_new_deferred (GRAPH_DTYPE_FLOAT, 1, negative, ramp_fill, &bad, ramp_destroy,
+                                      &error));
+  g_assert_error (error, GRAPH_ERROR, GRAPH_ERROR_TENSOR);
+  g_assert_true (bad.destroyed);
+}
+
 void
 test_dtype_register (void)
 {
@@ -142,4 +226,5 @@ test_dtype_register (void)
   g_test_add_func ("/ir/tensor/scalars", test_tensor_scalars);
   g_test_add_func ("/ir/tensor/half", test_tensor_half);
   g_test_add_func ("/ir/tensor/strings-and-equal", test_tensor_strings_and_equal);
+  g_test_add_func ("/ir/tensor/deferred", test_tensor_deferred);
 }
