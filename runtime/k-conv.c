@@ -1,7 +1,7 @@
 /* Conv (im2col + GEMM; groups, dilations, pads and auto_pad, 1-D to 3-D)
  * and ConvTranspose (GEMM + col2im). */
 #include "runtime/spatial.h"
-#include <cblas.h>
+#include "runtime/blas.h"
 #include <string.h>
 
 gboolean
@@ -194,10 +194,10 @@ gemm (GraphDType dt, gboolean ta, gboolean tb, gint64 M, gint64 N, gint64 K, con
       gint64 lda, const void *b, gint64 ldb, double beta, void *c, gint64 ldc)
 {
   if (dt == GRAPH_DTYPE_FLOAT)
-    cblas_sgemm (CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
+    rt_blas.sgemm (CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
                  (int) M, (int) N, (int) K, 1.0f, a, (int) lda, b, (int) ldb, (float) beta, c, (int) ldc);
   else
-    cblas_dgemm (CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
+    rt_blas.dgemm (CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
                  (int) M, (int) N, (int) K, 1.0, a, (int) lda, b, (int) ldb, beta, c, (int) ldc);
 }
 

@@ -14,7 +14,7 @@
  * and no broadcast, are a batched matrix product: they are packed to
  * [batch, M, K] and [batch, K, N] and go through sgemm/dgemm. */
 #include "runtime/kernel.h"
-#include <cblas.h>
+#include "runtime/blas.h"
 #include <string.h>
 
 #define N_LETTERS 52
@@ -431,11 +431,11 @@ try_gemm (RtCall *call, const EinsumLabels *L, RtTensor *o, gboolean *done, GErr
   for (gint64 i = 0; i < B; i++)
     {
       if (a->dtype == GRAPH_DTYPE_FLOAT)
-        cblas_sgemm (CblasRowMajor, CblasNoTrans, CblasNoTrans, (int) M, (int) N, (int) K, 1.0f,
+        rt_blas.sgemm (CblasRowMajor, CblasNoTrans, CblasNoTrans, (int) M, (int) N, (int) K, 1.0f,
                      (const float *) pa + i * M * K, (int) K, (const float *) pb + i * K * N,
                      (int) N, 0.0f, (float *) pc + i * M * N, (int) N);
       else
-        cblas_dgemm (CblasRowMajor, CblasNoTrans, CblasNoTrans, (int) M, (int) N, (int) K, 1.0,
+        rt_blas.dgemm (CblasRowMajor, CblasNoTrans, CblasNoTrans, (int) M, (int) N, (int) K, 1.0,
                      (const double *) pa + i * M * K, (int) K, (const double *) pb + i * K * N,
                      (int) N, 0.0, (double *) pc + i * M * N, (int) N);
     }

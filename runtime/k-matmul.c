@@ -1,6 +1,6 @@
 /* MatMul (numpy semantics, batched) and Gemm through OpenBLAS. */
 #include "runtime/kernel.h"
-#include <cblas.h>
+#include "runtime/blas.h"
 #include <string.h>
 
 /* One generic loop for integer MatMul (no BLAS for integers). */
@@ -33,11 +33,11 @@ mm (GraphDType dt, const void *a, const void *b, void *c, gint64 M, gint64 N, gi
   switch (dt)
     {
     case GRAPH_DTYPE_FLOAT:
-      cblas_sgemm (CblasRowMajor, CblasNoTrans, CblasNoTrans, (int) M, (int) N, (int) K, 1.0f,
+      rt_blas.sgemm (CblasRowMajor, CblasNoTrans, CblasNoTrans, (int) M, (int) N, (int) K, 1.0f,
                    a, (int) K, b, (int) N, 0.0f, c, (int) N);
       break;
     case GRAPH_DTYPE_DOUBLE:
-      cblas_dgemm (CblasRowMajor, CblasNoTrans, CblasNoTrans, (int) M, (int) N, (int) K, 1.0,
+      rt_blas.dgemm (CblasRowMajor, CblasNoTrans, CblasNoTrans, (int) M, (int) N, (int) K, 1.0,
                    a, (int) K, b, (int) N, 0.0, c, (int) N);
       break;
 #define CASE(E, T) case GRAPH_DTYPE_##E: imm_##E (a, b, c, M, N, K); break;
@@ -194,14 +194,14 @@ k_gemm (RtCall *call, GError **error)
     }
   if (a->dtype == GRAPH_DTYPE_FLOAT && M == 1)
     /* One row (batch 1): y = B^T a or B a as a GEMV; sgemm would pack all of B first. */
-    cblas_sgemv (CblasRowMajor, tb ? CblasNoTrans : CblasTrans, (int) b->dims[0], (int) b->dims[1],
+    rt_blas.sgemv (CblasRowMajor, tb ? CblasNoTrans : CblasTrans, (int) b->dims[0], (int) b->dims[1],
                  (float) alpha, b->data, (int) b->dims[1], a->data, 1, (float) bb, o->data, 1);
   else if (a->dtype == GRAPH_DTYPE_FLOAT)
-    cblas_sgemm (CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
+    rt_blas.sgemm (CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
                  (int) M, (int) N, (int) K, (float) alpha, a->data, (int) a->dims[1], b->data,
                  (int) b->dims[1], (float) bb, o->data, (int) N);
   else
-    cblas_dgemm (CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
+    rt_blas.dgemm (CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
                  (int) M, (int) N, (int) K, alpha, a->data, (int) a->dims[1], b->data,
                  (int) b->dims[1], bb, o->data, (int) N);
   return TRUE;

@@ -12,7 +12,7 @@
  * len_b - 1); its state is frozen afterwards, so Y_h / Y_c hold the state of
  * its last valid step, and Y is zero past len_b, as ONNX Runtime does. */
 #include "runtime/kernel.h"
-#include <cblas.h>
+#include "runtime/blas.h"
 #include <math.h>
 #include <string.h>
 
@@ -217,10 +217,10 @@ seq_len (const RnnDims *dm, gint64 b)
             c[i * ldc + j] = beta * c[i * ldc + j];                                        \
       }                                                                                    \
     else if (M == 1)                                                                       \
-      cblas_##P##gemv (CblasRowMajor, CblasNoTrans, (int) N, (int) K, 1, b, (int) ldb, a, 1, \
+      rt_blas.P##gemv (CblasRowMajor, CblasNoTrans, (int) N, (int) K, 1, b, (int) ldb, a, 1, \
                        beta, c, 1);                                                        \
     else                                                                                   \
-      cblas_##P##gemm (CblasRowMajor, CblasNoTrans, CblasTrans, (int) M, (int) N, (int) K, 1, \
+      rt_blas.P##gemm (CblasRowMajor, CblasNoTrans, CblasTrans, (int) M, (int) N, (int) K, 1, \
                        a, (int) lda, b, (int) ldb, beta, c, (int) ldc);                    \
   }
 GEN_GEMM (FLOAT, float, s)

@@ -1,6 +1,6 @@
 /* Sessions: checking a graph, planning buffers by liveness, running. */
 #include "runtime/session-private.h"
-#include <cblas.h>
+#include "runtime/blas.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -506,6 +506,8 @@ rt_session_new (Graph *graph, const RtOptions *options, GError **error)
                    lint_error->message);
       return NULL;
     }
+  if (!rt_blas_load (error))
+    return NULL;
   g_autoptr (RtSession) s = g_new0 (RtSession, 1);
   s->graph = graph;
   if (options)
@@ -959,8 +961,8 @@ session_run (RtSession *s, GHashTable *inputs, gboolean any, GHashTable *outputs
   s->allocations = 0;
   if (s->strings)
     g_ptr_array_set_size (s->strings, 0);
-  if (s->options.threads > 0)
-    openblas_set_num_threads (s->options.threads);
+  if (s->options.threads > 0 && rt_blas.set_num_threads != NULL)
+    rt_blas.set_num_threads (s->options.threads);
   g_autofree gboolean *present = g_new0 (gboolean, MAX (s->n_values, 1));
   s->present = present;
   gboolean ok = bind_inputs (s, inputs, any, FALSE, error);

@@ -18,9 +18,10 @@ run_result_clear (RunResult *r)
   g_free (r->err);
 }
 
-/* Runs argv (NULL-terminated); argv[0] "symonnx" means the built CLI. */
+/* Runs argv (NULL-terminated) with environment `envp` (NULL: ours);
+ * argv[0] "symonnx" means the built CLI. */
 static RunResult
-run (const char *const *argv)
+run_env (const char *const *argv, char **envp)
 {
   RunResult r = { 0 };
   g_autoptr (GPtrArray) args = g_ptr_array_new ();
@@ -30,12 +31,18 @@ run (const char *const *argv)
   g_ptr_array_add (args, NULL);
   g_autoptr (GError) error = NULL;
   int wait_status;
-  g_assert_true (g_spawn_sync (NULL, (char **) args->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL,
+  g_assert_true (g_spawn_sync (NULL, (char **) args->pdata, envp, G_SPAWN_DEFAULT, NULL, NULL,
                                &r.out, &r.err, &wait_status, &error));
   g_assert_no_error (error);
   g_assert_true (WIFEXITED (wait_status));
   r.status = WEXITSTATUS (wait_status);
   return r;
+}
+
+static RunResult
+run (const char *const *argv)
+{
+  return run_env (argv, NULL);
 }
 
 static char *
@@ -107,6 +114,49 @@ test_print_mymodule (void)
   g_assert_cmpstr (r.err, ==, "");
   g_assert_cmpstr (r.out, ==, expected);
   run_result_clear (&r);
+}
+
+/* OpenBLAS is opened only by commands that run a graph (runtime/blas.h):
+ * the dynamic loader's own log (LD_DEBUG=files) says which files it loaded. */
+static void
+test_cli_blas_on_demand (void)
+{
+  const char *dir = "/usr/share/libonnx-testdata/data/node/test_matmul_2d";
+  if (!g_file_test (dir, G_FILE_TEST_IS_DIR))
+    {
+      g_test_skip ("libonnx-testdata is not installed");
+      return;
+    }
+  g_autofree char *model = g_build_filename (dir, "model.onnx", NULL);
+  g_autofree char *bind_a = g_strdup_printf ("a=%s/test_data_set_0/input_0.pb", dir);
+  g_autofree char *bind_b = g_strdup_printf ("b=%s/test_data_set_0/input_1.pb", dir);
+  g_autofree char *tmp = g_dir_make_tmp ("symonnx-blas-XXXXXX", NULL);
+  g_autofree char *copy = g_build_filename (tmp, "copy.onnx", NULL);
+  g_auto (GStrv) envp = g_environ_setenv (g_get_environ (), "LD_DEBUG", "files", TRUE);
+  const char *const *no_blas[] = {
+    (const char *[]) { "symonnx", "print", model, NULL },
+    (const char *[]) { "symonnx", "check", model, NULL },
+    (const char *[]) { "symonnx", "convert", model, copy, NULL },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (no_blas); i++)
+    {
+      RunResult r = run_env (no_blas[i], envp);
+      g_assert_cmpint (r.status, ==, 0);
+      g_assert_nonnull (strstr (r.err, "file=libglib-2.0"));   /* the log is there */
+      g_assert_null (strstr (r.err, "openblas"));
+      run_result_clear (&r);
+    }
+  RunResult r = run_env ((const char *[]) { "symonnx", "run", model, "--input", bind_a,
+                                            "--input", bind_b, "--output-dir", tmp, NULL },
+                         envp);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.err, "file=libopenblas"));
+  run_result_clear (&r);
+  g_autofree char *out = g_build_filename (tmp, "c.npy", NULL);
+  g_assert_true (g_file_test (out, G_FILE_TEST_IS_REGULAR));
+  g_unlink (out);
+  g_unlink (copy);
+  g_assert_cmpint (g_rmdir (tmp), ==, 0);
 }
 
 /* The C example builds the same graph the text file holds. */
@@ -368,6 +418,7 @@ main (int argc, char **argv)
   g_test_add_func ("/tools/cli/version-and-help", test_cli_version_and_help);
   g_test_add_func ("/tools/cli/usage-errors", test_cli_usage_errors);
   g_test_add_func ("/tools/cli/markdown-is-current", test_cli_markdown_is_current);
+  g_test_add_func ("/tools/cli/blas-on-demand", test_cli_blas_on_demand);
   g_test_add_func ("/tools/print/mymodule", test_print_mymodule);
   g_test_add_func ("/tools/print/dot", test_print_dot);
   g_test_add_func ("/tools/print/bad-input", test_print_bad_input);
