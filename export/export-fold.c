@@ -284,13 +284,17 @@ copy_strided (const Tensor *t, guint r, const gint64 *dims, gint64 base, const g
   gint64 total = tensor_numel (out), idx[TENSOR_MAX_RANK] = { 0 };
   guint8 *dst = (guint8 *) tensor_data (out);
   const guint8 *src = tensor_data (t);
-  for (gint64 e = 0; e < total; e++)
+  /* A unit-stride last axis (slicing weights: LSTM gate reordering) is
+   * copied a row at a time. */
+  gint64 run = r > 0 && stride[r - 1] == 1 ? dims[r - 1] : 1;
+  guint outer = run > 1 ? r - 1 : r;
+  for (gint64 e = 0; e < total; e += run)
     {
       gint64 off = base;
-      for (guint d = 0; d < r; d++)
+      for (guint d = 0; d < outer; d++)
         off += idx[d] * stride[d];
-      memcpy (dst + (gsize) e * es, src + (gsize) off * es, es);
-      for (guint d = r; d-- > 0;)
+      memcpy (dst + (gsize) e * es, src + (gsize) off * es, (gsize) run * es);
+      for (guint d = outer; d-- > 0;)
         {
           if (++idx[d] < dims[d])
             break;

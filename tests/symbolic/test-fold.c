@@ -80,6 +80,26 @@ transpose_then_slice (Graph *g, GraphValue *x)
                    graph_op (g, "Constant", "value_t", a, NULL), NULL);
 }
 
+/* Unit steps keeping whole rows of the last axis (the LSTM gate
+ * reordering slices weights like this): copied a row at a time. */
+static GraphValue *
+slice_rows (Graph *g, GraphValue *x)
+{
+  gint64 starts[2] = { 1, 1 }, ends[2] = { 3, 2 }, axes[2] = { 1, 0 };
+  g_autoptr (Tensor) s = tensor_new_int64_vector (2, starts);
+  g_autoptr (Tensor) e = tensor_new_int64_vector (2, ends);
+  g_autoptr (Tensor) a = tensor_new_int64_vector (2, axes);
+  return graph_op (g, "Slice", x, graph_op (g, "Constant", "value_t", s, NULL),
+                   graph_op (g, "Constant", "value_t", e, NULL),
+                   graph_op (g, "Constant", "value_t", a, NULL), NULL);
+}
+
+static void
+test_fold_slice_rows (void)
+{
+  check_fold (slice_rows);
+}
+
 static void
 test_fold_slice (void)
 {
@@ -97,4 +117,5 @@ test_fold_register (void)
 {
   g_test_add_func ("/symbolic/fold/slice-negative-steps", test_fold_slice);
   g_test_add_func ("/symbolic/fold/transpose-then-slice", test_fold_transpose_slice);
+  g_test_add_func ("/symbolic/fold/slice-rows", test_fold_slice_rows);
 }
