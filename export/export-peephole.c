@@ -4,10 +4,13 @@
  *
  *   s = gamma / sqrt(var + eps)
  *   W' = W * s (per output channel)      b' = (b - mean) * s + beta
+ *                                        (beta - mean * s without a bias)
  *
- * Applies when the Conv's output feeds only the BN, the Conv's weight (and
- * bias, if any) and the BN's four parameters are initializers with data,
- * all float or all double, and the shapes agree. */
+ * one operation at a time in the weights' own type, as torch computes it,
+ * so the fused tensors are torch's bit for bit.  Applies when the Conv's
+ * output feeds only the BN, the Conv's weight (and bias, if any) and the
+ * BN's four parameters are initializers with data, all float or all double,
+ * and the shapes agree. */
 #include "export/export.h"
 #include <math.h>
 #include <string.h>
@@ -22,17 +25,6 @@ param_of (GraphValue *v)
   return t && tensor_has_data (t) ? t : NULL;
 }
 
-/* Per-channel parameters as doubles (c values: small). */
-static double *
-channel_values (const Tensor *t)
-{
-  gint64 n = tensor_numel (t);
-  double *v = g_new (double, n ? n : 1);
-  for (gint64 i = 0; i < n; i++)
-    v[i] = tensor_get_double (t, i);
-  return v;
-}
-
 /* W' = W * s per output channel, computed only when written (a deferred
  * tensor): the writer streams it into the file a buffer at a time, so the
  * fused weights never sit in memory beside the originals.  Read and written
@@ -41,7 +33,7 @@ typedef struct
 {
   Tensor *w;
   gint64 per;          /* elements per output channel */
-  double *s;           /* c scales */
+  gpointer s;          /* c scales, in the weights' type */
 } ScaledWeights;
 
 static void
@@ -60,9 +52,9 @@ scaled_weights_free (gpointer data)
     for (gint64 i = first, end = first + count; i < end;)                    \
       {                                                                      \
         gint64 o = i / sw->per, stop = MIN (end, (o + 1) * sw->per);         \
-        double so = sw->s[o];                                                \
+        T so = ((const T *) sw->s)[o];                                       \
         for (; i < stop; i++)                                                \
-          *d++ = (T) (src[i] * so);                                          \
+          *d++ = src[i] * so;                                                \
       }                                                                      \
   } G_STMT_END
 
@@ -76,31 +68,42 @@ scaled_weights_fill (gconstpointer data, gint64 first, gint64 count, gpointer ds
     SCALE_RANGE (double);
 }
 
+/* Takes `s` (c scales in the weights' type). */
 static Tensor *
-scaled_weights (Tensor *w, gint64 c, const double *s)
+scaled_weights (Tensor *w, gint64 c, gpointer s)
 {
   ScaledWeights *sw = g_new (ScaledWeights, 1);
   sw->w = tensor_ref (w);
   sw->per = c > 0 ? tensor_numel (w) / c : 0;
-  sw->s = g_memdup2 (s, (c ? c : 1) * sizeof (double));
+  sw->s = s;
   return tensor_new_deferred (tensor_dtype (w), tensor_rank (w), tensor_dims (w),
                               scaled_weights_fill, sw, scaled_weights_free, NULL);
 }
 
-static Tensor *
-bias_tensor (GraphDType dt, gint64 c, const double *v)
-{
-  gsize size = graph_dtype_size (dt);
-  g_autofree guint8 *buf = g_malloc (c * size + 1);
-  for (gint64 o = 0; o < c; o++)
-    {
-      if (dt == GRAPH_DTYPE_FLOAT)
-        ((float *) buf)[o] = (float) v[o];
-      else
-        ((double *) buf)[o] = v[o];
-    }
-  return tensor_new_from_data (dt, 1, &c, buf, c * size, NULL);
-}
+/* The scales and the new bias, with torch's operations in torch's order. */
+#define FUSE_PARAMS(T, SQRT)                                                  \
+  G_STMT_START {                                                              \
+    const T *gamma = tensor_data (p[0]), *beta = tensor_data (p[1]);         \
+    const T *mean = tensor_data (p[2]), *var = tensor_data (p[3]);           \
+    const T *cb = b ? tensor_data (b) : NULL;                                 \
+    T *sc = scale, *nb = bias;                                                \
+    for (gint64 o = 0; o < c; o++)                                            \
+      {                                                                       \
+        T denom = SQRT (var[o] + (T) eps);                                    \
+        sc[o] = gamma[o] / denom;                                             \
+        if (cb != NULL)                                                       \
+          {                                                                   \
+            T centred = cb[o] - mean[o];                                      \
+            T scaled = centred * sc[o];                                       \
+            nb[o] = scaled + beta[o];                                         \
+          }                                                                   \
+        else                                                                  \
+          {                                                                   \
+            T shift = mean[o] * sc[o];                                        \
+            nb[o] = beta[o] - shift;                                          \
+          }                                                                   \
+      }                                                                       \
+  } G_STMT_END
 
 static gboolean
 fuse_one (Graph *g, GraphNode *bn)
@@ -135,17 +138,15 @@ fuse_one (Graph *g, GraphNode *bn)
   graph_node_get_f (bn, "epsilon", &eps);
 
   /* p: scale (gamma), B (beta), mean, var */
-  g_autofree double *gamma = channel_values (p[0]), *beta = channel_values (p[1]);
-  g_autofree double *mean = channel_values (p[2]), *var = channel_values (p[3]);
-  g_autofree double *bias = b ? channel_values (b) : g_new0 (double, c ? c : 1);
-  g_autofree double *s = g_new (double, c ? c : 1);
-  for (gint64 o = 0; o < c; o++)
-    {
-      s[o] = gamma[o] / sqrt (var[o] + eps);
-      bias[o] = (bias[o] - mean[o]) * s[o] + beta[o];
-    }
-  g_autoptr (Tensor) nw = scaled_weights (w, c, s);
-  g_autoptr (Tensor) nb = bias_tensor (dt, c, bias);
+  gsize size = graph_dtype_size (dt);
+  gpointer scale = g_malloc ((c ? c : 1) * size);
+  g_autofree gpointer bias = g_malloc ((c ? c : 1) * size);
+  if (dt == GRAPH_DTYPE_FLOAT)
+    FUSE_PARAMS (float, sqrtf);
+  else
+    FUSE_PARAMS (double, sqrt);
+  g_autoptr (Tensor) nw = scaled_weights (w, c, scale);
+  g_autoptr (Tensor) nb = tensor_new_from_data (dt, 1, &c, bias, c * size, NULL);
   if (nw == NULL || nb == NULL)
     return FALSE;
   g_autofree char *wname = g_strdup_printf ("onnx::Conv_%u", graph_value_id (graph_node_output (bn, 0)));

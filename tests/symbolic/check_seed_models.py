@@ -7,8 +7,11 @@ Every file: onnx.checker.check_model(full_check=True).
 word_language_model*.onnx / lstm*.onnx: each LSTM node's W, R and B
   initializers equal the state_dict's weight_ih/hh_l{k} and bias_ih/hh_l{k}
   re-sliced with numpy into ONNX's gate order (PyTorch i f g o → ONNX i o f c).
-resnet18*.onnx: each Conv's weight and bias equal the Conv+BatchNormalization
-  fusion computed with numpy from conv.weight and the BN's parameters.
+resnet18*.onnx: each Conv's weight and bias equal, bit for bit, the
+  Conv+BatchNormalization fusion computed with numpy in float32 from
+  conv.weight and the BN's parameters, one operation at a time in the order
+  torch 1.13's fuseConvBatchNorm uses (s = gamma / sqrt(var + eps),
+  W * s, beta - mean * s): torch.onnx.export's fused initializers.
 WEIGHTS_DIR holds MODEL.safetensors (the random weights the test exported
 with), MODEL being the file name up to the first '_opset'.
 """
@@ -80,12 +83,13 @@ def check_conv_bn(model, w):
         bn = conv[:-1] + "1" if conv.endswith("downsample.0") else conv.replace("conv", "bn")
         gamma, beta = w[bn + ".weight"], w[bn + ".bias"]
         mean, var = w[bn + ".running_mean"], w[bn + ".running_var"]
-        s = gamma.astype(np.float64) / np.sqrt(var.astype(np.float64) + 1e-5)
+        s = gamma / np.sqrt(var + np.float32(1e-5))
         want_w = w[conv + ".weight"] * s[:, None, None, None]
-        want_b = (0 - mean) * s + beta
+        want_b = beta - mean * s
+        assert want_w.dtype == want_b.dtype == np.float32
         got_w, got_b = initializer(model, node.input[1]), initializer(model, node.input[2])
-        assert np.allclose(got_w, want_w, rtol=1e-5, atol=1e-6), (node.name, "fused weight")
-        assert np.allclose(got_b, want_b, rtol=1e-5, atol=1e-6), (node.name, "fused bias")
+        assert np.array_equal(got_w, want_w), (node.name, "fused weight")
+        assert np.array_equal(got_b, want_b), (node.name, "fused bias")
         n += 1
     assert n == 20, n
     return n
