@@ -284,10 +284,13 @@ copy_strided (const Tensor *t, guint r, const gint64 *dims, gint64 base, const g
   gint64 total = tensor_numel (out), idx[TENSOR_MAX_RANK] = { 0 };
   guint8 *dst = (guint8 *) tensor_data (out);
   const guint8 *src = tensor_data (t);
-  /* A unit-stride last axis (slicing weights: LSTM gate reordering) is
-   * copied a row at a time. */
-  gint64 run = r > 0 && stride[r - 1] == 1 ? dims[r - 1] : 1;
-  guint outer = run > 1 ? r - 1 : r;
+  /* The trailing axes that are contiguous in t (a unit-stride last axis,
+   * and each axis before it whose stride spans the axes after it: slicing
+   * weights, as the LSTM gate reordering does) are copied as one run. */
+  gint64 run = 1;
+  guint outer = r;
+  while (outer > 0 && stride[outer - 1] == run)
+    run *= dims[--outer];
   for (gint64 e = 0; e < total; e += run)
     {
       gint64 off = base;
