@@ -1,7 +1,6 @@
 /* External tensor data: reading with paths confined to the model's folder,
  * writing one "<model>.data" file next to the model. */
 #include "export/onnxio-private.h"
-#include "export/map-file.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -129,7 +128,7 @@ onnxio_external_read (OnnxioExternal *ext, Onnx__TensorProto *tp, gsize expected
   if (file == NULL)
     {
       GError *local = NULL;
-      GMappedFile *mf = export_map_file (real, &local);
+      GMappedFile *mf = g_mapped_file_new (real, FALSE, &local);
       if (mf == NULL)
         {
           g_set_error (error, ONNXIO_ERROR, ONNXIO_ERROR_EXTERNAL_DATA, "%s: %s: %s",

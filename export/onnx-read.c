@@ -2,7 +2,6 @@
  * (onnx-wire.c), unpacked by protobuf-c, converted at once and the
  * unpacked tree freed. */
 #include "export/onnxio-private.h"
-#include "export/map-file.h"
 
 #include <string.h>
 
@@ -474,7 +473,7 @@ onnxio_load (const char *path, GError **error)
 {
   g_return_val_if_fail (path != NULL, NULL);
   GError *local = NULL;
-  g_autoptr(GMappedFile) mf = export_map_file (path, &local);
+  g_autoptr(GMappedFile) mf = g_mapped_file_new (path, FALSE, &local);
   if (mf == NULL)
     {
       g_set_error (error, ONNXIO_ERROR, ONNXIO_ERROR_IO, "%s", local->message);

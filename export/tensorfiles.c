@@ -1,7 +1,6 @@
 /* tensorfiles.c — the error domain and the atomic file writer shared by the
  * .npy and .safetensors code. */
 #include "export/tensorfiles-private.h"
-#include "export/map-file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -131,7 +130,7 @@ GBytes *
 export_tensor_file_map (const char *path, GError **error)
 {
   g_autoptr(GError) local = NULL;
-  GMappedFile *mf = export_map_file (path, &local);
+  GMappedFile *mf = g_mapped_file_new (path, FALSE, &local);
 
   if (mf == NULL)
     {
