@@ -469,7 +469,9 @@ const char *graph_node_get_doc_string (const GraphNode *n) { return n->doc; }
 gboolean
 graph_node_is (const GraphNode *n, const char *kind)
 {
-  return n->kind == g_intern_string (kind);
+  /* n->kind is interned, but interning `kind` here (a locked hash lookup)
+   * cost more than comparing: passes call this for every node. */
+  return n->kind == kind || strcmp (n->kind, kind) == 0;
 }
 
 GraphValue *
