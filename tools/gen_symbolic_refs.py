@@ -10,6 +10,8 @@ tests/fixtures/symbolic/:
                     constant folding on) wrote: op_type, domain and attributes
                     (ints, floats, strings and lists; tensors as their shape).
 An opset at which torch cannot export the op is recorded as {"error": msg}.
+Cases in NUMERIC (the RNNs) also get CASE.input_N.npy and CASE.expected_N.npy:
+the inputs and PyTorch's outputs (tuples flattened), for `symonnx verify`.
 
 Run with Debian's python:  /usr/bin/python3 tools/gen_symbolic_refs.py
 """
@@ -19,6 +21,7 @@ import os
 import sys
 import warnings
 
+import numpy as np
 import onnx
 import torch
 import torch.nn as nn
@@ -123,6 +126,53 @@ CASES = {
 }
 
 
+def flat(out):
+    """(output, h_n) or (output, (h_n, c_n)) as a flat tuple."""
+    o, h = out
+    return (o,) + tuple(h) if isinstance(h, tuple) else (o, h)
+
+
+def rnn_cases():
+    """nn.LSTM / GRU / RNN (seq 3, batch 2, input 4, hidden 5) across
+    bidirectional, batch_first, num_layers=2, bias=False and explicit initial
+    states; each case seeded on its own so that regenerating one is
+    reproducible and leaves the others' random streams alone."""
+    table = [  # name, class, kwargs, explicit initial states
+        ("lstm_bi", nn.LSTM, dict(bidirectional=True), False),
+        ("lstm_bf_h0", nn.LSTM, dict(batch_first=True), True),
+        ("lstm_2l_nobias", nn.LSTM, dict(num_layers=2, bias=False), False),
+        ("lstm_2l_bi_h0", nn.LSTM, dict(num_layers=2, bidirectional=True), True),
+        ("gru", nn.GRU, dict(), False),
+        ("gru_h0", nn.GRU, dict(), True),
+        ("gru_bi_bf", nn.GRU, dict(bidirectional=True, batch_first=True), False),
+        ("gru_2l_h0", nn.GRU, dict(num_layers=2), True),
+        ("gru_2l_bi_nobias_h0", nn.GRU, dict(num_layers=2, bidirectional=True, bias=False), True),
+        ("rnn_tanh_h0", nn.RNN, dict(), True),
+        ("rnn_tanh_bf_nobias", nn.RNN, dict(batch_first=True, bias=False), False),
+        ("rnn_relu_2l_bi", nn.RNN, dict(nonlinearity="relu", num_layers=2, bidirectional=True), False),
+        ("rnn_relu_bf_h0", nn.RNN, dict(nonlinearity="relu", batch_first=True), True),
+    ]
+    cases = {}
+    for k, (name, cls, kw, h0) in enumerate(table):
+        with torch.random.fork_rng():
+            torch.manual_seed(100 + k)
+            m = cls(4, 5, **kw)
+            states = kw.get("num_layers", 1) * (2 if kw.get("bidirectional") else 1)
+            x = R(2, 3, 4) if kw.get("batch_first") else R(3, 2, 4)
+            if not h0:
+                cases[name] = (Fn(lambda s, x: flat(s.mods[0](x)), m), [x])
+            elif cls is nn.LSTM:
+                cases[name] = (Fn(lambda s, x, h, c: flat(s.mods[0](x, (h, c))), m),
+                               [x, R(states, 2, 5), R(states, 2, 5)])
+            else:
+                cases[name] = (Fn(lambda s, x, h: flat(s.mods[0](x, h)), m), [x, R(states, 2, 5)])
+    return cases
+
+
+NUMERIC = rnn_cases()
+CASES.update(NUMERIC)
+
+
 def attr_value(a):
     v = onnx.helper.get_attribute_value(a)
     if isinstance(v, bytes):
@@ -164,6 +214,13 @@ def main():
         with open(os.path.join(OUT, name + ".trace"), "w") as f:
             f.write(str(graph))
         write_safetensors(os.path.join(OUT, name + ".safetensors"), tensors, {"producer": "gen_symbolic_refs"})
+        if name in NUMERIC:
+            with torch.no_grad():
+                outs = model(*inputs)
+            for i, t in enumerate(inputs):
+                np.save(os.path.join(OUT, f"{name}.input_{i}.npy"), t.numpy())
+            for i, t in enumerate(outs):
+                np.save(os.path.join(OUT, f"{name}.expected_{i}.npy"), t.numpy())
         ref = {"case": name, "torch": torch.__version__, "opsets": {}}
         for opset in OPSETS:
             try:
