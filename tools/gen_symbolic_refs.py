@@ -5,7 +5,7 @@ For each case (a tiny module using one aten op) this writes into
 tests/fixtures/symbolic/:
   CASE.trace        str(torch.jit.trace(m, inputs).inlined_graph)
   CASE.safetensors  the state_dict (+ "__constant__.<name>" tensor constants)
-  CASE.json         {"inputs": [...], "opsets": {"9": [node, ...], ...}} where
+  CASE.json         {"case": CASE, "torch": VERSION, "opsets": {"9": [node, ...], ...}} where
                     each node is what torch.onnx.export (torch 1.13, eval mode,
                     constant folding on) wrote: op_type, domain and attributes
                     (ints, floats, strings and lists; tensors as their shape).
