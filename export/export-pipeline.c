@@ -498,6 +498,10 @@ export_graph (const Graph *trace, const ExportOptions *o, GError **error)
   if (!apply_dynamic_axes (g, o, FALSE, error))
     return NULL;
   export_assign_scoped_names (g);
+  /* Torch deduplicates right before naming, but its naming pass leaves the
+   * scope-less Identity nodes alone while ours names every node: running
+   * after it gives the same names. */
+  export_deduplicate_initializers (g);
   if (o->keep_initializers_as_inputs)
     for (guint i = 0; i < graph_n_inputs (g); i++)
       if (graph_value_get_initializer (graph_input (g, i)))

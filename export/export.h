@@ -13,8 +13,9 @@
  * prim::GetAttr chains name the weights), the symbolic pass (one node at a
  * time through the registry, prim:: nodes lowered on the way; every
  * unconvertible node is collected before failing), graph outputs (tuples
- * flattened), then the passes: scalar type analysis, constant folding,
- * dead-code elimination, dynamic axes, scoped names.
+ * flattened), then the passes: Conv+BatchNormalization fusion, scalar type
+ * analysis, constant folding, dead-code elimination, dynamic axes, scoped
+ * names, initializer deduplication.
  */
 #pragma once
 
@@ -91,5 +92,12 @@ guint    export_fuse_conv_batchnorm (Graph *g);
 guint    export_flatten_concats (Graph *g);
 guint    export_scalar_type_analysis (Graph *g);
 void     export_assign_scoped_names (Graph *g);
+/* Initializers equal to an earlier one (same dtype, shape and values by
+ * ==, as torch's eval-mode _jit_pass_onnx_deduplicate_initializers) are
+ * removed; each becomes Identity(kept one) under its name at the start of
+ * the graph, named Identity_0, Identity_1... as torch writes them.  Run it
+ * after export_assign_scoped_names (which would rename those outputs).
+ * Returns the number of initializers removed. */
+guint    export_deduplicate_initializers (Graph *g);
 
 G_END_DECLS
