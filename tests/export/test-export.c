@@ -7,6 +7,7 @@
 void test_onnxio_register (void); void test_onnxio_fields_register (void); void test_onnxio_bad_register (void);
 void test_npy_register (void); void test_safetensors_register (void);
 void test_onnx_check_register (void);
+void test_dedup_register (void);
 
 int
 main (int argc, char **argv)
@@ -17,5 +18,6 @@ main (int argc, char **argv)
   test_onnxio_register (); test_onnxio_fields_register (); test_onnxio_bad_register ();
   test_npy_register (); test_safetensors_register ();
   test_onnx_check_register ();
+  test_dedup_register ();
   return g_test_run ();
 }
