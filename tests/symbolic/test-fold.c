@@ -52,18 +52,27 @@ check_fold (GraphValue *(*build) (Graph *g, GraphValue *x))
   g_assert_true (tensor_equal (a, b));
 }
 
+/* Slice-10+ of x with constant starts/ends/axes (and steps, if given). */
+static GraphValue *
+slice_op (Graph *g, GraphValue *x, gsize n, const gint64 *starts, const gint64 *ends,
+          const gint64 *axes, const gint64 *steps)
+{
+  const gint64 *lists[4] = { starts, ends, axes, steps };
+  GraphValue *in[4] = { NULL };
+  for (guint i = 0; i < 4 && lists[i]; i++)
+    {
+      g_autoptr (Tensor) t = tensor_new_int64_vector (n, lists[i]);
+      in[i] = graph_op (g, "Constant", "value_t", t, NULL);
+    }
+  return steps ? graph_op (g, "Slice", x, in[0], in[1], in[2], in[3], NULL)
+               : graph_op (g, "Slice", x, in[0], in[1], in[2], NULL);
+}
+
 static GraphValue *
 slice_negative_steps (Graph *g, GraphValue *x)
 {
   gint64 starts[2] = { -1, 0 }, ends[2] = { -5, 3 }, axes[2] = { 2, 1 }, steps[2] = { -2, 2 };
-  g_autoptr (Tensor) s = tensor_new_int64_vector (2, starts);
-  g_autoptr (Tensor) e = tensor_new_int64_vector (2, ends);
-  g_autoptr (Tensor) a = tensor_new_int64_vector (2, axes);
-  g_autoptr (Tensor) st = tensor_new_int64_vector (2, steps);
-  return graph_op (g, "Slice", x, graph_op (g, "Constant", "value_t", s, NULL),
-                   graph_op (g, "Constant", "value_t", e, NULL),
-                   graph_op (g, "Constant", "value_t", a, NULL),
-                   graph_op (g, "Constant", "value_t", st, NULL), NULL);
+  return slice_op (g, x, 2, starts, ends, axes, steps);
 }
 
 static GraphValue *
@@ -72,26 +81,16 @@ transpose_then_slice (Graph *g, GraphValue *x)
   gint64 perm[3] = { 2, 0, 1 };
   GraphValue *tr = graph_op (g, "Transpose", x, "perm_is", 3, perm, NULL);
   gint64 starts[1] = { 1 }, ends[1] = { G_MAXINT64 }, axes[1] = { 0 };
-  g_autoptr (Tensor) s = tensor_new_int64_vector (1, starts);
-  g_autoptr (Tensor) e = tensor_new_int64_vector (1, ends);
-  g_autoptr (Tensor) a = tensor_new_int64_vector (1, axes);
-  return graph_op (g, "Slice", tr, graph_op (g, "Constant", "value_t", s, NULL),
-                   graph_op (g, "Constant", "value_t", e, NULL),
-                   graph_op (g, "Constant", "value_t", a, NULL), NULL);
+  return slice_op (g, tr, 1, starts, ends, axes, NULL);
 }
 
-/* Unit steps keeping whole rows of the last axis (the LSTM gate
- * reordering slices weights like this): copied a row at a time. */
+/* Unit steps keeping whole rows of the last axes (the LSTM gate
+ * reordering slices weights like this): copied as contiguous runs. */
 static GraphValue *
 slice_rows (Graph *g, GraphValue *x)
 {
   gint64 starts[2] = { 1, 1 }, ends[2] = { 3, 2 }, axes[2] = { 1, 0 };
-  g_autoptr (Tensor) s = tensor_new_int64_vector (2, starts);
-  g_autoptr (Tensor) e = tensor_new_int64_vector (2, ends);
-  g_autoptr (Tensor) a = tensor_new_int64_vector (2, axes);
-  return graph_op (g, "Slice", x, graph_op (g, "Constant", "value_t", s, NULL),
-                   graph_op (g, "Constant", "value_t", e, NULL),
-                   graph_op (g, "Constant", "value_t", a, NULL), NULL);
+  return slice_op (g, x, 2, starts, ends, axes, NULL);
 }
 
 static void
