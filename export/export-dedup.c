@@ -115,7 +115,7 @@ hash_entry (const Tensor *t, DedupMode mode)
   gsize size = graph_dtype_size (dt), part = float_part (dt);
   gint64 n = tensor_numel (t);
   gint64 starts[3] = { 0, n / 2, n - SAMPLE };
-  guint8 buf[SAMPLE * 16];
+  _Alignas (16) guint8 buf[SAMPLE * 16];   /* tensor_fill wants aligned elements */
   gint64 done = 0;   /* windows may overlap on small tensors: hash each element once */
   for (guint w = 0; w < 3; w++)
     {

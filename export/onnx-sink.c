@@ -90,19 +90,21 @@ flush (OnnxioSink *s)
 }
 
 /* A deferred tensor's bytes, computed a buffer at a time straight into
- * the sink's buffer: never held whole. */
+ * the sink's buffer: never held whole.  Each piece starts at the start of
+ * the (malloc-aligned) buffer, as tensor_fill wants its elements aligned:
+ * what is pending (the field's tag and length) is flushed first. */
 static void
 stream_deferred (OnnxioSink *s, const Tensor *t)
 {
   gsize size = graph_dtype_size (tensor_dtype (t));
   gint64 numel = tensor_numel (t), per_chunk = (gint64) (SINK_BUFFER_SIZE / size);
-  for (gint64 first = 0; first < numel && s->write_errno == 0; first += per_chunk)
+  for (gint64 first = 0; first < numel; first += per_chunk)
     {
       gint64 n = MIN (per_chunk, numel - first);
-      if (s->buf_len + (gsize) n * size > SINK_BUFFER_SIZE && !flush (s))
+      if ((s->buf_len > 0 && !flush (s)) || s->write_errno != 0)
         return;
-      tensor_fill (t, first, n, s->buf + s->buf_len);
-      s->buf_len += (gsize) n * size;
+      tensor_fill (t, first, n, s->buf);
+      s->buf_len = (gsize) n * size;
     }
 }
 

@@ -122,7 +122,8 @@ Tensor      *tensor_new_strings (guint rank, const gint64 *dims,
  * then on; a writer can instead stream them with tensor_fill() in pieces,
  * so a large derived tensor (a fused Conv weight) is never held whole.
  * `fill` must be pure: the same range always gives the same bytes, and it
- * may be called from any thread.  Numeric element types only.
+ * may be called from any thread; `dst` is aligned for the element type.
+ * Numeric element types only.
  * (transfer full) */
 typedef void (*TensorFillFunc) (gconstpointer user_data, gint64 first, gint64 count,
                                 gpointer dst);
@@ -131,8 +132,9 @@ Tensor      *tensor_new_deferred (GraphDType dtype, guint rank, const gint64 *di
                                   GDestroyNotify destroy, GError **error);
 /* TRUE while a deferred tensor's bytes have not been computed. */
 gboolean     tensor_is_deferred (const Tensor *t);
-/* Copies elements [first, first + count) into `dst`: from the data if it
- * is there, else computed by the fill function without keeping them. */
+/* Copies elements [first, first + count) into `dst` (aligned for the
+ * element type): from the data if it is there, else computed by the fill
+ * function without keeping them. */
 void         tensor_fill (const Tensor *t, gint64 first, gint64 count, gpointer dst);
 
 Tensor      *tensor_ref (Tensor *t);

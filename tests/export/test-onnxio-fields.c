@@ -265,22 +265,29 @@ static void
 offset_fill (gconstpointer data, gint64 first, gint64 count, gpointer dst)
 {
   (void) data;
+  g_assert_cmpuint ((guintptr) dst % sizeof (float), ==, 0);   /* as tensor_fill promises */
   for (gint64 i = 0; i < count; i++)
     ((float *) dst)[i] = (float) ((first + i) % 1000) - 0.25f;
 }
 
+/* Two deferred (or held) tensors: `big` and `tiny`.  `pad` (0-3) lengthens
+ * their names ("b_big", "b_bigx", ...), so their bytes start at each offset
+ * modulo 4 in the writer's buffer (the tiny one fits in what is left). */
 static Graph *
-deferred_model (Tensor *big)
+deferred_model (Tensor *big, Tensor *tiny, int pad)
 {
+  g_autofree char *tiny_name = g_strdup_printf ("c_tiny%.*s", pad, "xyz");
   Graph *g = graph_new ();
+  g_autofree char *big_name = g_strdup_printf ("b_big%.*s", pad, "xyz");
   gint64 one = 3;
   float small_data[3] = { 1, 2, 3 };
   g_autoptr (Tensor) small = tensor_new_from_data (GRAPH_DTYPE_FLOAT, 1, &one, small_data,
                                                    sizeof small_data, NULL);
   GraphValue *sv = graph_add_initializer (g, "a_small", small);
-  GraphValue *bv = graph_add_initializer (g, "b_big", big);
+  GraphValue *bv = graph_add_initializer (g, big_name, big);
   graph_add_output (g, graph_op (g, "Identity", sv, NULL));
   graph_add_output (g, graph_op (g, "Identity", bv, NULL));
+  graph_add_output (g, graph_op (g, "Identity", graph_add_initializer (g, tiny_name, tiny), NULL));
   return g;
 }
 
@@ -299,9 +306,17 @@ test_deferred_streams (void)
   g_autoptr (GBytes) pb = g_bytes_new_take (plain, nbytes);
   g_autoptr (Tensor) held = tensor_new (GRAPH_DTYPE_FLOAT, 2, dims, pb, &error);
   g_assert_no_error (error);
+  gint64 tiny_dim = 13;
+  g_autoptr (Tensor) tiny_lazy = tensor_new_deferred (GRAPH_DTYPE_FLOAT, 1, &tiny_dim, offset_fill,
+                                                      NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_autoptr (Tensor) tiny_held = tensor_new_from_data (GRAPH_DTYPE_FLOAT, 1, &tiny_dim, plain,
+                                                       13 * sizeof (float), &error);
+  g_assert_no_error (error);
 
   g_autofree char *tmp = onnxio_test_mkdtemp ();
   for (int external = 0; external < 2; external++)
+    for (int pad = 0; pad < 4; pad++)
     {
       OnnxioSaveOptions opts;
       onnxio_save_options_init (&opts);
@@ -312,13 +327,14 @@ test_deferred_streams (void)
       g_assert_cmpint (g_mkdir_with_parents (dh, 0700), ==, 0);
       g_autofree char *pl = g_build_filename (dl, "m.onnx", NULL);
       g_autofree char *ph = g_build_filename (dh, "m.onnx", NULL);
-      g_autoptr (Graph) gl = deferred_model (lazy);
-      g_autoptr (Graph) gh = deferred_model (held);
+      g_autoptr (Graph) gl = deferred_model (lazy, tiny_lazy, pad);
+      g_autoptr (Graph) gh = deferred_model (held, tiny_held, pad);
       g_assert_true (onnxio_save (gl, pl, &opts, &error));
       g_assert_no_error (error);
       g_assert_true (onnxio_save (gh, ph, &opts, &error));
       g_assert_no_error (error);
       g_assert_true (tensor_is_deferred (lazy));
+      g_assert_true (tensor_is_deferred (tiny_lazy));
       const char *files[] = { "m.onnx", external ? "m.onnx.data" : NULL };
       for (guint f = 0; f < G_N_ELEMENTS (files) && files[f]; f++)
         {
@@ -333,14 +349,15 @@ test_deferred_streams (void)
           if (f == 1)
             g_assert_cmpuint (nl, ==, nbytes);
           else if (external)
-            g_assert_cmpuint (nl, <, 4096);
+            g_assert_cmpuint (nl, <, 4096 + 13 * sizeof (float));
           else
             g_assert_cmpuint (nl, >, nbytes);
           g_assert_true (memcmp (cl, ch, nl) == 0);
         }
       g_autoptr (Graph) back = onnxio_load (pl, &error);
       g_assert_no_error (error);
-      g_assert_true (tensor_equal (graph_value_get_initializer (graph_find_value (back, "b_big")),
+      g_autofree char *big_name = g_strdup_printf ("b_big%.*s", pad, "xyz");
+      g_assert_true (tensor_equal (graph_value_get_initializer (graph_find_value (back, big_name)),
                                    held));
     }
   g_assert_true (tensor_is_deferred (lazy));
