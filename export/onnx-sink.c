@@ -1,5 +1,13 @@
 /* Atomic, streamed file output: a temporary file in the target folder that
- * protobuf-c packs into as it goes, renamed over the target at the end. */
+ * protobuf-c packs into as it goes, renamed over the target at the end.
+ *
+ * The write() calls run in a writer thread, fed in order through a queue:
+ * while the kernel copies one buffer (or a weight payload) into the page
+ * cache, the caller packs the next buffer or computes the next piece of a
+ * deferred tensor (fused Conv weights).  Buffers cycle between the caller
+ * and the writer through a second queue, so at most SINK_BUFFERS are ever
+ * allocated; payloads passed straight through must stay alive until
+ * onnxio_sink_finish/free returns (they belong to the graph being saved). */
 #include "export/onnxio-private.h"
 
 #include <errno.h>
@@ -11,6 +19,17 @@
 #include <unistd.h>
 
 #define SINK_BUFFER_SIZE (1u << 20)
+#define SINK_BUFFERS 3
+
+/* One write for the writer thread: `len` bytes at `data`; `buffer` is the
+ * sink buffer they are in (returned to the free queue once written), NULL
+ * for a payload written in place; a job with no data ends the thread. */
+typedef struct
+{
+  const guint8 *data;
+  gsize len;
+  guint8 *buffer;
+} SinkJob;
 
 struct _OnnxioSink
 {
@@ -19,12 +38,16 @@ struct _OnnxioSink
   char *path;
   char *tmp_path;
   int fd;
-  guint8 *buf;
+  guint8 *buf;              /* the buffer being filled (the caller's) */
   gsize buf_len;
   guint64 offset;           /* bytes accepted so far */
-  int write_errno;          /* first write error, 0 if none */
+  gint write_errno;         /* first write error, 0 if none (atomic) */
   gboolean finished;
   GHashTable *deferred;     /* placeholder Tensors to stream (not owned) */
+  GThread *writer;          /* NULL once joined */
+  GAsyncQueue *jobs;        /* SinkJob*, in file order */
+  GAsyncQueue *free_bufs;   /* guint8*, buffers the writer is done with */
+  guint8 *bufs[SINK_BUFFERS];
 };
 
 /* The mode a plain open(O_CREAT, 0666) would give: mkstemp uses 0600. */
@@ -43,6 +66,13 @@ default_file_mode (void)
 }
 
 static gboolean
+failed (OnnxioSink *s)
+{
+  return g_atomic_int_get (&s->write_errno) != 0;
+}
+
+/* Writer thread only. */
+static void
 write_all (OnnxioSink *s, const guint8 *data, gsize len)
 {
   while (len > 0)
@@ -52,13 +82,12 @@ write_all (OnnxioSink *s, const guint8 *data, gsize len)
         {
           if (errno == EINTR)
             continue;
-          s->write_errno = errno;
-          return FALSE;
+          g_atomic_int_set (&s->write_errno, errno);
+          return;
         }
       data += n;
       len -= (gsize) n;
     }
-  return TRUE;
 }
 
 /* Maps the pages of [data, data + len) before write() copies them.  A
@@ -81,12 +110,63 @@ populate (const void *data, gsize len)
 #endif
 }
 
+static gpointer
+writer_main (gpointer data)
+{
+  OnnxioSink *s = data;
+  for (;;)
+    {
+      SinkJob *job = g_async_queue_pop (s->jobs);
+      if (job->data == NULL)
+        {
+          g_free (job);
+          return NULL;
+        }
+      if (!failed (s))
+        {
+          if (job->buffer == NULL)
+            populate (job->data, job->len);
+          write_all (s, job->data, job->len);
+        }
+      if (job->buffer != NULL)
+        g_async_queue_push (s->free_bufs, job->buffer);
+      g_free (job);
+    }
+}
+
+static void
+push_job (OnnxioSink *s, const guint8 *data, gsize len, guint8 *buffer)
+{
+  SinkJob *job = g_new (SinkJob, 1);
+  job->data = data;
+  job->len = len;
+  job->buffer = buffer;
+  g_async_queue_push (s->jobs, job);
+}
+
+/* Hands the filled buffer to the writer and takes a free one (waiting
+ * while all are queued).  FALSE once a write has failed. */
 static gboolean
 flush (OnnxioSink *s)
 {
-  gboolean ok = s->write_errno == 0 && write_all (s, s->buf, s->buf_len);
-  s->buf_len = 0;
-  return ok;
+  if (s->buf_len > 0)
+    {
+      push_job (s, s->buf, s->buf_len, s->buf);
+      s->buf = g_async_queue_pop (s->free_bufs);
+      s->buf_len = 0;
+    }
+  return !failed (s);
+}
+
+/* Ends the writer thread after everything queued is written. */
+static void
+join_writer (OnnxioSink *s)
+{
+  if (s->writer == NULL)
+    return;
+  push_job (s, NULL, 0, NULL);
+  g_thread_join (s->writer);
+  s->writer = NULL;
 }
 
 /* A deferred tensor's bytes, computed a buffer at a time straight into
@@ -101,7 +181,7 @@ stream_deferred (OnnxioSink *s, const Tensor *t)
   for (gint64 first = 0; first < numel; first += per_chunk)
     {
       gint64 n = MIN (per_chunk, numel - first);
-      if ((s->buf_len > 0 && !flush (s)) || s->write_errno != 0)
+      if (!flush (s))
         return;
       tensor_fill (t, first, n, s->buf);
       s->buf_len = (gsize) n * size;
@@ -118,7 +198,7 @@ void
 onnxio_sink_write (OnnxioSink *s, const void *data, gsize len)
 {
   s->offset += len;
-  if (s->write_errno != 0 || len == 0)
+  if (len == 0 || failed (s))
     return;
   if (s->deferred != NULL && g_hash_table_contains (s->deferred, data))
     {
@@ -135,11 +215,7 @@ onnxio_sink_write (OnnxioSink *s, const void *data, gsize len)
   if (!flush (s))
     return;
   if (len >= SINK_BUFFER_SIZE / 2)
-    {
-      /* Tensor payloads: straight to the file. */
-      populate (data, len);
-      write_all (s, data, len);
-    }
+    push_job (s, data, len, NULL);   /* tensor payloads: straight to the file */
   else
     {
       memcpy (s->buf, data, len);
@@ -178,7 +254,16 @@ onnxio_sink_open (const char *path, GError **error)
   s->path = g_strdup (path);
   s->tmp_path = g_steal_pointer (&tmpl);
   s->fd = fd;
-  s->buf = g_malloc (SINK_BUFFER_SIZE);
+  s->jobs = g_async_queue_new ();
+  s->free_bufs = g_async_queue_new ();
+  for (guint i = 0; i < SINK_BUFFERS; i++)
+    {
+      s->bufs[i] = g_malloc (SINK_BUFFER_SIZE);
+      if (i > 0)
+        g_async_queue_push (s->free_bufs, s->bufs[i]);
+    }
+  s->buf = s->bufs[0];
+  s->writer = g_thread_new ("onnx-writer", writer_main, s);
   return s;
 }
 
@@ -197,8 +282,9 @@ onnxio_sink_offset (OnnxioSink *s)
 gboolean
 onnxio_sink_finish (OnnxioSink *s, GError **error)
 {
-  g_return_val_if_fail (!s->finished, FALSE);
+  g_return_val_if_fail (!s->finished && s->writer != NULL, FALSE);
   flush (s);
+  join_writer (s);
   if (s->write_errno != 0)
     {
       g_set_error (error, ONNXIO_ERROR, ONNXIO_ERROR_IO,
@@ -231,11 +317,15 @@ onnxio_sink_free (OnnxioSink *s)
 {
   if (s == NULL)
     return;
+  join_writer (s);
   if (s->fd >= 0)
     close (s->fd);
   if (!s->finished)
     unlink (s->tmp_path);
-  g_free (s->buf);
+  for (guint i = 0; i < SINK_BUFFERS; i++)
+    g_free (s->bufs[i]);
+  g_async_queue_unref (s->jobs);
+  g_async_queue_unref (s->free_bufs);
   g_free (s->path);
   g_free (s->tmp_path);
   g_free (s);

@@ -5,6 +5,8 @@
 #include "tests/export/onnxio-testutil.h"
 
 #include <errno.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <glib/gstdio.h>
 #include <string.h>
 
@@ -452,6 +454,50 @@ test_atomic (void)
   onnxio_test_rmtree (tmp);
 }
 
+/* A write that fails (here: the file size limit, RLIMIT_FSIZE, with
+ * SIGXFSZ ignored, so write() returns EFBIG) is reported by onnxio_save
+ * with the path and the system's reason, from the writer thread, whether
+ * it hits a deferred tensor streamed through the buffers or a payload
+ * written in place; the old file stays and no temporary file is left.
+ * Runs in a subprocess: the limit is per process. */
+static void
+test_write_error (void)
+{
+  if (!g_test_subprocess ())
+    {
+      g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+      g_test_trap_assert_passed ();
+      return;
+    }
+  g_autofree char *tmp = onnxio_test_mkdtemp ();
+  g_autofree char *path = g_build_filename (tmp, "m.onnx", NULL);
+  g_assert_true (g_file_set_contents (path, "old", 3, NULL));
+  signal (SIGXFSZ, SIG_IGN);
+  struct rlimit lim = { 1 << 20, 1 << 20 };
+  g_assert_cmpint (setrlimit (RLIMIT_FSIZE, &lim), ==, 0);
+  gint64 dims[2] = { 3 * 262144 + 7, 1 };
+  g_autoptr (Tensor) lazy = tensor_new_deferred (GRAPH_DTYPE_FLOAT, 2, dims, offset_fill, NULL,
+                                                 NULL, NULL);
+  g_autoptr (Tensor) held = tensor_new_zeroed (GRAPH_DTYPE_FLOAT, 2, dims, NULL);
+  gint64 tiny_dim = 1;
+  g_autoptr (Tensor) tiny = tensor_new_zeroed (GRAPH_DTYPE_FLOAT, 1, &tiny_dim, NULL);
+  Tensor *bigs[2] = { lazy, held };
+  for (guint i = 0; i < 2; i++)
+    {
+      g_autoptr (Graph) g = deferred_model (bigs[i], tiny, 0);
+      g_autoptr (GError) error = NULL;
+      g_assert_false (onnxio_save (g, path, NULL, &error));
+      g_assert_error (error, ONNXIO_ERROR, ONNXIO_ERROR_IO);
+      g_assert_nonnull (strstr (error->message, path));
+      g_assert_nonnull (strstr (error->message, g_strerror (EFBIG)));
+      g_autofree char *content = NULL;
+      g_assert_true (g_file_get_contents (path, &content, NULL, NULL));
+      g_assert_cmpstr (content, ==, "old");
+      g_assert_cmpuint (count_entries (tmp), ==, 1);
+    }
+  onnxio_test_rmtree (tmp);
+}
+
 /* TensorProto .pb files for every dtype, read back by python3-onnx's
  * numpy_helper is covered by the testdata round trip; here: the name is
  * optional and the file is replaced atomically. */
@@ -481,5 +527,6 @@ test_onnxio_fields_register (void)
   g_test_add_func ("/export/onnx/read/typed-fields", test_fields_typed_read);
   g_test_add_func ("/export/onnx/write/atomic", test_atomic);
   g_test_add_func ("/export/onnx/write/deferred-streams", test_deferred_streams);
+  g_test_add_func ("/export/onnx/write/write-error", test_write_error);
   g_test_add_func ("/export/onnx/pb/no-name", test_pb_name);
 }
