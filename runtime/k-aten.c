@@ -409,12 +409,15 @@ p_list_construct (RtCall *call, GError **error)
 static const RtKernelDef defs[] = {
   A ("mul", 2, 2, a_mul),
   A ("add", 2, 3, a_add),
+  A ("add_", 2, 3, a_add),   /* in-place forms: a trace names their result */
   A ("sub", 2, 3, a_sub),
   A ("div", 2, 3, a_div),
   A ("pow", 2, 2, a_pow),
   A ("relu", 1, 1, a_relu),
+  A ("relu_", 1, 1, a_relu),
   A ("sigmoid", 1, 1, a_sigmoid),
   A ("tanh", 1, 1, a_tanh),
+  A ("tanh_", 1, 1, a_tanh),
   A ("exp", 1, 1, a_exp),
   A ("neg", 1, 1, a_neg),
   A ("elu", 1, 4, a_elu),

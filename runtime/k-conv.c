@@ -4,9 +4,58 @@
 #include "runtime/blas.h"
 #include <string.h>
 
-gboolean
-rt_window_init (RtCall *call, const RtTensor *x, const gint64 *kernel_from, gboolean ceil_mode,
-                RtWindow *w, GError **error)
+/* Checks the window's sizes and computes its output size (auto_pad:
+ * ONNX's NOTSET, VALID, SAME_UPPER or SAME_LOWER). */
+static gboolean
+window_finish (RtCall *call, RtWindow *w, const char *auto_pad, gboolean ceil_mode,
+               GError **error)
+{
+  for (guint i = 0; i < 3; i++)
+    if (w->k[i] <= 0 || w->stride[i] <= 0 || w->dil[i] <= 0 || w->pad0[i] < 0 || w->pad1[i] < 0)
+      {
+        rt_call_error (call, error, RT_ERROR_INVALID_GRAPH,
+                       "kernel sizes, strides and dilations must be positive and pads non-negative");
+        return FALSE;
+      }
+  gboolean same = g_str_has_prefix (auto_pad, "SAME");
+  for (guint i = 3 - w->nsp; i < 3; i++)
+    {
+      gint64 ek = (w->k[i] - 1) * w->dil[i] + 1;
+      if (same)
+        {
+          w->out[i] = (w->in[i] + w->stride[i] - 1) / w->stride[i];
+          gint64 total = MAX (0, (w->out[i] - 1) * w->stride[i] + ek - w->in[i]);
+          gboolean upper = strcmp (auto_pad, "SAME_UPPER") == 0;
+          w->pad0[i] = upper ? total / 2 : total - total / 2;
+          w->pad1[i] = total - w->pad0[i];
+          continue;
+        }
+      if (strcmp (auto_pad, "VALID") == 0)
+        w->pad0[i] = w->pad1[i] = 0;
+      gint64 span = w->in[i] + w->pad0[i] + w->pad1[i] - ek;
+      if (span < 0)
+        {
+          rt_call_error (call, error, RT_ERROR_SHAPE, "the window (%" G_GINT64_FORMAT
+                         ") is larger than the padded input (%" G_GINT64_FORMAT ")", ek,
+                         w->in[i] + w->pad0[i] + w->pad1[i]);
+          return FALSE;
+        }
+      if (ceil_mode)
+        {
+          w->out[i] = (span + w->stride[i] - 1) / w->stride[i] + 1;
+          /* The last window must start inside the input or the left padding. */
+          if ((w->out[i] - 1) * w->stride[i] >= w->in[i] + w->pad0[i])
+            w->out[i]--;
+        }
+      else
+        w->out[i] = span / w->stride[i] + 1;
+    }
+  return TRUE;
+}
+
+/* A window over x's spatial dims (sizes 1, no pads) for the callers to fill. */
+static gboolean
+window_start (RtCall *call, const RtTensor *x, RtWindow *w, GError **error)
 {
   memset (w, 0, sizeof *w);
   if (x->rank < 3 || x->rank > 5)
@@ -15,17 +64,26 @@ rt_window_init (RtCall *call, const RtTensor *x, const gint64 *kernel_from, gboo
                      x->rank);
       return FALSE;
     }
-  guint n = x->rank - 2, off = 3 - n;
-  w->nsp = n;
-  gsize len;
-  const gint64 *v;
+  w->nsp = x->rank - 2;
   for (guint i = 0; i < 3; i++)
     {
       w->in[i] = w->out[i] = w->k[i] = w->stride[i] = w->dil[i] = 1;
       w->pad0[i] = w->pad1[i] = 0;
     }
-  for (guint i = 0; i < n; i++)
-    w->in[off + i] = x->dims[2 + i];
+  for (guint i = 0; i < w->nsp; i++)
+    w->in[3 - w->nsp + i] = x->dims[2 + i];
+  return TRUE;
+}
+
+gboolean
+rt_window_init (RtCall *call, const RtTensor *x, const gint64 *kernel_from, gboolean ceil_mode,
+                RtWindow *w, GError **error)
+{
+  if (!window_start (call, x, w, error))
+    return FALSE;
+  guint n = w->nsp, off = 3 - n;
+  gsize len;
+  const gint64 *v;
   if (rt_attr_ints (call->node, "kernel_shape", &len, &v))
     {
       if (len != n)
@@ -62,52 +120,30 @@ rt_window_init (RtCall *call, const RtTensor *x, const gint64 *kernel_from, gboo
           w->pad1[off + i] = v[n + i];
         }
     }
-  for (guint i = 0; i < 3; i++)
-    if (w->k[i] <= 0 || w->stride[i] <= 0 || w->dil[i] <= 0 || w->pad0[i] < 0 || w->pad1[i] < 0)
-      {
-        rt_call_error (call, error, RT_ERROR_INVALID_GRAPH,
-                       "kernel sizes, strides and dilations must be positive and pads non-negative");
-        return FALSE;
-      }
-  const char *auto_pad = rt_attr_s (call->node, "auto_pad", "NOTSET");
-  gboolean same = g_str_has_prefix (auto_pad, "SAME");
-  for (guint i = off; i < 3; i++)
-    {
-      gint64 ek = (w->k[i] - 1) * w->dil[i] + 1;
-      if (same)
-        {
-          w->out[i] = (w->in[i] + w->stride[i] - 1) / w->stride[i];
-          gint64 total = MAX (0, (w->out[i] - 1) * w->stride[i] + ek - w->in[i]);
-          gboolean upper = strcmp (auto_pad, "SAME_UPPER") == 0;
-          w->pad0[i] = upper ? total / 2 : total - total / 2;
-          w->pad1[i] = total - w->pad0[i];
-          continue;
-        }
-      if (strcmp (auto_pad, "VALID") == 0)
-        w->pad0[i] = w->pad1[i] = 0;
-      gint64 span = w->in[i] + w->pad0[i] + w->pad1[i] - ek;
-      if (span < 0)
-        {
-          rt_call_error (call, error, RT_ERROR_SHAPE, "the window (%" G_GINT64_FORMAT
-                         ") is larger than the padded input (%" G_GINT64_FORMAT ")", ek,
-                         w->in[i] + w->pad0[i] + w->pad1[i]);
-          return FALSE;
-        }
-      if (ceil_mode)
-        {
-          w->out[i] = (span + w->stride[i] - 1) / w->stride[i] + 1;
-          /* The last window must start inside the input or the left padding. */
-          if ((w->out[i] - 1) * w->stride[i] >= w->in[i] + w->pad0[i])
-            w->out[i]--;
-        }
-      else
-        w->out[i] = span / w->stride[i] + 1;
-    }
-  return TRUE;
+  return window_finish (call, w, rt_attr_s (call->node, "auto_pad", "NOTSET"), ceil_mode, error);
 bad:
   rt_call_error (call, error, RT_ERROR_INVALID_GRAPH,
                  "kernel_shape, strides, dilations or pads do not match %u spatial dimensions", n);
   return FALSE;
+}
+
+gboolean
+rt_window_set (RtCall *call, const RtTensor *x, const gint64 *k, const gint64 *stride,
+               const gint64 *dil, const gint64 *pad0, const gint64 *pad1, gboolean ceil_mode,
+               RtWindow *w, GError **error)
+{
+  if (!window_start (call, x, w, error))
+    return FALSE;
+  guint n = w->nsp, off = 3 - n;
+  for (guint i = 0; i < n; i++)
+    {
+      w->k[off + i] = k[i];
+      w->stride[off + i] = stride ? stride[i] : 1;
+      w->dil[off + i] = dil ? dil[i] : 1;
+      w->pad0[off + i] = pad0 ? pad0[i] : 0;
+      w->pad1[off + i] = pad1 ? pad1[i] : 0;
+    }
+  return window_finish (call, w, "NOTSET", ceil_mode, error);
 }
 
 /* col[(c, kd, kh, kw), (od, oh, ow)] for one image and one group. */
@@ -280,6 +316,14 @@ k_conv (RtCall *call, GError **error)
   RtWindow w;
   if (!rt_window_init (call, x, wt->dims + 2, FALSE, &w, error))
     return FALSE;
+  return rt_conv (call, x, wt, bias, group, &w, error);
+}
+
+gboolean
+rt_conv (RtCall *call, const RtTensor *x, const RtTensor *wt, const RtTensor *bias, gint64 group,
+         const RtWindow *win, GError **error)
+{
+  const RtWindow w = *win;
   gint64 N = x->dims[0], C = x->dims[1], M = wt->dims[0];
   if (C % group != 0 || M % group != 0 || wt->dims[1] != C / group)
     {
@@ -361,7 +405,7 @@ k_conv_transpose (RtCall *call, GError **error)
       return FALSE;
     }
   guint ns = x->rank - 2, off = 3 - ns;
-  gint64 N = x->dims[0], C = x->dims[1], Mg = wt->dims[1], M = Mg * group;
+  gint64 C = x->dims[1];
   if (wt->dims[0] != C || C % group != 0)
     {
       rt_call_error (call, error, RT_ERROR_SHAPE, "W's first dimension must be C");
@@ -441,6 +485,21 @@ k_conv_transpose (RtCall *call, GError **error)
           rt_call_error (call, error, RT_ERROR_SHAPE, "invalid output size");
           return FALSE;
         }
+    }
+  return rt_conv_transpose (call, x, wt, bias, group, &w, error);
+}
+
+gboolean
+rt_conv_transpose (RtCall *call, const RtTensor *x, const RtTensor *wt, const RtTensor *bias,
+                   gint64 group, const RtWindow *win, GError **error)
+{
+  const RtWindow w = *win;
+  guint ns = w.nsp, off = 3 - ns;
+  gint64 N = x->dims[0], C = x->dims[1], Mg = wt->dims[1], M = Mg * group;
+  if (wt->dims[0] != C || C % group != 0)
+    {
+      rt_call_error (call, error, RT_ERROR_SHAPE, "W's first dimension must be C");
+      return FALSE;
     }
   gint64 dims[5] = { N, M };
   for (guint i = 0; i < ns; i++)

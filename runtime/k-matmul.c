@@ -1,5 +1,5 @@
 /* MatMul (numpy semantics, batched) and Gemm through OpenBLAS. */
-#include "runtime/kernel.h"
+#include "runtime/kernels-private.h"
 #include "runtime/blas.h"
 #include <string.h>
 
@@ -48,10 +48,9 @@ mm (GraphDType dt, const void *a, const void *b, void *c, gint64 M, gint64 N, gi
     }
 }
 
-static gboolean
-k_matmul (RtCall *call, GError **error)
+gboolean
+rt_matmul (RtCall *call, const RtTensor *a, const RtTensor *b, GError **error)
 {
-  const RtTensor *a = call->inputs[0], *b = call->inputs[1];
   if (a->dtype != b->dtype || a->rank == 0 || b->rank == 0)
     {
       rt_call_error (call, error, RT_ERROR_SHAPE, "inputs must be of one type and rank >= 1");
@@ -129,13 +128,16 @@ k_matmul (RtCall *call, GError **error)
 }
 
 static gboolean
-k_gemm (RtCall *call, GError **error)
+k_matmul (RtCall *call, GError **error)
 {
-  const RtTensor *a = call->inputs[0], *b = call->inputs[1];
-  const RtTensor *cc = call->n_inputs > 2 ? call->inputs[2] : NULL;
-  gboolean ta = rt_attr_i (call->node, "transA", 0) != 0;
-  gboolean tb = rt_attr_i (call->node, "transB", 0) != 0;
-  double alpha = rt_attr_f (call->node, "alpha", 1.0), beta = rt_attr_f (call->node, "beta", 1.0);
+  return rt_matmul (call, call->inputs[0], call->inputs[1], error);
+}
+
+gboolean
+rt_gemm (RtCall *call, const RtTensor *a, const RtTensor *b, const RtTensor *cc, gboolean ta,
+         gboolean tb, double alpha, double beta, guint out_rank, const gint64 *out_dims,
+         GError **error)
+{
   if (a->rank != 2 || b->rank != 2 || a->dtype != b->dtype)
     {
       rt_call_error (call, error, RT_ERROR_SHAPE, "A and B must be 2-D of one type");
@@ -150,7 +152,13 @@ k_gemm (RtCall *call, GError **error)
       return FALSE;
     }
   gint64 dims[2] = { M, N };
-  RtTensor *o = rt_call_output (call, 0, a->dtype, 2, dims, error);
+  if (out_dims && rt_shape_numel (out_rank, out_dims) != M * N)
+    {
+      rt_call_error (call, error, RT_ERROR_SHAPE, "the output shape does not hold M x N elements");
+      return FALSE;
+    }
+  RtTensor *o = rt_call_output (call, 0, a->dtype, out_dims ? out_rank : 2, out_dims ? out_dims : dims,
+                                error);
   if (o == NULL)
     return FALSE;
   double bb = 0;
@@ -205,6 +213,15 @@ k_gemm (RtCall *call, GError **error)
                  (int) M, (int) N, (int) K, alpha, a->data, (int) a->dims[1], b->data,
                  (int) b->dims[1], bb, o->data, (int) N);
   return TRUE;
+}
+
+static gboolean
+k_gemm (RtCall *call, GError **error)
+{
+  return rt_gemm (call, call->inputs[0], call->inputs[1], call->n_inputs > 2 ? call->inputs[2] : NULL,
+                  rt_attr_i (call->node, "transA", 0) != 0, rt_attr_i (call->node, "transB", 0) != 0,
+                  rt_attr_f (call->node, "alpha", 1.0), rt_attr_f (call->node, "beta", 1.0), 0, NULL,
+                  error);
 }
 
 static const RtKernelDef defs[] = {

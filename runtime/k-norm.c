@@ -1,6 +1,6 @@
 /* Normalisations: BatchNormalization (inference and training_mode), InstanceNormalization,
  * LayerNormalization, LRN, MeanVarianceNormalization. */
-#include "runtime/kernel.h"
+#include "runtime/kernels-private.h"
 #include <math.h>
 #include <string.h>
 
@@ -23,6 +23,31 @@ affine (GraphDType dt, const void *x, void *y, gint64 off, gint64 inner, double 
     affine_DOUBLE ((const double *) x + off, (double *) y + off, inner, mul, add);
 }
 
+gboolean
+rt_batchnorm (RtCall *call, const RtTensor *x, const RtTensor *sc, const RtTensor *b,
+              const RtTensor *mean, const RtTensor *var, double eps, GError **error)
+{
+  gint64 C = x->rank >= 2 ? x->dims[1] : -1;
+  if (x->rank < 2 || (sc && sc->numel != C) || (b && b->numel != C) || mean->numel != C
+      || var->numel != C)
+    {
+      rt_call_error (call, error, RT_ERROR_SHAPE, "scale, B, mean and var must have C elements");
+      return FALSE;
+    }
+  RtTensor *y = rt_call_output_like (call, 0, x, error);
+  if (y == NULL)
+    return FALSE;
+  gint64 N = x->dims[0], inner = x->rank > 2 ? rt_shape_numel (x->rank - 2, x->dims + 2) : 1;
+  for (gint64 c = 0; c < C; c++)
+    {
+      double mul = (sc ? rt_get_f64 (sc, c) : 1.0) / sqrt (rt_get_f64 (var, c) + eps);
+      double add = (b ? rt_get_f64 (b, c) : 0.0) - rt_get_f64 (mean, c) * mul;
+      for (gint64 n = 0; n < N; n++)
+        affine (x->dtype, x->data, y->data, (n * C + c) * inner, inner, mul, add);
+    }
+  return TRUE;
+}
+
 static gboolean
 k_batchnorm (RtCall *call, GError **error)
 {
@@ -38,6 +63,8 @@ k_batchnorm (RtCall *call, GError **error)
   /* training_mode: normalise with the batch's statistics (population
    * variance) and output the updated running mean and variance. */
   gboolean training = rt_attr_i (call->node, "training_mode", 0) != 0;
+  if (!training)
+    return rt_batchnorm (call, x, sc, b, mean, var, eps, error);
   double momentum = rt_attr_f (call->node, "momentum", 0.9);
   RtTensor *y = rt_call_output_like (call, 0, x, error);
   if (y == NULL)

@@ -137,10 +137,12 @@ pool2d_float (gint64 p0, gint64 p1, gpointer data)
     }
 }
 
+/* Output 0 (and 1, the indices, when with_indices) of pooling x over w. */
 static gboolean
-pool_run (RtCall *call, const RtWindow *w, PoolKind kind, GError **error)
+pool_compute (RtCall *call, const RtTensor *x, const RtWindow *w, PoolKind kind,
+              gboolean include_pad, double p, gboolean colmajor, gboolean with_indices,
+              GError **error)
 {
-  const RtTensor *x = call->inputs[0];
   gint64 dims[5] = { x->dims[0], x->dims[1] };
   for (guint i = 0; i < w->nsp; i++)
     dims[2 + i] = w->out[3 - w->nsp + i];
@@ -148,15 +150,12 @@ pool_run (RtCall *call, const RtWindow *w, PoolKind kind, GError **error)
   if (y == NULL)
     return FALSE;
   RtTensor *ind = NULL;
-  if (call->n_outputs > 1 && graph_value_n_uses (graph_node_output (call->node, 1)) + 1 > 0)
+  if (with_indices)
     {
       if ((ind = rt_call_output (call, 1, GRAPH_DTYPE_INT64, x->rank, dims, error)) == NULL)
         return FALSE;
     }
-  gboolean include_pad = rt_attr_i (call->node, "count_include_pad", 0) != 0;
-  double p = (double) rt_attr_i (call->node, "p", 2);
   gint64 planes = x->dims[0] * x->dims[1];
-  gboolean colmajor = rt_attr_i (call->node, "storage_order", 0) != 0;
   gint64 *id = ind ? ind->data : NULL;
   if (x->dtype == GRAPH_DTYPE_FLOAT && ind == NULL && kind != P_LP && w->in[0] == 1 && w->k[0] == 1
       && w->dil[1] == 1 && w->dil[2] == 1)
@@ -177,6 +176,29 @@ pool_run (RtCall *call, const RtWindow *w, PoolKind kind, GError **error)
       return FALSE;
     }
   return TRUE;
+}
+
+static gboolean
+pool_run (RtCall *call, const RtWindow *w, PoolKind kind, GError **error)
+{
+  gboolean with_indices = call->n_outputs > 1
+                          && graph_value_n_uses (graph_node_output (call->node, 1)) + 1 > 0;
+  return pool_compute (call, call->inputs[0], w, kind,
+                       rt_attr_i (call->node, "count_include_pad", 0) != 0,
+                       (double) rt_attr_i (call->node, "p", 2),
+                       rt_attr_i (call->node, "storage_order", 0) != 0, with_indices, error);
+}
+
+gboolean
+rt_pool (RtCall *call, const RtTensor *x, const RtWindow *w, gboolean max,
+         gboolean count_include_pad, GError **error)
+{
+  if (x->dtype != GRAPH_DTYPE_FLOAT && x->dtype != GRAPH_DTYPE_DOUBLE)
+    {
+      rt_call_error (call, error, RT_ERROR_UNSUPPORTED, "element type %s", rt_dtype_name (x->dtype));
+      return FALSE;
+    }
+  return pool_compute (call, x, w, max ? P_MAX : P_AVG, count_include_pad, 2, FALSE, FALSE, error);
 }
 
 static gboolean

@@ -1,6 +1,6 @@
 /* Reductions (Reduce*), ArgMax/ArgMin, Softmax/LogSoftmax/Hardmax, CumSum,
  * TopK.  Accumulation is in double. */
-#include "runtime/kernel.h"
+#include "runtime/kernels-private.h"
 #include <math.h>
 #include <string.h>
 
@@ -261,6 +261,21 @@ k_argmax (RtCall *call, GError **error)
         }                                                                          \
   }
 RT_FOREACH_FLOAT (GEN_SOFTMAX)
+
+gboolean
+rt_softmax (RtCall *call, const RtTensor *a, guint axis, gboolean log, GError **error)
+{
+  RtTensor *o = rt_call_output_like (call, 0, a, error);
+  if (o == NULL)
+    return FALSE;
+  gint64 outer, n, inner;
+  split_axis (a, axis, &outer, &n, &inner);
+  if (a->dtype == GRAPH_DTYPE_FLOAT)
+    softmax_FLOAT (a->data, o->data, outer, n, inner, log ? 1 : 0);
+  else
+    softmax_DOUBLE (a->data, o->data, outer, n, inner, log ? 1 : 0);
+  return TRUE;
+}
 
 static gboolean
 k_softmax (RtCall *call, GError **error)

@@ -11,7 +11,7 @@
  * runs only its first len_b steps (the reverse direction starts at
  * len_b - 1); its state is frozen afterwards, so Y_h / Y_c hold the state of
  * its last valid step, and Y is zero past len_b, as ONNX Runtime does. */
-#include "runtime/kernel.h"
+#include "runtime/kernels-private.h"
 #include "runtime/blas.h"
 #include <math.h>
 #include <string.h>
@@ -504,6 +504,61 @@ k_rnn (RtCall *call, GError **error)
         direction_FLOAT (st, &dm, d, in, Y, Yh, Yc, work);
       else
         direction_DOUBLE (st, &dm, d, in, Y, Yh, Yc, work);
+    }
+  return TRUE;
+}
+
+gboolean
+rt_lstm_layer (RtCall *call, const RtTensor *X, const RtTensor *W, const RtTensor *R,
+               const RtTensor *B, const RtTensor *h0, const RtTensor *c0, RtTensor *Y,
+               RtTensor *Yh, RtTensor *Yc, GError **error)
+{
+  RnnState st = { .kind = RNN_KIND_LSTM, .n_gates = 4, .n_acts = 3, .hidden_size = -1 };
+  st.n_dirs = W->rank == 3 ? (guint) W->dims[0] : 0;
+  if (X->rank != 3 || W->rank != 3 || R->rank != 3 || (st.n_dirs != 1 && st.n_dirs != 2)
+      || X->dtype != W->dtype || (X->dtype != GRAPH_DTYPE_FLOAT && X->dtype != GRAPH_DTYPE_DOUBLE))
+    {
+      rt_call_error (call, error, RT_ERROR_SHAPE, "X, W and R must be 3-D float of 1 or 2 directions");
+      return FALSE;
+    }
+  for (guint d = 0; d < 2; d++)
+    {
+      st.acts[d][0].kind = ACT_SIGMOID;
+      st.acts[d][1].kind = st.acts[d][2].kind = ACT_TANH;
+    }
+  RnnDims dm = { .nt = X->dims[0], .nb = X->dims[1], .ni = X->dims[2], .nd = st.n_dirs,
+                 .ng = 4, .nh = R->dims[2] };
+  gint64 GH = 4 * dm.nh;
+  gint64 wd[3] = { dm.nd, GH, dm.ni }, rd[3] = { dm.nd, GH, dm.nh }, bd[2] = { dm.nd, 2 * GH };
+  gint64 hd[3] = { dm.nd, dm.nb, dm.nh }, yd[4] = { dm.nt, dm.nd, dm.nb, dm.nh };
+  GraphDType dt = X->dtype;
+  if (!check_shape (call, W, "W", dt, 3, wd, error) || !check_shape (call, R, "R", dt, 3, rd, error)
+      || !check_shape (call, B, "B", dt, 2, bd, error)
+      || !check_shape (call, h0, "initial_h", dt, 3, hd, error)
+      || !check_shape (call, c0, "initial_c", dt, 3, hd, error)
+      || !check_shape (call, Y, "Y", dt, 4, yd, error) || !check_shape (call, Yh, "Y_h", dt, 3, hd, error)
+      || !check_shape (call, Yc, "Y_c", dt, 3, hd, error))
+    return FALSE;
+  gsize es = rt_dtype_size (dt), n_work, a, b2;
+  if (!g_size_checked_mul (&a, (gsize) (dm.nt * dm.nb), (gsize) GH)
+      || !g_size_checked_add (&b2, a, (gsize) (dm.nb * (GH + 3 * dm.nh)))
+      || !g_size_checked_mul (&n_work, b2, es))
+    {
+      rt_call_error (call, error, RT_ERROR_TOO_LARGE, "work memory size overflows");
+      return FALSE;
+    }
+  void *work = rt_call_scratch (call, n_work, error);
+  if (work == NULL)
+    return FALSE;
+  if (Y)
+    memset (Y->data, 0, (gsize) Y->numel * es);
+  const RtTensor *in[8] = { X, W, R, B, NULL, h0, c0, NULL };
+  for (gint64 d = 0; d < dm.nd; d++)
+    {
+      if (dt == GRAPH_DTYPE_FLOAT)
+        direction_FLOAT (&st, &dm, d, in, Y, Yh, Yc, work);
+      else
+        direction_DOUBLE (&st, &dm, d, in, Y, Yh, Yc, work);
     }
   return TRUE;
 }

@@ -21,3 +21,26 @@ gboolean rt_trilu (RtCall *call, const RtTensor *a, gint64 k, gboolean upper, GE
 gboolean rt_run_as_float (RtCall *call, RtKernelFn fn, GError **error);
 /* Cast / CastLike where input 0 or the target type is STRING (k-string.c). */
 gboolean rt_cast_string (RtCall *call, const RtTensor *a, GraphDType to, GError **error);
+/* Output 0 := inference batch normalisation of x (N, C, ...) with running
+ * mean / var; scale and bias may be NULL (1 and 0) (k-norm.c). */
+gboolean rt_batchnorm (RtCall *call, const RtTensor *x, const RtTensor *scale,
+                       const RtTensor *bias, const RtTensor *mean, const RtTensor *var,
+                       double eps, GError **error);
+/* Output 0 := numpy matmul of a and b (one dtype) (k-matmul.c). */
+gboolean rt_matmul (RtCall *call, const RtTensor *a, const RtTensor *b, GError **error);
+/* Output 0 := alpha op(a) op(b) + beta c (a, b 2-D; c NULL or
+ * broadcastable to (M, N)), shaped out_dims when out_dims is not NULL
+ * (same numel as M x N) (k-matmul.c's Gemm). */
+gboolean rt_gemm (RtCall *call, const RtTensor *a, const RtTensor *b, const RtTensor *c,
+                  gboolean trans_a, gboolean trans_b, double alpha, double beta,
+                  guint out_rank, const gint64 *out_dims, GError **error);
+/* Output 0 := softmax (log: log-softmax) of a over axis (k-reduce.c). */
+gboolean rt_softmax (RtCall *call, const RtTensor *a, guint axis, gboolean log, GError **error);
+/* One LSTM layer in ONNX's layout with its default activations (gates
+ * i, o, f, c): X (T, B, I), W (D, 4H, I), R (D, 4H, H), B (D, 8H), h0 and
+ * c0 (D, B, H), D 1 or 2; B, h0, c0 may be NULL.  Writes the caller's
+ * Y (T, D, B, H), Yh and Yc (D, B, H), any of them NULL.  Uses scratch
+ * buffer 0 (k-rnn.c). */
+gboolean rt_lstm_layer (RtCall *call, const RtTensor *X, const RtTensor *W, const RtTensor *R,
+                        const RtTensor *B, const RtTensor *h0, const RtTensor *c0, RtTensor *Y,
+                        RtTensor *Yh, RtTensor *Yc, GError **error);

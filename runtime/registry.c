@@ -12,6 +12,12 @@ extern const RtKernelTable rt_kernels_pool;
 extern const RtKernelTable rt_kernels_norm;
 extern const RtKernelTable rt_kernels_resize;
 extern const RtKernelTable rt_kernels_aten;
+extern const RtKernelTable rt_kernels_aten_conv;
+extern const RtKernelTable rt_kernels_aten_pool;
+extern const RtKernelTable rt_kernels_aten_nn;
+extern const RtKernelTable rt_kernels_aten_linalg;
+extern const RtKernelTable rt_kernels_aten_shape;
+extern const RtKernelTable rt_kernels_aten_rnn;
 extern const RtKernelTable rt_kernels_rnn;
 extern const RtKernelTable rt_kernels_einsum;
 extern const RtKernelTable rt_kernels_control;
@@ -38,6 +44,12 @@ static const RtKernelTable *const tables[] = {
   &rt_kernels_norm,
   &rt_kernels_resize,
   &rt_kernels_aten,
+  &rt_kernels_aten_conv,
+  &rt_kernels_aten_pool,
+  &rt_kernels_aten_nn,
+  &rt_kernels_aten_linalg,
+  &rt_kernels_aten_shape,
+  &rt_kernels_aten_rnn,
   &rt_kernels_rnn,
   &rt_kernels_einsum,
   &rt_kernels_control,

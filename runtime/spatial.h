@@ -16,3 +16,21 @@ typedef struct
  * ceil_mode: pooling's rounding. */
 gboolean rt_window_init (RtCall *call, const RtTensor *x, const gint64 *kernel_from,
                          gboolean ceil_mode, RtWindow *w, GError **error);
+/* The same from explicit per-spatial-dim values (aten's int[] arguments;
+ * stride, dil NULL: 1s; pad0, pad1 NULL: 0s), without auto_pad. */
+gboolean rt_window_set (RtCall *call, const RtTensor *x, const gint64 *k, const gint64 *stride,
+                        const gint64 *dil, const gint64 *pad0, const gint64 *pad1,
+                        gboolean ceil_mode, RtWindow *w, GError **error);
+/* Output 0 := Conv (x, wt, bias or NULL) over a window from the above
+ * (k-conv.c; checks channels against group). */
+gboolean rt_conv (RtCall *call, const RtTensor *x, const RtTensor *wt, const RtTensor *bias,
+                  gint64 group, const RtWindow *w, GError **error);
+/* Output 0 := ConvTranspose; w->in is the output's spatial size, w->out
+ * x's, w->k wt's (C, M/group, k...). */
+gboolean rt_conv_transpose (RtCall *call, const RtTensor *x, const RtTensor *wt,
+                            const RtTensor *bias, gint64 group, const RtWindow *w,
+                            GError **error);
+/* Output 0 := max or average pooling of x over w (k-pool.c; float and
+ * double, no indices). */
+gboolean rt_pool (RtCall *call, const RtTensor *x, const RtWindow *w, gboolean max,
+                  gboolean count_include_pad, GError **error);
