@@ -377,31 +377,9 @@ apply_dynamic_axes (Graph *g, const ExportOptions *o, gboolean inputs, GError **
     }
   if (!inputs || g_hash_table_size (tainted) == 0)
     return TRUE;
-  /* Downstream of a dynamic input, the traced static dims no longer hold:
-   * keep element type and rank only (so Shape is not folded). */
-  graph_foreach_node (g, n)
-    {
-      gboolean hit = FALSE;
-      for (guint i = 0; i < graph_node_n_inputs (n) && !hit; i++)
-        hit = graph_node_input (n, i) && g_hash_table_contains (tainted, graph_node_input (n, i));
-      if (!hit)
-        continue;
-      for (guint i = 0; i < graph_node_n_outputs (n); i++)
-        {
-          GraphValue *ov = graph_node_output (n, i);
-          GraphType *t = graph_value_type (ov);
-          g_hash_table_add (tainted, ov);
-          if (t && graph_type_is_tensor (t) && graph_type_rank (t) > 0)
-            {
-              GraphDim unknown[TENSOR_MAX_RANK] = { { 0 } };
-              for (int k = 0; k < graph_type_rank (t); k++)
-                unknown[k].kind = GRAPH_DIM_UNKNOWN;
-              g_autoptr (GraphType) nt = graph_type_new_tensor (graph_type_dtype (t),
-                                                                graph_type_rank (t), unknown);
-              graph_value_set_type (ov, nt);
-            }
-        }
-    }
+  /* Downstream of a dynamic input the traced dims no longer hold: shapes
+   * are computed again from the symbolic input dims. */
+  export_infer_shapes (g, tainted);
   return TRUE;
 }
 

@@ -91,6 +91,14 @@ guint    export_fuse_conv_batchnorm (Graph *g);
  * torch writes nested torch.cat calls). */
 guint    export_flatten_concats (Graph *g);
 guint    export_scalar_type_analysis (Graph *g);
+/* Symbolic shape propagation (export/export-shapes.c): every value computed
+ * from one of `dynamic_inputs` (a set of graph inputs whose types already
+ * carry their symbolic dims) gets the shape its node's input shapes give,
+ * as ONNX shape inference computes it: static dims, symbols passed through
+ * unchanged where an output dim is an input dim, every other dim computed
+ * from a symbol unknown.  Ops without a rule keep element type and rank
+ * with unknown dims. */
+void     export_infer_shapes (Graph *g, GHashTable *dynamic_inputs);
 void     export_assign_scoped_names (Graph *g);
 /* Initializers equal to an earlier one (same dtype, shape and values by
  * ==, as torch's eval-mode _jit_pass_onnx_deduplicate_initializers) are
