@@ -85,8 +85,8 @@ a_convnd (RtCall *call, GError **error)
 #define A(op, mi, ma, fn) { "aten", op, 0, 0, mi, ma, 1, 1, 0, fn, NULL, NULL }
 
 static const RtKernelDef defs[] = {
-  A ("_convolution", 9, 13, a_convolution),
-  A ("convolution", 9, 9, a_convolution),
+  A ("_convolution", 2, 13, a_convolution),
+  A ("convolution", 2, 9, a_convolution),
   A ("conv1d", 2, 7, a_convnd),
   A ("conv2d", 2, 7, a_convnd),
   A ("conv3d", 2, 7, a_convnd),

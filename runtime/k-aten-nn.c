@@ -109,7 +109,7 @@ static gboolean a_log_softmax (RtCall *c, GError **e) { return softmax (c, TRUE,
 #define A(op, mi, ma, fn) { "aten", op, 0, 0, mi, ma, 1, 1, 0, fn, NULL, NULL }
 
 static const RtKernelDef defs[] = {
-  A ("batch_norm", 5, 9, a_batch_norm),
+  A ("batch_norm", 1, 9, a_batch_norm),
   A ("dropout", 1, 3, a_dropout),
   A ("dropout_", 1, 3, a_dropout),
   A ("feature_dropout", 1, 3, a_dropout),

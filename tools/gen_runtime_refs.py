@@ -2,9 +2,10 @@
 """Reference outputs of ATen operators for the runtime's ATen kernels.
 
 Run with Debian's python (torch 1.13):  /usr/bin/python3 tools/gen_runtime_refs.py
-Writes tests/fixtures/runtime/<case>_in<N>.npy and <case>_out.npy.  The C
-test (tests/runtime/test-aten.c) builds one ATen node per case with the
-same inputs, in torch 1.13's schema order, and compares with <case>_out.npy.
+Writes tests/fixtures/runtime/<case>_in<N>.npy and <case>_out.npy (more
+outputs: <case>_out1.npy ...).  The C tests (tests/runtime/test-aten.c,
+test-aten-nn.c) build one ATen node per case with the same inputs, in torch
+1.13's schema order, and compare with <case>_out.npy.
 """
 import os
 import numpy as np
@@ -21,7 +22,8 @@ def f32(*shape, lo=-2.0, hi=2.0):
 def save(case, inputs, out):
     for i, a in enumerate(inputs):
         np.save(os.path.join(OUT, f'{case}_in{i}.npy'), a)
-    np.save(os.path.join(OUT, f'{case}_out.npy'), out.numpy() if isinstance(out, torch.Tensor) else out)
+    out = out.numpy() if isinstance(out, torch.Tensor) else out
+    np.save(os.path.join(OUT, f'{case}_out.npy'), np.array(out, order='C'))  # C order, 0-d kept
 
 
 def T(a):
@@ -63,5 +65,85 @@ def main():
     save('elu', [x], torch.ops.aten.elu(T(x), 0.7, 1.2, 0.8))
 
 
+
+def nn_cases():
+    """The ATen kernels of the seed models' traces (runtime/k-aten-*.c), as
+    torch.ops.aten calls; tests/runtime/test-aten-nn.c lists the same
+    arguments.  A separate generator, so the cases above keep their data."""
+    global rng
+    rng = np.random.default_rng(4321)
+    A = torch.ops.aten
+    x, w, b = f32(1, 3, 7, 8), f32(4, 3, 3, 3), f32(4)
+    save('conv', [x, w, b], A._convolution(T(x), T(w), T(b), [2, 1], [1, 0], [1, 2], False, [0, 0], 1,
+                                           False, False, True, True))
+    x, w = f32(2, 4, 6, 6), f32(6, 2, 3, 3)
+    save('conv_groups', [x, w], A._convolution(T(x), T(w), None, [1, 1], [1, 1], [1, 1], False, [0, 0], 2,
+                                                False, False, True, True))
+    x, w, b = f32(1, 4, 5, 5), f32(4, 3, 3, 3), f32(6)
+    save('conv_transposed', [x, w, b], A._convolution(T(x), T(w), T(b), [2, 2], [1, 1], [1, 1], True, [1, 1], 2,
+                                                        False, False, True, True))
+    x, w, b = f32(2, 3, 10), f32(5, 3, 3), f32(5)
+    save('conv1d', [x, w, b], A._convolution(T(x), T(w), T(b), [1], [2], [2], False, [0], 1,
+                                             False, False, True, True))
+    x, sc, bb, m, v = f32(2, 3, 4, 5), f32(3), f32(3), f32(3), f32(3, lo=0.5, hi=1.5)
+    save('batch_norm', [x, sc, bb, m, v], A.batch_norm(T(x), T(sc), T(bb), T(m), T(v), False, 0.1, 1e-3, True))
+    x, m, v = f32(2, 3, 4), f32(3), f32(3, lo=0.5, hi=1.5)
+    save('batch_norm_plain', [x, m, v], A.batch_norm(T(x), None, None, T(m), T(v), False, 0.1, 1e-5, True))
+    x = f32(1, 2, 7, 9)
+    save('max_pool2d', [x], A.max_pool2d(T(x), [3, 3], [2, 2], [1, 1], [1, 1], False))
+    save('max_pool2d_ceil', [x], A.max_pool2d(T(x), [3, 2], [2, 2], [0, 1], [2, 1], True))
+    save('avg_pool2d', [x], A.avg_pool2d(T(x), [3, 3], [2, 2], [1, 1], True, False, None))
+    save('avg_pool2d_pad', [x], A.avg_pool2d(T(x), [2, 2], [], [1, 1], False, True, None))
+    x = f32(1, 3, 7, 10)
+    save('adaptive_avg_pool2d', [x], A.adaptive_avg_pool2d(T(x), [3, 4]))
+    x, w, b = f32(2, 3, 5), f32(4, 5), f32(4)
+    save('linear', [x, w, b], A.linear(T(x), T(w), T(b)))
+    x, w = f32(5), f32(3, 5)
+    save('linear_nobias', [x, w], A.linear(T(x), T(w)))
+    c, a, bm = f32(4), f32(2, 3), f32(3, 4)
+    save('addmm', [c, a, bm], A.addmm(T(c), T(a), T(bm), beta=0.5, alpha=2.0))
+    a, bm = f32(2, 3, 4), f32(4, 5)
+    save('matmul', [a, bm], A.matmul(T(a), T(bm)))
+    a, bm = f32(3, 4), f32(4, 2)
+    save('mm', [a, bm], A.mm(T(a), T(bm)))
+    a = f32(3, 5)
+    save('t', [a], A.t(T(a)))
+    x = f32(2, 3, 4)
+    save('dropout', [x], A.dropout(T(x), 0.5, False))
+    save('view', [x], A.view(T(x), [4, -1]))
+    save('reshape', [x], A.reshape(T(x), [-1, 2, 2]))
+    save('size', [x], np.array(A.size(T(x), -1), dtype=np.int64))
+    x = f32(2, 3, 4, 5)
+    save('flatten', [x], A.flatten(T(x), 1, -1))
+    save('flatten_mid', [x], A.flatten(T(x), 1, 2))
+    p, q, r = f32(2, 1, 3), f32(2, 4, 3), f32(2, 2, 3)
+    save('cat', [p, q, r], A.cat([T(p), T(q), T(r)], 1))
+    x = f32(1, 8, 3, 4)
+    save('pixel_shuffle', [x], A.pixel_shuffle(T(x), 2))
+    wt, ind = f32(10, 4), rng.integers(0, 10, (2, 3)).astype(np.int64)
+    save('embedding', [wt, ind], A.embedding(T(wt), T(ind), -1, False, False))
+    x = f32(2, 5, 3)
+    save('log_softmax', [x], A.log_softmax(T(x), 1))
+    save('softmax', [x], A.softmax(T(x), -1))
+    x = f32(3, 4)
+    save('relu_', [x], A.relu_(T(x).clone()))
+    a, bm = f32(3, 4), f32(4)
+    save('add_', [a, bm], A.add_(T(a).clone(), T(bm), alpha=2))
+    # lstm: 2 layers, bidirectional, with biases; params per layer and direction.
+    T_, B_, I_, H_ = 5, 2, 3, 4
+    x, h0, c0 = f32(T_, B_, I_), f32(4, B_, H_), f32(4, B_, H_)
+    params = []
+    for layer in range(2):
+        inp = I_ if layer == 0 else 2 * H_
+        for _ in range(2):
+            params += [f32(4 * H_, inp, lo=-0.5, hi=0.5), f32(4 * H_, H_, lo=-0.5, hi=0.5),
+                       f32(4 * H_, lo=-0.5, hi=0.5), f32(4 * H_, lo=-0.5, hi=0.5)]
+    out, hy, cy = A.lstm(T(x), [T(h0), T(c0)], [T(p) for p in params], True, 2, 0.0, False, True, False)
+    save('lstm', [x, h0, c0] + params, out)
+    np.save(os.path.join(OUT, 'lstm_out1.npy'), hy.numpy())
+    np.save(os.path.join(OUT, 'lstm_out2.npy'), cy.numpy())
+
+
 if __name__ == '__main__':
     main()
+    nn_cases()

@@ -1,0 +1,239 @@
+/* The ATen kernels of the seed models' traces (runtime/k-aten-*.c) against
+ * torch 1.13 (fixtures from tools/gen_runtime_refs.py's nn_cases), each as
+ * an org.pytorch.aten::ATen node and as an aten:: node of a trace graph
+ * (prim::Constant scalars, prim::ListConstruct int lists; a Tensor[]
+ * argument flattened into inputs, as `symonnx verify` splices a trace's
+ * tensor lists and torch's ATen fallback export passes them). */
+#include "tests/runtime/test-runtime.h"
+#include "export/tensorfiles.h"
+#include <string.h>
+
+typedef struct
+{
+  const char *name;       /* fixture prefix */
+  const char *op;         /* operator */
+  /* inputs, ';'-separated: npy, npys:N (N tensors of a Tensor[]), f:X,
+   * i:N, is:a,b (int[]; "is:" empty), none */
+  const char *args;
+  guint       n_outputs;
+  double      rtol, atol;
+} NnCase;
+
+#define CONV_TAIL "i:0;i:0;i:1;i:1"
+static const NnCase cases[] = {
+  { "conv", "_convolution", "npy;npy;npy;is:2,1;is:1,0;is:1,2;i:0;is:0,0;i:1;" CONV_TAIL, 1, 1e-5, 1e-5 },
+  { "conv_groups", "_convolution", "npy;npy;none;is:1,1;is:1,1;is:1,1;i:0;is:0,0;i:2;" CONV_TAIL, 1, 1e-5, 1e-5 },
+  { "conv_transposed", "_convolution", "npy;npy;npy;is:2,2;is:1,1;is:1,1;i:1;is:1,1;i:2;" CONV_TAIL, 1, 1e-5, 1e-5 },
+  { "conv1d", "_convolution", "npy;npy;npy;is:1;is:2;is:2;i:0;is:0;i:1;" CONV_TAIL, 1, 1e-5, 1e-5 },
+  { "batch_norm", "batch_norm", "npy;npy;npy;npy;npy;i:0;f:0.1;f:0.001;i:1", 1, 1e-5, 1e-6 },
+  { "batch_norm_plain", "batch_norm", "npy;none;none;npy;npy;i:0;f:0.1;f:1e-5;i:1", 1, 1e-5, 1e-6 },
+  { "max_pool2d", "max_pool2d", "npy;is:3,3;is:2,2;is:1,1;is:1,1;i:0", 1, 0, 0 },
+  { "max_pool2d_ceil", "max_pool2d", "npy;is:3,2;is:2,2;is:0,1;is:2,1;i:1", 1, 0, 0 },
+  { "avg_pool2d", "avg_pool2d", "npy;is:3,3;is:2,2;is:1,1;i:1;i:0;none", 1, 1e-6, 1e-7 },
+  { "avg_pool2d_pad", "avg_pool2d", "npy;is:2,2;is:;is:1,1;i:0;i:1;none", 1, 1e-6, 1e-7 },
+  { "adaptive_avg_pool2d", "adaptive_avg_pool2d", "npy;is:3,4", 1, 1e-6, 1e-7 },
+  { "linear", "linear", "npy;npy;npy", 1, 1e-5, 1e-6 },
+  { "linear_nobias", "linear", "npy;npy;none", 1, 1e-5, 1e-6 },
+  { "addmm", "addmm", "npy;npy;npy;f:0.5;f:2.0", 1, 1e-5, 1e-6 },
+  { "matmul", "matmul", "npy;npy", 1, 1e-5, 1e-6 },
+  { "mm", "mm", "npy;npy", 1, 1e-5, 1e-6 },
+  { "t", "t", "npy", 1, 0, 0 },
+  { "dropout", "dropout", "npy;f:0.5;i:0", 1, 0, 0 },
+  { "view", "view", "npy;is:4,-1", 1, 0, 0 },
+  { "reshape", "reshape", "npy;is:-1,2,2", 1, 0, 0 },
+  { "size", "size", "npy;i:-1", 1, 0, 0 },
+  { "flatten", "flatten", "npy;i:1;i:-1", 1, 0, 0 },
+  { "flatten_mid", "flatten", "npy;i:1;i:2", 1, 0, 0 },
+  { "cat", "cat", "npys:3;i:1", 1, 0, 0 },
+  { "pixel_shuffle", "pixel_shuffle", "npy;i:2", 1, 0, 0 },
+  { "embedding", "embedding", "npy;npy;i:-1;i:0;i:0", 1, 0, 0 },
+  { "log_softmax", "log_softmax", "npy;i:1;none", 1, 1e-5, 1e-6 },
+  { "softmax", "softmax", "npy;i:-1;none", 1, 1e-5, 1e-6 },
+  { "relu_", "relu_", "npy", 1, 0, 0 },
+  { "add_", "add_", "npy;npy;i:2", 1, 1e-6, 1e-7 },
+  { "lstm", "lstm", "npy;npys:2;npys:16;i:1;i:2;f:0.0;i:0;i:1;i:0", 3, 1e-4, 1e-5 },
+};
+
+static Tensor *
+load_fixture (const char *file)
+{
+  g_autofree char *rel = g_strdup_printf ("tests/fixtures/runtime/%s", file);
+  g_autofree char *path = test_source_path (rel);
+  g_autoptr (GError) error = NULL;
+  Tensor *t = export_npy_load (path, &error);
+  g_assert_no_error (error);
+  return t;
+}
+
+/* An int list: a 1-D int64 Constant (ATen node) or a prim::ListConstruct of
+ * prim::Constant ints (trace). */
+static GraphValue *
+int_list (Graph *g, const char *spec, gboolean trace)
+{
+  g_auto (GStrv) parts = *spec ? g_strsplit (spec, ",", -1) : g_new0 (char *, 1);
+  guint n = g_strv_length (parts);
+  g_autofree gint64 *v = g_new0 (gint64, MAX (n, 1));
+  for (guint i = 0; i < n; i++)
+    v[i] = g_ascii_strtoll (parts[i], NULL, 10);
+  if (!trace)
+    {
+      g_autoptr (Tensor) t = tensor_new_int64_vector (n, v);
+      return graph_op (g, "Constant", "value_t", t, NULL);
+    }
+  g_autofree GraphValue **el = g_new0 (GraphValue *, MAX (n, 1));
+  for (guint i = 0; i < n; i++)
+    el[i] = graph_op (g, "prim::Constant", "value_i", v[i], NULL);
+  return graph_opv (g, "prim::ListConstruct", n, el, NULL);
+}
+
+static Graph *
+build_case (const NnCase *c, gboolean trace, GHashTable *inputs)
+{
+  Graph *g = graph_new ();
+  graph_set_opset (g, "", 17);
+  graph_set_opset (g, GRAPH_ATEN_DOMAIN, 1);
+  g_auto (GStrv) args = g_strsplit (c->args, ";", -1);
+  g_autoptr (GPtrArray) in = g_ptr_array_new ();
+  guint n_npy = 0;
+  for (guint i = 0; args[i]; i++)
+    {
+      const char *a = args[i];
+      guint count = strcmp (a, "npy") == 0 ? 1 : g_str_has_prefix (a, "npys:") ? (guint) g_ascii_strtoull (a + 5, NULL, 10) : 0;
+      for (guint k = 0; k < count; k++)
+        {
+          g_autofree char *file = g_strdup_printf ("%s_in%u.npy", c->name, n_npy);
+          Tensor *x = load_fixture (file);
+          g_autoptr (GraphType) ty = graph_type_new_tensor_static (tensor_dtype (x), tensor_rank (x),
+                                                                   tensor_dims (x));
+          g_autofree char *name = g_strdup_printf ("x%u", n_npy++);
+          g_ptr_array_add (in, graph_add_input (g, name, ty));
+          g_hash_table_insert (inputs, g_strdup (name), x);
+        }
+      if (count)
+        continue;
+      GraphValue *v;
+      if (strcmp (a, "none") == 0)
+        v = trace ? graph_op (g, "prim::Constant", NULL) : NULL;
+      else if (g_str_has_prefix (a, "is:"))
+        v = int_list (g, a + 3, trace);
+      else if (g_str_has_prefix (a, "f:"))
+        {
+          double f = g_ascii_strtod (a + 2, NULL);
+          g_autoptr (Tensor) t = tensor_new_scalar_double (GRAPH_DTYPE_DOUBLE, f);
+          v = trace ? graph_op (g, "prim::Constant", "value_f", f, NULL)
+                    : graph_op (g, "Constant", "value_t", t, NULL);
+        }
+      else if (g_str_has_prefix (a, "i:"))
+        {
+          gint64 iv = g_ascii_strtoll (a + 2, NULL, 10);
+          g_autoptr (Tensor) t = tensor_new_scalar_int64 (GRAPH_DTYPE_INT64, iv);
+          v = trace ? graph_op (g, "prim::Constant", "value_i", iv, NULL)
+                    : graph_op (g, "Constant", "value_t", t, NULL);
+        }
+      else
+        g_assert_not_reached ();
+      g_assert_true (v != NULL || !trace);
+      g_ptr_array_add (in, v);
+    }
+  g_autofree char *kind = g_strdup_printf ("aten::%s", c->op);
+  GraphNode *n = trace ? graph_create_node (g, kind, in->len, (GraphValue *const *) in->pdata, c->n_outputs)
+                       : graph_create_node (g, GRAPH_KIND_ATEN, in->len, (GraphValue *const *) in->pdata,
+                                            c->n_outputs);
+  g_assert_nonnull (n);
+  if (!trace)
+    {
+      graph_node_set_s (n, "operator", c->op);
+      graph_node_set_s (n, "overload_name", "");
+    }
+  graph_insert_node (g, n);
+  for (guint i = 0; i < c->n_outputs; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("y%u", i);
+      graph_value_set_name (graph_node_output (n, i), name);
+      graph_add_output (g, graph_node_output (n, i));
+    }
+  assert_lint (g);
+  return g;
+}
+
+static void
+run_case (const NnCase *c, gboolean trace)
+{
+  g_autoptr (GHashTable) inputs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                                         (GDestroyNotify) tensor_unref);
+  g_autoptr (Graph) g = build_case (c, trace, inputs);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (RtSession) s = rt_session_new (g, NULL, &error);
+  g_assert_no_error (error);
+  g_autoptr (GHashTable) outputs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                                          (GDestroyNotify) tensor_unref);
+  g_assert_true (rt_session_run (s, inputs, outputs, &error));
+  g_assert_no_error (error);
+  for (guint i = 0; i < c->n_outputs; i++)
+    {
+      g_autofree char *file = i ? g_strdup_printf ("%s_out%u.npy", c->name, i)
+                                : g_strdup_printf ("%s_out.npy", c->name);
+      g_autofree char *name = g_strdup_printf ("y%u", i);
+      g_autoptr (Tensor) expected = load_fixture (file);
+      Tensor *actual = g_hash_table_lookup (outputs, name);
+      g_assert_nonnull (actual);
+      RtCompareResult r;
+      gboolean ok = rt_compare (expected, actual, c->rtol, c->atol, FALSE, &r);
+      g_autofree char *what = rt_compare_result_to_string (&r, expected, actual);
+      if (!ok)
+        g_error ("%s output %u (%s): %s", c->name, i, trace ? "trace" : "ATen node", what);
+      g_assert_cmpint (tensor_dtype (actual), ==, tensor_dtype (expected));
+    }
+}
+
+static void
+test_node (gconstpointer data)
+{
+  run_case (data, FALSE);
+}
+
+static void
+test_trace (gconstpointer data)
+{
+  run_case (data, TRUE);
+}
+
+/* Bad arguments are errors, not crashes: a weight of another rank, a
+ * training-mode batch_norm, a view of the wrong size. */
+static void
+test_errors (void)
+{
+  static const NnCase bad[] = {
+    { "conv", "_convolution", "npy;npy;npy;is:2,1;is:1,0;is:1,2;i:0;is:0,0;i:5;" CONV_TAIL, 1, 0, 0 },
+    { "batch_norm", "batch_norm", "npy;npy;npy;npy;npy;i:1;f:0.1;f:0.001;i:1", 1, 0, 0 },
+    { "view", "view", "npy;is:5,-1", 1, 0, 0 },
+    { "cat", "cat", "npys:3;i:2", 1, 0, 0 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_autoptr (GHashTable) inputs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                                             (GDestroyNotify) tensor_unref);
+      g_autoptr (Graph) g = build_case (&bad[i], TRUE, inputs);
+      g_autoptr (GError) error = NULL;
+      g_autoptr (RtSession) s = rt_session_new (g, NULL, &error);
+      g_assert_no_error (error);
+      g_autoptr (GHashTable) outputs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                                              (GDestroyNotify) tensor_unref);
+      g_assert_false (rt_session_run (s, inputs, outputs, &error));
+      g_assert_nonnull (error);
+      g_assert_true (error->domain == RT_ERROR);
+    }
+}
+
+void
+test_aten_nn_register (void)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *p1 = g_strdup_printf ("/runtime/aten-nn/node/%s", cases[i].name);
+      g_autofree char *p2 = g_strdup_printf ("/runtime/aten-nn/trace/%s", cases[i].name);
+      g_test_add_data_func (p1, &cases[i], test_node);
+      g_test_add_data_func (p2, &cases[i], test_trace);
+    }
+  g_test_add_func ("/runtime/aten-nn/errors", test_errors);
+}
