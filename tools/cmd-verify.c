@@ -8,6 +8,7 @@
 #include "export/tensorfiles.h"
 #include "runtime/runtime.h"
 #include <glib/gstdio.h>
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -24,6 +25,7 @@ static char **opt_plugins;
 static double opt_rtol = VERIFY_RTOL;
 static double opt_atol = VERIFY_ATOL;
 static char *opt_output;
+static char *opt_save_reference;
 
 static const GOptionEntry verify_entries[] = {
   { "input", 'i', 0, G_OPTION_ARG_STRING_ARRAY, &opt_inputs,
@@ -43,6 +45,9 @@ static const GOptionEntry verify_entries[] = {
   { "atol", 0, 0, G_OPTION_ARG_DOUBLE, &opt_atol, "Absolute tolerance (default 1e-5)", "A" },
   { "output", 'o', 0, G_OPTION_ARG_FILENAME, &opt_output,
     "Keep the exported model as OUT.onnx (default: a temporary file, removed)", "OUT.onnx" },
+  { "save-reference", 0, 0, G_OPTION_ARG_FILENAME, &opt_save_reference,
+    "Write the reference outputs (the trace run's, without --expected) as DIR/reference_N.npy",
+    "DIR" },
   { NULL, 0, 0, 0, NULL, NULL, NULL },
 };
 
@@ -479,6 +484,29 @@ print_table (Graph *model, GPtrArray *ref, GHashTable *outs)
   return failed;
 }
 
+/* --save-reference: DIR/reference_N.npy, in output order. */
+static gboolean
+save_reference (GPtrArray *ref)
+{
+  g_autoptr (GError) error = NULL;
+  if (g_mkdir_with_parents (opt_save_reference, 0777) != 0)
+    {
+      cli_error ("verify", "cannot create %s: %s", opt_save_reference, g_strerror (errno));
+      return FALSE;
+    }
+  for (guint i = 0; i < ref->len; i++)
+    {
+      g_autofree char *base = g_strdup_printf ("reference_%u.npy", i);
+      g_autofree char *file = g_build_filename (opt_save_reference, base, NULL);
+      if (!export_npy_save (ref->pdata[i], file, &error))
+        {
+          cli_error ("verify", "%s", error->message);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
 static int
 verify_run (int argc, char **argv)
 {
@@ -563,6 +591,8 @@ verify_run (int argc, char **argv)
   g_autoptr (GPtrArray) ref = reference_outputs (path, trace, model, weights, inputs, &source, &code);
   if (ref == NULL)
     return code;
+  if (opt_save_reference && !save_reference (ref))
+    return CLI_EXIT_OUTPUT;
   g_autoptr (GHashTable) outs = new_tensor_table ();
   if (!rt_session_run (s, inputs, outs, &error))
     {
@@ -588,8 +618,9 @@ const CliCommand cli_cmd_verify = {
                  "executor. With a MODEL (.onnx, or text already in ONNX form): runs it. The outputs "
                  "are compared with the --expected files (in output order; torch2trace's "
                  "expected_N.npy), or, for a trace given no --expected, with the executor's own run of "
-                 "the trace's aten:: nodes (only a few aten ops have kernels: the error says which are "
-                 "missing). Each output gets a line: shape, max abs and rel error, mismatching "
+                 "the trace's aten:: nodes (its prim::GetAttr chains read --weights; an op without an "
+                 "ATen kernel is named in the error); --save-reference writes those reference "
+                 "outputs. Each output gets a line: shape, max abs and rel error, mismatching "
                  "elements (|a - e| > atol + rtol * |e|) and the flat index of the first. Exit status 1 "
                  "when any output is past tolerance or has another shape.",
   .options = verify_options,
