@@ -14,6 +14,9 @@ For each case CASE it writes
                      "outputs": {name: dims} as torch.onnx.export declared the
                      graph outputs,
                      "value_info": {name: dims} for every other value,
+                     "nodes": [[op_type, [outputs]]] in torch's order (the
+                     test pairs values by name, else the k-th node of an op
+                     type with ours where both have as many),
                      "runs": [{"inputs": [npy], "expected": [npy]}] at two
                      other sizes of the dynamic axes}
                     where dims are [int | "symbol" | null (unknown)].
@@ -148,6 +151,7 @@ def generate(name, ctor, specs, axes, run_specs, commit_weights, out_dir):
         "output_names": output_names,
         "outputs": {v.name: dims_of(v) for v in proto.graph.output},
         "value_info": {v.name: dims_of(v) for v in inferred.graph.value_info},
+        "nodes": [[n.op_type, list(n.output)] for n in proto.graph.node],
         "runs": [],
     }
     if commit_weights:

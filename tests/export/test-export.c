@@ -8,6 +8,7 @@ void test_onnxio_register (void); void test_onnxio_fields_register (void); void 
 void test_npy_register (void); void test_safetensors_register (void);
 void test_onnx_check_register (void);
 void test_dedup_register (void);
+void test_dynamic_shapes_register (void);
 
 int
 main (int argc, char **argv)
@@ -19,5 +20,6 @@ main (int argc, char **argv)
   test_npy_register (); test_safetensors_register ();
   test_onnx_check_register ();
   test_dedup_register ();
+  test_dynamic_shapes_register ();
   return g_test_run ();
 }

@@ -1,0 +1,506 @@
+/* Symbolic shapes with dynamic axes (export/export-shapes.c).
+ *
+ * tests/fixtures/dynamic-shapes/ (tools/gen_dynamic_shape_fixtures.py) holds
+ * models that torch.onnx.export (torch 1.13) exported with dynamic axes:
+ * the graph output shapes torch declared, and for every other value the
+ * shape ONNX shape inference (with data propagation) gives in torch's
+ * model.  Each is exported here with the same dynamic axes, and
+ *  - the graph output shapes must equal torch's (a symbol torch invented
+ *    maps one-to-one onto one of ours);
+ *  - for every value present in both, a dim torch knows statically must be
+ *    the same static dim here, and a dim torch has as a dynamic-axes symbol
+ *    must not be static here; the matches are counted and reported;
+ *  - the model runs at two other sizes of its dynamic axes, with every
+ *    value we gave a shape returned: each static dim must be the run's,
+ *    each symbol one value throughout the run (the input's where it names
+ *    an input dim), and the outputs PyTorch's. */
+#include "symonnx.h"
+#include "export/export.h"
+#include "export/onnxio.h"
+#include "export/tensorfiles.h"
+#include "runtime/runtime.h"
+#include "tests/common/test-util.h"
+#include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
+#include <math.h>
+#include <string.h>
+
+#define FIXTURES "tests/fixtures/dynamic-shapes"
+
+static char *
+fixture (const char *name)
+{
+  g_autofree char *rel = g_build_filename (FIXTURES, name, NULL);
+  return test_source_path (rel);
+}
+
+static GStrv
+json_strv (JsonArray *a)
+{
+  GStrv v = g_new0 (char *, json_array_get_length (a) + 1);
+  for (guint i = 0; i < json_array_get_length (a); i++)
+    v[i] = g_strdup (json_array_get_string_element (a, i));
+  return v;
+}
+
+/* xorshift64*: deterministic weights for the models whose weights are not
+ * committed (ResNet-18); shapes do not depend on the values. */
+static double
+next_uniform (guint64 *s)
+{
+  *s ^= *s >> 12;
+  *s ^= *s << 25;
+  *s ^= *s >> 27;
+  return (double) ((*s * G_GUINT64_CONSTANT (2685821657736338717)) >> 11) / 9007199254740992.0;
+}
+
+static GHashTable *
+random_weights (JsonObject *layout)
+{
+  GHashTable *w = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                         (GDestroyNotify) tensor_unref);
+  guint64 seed = 0x9E3779B97F4A7C15u;
+  g_autoptr (GList) names = json_object_get_members (layout);
+  names = g_list_sort (names, (GCompareFunc) strcmp);
+  for (GList *l = names; l; l = l->next)
+    {
+      JsonArray *spec = json_object_get_array_member (layout, l->data);
+      const char *code = json_array_get_string_element (spec, 0);
+      JsonArray *shape = json_array_get_array_element (spec, 1);
+      gint64 dims[TENSOR_MAX_RANK];
+      guint rank = json_array_get_length (shape);
+      for (guint i = 0; i < rank; i++)
+        dims[i] = json_array_get_int_element (shape, i);
+      gboolean f32 = strcmp (code, "F32") == 0;
+      g_assert_true (f32 || strcmp (code, "I64") == 0);
+      g_autoptr (GError) error = NULL;
+      Tensor *t = tensor_new_zeroed (f32 ? GRAPH_DTYPE_FLOAT : GRAPH_DTYPE_INT64, rank, dims, &error);
+      g_assert_no_error (error);
+      gboolean var = g_str_has_suffix (l->data, "running_var");
+      float *p = f32 ? (float *) tensor_data (t) : NULL;
+      for (gint64 i = 0; p && i < tensor_numel (t); i++)
+        p[i] = var ? (float) (0.5 + next_uniform (&seed)) : (float) (0.2 * next_uniform (&seed) - 0.1);
+      g_hash_table_insert (w, g_strdup (l->data), t);
+    }
+  return w;
+}
+
+/* ---- static comparison with torch ----------------------------------------- */
+
+typedef struct
+{
+  GHashTable *user_symbols;   /* the dynamic-axes symbols */
+  GHashTable *to_ours;        /* torch's invented symbol → ours */
+  GHashTable *to_torch;
+  guint values, dims, torch_static, torch_user_symbol, same_symbol, ours_better;
+} Compare;
+
+static void
+map_symbol (Compare *c, const char *torch, const char *ours, const char *what)
+{
+  const char *bound = g_hash_table_lookup (c->to_ours, torch);
+  const char *back = g_hash_table_lookup (c->to_torch, ours);
+  if (bound == NULL && back == NULL)
+    {
+      g_hash_table_insert (c->to_ours, (gpointer) torch, (gpointer) ours);
+      g_hash_table_insert (c->to_torch, (gpointer) ours, (gpointer) torch);
+      return;
+    }
+  if (g_strcmp0 (bound, ours) != 0 || g_strcmp0 (back, torch) != 0)
+    g_error ("%s: torch's symbol %s is ours %s elsewhere, here %s", what, torch,
+             bound ? bound : "(none)", ours);
+}
+
+static char *
+dims_string (GraphType *t)
+{
+  return t ? graph_type_to_string (t) : g_strdup ("(no type)");
+}
+
+/* A graph output: every dim as torch declared it. */
+static void
+compare_output (Compare *c, const char *name, GraphType *t, JsonArray *torch)
+{
+  g_autofree char *ts = dims_string (t);
+  if (t == NULL || graph_type_rank (t) != (int) json_array_get_length (torch))
+    g_error ("output %s: %s, torch's rank %u", name, ts, json_array_get_length (torch));
+  for (guint i = 0; i < json_array_get_length (torch); i++)
+    {
+      JsonNode *d = json_array_get_element (torch, i);
+      const GraphDim *ours = graph_type_dim (t, i);
+      if (JSON_NODE_HOLDS_NULL (d))
+        {
+          if (ours->kind != GRAPH_DIM_UNKNOWN)
+            g_error ("output %s dim %u: torch unknown, ours %s", name, i, ts);
+        }
+      else if (json_node_get_value_type (d) == G_TYPE_STRING)
+        {
+          const char *sym = json_node_get_string (d);
+          if (ours->kind != GRAPH_DIM_SYMBOLIC)
+            g_error ("output %s dim %u: torch %s, ours %s", name, i, sym, ts);
+          if (g_hash_table_contains (c->user_symbols, sym))
+            g_assert_cmpstr (ours->symbol, ==, sym);
+          else
+            map_symbol (c, json_node_get_string (d), ours->symbol, name);
+        }
+      else if (ours->kind != GRAPH_DIM_STATIC || ours->value != json_node_get_int (d))
+        g_error ("output %s dim %u: torch %" G_GINT64_FORMAT ", ours %s", name, i,
+                 json_node_get_int (d), ts);
+    }
+}
+
+/* An intermediate value: torch's static dims must be ours; a dynamic-axes
+ * symbol must not be static here. */
+static void
+compare_value (Compare *c, const char *name, GraphType *t, JsonArray *torch)
+{
+  g_autofree char *ts = dims_string (t);
+  if (t == NULL || !graph_type_is_tensor (t) || graph_type_rank (t) != (int) json_array_get_length (torch))
+    g_error ("value %s: ours %s, torch's rank %u", name, ts, json_array_get_length (torch));
+  c->values++;
+  for (guint i = 0; i < json_array_get_length (torch); i++)
+    {
+      JsonNode *d = json_array_get_element (torch, i);
+      const GraphDim *ours = graph_type_dim (t, i);
+      c->dims++;
+      if (JSON_NODE_HOLDS_NULL (d))
+        c->ours_better += ours->kind != GRAPH_DIM_UNKNOWN;
+      else if (json_node_get_value_type (d) == G_TYPE_STRING)
+        {
+          const char *sym = json_node_get_string (d);
+          if (!g_hash_table_contains (c->user_symbols, sym))
+            {
+              c->ours_better += ours->kind != GRAPH_DIM_UNKNOWN;   /* torch's unk__N */
+              continue;
+            }
+          c->torch_user_symbol++;
+          if (ours->kind == GRAPH_DIM_STATIC)
+            g_error ("value %s dim %u: torch %s, ours %s", name, i, sym, ts);
+          c->same_symbol += ours->kind == GRAPH_DIM_SYMBOLIC && strcmp (ours->symbol, sym) == 0;
+        }
+      else
+        {
+          c->torch_static++;
+          if (ours->kind != GRAPH_DIM_STATIC || ours->value != json_node_get_int (d))
+            g_error ("value %s dim %u: torch %" G_GINT64_FORMAT ", ours %s", name, i,
+                     json_node_get_int (d), ts);
+        }
+    }
+}
+
+/* ---- runs ------------------------------------------------------------------ */
+
+/* Every value's declared dims against the tensor it had at run time: static
+ * dims equal, each symbol one value (bound by the inputs first). */
+static void
+check_run_shape (GHashTable *bound, const char *name, GraphType *t, const Tensor *v)
+{
+  g_autofree char *ts = dims_string (t);
+  if ((int) tensor_rank (v) != graph_type_rank (t))
+    g_error ("run: %s is declared %s, has rank %u", name, ts, tensor_rank (v));
+  for (guint i = 0; i < tensor_rank (v); i++)
+    {
+      const GraphDim *d = graph_type_dim (t, i);
+      if (d->kind == GRAPH_DIM_STATIC && d->value != tensor_dim (v, i))
+        g_error ("run: %s is declared %s, dim %u is %" G_GINT64_FORMAT, name, ts, i,
+                 tensor_dim (v, i));
+      if (d->kind != GRAPH_DIM_SYMBOLIC)
+        continue;
+      gpointer have;
+      if (!g_hash_table_lookup_extended (bound, d->symbol, NULL, &have))
+        g_hash_table_insert (bound, (gpointer) d->symbol, GSIZE_TO_POINTER (tensor_dim (v, i)));
+      else if (GPOINTER_TO_SIZE (have) != (gsize) tensor_dim (v, i))
+        g_error ("run: %s is declared %s, but %s is %" G_GSIZE_FORMAT " and dim %u is %"
+                 G_GINT64_FORMAT, name, ts, d->symbol, GPOINTER_TO_SIZE (have), i, tensor_dim (v, i));
+    }
+}
+
+static void
+compare_tensors (const char *what, const Tensor *got, const Tensor *want)
+{
+  g_assert_cmpuint (tensor_rank (got), ==, tensor_rank (want));
+  for (guint d = 0; d < tensor_rank (got); d++)
+    g_assert_cmpint (tensor_dim (got, d), ==, tensor_dim (want, d));
+  for (gint64 e = 0; e < tensor_numel (got); e++)
+    {
+      double a = tensor_get_double (got, e), b = tensor_get_double (want, e);
+      if (!(fabs (a - b) <= 1e-4 + 1e-4 * fabs (b)))
+        g_error ("%s[%" G_GINT64_FORMAT "]: %g, expected %g", what, e, a, b);
+    }
+}
+
+/* The first item along axis 0 (ResNet's batch-independence check). */
+static Tensor *
+first_item (const Tensor *t)
+{
+  gint64 dims[TENSOR_MAX_RANK];
+  memcpy (dims, tensor_dims (t), tensor_rank (t) * sizeof (gint64));
+  dims[0] = 1;
+  g_autoptr (GError) error = NULL;
+  Tensor *r = tensor_new_from_data (tensor_dtype (t), tensor_rank (t), dims, tensor_data (t),
+                                    tensor_nbytes (t) / (gsize) tensor_dim (t, 0), &error);
+  g_assert_no_error (error);
+  return r;
+}
+
+static GHashTable *
+tensor_table (void)
+{
+  return g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) tensor_unref);
+}
+
+/* Runs `loaded` on `inputs`, checking every declared shape; returns the
+ * graph outputs. */
+static GHashTable *
+run_checked (Graph *loaded, GPtrArray *names, GHashTable *inputs)
+{
+  RtOptions opts;
+  rt_options_init (&opts);
+  opts.extra_outputs = (const char *const *) names->pdata;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (RtSession) s = rt_session_new (loaded, &opts, &error);
+  g_assert_no_error (error);
+  GHashTable *outputs = tensor_table ();
+  g_assert_true (rt_session_run (s, inputs, outputs, &error));
+  g_assert_no_error (error);
+  g_autoptr (GHashTable) bound = g_hash_table_new (g_str_hash, g_str_equal);
+  for (guint i = 0; i < graph_n_inputs (loaded); i++)
+    {
+      GraphValue *v = graph_input (loaded, i);
+      Tensor *t = g_hash_table_lookup (inputs, graph_value_get_name (v));
+      if (t)
+        check_run_shape (bound, graph_value_get_name (v), graph_value_type (v), t);
+    }
+  guint checked = 0;
+  for (guint i = 0; i + 1 < names->len; i++)
+    {
+      GraphValue *v = graph_find_value (loaded, names->pdata[i]);
+      Tensor *t = g_hash_table_lookup (outputs, names->pdata[i]);
+      g_assert_nonnull (t);
+      check_run_shape (bound, names->pdata[i], graph_value_type (v), t);
+      checked++;
+    }
+  for (guint i = 0; i < graph_n_outputs (loaded); i++)
+    {
+      GraphValue *v = graph_output (loaded, i);
+      Tensor *t = g_hash_table_lookup (outputs, graph_value_get_name (v));
+      g_assert_nonnull (t);
+      check_run_shape (bound, graph_value_get_name (v), graph_value_type (v), t);
+    }
+  g_test_message ("  run: %u intermediate shapes checked", checked);
+  return outputs;
+}
+
+static void
+run_model (Graph *g, JsonObject *facts)
+{
+  g_autofree char *dir = g_dir_make_tmp ("symonnx-dynshapes-XXXXXX", NULL);
+  g_assert_nonnull (dir);
+  g_autofree char *path = g_build_filename (dir, "model.onnx", NULL);
+  g_autoptr (GError) error = NULL;
+  g_assert_true (onnxio_save (g, path, NULL, &error));
+  g_assert_no_error (error);
+  g_autoptr (Graph) loaded = onnxio_load (path, &error);
+  g_assert_no_error (error);
+  g_unlink (path);
+  g_rmdir (dir);
+
+  /* Every intermediate tensor the model declares a shape for. */
+  g_autoptr (GPtrArray) names = g_ptr_array_new ();
+  graph_foreach_node (loaded, n)
+    for (guint i = 0; i < graph_node_n_outputs (n); i++)
+      {
+        GraphValue *v = graph_node_output (n, i);
+        GraphType *t = graph_value_type (v);
+        if (t && graph_type_is_tensor (t) && graph_type_rank (t) >= 0 && graph_value_get_name (v)
+            && !graph_value_is_graph_output (v) && graph_value_n_uses (v) > 0)
+          g_ptr_array_add (names, (gpointer) graph_value_get_name (v));
+      }
+  g_ptr_array_add (names, NULL);
+
+  JsonArray *in_names = json_object_get_array_member (facts, "input_names");
+  JsonArray *out_names = json_object_get_array_member (facts, "output_names");
+  JsonArray *runs = json_object_get_array_member (facts, "runs");
+  g_assert_cmpuint (json_array_get_length (runs), ==, 2);
+  gint64 first_dim[2] = { 0 };
+  for (guint r = 0; r < json_array_get_length (runs); r++)
+    {
+      JsonObject *run = json_array_get_object_element (runs, r);
+      JsonArray *ins = json_object_get_array_member (run, "inputs");
+      JsonArray *exp = json_object_get_array_member (run, "expected");
+      g_autoptr (GHashTable) inputs = tensor_table ();
+      for (guint i = 0; i < json_array_get_length (ins); i++)
+        {
+          g_autofree char *p = fixture (json_array_get_string_element (ins, i));
+          Tensor *t = export_npy_load (p, &error);
+          g_assert_no_error (error);
+          g_hash_table_insert (inputs, g_strdup (json_array_get_string_element (in_names, i)), t);
+          if (i == 0)
+            first_dim[r] = tensor_dim (t, 0);
+        }
+      g_autoptr (GHashTable) outputs = run_checked (loaded, names, inputs);
+      for (guint i = 0; i < json_array_get_length (exp); i++)
+        {
+          g_autofree char *p = fixture (json_array_get_string_element (exp, i));
+          g_autoptr (Tensor) want = export_npy_load (p, &error);
+          g_assert_no_error (error);
+          const char *oname = json_array_get_string_element (out_names, i);
+          compare_tensors (oname, g_hash_table_lookup (outputs, oname), want);
+        }
+      if (json_array_get_length (exp) == 0)
+        {
+          /* No PyTorch outputs (random weights written here): the first
+           * item alone gives the first row of the batch's output. */
+          g_assert_cmpuint (json_array_get_length (ins), ==, 1);
+          const char *iname = json_array_get_string_element (in_names, 0);
+          g_autoptr (GHashTable) one = tensor_table ();
+          g_hash_table_insert (one, g_strdup (iname), first_item (g_hash_table_lookup (inputs, iname)));
+          g_autoptr (GHashTable) single = run_checked (loaded, names, one);
+          for (guint i = 0; i < json_array_get_length (out_names); i++)
+            {
+              const char *oname = json_array_get_string_element (out_names, i);
+              g_autoptr (Tensor) row = first_item (g_hash_table_lookup (outputs, oname));
+              compare_tensors (oname, g_hash_table_lookup (single, oname), row);
+            }
+        }
+    }
+  /* The two runs really are at different sizes. */
+  g_assert_cmpint (first_dim[0], !=, first_dim[1]);
+}
+
+/* ---- the cases ------------------------------------------------------------- */
+
+static void
+test_case (gconstpointer data)
+{
+  const char *name = data;
+  g_autofree char *json_name = g_strconcat (name, ".json", NULL);
+  g_autofree char *trace_name = g_strconcat (name, ".trace", NULL);
+  g_autofree char *weights_name = g_strconcat (name, ".safetensors", NULL);
+  g_autofree char *json_path = fixture (json_name);
+  g_autofree char *trace_path = fixture (trace_name);
+  g_autofree char *weights_path = fixture (weights_name);
+
+  g_autoptr (GError) error = NULL;
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_assert_true (json_parser_load_from_file (parser, json_path, &error));
+  JsonObject *facts = json_node_get_object (json_parser_get_root (parser));
+  g_autoptr (Graph) trace = graph_parse_file (trace_path, &error);
+  g_assert_no_error (error);
+  g_autoptr (GHashTable) weights = NULL;
+  if (json_object_has_member (facts, "weights"))
+    weights = random_weights (json_object_get_object_member (facts, "weights"));
+  else
+    weights = export_safetensors_load (weights_path, &error);
+  g_assert_no_error (error);
+
+  g_auto (GStrv) in_names = json_strv (json_object_get_array_member (facts, "input_names"));
+  g_auto (GStrv) out_names = json_strv (json_object_get_array_member (facts, "output_names"));
+  ExportOptions o;
+  export_options_init (&o);
+  o.opset = (int) json_object_get_int_member (facts, "opset");
+  o.input_names = (const char *const *) in_names;
+  o.output_names = (const char *const *) out_names;
+  o.weights = weights;
+  const char *spec = json_object_get_string_member (facts, "dynamic_axes");
+  g_assert_true (export_options_parse_dynamic_axes (&o, spec, &error));
+  g_assert_no_error (error);
+  g_autoptr (Graph) g = export_graph (trace, &o, &error);
+  g_assert_no_error (error);
+
+  Compare c = { 0 };
+  c.user_symbols = g_hash_table_new (g_str_hash, g_str_equal);
+  c.to_ours = g_hash_table_new (g_str_hash, g_str_equal);
+  c.to_torch = g_hash_table_new (g_str_hash, g_str_equal);
+  for (guint i = 0; i < o.dynamic_axes->len; i++)
+    g_hash_table_add (c.user_symbols,
+                      (gpointer) g_intern_string (g_array_index (o.dynamic_axes, ExportDynamicAxis, i).symbol));
+  export_options_clear (&o);
+
+  JsonObject *outs = json_object_get_object_member (facts, "outputs");
+  g_assert_cmpuint (graph_n_outputs (g), ==, json_object_get_size (outs));
+  for (guint i = 0; i < graph_n_outputs (g); i++)
+    {
+      GraphValue *v = graph_output (g, i);
+      const char *oname = graph_value_get_name (v);
+      g_assert_true (json_object_has_member (outs, oname));
+      compare_output (&c, oname, graph_value_type (v), json_object_get_array_member (outs, oname));
+    }
+
+  /* Values pair up by name, else as the k-th output of the k-th node of an
+   * op type in both graphs (our value names differ from torch's in places:
+   * "/layer1/0/..." for torch's "/layer1/layer1.0/..."). */
+  JsonObject *vi = json_object_get_object_member (facts, "value_info");
+  JsonArray *tnodes = json_object_get_array_member (facts, "nodes");
+  g_autoptr (GHashTable) ours_by_op = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
+                                                             (GDestroyNotify) g_ptr_array_unref);
+  graph_foreach_node (g, n)
+    {
+      GPtrArray *a = g_hash_table_lookup (ours_by_op, graph_node_op_type (n));
+      if (a == NULL)
+        g_hash_table_insert (ours_by_op, (gpointer) graph_node_op_type (n), a = g_ptr_array_new ());
+      g_ptr_array_add (a, n);
+    }
+  g_autoptr (GHashTable) torch_count = g_hash_table_new (g_str_hash, g_str_equal);
+  for (guint i = 0; i < json_array_get_length (tnodes); i++)
+    {
+      const char *op = json_array_get_string_element (json_array_get_array_element (tnodes, i), 0);
+      g_hash_table_insert (torch_count, (gpointer) op,
+                           GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (torch_count, op)) + 1));
+    }
+  g_autoptr (GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
+  guint torch_values = 0, by_name = 0;
+  for (guint i = 0; i < json_array_get_length (tnodes); i++)
+    {
+      JsonArray *tn = json_array_get_array_element (tnodes, i);
+      const char *op = json_array_get_string_element (tn, 0);
+      JsonArray *touts = json_array_get_array_element (tn, 1);
+      guint k = GPOINTER_TO_UINT (g_hash_table_lookup (seen, op));
+      g_hash_table_insert (seen, (gpointer) op, GUINT_TO_POINTER (k + 1));
+      GPtrArray *ours = g_hash_table_lookup (ours_by_op, op);
+      GraphNode *twin = ours && ours->len == GPOINTER_TO_UINT (g_hash_table_lookup (torch_count, op))
+                          ? ours->pdata[k] : NULL;
+      for (guint j = 0; j < json_array_get_length (touts); j++)
+        {
+          const char *tname = json_array_get_string_element (touts, j);
+          JsonNode *dims = json_object_get_member (vi, tname);
+          if (dims == NULL || JSON_NODE_HOLDS_NULL (dims))
+            continue;
+          torch_values++;
+          GraphValue *v = graph_find_value (g, tname);
+          if (v && graph_value_node (v))
+            by_name++;
+          else if (twin && j < graph_node_n_outputs (twin))
+            v = graph_node_output (twin, j);
+          else
+            continue;
+          compare_value (&c, tname, graph_value_type (v), json_node_get_array (dims));
+        }
+    }
+  g_test_message ("%s: %u of torch's %u values present here (%u by name); of their %u dims: %u static in "
+                  "torch, all equal here; %u with a dynamic-axes symbol in torch, %u the same "
+                  "symbol here; %u unknown in torch, known here", name, c.values, torch_values, by_name,
+                  c.dims, c.torch_static, c.torch_user_symbol, c.same_symbol, c.ours_better);
+  /* Most values are named as torch names them: the comparison is not empty. */
+  g_assert_cmpuint (c.values * 2, >=, torch_values);
+  g_assert_cmpuint (c.torch_static, >, 0);
+  g_hash_table_unref (c.user_symbols);
+  g_hash_table_unref (c.to_ours);
+  g_hash_table_unref (c.to_torch);
+
+  run_model (g, facts);
+}
+
+void test_dynamic_shapes_register (void);
+
+void
+test_dynamic_shapes_register (void)
+{
+  static const char *const cases[] = { "resnet18", "dcgan", "word_language_model", "view_net",
+                                       "spatial_net" };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *path = g_strdup_printf ("/export/dynamic-shapes/%s", cases[i]);
+      g_test_add_data_func (path, cases[i], test_case);
+    }
+}
