@@ -27,6 +27,13 @@ ones), so "value_info" is onnx.shape_inference.infer_shapes(data_prop=True)
 run over the model torch exported: the ONNX shape inference torch runs
 during export, with the Shape/Gather/Concat data propagation it also does.
 
+It also writes ops.onnx and ops.json: one ONNX graph (onnx.helper, opset
+14) using every op export/export-shapes.c has a rule for, with the static
+shapes ONNX shape inference gives it as value_info (the "traced" shapes), and
+in ops.json the dynamic dims to set on its inputs and the shapes
+onnx.shape_inference.infer_shapes(data_prop=True) gives every value once
+they are set.
+
 Run with Debian's python (torch 1.13, torchvision, onnx):
 
     /usr/bin/python3 tools/gen_dynamic_shape_fixtures.py [OUTDIR]
@@ -182,6 +189,109 @@ def generate(name, ctor, specs, axes, run_specs, commit_weights, out_dir):
           f"{len(facts['value_info'])} value_info")
 
 
+def ops_model():
+    """A graph touching every op with a shape rule; x is [N, C, H, W] and s
+    [T, B, F], with N, H, W, T and B dynamic."""
+    from onnx import TensorProto, helper, numpy_helper
+    rng = np.random.default_rng(0)
+    inits, nodes = [], []
+
+    def const(name, arr):
+        inits.append(numpy_helper.from_array(np.asarray(arr), name))
+        return name
+
+    def node(op, ins, n_out=1, **attrs):
+        outs = [f"{op.lower()}_{len(nodes)}_{i}" for i in range(n_out)]
+        nodes.append(helper.make_node(op, ins, outs, **attrs))
+        return outs if n_out > 1 else outs[0]
+
+    f32 = lambda *s: rng.standard_normal(s).astype(np.float32)
+    i64 = lambda *v: np.array(v, dtype=np.int64)
+    x, s = "x", "s"
+    node("Relu", [x]); node("Sigmoid", [x]); node("Softmax", [x], axis=1)
+    node("LogSoftmax", [s], axis=-1); node("Identity", [x]); node("Cast", [x], to=TensorProto.INT64)
+    node("Dropout", [x], 2)
+    bias = const("bias", f32(3, 1, 1))
+    node("Add", [x, bias]); node("Pow", [x, const("two", np.float32(2))])
+    node("Where", [node("Greater", [x, const("zero", np.float32(0))]), x, bias])
+    node("Equal", [s, node("Neg", [s])])
+    w = const("w", f32(4, 3, 3, 3))
+    c1 = node("Conv", [x, w, const("b4", f32(4))], pads=[1, 1, 1, 1])
+    node("Conv", [x, w], pads=[1, 1, 1, 1], strides=[2, 2])
+    node("Conv", [x, w], auto_pad="SAME_UPPER", strides=[2, 2])
+    node("ConvTranspose", [c1, const("wt", f32(4, 2, 4, 4))], pads=[1, 1, 1, 1], strides=[2, 2])
+    node("ConvTranspose", [c1, const("wt1", f32(4, 2, 3, 3))], pads=[1, 1, 1, 1])
+    node("MaxPool", [x], 2, kernel_shape=[2, 2], strides=[2, 2])
+    node("AveragePool", [x], kernel_shape=[3, 3], pads=[1, 1, 1, 1])
+    gap = node("GlobalAveragePool", [c1])
+    node("BatchNormalization", [c1] + [const(n, np.abs(f32(4)) + 0.5) for n in ("g", "be", "m", "v")])
+    fl = node("Flatten", [gap], axis=1)
+    node("Gemm", [fl, const("wg", f32(5, 4))], transB=1)
+    node("MatMul", [s, const("wm", f32(4, 6))])
+    sb = node("Transpose", [s], perm=[1, 0, 2])
+    node("MatMul", [sb, node("Transpose", [s], perm=[1, 2, 0])])
+    node("MatMul", [const("vec", f32(4)), node("Transpose", [s], perm=[1, 2, 0])])
+    batch = node("Gather", [node("Shape", [x]), const("zero_i", np.int64(0))], axis=0)
+    shape = node("Concat", [node("Unsqueeze", [batch, const("ax0", i64(0))]), const("m1", i64(-1))],
+                 axis=0)
+    node("Reshape", [c1, shape])
+    node("Reshape", [s, const("keep", i64(0, 0, 2, 2))])
+    node("Reshape", [s, const("flat", i64(-1, 4))])
+    node("Reshape", [sb, node("Concat", [node("Shape", [sb]), const("one", i64(1))], axis=0)])
+    node("Transpose", [x], perm=[0, 2, 3, 1])
+    node("Concat", [x, x], axis=1); node("Concat", [x, x], axis=2)
+    node("Split", [x, const("sp", i64(1, 2))], 2, axis=1)
+    node("Split", [s], 2, axis=2)
+    node("Slice", [x, const("st", i64(1)), const("en", i64(3)), const("ax1", i64(1))])
+    node("Slice", [s, const("st2", i64(-3)), const("en2", i64(-1)), const("ax2", i64(2))])
+    node("Slice", [x, const("st3", i64(0)), const("en3", i64(2**62)), const("ax3", i64(2))])
+    u = node("Unsqueeze", [x, const("ax4", i64(0, 3))])
+    node("Squeeze", [u, const("ax5", i64(0))])
+    node("Gather", [x, const("idx", i64(2, 0))], axis=1)
+    node("Gather", [const("emb", f32(10, 3)), node("Cast", [s], to=TensorProto.INT64)])
+    node("Shape", [s]); node("Size", [x])
+    node("Pad", [x, const("pads", i64(0, 1, 1, 0, 0, 1, 1, 0))])
+    node("Pad", [x, const("pads0", i64(0, 1, 0, 0, 0, 1, 0, 0))])
+    node("Resize", [x, "", const("scales", np.array([1, 1, 2, 2], dtype=np.float32))], mode="nearest")
+    sizes = node("Concat", [node("Shape", [x]), ], axis=0)
+    node("Resize", [x, "", "", sizes], mode="nearest")
+    wl = lambda g, d, h: (const(f"W{len(inits)}", f32(d, g * h, 4)), const(f"R{len(inits)}", f32(d, g * h, h)))
+    node("LSTM", list(wl(4, 1, 7)), 3, hidden_size=7)
+    nodes[-1].input.insert(0, s)
+    node("GRU", list(wl(3, 2, 5)), 2, hidden_size=5, direction="bidirectional")
+    nodes[-1].input.insert(0, s)
+    node("RNN", list(wl(1, 1, 3)), 2, hidden_size=3, layout=1)
+    nodes[-1].input.insert(0, s)
+    b3 = node("Concat", [node("Slice", [node("Shape", [s]), const("st4", i64(1)), const("en4", i64(2))]),
+                         const("three", i64(3))], axis=0)
+    node("ConstantOfShape", [b3])
+    node("Expand", [bias, node("Shape", [x])])
+    node("Tile", [s, const("rep", i64(1, 2, 3))])
+    node("ReduceMean", [x], axes=[2, 3]); node("ReduceSum", [s, const("ax6", i64(1))], keepdims=0)
+    node("ArgMax", [s], axis=2, keepdims=0)
+    node("Mul", [node("Cast", [node("Shape", [s])], to=TensorProto.INT64), const("two_i", i64(2))])
+
+    outs = [helper.make_tensor_value_info(n.output[0], TensorProto.UNDEFINED, None) for n in nodes]
+    graph = helper.make_graph(nodes, "ops", [
+        helper.make_tensor_value_info(x, TensorProto.FLOAT, [2, 3, 8, 8]),
+        helper.make_tensor_value_info(s, TensorProto.FLOAT, [5, 2, 4])], outs, inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)])
+    static = shape_inference.infer_shapes(model, strict_mode=True)
+    for o in static.graph.output:   # graph outputs get their inferred types too
+        for v in static.graph.value_info:
+            if v.name == o.name:
+                o.CopyFrom(v)
+    dynamic = onnx.ModelProto()
+    dynamic.CopyFrom(model)
+    axes = {"x": {0: "N", 2: "H", 3: "W"}, "s": {0: "T", 1: "B"}}
+    for i in dynamic.graph.input:
+        for a, sym in axes.get(i.name, {}).items():
+            i.type.tensor_type.shape.dim[a].dim_param = sym
+    dynamic = shape_inference.infer_shapes(dynamic, strict_mode=True, data_prop=True)
+    values = list(dynamic.graph.value_info) + list(dynamic.graph.output)
+    return static, axes, {v.name: dims_of(v) for v in values}
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     out_dir = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "..", "tests", "fixtures",
@@ -189,6 +299,12 @@ def main():
     os.makedirs(out_dir, exist_ok=True)
     for name, case in CASES.items():
         generate(name, *case, out_dir)
+    static, axes, shapes = ops_model()
+    onnx.save(static, os.path.join(out_dir, "ops.onnx"))
+    with open(os.path.join(out_dir, "ops.json"), "w") as fh:
+        json.dump({"onnx": onnx.__version__, "dynamic": axes, "value_info": shapes}, fh, indent=1)
+        fh.write("\n")
+    print(f"gen_dynamic_shape_fixtures: ops: {len(static.graph.node)} nodes, {len(shapes)} values")
 
 
 if __name__ == "__main__":

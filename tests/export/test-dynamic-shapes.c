@@ -491,6 +491,103 @@ test_case (gconstpointer data)
   run_model (g, facts);
 }
 
+/* ---- every op rule against ONNX shape inference --------------------------- */
+
+/* ops.onnx carries the static shapes ONNX inferred (the "traced" shapes);
+ * with its inputs' dynamic dims set, export_infer_shapes must give every
+ * dim ONNX knows statically, and every dynamic-axes symbol ONNX passes
+ * through; the shapes are then checked at run time at two other sizes. */
+static void
+test_ops (void)
+{
+  g_autofree char *model_path = fixture ("ops.onnx");
+  g_autofree char *json_path = fixture ("ops.json");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_assert_true (json_parser_load_from_file (parser, json_path, &error));
+  JsonObject *facts = json_node_get_object (json_parser_get_root (parser));
+  g_autoptr (Graph) g = onnxio_load (model_path, &error);
+  g_assert_no_error (error);
+
+  Compare c = { 0 };
+  c.user_symbols = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr (GHashTable) dynamic = g_hash_table_new (NULL, NULL);
+  JsonObject *axes = json_object_get_object_member (facts, "dynamic");
+  for (guint i = 0; i < graph_n_inputs (g); i++)
+    {
+      GraphValue *v = graph_input (g, i);
+      if (!json_object_has_member (axes, graph_value_get_name (v)))
+        continue;
+      JsonObject *a = json_object_get_object_member (axes, graph_value_get_name (v));
+      GraphType *t = graph_value_type (v);
+      GraphDim dims[TENSOR_MAX_RANK];
+      for (int k = 0; k < graph_type_rank (t); k++)
+        {
+          g_autofree char *key = g_strdup_printf ("%d", k);
+          dims[k] = *graph_type_dim (t, (guint) k);
+          if (!json_object_has_member (a, key))
+            continue;
+          dims[k].kind = GRAPH_DIM_SYMBOLIC;
+          dims[k].symbol = g_intern_string (json_object_get_string_member (a, key));
+          g_hash_table_add (c.user_symbols, (gpointer) dims[k].symbol);
+        }
+      g_autoptr (GraphType) nt = graph_type_new_tensor (graph_type_dtype (t), graph_type_rank (t), dims);
+      graph_value_set_type (v, nt);
+      g_hash_table_add (dynamic, v);
+    }
+  g_assert_cmpuint (g_hash_table_size (dynamic), ==, 2);
+  export_infer_shapes (g, dynamic);
+
+  JsonObject *vi = json_object_get_object_member (facts, "value_info");
+  g_autoptr (GList) members = json_object_get_members (vi);
+  for (GList *l = members; l; l = l->next)
+    {
+      GraphValue *v = graph_find_value (g, l->data);
+      g_assert_nonnull (v);
+      JsonArray *dims = json_object_get_array_member (vi, l->data);
+      compare_value (&c, l->data, graph_value_type (v), dims);
+      for (guint k = 0; k < json_array_get_length (dims); k++)
+        {
+          JsonNode *d = json_array_get_element (dims, k);
+          const GraphDim *ours = graph_type_dim (graph_value_type (v), k);
+          if (json_node_get_value_type (d) == G_TYPE_STRING
+              && g_hash_table_contains (c.user_symbols, json_node_get_string (d))
+              && (ours->kind != GRAPH_DIM_SYMBOLIC
+                  || strcmp (ours->symbol, json_node_get_string (d)) != 0))
+            {
+              g_autofree char *ts = graph_type_to_string (graph_value_type (v));
+              g_error ("%s dim %u: ONNX %s, ours %s", (char *) l->data, k,
+                       json_node_get_string (d), ts);
+            }
+        }
+    }
+  g_test_message ("ops: %u values, %u dims: %u static in ONNX, all equal here; %u with a "
+                  "dynamic-axes symbol, all the same here; %u unknown in ONNX, known here",
+                  c.values, c.dims, c.torch_static, c.torch_user_symbol, c.ours_better);
+  g_assert_cmpuint (c.values, ==, json_object_get_size (vi));
+  g_hash_table_unref (c.user_symbols);
+
+  /* Run at two other sizes (zeros: valid Gather indices after the Cast). */
+  static const gint64 sizes[2][2][4] = { { { 1, 3, 6, 10 }, { 3, 4, 4 } },
+                                         { { 3, 3, 5, 7 }, { 7, 1, 4 } } };
+  g_autoptr (GPtrArray) names = g_ptr_array_new ();
+  graph_foreach_node (g, n)
+    for (guint i = 0; i < graph_node_n_outputs (n); i++)
+      if (!graph_value_is_graph_output (graph_node_output (n, i)))
+        g_ptr_array_add (names, (gpointer) graph_value_get_name (graph_node_output (n, i)));
+  g_ptr_array_add (names, NULL);
+  for (guint r = 0; r < 2; r++)
+    {
+      g_autoptr (GHashTable) inputs = tensor_table ();
+      g_hash_table_insert (inputs, g_strdup ("x"),
+                           tensor_new_zeroed (GRAPH_DTYPE_FLOAT, 4, sizes[r][0], &error));
+      g_hash_table_insert (inputs, g_strdup ("s"),
+                           tensor_new_zeroed (GRAPH_DTYPE_FLOAT, 3, sizes[r][1], &error));
+      g_assert_no_error (error);
+      g_autoptr (GHashTable) outputs = run_checked (g, names, inputs);
+    }
+}
+
 void test_dynamic_shapes_register (void);
 
 void
@@ -503,4 +600,5 @@ test_dynamic_shapes_register (void)
       g_autofree char *path = g_strdup_printf ("/export/dynamic-shapes/%s", cases[i]);
       g_test_add_data_func (path, cases[i], test_case);
     }
+  g_test_add_func ("/export/dynamic-shapes/ops", test_ops);
 }
