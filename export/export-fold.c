@@ -2,8 +2,8 @@
  *
  * Folding evaluates nodes whose inputs are all onnx::Constant outputs or
  * initializers, and Shape of a value whose shape is fully static (dynamic
- * axes clear the dims downstream of a dynamic input first, so those Shape
- * nodes stay).  A result computed from weights becomes an initializer; one
+ * axes run first: a value downstream of a dynamic input has its symbolic or
+ * unknown dims by then, so its Shape stays).  A result computed from weights becomes an initializer; one
  * computed from constants only becomes a Constant node, as torch does. */
 #include "export/export.h"
 #include "symbolic/sym-private.h"

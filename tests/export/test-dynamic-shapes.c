@@ -588,6 +588,39 @@ test_ops (void)
     }
 }
 
+/* ---- Shape folding ----------------------------------------------------------- */
+
+/* Constant folding turns Shape into a constant only for a fully static
+ * input: not for a symbolic dim (batch) nor an unknown one. */
+static void
+test_shape_not_folded (void)
+{
+  g_autoptr (Graph) g = graph_new ();
+  graph_set_opset (g, "", 14);
+  GraphDim batch[2] = { { GRAPH_DIM_SYMBOLIC, 0, g_intern_string ("batch") },
+                        { GRAPH_DIM_STATIC, 3, NULL } };
+  GraphDim unknown[2] = { { GRAPH_DIM_UNKNOWN, 0, NULL }, { GRAPH_DIM_STATIC, 3, NULL } };
+  static const gint64 fixed[2] = { 2, 3 };
+  g_autoptr (GraphType) tb = graph_type_new_tensor (GRAPH_DTYPE_FLOAT, 2, batch);
+  g_autoptr (GraphType) tu = graph_type_new_tensor (GRAPH_DTYPE_FLOAT, 2, unknown);
+  g_autoptr (GraphType) ts = graph_type_new_tensor_static (GRAPH_DTYPE_FLOAT, 2, fixed);
+  GraphValue *x = graph_add_input (g, "x", tb);
+  GraphValue *relu = graph_op (g, "Relu", x, NULL);
+  graph_value_set_type (relu, tb);
+  GraphValue *u = graph_add_input (g, "u", tu);
+  GraphValue *s = graph_add_input (g, "s", ts);
+  graph_add_output (g, graph_op (g, "Shape", relu, NULL));
+  graph_add_output (g, graph_op (g, "Shape", u, NULL));
+  graph_add_output (g, graph_op (g, "Shape", s, NULL));
+  g_autoptr (GError) error = NULL;
+  g_assert_cmpuint (export_fold_constants (g, &error), ==, 1);
+  g_assert_no_error (error);
+  assert_lint (g);
+  g_assert_true (graph_node_is (graph_value_node (graph_output (g, 0)), "onnx::Shape"));
+  g_assert_true (graph_node_is (graph_value_node (graph_output (g, 1)), "onnx::Shape"));
+  g_assert_true (graph_node_is (graph_value_node (graph_output (g, 2)), "onnx::Constant"));
+}
+
 void test_dynamic_shapes_register (void);
 
 void
@@ -601,4 +634,5 @@ test_dynamic_shapes_register (void)
       g_test_add_data_func (path, cases[i], test_case);
     }
   g_test_add_func ("/export/dynamic-shapes/ops", test_ops);
+  g_test_add_func ("/export/dynamic-shapes/shape-not-folded", test_shape_not_folded);
 }
