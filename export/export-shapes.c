@@ -25,6 +25,17 @@
 #include "export/export.h"
 #include <string.h>
 
+/* Bad-input guards: dims and pads beyond DIM_LIMIT, and kernels, strides
+ * and dilations beyond ATTR_LIMIT, are not computed with (no overflow). */
+#define DIM_LIMIT  (G_GINT64_CONSTANT (1) << 40)
+#define ATTR_LIMIT (G_GINT64_CONSTANT (1) << 20)
+
+static gboolean
+small (gint64 v)
+{
+  return v >= -DIM_LIMIT && v <= DIM_LIMIT;
+}
+
 typedef struct
 {
   int      rank;                     /* -1: unknown */
@@ -74,7 +85,8 @@ static GraphDim
 dim_add (GraphDim d, gint64 k)
 {
   if (d.kind == GRAPH_DIM_STATIC)
-    return d.value + k >= 0 ? dim_static (d.value + k) : dim_unknown ();
+    return small (d.value) && small (k) && d.value + k >= 0 ? dim_static (d.value + k)
+                                                           : dim_unknown ();
   return k == 0 ? d : dim_unknown ();
 }
 
@@ -85,8 +97,8 @@ dim_mul (GraphDim a, GraphDim b)
     return b;
   if (is_static (&b, 1))
     return a;
-  if (a.kind == GRAPH_DIM_STATIC && b.kind == GRAPH_DIM_STATIC
-      && (a.value == 0 || b.value <= G_MAXINT64 / MAX (a.value, 1)))
+  if (a.kind == GRAPH_DIM_STATIC && b.kind == GRAPH_DIM_STATIC && a.value >= 0 && b.value >= 0
+      && (a.value == 0 || b.value <= G_MAXINT64 / a.value))
     return dim_static (a.value * b.value);
   return dim_unknown ();
 }
@@ -143,10 +155,12 @@ dim_broadcast (const GraphDim *ds, guint n)
 static GraphDim
 window_dim (GraphDim in, gint64 k, gint64 pad, gint64 stride, gboolean ceil_mode)
 {
-  if (stride <= 0 || k <= 0)
+  if (stride <= 0 || k <= 0 || !small (pad))
     return dim_unknown ();
   if (in.kind != GRAPH_DIM_STATIC)
     return stride == 1 && pad == k - 1 ? in : dim_unknown ();
+  if (!small (in.value))
+    return dim_unknown ();
   gint64 span = in.value + pad - k;
   if (span < 0)
     return dim_unknown ();
@@ -368,6 +382,10 @@ conv_like (Ctx *c, GraphNode *n, Shape *out, gboolean has_weight, gboolean trans
   if (!attr_is (n, "strides", st, sp, 1) || !attr_is (n, "dilations", dil, sp, 1)
       || !attr_is (n, "pads", pads, 2 * sp, 0))
     return FALSE;
+  for (guint i = 0; i < sp; i++)
+    if (k[i] < 1 || k[i] > ATTR_LIMIT || st[i] < 1 || st[i] > ATTR_LIMIT || dil[i] < 1
+        || dil[i] > ATTR_LIMIT || !small (pads[i]) || !small (pads[i + sp]))
+      return FALSE;
   const char *auto_pad = "NOTSET";
   graph_node_get_s (n, "auto_pad", &auto_pad, NULL);
   gboolean ceil_mode = attr_i (n, "ceil_mode", 0) != 0;
@@ -388,6 +406,9 @@ conv_like (Ctx *c, GraphNode *n, Shape *out, gboolean has_weight, gboolean trans
   gsize oplen = 0;
   if (transposed && graph_node_get_is (n, "output_padding", &oplen, &opad) && oplen != sp)
     return FALSE;
+  for (guint i = 0; opad && i < sp; i++)
+    if (!small (opad[i]))
+      return FALSE;
   for (guint i = 0; i < sp; i++)
     {
       GraphDim in = x.d[i + 2];
@@ -397,7 +418,7 @@ conv_like (Ctx *c, GraphNode *n, Shape *out, gboolean has_weight, gboolean trans
       else if (strcmp (auto_pad, "SAME_UPPER") == 0 || strcmp (auto_pad, "SAME_LOWER") == 0)
         {
           /* ceil(in / stride), in * stride for ConvTranspose. */
-          if (in.kind == GRAPH_DIM_STATIC && st[i] > 0)
+          if (in.kind == GRAPH_DIM_STATIC && small (in.value) && in.value >= 0)
             out->d[i + 2] = dim_static (transposed ? in.value * st[i] : (in.value + st[i] - 1) / st[i]);
           else
             out->d[i + 2] = st[i] == 1 ? in : dim_unknown ();
@@ -406,7 +427,7 @@ conv_like (Ctx *c, GraphNode *n, Shape *out, gboolean has_weight, gboolean trans
         {
           /* stride * (in - 1) + output_padding + effective kernel - pads */
           gint64 extra = (opad ? opad[i] : 0) + ke - pads[i] - pads[i + sp];
-          if (in.kind == GRAPH_DIM_STATIC)
+          if (in.kind == GRAPH_DIM_STATIC && small (in.value) && in.value > 0)
             out->d[i + 2] = st[i] * (in.value - 1) + extra >= 0
                               ? dim_static (st[i] * (in.value - 1) + extra) : dim_unknown ();
           else
@@ -539,7 +560,7 @@ reshape_infer (const Shape *x, const Shape *out, int skip)
         return dim_unknown ();
       if (d->kind == GRAPH_DIM_SYMBOLIC)
         syms[n_syms++] = d->symbol;
-      else if (d->value == 0 || num > G_MAXINT64 / d->value)
+      else if (d->value <= 0 || num > G_MAXINT64 / d->value)
         return dim_unknown ();
       else
         num *= d->value;
@@ -654,7 +675,7 @@ rule_concat (Ctx *c, GraphNode *n, Shape *out)
           if (k != axis)
             out->d[k] = dim_merge (out->d[k], s.d[k]);
           else if (out->d[k].kind == GRAPH_DIM_STATIC && s.d[k].kind == GRAPH_DIM_STATIC)
-            out->d[k].value += s.d[k].value;
+            out->d[k] = dim_add (out->d[k], s.d[k].value);
           else
             out->d[k] = is_static (&s.d[k], 0) ? out->d[k]
                         : is_static (&out->d[k], 0) ? s.d[k] : dim_unknown ();
@@ -709,6 +730,10 @@ slice_dim (GraphDim d, gint64 start, gint64 end, gint64 step)
     /* The whole dim, forwards: the identity. */
     return step == 1 && start == 0 && end >= big ? d : dim_unknown ();
   gint64 len = d.value;
+  if (len < 0 || len > DIM_LIMIT)
+    return dim_unknown ();
+  /* A step longer than the dim takes one element at most. */
+  step = CLAMP (step, -(len + 1), len + 1);
   if (start < 0)
     start += len;
   if (end < 0)
@@ -717,11 +742,11 @@ slice_dim (GraphDim d, gint64 start, gint64 end, gint64 step)
     {
       start = CLAMP (start, 0, len);
       end = CLAMP (end, 0, len);
-      return dim_static (end > start ? (end - start + step - 1) / step : 0);
+      return dim_static (end > start ? (end - start - 1) / step + 1 : 0);
     }
   start = CLAMP (start, 0, len - 1);
   end = CLAMP (end, -1, len - 1);
-  return dim_static (start > end ? (start - end - step - 1) / -step : 0);
+  return dim_static (start > end ? (start - end - 1) / -step + 1 : 0);
 }
 
 static gboolean
@@ -911,7 +936,8 @@ rule_pad (Ctx *c, GraphNode *n, Shape *out)
     return FALSE;
   *out = x;
   for (int i = 0; i < x.rank; i++)
-    out->d[i] = dim_add (x.d[i], pads[i] + pads[i + x.rank]);
+    out->d[i] = small (pads[i]) && small (pads[i + x.rank])
+                  ? dim_add (x.d[i], pads[i] + pads[i + x.rank]) : dim_unknown ();
   return TRUE;
 }
 
@@ -1178,7 +1204,8 @@ data_arith (const char *op, const DimVec *a, const DimVec *b, DimVec *out)
   for (guint i = 0; i < out->n; i++)
     {
       GraphDim x = a->v[a->n == 1 ? 0 : i], y = b->v[b->n == 1 ? 0 : i];
-      gboolean st = x.kind == GRAPH_DIM_STATIC && y.kind == GRAPH_DIM_STATIC;
+      gboolean st = x.kind == GRAPH_DIM_STATIC && y.kind == GRAPH_DIM_STATIC && small (x.value)
+                    && small (y.value);
       GraphDim r = dim_unknown ();
       if (strcmp (op, "Mul") == 0)
         r = dim_mul (x, y);
