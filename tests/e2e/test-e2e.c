@@ -2,9 +2,11 @@
  * test time, random weights) → `symonnx export` at opsets 9 and 13 →
  * onnx.checker (full_check) → `symonnx run` against PyTorch's outputs
  * (numpy.allclose, rtol 1e-3, atol 1e-5) → ONNX Runtime 1.20 on the same
- * file (when tests/e2e/install-ort.sh has installed it) → `symonnx verify`.
+ * file (when tests/e2e/install-ort.sh has installed it) → `symonnx verify`,
+ * with PyTorch's outputs and without them (the executor's run of the trace).
  * Expected values all come from PyTorch, checks from numpy/python3-onnx. */
 #include "tests/common/test-util.h"
+#include "tests/common/test-cli.h"
 #include <glib/gstdio.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -14,63 +16,6 @@
 
 static char *tmp_root;      /* one folder per model under it */
 static const char *python = "/usr/bin/python3";
-
-typedef struct
-{
-  int   status;
-  char *out;
-  char *err;
-} RunResult;
-
-static void
-run_result_clear (RunResult *r)
-{
-  g_clear_pointer (&r->out, g_free);
-  g_clear_pointer (&r->err, g_free);
-}
-
-/* Runs argv (NULL-terminated; "symonnx" means the built CLI); `env` is
- * extra NAME=VALUE pairs or NULL. */
-static RunResult
-run_env (const char *const *argv, const char *const *env)
-{
-  RunResult r = { 0 };
-  g_autoptr (GPtrArray) args = g_ptr_array_new ();
-  for (guint i = 0; argv[i]; i++)
-    g_ptr_array_add (args, (gpointer) (i == 0 && strcmp (argv[0], "symonnx") == 0
-                                           ? g_getenv ("SYMONNX_CLI") : argv[i]));
-  g_ptr_array_add (args, NULL);
-  g_auto (GStrv) envp = g_get_environ ();
-  for (guint i = 0; env && env[i]; i++)
-    {
-      const char *eq = strchr (env[i], '=');
-      g_autofree char *name = g_strndup (env[i], eq - env[i]);
-      envp = g_environ_setenv (envp, name, eq + 1, TRUE);
-    }
-  g_autoptr (GError) error = NULL;
-  int wait_status;
-  g_assert_true (g_spawn_sync (NULL, (char **) args->pdata, envp, G_SPAWN_DEFAULT, NULL, NULL,
-                               &r.out, &r.err, &wait_status, &error));
-  g_assert_no_error (error);
-  g_assert_true (WIFEXITED (wait_status));
-  r.status = WEXITSTATUS (wait_status);
-  return r;
-}
-
-static RunResult
-run (const char *const *argv)
-{
-  return run_env (argv, NULL);
-}
-
-/* Fails the test showing the command's output unless it exited with `want`. */
-static void
-assert_status (const RunResult *r, int want, const char *what)
-{
-  if (r->status != want)
-    g_error ("%s: exit status %d, expected %d\nstdout:\n%s\nstderr:\n%s", what, r->status, want,
-             r->out, r->err);
-}
 
 static void
 assert_one_line_error (const RunResult *r, const char *needle)
@@ -168,17 +113,28 @@ mentions_missing (const char *err, const char *op)
   return strstr (err, aten) || strstr (err, upper);
 }
 
-static void
-test_seed_model (gconstpointer data)
+/* The model traced by torch2trace.py into tmp_root/<name> (once: the
+ * tests that use a model share it). */
+static char *
+seed_model_dir (const SeedModel *m)
 {
-  const SeedModel *m = data;
+  g_autofree char *done = g_build_filename (tmp_root, m->name, "model.trace", NULL);
+  if (g_file_test (done, G_FILE_TEST_EXISTS))
+    return g_build_filename (tmp_root, m->name, NULL);
   const char *t2t_args[5] = { "--model", m->name, NULL, NULL, NULL };
   if (m->input)
     {
       t2t_args[2] = "--input";
       t2t_args[3] = m->input;
     }
-  g_autofree char *dir = torch2trace (m->name, t2t_args);
+  return torch2trace (m->name, t2t_args);
+}
+
+static void
+test_seed_model (gconstpointer data)
+{
+  const SeedModel *m = data;
+  g_autofree char *dir = seed_model_dir (m);
   g_autofree char *trace = in_dir (dir, "model.trace");
   g_autofree char *weights = in_dir (dir, "weights.safetensors");
   g_autofree char *input = in_dir (dir, "input_0.npy");
@@ -604,6 +560,42 @@ rm_rf (const char *path)
   g_remove (path);
 }
 
+/* `symonnx verify TRACE -w W --input FILE` WITHOUT --expected: the
+ * executor runs the trace's aten:: nodes (prim::GetAttr chains read from
+ * the weights, tensor lists spliced) as the reference for the exported
+ * model, and exits 0.  So that the check is not only us against us, the
+ * trace run's outputs (--save-reference) are compared with PyTorch's
+ * (torch2trace's expected_0.npy) by numpy.allclose, rtol 1e-3, atol 1e-5.
+ * The larger seed models (alexnet, densenet121, inception_v3, resnet50,
+ * vgg16) pass the same way but take too long to trace here. */
+static void
+test_verify_without_expected (gconstpointer data)
+{
+  const SeedModel *m = data;
+  g_autofree char *dir = seed_model_dir (m);
+  g_autofree char *trace = in_dir (dir, "model.trace");
+  g_autofree char *weights = in_dir (dir, "weights.safetensors");
+  g_autofree char *input = in_dir (dir, "input_0.npy");
+  g_autofree char *expected = in_dir (dir, "expected_0.npy");
+  g_autofree char *refdir = in_dir (dir, "reference");
+  g_autofree char *reference = in_dir (refdir, "reference_0.npy");
+
+  RunResult r = run ((const char *[]) { "symonnx", "verify", trace, "-w", weights, "--input", input,
+                                        "--save-reference", refdir, NULL });
+  assert_status (&r, 0, "symonnx verify without --expected");
+  g_assert_nonnull (strstr (r.out, "PASS: 1 of 1 output within rtol 0.001, atol 1e-05 of the "
+                                   "executor's run of the trace's aten nodes"));
+  run_result_clear (&r);
+
+  /* The trace run is PyTorch's result. */
+  g_autofree char *check = script ("tests/e2e/e2e_check.py");
+  r = run ((const char *[]) { python, check, "compare", E2E_RTOL, E2E_ATOL, expected, reference,
+                              NULL });
+  assert_status (&r, 0, "trace run against PyTorch (e2e_check.py compare)");
+  g_test_message ("%s", r.out);
+  run_result_clear (&r);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -628,6 +620,8 @@ main (int argc, char **argv)
       g_test_add_data_func (p, &seed_models[i], test_seed_model);
       g_autofree char *q = g_strdup_printf ("/e2e/ort/%s", seed_models[i].name);
       g_test_add_data_func (q, &seed_models[i], test_seed_model_ort);
+      g_autofree char *v = g_strdup_printf ("/e2e/verify-trace/%s", seed_models[i].name);
+      g_test_add_data_func (v, &seed_models[i], test_verify_without_expected);
     }
   int rc = g_test_run ();
   rm_rf (tmp_root);

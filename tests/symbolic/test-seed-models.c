@@ -11,6 +11,7 @@
 #include "symbolic/symbolic.h"
 #include "export/export.h"
 #include "tests/common/test-util.h"
+#include "tests/common/test-weights.h"
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 #include <string.h>
@@ -61,53 +62,6 @@ histogram (const Graph *g)
                            GINT_TO_POINTER (GPOINTER_TO_INT (g_hash_table_lookup (h, op)) + 1));
     }
   return h;
-}
-
-/* xorshift64*: deterministic values without libc's rand state. */
-static double
-next_uniform (guint64 *s)
-{
-  *s ^= *s >> 12;
-  *s ^= *s << 25;
-  *s ^= *s >> 27;
-  return (double) ((*s * G_GUINT64_CONSTANT (2685821657736338717)) >> 11) / 9007199254740992.0;
-}
-
-/* name → Tensor* from {"name": [dtype, shape]}. */
-static GHashTable *
-random_weights (JsonObject *layout)
-{
-  GHashTable *w = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
-                                         (GDestroyNotify) tensor_unref);
-  guint64 seed = 0x9E3779B97F4A7C15u;
-  g_autoptr (GList) names = json_object_get_members (layout);
-  names = g_list_sort (names, (GCompareFunc) strcmp);
-  for (GList *l = names; l; l = l->next)
-    {
-      JsonArray *spec = json_object_get_array_member (layout, l->data);
-      const char *code = json_array_get_string_element (spec, 0);
-      JsonArray *shape = json_array_get_array_element (spec, 1);
-      gint64 dims[TENSOR_MAX_RANK];
-      guint rank = json_array_get_length (shape);
-      g_assert_cmpuint (rank, <=, TENSOR_MAX_RANK);
-      for (guint i = 0; i < rank; i++)
-        dims[i] = json_array_get_int_element (shape, i);
-      GraphDType dt = strcmp (code, "F32") == 0 ? GRAPH_DTYPE_FLOAT : GRAPH_DTYPE_INT64;
-      g_assert_true (strcmp (code, "F32") == 0 || strcmp (code, "I64") == 0);
-      g_autoptr (GError) error = NULL;
-      Tensor *t = tensor_new_zeroed (dt, rank, dims, &error);
-      g_assert_no_error (error);
-      gboolean var = g_str_has_suffix (l->data, "running_var");
-      if (dt == GRAPH_DTYPE_FLOAT)
-        {
-          float *p = (float *) tensor_data (t);
-          for (gint64 i = 0; i < tensor_numel (t); i++)
-            p[i] = var ? (float) (0.5 + next_uniform (&seed))
-                       : (float) (0.2 * next_uniform (&seed) - 0.1);
-        }
-      g_hash_table_insert (w, g_strdup (l->data), t);
-    }
-  return w;
 }
 
 static gboolean
@@ -181,7 +135,7 @@ test_seed_models (void)
       JsonObject *ref = json_node_get_object (json_parser_get_root (jparser));
       g_autoptr (Graph) trace = graph_parse_file (tp, &error);
       g_assert_no_error (error);
-      g_autoptr (GHashTable) w = random_weights (json_object_get_object_member (ref, "weights"));
+      g_autoptr (GHashTable) w = test_random_weights (json_object_get_object_member (ref, "weights"));
       g_autofree char *wp = g_strdup_printf ("%s/%s.safetensors", outdir, model);
       g_assert_true (export_safetensors_save (w, NULL, wp, &error));
       g_ptr_array_add (files, g_strdup (wp));
@@ -273,7 +227,7 @@ test_lstm_fixture (void)
   g_autoptr (JsonParser) jparser = json_parser_new ();
   g_autoptr (GError) error = NULL;
   g_assert_true (json_parser_load_from_data (jparser, layout, -1, &error));
-  g_autoptr (GHashTable) w = random_weights (json_node_get_object (json_parser_get_root (jparser)));
+  g_autoptr (GHashTable) w = test_random_weights (json_node_get_object (json_parser_get_root (jparser)));
   g_autofree char *tp = test_source_path ("tests/fixtures/traces/lstm.trace");
   g_autoptr (Graph) trace = graph_parse_file (tp, &error);
   g_assert_no_error (error);

@@ -1,49 +1,9 @@
 /* The symonnx CLI and the examples, run as a user runs them. */
 #include "tests/common/test-util.h"
+#include "tests/common/test-cli.h"
 #include <glib/gstdio.h>
 #include <string.h>
 #include <sys/wait.h>
-
-typedef struct
-{
-  int   status;
-  char *out;
-  char *err;
-} RunResult;
-
-static void
-run_result_clear (RunResult *r)
-{
-  g_free (r->out);
-  g_free (r->err);
-}
-
-/* Runs argv (NULL-terminated) with environment `envp` (NULL: ours);
- * argv[0] "symonnx" means the built CLI. */
-static RunResult
-run_env (const char *const *argv, char **envp)
-{
-  RunResult r = { 0 };
-  g_autoptr (GPtrArray) args = g_ptr_array_new ();
-  for (guint i = 0; argv[i]; i++)
-    g_ptr_array_add (args, (gpointer) (i == 0 && strcmp (argv[0], "symonnx") == 0
-                                           ? g_getenv ("SYMONNX_CLI") : argv[i]));
-  g_ptr_array_add (args, NULL);
-  g_autoptr (GError) error = NULL;
-  int wait_status;
-  g_assert_true (g_spawn_sync (NULL, (char **) args->pdata, envp, G_SPAWN_DEFAULT, NULL, NULL,
-                               &r.out, &r.err, &wait_status, &error));
-  g_assert_no_error (error);
-  g_assert_true (WIFEXITED (wait_status));
-  r.status = WEXITSTATUS (wait_status);
-  return r;
-}
-
-static RunResult
-run (const char *const *argv)
-{
-  return run_env (argv, NULL);
-}
 
 static char *
 source_file (const char *rel)
@@ -132,7 +92,7 @@ test_cli_blas_on_demand (void)
   g_autofree char *bind_b = g_strdup_printf ("b=%s/test_data_set_0/input_1.pb", dir);
   g_autofree char *tmp = g_dir_make_tmp ("symonnx-blas-XXXXXX", NULL);
   g_autofree char *copy = g_build_filename (tmp, "copy.onnx", NULL);
-  g_auto (GStrv) envp = g_environ_setenv (g_get_environ (), "LD_DEBUG", "files", TRUE);
+  const char *const envp[] = { "LD_DEBUG=files", NULL };
   const char *const *no_blas[] = {
     (const char *[]) { "symonnx", "print", model, NULL },
     (const char *[]) { "symonnx", "check", model, NULL },
