@@ -5,6 +5,7 @@
  * argument flattened into inputs, as `symonnx verify` splices a trace's
  * tensor lists and torch's ATen fallback export passes them). */
 #include "tests/runtime/test-runtime.h"
+#include "tests/runtime/aten-testutil.h"
 #include "export/tensorfiles.h"
 #include <string.h>
 
@@ -54,17 +55,6 @@ static const NnCase cases[] = {
   { "lstm", "lstm", "npy;npys:2;npys:16;i:1;i:2;f:0.0;i:0;i:1;i:0", 3, 1e-4, 1e-5 },
 };
 
-static Tensor *
-load_fixture (const char *file)
-{
-  g_autofree char *rel = g_strdup_printf ("tests/fixtures/runtime/%s", file);
-  g_autofree char *path = test_source_path (rel);
-  g_autoptr (GError) error = NULL;
-  Tensor *t = export_npy_load (path, &error);
-  g_assert_no_error (error);
-  return t;
-}
-
 /* An int list: a 1-D int64 Constant (ATen node) or a prim::ListConstruct of
  * prim::Constant ints (trace). */
 static GraphValue *
@@ -102,7 +92,7 @@ build_case (const NnCase *c, gboolean trace, GHashTable *inputs)
       for (guint k = 0; k < count; k++)
         {
           g_autofree char *file = g_strdup_printf ("%s_in%u.npy", c->name, n_npy);
-          Tensor *x = load_fixture (file);
+          Tensor *x = aten_test_fixture (file);
           g_autoptr (GraphType) ty = graph_type_new_tensor_static (tensor_dtype (x), tensor_rank (x),
                                                                    tensor_dims (x));
           g_autofree char *name = g_strdup_printf ("x%u", n_npy++);
@@ -162,27 +152,15 @@ run_case (const NnCase *c, gboolean trace)
   g_autoptr (GHashTable) inputs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                                          (GDestroyNotify) tensor_unref);
   g_autoptr (Graph) g = build_case (c, trace, inputs);
-  g_autoptr (GError) error = NULL;
-  g_autoptr (RtSession) s = rt_session_new (g, NULL, &error);
-  g_assert_no_error (error);
-  g_autoptr (GHashTable) outputs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
-                                                          (GDestroyNotify) tensor_unref);
-  g_assert_true (rt_session_run (s, inputs, outputs, &error));
-  g_assert_no_error (error);
+  g_autoptr (GHashTable) outputs = aten_test_run (g, inputs);
   for (guint i = 0; i < c->n_outputs; i++)
     {
       g_autofree char *file = i ? g_strdup_printf ("%s_out%u.npy", c->name, i)
                                 : g_strdup_printf ("%s_out.npy", c->name);
       g_autofree char *name = g_strdup_printf ("y%u", i);
-      g_autoptr (Tensor) expected = load_fixture (file);
-      Tensor *actual = g_hash_table_lookup (outputs, name);
-      g_assert_nonnull (actual);
-      RtCompareResult r;
-      gboolean ok = rt_compare (expected, actual, c->rtol, c->atol, FALSE, &r);
-      g_autofree char *what = rt_compare_result_to_string (&r, expected, actual);
-      if (!ok)
-        g_error ("%s output %u (%s): %s", c->name, i, trace ? "trace" : "ATen node", what);
-      g_assert_cmpint (tensor_dtype (actual), ==, tensor_dtype (expected));
+      g_autofree char *what = g_strdup_printf ("%s output %u (%s)", c->name, i,
+                                               trace ? "trace" : "ATen node");
+      aten_test_expect (outputs, name, file, c->rtol, c->atol, what);
     }
 }
 

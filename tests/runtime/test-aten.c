@@ -1,6 +1,7 @@
 /* ATen kernels against torch 1.13 (fixtures from tools/gen_runtime_refs.py),
  * as org.pytorch.aten::ATen nodes and as aten:: nodes of a trace graph. */
 #include "tests/runtime/test-runtime.h"
+#include "tests/runtime/aten-testutil.h"
 #include "export/tensorfiles.h"
 #include <string.h>
 
@@ -31,17 +32,6 @@ static const AtenCase cases[] = {
   { "relu", "relu", "npy", 0, 0 },
   { "elu", "elu", "npy;f:0.7;f:1.2;f:0.8", 1e-6, 1e-7 },
 };
-
-static Tensor *
-load_fixture (const char *file)
-{
-  g_autofree char *rel = g_strdup_printf ("tests/fixtures/runtime/%s", file);
-  g_autofree char *path = test_source_path (rel);
-  g_autoptr (GError) error = NULL;
-  Tensor *t = export_npy_load (path, &error);
-  g_assert_no_error (error);
-  return t;
-}
 
 static Tensor *
 list_tensor (const char *spec, gboolean floats)
@@ -80,7 +70,7 @@ build_case (const AtenCase *c, gboolean trace, GHashTable *inputs)
       if (strcmp (a, "npy") == 0)
         {
           g_autofree char *file = g_strdup_printf ("%s_in%u.npy", c->name, n_npy++);
-          Tensor *x = load_fixture (file);
+          Tensor *x = aten_test_fixture (file);
           g_autoptr (GraphType) ty = graph_type_new_tensor_static (tensor_dtype (x), tensor_rank (x),
                                                                    tensor_dims (x));
           g_autofree char *name = g_strdup_printf ("x%u", i);
@@ -141,23 +131,10 @@ run_case (const AtenCase *c, gboolean trace)
   g_autoptr (GHashTable) inputs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                                          (GDestroyNotify) tensor_unref);
   g_autoptr (Graph) g = build_case (c, trace, inputs);
-  g_autoptr (GError) error = NULL;
-  g_autoptr (RtSession) s = rt_session_new (g, NULL, &error);
-  g_assert_no_error (error);
-  g_autoptr (GHashTable) outputs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
-                                                          (GDestroyNotify) tensor_unref);
-  g_assert_true (rt_session_run (s, inputs, outputs, &error));
-  g_assert_no_error (error);
+  g_autoptr (GHashTable) outputs = aten_test_run (g, inputs);
   g_autofree char *file = g_strdup_printf ("%s_out.npy", c->name);
-  g_autoptr (Tensor) expected = load_fixture (file);
-  Tensor *actual = g_hash_table_lookup (outputs, "y");
-  g_assert_nonnull (actual);
-  RtCompareResult r;
-  gboolean ok = rt_compare (expected, actual, c->rtol, c->atol, FALSE, &r);
-  g_autofree char *what = rt_compare_result_to_string (&r, expected, actual);
-  if (!ok)
-    g_error ("%s (%s): %s", c->name, trace ? "trace" : "ATen node", what);
-  g_assert_cmpint (tensor_dtype (actual), ==, tensor_dtype (expected));
+  g_autofree char *what = g_strdup_printf ("%s (%s)", c->name, trace ? "trace" : "ATen node");
+  aten_test_expect (outputs, "y", file, c->rtol, c->atol, what);
 }
 
 static void
