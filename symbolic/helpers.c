@@ -182,7 +182,11 @@ sym_emit_aten (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   for (guint i = 0; i < graph_node_n_inputs (n); i++)
     {
       GraphValue *src = graph_node_input (n, i);
-      if (src == NULL || sym_is_none (src))
+      /* A Device argument (zeros(..., device=cpu)) becomes an absent input:
+       * ONNX has no device value (torch 1.13 writes a Constant with a string
+       * `value`, which onnx.checker refuses), and the executor runs on the CPU. */
+      GraphType *st = src ? graph_value_type (src) : NULL;
+      if (src == NULL || sym_is_none (src) || (st && graph_type_kind (st) == GRAPH_TYPE_DEVICE))
         {
           g_ptr_array_add (ins, NULL);
           continue;

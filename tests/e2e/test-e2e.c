@@ -596,6 +596,36 @@ test_verify_without_expected (gconstpointer data)
   run_result_clear (&r);
 }
 
+/* `symonnx export --mode aten`: every aten op becomes an ATen node, which
+ * no stock runtime runs; verify runs the model in our executor (its ATen
+ * kernels) and compares with PyTorch's outputs, rtol 1e-3, atol 1e-5. */
+static void
+test_aten_mode (gconstpointer data)
+{
+  const SeedModel *m = data;
+  g_autofree char *dir = seed_model_dir (m);
+  g_autofree char *trace = in_dir (dir, "model.trace");
+  g_autofree char *weights = in_dir (dir, "weights.safetensors");
+  g_autofree char *input = in_dir (dir, "input_0.npy");
+  g_autofree char *expected = in_dir (dir, "expected_0.npy");
+  g_autofree char *model = in_dir (dir, "model-aten.onnx");
+  RunResult r = run ((const char *[]) { "symonnx", "verify", trace, "-w", weights, "--mode", "aten",
+                                        "--input", input, "--expected", expected, "-o", model,
+                                        NULL });
+  assert_status (&r, 0, "symonnx verify --mode aten");
+  g_assert_nonnull (strstr (r.out, "mode ONNX_ATEN; PASS"));
+  run_result_clear (&r);
+  /* The model really is ATen nodes. */
+  g_autoptr (GError) error = NULL;
+  g_autoptr (Graph) g = onnxio_load (model, &error);
+  g_assert_no_error (error);
+  guint aten = 0;
+  graph_foreach_node (g, n)
+    aten += graph_node_is (n, GRAPH_KIND_ATEN);
+  g_test_message ("%s: %u ATen nodes of %u", m->name, aten, graph_n_nodes (g));
+  g_assert_cmpuint (aten, >, 0);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -622,6 +652,8 @@ main (int argc, char **argv)
       g_test_add_data_func (q, &seed_models[i], test_seed_model_ort);
       g_autofree char *v = g_strdup_printf ("/e2e/verify-trace/%s", seed_models[i].name);
       g_test_add_data_func (v, &seed_models[i], test_verify_without_expected);
+      g_autofree char *a = g_strdup_printf ("/e2e/aten-mode/%s", seed_models[i].name);
+      g_test_add_data_func (a, &seed_models[i], test_aten_mode);
     }
   int rc = g_test_run ();
   rm_rf (tmp_root);
