@@ -16,6 +16,8 @@
 #include <json-glib/json-glib.h>
 #include <string.h>
 
+void test_seed_models_register (void);
+
 static const char *const quick_models[] = { "dcgan", "densenet121", "resnet18", "superres",
                                             "word_language_model", NULL };
 static const char *const all_models[] = { "alexnet", "dcgan", "densenet121", "inception_v3",
@@ -287,11 +289,9 @@ test_lstm_fixture (void)
   g_rmdir (outdir);
 }
 
-int
-main (int argc, char **argv)
+void
+test_seed_models_register (void)
 {
-  g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/symbolic/seed-models", test_seed_models);
   g_test_add_func ("/symbolic/lstm-fixture", test_lstm_fixture);
-  return g_test_run ();
 }

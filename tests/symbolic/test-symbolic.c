@@ -762,12 +762,14 @@ test_coverage_doc (void)
 }
 
 void test_fold_register (void);
+void test_seed_models_register (void);
 
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   test_fold_register ();
+  test_seed_models_register ();
   g_test_add_func ("/symbolic/registry/lookup", test_registry_lookup);
   g_test_add_func ("/symbolic/seed/elu", test_seed_elu);
   g_test_add_func ("/symbolic/seed/myfunction-pow-ones", test_seed_myfunction);
