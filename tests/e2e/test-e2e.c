@@ -130,15 +130,41 @@ seed_model_dir (const SeedModel *m)
   return torch2trace (m->name, t2t_args);
 }
 
+/* A traced seed model's files (torch2trace's layout). */
+typedef struct
+{
+  char *dir, *trace, *weights, *input, *expected;
+} SeedFiles;
+
+static void
+seed_files_clear (SeedFiles *f)
+{
+  g_free (f->dir);
+  g_free (f->trace);
+  g_free (f->weights);
+  g_free (f->input);
+  g_free (f->expected);
+}
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (SeedFiles, seed_files_clear)
+
+static void
+seed_files (const SeedModel *m, SeedFiles *f)
+{
+  f->dir = seed_model_dir (m);
+  f->trace = in_dir (f->dir, "model.trace");
+  f->weights = in_dir (f->dir, "weights.safetensors");
+  f->input = in_dir (f->dir, "input_0.npy");
+  f->expected = in_dir (f->dir, "expected_0.npy");
+}
+
 static void
 test_seed_model (gconstpointer data)
 {
   const SeedModel *m = data;
-  g_autofree char *dir = seed_model_dir (m);
-  g_autofree char *trace = in_dir (dir, "model.trace");
-  g_autofree char *weights = in_dir (dir, "weights.safetensors");
-  g_autofree char *input = in_dir (dir, "input_0.npy");
-  g_autofree char *expected = in_dir (dir, "expected_0.npy");
+  g_auto (SeedFiles) f = { 0 };
+  seed_files (m, &f);
+  const char *dir = f.dir, *trace = f.trace, *weights = f.weights, *input = f.input,
+             *expected = f.expected;
   g_autofree char *check = script ("tests/e2e/e2e_check.py");
 
   for (guint k = 0; k < G_N_ELEMENTS (opsets); k++)
@@ -572,11 +598,10 @@ static void
 test_verify_without_expected (gconstpointer data)
 {
   const SeedModel *m = data;
-  g_autofree char *dir = seed_model_dir (m);
-  g_autofree char *trace = in_dir (dir, "model.trace");
-  g_autofree char *weights = in_dir (dir, "weights.safetensors");
-  g_autofree char *input = in_dir (dir, "input_0.npy");
-  g_autofree char *expected = in_dir (dir, "expected_0.npy");
+  g_auto (SeedFiles) f = { 0 };
+  seed_files (m, &f);
+  const char *dir = f.dir, *trace = f.trace, *weights = f.weights, *input = f.input,
+             *expected = f.expected;
   g_autofree char *refdir = in_dir (dir, "reference");
   g_autofree char *reference = in_dir (refdir, "reference_0.npy");
 
@@ -603,11 +628,10 @@ static void
 test_aten_mode (gconstpointer data)
 {
   const SeedModel *m = data;
-  g_autofree char *dir = seed_model_dir (m);
-  g_autofree char *trace = in_dir (dir, "model.trace");
-  g_autofree char *weights = in_dir (dir, "weights.safetensors");
-  g_autofree char *input = in_dir (dir, "input_0.npy");
-  g_autofree char *expected = in_dir (dir, "expected_0.npy");
+  g_auto (SeedFiles) f = { 0 };
+  seed_files (m, &f);
+  const char *dir = f.dir, *trace = f.trace, *weights = f.weights, *input = f.input,
+             *expected = f.expected;
   g_autofree char *model = in_dir (dir, "model-aten.onnx");
   RunResult r = run ((const char *[]) { "symonnx", "verify", trace, "-w", weights, "--mode", "aten",
                                         "--input", input, "--expected", expected, "-o", model,
