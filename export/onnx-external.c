@@ -166,7 +166,7 @@ onnxio_external_writer_new (const char *model_path, GHashTable *deferred, GError
   g_autofree char *base = g_path_get_basename (model_path);
   g_autofree char *location = g_strconcat (base, ".data", NULL);
   g_autofree char *path = g_build_filename (dir, location, NULL);
-  OnnxioSink *sink = onnxio_sink_open (path, error);
+  OnnxioSink *sink = onnxio_sink_open (path, G_MAXUINT64, error);   /* large by definition */
   if (sink == NULL)
     return NULL;
   onnxio_sink_set_deferred (sink, deferred);

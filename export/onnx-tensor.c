@@ -304,7 +304,7 @@ onnxio_tensor_save (const Tensor *t, const char *name, const char *path,
   onnxio_pool_init (&pool);
   if (onnxio_tensor_to_proto (t, name, &tp, &pool, NULL, what, error))
     {
-      OnnxioSink *sink = onnxio_sink_open (path, error);
+      OnnxioSink *sink = onnxio_sink_open (path, tensor_nbytes (t), error);
       if (sink != NULL)
         {
           onnx__tensor_proto__pack_to_buffer (&tp, onnxio_sink_buffer (sink));

@@ -603,7 +603,7 @@ onnxio_save (const Graph *g, const char *path, const OnnxioSaveOptions *opts,
   Onnx__ModelProto *m = model_proto (&w, g, error);
   if (m == NULL)
     goto out;
-  sink = onnxio_sink_open (path, error);
+  sink = onnxio_sink_open (path, w.ext ? 0 : tb.initializers + tb.attributes, error);
   if (sink == NULL)
     goto out;
   onnxio_sink_set_deferred (sink, w.deferred);

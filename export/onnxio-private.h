@@ -155,8 +155,9 @@ void     onnxio_external_writer_free (OnnxioExternalWriter *w);
 /* ---- Atomic, streamed output (export/onnx-sink.c) */
 
 typedef struct _OnnxioSink OnnxioSink;
-/* Opens a temporary file next to `path` (mkstemp). */
-OnnxioSink *onnxio_sink_open (const char *path, GError **error);
+/* Opens a temporary file next to `path` (mkstemp).  `expected_bytes`
+ * (roughly what will be written) decides whether a writer thread runs. */
+OnnxioSink *onnxio_sink_open (const char *path, guint64 expected_bytes, GError **error);
 /* The ProtobufCBuffer protobuf-c packs into; writes go to the file as they
  * come (small ones are buffered). */
 ProtobufCBuffer *onnxio_sink_buffer (OnnxioSink *sink);
