@@ -49,8 +49,14 @@ convolution (RtCall *call, guint i_stride, guint i_pad, guint i_dil, gboolean tr
       w.stride[k] = stride[i];
       w.dil[k] = dil[i];
       w.pad0[k] = w.pad1[k] = pad[i];
-      w.in[k] = (w.out[k] - 1) * stride[i] - 2 * pad[i] + dil[i] * (w.k[k] - 1) + opad[i] + 1;
-      if (stride[i] <= 0 || dil[i] <= 0 || pad[i] < 0 || opad[i] < 0 || w.in[k] <= 0)
+      /* Bounded first, so the size below cannot overflow. */
+      const gint64 lim = (gint64) 1 << 30;
+      gboolean sane = stride[i] > 0 && stride[i] <= lim && dil[i] > 0 && dil[i] <= lim
+                      && pad[i] >= 0 && pad[i] <= lim && opad[i] >= 0 && opad[i] <= lim
+                      && w.out[k] <= lim && w.k[k] <= lim;
+      w.in[k] = sane ? (w.out[k] - 1) * stride[i] - 2 * pad[i] + dil[i] * (w.k[k] - 1) + opad[i] + 1
+                     : 0;
+      if (w.in[k] <= 0)
         {
           rt_call_error (call, error, RT_ERROR_SHAPE,
                          "invalid transposed convolution (stride, dilation, padding or output size)");

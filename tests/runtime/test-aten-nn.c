@@ -177,12 +177,17 @@ test_trace (gconstpointer data)
 }
 
 /* Bad arguments are errors, not crashes: a weight of another rank, a
+ * transposed convolution with an absurd stride or a negative padding, a
  * training-mode batch_norm, a view of the wrong size. */
 static void
 test_errors (void)
 {
   static const NnCase bad[] = {
     { "conv", "_convolution", "npy;npy;npy;is:2,1;is:1,0;is:1,2;i:0;is:0,0;i:5;" CONV_TAIL, 1, 0, 0 },
+    { "conv_transposed", "_convolution",
+      "npy;npy;npy;is:4611686018427387904,2;is:1,1;is:1,1;i:1;is:1,1;i:2;" CONV_TAIL, 1, 0, 0 },
+    { "conv_transposed", "_convolution", "npy;npy;npy;is:2,2;is:-3,1;is:1,1;i:1;is:1,1;i:2;" CONV_TAIL,
+      1, 0, 0 },
     { "batch_norm", "batch_norm", "npy;npy;npy;npy;npy;i:1;f:0.1;f:0.001;i:1", 1, 0, 0 },
     { "view", "view", "npy;is:5,-1", 1, 0, 0 },
     { "cat", "cat", "npys:3;i:2", 1, 0, 0 },
