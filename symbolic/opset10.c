@@ -89,7 +89,108 @@ sym_embedding_bag (SymContext *ctx, GraphNode *n, GraphValue **out, GError **err
   return TRUE;
 }
 
+/* aten::fmod: Mod with fmod=1 (Mod exists from 10). */
+static gboolean
+sym_fmod (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self, *other;
+  if (!sym_parse_args (ctx, n, "vv", &self, &other, error))
+    return FALSE;
+  out[0] = graph_op (sym_graph (ctx), "Mod", self, other, "fmod_i", (gint64) 1, NULL);
+  return TRUE;
+}
+
+/* IsInf of x cast to double, as torch writes it. */
+static GraphValue *
+isinf_of (SymContext *ctx, GraphValue *x)
+{
+  return graph_op (sym_graph (ctx), "IsInf", sym_cast (ctx, x, GRAPH_DTYPE_DOUBLE), NULL);
+}
+
+static gboolean
+sym_isinf (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self;
+  if (!sym_parse_args (ctx, n, "v", &self, error))
+    return FALSE;
+  out[0] = isinf_of (ctx, self);
+  return TRUE;
+}
+
+/* aten::isfinite: Not(IsInf or IsNaN) */
+static gboolean
+sym_isfinite (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self;
+  if (!sym_parse_args (ctx, n, "v", &self, error))
+    return FALSE;
+  Graph *g = sym_graph (ctx);
+  GraphValue *inf = isinf_of (ctx, self);
+  GraphValue *nan = graph_op (g, "IsNaN", self, NULL);
+  out[0] = graph_op (g, "Not", graph_op (g, "Or", inf, nan, NULL), NULL);
+  return TRUE;
+}
+
+/* A 1-element 1-D constant of `like`'s (floating) type. */
+static GraphValue *
+fill_1d (SymContext *ctx, GraphDType dt, double v)
+{
+  gint64 one = 1;
+  float f = (float) v;
+  g_autoptr (Tensor) t = dt == GRAPH_DTYPE_DOUBLE
+                           ? tensor_new_from_data (dt, 1, &one, &v, sizeof v, NULL)
+                           : tensor_new_from_data (dt, 1, &one, &f, sizeof f, NULL);
+  return sym_constant (ctx, t);
+}
+
+/* aten::nan_to_num(self, nan, posinf, neginf): three Wheres; None
+ * infinities become the type's largest finite values.  Non-float inputs
+ * pass through. */
+static gboolean
+sym_nan_to_num (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self;
+  if (!sym_parse_args (ctx, n, "v", &self, error))
+    return FALSE;
+  GraphDType dt = sym_dtype (self);
+  if (!graph_dtype_is_floating (dt))
+    {
+      out[0] = self;
+      return TRUE;
+    }
+  if (dt != GRAPH_DTYPE_FLOAT && dt != GRAPH_DTYPE_DOUBLE)
+    return sym_unimplemented (ctx, n, error, "nan_to_num of %s", graph_dtype_name (dt));
+  double big = dt == GRAPH_DTYPE_DOUBLE ? G_MAXDOUBLE : G_MAXFLOAT;
+  double v[3] = { 0.0, big, -big };
+  for (guint i = 0; i < 3; i++)
+    {
+      GraphValue *a = graph_node_n_inputs (n) > i + 1 ? graph_node_input (n, i + 1) : NULL;
+      if (a && !sym_is_none (a) && !sym_get_const_double (a, &v[i]))
+        return sym_unimplemented (ctx, n, error, "nan_to_num with non-constant values");
+    }
+  Graph *g = sym_graph (ctx);
+  GraphValue *r = graph_op (g, "Where", graph_op (g, "IsNaN", self, NULL), fill_1d (ctx, dt, v[0]),
+                            self, NULL);
+  for (int k = 0; k < 2; k++)
+    {
+      GraphValue *inf = isinf_of (ctx, r);
+      /* torch compares with a LongTensor([0]) its type analysis casts */
+      GraphValue *sign = graph_op (g, k == 0 ? "Greater" : "Less", r, fill_1d (ctx, dt, 0.0), NULL);
+      /* torch's logical_and casts both sides to bool */
+      inf = sym_cast (ctx, inf, GRAPH_DTYPE_BOOL);
+      sign = sym_cast (ctx, sign, GRAPH_DTYPE_BOOL);
+      GraphValue *cond = graph_op (g, "And", inf, sign, NULL);
+      r = graph_op (g, "Where", cond, fill_1d (ctx, dt, v[k + 1]), r, NULL);
+    }
+  out[0] = r;
+  return TRUE;
+}
+
 const SymEntry sym_opset10_table[] = {
+  { "aten::fmod", sym_fmod },
+  { "aten::isinf", sym_isinf },
+  { "aten::isfinite", sym_isfinite },
+  { "aten::nan_to_num", sym_nan_to_num },
   { "aten::flip", sym_flip },
   { "aten::embedding_bag", sym_embedding_bag },
 };

@@ -143,7 +143,27 @@ sym_pixel_shuffle11 (SymContext *ctx, GraphNode *n, GraphValue **out, GError **e
   return TRUE;
 }
 
+/* aten::round (Round exists from 11) */
+static gboolean
+sym_round (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self;
+  if (!sym_parse_args (ctx, n, "v", &self, error))
+    return FALSE;
+  if (graph_node_n_inputs (n) > 1)
+    {
+      gint64 dec = 0;
+      if (!sym_parse_args (ctx, n, "none,i", &dec, error))
+        return FALSE;
+      if (dec != 0)
+        return sym_unimplemented (ctx, n, error, "round with decimals");
+    }
+  out[0] = graph_op (G, "Round", self, NULL);
+  return TRUE;
+}
+
 const SymEntry sym_opset11_table[] = {
+  { "aten::round", sym_round },
   { "aten::pixel_shuffle", sym_pixel_shuffle11 },
   { "aten::clamp", sym_clamp11 },
   { "aten::clip", sym_clamp11 },

@@ -506,6 +506,206 @@ sym_argmin (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   return argminmax (ctx, n, out, error, "ArgMin");
 }
 
+/* ---- torch 1.13 ops added later (maximum ... tanhshrink) ---------------- */
+
+BINARY (maximum, "Max")
+BINARY (minimum, "Min")
+BINARY (mv, "MatMul")
+BINARY (dot, "MatMul")
+
+/* A 1-element 1-D float constant, as torch's torch.tensor([v]). */
+static GraphValue *
+float_1d (SymContext *ctx, double v)
+{
+  gint64 one = 1;
+  float f = (float) v;
+  g_autoptr (Tensor) t = tensor_new_from_data (GRAPH_DTYPE_FLOAT, 1, &one, &f, sizeof f, NULL);
+  return sym_constant (ctx, t);
+}
+
+/* aten::log10 / log2: Log(x) / ln(base) */
+static gboolean
+sym_log10 (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self;
+  if (!sym_parse_args (ctx, n, "v", &self, error))
+    return FALSE;
+  out[0] = graph_op (G, "Div", graph_op (G, "Log", self, NULL), float_1d (ctx, M_LN10), NULL);
+  return TRUE;
+}
+
+static gboolean
+sym_log2 (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self;
+  if (!sym_parse_args (ctx, n, "v", &self, error))
+    return FALSE;
+  out[0] = graph_op (G, "Div", graph_op (G, "Log", self, NULL),
+                     sym_const_scalar (ctx, GRAPH_DTYPE_FLOAT, M_LN2), NULL);
+  return TRUE;
+}
+
+/* aten::log1p: Log(1 + x) */
+static gboolean
+sym_log1p (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self;
+  if (!sym_parse_args (ctx, n, "v", &self, error))
+    return FALSE;
+  out[0] = graph_op (G, "Log", graph_op (G, "Add", sym_scalar_like (ctx, 1.0, self), self, NULL),
+                     NULL);
+  return TRUE;
+}
+
+/* aten::lerp(self, end, weight): torch's two-sided form (better numerics
+ * for weight >= 0.5). */
+static gboolean
+sym_lerp (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self, *end, *w;
+  if (!sym_parse_args (ctx, n, "vvv", &self, &end, &w, error))
+    return FALSE;
+  GraphValue *diff = graph_op (G, "Sub", end, self, NULL);
+  GraphValue *cond = graph_op (G, "Less", w, sym_const_scalar (ctx, GRAPH_DTYPE_FLOAT, 0.5), NULL);
+  GraphValue *lo = graph_op (G, "Add", self, graph_op (G, "Mul", w, diff, NULL), NULL);
+  GraphValue *om = graph_op (G, "Sub", sym_const_scalar (ctx, GRAPH_DTYPE_FLOAT, 1.0), w, NULL);
+  GraphValue *hi = graph_op (G, "Sub", end, graph_op (G, "Mul", diff, om, NULL), NULL);
+  out[0] = graph_op (G, "Where", cond, lo, hi, NULL);
+  return TRUE;
+}
+
+/* aten::addcmul(self, t1, t2, value): self + t1 * t2 * value */
+static gboolean
+sym_addcmul (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self, *t1, *t2;
+  double value;
+  if (!sym_parse_args (ctx, n, "vvvf", &self, &t1, &t2, &value, error))
+    return FALSE;
+  GraphValue *m = graph_op (G, "Mul", graph_op (G, "Mul", t1, t2, NULL), float_1d (ctx, value),
+                            NULL);
+  out[0] = graph_op (G, "Add", self, m, NULL);
+  return TRUE;
+}
+
+/* aten::baddbmm(self, b1, b2, beta, alpha): b1 @ b2 * alpha + self * beta */
+static gboolean
+sym_baddbmm (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self, *b1, *b2, *beta, *alpha;
+  if (!sym_parse_args (ctx, n, "vvvvv", &self, &b1, &b2, &beta, &alpha, error))
+    return FALSE;
+  GraphDType dt = sym_dtype (self) ? sym_dtype (self) : GRAPH_DTYPE_FLOAT;
+  GraphValue *a = graph_op (G, "Mul", graph_op (G, "MatMul", b1, b2, NULL),
+                            sym_cast (ctx, alpha, dt), NULL);
+  GraphValue *b = graph_op (G, "Mul", self, sym_cast (ctx, beta, dt), NULL);
+  out[0] = graph_op (G, "Add", a, b, NULL);
+  return TRUE;
+}
+
+/* aten::amax / amin / logsumexp(self, dim[], keepdim) */
+static gboolean
+reduce_dims (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error, const char *op)
+{
+  GraphValue *self;
+  gsize nd;
+  const gint64 *dims;
+  gboolean keep;
+  if (!sym_parse_args (ctx, n, "v,is,b", &self, &nd, &dims, &keep, error))
+    return FALSE;
+  out[0] = sym_reduce (ctx, op, self, nd, dims, keep);
+  return TRUE;
+}
+
+static gboolean
+sym_amax (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  return reduce_dims (ctx, n, out, error, "ReduceMax");
+}
+
+static gboolean
+sym_amin (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  return reduce_dims (ctx, n, out, error, "ReduceMin");
+}
+
+static gboolean
+sym_logsumexp (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  return reduce_dims (ctx, n, out, error, "ReduceLogSumExp");
+}
+
+/* aten::log_sigmoid: Log(Sigmoid(x)) */
+static gboolean
+sym_log_sigmoid (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self;
+  if (!sym_parse_args (ctx, n, "v", &self, error))
+    return FALSE;
+  out[0] = graph_op (G, "Log", graph_op (G, "Sigmoid", self, NULL), NULL);
+  return TRUE;
+}
+
+/* aten::mish: x * tanh(softplus(x)) */
+static gboolean
+sym_mish (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self;
+  if (!sym_parse_args (ctx, n, "v", &self, error))
+    return FALSE;
+  out[0] = graph_op (G, "Mul", self,
+                     graph_op (G, "Tanh", graph_op (G, "Softplus", self, NULL), NULL), NULL);
+  return TRUE;
+}
+
+/* aten::tanhshrink: x - tanh(x) */
+static gboolean
+sym_tanhshrink (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self;
+  if (!sym_parse_args (ctx, n, "v", &self, error))
+    return FALSE;
+  out[0] = graph_op (G, "Sub", self, graph_op (G, "Tanh", self, NULL), NULL);
+  return TRUE;
+}
+
+/* aten::hardshrink(self, lambd): Where(x > l or x < -l, x, 0).  torch
+ * writes Neg(l) and folds it; we write -l directly. */
+static gboolean
+sym_hardshrink (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self;
+  double l;
+  if (!sym_parse_args (ctx, n, "vf", &self, &l, error))
+    return FALSE;
+  GraphValue *gt = graph_op (G, "Greater", self, sym_scalar_like (ctx, l, self), NULL);
+  GraphValue *lt = graph_op (G, "Less", self, sym_scalar_like (ctx, -l, self), NULL);
+  /* torch's logical_or casts both sides to bool */
+  gt = sym_cast (ctx, gt, GRAPH_DTYPE_BOOL);
+  lt = sym_cast (ctx, lt, GRAPH_DTYPE_BOOL);
+  GraphValue *cond = graph_op (G, "Or", gt, lt, NULL);
+  out[0] = graph_op (G, "Where", cond, self, sym_scalar_like (ctx, 0.0, self), NULL);
+  return TRUE;
+}
+
+/* aten::softshrink(self, lambd): Where(x > l, x - l, 0) + Where(x < -l, x + l, 0) */
+static gboolean
+sym_softshrink (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self;
+  double l;
+  if (!sym_parse_args (ctx, n, "vf", &self, &l, error))
+    return FALSE;
+  GraphValue *gt = graph_op (G, "Greater", self, sym_scalar_like (ctx, l, self), NULL);
+  GraphValue *gto = graph_op (G, "Where", gt, graph_op (G, "Sub", self, sym_scalar_like (ctx, l, self), NULL),
+                              sym_scalar_like (ctx, 0.0, self), NULL);
+  GraphValue *lt = graph_op (G, "Less", self, sym_scalar_like (ctx, -l, self), NULL);
+  GraphValue *lto = graph_op (G, "Where", lt, graph_op (G, "Add", self, sym_scalar_like (ctx, l, self), NULL),
+                              sym_scalar_like (ctx, 0.0, self), NULL);
+  out[0] = graph_op (G, "Add", gto, lto, NULL);
+  return TRUE;
+}
+
 const SymEntry sym_opset9_math[] = {
   { "aten::abs", sym_abs },         { "aten::neg", sym_neg },
   { "aten::sqrt", sym_sqrt },       { "aten::exp", sym_exp },
@@ -547,5 +747,16 @@ const SymEntry sym_opset9_math[] = {
   { "aten::remainder", sym_remainder },
   { "aten::rsqrt", sym_rsqrt },     { "aten::square", sym_square },
   { "aten::argmax", sym_argmax },   { "aten::argmin", sym_argmin },
+  { "aten::maximum", sym_maximum }, { "aten::minimum", sym_minimum },
+  { "aten::mv", sym_mv },           { "aten::dot", sym_dot },
+  { "aten::log10", sym_log10 },     { "aten::log2", sym_log2 },
+  { "aten::log1p", sym_log1p },     { "aten::lerp", sym_lerp },
+  { "aten::addcmul", sym_addcmul }, { "aten::baddbmm", sym_baddbmm },
+  { "aten::amax", sym_amax },       { "aten::amin", sym_amin },
+  { "aten::logsumexp", sym_logsumexp },
+  { "aten::log_sigmoid", sym_log_sigmoid },
+  { "aten::mish", sym_mish },       { "aten::tanhshrink", sym_tanhshrink },
+  { "aten::hardshrink", sym_hardshrink },
+  { "aten::softshrink", sym_softshrink },
 };
 const gsize sym_opset9_math_len = G_N_ELEMENTS (sym_opset9_math);

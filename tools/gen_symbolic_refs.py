@@ -10,7 +10,7 @@ tests/fixtures/symbolic/:
                     constant folding on) wrote: op_type, domain and attributes
                     (ints, floats, strings and lists; tensors as their shape).
 An opset at which torch cannot export the op is recorded as {"error": msg}.
-Cases in NUMERIC (the RNNs) also get CASE.input_N.npy and CASE.expected_N.npy:
+Cases in NUMERIC (the RNNs and OP_CASES) also get CASE.input_N.npy and CASE.expected_N.npy:
 the inputs and PyTorch's outputs (tuples flattened), for `symonnx verify`.
 
 Run with Debian's python:  /usr/bin/python3 tools/gen_symbolic_refs.py
@@ -126,6 +126,44 @@ CASES = {
 }
 
 
+def P(*shape):
+    """Positive inputs (logarithms)."""
+    return torch.rand(*shape) + 0.5
+
+
+def SPECIAL():
+    return torch.tensor([[1.0, float("inf"), -float("inf")], [float("nan"), 0.0, -2.5]])
+
+
+# Ops added after the first set; each is also run by the test (NUMERIC).
+OP_CASES = {
+    "maximum_minimum": (Fn(lambda s, x, y: torch.maximum(x, y) + torch.minimum(x, y)), [R(2, 3), R(2, 3)]),
+    "fmod": (Fn(lambda s, x, y: torch.fmod(x, y)), [R(2, 3) * 4, P(2, 3)]),
+    "round": (Fn(lambda s, x: torch.round(x * 3)), [R(2, 3)]),
+    "log10_log2": (Fn(lambda s, x: torch.log10(x) + torch.log2(x)), [P(2, 3)]),
+    "log1p": (Fn(lambda s, x: torch.log1p(x)), [P(2, 3)]),
+    "isinf": (Fn(lambda s, x: torch.isinf(x)), [SPECIAL()]),
+    "isfinite": (Fn(lambda s, x: torch.isfinite(x)), [SPECIAL()]),
+    "nan_to_num": (Fn(lambda s, x: torch.nan_to_num(x, nan=0.5, posinf=3.0)), [SPECIAL()]),
+    "lerp": (Fn(lambda s, x, y, w: torch.lerp(x, y, w)), [R(2, 3), R(2, 3), torch.rand(2, 3)]),
+    "addcmul": (Fn(lambda s, x, a, b: torch.addcmul(x, a, b, value=0.5)), [R(2, 3), R(2, 3), R(2, 3)]),
+    "baddbmm": (Fn(lambda s, x, a, b: torch.baddbmm(x, a, b, beta=0.5, alpha=2.0)),
+                [R(2, 3, 5), R(2, 3, 4), R(2, 4, 5)]),
+    "dot": (Fn(lambda s, x, y: torch.dot(x, y)), [R(4), R(4)]),
+    "mv": (Fn(lambda s, m, v: torch.mv(m, v)), [R(3, 4), R(4)]),
+    "outer": (Fn(lambda s, x, y: torch.outer(x, y)), [R(3), R(4)]),
+    "einsum": (Fn(lambda s, x, y: torch.einsum("bij,bjk->bik", x, y)), [R(2, 3, 4), R(2, 4, 5)]),
+    "amax_amin": (Fn(lambda s, x: torch.amax(x, 1) + torch.amin(x, (0, 1), keepdim=True)), [R(2, 3, 4)]),
+    "logsumexp": (Fn(lambda s, x: torch.logsumexp(x, 1)), [R(2, 3)]),
+    "log_sigmoid": (Fn(lambda s, x: F.logsigmoid(x)), [R(2, 3)]),
+    "mish": (Fn(lambda s, x: F.mish(x)), [R(2, 3)]),
+    "hardshrink": (Fn(lambda s, x: F.hardshrink(x, 0.5)), [R(2, 3)]),
+    "softshrink": (Fn(lambda s, x: F.softshrink(x, 0.5)), [R(2, 3)]),
+    "tanhshrink": (Fn(lambda s, x: F.tanhshrink(x)), [R(2, 3)]),
+}
+CASES.update(OP_CASES)
+
+
 def flat(out):
     """(output, h_n) or (output, (h_n, c_n)) as a flat tuple."""
     o, h = out
@@ -171,6 +209,7 @@ def rnn_cases():
 
 NUMERIC = rnn_cases()
 CASES.update(NUMERIC)
+NUMERIC.update(OP_CASES)
 
 
 def attr_value(a):
@@ -217,6 +256,8 @@ def main():
         if name in NUMERIC:
             with torch.no_grad():
                 outs = model(*inputs)
+            if isinstance(outs, torch.Tensor):
+                outs = (outs,)
             for i, t in enumerate(inputs):
                 np.save(os.path.join(OUT, f"{name}.input_{i}.npy"), t.numpy())
             for i, t in enumerate(outs):
