@@ -12,7 +12,32 @@ sym_hardswish14 (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error
   return TRUE;
 }
 
+/* aten::tril / triu(self, diagonal): Trilu (from 14) */
+static gboolean
+trilu (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error, gint64 upper)
+{
+  GraphValue *self, *k;
+  if (!sym_parse_args (ctx, n, "vv", &self, &k, error))
+    return FALSE;
+  out[0] = graph_op (sym_graph (ctx), "Trilu", self, k, "upper_i", upper, NULL);
+  return TRUE;
+}
+
+static gboolean
+sym_tril (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  return trilu (ctx, n, out, error, 0);
+}
+
+static gboolean
+sym_triu (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  return trilu (ctx, n, out, error, 1);
+}
+
 const SymEntry sym_opset14_table[] = {
+  { "aten::tril", sym_tril },
+  { "aten::triu", sym_triu },
   { "aten::hardswish", sym_hardswish14 },
 };
 const gsize sym_opset14_table_len = G_N_ELEMENTS (sym_opset14_table);

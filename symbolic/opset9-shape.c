@@ -832,6 +832,269 @@ sym_upsample_bilinear (SymContext *ctx, GraphNode *n, GraphValue **out, GError *
   return upsample (ctx, n, out, error, TRUE);
 }
 
+/* A constant of `dims` filled with v, or NULL when too large (torch's
+ * constant folding turns ConstantOfShape of a constant shape into this;
+ * ours keeps ConstantOfShape, so the new creation ops fold it here). */
+static GraphValue *
+const_filled (SymContext *ctx, gsize rank, const gint64 *dims, GraphDType dt, double v)
+{
+  gint64 numel = 1;
+  for (gsize i = 0; i < rank; i++)
+    {
+      if (dims[i] < 0 || (dims[i] > 0 && numel > (1 << 20) / dims[i]))
+        return NULL;
+      numel *= dims[i];
+    }
+  if (rank > TENSOR_MAX_RANK)
+    return NULL;
+  g_autofree double *d = g_new (double, MAX (numel, 1));
+  for (gint64 i = 0; i < numel; i++)
+    d[i] = v;
+  g_autoptr (Tensor) t = tensor_new_from_data (GRAPH_DTYPE_DOUBLE, (guint) rank, dims, d,
+                                               (gsize) numel * sizeof (double), NULL);
+  g_autoptr (Tensor) c = t ? sym_tensor_cast (t, dt, NULL) : NULL;
+  return c ? sym_constant (ctx, c) : NULL;
+}
+
+/* ConstantOfShape of `shape`, folded when the trace value is a constant list. */
+static GraphValue *
+filled (SymContext *ctx, GraphValue *shape_src, GraphValue *shape, GraphDType dt, double v)
+{
+  g_autoptr (GArray) dims = sym_get_const_ints (shape_src);
+  GraphValue *c = dims ? const_filled (ctx, dims->len, (const gint64 *) dims->data, dt, v) : NULL;
+  return c ? c : constant_of_shape (ctx, shape, dt, v);
+}
+
+/* aten::empty(size, dtype, ...) / empty_like(self, dtype, ...): zeros */
+static gboolean
+sym_empty (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *shape;
+  if (!sym_parse_args (ctx, n, "v", &shape, error))
+    return FALSE;
+  GraphDType dt = scalar_type (graph_node_n_inputs (n) > 1 ? graph_node_input (n, 1) : NULL,
+                               GRAPH_DTYPE_FLOAT);
+  out[0] = filled (ctx, graph_node_input (n, 0), shape, dt, 0.0);
+  return TRUE;
+}
+
+static gboolean
+sym_empty_like (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self;
+  if (!sym_parse_args (ctx, n, "v", &self, error))
+    return FALSE;
+  GraphDType dflt = sym_dtype (self) ? sym_dtype (self) : GRAPH_DTYPE_FLOAT;
+  GraphDType dt = scalar_type (graph_node_n_inputs (n) > 1 ? graph_node_input (n, 1) : NULL, dflt);
+  gint64 dims[TENSOR_MAX_RANK];
+  int rank = sym_rank (self);
+  GraphValue *c = rank >= 0 && rank <= TENSOR_MAX_RANK && sym_static_shape (self, dims)
+                    ? const_filled (ctx, (gsize) rank, dims, dt, 0.0) : NULL;
+  out[0] = c ? c : constant_of_shape (ctx, sym_size (ctx, self, G_MININT64), dt, 0.0);
+  return TRUE;
+}
+
+/* aten::new_zeros/new_ones/new_empty(self, size, dtype, ...) and
+ * new_full(self, size, fill_value, dtype, ...): dtype defaults to self's. */
+static gboolean
+new_fill (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error, double value,
+          gboolean is_full)
+{
+  GraphValue *self, *shape;
+  double v = value;
+  if (!sym_parse_args (ctx, n, "vv", &self, &shape, error))
+    return FALSE;
+  if (is_full && !sym_parse_args (ctx, n, "none,none,f", &v, error))
+    return FALSE;
+  guint dt_index = is_full ? 3 : 2;
+  GraphDType dflt = sym_dtype (self);
+  if (dflt == GRAPH_DTYPE_UNDEFINED)
+    dflt = sym_dtype (graph_node_output (n, 0));
+  GraphDType dt = scalar_type (dt_index < graph_node_n_inputs (n) ? graph_node_input (n, dt_index)
+                                                                  : NULL, dflt);
+  out[0] = filled (ctx, graph_node_input (n, 1), shape, dt, v);
+  return TRUE;
+}
+
+static gboolean
+sym_new_zeros (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  return new_fill (ctx, n, out, error, 0.0, FALSE);
+}
+
+static gboolean
+sym_new_ones (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  return new_fill (ctx, n, out, error, 1.0, FALSE);
+}
+
+static gboolean
+sym_new_full (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  return new_fill (ctx, n, out, error, 0.0, TRUE);
+}
+
+/* aten::fill(self, value): full_like(self, value) in self's type */
+static gboolean
+sym_fill (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self;
+  double v;
+  if (!sym_parse_args (ctx, n, "vf", &self, &v, error))
+    return FALSE;
+  GraphDType dt = sym_dtype (self) ? sym_dtype (self) : GRAPH_DTYPE_FLOAT;
+  gint64 dims[TENSOR_MAX_RANK];
+  int rank = sym_rank (self);
+  GraphValue *c = rank >= 0 && rank <= TENSOR_MAX_RANK && sym_static_shape (self, dims)
+                    ? const_filled (ctx, (gsize) rank, dims, dt, v) : NULL;
+  out[0] = c ? c : constant_of_shape (ctx, sym_size (ctx, self, G_MININT64), dt, v);
+  return TRUE;
+}
+
+/* aten::eye(n, [m,] dtype, layout, device, pin_memory): EyeLike of zeros */
+static gboolean
+sym_eye (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  guint nin = graph_node_n_inputs (n);
+  if (nin != 5 && nin != 6)
+    return sym_unimplemented (ctx, n, error, "eye with %u arguments", nin);
+  GraphValue *rows, *cols;
+  if (!sym_parse_args (ctx, n, "v", &rows, error))
+    return FALSE;
+  cols = rows;
+  if (nin == 6 && !sym_parse_args (ctx, n, "none,v", &cols, error))
+    return FALSE;
+  GraphDType dt = scalar_type (graph_node_input (n, nin - 4), GRAPH_DTYPE_FLOAT);
+  gint64 dims[2];
+  /* Constant sizes: the matrix itself (torch's constant folding gives the
+   * same; ours does not fold EyeLike). */
+  if (sym_get_const_int (graph_node_input (n, 0), &dims[0])
+      && sym_get_const_int (graph_node_input (n, nin == 6 ? 1 : 0), &dims[1])
+      && dims[0] >= 0 && dims[1] >= 0 && dims[0] * dims[1] <= 1 << 20)
+    {
+      g_autofree double *id = g_new0 (double, MAX (dims[0] * dims[1], 1));
+      for (gint64 i = 0; i < MIN (dims[0], dims[1]); i++)
+        id[i * dims[1] + i] = 1.0;
+      g_autoptr (Tensor) d = tensor_new_from_data (GRAPH_DTYPE_DOUBLE, 2, dims, id,
+                                                   (gsize) (dims[0] * dims[1]) * sizeof (double),
+                                                   error);
+      g_autoptr (Tensor) t = d ? sym_tensor_cast (d, dt, error) : NULL;
+      if (t == NULL)
+        return FALSE;
+      out[0] = sym_constant (ctx, t);
+      return TRUE;
+    }
+  gint64 zero = 0;
+  GraphValue *parts[2] = { sym_unsqueeze (ctx, rows, 1, &zero), sym_unsqueeze (ctx, cols, 1, &zero) };
+  GraphValue *shape = graph_opv (G, "Concat", 2, parts, "axis_i", (gint64) 0, NULL);
+  out[0] = graph_op (G, "EyeLike", constant_of_shape (ctx, shape, dt, 0.0), NULL);
+  return TRUE;
+}
+
+/* aten::one_hot(self, num_classes): OneHot with values [0, 1] */
+static gboolean
+sym_one_hot (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self, *depth;
+  if (!sym_parse_args (ctx, n, "vv", &self, &depth, error))
+    return FALSE;
+  GraphDType dt = sym_dtype (graph_node_input (n, 1));
+  if (dt == GRAPH_DTYPE_UINT8 || dt == GRAPH_DTYPE_INT8 || dt == GRAPH_DTYPE_INT32
+      || dt == GRAPH_DTYPE_INT16)
+    depth = sym_cast (ctx, depth, GRAPH_DTYPE_INT64);
+  static const gint64 values[] = { 0, 1 };
+  out[0] = graph_op (G, "OneHot", self, depth, sym_const_ints (ctx, 2, values), "axis_i",
+                     (gint64) -1, NULL);
+  return TRUE;
+}
+
+/* aten::roll(self, shifts, dims): per dim, Concat of two Slices */
+static gboolean
+sym_roll (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self;
+  gsize ns, nd;
+  const gint64 *shifts, *dims;
+  if (!sym_parse_args (ctx, n, "v,is,is", &self, &ns, &shifts, &nd, &dims, error))
+    return FALSE;
+  if (ns != nd)
+    return sym_unimplemented (ctx, n, error, "roll with %zu shifts for %zu dims", ns, nd);
+  GraphValue *r = self;
+  for (gsize i = 0; i < nd; i++)
+    {
+      gint64 s = -shifts[i], big = G_MAXINT64, zero = 0;
+      GraphValue *parts[2];
+      parts[0] = sym_slice (ctx, r, 1, &dims[i], &s, &big, NULL);
+      parts[1] = sym_slice (ctx, r, 1, &dims[i], &zero, &s, NULL);
+      r = graph_opv (G, "Concat", 2, parts, "axis_i", dims[i], NULL);
+    }
+  out[0] = r;
+  return TRUE;
+}
+
+/* aten::movedim(self, source, destination): one Transpose */
+static gboolean
+sym_movedim (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self;
+  gsize ns, nd;
+  const gint64 *src, *dst;
+  if (!sym_parse_args (ctx, n, "v,is,is", &self, &ns, &src, &nd, &dst, error))
+    return FALSE;
+  int rank = sym_rank (self);
+  if (rank < 0 || rank > TENSOR_MAX_RANK || ns != nd)
+    return sym_unimplemented (ctx, n, error, "movedim of an input of unknown rank");
+  gboolean same = TRUE;
+  for (gsize i = 0; i < ns; i++)
+    same = same && src[i] == dst[i];
+  if (same)
+    {
+      out[0] = self;
+      return TRUE;
+    }
+  gint64 perm[TENSOR_MAX_RANK], sd[TENSOR_MAX_RANK], dd[TENSOR_MAX_RANK];
+  for (int i = 0; i < rank; i++)
+    perm[i] = sd[i] = dd[i] = i;
+  for (gsize i = 0; i < ns; i++)
+    {
+      gint64 s = src[i] < 0 ? src[i] + rank : src[i], d = dst[i] < 0 ? dst[i] + rank : dst[i];
+      if (s < 0 || s >= rank || d < 0 || d >= rank)
+        return sym_unimplemented (ctx, n, error, "movedim with a dim out of range");
+      perm[d] = s;
+      sd[s] = -1;
+      dd[d] = -1;
+    }
+  int a = 0, b = 0;
+  for (;;)
+    {
+      while (a < rank && sd[a] == -1)
+        a++;
+      while (b < rank && dd[b] == -1)
+        b++;
+      if (a >= rank || b >= rank)
+        break;
+      perm[dd[b]] = sd[a];
+      a++;
+      b++;
+    }
+  out[0] = graph_op (G, "Transpose", self, "perm_is", rank, perm, NULL);
+  return TRUE;
+}
+
+/* aten::take(self, index): Gather from the flattened input, reshaped as index */
+static gboolean
+sym_take (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self, *index;
+  if (!sym_parse_args (ctx, n, "vv", &self, &index, error))
+    return FALSE;
+  static const gint64 flat[] = { -1 };
+  GraphValue *f = sym_reshape_static (ctx, self, 1, flat);
+  GraphValue *g = graph_op (G, "Gather", f, index, "axis_i", (gint64) 0, NULL);
+  out[0] = sym_reshape (ctx, g, sym_size (ctx, index, G_MININT64));
+  return TRUE;
+}
+
 const SymEntry sym_opset9_shape[] = {
   { "aten::size", sym_size_op },
   { "aten::contiguous", sym_identity },
@@ -880,6 +1143,18 @@ const SymEntry sym_opset9_shape[] = {
   { "aten::zeros_like", sym_zeros_like },
   { "aten::ones_like", sym_ones_like },
   { "aten::full_like", sym_full_like },
+  { "aten::empty", sym_empty },
+  { "aten::empty_like", sym_empty_like },
+  { "aten::new_zeros", sym_new_zeros },
+  { "aten::new_empty", sym_new_zeros },
+  { "aten::new_ones", sym_new_ones },
+  { "aten::new_full", sym_new_full },
+  { "aten::fill", sym_fill },
+  { "aten::eye", sym_eye },
+  { "aten::one_hot", sym_one_hot },
+  { "aten::roll", sym_roll },
+  { "aten::movedim", sym_movedim },
+  { "aten::take", sym_take },
   { "aten::arange", sym_arange },
   { "aten::topk", sym_topk },
   { "aten::upsample_nearest2d", sym_upsample_nearest },

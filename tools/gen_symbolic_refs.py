@@ -160,6 +160,18 @@ OP_CASES = {
     "hardshrink": (Fn(lambda s, x: F.hardshrink(x, 0.5)), [R(2, 3)]),
     "softshrink": (Fn(lambda s, x: F.softshrink(x, 0.5)), [R(2, 3)]),
     "tanhshrink": (Fn(lambda s, x: F.tanhshrink(x)), [R(2, 3)]),
+    "new_zeros_ones": (Fn(lambda s, x: x + x.new_zeros(2, 3) + x.new_ones((2, 3))), [R(2, 3)]),
+    "new_full": (Fn(lambda s, x: x * x.new_full((2, 3), 2.5)), [R(2, 3)]),
+    "new_empty_fill": (Fn(lambda s, x: x + x.new_empty(2, 3).fill_(0.5)), [R(2, 3)]),
+    "empty_fill": (Fn(lambda s, x: x + torch.empty(2, 3).fill_(1.5)), [R(2, 3)]),
+    "empty_like_fill": (Fn(lambda s, x: x * torch.empty_like(x).fill_(2.0)), [R(2, 3)]),
+    "eye": (Fn(lambda s, x: x + torch.eye(3)), [R(3, 3)]),
+    "eye_nm": (Fn(lambda s, x: x + torch.eye(2, 3)), [R(2, 3)]),
+    "one_hot": (Fn(lambda s, x: F.one_hot(x, 5)), [torch.tensor([[0, 3], [4, 1]])]),
+    "roll": (Fn(lambda s, x: torch.roll(x, (1, -1), (0, 1))), [R(3, 4)]),
+    "movedim": (Fn(lambda s, x: torch.movedim(x, 0, 2)), [R(2, 3, 4)]),
+    "take": (Fn(lambda s, x: x.take(torch.tensor([[0, 2], [3, 5]]))), [R(2, 3)]),
+    "tril_triu": (Fn(lambda s, x: torch.tril(x) + torch.triu(x, 1)), [R(3, 4)]),
 }
 CASES.update(OP_CASES)
 
