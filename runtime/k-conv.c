@@ -467,6 +467,18 @@ k_conv_transpose (RtCall *call, GError **error)
   const char *auto_pad = rt_attr_s (call->node, "auto_pad", "NOTSET");
   for (guint i = off; i < 3; i++)
     {
+      /* Bounded first, so the sizes below cannot overflow. */
+      const gint64 lim = (gint64) 1 << 30;
+      if (w.stride[i] <= 0 || w.stride[i] > lim || w.dil[i] <= 0 || w.dil[i] > lim
+          || w.k[i] <= 0 || w.k[i] > lim || w.out[i] > lim || opad[i] < 0 || opad[i] > lim
+          || w.pad0[i] < 0 || w.pad0[i] > lim || w.pad1[i] < 0 || w.pad1[i] > lim
+          || oshape[i] > lim)
+        {
+          rt_call_error (call, error, RT_ERROR_SHAPE,
+                         "kernel, strides, dilations, pads, output_padding or output_shape out of "
+                         "range (kernel, strides and dilations positive, the rest non-negative)");
+          return FALSE;
+        }
       gint64 ek = (w.k[i] - 1) * w.dil[i] + 1;
       gint64 full = w.stride[i] * (w.out[i] - 1) + opad[i] + ek;
       if (oshape[i] >= 0 || g_str_has_prefix (auto_pad, "SAME"))

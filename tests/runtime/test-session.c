@@ -189,6 +189,32 @@ test_zero_strides (void)
   expect_run_error (g, in, RT_ERROR_INVALID_GRAPH, "strides");
 }
 
+/* ConvTranspose with absurd or negative window attributes: an error, not
+ * an overflow of the output-size arithmetic (UBSan caught 2^62 strides). */
+static void
+test_absurd_conv_transpose (void)
+{
+  static const struct { const char *attr; gint64 v[4]; } bad[] = {
+    { "strides_is", { G_GINT64_CONSTANT (4611686018427387904), 1 } },
+    { "dilations_is", { G_GINT64_CONSTANT (1099511627776), 1 } },
+    { "output_padding_is", { G_GINT64_CONSTANT (4611686018427387904), 0 } },
+    { "pads_is", { -5, 0, 0, 0 } },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_autoptr (Graph) g = new_graph ();
+      gint64 dx[4] = { 1, 1, 4, 4 }, dw[4] = { 1, 1, 3, 3 };
+      GraphValue *x = float_input (g, "x", 4, dx), *w = float_input (g, "w", 4, dw);
+      gsize n = g_str_has_prefix (bad[i].attr, "pads") ? 4 : 2;
+      graph_add_output (g, graph_op (g, "ConvTranspose", x, w, bad[i].attr, n, bad[i].v, NULL));
+      float vx[16] = { 0 }, vw[9] = { 0 };
+      g_autoptr (GHashTable) in = table_new ();
+      g_hash_table_insert (in, g_strdup ("x"), float_tensor (4, dx, vx));
+      g_hash_table_insert (in, g_strdup ("w"), float_tensor (4, dw, vw));
+      expect_run_error (g, in, RT_ERROR_SHAPE, "out of range");
+    }
+}
+
 static void
 test_absurd_constant_of_shape (void)
 {
@@ -283,6 +309,7 @@ test_session_register (void)
   g_test_add_func ("/runtime/bad-input/shape-mismatch", test_shape_mismatch);
   g_test_add_func ("/runtime/bad-input/zero-strides", test_zero_strides);
   g_test_add_func ("/runtime/bad-input/absurd-constant-of-shape", test_absurd_constant_of_shape);
+  g_test_add_func ("/runtime/bad-input/absurd-conv-transpose", test_absurd_conv_transpose);
   g_test_add_func ("/runtime/bad-input/inputs", test_bad_inputs);
   g_test_add_func ("/runtime/bad-input/gather-out-of-range", test_gather_out_of_range);
   g_test_add_func ("/runtime/compare", test_compare);
