@@ -19,7 +19,21 @@ sym_grid_sampler (SymContext *ctx, GraphNode *n, GraphValue **out, GError **erro
   return TRUE;
 }
 
+/* aten::scatter_add: ScatterElements with reduction "add" (from 16) */
+static gboolean
+sym_scatter_add16 (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self, *index, *src;
+  gint64 dim;
+  if (!sym_parse_args (ctx, n, "vivv", &self, &dim, &index, &src, error))
+    return FALSE;
+  out[0] = graph_op (sym_graph (ctx), "ScatterElements", self, index, src, "axis_i", dim,
+                     "reduction_s", "add", NULL);
+  return TRUE;
+}
+
 const SymEntry sym_opset16_table[] = {
+  { "aten::scatter_add", sym_scatter_add16 },
   { "aten::grid_sampler", sym_grid_sampler },
 };
 const gsize sym_opset16_table_len = G_N_ELEMENTS (sym_opset16_table);

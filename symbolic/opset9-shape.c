@@ -1095,6 +1095,83 @@ sym_take (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   return TRUE;
 }
 
+/* aten::scatter(self, dim, index, src|value): Scatter before 11,
+ * ScatterElements from 11; a scalar value takes self's type and index's
+ * shape (Expand). */
+gboolean
+sym_scatter_any (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self, *index, *src;
+  gint64 dim;
+  if (!sym_parse_args (ctx, n, "vivv", &self, &dim, &index, &src, error))
+    return FALSE;
+  const char *op = sym_opset (ctx) >= 11 ? "ScatterElements" : "Scatter";
+  double v;
+  GraphValue *s = graph_node_input (n, 3);
+  if (sym_rank (s) <= 0 && sym_get_const_double (s, &v))
+    {
+      GraphValue *c = sym_scalar_like (ctx, v, self);
+      src = graph_op (G, "Expand", c, sym_size (ctx, index, G_MININT64), NULL);
+    }
+  out[0] = graph_op (G, op, self, index, src, "axis_i", dim, NULL);
+  return TRUE;
+}
+
+/* aten::scatter_add(self, dim, index, src) before 16: self + a scatter of
+ * src into zeros (a constant when self's shape is static). */
+static gboolean
+sym_scatter_add (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self, *index, *src;
+  gint64 dim;
+  if (!sym_parse_args (ctx, n, "vivv", &self, &dim, &index, &src, error))
+    return FALSE;
+  GraphDType dt = sym_dtype (self);
+  if (dt == GRAPH_DTYPE_UNDEFINED)
+    return sym_unimplemented (ctx, n, error, "scatter_add of an input of unknown type");
+  gint64 dims[TENSOR_MAX_RANK];
+  int rank = sym_rank (self);
+  GraphValue *zeros = rank >= 0 && rank <= TENSOR_MAX_RANK && sym_static_shape (self, dims)
+                        ? const_filled (ctx, (gsize) rank, dims, dt, 0.0) : NULL;
+  if (zeros == NULL)
+    zeros = constant_of_shape (ctx, sym_size (ctx, self, G_MININT64), dt, 0.0);
+  const char *op = sym_opset (ctx) >= 11 ? "ScatterElements" : "Scatter";
+  GraphValue *to_add = graph_op (G, op, zeros, index, src, "axis_i", dim, NULL);
+  out[0] = graph_op (G, "Add", self, to_add, NULL);
+  return TRUE;
+}
+
+/* aten::pixel_unshuffle(self, r) with static C, H, W: Reshape, Transpose,
+ * Reshape. */
+static gboolean
+sym_pixel_unshuffle (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self;
+  gint64 r;
+  if (!sym_parse_args (ctx, n, "vi", &self, &r, error))
+    return FALSE;
+  GraphType *t = sym_type (self);
+  if (t == NULL || graph_type_rank (t) != 4)
+    return sym_unimplemented (ctx, n, error, "pixel_unshuffle of a non-4-D input");
+  gint64 d[4];
+  for (guint i = 1; i < 4; i++)
+    {
+      const GraphDim *gd = graph_type_dim (t, i);
+      if (gd->kind != GRAPH_DIM_STATIC)
+        return sym_unimplemented (ctx, n, error, "pixel_unshuffle of dynamic sizes");
+      d[i] = gd->value;
+    }
+  if (r <= 0)
+    return sym_unimplemented (ctx, n, error, "pixel_unshuffle factor %" G_GINT64_FORMAT, r);
+  const gint64 s1[] = { -1, d[1], d[2] / r, r, d[3] / r, r };
+  static const gint64 perm[] = { 0, 1, 3, 5, 2, 4 };
+  const gint64 s2[] = { -1, d[1] * r * r, d[2] / r, d[3] / r };
+  GraphValue *v = sym_reshape_static (ctx, self, 6, s1);
+  v = graph_op (G, "Transpose", v, "perm_is", 6, perm, NULL);
+  out[0] = sym_reshape_static (ctx, v, 4, s2);
+  return TRUE;
+}
+
 const SymEntry sym_opset9_shape[] = {
   { "aten::size", sym_size_op },
   { "aten::contiguous", sym_identity },
@@ -1155,6 +1232,9 @@ const SymEntry sym_opset9_shape[] = {
   { "aten::roll", sym_roll },
   { "aten::movedim", sym_movedim },
   { "aten::take", sym_take },
+  { "aten::scatter", sym_scatter_any },
+  { "aten::scatter_add", sym_scatter_add },
+  { "aten::pixel_unshuffle", sym_pixel_unshuffle },
   { "aten::arange", sym_arange },
   { "aten::topk", sym_topk },
   { "aten::upsample_nearest2d", sym_upsample_nearest },

@@ -172,6 +172,10 @@ OP_CASES = {
     "movedim": (Fn(lambda s, x: torch.movedim(x, 0, 2)), [R(2, 3, 4)]),
     "take": (Fn(lambda s, x: x.take(torch.tensor([[0, 2], [3, 5]]))), [R(2, 3)]),
     "tril_triu": (Fn(lambda s, x: torch.tril(x) + torch.triu(x, 1)), [R(3, 4)]),
+    "scatter": (Fn(lambda s, x, y: x.scatter(1, torch.tensor([[0, 2], [1, 0]]), y)), [R(2, 3), R(2, 2)]),
+    "scatter_value": (Fn(lambda s, x: x.scatter(1, torch.tensor([[0, 2], [1, 0]]), 2.5)), [R(2, 3)]),
+    "scatter_add": (Fn(lambda s, x, y: x.scatter_add(1, torch.tensor([[0, 2], [1, 0]]), y)), [R(2, 3), R(2, 2)]),
+    "pixel_unshuffle": (Fn(lambda s, x: F.pixel_unshuffle(x, 2)), [R(1, 2, 4, 6)]),
 }
 CASES.update(OP_CASES)
 
