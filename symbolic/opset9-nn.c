@@ -14,10 +14,17 @@ expand_list (gsize len, const gint64 *v, gsize n, gint64 *out)
     out[i] = len == 1 ? v[0] : (i < len ? v[i] : 0);
 }
 
+static gboolean
+n_transposed_layout (GraphNode *n)
+{
+  return g_str_has_prefix (graph_node_kind (n), "aten::conv_transpose");
+}
+
 /* aten::_convolution(input, weight, bias, stride, padding, dilation,
  *   transposed, output_padding, groups, benchmark, deterministic,
  *   cudnn_enabled, allow_tf32) and aten::conv{1,2,3}d(input, weight, bias,
- *   stride, padding, dilation, groups). */
+ *   stride, padding, dilation, groups); aten::convolution is _convolution's
+ *   first nine. */
 static gboolean
 convolution (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error, gboolean full)
 {
@@ -30,6 +37,15 @@ convolution (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error, gb
     {
       if (!sym_parse_args (ctx, n, "v,v,v,is,is,is,b,is,i", &input, &weight, &bias, &ns, &stride,
                            &np, &padding, &nd, &dilation, &transposed, &nop, &opad, &groups, error))
+        return FALSE;
+    }
+  else if (n_transposed_layout (n))
+    {
+      /* conv_transpose{1,2,3}d(input, weight, bias, stride, padding,
+       * output_padding, groups, dilation) */
+      transposed = TRUE;
+      if (!sym_parse_args (ctx, n, "v,v,v,is,is,is,i,is", &input, &weight, &bias, &ns, &stride,
+                           &np, &padding, &nop, &opad, &groups, &nd, &dilation, error))
         return FALSE;
     }
   else if (!sym_parse_args (ctx, n, "v,v,v,is,is,is,i", &input, &weight, &bias, &ns, &stride, &np,
@@ -819,6 +835,10 @@ sym_pad (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 const SymEntry sym_opset9_nn[] = {
   { "aten::pad", sym_pad },
   { "aten::_convolution", sym__convolution },
+  { "aten::convolution", sym__convolution },
+  { "aten::conv_transpose1d", sym_conv },
+  { "aten::conv_transpose2d", sym_conv },
+  { "aten::conv_transpose3d", sym_conv },
   { "aten::conv1d", sym_conv },
   { "aten::conv2d", sym_conv },
   { "aten::conv3d", sym_conv },

@@ -808,7 +808,7 @@ upsample (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error, gbool
     }
   g_autoptr (Tensor) empty = tensor_new_zeroed (GRAPH_DTYPE_FLOAT, 1, (gint64[]) { 0 }, NULL);
   GraphValue *roi = sym_constant (ctx, empty);
-  const char *ctm = linear ? (align ? "align_corners" : "pytorch_half_pixel") : "asymmetric";
+  const char *ctm = linear ? (align ? "align_corners" : "half_pixel") : "asymmetric";
   if (linear)
     out[0] = graph_op (G, "Resize", input, roi, sym_constant (ctx, st),
                        "coordinate_transformation_mode_s", ctm, "cubic_coeff_a_f", -0.75,
@@ -1238,6 +1238,10 @@ const SymEntry sym_opset9_shape[] = {
   { "aten::arange", sym_arange },
   { "aten::topk", sym_topk },
   { "aten::upsample_nearest2d", sym_upsample_nearest },
+  { "aten::upsample_nearest1d", sym_upsample_nearest },
+  { "aten::upsample_nearest3d", sym_upsample_nearest },
+  { "aten::upsample_linear1d", sym_upsample_bilinear },
+  { "aten::upsample_trilinear3d", sym_upsample_bilinear },
   { "aten::upsample_bilinear2d", sym_upsample_bilinear },
 };
 const gsize sym_opset9_shape_len = G_N_ELEMENTS (sym_opset9_shape);

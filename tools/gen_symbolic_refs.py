@@ -176,6 +176,15 @@ OP_CASES = {
     "scatter_value": (Fn(lambda s, x: x.scatter(1, torch.tensor([[0, 2], [1, 0]]), 2.5)), [R(2, 3)]),
     "scatter_add": (Fn(lambda s, x, y: x.scatter_add(1, torch.tensor([[0, 2], [1, 0]]), y)), [R(2, 3), R(2, 2)]),
     "pixel_unshuffle": (Fn(lambda s, x: F.pixel_unshuffle(x, 2)), [R(1, 2, 4, 6)]),
+    "upsample_nearest1d": (Fn(lambda s, x: F.interpolate(x, scale_factor=2, mode="nearest")), [R(1, 2, 3)]),
+    "upsample_nearest3d": (Fn(lambda s, x: F.interpolate(x, scale_factor=2, mode="nearest")), [R(1, 1, 2, 2, 3)]),
+    "upsample_linear1d": (Fn(lambda s, x: F.interpolate(x, scale_factor=2, mode="linear")), [R(1, 2, 3)]),
+    "upsample_trilinear3d": (Fn(lambda s, x: F.interpolate(x, scale_factor=2, mode="trilinear")),
+                             [R(1, 1, 2, 2, 3)]),
+    "conv_transpose1d_fn": (Fn(lambda s, x, w: torch.conv_transpose1d(x, w, None, 2, 1, 1)), [R(1, 3, 5), R(3, 2, 3)]),
+    "conv_transpose3d": (Fn(lambda s, x: s.mods[0](x), nn.ConvTranspose3d(2, 2, 2, stride=2)), [R(1, 2, 2, 3, 3)]),
+    "conv1d": (Fn(lambda s, x: s.mods[0](x), nn.Conv1d(2, 3, 3, padding=1, dilation=1)), [R(1, 2, 6)]),
+    "upsample_bilinear2d": (Fn(lambda s, x: F.interpolate(x, scale_factor=2, mode="bilinear")), [R(1, 1, 3, 3)]),
 }
 CASES.update(OP_CASES)
 
