@@ -1172,6 +1172,66 @@ sym_pixel_unshuffle (SymContext *ctx, GraphNode *n, GraphValue **out, GError **e
   return TRUE;
 }
 
+/* aten::index_fill(self, dim, index, value) / index_copy(self, dim, index,
+ * source): the index unsqueezed to self's rank and expanded to self's
+ * shape with index's length at dim, then a scatter along dim.  torch
+ * computes that shape at run time (Shape/Scatter); we need it static and
+ * write it as a constant. */
+static gboolean
+index_scatter (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error, gboolean fill)
+{
+  GraphValue *self, *index, *src;
+  gint64 dim;
+  if (!sym_parse_args (ctx, n, "vivv", &self, &dim, &index, &src, error))
+    return FALSE;
+  int rank = sym_rank (self);
+  gint64 dims[TENSOR_MAX_RANK], idims[TENSOR_MAX_RANK];
+  int irank = sym_rank (index);
+  if (rank < 1 || rank > TENSOR_MAX_RANK || !sym_static_shape (self, dims) || irank > 1
+      || (irank == 1 && !sym_static_shape (index, idims)))
+    return sym_unimplemented (ctx, n, error, "index_fill/index_copy of dynamic shapes");
+  if (dim < 0)
+    dim += rank;
+  if (dim < 0 || dim >= rank)
+    return sym_unimplemented (ctx, n, error, "dim out of range");
+  dims[dim] = irank == 1 ? idims[0] : 1;
+  gint64 axes[TENSOR_MAX_RANK];
+  gsize na = 0;
+  for (int i = 0; i < rank; i++)
+    if (i != dim)
+      axes[na++] = i;
+  if (irank == 0)
+    {
+      gint64 zero = 0;
+      index = sym_unsqueeze (ctx, index, 1, &zero);
+    }
+  GraphValue *shape = sym_const_ints (ctx, (gsize) rank, dims);
+  GraphValue *idx = na ? sym_unsqueeze (ctx, index, na, axes) : index;
+  idx = graph_op (G, "Expand", idx, shape, NULL);
+  if (fill)
+    {
+      double v;
+      GraphValue *val = sym_get_const_double (graph_node_input (n, 3), &v)
+                          ? sym_scalar_like (ctx, v, self) : src;
+      src = graph_op (G, "Expand", val, sym_const_ints (ctx, (gsize) rank, dims), NULL);
+    }
+  const char *op = sym_opset (ctx) >= 11 ? "ScatterElements" : "Scatter";
+  out[0] = graph_op (G, op, self, idx, src, "axis_i", dim, NULL);
+  return TRUE;
+}
+
+static gboolean
+sym_index_fill (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  return index_scatter (ctx, n, out, error, TRUE);
+}
+
+static gboolean
+sym_index_copy (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  return index_scatter (ctx, n, out, error, FALSE);
+}
+
 const SymEntry sym_opset9_shape[] = {
   { "aten::size", sym_size_op },
   { "aten::contiguous", sym_identity },
@@ -1232,6 +1292,8 @@ const SymEntry sym_opset9_shape[] = {
   { "aten::roll", sym_roll },
   { "aten::movedim", sym_movedim },
   { "aten::take", sym_take },
+  { "aten::index_fill", sym_index_fill },
+  { "aten::index_copy", sym_index_copy },
   { "aten::scatter", sym_scatter_any },
   { "aten::scatter_add", sym_scatter_add },
   { "aten::pixel_unshuffle", sym_pixel_unshuffle },

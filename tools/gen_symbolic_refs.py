@@ -185,6 +185,8 @@ OP_CASES = {
     "conv_transpose3d": (Fn(lambda s, x: s.mods[0](x), nn.ConvTranspose3d(2, 2, 2, stride=2)), [R(1, 2, 2, 3, 3)]),
     "conv1d": (Fn(lambda s, x: s.mods[0](x), nn.Conv1d(2, 3, 3, padding=1, dilation=1)), [R(1, 2, 6)]),
     "upsample_bilinear2d": (Fn(lambda s, x: F.interpolate(x, scale_factor=2, mode="bilinear")), [R(1, 1, 3, 3)]),
+    "index_fill": (Fn(lambda s, x: x.index_fill(1, torch.tensor([0, 2]), -1.5)), [R(2, 3)]),
+    "index_copy": (Fn(lambda s, x, y: x.index_copy(0, torch.tensor([2, 0]), y)), [R(3, 4), R(2, 4)]),
 }
 CASES.update(OP_CASES)
 
