@@ -804,6 +804,9 @@ sym_constant_pad_nd (SymContext *ctx, GraphNode *n, GraphValue **out, GError **e
 }
 
 /* aten::pad(self, pad, mode, value) (torch 1.13 traces F.pad this way) */
+static gboolean mode_pad (SymContext *ctx, GraphNode *n, const char *onnx_mode, GraphValue **out,
+                          GError **error);
+
 static gboolean
 sym_pad (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {
@@ -816,6 +819,26 @@ sym_pad (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
                           : strcmp (mode, "replicate") == 0 ? "edge" : NULL;
   if (onnx_mode == NULL)
     return sym_unimplemented (ctx, n, error, "padding mode '%s'", mode);
+  return mode_pad (ctx, n, onnx_mode, out, error);
+}
+
+/* aten::reflection_pad{1,2,3}d / replication_pad{1,2,3}d(input, padding) */
+static gboolean
+sym_reflection_pad (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  return mode_pad (ctx, n, "reflect", out, error);
+}
+
+static gboolean
+sym_replication_pad (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  return mode_pad (ctx, n, "edge", out, error);
+}
+
+/* Pad in a non-constant ONNX mode with torch's (input, pad[]) arguments. */
+static gboolean
+mode_pad (SymContext *ctx, GraphNode *n, const char *onnx_mode, GraphValue **out, GError **error)
+{
   GraphValue *self;
   gsize np;
   const gint64 *pad;
@@ -834,6 +857,12 @@ sym_pad (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 
 const SymEntry sym_opset9_nn[] = {
   { "aten::pad", sym_pad },
+  { "aten::reflection_pad1d", sym_reflection_pad },
+  { "aten::reflection_pad2d", sym_reflection_pad },
+  { "aten::reflection_pad3d", sym_reflection_pad },
+  { "aten::replication_pad1d", sym_replication_pad },
+  { "aten::replication_pad2d", sym_replication_pad },
+  { "aten::replication_pad3d", sym_replication_pad },
   { "aten::_convolution", sym__convolution },
   { "aten::convolution", sym__convolution },
   { "aten::conv_transpose1d", sym_conv },

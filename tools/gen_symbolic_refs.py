@@ -187,6 +187,8 @@ OP_CASES = {
     "upsample_bilinear2d": (Fn(lambda s, x: F.interpolate(x, scale_factor=2, mode="bilinear")), [R(1, 1, 3, 3)]),
     "index_fill": (Fn(lambda s, x: x.index_fill(1, torch.tensor([0, 2]), -1.5)), [R(2, 3)]),
     "index_copy": (Fn(lambda s, x, y: x.index_copy(0, torch.tensor([2, 0]), y)), [R(3, 4), R(2, 4)]),
+    "reflection_pad": (Fn(lambda s, x: torch.ops.aten.reflection_pad2d(x, [1, 2, 2, 1])), [R(1, 2, 4, 4)]),
+    "replication_pad": (Fn(lambda s, x: torch.ops.aten.replication_pad1d(x, [2, 1])), [R(1, 2, 4)]),
 }
 CASES.update(OP_CASES)
 
