@@ -706,6 +706,105 @@ sym_softshrink (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   return TRUE;
 }
 
+/* torch's _var_mean: var(self, unbiased) / var(self, dim[], unbiased or
+ * correction, keepdim), and std/var_mean/std_mean on top.  torch counts
+ * the reduced elements at run time (Shape, Gather, ReduceProd); we need
+ * the input's shape static and write the count as a constant. */
+static gboolean
+var_mean (SymContext *ctx, GraphNode *n, GraphValue **var, GraphValue **mean, GError **error)
+{
+  GraphValue *self;
+  if (!sym_parse_args (ctx, n, "v", &self, error))
+    return FALSE;
+  guint nin = graph_node_n_inputs (n);
+  gsize nd = 0;
+  const gint64 *dims = NULL;
+  gint64 correction = 1;
+  gboolean keep = FALSE, all = TRUE;
+  GraphValue *c_src = graph_node_input (n, nin == 2 ? 1 : 2);
+  if (nin != 2 && nin != 4)
+    return sym_unimplemented (ctx, n, error, "%u arguments", nin);
+  if (!sym_is_none (c_src) && !sym_get_const_int (c_src, &correction))
+    return sym_unimplemented (ctx, n, error, "a non-constant correction");
+  if (nin == 4)
+    {
+      if (!sym_parse_args (ctx, n, "none,none,none,b", &keep, error))
+        return FALSE;
+      if (!sym_is_none (graph_node_input (n, 1)))
+        {
+          if (!sym_parse_args (ctx, n, "none,is", &nd, &dims, error))
+            return FALSE;
+          all = FALSE;
+        }
+    }
+  int rank = sym_rank (self);
+  gint64 shape[TENSOR_MAX_RANK];
+  if (rank < 0 || rank > TENSOR_MAX_RANK || !sym_static_shape (self, shape))
+    return sym_unimplemented (ctx, n, error, "variance of an input of dynamic shape");
+  double count = 1;
+  for (int i = 0; i < rank; i++)
+    count *= all ? shape[i] : 1;
+  for (gsize i = 0; !all && i < nd; i++)
+    {
+      gint64 d = dims[i] < 0 ? dims[i] + rank : dims[i];
+      if (d < 0 || d >= rank)
+        return sym_unimplemented (ctx, n, error, "dim out of range");
+      count *= shape[d];
+    }
+  GraphValue *t_mean;
+  if (all)
+    *mean = t_mean = sym_reduce (ctx, "ReduceMean", self, 0, NULL, FALSE);
+  else
+    {
+      *mean = sym_reduce (ctx, "ReduceMean", self, nd, dims, keep);
+      t_mean = sym_reduce (ctx, "ReduceMean", self, nd, dims, TRUE);
+    }
+  GraphValue *d = graph_op (G, "Sub", self, t_mean, NULL);
+  GraphValue *sq = graph_op (G, "Mul", d, d, NULL);
+  GraphValue *v = sym_reduce (ctx, "ReduceMean", sq, all ? 0 : nd, dims, all ? FALSE : keep);
+  if (correction != 0)
+    {
+      GraphValue *m = graph_op (G, "Mul", v, sym_const_scalar (ctx, GRAPH_DTYPE_FLOAT, count), NULL);
+      v = graph_op (G, "Div", m, sym_const_scalar (ctx, GRAPH_DTYPE_FLOAT, count - (double) correction),
+                    NULL);
+    }
+  *var = v;
+  return TRUE;
+}
+
+static gboolean
+sym_var (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *mean;
+  return var_mean (ctx, n, &out[0], &mean, error);
+}
+
+static gboolean
+sym_std (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *var, *mean;
+  if (!var_mean (ctx, n, &var, &mean, error))
+    return FALSE;
+  out[0] = graph_op (G, "Sqrt", var, NULL);
+  return TRUE;
+}
+
+static gboolean
+sym_var_mean (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  return var_mean (ctx, n, &out[0], &out[1], error);
+}
+
+static gboolean
+sym_std_mean (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *var;
+  if (!var_mean (ctx, n, &var, &out[1], error))
+    return FALSE;
+  out[0] = graph_op (G, "Sqrt", var, NULL);
+  return TRUE;
+}
+
 const SymEntry sym_opset9_math[] = {
   { "aten::abs", sym_abs },         { "aten::neg", sym_neg },
   { "aten::sqrt", sym_sqrt },       { "aten::exp", sym_exp },
@@ -758,5 +857,7 @@ const SymEntry sym_opset9_math[] = {
   { "aten::mish", sym_mish },       { "aten::tanhshrink", sym_tanhshrink },
   { "aten::hardshrink", sym_hardshrink },
   { "aten::softshrink", sym_softshrink },
+  { "aten::var", sym_var },         { "aten::std", sym_std },
+  { "aten::var_mean", sym_var_mean }, { "aten::std_mean", sym_std_mean },
 };
 const gsize sym_opset9_math_len = G_N_ELEMENTS (sym_opset9_math);

@@ -189,6 +189,10 @@ OP_CASES = {
     "index_copy": (Fn(lambda s, x, y: x.index_copy(0, torch.tensor([2, 0]), y)), [R(3, 4), R(2, 4)]),
     "reflection_pad": (Fn(lambda s, x: torch.ops.aten.reflection_pad2d(x, [1, 2, 2, 1])), [R(1, 2, 4, 4)]),
     "replication_pad": (Fn(lambda s, x: torch.ops.aten.replication_pad1d(x, [2, 1])), [R(1, 2, 4)]),
+    "std_var": (Fn(lambda s, x: x.std(1) + x.var(1, keepdim=True).squeeze(1)), [R(2, 3)]),
+    "var_all": (Fn(lambda s, x: x.var(unbiased=False)), [R(2, 3)]),
+    "std_mean": (Fn(lambda s, x: torch.std_mean(x, (0, 1))), [R(2, 3, 2)]),
+    "var_mean": (Fn(lambda s, x: torch.var_mean(x, 1, keepdim=True)), [R(2, 3)]),
 }
 CASES.update(OP_CASES)
 
