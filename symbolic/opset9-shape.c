@@ -1008,6 +1008,17 @@ sym_one_hot (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   return TRUE;
 }
 
+/* x rolled by `shift` along `dim`: Concat of two Slices */
+static GraphValue *
+roll_one (SymContext *ctx, GraphValue *x, gint64 shift, gint64 dim)
+{
+  gint64 s = -shift, big = G_MAXINT64, zero = 0;
+  GraphValue *parts[2];
+  parts[0] = sym_slice (ctx, x, 1, &dim, &s, &big, NULL);
+  parts[1] = sym_slice (ctx, x, 1, &dim, &zero, &s, NULL);
+  return graph_opv (G, "Concat", 2, parts, "axis_i", dim, NULL);
+}
+
 /* aten::roll(self, shifts, dims): per dim, Concat of two Slices */
 static gboolean
 sym_roll (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
@@ -1021,15 +1032,106 @@ sym_roll (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
     return sym_unimplemented (ctx, n, error, "roll with %zu shifts for %zu dims", ns, nd);
   GraphValue *r = self;
   for (gsize i = 0; i < nd; i++)
-    {
-      gint64 s = -shifts[i], big = G_MAXINT64, zero = 0;
-      GraphValue *parts[2];
-      parts[0] = sym_slice (ctx, r, 1, &dims[i], &s, &big, NULL);
-      parts[1] = sym_slice (ctx, r, 1, &dims[i], &zero, &s, NULL);
-      r = graph_opv (G, "Concat", 2, parts, "axis_i", dims[i], NULL);
-    }
+    r = roll_one (ctx, r, shifts[i], dims[i]);
   out[0] = r;
   return TRUE;
+}
+
+/* aten::cross / linalg_cross(self, other, dim): torch's four rolls;
+ * dim None is the first dim of size 3. */
+static gboolean
+sym_cross (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *a, *b;
+  gint64 dim = -1;
+  if (!sym_parse_args (ctx, n, "vv", &a, &b, error))
+    return FALSE;
+  int rank = sym_rank (a);
+  GraphValue *d = graph_node_n_inputs (n) > 2 ? graph_node_input (n, 2) : NULL;
+  if (d && !sym_is_none (d))
+    {
+      if (!sym_parse_args (ctx, n, "none,none,i", &dim, error))
+        return FALSE;
+      if (dim == -1 && rank > 0)
+        dim += rank;
+    }
+  else
+    {
+      gint64 dims[TENSOR_MAX_RANK];
+      dim = -1;
+      if (rank > 0 && rank <= TENSOR_MAX_RANK && sym_static_shape (a, dims))
+        for (int i = rank - 1; i >= 0; i--)
+          if (dims[i] == 3)
+            dim = i;
+      if (dim < 0)
+        return sym_unimplemented (ctx, n, error, "cross without a dim of size 3");
+    }
+  GraphValue *x1 = roll_one (ctx, a, 2, dim);
+  GraphValue *y1 = roll_one (ctx, b, 1, dim);
+  GraphValue *x2 = roll_one (ctx, a, 1, dim);
+  GraphValue *y2 = roll_one (ctx, b, 2, dim);
+  GraphValue *m1 = graph_op (G, "Mul", x1, y1, NULL);
+  GraphValue *m2 = graph_op (G, "Mul", x2, y2, NULL);
+  out[0] = graph_op (G, "Sub", m1, m2, NULL);
+  return TRUE;
+}
+
+/* aten::sort(self, dim, descending) / argsort: TopK over the whole dim
+ * (largest from 11; before, only descending).  torch reads the dim's size
+ * with Shape/Gather at run time; a static size is written as a constant. */
+static gboolean
+sort_any (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error, gboolean arg)
+{
+  GraphValue *self;
+  gint64 dim;
+  gboolean desc;
+  if (!sym_parse_args (ctx, n, "vib", &self, &dim, &desc, error))
+    return FALSE;
+  if (!desc && sym_opset (ctx) < 11)
+    return sym_unimplemented (ctx, n, error, "ascending sort (supported from opset 11)");
+  int rank = sym_rank (self);
+  gint64 dims[TENSOR_MAX_RANK];
+  gint64 ax = dim < 0 && rank > 0 ? dim + rank : dim;
+  GraphValue *k;
+  if (rank > 0 && rank <= TENSOR_MAX_RANK && ax >= 0 && ax < rank && sym_static_shape (self, dims))
+    {
+      if (sym_opset (ctx) < 10)
+        {
+          GraphNode *tk = graph_op_outputs (G, "TopK", 2, self, "axis_i", dim, "k_i", dims[ax], NULL);
+          if (tk == NULL)
+            return FALSE;
+          out[0] = arg ? graph_node_output (tk, 1) : graph_node_output (tk, 0);
+          if (!arg && graph_node_n_outputs (n) > 1)
+            out[1] = graph_node_output (tk, 1);
+          return TRUE;
+        }
+      k = sym_const_ints (ctx, 1, &dims[ax]);
+    }
+  else if (sym_opset (ctx) >= 10)
+    k = graph_op (G, "Gather", sym_size (ctx, self, G_MININT64), sym_const_ints (ctx, 1, &dim), NULL);
+  else
+    return sym_unimplemented (ctx, n, error, "sort of a dynamic size at opset 9");
+  GraphNode *tk = sym_opset (ctx) >= 11
+    ? graph_op_outputs (G, "TopK", 2, self, k, "axis_i", dim, "largest_i", (gint64) desc, NULL)
+    : graph_op_outputs (G, "TopK", 2, self, k, "axis_i", dim, NULL);
+  if (tk == NULL)
+    return FALSE;
+  out[0] = arg ? graph_node_output (tk, 1) : graph_node_output (tk, 0);
+  if (!arg && graph_node_n_outputs (n) > 1)
+    out[1] = graph_node_output (tk, 1);
+  return TRUE;
+}
+
+static gboolean
+sym_sort (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  return sort_any (ctx, n, out, error, FALSE);
+}
+
+static gboolean
+sym_argsort (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  return sort_any (ctx, n, out, error, TRUE);
 }
 
 /* aten::movedim(self, source, destination): one Transpose */
@@ -1292,6 +1394,10 @@ const SymEntry sym_opset9_shape[] = {
   { "aten::roll", sym_roll },
   { "aten::movedim", sym_movedim },
   { "aten::take", sym_take },
+  { "aten::cross", sym_cross },
+  { "aten::linalg_cross", sym_cross },
+  { "aten::sort", sym_sort },
+  { "aten::argsort", sym_argsort },
   { "aten::index_fill", sym_index_fill },
   { "aten::index_copy", sym_index_copy },
   { "aten::scatter", sym_scatter_any },

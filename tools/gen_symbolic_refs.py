@@ -193,6 +193,9 @@ OP_CASES = {
     "var_all": (Fn(lambda s, x: x.var(unbiased=False)), [R(2, 3)]),
     "std_mean": (Fn(lambda s, x: torch.std_mean(x, (0, 1))), [R(2, 3, 2)]),
     "var_mean": (Fn(lambda s, x: torch.var_mean(x, 1, keepdim=True)), [R(2, 3)]),
+    "cross": (Fn(lambda s, x, y: torch.cross(x, y, dim=1)), [R(2, 3), R(2, 3)]),
+    "sort": (Fn(lambda s, x: torch.sort(x, 1, descending=True)), [R(2, 5)]),
+    "argsort": (Fn(lambda s, x: torch.argsort(x, 1)), [R(2, 5)]),
 }
 CASES.update(OP_CASES)
 

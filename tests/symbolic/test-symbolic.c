@@ -416,6 +416,9 @@ static const struct { const char *cas, *opset, *why; } known_diffs[] = {
   { "replication_pad", "17", "same" },
   { "std_var", "*", "torch counts the reduced elements at run time (Shape/Gather/ReduceProd); we fold it" },
   { "std_mean", "*", "same" }, { "var_mean", "*", "same" },
+  { "sort", "11", "torch reads the sorted dim's size at run time (Shape/Gather); we fold it" },
+  { "sort", "13", "same" }, { "sort", "17", "same" },
+  { "argsort", "11", "same" }, { "argsort", "13", "same" }, { "argsort", "17", "same" },
 };
 
 /* Exports that match torch's file but not PyTorch's numbers: not run.
