@@ -5,6 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* RoiAlign's bounds on the sampling grid: per axis, and samples per ROI. */
+#define ROI_MAX_GRID (1 << 20)
+#define ROI_MAX_SAMPLES 1e10
+
 /* ---- NonMaxSuppression ---------------------------------------------------- */
 
 typedef struct
@@ -206,10 +210,21 @@ k_roialign (RtCall *call, GError **error)
           rh = MAX (rh, 1.0);
         }
       double bh = rh / (double) oh, bw = rw / (double) ow;
-      gint64 gh = sr > 0 ? sr : (gint64) ceil (rh / (double) oh);
-      gint64 gw = sr > 0 ? sr : (gint64) ceil (rw / (double) ow);
-      gh = MAX (gh, 1);
-      gw = MAX (gw, 1);
+      double gh_d = sr > 0 ? (double) sr : ceil (rh / (double) oh);
+      double gw_d = sr > 0 ? (double) sr : ceil (rw / (double) ow);
+      /* Absurd ROIs or sampling ratios would loop for ever (and a huge
+       * double does not convert to an integer): refuse them. */
+      if (!(gh_d <= ROI_MAX_GRID && gw_d <= ROI_MAX_GRID)
+          || !(MAX (gh_d, 1) * MAX (gw_d, 1) * (double) C * (double) oh * (double) ow
+               <= ROI_MAX_SAMPLES))
+        {
+          rt_call_error (call, error, RT_ERROR_TOO_LARGE,
+                         "ROI %" G_GINT64_FORMAT " needs a sampling grid of %g x %g per bin: too "
+                         "large (a huge ROI or sampling_ratio)", r, gh_d, gw_d);
+          return FALSE;
+        }
+      gint64 gh = MAX ((gint64) gh_d, 1);
+      gint64 gw = MAX ((gint64) gw_d, 1);
       for (gint64 c = 0; c < C; c++)
         for (gint64 ph = 0; ph < oh; ph++)
           for (gint64 pw = 0; pw < ow; pw++)

@@ -99,11 +99,16 @@ broadcast_apply (const RtTensor *a, const RtTensor *b, RtTensor *out, BinFn fn)
   }
 
 #define IS_FLOAT_T(T) ((T) 0.5 != 0)
+/* Integer arithmetic wraps (two's complement), as numpy and ONNX Runtime
+ * do, instead of overflowing (undefined in C): computed in guint64 and
+ * converted back.  IS_FLOAT_T is a constant, so only one branch runs. */
+#define WRAP(T, expr_u, expr_f) (IS_FLOAT_T (T) ? (expr_f) : (T) (expr_u))
+#define U64(v) ((guint64) (gint64) (v))
 
 static inline gint64
 imod_floor (gint64 x, gint64 y)
 {
-  if (y == 0)
+  if (y == 0 || y == -1)   /* x % -1 is 0, and G_MININT64 % -1 overflows */
     return 0;
   gint64 r = x % y;
   return (r != 0 && ((r < 0) != (y < 0))) ? r + y : r;
@@ -112,16 +117,17 @@ imod_floor (gint64 x, gint64 y)
 static inline gint64
 imod_trunc (gint64 x, gint64 y)
 {
-  return y == 0 ? 0 : x % y;
+  return y == 0 || y == -1 ? 0 : x % y;
 }
 
 /* X(E, T, name, expr over x and y of type T) — output of type T.  Integer
- * division by zero gives 0 instead of a crash. */
+ * division by zero gives 0 instead of a crash; MIN / -1 wraps to MIN. */
 #define ARITH_OPS(X, E, T)                                                         \
-  X (E, T, Add, x + y)                                                             \
-  X (E, T, Sub, x - y)                                                             \
-  X (E, T, Mul, x * y)                                                             \
-  X (E, T, Div, IS_FLOAT_T (T) ? x / y : (y == 0 ? 0 : x / y))                     \
+  X (E, T, Add, WRAP (T, U64 (x) + U64 (y), x + y))                                \
+  X (E, T, Sub, WRAP (T, U64 (x) - U64 (y), x - y))                                \
+  X (E, T, Mul, WRAP (T, U64 (x) * U64 (y), x * y))                                \
+  X (E, T, Div, IS_FLOAT_T (T) ? x / y                                             \
+                : y == 0 ? 0 : ((T) -1 < 0 && y == (T) -1) ? (T) (0 - U64 (x)) : x / y) \
   X (E, T, Pow, pow ((double) x, (double) y))                                      \
   X (E, T, Max, (x >= y || x != x) ? x : y)                                        \
   X (E, T, Min, (x <= y || x != x) ? x : y)                                        \
@@ -177,8 +183,8 @@ sigmoid (double x)
 
 /* X(E, T, name, expr over x of type T, params p) */
 #define UNARY_OPS(X, E, T)                                                           \
-  X (E, T, Neg, -x)                                                                  \
-  X (E, T, Abs, x < 0 ? -x : x)                                                      \
+  X (E, T, Neg, WRAP (T, 0 - U64 (x), -x))                                          \
+  X (E, T, Abs, x < 0 ? WRAP (T, 0 - U64 (x), -x) : x)                               \
   X (E, T, Sign, (x > 0) - (x < 0))                                                  \
   X (E, T, Relu, x > 0 ? x : 0)                                                      \
   X (E, T, Not, !x)                                                                  \

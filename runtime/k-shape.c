@@ -457,6 +457,9 @@ k_slice (RtCall *call, GError **error)
           rt_call_error (call, error, RT_ERROR_INVALID_GRAPH, "slice step 0");
           return FALSE;
         }
+      /* A step beyond the dimension takes one element: clamp it so the
+       * stride arithmetic below cannot overflow. */
+      step = CLAMP (step, -(d + 1), d + 1);
       gint64 s = starts[i], e = ends[i];
       if (s < 0)
         s += d;
@@ -699,7 +702,8 @@ k_tile (RtCall *call, GError **error)
           rt_call_error (call, error, RT_ERROR_SHAPE, "negative repeat");
           return FALSE;
         }
-      dims[i] = a->dims[i] * reps[i];
+      /* An absurd product is left for rt_call_output to refuse (-1). */
+      dims[i] = a->dims[i] != 0 && reps[i] > G_MAXINT64 / a->dims[i] ? -1 : a->dims[i] * reps[i];
     }
   RtTensor *o = rt_call_output (call, 0, a->dtype, a->rank, dims, error);
   if (o == NULL)
@@ -1039,7 +1043,7 @@ k_depth_space (RtCall *call, GError **error)
   gint64 bs = rt_attr_i (call->node, "blocksize", 0);
   gboolean to_space = strcmp (graph_node_op_type (call->node), "DepthToSpace") == 0;
   gboolean crd = strcmp (rt_attr_s (call->node, "mode", "DCR"), "CRD") == 0;
-  if (a->rank != 4 || bs <= 0 || (to_space && a->dims[1] % (bs * bs) != 0)
+  if (a->rank != 4 || bs <= 0 || bs > (gint64) 1 << 20 || (to_space && a->dims[1] % (bs * bs) != 0)
       || (!to_space && (a->dims[2] % bs != 0 || a->dims[3] % bs != 0)))
     {
       rt_call_error (call, error, RT_ERROR_SHAPE, "needs a 4-D input divisible by the block size");

@@ -215,6 +215,123 @@ test_absurd_conv_transpose (void)
     }
 }
 
+/* int64 arithmetic at the edges wraps as numpy and ONNX Runtime do, and
+ * is not undefined behaviour (UBSan caught MIN / -1 and -MIN).  Expected
+ * values from numpy 1.24: a + b, a - b, a * 4, -a, np.abs (a), a // b
+ * (ONNX Div truncates; these operands divide exactly or are MIN / -1) and
+ * np.mod (a, b), for a = [MIN, MAX, 7, -8], b = [-1, 1, -1, 2]. */
+static void
+test_int64_wraps (void)
+{
+  const gint64 MIN = G_MININT64, MAX = G_MAXINT64;
+  gint64 a[4] = { MIN, MAX, 7, -8 }, b[4] = { -1, 1, -1, 2 }, four = 4;
+  static const struct { const char *op; gboolean unary, times4; gint64 want[4]; } cases[] = {
+    { "Add", FALSE, FALSE, { G_MAXINT64, G_MININT64, 6, -6 } },
+    { "Sub", FALSE, FALSE, { G_MININT64 + 1, G_MAXINT64 - 1, 8, -10 } },
+    { "Mul", FALSE, TRUE, { 0, -4, 28, -32 } },
+    { "Div", FALSE, FALSE, { G_MININT64, G_MAXINT64, -7, -4 } },
+    { "Mod", FALSE, FALSE, { 0, 0, 0, 0 } },
+    { "Neg", TRUE, FALSE, { G_MININT64, G_MININT64 + 1, -7, 8 } },
+    { "Abs", TRUE, FALSE, { G_MININT64, G_MAXINT64, 7, 8 } },
+  };
+  (void) MIN;
+  (void) MAX;
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr (Graph) g = new_graph ();
+      g_autoptr (Tensor) ta = tensor_new_int64_vector (4, a);
+      g_autoptr (Tensor) tb = cases[i].times4 ? tensor_new_scalar_int64 (GRAPH_DTYPE_INT64, four)
+                                              : tensor_new_int64_vector (4, b);
+      GraphValue *va = graph_op (g, "Constant", "value_t", ta, NULL);
+      GraphValue *vb = graph_op (g, "Constant", "value_t", tb, NULL);
+      GraphValue *y = cases[i].unary ? graph_op (g, cases[i].op, va, NULL)
+                                     : graph_op (g, cases[i].op, va, vb, NULL);
+      graph_value_set_name (y, "y");
+      graph_add_output (g, y);
+      g_autoptr (GError) error = NULL;
+      g_autoptr (RtSession) s = rt_session_new (g, NULL, &error);
+      g_assert_no_error (error);
+      g_autoptr (GHashTable) out = table_new ();
+      g_assert_true (rt_session_run (s, NULL, out, &error));
+      g_assert_no_error (error);
+      Tensor *t = g_hash_table_lookup (out, "y");
+      for (guint k = 0; k < 4; k++)
+        if (tensor_get_int64 (t, k) != cases[i].want[k])
+          g_error ("%s element %u: %" G_GINT64_FORMAT ", numpy gives %" G_GINT64_FORMAT,
+                   cases[i].op, k, tensor_get_int64 (t, k), cases[i].want[k]);
+    }
+}
+
+/* Absurd sizes in attributes and shape inputs are errors (or, for a
+ * Slice step beyond the axis, one element), never an overflow or a hang:
+ * UBSan and a 60 s timeout caught each of these. */
+static void
+test_absurd_shape_arguments (void)
+{
+  const gint64 big = G_GINT64_CONSTANT (4611686018427387904);   /* 2^62 */
+  gint64 dx[4] = { 1, 2, 4, 4 };
+  float vx[32] = { 0 };
+  for (guint i = 0; i < 4; i++)
+    {
+      g_autoptr (Graph) g = new_graph ();
+      GraphValue *x = float_input (g, "x", 4, dx);
+      gint64 reps[4] = { 1, 1, big, 2 }, one = 1, zero = 0, end = big, step = big;
+      g_autoptr (Tensor) tr = tensor_new_int64_vector (4, reps);
+      g_autoptr (Tensor) ts = tensor_new_int64_vector (1, &zero);
+      g_autoptr (Tensor) te = tensor_new_int64_vector (1, &end);
+      g_autoptr (Tensor) ta = tensor_new_int64_vector (1, &one);
+      g_autoptr (Tensor) tp = tensor_new_int64_vector (1, &step);
+      float roi[4] = { 0, 0, 2, 2 };
+      gint64 rdims[2] = { 1, 4 };
+      g_autoptr (Tensor) trois = tensor_new_from_data (GRAPH_DTYPE_FLOAT, 2, rdims, roi, sizeof roi,
+                                                       NULL);
+      g_autoptr (Tensor) tbi = tensor_new_int64_vector (1, &zero);
+      GraphValue *y = NULL;
+      const char *needle = NULL;
+      int code = RT_ERROR_SHAPE;
+      if (i == 0)
+        {
+          y = graph_op (g, "Tile", x, graph_op (g, "Constant", "value_t", tr, NULL), NULL);
+          needle = "Tile";
+          code = RT_ERROR_TOO_LARGE;
+        }
+      else if (i == 1)
+        y = graph_op (g, "Slice", x, graph_op (g, "Constant", "value_t", ts, NULL),
+                      graph_op (g, "Constant", "value_t", te, NULL),
+                      graph_op (g, "Constant", "value_t", ta, NULL),
+                      graph_op (g, "Constant", "value_t", tp, NULL), NULL);
+      else if (i == 2)
+        {
+          y = graph_op (g, "DepthToSpace", x, "blocksize_i", big, NULL);
+          needle = "block size";
+        }
+      else
+        {
+          y = graph_op (g, "RoiAlign", x, graph_op (g, "Constant", "value_t", trois, NULL),
+                        graph_op (g, "Constant", "value_t", tbi, NULL), "output_height_i",
+                        (gint64) 2, "output_width_i", (gint64) 2, "sampling_ratio_i", big, NULL);
+          needle = "sampling grid";
+          code = RT_ERROR_TOO_LARGE;
+        }
+      graph_value_set_name (y, "y");
+      graph_add_output (g, y);
+      g_autoptr (GHashTable) in = table_new ();
+      g_hash_table_insert (in, g_strdup ("x"), float_tensor (4, dx, vx));
+      if (needle)
+        {
+          expect_run_error (g, in, code, needle);
+          continue;
+        }
+      g_autoptr (GError) error = NULL;
+      g_autoptr (RtSession) s = rt_session_new (g, NULL, &error);
+      g_assert_no_error (error);
+      g_autoptr (GHashTable) out = table_new ();
+      g_assert_true (rt_session_run (s, in, out, &error));
+      g_assert_no_error (error);
+      g_assert_cmpint (tensor_dim (g_hash_table_lookup (out, "y"), 1), ==, 1);
+    }
+}
+
 static void
 test_absurd_constant_of_shape (void)
 {
@@ -310,6 +427,8 @@ test_session_register (void)
   g_test_add_func ("/runtime/bad-input/zero-strides", test_zero_strides);
   g_test_add_func ("/runtime/bad-input/absurd-constant-of-shape", test_absurd_constant_of_shape);
   g_test_add_func ("/runtime/bad-input/absurd-conv-transpose", test_absurd_conv_transpose);
+  g_test_add_func ("/runtime/bad-input/int64-wraps", test_int64_wraps);
+  g_test_add_func ("/runtime/bad-input/absurd-shape-arguments", test_absurd_shape_arguments);
   g_test_add_func ("/runtime/bad-input/inputs", test_bad_inputs);
   g_test_add_func ("/runtime/bad-input/gather-out-of-range", test_gather_out_of_range);
   g_test_add_func ("/runtime/compare", test_compare);
