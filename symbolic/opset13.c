@@ -35,7 +35,11 @@ sym_log_softmax13 (SymContext *ctx, GraphNode *n, GraphValue **out, GError **err
   return softmax13 (ctx, n, out, error, "LogSoftmax");
 }
 
+/* opset9-math.c: frobenius_norm over every dim becomes ReduceL2 at 13 */
+gboolean sym_frobenius_norm_any (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error);
+
 const SymEntry sym_opset13_table[] = {
+  { "aten::frobenius_norm", sym_frobenius_norm_any },
   { "aten::softmax", sym_softmax13 },
   { "aten::log_softmax", sym_log_softmax13 },
 };

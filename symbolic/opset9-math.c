@@ -805,6 +805,134 @@ sym_std_mean (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   return TRUE;
 }
 
+/* torch's _reducesum_helper: ReduceSum, with noop_with_empty_axes=0 from 13 */
+static GraphValue *
+reducesum (SymContext *ctx, GraphValue *v, gsize n, const gint64 *axes, gboolean keep)
+{
+  GraphValue *r = sym_reduce (ctx, "ReduceSum", v, n, axes, keep);
+  if (r && sym_opset (ctx) >= 13)
+    graph_node_set_i (graph_value_node (r), "noop_with_empty_axes", 0);
+  return r;
+}
+
+/* aten::cosine_similarity(x1, x2, dim, eps) */
+static gboolean
+sym_cosine_similarity (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *a, *b;
+  gint64 dim;
+  double eps;
+  if (!sym_parse_args (ctx, n, "vvif", &a, &b, &dim, &eps, error))
+    return FALSE;
+  GraphValue *ab = reducesum (ctx, graph_op (G, "Mul", a, b, NULL), 1, &dim, FALSE);
+  GraphValue *aa = reducesum (ctx, graph_op (G, "Mul", a, a, NULL), 1, &dim, FALSE);
+  GraphValue *bb = reducesum (ctx, graph_op (G, "Mul", b, b, NULL), 1, &dim, FALSE);
+  GraphValue *den = graph_op (G, "Sqrt", graph_op (G, "Mul", aa, bb, NULL), NULL);
+  den = graph_op (G, "Max", den, float_1d (ctx, eps), NULL);
+  out[0] = graph_op (G, "Div", ab, den, NULL);
+  return TRUE;
+}
+
+/* aten::pairwise_distance(x1, x2, p, eps, keepdim), as torch writes it:
+ * (sum (x1 - x2)^p)^(1 / (p + eps)) over the last dim. */
+static gboolean
+sym_pairwise_distance (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *a, *b;
+  double p, eps;
+  gboolean keep;
+  if (!sym_parse_args (ctx, n, "vvffb", &a, &b, &p, &eps, &keep, error))
+    return FALSE;
+  gint64 last = -1;
+  GraphValue *d = graph_op (G, "Pow", graph_op (G, "Sub", a, b, NULL), sym_scalar_like (ctx, p, a), NULL);
+  GraphValue *sum = reducesum (ctx, d, 1, &last, keep);
+  out[0] = graph_op (G, "Pow", sum, float_1d (ctx, (float) 1.0 / (float) (p + (float) eps)), NULL);
+  return TRUE;
+}
+
+/* aten::norm(self, p, dim, keepdim): ReduceL1 / ReduceL2 */
+static gboolean
+sym_norm (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self;
+  double p;
+  gsize nd;
+  const gint64 *dims;
+  gboolean keep;
+  if (graph_node_n_inputs (n) != 4)
+    return sym_unimplemented (ctx, n, error, "norm with %u arguments", graph_node_n_inputs (n));
+  if (!sym_parse_args (ctx, n, "v,f,is,b", &self, &p, &nd, &dims, &keep, error))
+    return FALSE;
+  if (p != 1.0 && p != 2.0)
+    return sym_unimplemented (ctx, n, error, "p-norm with p = %g (only 1 and 2)", p);
+  out[0] = sym_reduce (ctx, p == 1.0 ? "ReduceL1" : "ReduceL2", self, nd, dims, keep);
+  return TRUE;
+}
+
+/* aten::frobenius_norm(self, dim, keepdim): Sqrt(ReduceSum(x * x)); from
+ * 13 an empty dim is one ReduceL2. */
+gboolean sym_frobenius_norm_any (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error);
+
+gboolean
+sym_frobenius_norm_any (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self;
+  gsize nd = 0;
+  const gint64 *dims = NULL;
+  gboolean keep = FALSE;
+  if (!sym_parse_args (ctx, n, "v,is,b", &self, &nd, &dims, &keep, error))
+    return FALSE;
+  if (nd == 0 && sym_opset (ctx) >= 13)
+    {
+      out[0] = sym_reduce (ctx, "ReduceL2", self, 0, NULL, FALSE);
+      return TRUE;
+    }
+  GraphValue *sq = graph_op (G, "Mul", self, self, NULL);
+  out[0] = graph_op (G, "Sqrt", reducesum (ctx, sq, nd, dims, keep), NULL);
+  return TRUE;
+}
+
+/* aten::linalg_vector_norm(self, ord, dim, keepdim, dtype) */
+static gboolean
+sym_linalg_vector_norm (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self;
+  double ord;
+  gboolean keep;
+  gsize nd = 0;
+  const gint64 *dims = NULL;
+  if (!sym_parse_args (ctx, n, "vf", &self, &ord, error)
+      || !sym_parse_args (ctx, n, "none,none,none,b", &keep, error))
+    return FALSE;
+  if (graph_node_n_inputs (n) > 4 && !sym_is_none (graph_node_input (n, 4)))
+    return sym_unimplemented (ctx, n, error, "linalg_vector_norm with a dtype");
+  if (sym_is_none (graph_node_input (n, 2)))
+    {
+      static const gint64 flat[] = { -1 };
+      static const gint64 zero[] = { 0 };
+      self = sym_reshape_static (ctx, self, 1, flat);
+      keep = FALSE;
+      /* torch passes axes=None to a Reduce of the flattened input */
+      (void) zero;
+    }
+  else if (!sym_parse_args (ctx, n, "none,none,is", &nd, &dims, error))
+    return FALSE;
+  if (ord == 0)
+    return sym_unimplemented (ctx, n, error, "ord=0");
+  if (isinf (ord))
+    {
+      out[0] = sym_reduce (ctx, ord > 0 ? "ReduceMax" : "ReduceMin", graph_op (G, "Abs", self, NULL),
+                           nd, dims, keep);
+      return TRUE;
+    }
+  GraphValue *o = sym_const_scalar (ctx, GRAPH_DTYPE_FLOAT, ord);
+  GraphValue *pw = graph_op (G, "Pow", graph_op (G, "Abs", self, NULL), o, NULL);
+  GraphValue *sum = reducesum (ctx, pw, nd, dims, keep);
+  out[0] = graph_op (G, "Pow", sum, sym_const_scalar (ctx, GRAPH_DTYPE_FLOAT, (float) (1.0f / (float) ord)),
+                     NULL);
+  return TRUE;
+}
+
 const SymEntry sym_opset9_math[] = {
   { "aten::abs", sym_abs },         { "aten::neg", sym_neg },
   { "aten::sqrt", sym_sqrt },       { "aten::exp", sym_exp },
@@ -859,5 +987,10 @@ const SymEntry sym_opset9_math[] = {
   { "aten::softshrink", sym_softshrink },
   { "aten::var", sym_var },         { "aten::std", sym_std },
   { "aten::var_mean", sym_var_mean }, { "aten::std_mean", sym_std_mean },
+  { "aten::cosine_similarity", sym_cosine_similarity },
+  { "aten::pairwise_distance", sym_pairwise_distance },
+  { "aten::norm", sym_norm },
+  { "aten::frobenius_norm", sym_frobenius_norm_any },
+  { "aten::linalg_vector_norm", sym_linalg_vector_norm },
 };
 const gsize sym_opset9_math_len = G_N_ELEMENTS (sym_opset9_math);

@@ -196,6 +196,12 @@ OP_CASES = {
     "cross": (Fn(lambda s, x, y: torch.cross(x, y, dim=1)), [R(2, 3), R(2, 3)]),
     "sort": (Fn(lambda s, x: torch.sort(x, 1, descending=True)), [R(2, 5)]),
     "argsort": (Fn(lambda s, x: torch.argsort(x, 1)), [R(2, 5)]),
+    "cosine_similarity": (Fn(lambda s, x, y: F.cosine_similarity(x, y, 1)), [R(2, 3), R(2, 3)]),
+    "pairwise_distance": (Fn(lambda s, x, y: F.pairwise_distance(x, y)), [R(2, 3), R(2, 3)]),
+    "norm_p": (Fn(lambda s, x: x.norm(p=1, dim=1) + x.norm(p=2, dim=1)), [R(2, 3)]),
+    "frobenius_norm": (Fn(lambda s, x: torch.norm(x, dim=(0, 1))), [R(2, 3)]),
+    "linalg_vector_norm": (Fn(lambda s, x: torch.linalg.vector_norm(x, 3, dim=1)), [R(2, 3)]),
+    "frobenius_norm_all": (Fn(lambda s, x: torch.frobenius_norm(x, [], False)), [R(2, 3)]),
 }
 CASES.update(OP_CASES)
 
