@@ -1334,6 +1334,47 @@ sym_index_copy (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   return index_scatter (ctx, n, out, error, FALSE);
 }
 
+/* aten::index_add(self, dim, index, source, alpha): source scattered-added
+ * along dim at index (unsqueezed and expanded to source's shape), as
+ * torch's opset-9 scatter_add (at every opset: zeros, a scatter, Add).
+ * torch computes the expanded shapes at run time (Slice/Shape/Expand); we
+ * need them static.  Like torch's export, duplicate indices are not summed. */
+static gboolean
+sym_index_add (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self, *index, *src;
+  gint64 dim;
+  if (!sym_parse_args (ctx, n, "vivv", &self, &dim, &index, &src, error))
+    return FALSE;
+  double alpha;
+  GraphValue *a = graph_node_n_inputs (n) > 4 ? graph_node_input (n, 4) : NULL;
+  if (a && !sym_is_none (a) && (!sym_get_const_double (a, &alpha) || alpha != 1.0))
+    return sym_unimplemented (ctx, n, error, "index_add with alpha != 1");
+  int rank = sym_rank (self), srank = sym_rank (src), irank = sym_rank (index);
+  gint64 dims[TENSOR_MAX_RANK], sdims[TENSOR_MAX_RANK];
+  if (rank < 1 || rank > TENSOR_MAX_RANK || srank != rank || irank != 1
+      || !sym_static_shape (self, dims) || !sym_static_shape (src, sdims))
+    return sym_unimplemented (ctx, n, error, "index_add of dynamic shapes");
+  if (dim < 0)
+    dim += rank;
+  if (dim < 0 || dim >= rank)
+    return sym_unimplemented (ctx, n, error, "dim out of range");
+  gint64 axes[TENSOR_MAX_RANK];
+  gsize na = 0;
+  for (int i = 0; i < rank; i++)
+    if (i != dim)
+      axes[na++] = i;
+  GraphValue *idx = na ? sym_unsqueeze (ctx, index, na, axes) : index;
+  idx = graph_op (G, "Expand", idx, sym_const_ints (ctx, (gsize) rank, sdims), NULL);
+  GraphValue *zeros = const_filled (ctx, (gsize) rank, dims, sym_dtype (self), 0.0);
+  if (zeros == NULL)
+    return sym_unimplemented (ctx, n, error, "index_add of this element type");
+  const char *op = sym_opset (ctx) >= 11 ? "ScatterElements" : "Scatter";
+  GraphValue *to_add = graph_op (G, op, zeros, idx, src, "axis_i", dim, NULL);
+  out[0] = graph_op (G, "Add", self, to_add, NULL);
+  return TRUE;
+}
+
 const SymEntry sym_opset9_shape[] = {
   { "aten::size", sym_size_op },
   { "aten::contiguous", sym_identity },
@@ -1400,6 +1441,7 @@ const SymEntry sym_opset9_shape[] = {
   { "aten::argsort", sym_argsort },
   { "aten::index_fill", sym_index_fill },
   { "aten::index_copy", sym_index_copy },
+  { "aten::index_add", sym_index_add },
   { "aten::scatter", sym_scatter_any },
   { "aten::scatter_add", sym_scatter_add },
   { "aten::pixel_unshuffle", sym_pixel_unshuffle },

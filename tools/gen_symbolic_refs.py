@@ -202,6 +202,7 @@ OP_CASES = {
     "frobenius_norm": (Fn(lambda s, x: torch.norm(x, dim=(0, 1))), [R(2, 3)]),
     "linalg_vector_norm": (Fn(lambda s, x: torch.linalg.vector_norm(x, 3, dim=1)), [R(2, 3)]),
     "frobenius_norm_all": (Fn(lambda s, x: torch.frobenius_norm(x, [], False)), [R(2, 3)]),
+    "index_add": (Fn(lambda s, x, y: x.index_add(0, torch.tensor([2, 0]), y)), [R(3, 4), R(2, 4)]),
 }
 CASES.update(OP_CASES)
 
