@@ -1375,6 +1375,64 @@ sym_index_add (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   return TRUE;
 }
 
+/* aten::meshgrid(tensors, indexing="ij"|"xy"): each input flattened,
+ * reshaped to 1 everywhere but its own axis and expanded to the grid.
+ * torch reads the lengths with Shape at run time; we need them static. */
+static gboolean
+sym_meshgrid (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  const char *indexing = "ij";
+  if (graph_node_n_inputs (n) > 1 && !sym_is_none (graph_node_input (n, 1))
+      && !sym_parse_args (ctx, n, "none,s", &indexing, error))
+    return FALSE;
+  gboolean xy = g_str_equal (indexing, "xy");
+  if (!xy && !g_str_equal (indexing, "ij"))
+    return sym_unimplemented (ctx, n, error, "meshgrid indexing '%s'", indexing);
+  g_autoptr (GPtrArray) ts = sym_list_values (ctx, graph_node_input (n, 0), error);
+  if (ts == NULL)
+    return FALSE;
+  guint k = ts->len;
+  if (k == 0 || k > TENSOR_MAX_RANK || (xy && k < 2))
+    return sym_unimplemented (ctx, n, error, "meshgrid of %u tensors", k);
+  if (xy)
+    {
+      gpointer t = ts->pdata[0];
+      ts->pdata[0] = ts->pdata[1];
+      ts->pdata[1] = t;
+    }
+  gint64 len[TENSOR_MAX_RANK];
+  for (guint i = 0; i < k; i++)
+    {
+      gint64 d[TENSOR_MAX_RANK];
+      int r = sym_rank (ts->pdata[i]);
+      if (r < 0 || r > 1 || !sym_static_shape (ts->pdata[i], d))
+        return sym_unimplemented (ctx, n, error, "meshgrid of inputs of dynamic shape");
+      len[i] = r == 0 ? 1 : d[0];
+    }
+  static const gint64 flat[] = { -1 };
+  GraphValue *vals[TENSOR_MAX_RANK];
+  GraphValue *flats[TENSOR_MAX_RANK];
+  for (guint i = 0; i < k; i++)
+    flats[i] = sym_reshape_static (ctx, ts->pdata[i], 1, flat);
+  for (guint i = 0; i < k; i++)
+    {
+      gint64 shape[TENSOR_MAX_RANK];
+      for (guint j = 0; j < k; j++)
+        shape[j] = j == i ? len[i] : 1;
+      GraphValue *t = sym_reshape_static (ctx, flats[i], k, shape);
+      vals[i] = graph_op (G, "Expand", t, sym_const_ints (ctx, k, len), NULL);
+    }
+  if (xy)
+    {
+      GraphValue *t = vals[0];
+      vals[0] = vals[1];
+      vals[1] = t;
+    }
+  sym_set_list_output (ctx, n, 0, k, vals);
+  out[0] = NULL;
+  return TRUE;
+}
+
 const SymEntry sym_opset9_shape[] = {
   { "aten::size", sym_size_op },
   { "aten::contiguous", sym_identity },
@@ -1435,6 +1493,7 @@ const SymEntry sym_opset9_shape[] = {
   { "aten::roll", sym_roll },
   { "aten::movedim", sym_movedim },
   { "aten::take", sym_take },
+  { "aten::meshgrid", sym_meshgrid },
   { "aten::cross", sym_cross },
   { "aten::linalg_cross", sym_cross },
   { "aten::sort", sym_sort },

@@ -203,6 +203,8 @@ OP_CASES = {
     "linalg_vector_norm": (Fn(lambda s, x: torch.linalg.vector_norm(x, 3, dim=1)), [R(2, 3)]),
     "frobenius_norm_all": (Fn(lambda s, x: torch.frobenius_norm(x, [], False)), [R(2, 3)]),
     "index_add": (Fn(lambda s, x, y: x.index_add(0, torch.tensor([2, 0]), y)), [R(3, 4), R(2, 4)]),
+    "meshgrid": (Fn(lambda s, x, y: torch.meshgrid(x, y, indexing="ij")), [R(3), R(4)]),
+    "meshgrid_xy": (Fn(lambda s, x, y: torch.meshgrid(x, y, indexing="xy")), [R(3), R(4)]),
 }
 CASES.update(OP_CASES)
 

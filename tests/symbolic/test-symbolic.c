@@ -410,6 +410,8 @@ static const struct { const char *cas, *opset, *why; } known_diffs[] = {
   { "embedding_bag_mean", "17", "same" },
   { "index_fill", "*", "torch computes the expanded index shape at run time (Shape/Scatter/Expand); we fold it" },
   { "index_copy", "*", "same" }, { "index_add", "*", "same" },
+  { "meshgrid", "*", "torch reads the input lengths with Shape at run time; we fold them" },
+  { "meshgrid_xy", "*", "same" },
   { "reflection_pad", "11", "torch builds the pads input at run time; we fold it" },
   { "reflection_pad", "13", "same" }, { "reflection_pad", "17", "same" },
   { "replication_pad", "11", "same" }, { "replication_pad", "13", "same" },
