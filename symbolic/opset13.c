@@ -38,7 +38,43 @@ sym_log_softmax13 (SymContext *ctx, GraphNode *n, GraphValue **out, GError **err
 /* opset9-math.c: frobenius_norm over every dim becomes ReduceL2 at 13 */
 gboolean sym_frobenius_norm_any (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error);
 
+/* aten::tensor_split(self, sections, dim) with an int number of sections
+ * and a static dim size: one Split, the first size % sections pieces one
+ * longer (from 13, as torch).  The index-list form is not handled. */
+static gboolean
+sym_tensor_split13 (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self;
+  gint64 sections, dim;
+  GraphType *st = graph_value_type (graph_node_input (n, 1));
+  if (st == NULL || graph_type_kind (st) != GRAPH_TYPE_INT)
+    return sym_unimplemented (ctx, n, error, "tensor_split with a list of indices");
+  if (!sym_parse_args (ctx, n, "vii", &self, &sections, &dim, error))
+    return FALSE;
+  int rank = sym_rank (self);
+  gint64 dims[TENSOR_MAX_RANK];
+  gint64 ax = dim < 0 && rank > 0 ? dim + rank : dim;
+  if (rank <= 0 || ax < 0 || ax >= rank || !sym_static_shape (self, dims))
+    return sym_unimplemented (ctx, n, error, "tensor_split of a dynamic size");
+  if (sections <= 0 || sections > 256)
+    return sym_unimplemented (ctx, n, error, "tensor_split into %" G_GINT64_FORMAT " sections",
+                              sections);
+  gint64 sizes[256];
+  for (gint64 i = 0; i < sections; i++)
+    sizes[i] = dims[ax] / sections + (i < dims[ax] % sections ? 1 : 0);
+  GraphNode *sp = sym_split (ctx, self, dim, (guint) sections, sizes);
+  if (sp == NULL)
+    return FALSE;
+  GraphValue *vals[256];
+  for (guint i = 0; i < (guint) sections; i++)
+    vals[i] = graph_node_output (sp, i);
+  sym_set_list_output (ctx, n, 0, (guint) sections, vals);
+  out[0] = NULL;
+  return TRUE;
+}
+
 const SymEntry sym_opset13_table[] = {
+  { "aten::tensor_split", sym_tensor_split13 },
   { "aten::frobenius_norm", sym_frobenius_norm_any },
   { "aten::softmax", sym_softmax13 },
   { "aten::log_softmax", sym_log_softmax13 },

@@ -205,6 +205,7 @@ OP_CASES = {
     "index_add": (Fn(lambda s, x, y: x.index_add(0, torch.tensor([2, 0]), y)), [R(3, 4), R(2, 4)]),
     "meshgrid": (Fn(lambda s, x, y: torch.meshgrid(x, y, indexing="ij")), [R(3), R(4)]),
     "meshgrid_xy": (Fn(lambda s, x, y: torch.meshgrid(x, y, indexing="xy")), [R(3), R(4)]),
+    "tensor_split": (Fn(lambda s, x: torch.tensor_split(x, 3, dim=1)), [R(2, 7)]),
 }
 CASES.update(OP_CASES)
 

@@ -412,6 +412,8 @@ static const struct { const char *cas, *opset, *why; } known_diffs[] = {
   { "index_copy", "*", "same" }, { "index_add", "*", "same" },
   { "meshgrid", "*", "torch reads the input lengths with Shape at run time; we fold them" },
   { "meshgrid_xy", "*", "same" },
+  { "tensor_split", "13", "torch computes the sizes at run time into a sequence (SplitToSequence); we Split statically" },
+  { "tensor_split", "17", "same" },
   { "reflection_pad", "11", "torch builds the pads input at run time; we fold it" },
   { "reflection_pad", "13", "same" }, { "reflection_pad", "17", "same" },
   { "replication_pad", "11", "same" }, { "replication_pad", "13", "same" },
