@@ -1433,6 +1433,45 @@ sym_meshgrid (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   return TRUE;
 }
 
+/* aten::broadcast_tensors(tensors): each Expanded to the broadcast shape.
+ * torch finds that shape at run time (ConstantOfShape of Shape, Adds,
+ * Shape); we need static input shapes and write it as a constant. */
+static gboolean
+sym_broadcast_tensors (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  g_autoptr (GPtrArray) ts = sym_list_values (ctx, graph_node_input (n, 0), error);
+  if (ts == NULL)
+    return FALSE;
+  if (ts->len == 0 || ts->len > 64)
+    return sym_unimplemented (ctx, n, error, "broadcast_tensors of %u tensors", ts->len);
+  gint64 shape[TENSOR_MAX_RANK];
+  int rank = 0;
+  for (guint i = 0; i < ts->len; i++)
+    {
+      gint64 d[TENSOR_MAX_RANK];
+      int r = sym_rank (ts->pdata[i]);
+      if (r < 0 || r > TENSOR_MAX_RANK || !sym_static_shape (ts->pdata[i], d))
+        return sym_unimplemented (ctx, n, error, "broadcast_tensors of dynamic shapes");
+      /* right-aligned numpy broadcasting */
+      for (int k = 0; k < r; k++)
+        {
+          int pos = TENSOR_MAX_RANK - r + k;
+          gint64 cur = TENSOR_MAX_RANK - pos <= rank ? shape[pos] : 1;
+          if (cur != 1 && d[k] != 1 && cur != d[k])
+            return sym_unimplemented (ctx, n, error, "shapes that do not broadcast");
+          shape[pos] = cur == 1 ? d[k] : cur;
+        }
+      rank = MAX (rank, r);
+    }
+  GraphValue *vals[64];
+  for (guint i = 0; i < ts->len; i++)
+    vals[i] = graph_op (G, "Expand", ts->pdata[i],
+                        sym_const_ints (ctx, (gsize) rank, shape + TENSOR_MAX_RANK - rank), NULL);
+  sym_set_list_output (ctx, n, 0, ts->len, vals);
+  out[0] = NULL;
+  return TRUE;
+}
+
 const SymEntry sym_opset9_shape[] = {
   { "aten::size", sym_size_op },
   { "aten::contiguous", sym_identity },
@@ -1494,6 +1533,7 @@ const SymEntry sym_opset9_shape[] = {
   { "aten::movedim", sym_movedim },
   { "aten::take", sym_take },
   { "aten::meshgrid", sym_meshgrid },
+  { "aten::broadcast_tensors", sym_broadcast_tensors },
   { "aten::cross", sym_cross },
   { "aten::linalg_cross", sym_cross },
   { "aten::sort", sym_sort },

@@ -206,6 +206,7 @@ OP_CASES = {
     "meshgrid": (Fn(lambda s, x, y: torch.meshgrid(x, y, indexing="ij")), [R(3), R(4)]),
     "meshgrid_xy": (Fn(lambda s, x, y: torch.meshgrid(x, y, indexing="xy")), [R(3), R(4)]),
     "tensor_split": (Fn(lambda s, x: torch.tensor_split(x, 3, dim=1)), [R(2, 7)]),
+    "broadcast_tensors": (Fn(lambda s, x, y: torch.broadcast_tensors(x, y)), [R(3, 1), R(2, 1, 4)]),
 }
 CASES.update(OP_CASES)
 

@@ -412,6 +412,7 @@ static const struct { const char *cas, *opset, *why; } known_diffs[] = {
   { "index_copy", "*", "same" }, { "index_add", "*", "same" },
   { "meshgrid", "*", "torch reads the input lengths with Shape at run time; we fold them" },
   { "meshgrid_xy", "*", "same" },
+  { "broadcast_tensors", "*", "torch finds the broadcast shape at run time (Shape/ConstantOfShape/Add); we fold it" },
   { "tensor_split", "13", "torch computes the sizes at run time into a sequence (SplitToSequence); we Split statically" },
   { "tensor_split", "17", "same" },
   { "reflection_pad", "11", "torch builds the pads input at run time; we fold it" },
