@@ -1472,6 +1472,61 @@ sym_broadcast_tensors (SymContext *ctx, GraphNode *n, GraphValue **out, GError *
   return TRUE;
 }
 
+/* aten::repeat_interleave(self, repeats, dim, output_size) with a constant
+ * scalar repeats (int or 1-element) and a static input: Unsqueeze after
+ * dim, Expand by repeats, Reshape (dim None: of the flattened input).
+ * torch splits the input into its elements along dim and expands each;
+ * the result is the same.  Per-element repeats are not handled. */
+static gboolean
+sym_repeat_interleave (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self;
+  gint64 reps, dim = 0;
+  if (!sym_parse_args (ctx, n, "v", &self, error))
+    return FALSE;
+  g_autoptr (GArray) rv = sym_get_const_ints (graph_node_input (n, 1));
+  if (!sym_get_const_int (graph_node_input (n, 1), &reps))
+    {
+      if (rv == NULL || rv->len != 1)
+        return sym_unimplemented (ctx, n, error, "repeat_interleave with per-element repeats");
+      reps = g_array_index (rv, gint64, 0);
+    }
+  gint64 dims[TENSOR_MAX_RANK];
+  int rank = sym_rank (self);
+  if (rank < 0 || rank >= TENSOR_MAX_RANK || !sym_static_shape (self, dims) || reps < 0)
+    return sym_unimplemented (ctx, n, error, "repeat_interleave of a dynamic shape");
+  GraphValue *d = graph_node_n_inputs (n) > 2 ? graph_node_input (n, 2) : NULL;
+  if (d == NULL || sym_is_none (d))
+    {
+      static const gint64 flat[] = { -1 };
+      gint64 numel = 1;
+      for (int i = 0; i < rank; i++)
+        numel *= dims[i];
+      self = sym_reshape_static (ctx, self, 1, flat);
+      rank = 1;
+      dims[0] = numel;
+    }
+  else if (!sym_parse_args (ctx, n, "none,none,i", &dim, error))
+    return FALSE;
+  if (dim < 0)
+    dim += rank;
+  if (dim < 0 || dim >= rank)
+    return sym_unimplemented (ctx, n, error, "dim out of range");
+  gint64 ex[TENSOR_MAX_RANK], res[TENSOR_MAX_RANK];
+  for (int i = 0, j = 0; i < rank; i++)
+    {
+      ex[j++] = dims[i];
+      if (i == dim)
+        ex[j++] = reps;
+      res[i] = i == dim ? dims[i] * reps : dims[i];
+    }
+  gint64 ax = dim + 1;
+  GraphValue *u = sym_unsqueeze (ctx, self, 1, &ax);
+  u = graph_op (G, "Expand", u, sym_const_ints (ctx, (gsize) rank + 1, ex), NULL);
+  out[0] = sym_reshape_static (ctx, u, (gsize) rank, res);
+  return TRUE;
+}
+
 const SymEntry sym_opset9_shape[] = {
   { "aten::size", sym_size_op },
   { "aten::contiguous", sym_identity },
@@ -1533,6 +1588,7 @@ const SymEntry sym_opset9_shape[] = {
   { "aten::movedim", sym_movedim },
   { "aten::take", sym_take },
   { "aten::meshgrid", sym_meshgrid },
+  { "aten::repeat_interleave", sym_repeat_interleave },
   { "aten::broadcast_tensors", sym_broadcast_tensors },
   { "aten::cross", sym_cross },
   { "aten::linalg_cross", sym_cross },

@@ -207,6 +207,8 @@ OP_CASES = {
     "meshgrid_xy": (Fn(lambda s, x, y: torch.meshgrid(x, y, indexing="xy")), [R(3), R(4)]),
     "tensor_split": (Fn(lambda s, x: torch.tensor_split(x, 3, dim=1)), [R(2, 7)]),
     "broadcast_tensors": (Fn(lambda s, x, y: torch.broadcast_tensors(x, y)), [R(3, 1), R(2, 1, 4)]),
+    "repeat_interleave": (Fn(lambda s, x: x.repeat_interleave(2, dim=1)), [R(2, 3)]),
+    "repeat_interleave_flat": (Fn(lambda s, x: x.repeat_interleave(3)), [R(2, 2)]),
 }
 CASES.update(OP_CASES)
 

@@ -412,6 +412,8 @@ static const struct { const char *cas, *opset, *why; } known_diffs[] = {
   { "index_copy", "*", "same" }, { "index_add", "*", "same" },
   { "meshgrid", "*", "torch reads the input lengths with Shape at run time; we fold them" },
   { "meshgrid_xy", "*", "same" },
+  { "repeat_interleave", "*", "torch splits into elements and expands each (Split/Expand/Concat); we Unsqueeze/Expand/Reshape once" },
+  { "repeat_interleave_flat", "*", "same" },
   { "broadcast_tensors", "*", "torch finds the broadcast shape at run time (Shape/ConstantOfShape/Add); we fold it" },
   { "tensor_split", "13", "torch computes the sizes at run time into a sequence (SplitToSequence); we Split statically" },
   { "tensor_split", "17", "same" },
