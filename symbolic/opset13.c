@@ -73,7 +73,54 @@ sym_tensor_split13 (SymContext *ctx, GraphNode *n, GraphValue **out, GError **er
   return TRUE;
 }
 
+/* aten::diagonal(self, offset, dim1, dim2) with a static input: dim1 and
+ * dim2 moved last (Transpose), flattened into one (Reshape) and the
+ * diagonal's positions gathered (Gather of a constant).  torch (from 13)
+ * builds a mask with EyeLike and computes the shapes at run time; the
+ * values are the same. */
+static gboolean
+sym_diagonal13 (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self;
+  gint64 offset, d1, d2;
+  if (!sym_parse_args (ctx, n, "viii", &self, &offset, &d1, &d2, error))
+    return FALSE;
+  int rank = sym_rank (self);
+  gint64 dims[TENSOR_MAX_RANK];
+  if (rank < 2 || rank > TENSOR_MAX_RANK || !sym_static_shape (self, dims))
+    return sym_unimplemented (ctx, n, error, "diagonal of a dynamic shape");
+  d1 = d1 < 0 ? d1 + rank : d1;
+  d2 = d2 < 0 ? d2 + rank : d2;
+  if (d1 < 0 || d1 >= rank || d2 < 0 || d2 >= rank || d1 == d2)
+    return sym_unimplemented (ctx, n, error, "diagonal dims out of range");
+  gint64 rows = dims[d1], cols = dims[d2];
+  gint64 r0 = offset < 0 ? -offset : 0, c0 = offset > 0 ? offset : 0;
+  gint64 len = MAX (0, MIN (rows - r0, cols - c0));
+  if (len == 0 || len > (1 << 20))
+    return sym_unimplemented (ctx, n, error, "an empty diagonal");
+  gint64 perm[TENSOR_MAX_RANK], shape[TENSOR_MAX_RANK];
+  int k = 0;
+  for (int i = 0; i < rank; i++)
+    if (i != d1 && i != d2)
+      {
+        shape[k] = dims[i];
+        perm[k++] = i;
+      }
+  perm[k] = d1;
+  perm[k + 1] = d2;
+  shape[k] = rows * cols;
+  GraphValue *t = graph_op (G, "Transpose", self, "perm_is", rank, perm, NULL);
+  t = sym_reshape_static (ctx, t, (gsize) k + 1, shape);
+  g_autofree gint64 *idx = g_new (gint64, len);
+  for (gint64 i = 0; i < len; i++)
+    idx[i] = (r0 + i) * cols + c0 + i;
+  out[0] = graph_op (G, "Gather", t, sym_const_ints (ctx, (gsize) len, idx), "axis_i", (gint64) k,
+                     NULL);
+  return TRUE;
+}
+
 const SymEntry sym_opset13_table[] = {
+  { "aten::diagonal", sym_diagonal13 },
   { "aten::tensor_split", sym_tensor_split13 },
   { "aten::frobenius_norm", sym_frobenius_norm_any },
   { "aten::softmax", sym_softmax13 },

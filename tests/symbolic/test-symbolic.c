@@ -414,6 +414,8 @@ static const struct { const char *cas, *opset, *why; } known_diffs[] = {
   { "meshgrid_xy", "*", "same" },
   { "repeat_interleave", "*", "torch splits into elements and expands each (Split/Expand/Concat); we Unsqueeze/Expand/Reshape once" },
   { "repeat_interleave_flat", "*", "same" },
+  { "diagonal", "13", "torch masks with EyeLike and gathers through an If at run time; we Gather statically" },
+  { "diagonal", "17", "same" },
   { "broadcast_tensors", "*", "torch finds the broadcast shape at run time (Shape/ConstantOfShape/Add); we fold it" },
   { "tensor_split", "13", "torch computes the sizes at run time into a sequence (SplitToSequence); we Split statically" },
   { "tensor_split", "17", "same" },
