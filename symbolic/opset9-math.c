@@ -566,9 +566,22 @@ sym_lerp (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   if (!sym_parse_args (ctx, n, "vvv", &self, &end, &w, error))
     return FALSE;
   GraphValue *diff = graph_op (G, "Sub", end, self, NULL);
-  GraphValue *cond = graph_op (G, "Less", w, sym_const_scalar (ctx, GRAPH_DTYPE_FLOAT, 0.5), NULL);
+  double wv;
+  gboolean wconst = sym_rank (graph_node_input (n, 2)) <= 0
+                    && sym_get_const_double (graph_node_input (n, 2), &wv);
+  /* A constant weight: self's type, and the condition and 1 - w folded as
+   * torch's constant folding leaves them. */
+  GraphValue *cond, *om;
+  if (wconst)
+    {
+      w = sym_scalar_like (ctx, wv, self);
+      cond = sym_const_scalar (ctx, GRAPH_DTYPE_BOOL, wv < 0.5);
+    }
+  else
+    cond = graph_op (G, "Less", w, sym_const_scalar (ctx, GRAPH_DTYPE_FLOAT, 0.5), NULL);
   GraphValue *lo = graph_op (G, "Add", self, graph_op (G, "Mul", w, diff, NULL), NULL);
-  GraphValue *om = graph_op (G, "Sub", sym_const_scalar (ctx, GRAPH_DTYPE_FLOAT, 1.0), w, NULL);
+  om = wconst ? sym_scalar_like (ctx, 1.0 - wv, self)
+              : graph_op (G, "Sub", sym_const_scalar (ctx, GRAPH_DTYPE_FLOAT, 1.0), w, NULL);
   GraphValue *hi = graph_op (G, "Sub", end, graph_op (G, "Mul", diff, om, NULL), NULL);
   out[0] = graph_op (G, "Where", cond, lo, hi, NULL);
   return TRUE;

@@ -210,6 +210,7 @@ OP_CASES = {
     "repeat_interleave": (Fn(lambda s, x: x.repeat_interleave(2, dim=1)), [R(2, 3)]),
     "repeat_interleave_flat": (Fn(lambda s, x: x.repeat_interleave(3)), [R(2, 2)]),
     "diagonal": (Fn(lambda s, x: torch.diagonal(x, 1, 0, 2)), [R(3, 2, 4)]),
+    "lerp_scalar": (Fn(lambda s, x, y: torch.lerp(x, y, 0.3)), [R(2, 3), R(2, 3)]),
 }
 CASES.update(OP_CASES)
 
