@@ -10,11 +10,16 @@ static gboolean
 window_finish (RtCall *call, RtWindow *w, const char *auto_pad, gboolean ceil_mode,
                GError **error)
 {
+  /* Bounded too, so that the window arithmetic below cannot overflow. */
+  const gint64 lim = (gint64) 1 << 30;
   for (guint i = 0; i < 3; i++)
-    if (w->k[i] <= 0 || w->stride[i] <= 0 || w->dil[i] <= 0 || w->pad0[i] < 0 || w->pad1[i] < 0)
+    if (w->k[i] <= 0 || w->stride[i] <= 0 || w->dil[i] <= 0 || w->pad0[i] < 0 || w->pad1[i] < 0
+        || w->k[i] > lim || w->stride[i] > lim || w->dil[i] > lim || w->pad0[i] > lim
+        || w->pad1[i] > lim || w->in[i] > lim)
       {
         rt_call_error (call, error, RT_ERROR_INVALID_GRAPH,
-                       "kernel sizes, strides and dilations must be positive and pads non-negative");
+                       "kernel sizes, strides and dilations must be positive and pads non-negative "
+                       "(and all below 2^30)");
         return FALSE;
       }
   gboolean same = g_str_has_prefix (auto_pad, "SAME");

@@ -264,17 +264,19 @@ test_int64_wraps (void)
 
 /* Absurd sizes in attributes and shape inputs are errors (or, for a
  * Slice step beyond the axis, one element), never an overflow or a hang:
- * UBSan and a 60 s timeout caught each of these. */
+ * UBSan and a 60 s timeout caught each of these (Tile, Slice,
+ * DepthToSpace, RoiAlign, MaxPool with SAME padding). */
 static void
 test_absurd_shape_arguments (void)
 {
   const gint64 big = G_GINT64_CONSTANT (4611686018427387904);   /* 2^62 */
   gint64 dx[4] = { 1, 2, 4, 4 };
   float vx[32] = { 0 };
-  for (guint i = 0; i < 4; i++)
+  for (guint i = 0; i < 5; i++)
     {
       g_autoptr (Graph) g = new_graph ();
       GraphValue *x = float_input (g, "x", 4, dx);
+      gint64 kernel[2] = { big, 3 };
       gint64 reps[4] = { 1, 1, big, 2 }, one = 1, zero = 0, end = big, step = big;
       g_autoptr (Tensor) tr = tensor_new_int64_vector (4, reps);
       g_autoptr (Tensor) ts = tensor_new_int64_vector (1, &zero);
@@ -304,6 +306,14 @@ test_absurd_shape_arguments (void)
         {
           y = graph_op (g, "DepthToSpace", x, "blocksize_i", big, NULL);
           needle = "block size";
+        }
+      else if (i == 4)
+        {
+          /* SAME padding sizes the pads from the kernel: 2^62 overflowed. */
+          y = graph_op (g, "MaxPool", x, "kernel_shape_is", (gsize) 2, kernel, "auto_pad_s",
+                        "SAME_UPPER", NULL);
+          needle = "below 2^30";
+          code = RT_ERROR_INVALID_GRAPH;
         }
       else
         {
