@@ -514,8 +514,8 @@ BINARY (mv, "MatMul")
 BINARY (dot, "MatMul")
 
 /* A 1-element 1-D float constant, as torch's torch.tensor([v]). */
-static GraphValue *
-float_1d (SymContext *ctx, double v)
+GraphValue *
+sym_float_1d (SymContext *ctx, double v)
 {
   gint64 one = 1;
   float f = (float) v;
@@ -530,7 +530,7 @@ sym_log10 (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   GraphValue *self;
   if (!sym_parse_args (ctx, n, "v", &self, error))
     return FALSE;
-  out[0] = graph_op (G, "Div", graph_op (G, "Log", self, NULL), float_1d (ctx, M_LN10), NULL);
+  out[0] = graph_op (G, "Div", graph_op (G, "Log", self, NULL), sym_float_1d (ctx, M_LN10), NULL);
   return TRUE;
 }
 
@@ -595,7 +595,7 @@ sym_addcmul (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   double value;
   if (!sym_parse_args (ctx, n, "vvvf", &self, &t1, &t2, &value, error))
     return FALSE;
-  GraphValue *m = graph_op (G, "Mul", graph_op (G, "Mul", t1, t2, NULL), float_1d (ctx, value),
+  GraphValue *m = graph_op (G, "Mul", graph_op (G, "Mul", t1, t2, NULL), sym_float_1d (ctx, value),
                             NULL);
   out[0] = graph_op (G, "Add", self, m, NULL);
   return TRUE;
@@ -614,38 +614,6 @@ sym_baddbmm (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   GraphValue *b = graph_op (G, "Mul", self, sym_cast (ctx, beta, dt), NULL);
   out[0] = graph_op (G, "Add", a, b, NULL);
   return TRUE;
-}
-
-/* aten::amax / amin / logsumexp(self, dim[], keepdim) */
-static gboolean
-reduce_dims (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error, const char *op)
-{
-  GraphValue *self;
-  gsize nd;
-  const gint64 *dims;
-  gboolean keep;
-  if (!sym_parse_args (ctx, n, "v,is,b", &self, &nd, &dims, &keep, error))
-    return FALSE;
-  out[0] = sym_reduce (ctx, op, self, nd, dims, keep);
-  return TRUE;
-}
-
-static gboolean
-sym_amax (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
-{
-  return reduce_dims (ctx, n, out, error, "ReduceMax");
-}
-
-static gboolean
-sym_amin (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
-{
-  return reduce_dims (ctx, n, out, error, "ReduceMin");
-}
-
-static gboolean
-sym_logsumexp (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
-{
-  return reduce_dims (ctx, n, out, error, "ReduceLogSumExp");
 }
 
 /* aten::log_sigmoid: Log(Sigmoid(x)) */
@@ -719,233 +687,6 @@ sym_softshrink (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   return TRUE;
 }
 
-/* torch's _var_mean: var(self, unbiased) / var(self, dim[], unbiased or
- * correction, keepdim), and std/var_mean/std_mean on top.  torch counts
- * the reduced elements at run time (Shape, Gather, ReduceProd); we need
- * the input's shape static and write the count as a constant. */
-static gboolean
-var_mean (SymContext *ctx, GraphNode *n, GraphValue **var, GraphValue **mean, GError **error)
-{
-  GraphValue *self;
-  if (!sym_parse_args (ctx, n, "v", &self, error))
-    return FALSE;
-  guint nin = graph_node_n_inputs (n);
-  gsize nd = 0;
-  const gint64 *dims = NULL;
-  gint64 correction = 1;
-  gboolean keep = FALSE, all = TRUE;
-  GraphValue *c_src = graph_node_input (n, nin == 2 ? 1 : 2);
-  if (nin != 2 && nin != 4)
-    return sym_unimplemented (ctx, n, error, "%u arguments", nin);
-  if (!sym_is_none (c_src) && !sym_get_const_int (c_src, &correction))
-    return sym_unimplemented (ctx, n, error, "a non-constant correction");
-  if (nin == 4)
-    {
-      if (!sym_parse_args (ctx, n, "none,none,none,b", &keep, error))
-        return FALSE;
-      if (!sym_is_none (graph_node_input (n, 1)))
-        {
-          if (!sym_parse_args (ctx, n, "none,is", &nd, &dims, error))
-            return FALSE;
-          all = FALSE;
-        }
-    }
-  int rank = sym_rank (self);
-  gint64 shape[TENSOR_MAX_RANK];
-  if (rank < 0 || rank > TENSOR_MAX_RANK || !sym_static_shape (self, shape))
-    return sym_unimplemented (ctx, n, error, "variance of an input of dynamic shape");
-  double count = 1;
-  for (int i = 0; i < rank; i++)
-    count *= all ? shape[i] : 1;
-  for (gsize i = 0; !all && i < nd; i++)
-    {
-      gint64 d = dims[i] < 0 ? dims[i] + rank : dims[i];
-      if (d < 0 || d >= rank)
-        return sym_unimplemented (ctx, n, error, "dim out of range");
-      count *= shape[d];
-    }
-  GraphValue *t_mean;
-  if (all)
-    *mean = t_mean = sym_reduce (ctx, "ReduceMean", self, 0, NULL, FALSE);
-  else
-    {
-      *mean = sym_reduce (ctx, "ReduceMean", self, nd, dims, keep);
-      t_mean = sym_reduce (ctx, "ReduceMean", self, nd, dims, TRUE);
-    }
-  GraphValue *d = graph_op (G, "Sub", self, t_mean, NULL);
-  GraphValue *sq = graph_op (G, "Mul", d, d, NULL);
-  GraphValue *v = sym_reduce (ctx, "ReduceMean", sq, all ? 0 : nd, dims, all ? FALSE : keep);
-  if (correction != 0)
-    {
-      GraphValue *m = graph_op (G, "Mul", v, sym_const_scalar (ctx, GRAPH_DTYPE_FLOAT, count), NULL);
-      v = graph_op (G, "Div", m, sym_const_scalar (ctx, GRAPH_DTYPE_FLOAT, count - (double) correction),
-                    NULL);
-    }
-  *var = v;
-  return TRUE;
-}
-
-static gboolean
-sym_var (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
-{
-  GraphValue *mean;
-  return var_mean (ctx, n, &out[0], &mean, error);
-}
-
-static gboolean
-sym_std (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
-{
-  GraphValue *var, *mean;
-  if (!var_mean (ctx, n, &var, &mean, error))
-    return FALSE;
-  out[0] = graph_op (G, "Sqrt", var, NULL);
-  return TRUE;
-}
-
-static gboolean
-sym_var_mean (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
-{
-  return var_mean (ctx, n, &out[0], &out[1], error);
-}
-
-static gboolean
-sym_std_mean (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
-{
-  GraphValue *var;
-  if (!var_mean (ctx, n, &var, &out[1], error))
-    return FALSE;
-  out[0] = graph_op (G, "Sqrt", var, NULL);
-  return TRUE;
-}
-
-/* torch's _reducesum_helper: ReduceSum, with noop_with_empty_axes=0 from 13 */
-static GraphValue *
-reducesum (SymContext *ctx, GraphValue *v, gsize n, const gint64 *axes, gboolean keep)
-{
-  GraphValue *r = sym_reduce (ctx, "ReduceSum", v, n, axes, keep);
-  if (r && sym_opset (ctx) >= 13)
-    graph_node_set_i (graph_value_node (r), "noop_with_empty_axes", 0);
-  return r;
-}
-
-/* aten::cosine_similarity(x1, x2, dim, eps) */
-static gboolean
-sym_cosine_similarity (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
-{
-  GraphValue *a, *b;
-  gint64 dim;
-  double eps;
-  if (!sym_parse_args (ctx, n, "vvif", &a, &b, &dim, &eps, error))
-    return FALSE;
-  GraphValue *ab = reducesum (ctx, graph_op (G, "Mul", a, b, NULL), 1, &dim, FALSE);
-  GraphValue *aa = reducesum (ctx, graph_op (G, "Mul", a, a, NULL), 1, &dim, FALSE);
-  GraphValue *bb = reducesum (ctx, graph_op (G, "Mul", b, b, NULL), 1, &dim, FALSE);
-  GraphValue *den = graph_op (G, "Sqrt", graph_op (G, "Mul", aa, bb, NULL), NULL);
-  den = graph_op (G, "Max", den, float_1d (ctx, eps), NULL);
-  out[0] = graph_op (G, "Div", ab, den, NULL);
-  return TRUE;
-}
-
-/* aten::pairwise_distance(x1, x2, p, eps, keepdim), as torch writes it:
- * (sum (x1 - x2)^p)^(1 / (p + eps)) over the last dim. */
-static gboolean
-sym_pairwise_distance (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
-{
-  GraphValue *a, *b;
-  double p, eps;
-  gboolean keep;
-  if (!sym_parse_args (ctx, n, "vvffb", &a, &b, &p, &eps, &keep, error))
-    return FALSE;
-  gint64 last = -1;
-  GraphValue *d = graph_op (G, "Pow", graph_op (G, "Sub", a, b, NULL), sym_scalar_like (ctx, p, a), NULL);
-  GraphValue *sum = reducesum (ctx, d, 1, &last, keep);
-  out[0] = graph_op (G, "Pow", sum, float_1d (ctx, (float) 1.0 / (float) (p + (float) eps)), NULL);
-  return TRUE;
-}
-
-/* aten::norm(self, p, dim, keepdim): ReduceL1 / ReduceL2 */
-static gboolean
-sym_norm (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
-{
-  GraphValue *self;
-  double p;
-  gsize nd;
-  const gint64 *dims;
-  gboolean keep;
-  if (graph_node_n_inputs (n) != 4)
-    return sym_unimplemented (ctx, n, error, "norm with %u arguments", graph_node_n_inputs (n));
-  if (!sym_parse_args (ctx, n, "v,f,is,b", &self, &p, &nd, &dims, &keep, error))
-    return FALSE;
-  if (p != 1.0 && p != 2.0)
-    return sym_unimplemented (ctx, n, error, "p-norm with p = %g (only 1 and 2)", p);
-  out[0] = sym_reduce (ctx, p == 1.0 ? "ReduceL1" : "ReduceL2", self, nd, dims, keep);
-  return TRUE;
-}
-
-/* aten::frobenius_norm(self, dim, keepdim): Sqrt(ReduceSum(x * x)); from
- * 13 an empty dim is one ReduceL2. */
-gboolean sym_frobenius_norm_any (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error);
-
-gboolean
-sym_frobenius_norm_any (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
-{
-  GraphValue *self;
-  gsize nd = 0;
-  const gint64 *dims = NULL;
-  gboolean keep = FALSE;
-  if (!sym_parse_args (ctx, n, "v,is,b", &self, &nd, &dims, &keep, error))
-    return FALSE;
-  if (nd == 0 && sym_opset (ctx) >= 13)
-    {
-      out[0] = sym_reduce (ctx, "ReduceL2", self, 0, NULL, FALSE);
-      return TRUE;
-    }
-  GraphValue *sq = graph_op (G, "Mul", self, self, NULL);
-  out[0] = graph_op (G, "Sqrt", reducesum (ctx, sq, nd, dims, keep), NULL);
-  return TRUE;
-}
-
-/* aten::linalg_vector_norm(self, ord, dim, keepdim, dtype) */
-static gboolean
-sym_linalg_vector_norm (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
-{
-  GraphValue *self;
-  double ord;
-  gboolean keep;
-  gsize nd = 0;
-  const gint64 *dims = NULL;
-  if (!sym_parse_args (ctx, n, "vf", &self, &ord, error)
-      || !sym_parse_args (ctx, n, "none,none,none,b", &keep, error))
-    return FALSE;
-  if (graph_node_n_inputs (n) > 4 && !sym_is_none (graph_node_input (n, 4)))
-    return sym_unimplemented (ctx, n, error, "linalg_vector_norm with a dtype");
-  if (sym_is_none (graph_node_input (n, 2)))
-    {
-      static const gint64 flat[] = { -1 };
-      static const gint64 zero[] = { 0 };
-      self = sym_reshape_static (ctx, self, 1, flat);
-      keep = FALSE;
-      /* torch passes axes=None to a Reduce of the flattened input */
-      (void) zero;
-    }
-  else if (!sym_parse_args (ctx, n, "none,none,is", &nd, &dims, error))
-    return FALSE;
-  if (ord == 0)
-    return sym_unimplemented (ctx, n, error, "ord=0");
-  if (isinf (ord))
-    {
-      out[0] = sym_reduce (ctx, ord > 0 ? "ReduceMax" : "ReduceMin", graph_op (G, "Abs", self, NULL),
-                           nd, dims, keep);
-      return TRUE;
-    }
-  GraphValue *o = sym_const_scalar (ctx, GRAPH_DTYPE_FLOAT, ord);
-  GraphValue *pw = graph_op (G, "Pow", graph_op (G, "Abs", self, NULL), o, NULL);
-  GraphValue *sum = reducesum (ctx, pw, nd, dims, keep);
-  out[0] = graph_op (G, "Pow", sum, sym_const_scalar (ctx, GRAPH_DTYPE_FLOAT, (float) (1.0f / (float) ord)),
-                     NULL);
-  return TRUE;
-}
-
 const SymEntry sym_opset9_math[] = {
   { "aten::abs", sym_abs },         { "aten::neg", sym_neg },
   { "aten::sqrt", sym_sqrt },       { "aten::exp", sym_exp },
@@ -992,18 +733,9 @@ const SymEntry sym_opset9_math[] = {
   { "aten::log10", sym_log10 },     { "aten::log2", sym_log2 },
   { "aten::log1p", sym_log1p },     { "aten::lerp", sym_lerp },
   { "aten::addcmul", sym_addcmul }, { "aten::baddbmm", sym_baddbmm },
-  { "aten::amax", sym_amax },       { "aten::amin", sym_amin },
-  { "aten::logsumexp", sym_logsumexp },
   { "aten::log_sigmoid", sym_log_sigmoid },
   { "aten::mish", sym_mish },       { "aten::tanhshrink", sym_tanhshrink },
   { "aten::hardshrink", sym_hardshrink },
   { "aten::softshrink", sym_softshrink },
-  { "aten::var", sym_var },         { "aten::std", sym_std },
-  { "aten::var_mean", sym_var_mean }, { "aten::std_mean", sym_std_mean },
-  { "aten::cosine_similarity", sym_cosine_similarity },
-  { "aten::pairwise_distance", sym_pairwise_distance },
-  { "aten::norm", sym_norm },
-  { "aten::frobenius_norm", sym_frobenius_norm_any },
-  { "aten::linalg_vector_norm", sym_linalg_vector_norm },
 };
 const gsize sym_opset9_math_len = G_N_ELEMENTS (sym_opset9_math);

@@ -1,4 +1,4 @@
-/* Opset 9 base set: shapes, views, joins and splits, indexing. */
+/* Opset 9 base set: shapes, views, joins and splits, selection. */
 #include "symbolic/sym-private.h"
 #include <string.h>
 
@@ -505,38 +505,6 @@ sym_repeat (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   return TRUE;
 }
 
-/* aten::index_select(self, dim, index) */
-static gboolean
-sym_index_select (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
-{
-  GraphValue *self, *index;
-  gint64 dim;
-  if (!sym_parse_args (ctx, n, "viv", &self, &dim, &index, error))
-    return FALSE;
-  out[0] = graph_op (G, "Gather", self, index, "axis_i", dim, NULL);
-  return TRUE;
-}
-
-/* aten::index(self, indices): one index tensor on the first dim. */
-static gboolean
-sym_index (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
-{
-  GraphValue *self;
-  if (!sym_parse_args (ctx, n, "v", &self, error))
-    return FALSE;
-  GraphNode *lc = graph_value_node (graph_node_input (n, 1));
-  if (lc == NULL || !graph_node_is (lc, "prim::ListConstruct") || graph_node_n_inputs (lc) != 1)
-    return sym_unimplemented (ctx, n, error, "indexing with more than one index tensor");
-  GraphValue *idx = sym_value (ctx, graph_node_input (lc, 0), error);
-  if (idx == NULL)
-    return FALSE;
-  if (sym_dtype (idx) == GRAPH_DTYPE_BOOL || sym_dtype (idx) == GRAPH_DTYPE_UINT8)
-    return sym_unimplemented (ctx, n, error, "boolean mask indexing");
-  out[0] = graph_op (G, "Gather", self, idx, "axis_i", (gint64) 0, NULL);
-  return TRUE;
-}
-
-/* aten::where(condition, self, other) */
 static gboolean
 sym_where (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {
@@ -560,140 +528,6 @@ sym_masked_fill (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error
     return FALSE;
   mask = sym_cast (ctx, mask, GRAPH_DTYPE_BOOL);   /* torch casts even a bool mask */
   out[0] = graph_op (G, "Where", mask, value, self, NULL);
-  return TRUE;
-}
-
-/* torch ScalarType codes → ONNX element types. */
-static GraphDType
-scalar_type (GraphValue *src, GraphDType dflt)
-{
-  static const GraphDType map[] = {
-    GRAPH_DTYPE_UINT8, GRAPH_DTYPE_INT8, GRAPH_DTYPE_INT16, GRAPH_DTYPE_INT32,
-    GRAPH_DTYPE_INT64, GRAPH_DTYPE_FLOAT16, GRAPH_DTYPE_FLOAT, GRAPH_DTYPE_DOUBLE,
-    GRAPH_DTYPE_UNDEFINED, GRAPH_DTYPE_COMPLEX64, GRAPH_DTYPE_COMPLEX128, GRAPH_DTYPE_BOOL,
-  };
-  gint64 st;
-  if (src == NULL || !sym_get_const_int (src, &st) || st < 0 || st >= (gint64) G_N_ELEMENTS (map))
-    return dflt;
-  return map[st];
-}
-
-static GraphValue *
-constant_of_shape (SymContext *ctx, GraphValue *shape, GraphDType dt, double value)
-{
-  g_autoptr (Tensor) v = NULL;
-  gint64 one = 1;
-  if (graph_dtype_is_floating (dt))
-    {
-      g_autoptr (Tensor) s = tensor_new_scalar_double (dt, value);
-      v = tensor_new_from_data (dt, 1, &one, tensor_data (s), tensor_nbytes (s), NULL);
-    }
-  else
-    {
-      g_autoptr (Tensor) s = tensor_new_scalar_int64 (dt, (gint64) value);
-      v = tensor_new_from_data (dt, 1, &one, tensor_data (s), tensor_nbytes (s), NULL);
-    }
-  return graph_op (sym_graph (ctx), "ConstantOfShape", shape, "value_t", v, NULL);
-}
-
-/* aten::zeros/ones(size, dtype, layout, device, pin_memory) and
- * full(size, fill_value, dtype, ...) */
-static gboolean
-fill (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error, double value, gboolean is_full,
-      gboolean like)
-{
-  GraphValue *first;
-  double v = value;
-  if (!sym_parse_args (ctx, n, "v", &first, error))
-    return FALSE;
-  if (is_full && !sym_parse_args (ctx, n, "none,f", &v, error))
-    return FALSE;
-  guint dt_index = is_full ? 2 : 1;
-  GraphDType dflt = like ? sym_dtype (first) : GRAPH_DTYPE_FLOAT;
-  if (dflt == GRAPH_DTYPE_UNDEFINED)
-    dflt = sym_dtype (graph_node_output (n, 0));
-  GraphDType dt = scalar_type (dt_index < graph_node_n_inputs (n) ? graph_node_input (n, dt_index)
-                                                                  : NULL, dflt);
-  GraphValue *shape = like ? sym_size (ctx, first, G_MININT64) : first;
-  out[0] = constant_of_shape (ctx, shape, dt, v);
-  return TRUE;
-}
-
-static gboolean
-sym_zeros (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
-{
-  return fill (ctx, n, out, error, 0.0, FALSE, FALSE);
-}
-
-static gboolean
-sym_ones (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
-{
-  return fill (ctx, n, out, error, 1.0, FALSE, FALSE);
-}
-
-static gboolean
-sym_full (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
-{
-  return fill (ctx, n, out, error, 0.0, TRUE, FALSE);
-}
-
-static gboolean
-sym_zeros_like (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
-{
-  return fill (ctx, n, out, error, 0.0, FALSE, TRUE);
-}
-
-static gboolean
-sym_ones_like (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
-{
-  return fill (ctx, n, out, error, 1.0, FALSE, TRUE);
-}
-
-static gboolean
-sym_full_like (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
-{
-  return fill (ctx, n, out, error, 0.0, TRUE, TRUE);
-}
-
-/* aten::arange with constant bounds: the values as a constant (what
- * torch's export folds it to). */
-static gboolean
-sym_arange (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
-{
-  guint nin = graph_node_n_inputs (n);
-  double start = 0, end, step = 1;
-  gboolean ok;
-  /* arange(end, dtype, layout, device, pin) / (start, end, dtype, ...) /
-   * (start, end, step, dtype, ...) */
-  if (nin == 5)
-    ok = sym_get_const_double (graph_node_input (n, 0), &end);
-  else if (nin == 6)
-    ok = sym_get_const_double (graph_node_input (n, 0), &start)
-         && sym_get_const_double (graph_node_input (n, 1), &end);
-  else if (nin == 7)
-    ok = sym_get_const_double (graph_node_input (n, 0), &start)
-         && sym_get_const_double (graph_node_input (n, 1), &end)
-         && sym_get_const_double (graph_node_input (n, 2), &step);
-  else
-    ok = FALSE;
-  if (!ok || step == 0)
-    return sym_unimplemented (ctx, n, error, "arange with computed bounds");
-  GraphDType dt = sym_dtype (graph_node_output (n, 0));
-  if (dt == GRAPH_DTYPE_UNDEFINED)
-    dt = GRAPH_DTYPE_INT64;
-  gint64 count = (gint64) ((end - start) / step + (((end - start) / step) > (gint64) ((end - start) / step) ? 1 : 0));
-  if (count < 0 || count > (1 << 24))
-    return sym_unimplemented (ctx, n, error, "arange of %" G_GINT64_FORMAT " elements", count);
-  g_autoptr (Tensor) t = tensor_new_zeroed (dt, 1, &count, error);
-  if (t == NULL)
-    return FALSE;
-  g_autoptr (Tensor) d = tensor_new_zeroed (GRAPH_DTYPE_DOUBLE, 1, &count, error);
-  for (gint64 i = 0; i < count; i++)
-    ((double *) tensor_data (d))[i] = start + (double) i * step;
-  g_autoptr (Tensor) c = sym_tensor_cast (d, dt, error);
-  if (c == NULL)
-    return FALSE;
-  out[0] = sym_constant (ctx, c);
   return TRUE;
 }
 
@@ -830,182 +664,6 @@ static gboolean
 sym_upsample_bilinear (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {
   return upsample (ctx, n, out, error, TRUE);
-}
-
-/* A constant of `dims` filled with v, or NULL when too large (torch's
- * constant folding turns ConstantOfShape of a constant shape into this;
- * ours keeps ConstantOfShape, so the new creation ops fold it here). */
-static GraphValue *
-const_filled (SymContext *ctx, gsize rank, const gint64 *dims, GraphDType dt, double v)
-{
-  gint64 numel = 1;
-  for (gsize i = 0; i < rank; i++)
-    {
-      if (dims[i] < 0 || (dims[i] > 0 && numel > (1 << 20) / dims[i]))
-        return NULL;
-      numel *= dims[i];
-    }
-  if (rank > TENSOR_MAX_RANK)
-    return NULL;
-  g_autofree double *d = g_new (double, MAX (numel, 1));
-  for (gint64 i = 0; i < numel; i++)
-    d[i] = v;
-  g_autoptr (Tensor) t = tensor_new_from_data (GRAPH_DTYPE_DOUBLE, (guint) rank, dims, d,
-                                               (gsize) numel * sizeof (double), NULL);
-  g_autoptr (Tensor) c = t ? sym_tensor_cast (t, dt, NULL) : NULL;
-  return c ? sym_constant (ctx, c) : NULL;
-}
-
-/* ConstantOfShape of `shape`, folded when the trace value is a constant list. */
-static GraphValue *
-filled (SymContext *ctx, GraphValue *shape_src, GraphValue *shape, GraphDType dt, double v)
-{
-  g_autoptr (GArray) dims = sym_get_const_ints (shape_src);
-  GraphValue *c = dims ? const_filled (ctx, dims->len, (const gint64 *) dims->data, dt, v) : NULL;
-  return c ? c : constant_of_shape (ctx, shape, dt, v);
-}
-
-/* aten::empty(size, dtype, ...) / empty_like(self, dtype, ...): zeros */
-static gboolean
-sym_empty (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
-{
-  GraphValue *shape;
-  if (!sym_parse_args (ctx, n, "v", &shape, error))
-    return FALSE;
-  GraphDType dt = scalar_type (graph_node_n_inputs (n) > 1 ? graph_node_input (n, 1) : NULL,
-                               GRAPH_DTYPE_FLOAT);
-  out[0] = filled (ctx, graph_node_input (n, 0), shape, dt, 0.0);
-  return TRUE;
-}
-
-static gboolean
-sym_empty_like (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
-{
-  GraphValue *self;
-  if (!sym_parse_args (ctx, n, "v", &self, error))
-    return FALSE;
-  GraphDType dflt = sym_dtype (self) ? sym_dtype (self) : GRAPH_DTYPE_FLOAT;
-  GraphDType dt = scalar_type (graph_node_n_inputs (n) > 1 ? graph_node_input (n, 1) : NULL, dflt);
-  gint64 dims[TENSOR_MAX_RANK];
-  int rank = sym_rank (self);
-  GraphValue *c = rank >= 0 && rank <= TENSOR_MAX_RANK && sym_static_shape (self, dims)
-                    ? const_filled (ctx, (gsize) rank, dims, dt, 0.0) : NULL;
-  out[0] = c ? c : constant_of_shape (ctx, sym_size (ctx, self, G_MININT64), dt, 0.0);
-  return TRUE;
-}
-
-/* aten::new_zeros/new_ones/new_empty(self, size, dtype, ...) and
- * new_full(self, size, fill_value, dtype, ...): dtype defaults to self's. */
-static gboolean
-new_fill (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error, double value,
-          gboolean is_full)
-{
-  GraphValue *self, *shape;
-  double v = value;
-  if (!sym_parse_args (ctx, n, "vv", &self, &shape, error))
-    return FALSE;
-  if (is_full && !sym_parse_args (ctx, n, "none,none,f", &v, error))
-    return FALSE;
-  guint dt_index = is_full ? 3 : 2;
-  GraphDType dflt = sym_dtype (self);
-  if (dflt == GRAPH_DTYPE_UNDEFINED)
-    dflt = sym_dtype (graph_node_output (n, 0));
-  GraphDType dt = scalar_type (dt_index < graph_node_n_inputs (n) ? graph_node_input (n, dt_index)
-                                                                  : NULL, dflt);
-  out[0] = filled (ctx, graph_node_input (n, 1), shape, dt, v);
-  return TRUE;
-}
-
-static gboolean
-sym_new_zeros (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
-{
-  return new_fill (ctx, n, out, error, 0.0, FALSE);
-}
-
-static gboolean
-sym_new_ones (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
-{
-  return new_fill (ctx, n, out, error, 1.0, FALSE);
-}
-
-static gboolean
-sym_new_full (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
-{
-  return new_fill (ctx, n, out, error, 0.0, TRUE);
-}
-
-/* aten::fill(self, value): full_like(self, value) in self's type */
-static gboolean
-sym_fill (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
-{
-  GraphValue *self;
-  double v;
-  if (!sym_parse_args (ctx, n, "vf", &self, &v, error))
-    return FALSE;
-  GraphDType dt = sym_dtype (self) ? sym_dtype (self) : GRAPH_DTYPE_FLOAT;
-  gint64 dims[TENSOR_MAX_RANK];
-  int rank = sym_rank (self);
-  GraphValue *c = rank >= 0 && rank <= TENSOR_MAX_RANK && sym_static_shape (self, dims)
-                    ? const_filled (ctx, (gsize) rank, dims, dt, v) : NULL;
-  out[0] = c ? c : constant_of_shape (ctx, sym_size (ctx, self, G_MININT64), dt, v);
-  return TRUE;
-}
-
-/* aten::eye(n, [m,] dtype, layout, device, pin_memory): EyeLike of zeros */
-static gboolean
-sym_eye (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
-{
-  guint nin = graph_node_n_inputs (n);
-  if (nin != 5 && nin != 6)
-    return sym_unimplemented (ctx, n, error, "eye with %u arguments", nin);
-  GraphValue *rows, *cols;
-  if (!sym_parse_args (ctx, n, "v", &rows, error))
-    return FALSE;
-  cols = rows;
-  if (nin == 6 && !sym_parse_args (ctx, n, "none,v", &cols, error))
-    return FALSE;
-  GraphDType dt = scalar_type (graph_node_input (n, nin - 4), GRAPH_DTYPE_FLOAT);
-  gint64 dims[2];
-  /* Constant sizes: the matrix itself (torch's constant folding gives the
-   * same; ours does not fold EyeLike). */
-  if (sym_get_const_int (graph_node_input (n, 0), &dims[0])
-      && sym_get_const_int (graph_node_input (n, nin == 6 ? 1 : 0), &dims[1])
-      && dims[0] >= 0 && dims[1] >= 0 && dims[0] * dims[1] <= 1 << 20)
-    {
-      g_autofree double *id = g_new0 (double, MAX (dims[0] * dims[1], 1));
-      for (gint64 i = 0; i < MIN (dims[0], dims[1]); i++)
-        id[i * dims[1] + i] = 1.0;
-      g_autoptr (Tensor) d = tensor_new_from_data (GRAPH_DTYPE_DOUBLE, 2, dims, id,
-                                                   (gsize) (dims[0] * dims[1]) * sizeof (double),
-                                                   error);
-      g_autoptr (Tensor) t = d ? sym_tensor_cast (d, dt, error) : NULL;
-      if (t == NULL)
-        return FALSE;
-      out[0] = sym_constant (ctx, t);
-      return TRUE;
-    }
-  gint64 zero = 0;
-  GraphValue *parts[2] = { sym_unsqueeze (ctx, rows, 1, &zero), sym_unsqueeze (ctx, cols, 1, &zero) };
-  GraphValue *shape = graph_opv (G, "Concat", 2, parts, "axis_i", (gint64) 0, NULL);
-  out[0] = graph_op (G, "EyeLike", constant_of_shape (ctx, shape, dt, 0.0), NULL);
-  return TRUE;
-}
-
-/* aten::one_hot(self, num_classes): OneHot with values [0, 1] */
-static gboolean
-sym_one_hot (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
-{
-  GraphValue *self, *depth;
-  if (!sym_parse_args (ctx, n, "vv", &self, &depth, error))
-    return FALSE;
-  GraphDType dt = sym_dtype (graph_node_input (n, 1));
-  if (dt == GRAPH_DTYPE_UINT8 || dt == GRAPH_DTYPE_INT8 || dt == GRAPH_DTYPE_INT32
-      || dt == GRAPH_DTYPE_INT16)
-    depth = sym_cast (ctx, depth, GRAPH_DTYPE_INT64);
-  static const gint64 values[] = { 0, 1 };
-  out[0] = graph_op (G, "OneHot", self, depth, sym_const_ints (ctx, 2, values), "axis_i",
-                     (gint64) -1, NULL);
-  return TRUE;
 }
 
 /* x rolled by `shift` along `dim`: Concat of two Slices */
@@ -1183,66 +841,6 @@ sym_movedim (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   return TRUE;
 }
 
-/* aten::take(self, index): Gather from the flattened input, reshaped as index */
-static gboolean
-sym_take (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
-{
-  GraphValue *self, *index;
-  if (!sym_parse_args (ctx, n, "vv", &self, &index, error))
-    return FALSE;
-  static const gint64 flat[] = { -1 };
-  GraphValue *f = sym_reshape_static (ctx, self, 1, flat);
-  GraphValue *g = graph_op (G, "Gather", f, index, "axis_i", (gint64) 0, NULL);
-  out[0] = sym_reshape (ctx, g, sym_size (ctx, index, G_MININT64));
-  return TRUE;
-}
-
-/* aten::scatter(self, dim, index, src|value): Scatter before 11,
- * ScatterElements from 11; a scalar value takes self's type and index's
- * shape (Expand). */
-gboolean
-sym_scatter_any (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
-{
-  GraphValue *self, *index, *src;
-  gint64 dim;
-  if (!sym_parse_args (ctx, n, "vivv", &self, &dim, &index, &src, error))
-    return FALSE;
-  const char *op = sym_opset (ctx) >= 11 ? "ScatterElements" : "Scatter";
-  double v;
-  GraphValue *s = graph_node_input (n, 3);
-  if (sym_rank (s) <= 0 && sym_get_const_double (s, &v))
-    {
-      GraphValue *c = sym_scalar_like (ctx, v, self);
-      src = graph_op (G, "Expand", c, sym_size (ctx, index, G_MININT64), NULL);
-    }
-  out[0] = graph_op (G, op, self, index, src, "axis_i", dim, NULL);
-  return TRUE;
-}
-
-/* aten::scatter_add(self, dim, index, src) before 16: self + a scatter of
- * src into zeros (a constant when self's shape is static). */
-static gboolean
-sym_scatter_add (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
-{
-  GraphValue *self, *index, *src;
-  gint64 dim;
-  if (!sym_parse_args (ctx, n, "vivv", &self, &dim, &index, &src, error))
-    return FALSE;
-  GraphDType dt = sym_dtype (self);
-  if (dt == GRAPH_DTYPE_UNDEFINED)
-    return sym_unimplemented (ctx, n, error, "scatter_add of an input of unknown type");
-  gint64 dims[TENSOR_MAX_RANK];
-  int rank = sym_rank (self);
-  GraphValue *zeros = rank >= 0 && rank <= TENSOR_MAX_RANK && sym_static_shape (self, dims)
-                        ? const_filled (ctx, (gsize) rank, dims, dt, 0.0) : NULL;
-  if (zeros == NULL)
-    zeros = constant_of_shape (ctx, sym_size (ctx, self, G_MININT64), dt, 0.0);
-  const char *op = sym_opset (ctx) >= 11 ? "ScatterElements" : "Scatter";
-  GraphValue *to_add = graph_op (G, op, zeros, index, src, "axis_i", dim, NULL);
-  out[0] = graph_op (G, "Add", self, to_add, NULL);
-  return TRUE;
-}
-
 /* aten::pixel_unshuffle(self, r) with static C, H, W: Reshape, Transpose,
  * Reshape. */
 static gboolean
@@ -1271,107 +869,6 @@ sym_pixel_unshuffle (SymContext *ctx, GraphNode *n, GraphValue **out, GError **e
   GraphValue *v = sym_reshape_static (ctx, self, 6, s1);
   v = graph_op (G, "Transpose", v, "perm_is", 6, perm, NULL);
   out[0] = sym_reshape_static (ctx, v, 4, s2);
-  return TRUE;
-}
-
-/* aten::index_fill(self, dim, index, value) / index_copy(self, dim, index,
- * source): the index unsqueezed to self's rank and expanded to self's
- * shape with index's length at dim, then a scatter along dim.  torch
- * computes that shape at run time (Shape/Scatter); we need it static and
- * write it as a constant. */
-static gboolean
-index_scatter (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error, gboolean fill)
-{
-  GraphValue *self, *index, *src;
-  gint64 dim;
-  if (!sym_parse_args (ctx, n, "vivv", &self, &dim, &index, &src, error))
-    return FALSE;
-  int rank = sym_rank (self);
-  gint64 dims[TENSOR_MAX_RANK], idims[TENSOR_MAX_RANK];
-  int irank = sym_rank (index);
-  if (rank < 1 || rank > TENSOR_MAX_RANK || !sym_static_shape (self, dims) || irank > 1
-      || (irank == 1 && !sym_static_shape (index, idims)))
-    return sym_unimplemented (ctx, n, error, "index_fill/index_copy of dynamic shapes");
-  if (dim < 0)
-    dim += rank;
-  if (dim < 0 || dim >= rank)
-    return sym_unimplemented (ctx, n, error, "dim out of range");
-  dims[dim] = irank == 1 ? idims[0] : 1;
-  gint64 axes[TENSOR_MAX_RANK];
-  gsize na = 0;
-  for (int i = 0; i < rank; i++)
-    if (i != dim)
-      axes[na++] = i;
-  if (irank == 0)
-    {
-      gint64 zero = 0;
-      index = sym_unsqueeze (ctx, index, 1, &zero);
-    }
-  GraphValue *shape = sym_const_ints (ctx, (gsize) rank, dims);
-  GraphValue *idx = na ? sym_unsqueeze (ctx, index, na, axes) : index;
-  idx = graph_op (G, "Expand", idx, shape, NULL);
-  if (fill)
-    {
-      double v;
-      GraphValue *val = sym_get_const_double (graph_node_input (n, 3), &v)
-                          ? sym_scalar_like (ctx, v, self) : src;
-      src = graph_op (G, "Expand", val, sym_const_ints (ctx, (gsize) rank, dims), NULL);
-    }
-  const char *op = sym_opset (ctx) >= 11 ? "ScatterElements" : "Scatter";
-  out[0] = graph_op (G, op, self, idx, src, "axis_i", dim, NULL);
-  return TRUE;
-}
-
-static gboolean
-sym_index_fill (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
-{
-  return index_scatter (ctx, n, out, error, TRUE);
-}
-
-static gboolean
-sym_index_copy (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
-{
-  return index_scatter (ctx, n, out, error, FALSE);
-}
-
-/* aten::index_add(self, dim, index, source, alpha): source scattered-added
- * along dim at index (unsqueezed and expanded to source's shape), as
- * torch's opset-9 scatter_add (at every opset: zeros, a scatter, Add).
- * torch computes the expanded shapes at run time (Slice/Shape/Expand); we
- * need them static.  Like torch's export, duplicate indices are not summed. */
-static gboolean
-sym_index_add (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
-{
-  GraphValue *self, *index, *src;
-  gint64 dim;
-  if (!sym_parse_args (ctx, n, "vivv", &self, &dim, &index, &src, error))
-    return FALSE;
-  double alpha;
-  GraphValue *a = graph_node_n_inputs (n) > 4 ? graph_node_input (n, 4) : NULL;
-  if (a && !sym_is_none (a) && (!sym_get_const_double (a, &alpha) || alpha != 1.0))
-    return sym_unimplemented (ctx, n, error, "index_add with alpha != 1");
-  int rank = sym_rank (self), srank = sym_rank (src), irank = sym_rank (index);
-  gint64 dims[TENSOR_MAX_RANK], sdims[TENSOR_MAX_RANK];
-  if (rank < 1 || rank > TENSOR_MAX_RANK || srank != rank || irank != 1
-      || !sym_static_shape (self, dims) || !sym_static_shape (src, sdims))
-    return sym_unimplemented (ctx, n, error, "index_add of dynamic shapes");
-  if (dim < 0)
-    dim += rank;
-  if (dim < 0 || dim >= rank)
-    return sym_unimplemented (ctx, n, error, "dim out of range");
-  gint64 axes[TENSOR_MAX_RANK];
-  gsize na = 0;
-  for (int i = 0; i < rank; i++)
-    if (i != dim)
-      axes[na++] = i;
-  GraphValue *idx = na ? sym_unsqueeze (ctx, index, na, axes) : index;
-  idx = graph_op (G, "Expand", idx, sym_const_ints (ctx, (gsize) rank, sdims), NULL);
-  GraphValue *zeros = const_filled (ctx, (gsize) rank, dims, sym_dtype (self), 0.0);
-  if (zeros == NULL)
-    return sym_unimplemented (ctx, n, error, "index_add of this element type");
-  const char *op = sym_opset (ctx) >= 11 ? "ScatterElements" : "Scatter";
-  GraphValue *to_add = graph_op (G, op, zeros, idx, src, "axis_i", dim, NULL);
-  out[0] = graph_op (G, "Add", self, to_add, NULL);
   return TRUE;
 }
 
@@ -1565,28 +1062,10 @@ const SymEntry sym_opset9_shape[] = {
   { "aten::expand", sym_expand },
   { "aten::expand_as", sym_expand_as },
   { "aten::repeat", sym_repeat },
-  { "aten::index_select", sym_index_select },
-  { "aten::index", sym_index },
   { "aten::where", sym_where },
   { "aten::masked_fill", sym_masked_fill },
-  { "aten::zeros", sym_zeros },
-  { "aten::ones", sym_ones },
-  { "aten::full", sym_full },
-  { "aten::zeros_like", sym_zeros_like },
-  { "aten::ones_like", sym_ones_like },
-  { "aten::full_like", sym_full_like },
-  { "aten::empty", sym_empty },
-  { "aten::empty_like", sym_empty_like },
-  { "aten::new_zeros", sym_new_zeros },
-  { "aten::new_empty", sym_new_zeros },
-  { "aten::new_ones", sym_new_ones },
-  { "aten::new_full", sym_new_full },
-  { "aten::fill", sym_fill },
-  { "aten::eye", sym_eye },
-  { "aten::one_hot", sym_one_hot },
   { "aten::roll", sym_roll },
   { "aten::movedim", sym_movedim },
-  { "aten::take", sym_take },
   { "aten::meshgrid", sym_meshgrid },
   { "aten::repeat_interleave", sym_repeat_interleave },
   { "aten::broadcast_tensors", sym_broadcast_tensors },
@@ -1594,13 +1073,7 @@ const SymEntry sym_opset9_shape[] = {
   { "aten::linalg_cross", sym_cross },
   { "aten::sort", sym_sort },
   { "aten::argsort", sym_argsort },
-  { "aten::index_fill", sym_index_fill },
-  { "aten::index_copy", sym_index_copy },
-  { "aten::index_add", sym_index_add },
-  { "aten::scatter", sym_scatter_any },
-  { "aten::scatter_add", sym_scatter_add },
   { "aten::pixel_unshuffle", sym_pixel_unshuffle },
-  { "aten::arange", sym_arange },
   { "aten::topk", sym_topk },
   { "aten::upsample_nearest2d", sym_upsample_nearest },
   { "aten::upsample_nearest1d", sym_upsample_nearest },

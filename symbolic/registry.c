@@ -12,13 +12,15 @@ static guint
 builtin_table (guint i, SymTable *out)
 {
   const SymTable all[] = {
-    { 9, sym_opset9_math, 0 }, { 9, sym_opset9_nn, 0 }, { 9, sym_opset9_shape, 0 },
+    { 9, sym_opset9_math, 0 }, { 9, sym_opset9_reduce, 0 }, { 9, sym_opset9_nn, 0 },
+    { 9, sym_opset9_shape, 0 }, { 9, sym_opset9_index, 0 }, { 9, sym_opset9_create, 0 },
     { 9, sym_opset9_misc, 0 }, { 9, sym_opset9_rnn, 0 }, { 10, sym_opset10_table, 0 },
     { 11, sym_opset11_table, 0 }, { 12, sym_opset12_table, 0 }, { 13, sym_opset13_table, 0 }, { 14, sym_opset14_table, 0 },
     { 16, sym_opset16_table, 0 }, { 17, sym_opset17_table, 0 },
   };
   const gsize lens[] = {
-    sym_opset9_math_len, sym_opset9_nn_len, sym_opset9_shape_len, sym_opset9_misc_len,
+    sym_opset9_math_len, sym_opset9_reduce_len, sym_opset9_nn_len,
+    sym_opset9_shape_len, sym_opset9_index_len, sym_opset9_create_len, sym_opset9_misc_len,
     sym_opset9_rnn_len,
     sym_opset10_table_len, sym_opset11_table_len, sym_opset12_table_len,
     sym_opset13_table_len, sym_opset14_table_len, sym_opset16_table_len,

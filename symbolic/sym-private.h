@@ -17,8 +17,11 @@ typedef struct
 
 /* Defined in the opsetN.c files; registry.c lists them. */
 extern const SymEntry sym_opset9_math[];    extern const gsize sym_opset9_math_len;
+extern const SymEntry sym_opset9_reduce[];  extern const gsize sym_opset9_reduce_len;
 extern const SymEntry sym_opset9_nn[];      extern const gsize sym_opset9_nn_len;
 extern const SymEntry sym_opset9_shape[];   extern const gsize sym_opset9_shape_len;
+extern const SymEntry sym_opset9_index[];   extern const gsize sym_opset9_index_len;
+extern const SymEntry sym_opset9_create[];  extern const gsize sym_opset9_create_len;
 extern const SymEntry sym_opset9_misc[];    extern const gsize sym_opset9_misc_len;
 extern const SymEntry sym_opset9_rnn[];     extern const gsize sym_opset9_rnn_len;
 extern const SymEntry sym_opset10_table[];  extern const gsize sym_opset10_table_len;
@@ -28,6 +31,15 @@ extern const SymEntry sym_opset13_table[];  extern const gsize sym_opset13_table
 extern const SymEntry sym_opset14_table[];  extern const gsize sym_opset14_table_len;
 extern const SymEntry sym_opset16_table[];  extern const gsize sym_opset16_table_len;
 extern const SymEntry sym_opset17_table[];  extern const gsize sym_opset17_table_len;
+
+/* Helpers shared between the opset-9 files. */
+/* A 1-element 1-D float constant, as torch's torch.tensor([v]) (opset9-math.c). */
+GraphValue  *sym_float_1d (SymContext *ctx, double v);
+/* ConstantOfShape of `shape` filled with `value` in `dt` (opset9-create.c). */
+GraphValue  *sym_constant_of_shape (SymContext *ctx, GraphValue *shape, GraphDType dt, double value);
+/* A constant of `dims` filled with v in dt, or NULL when too large (opset9-create.c). */
+GraphValue  *sym_const_filled (SymContext *ctx, gsize rank, const gint64 *dims, GraphDType dt,
+                               double v);
 
 /* ---- the translation context (driven by export/) ------------------------ */
 

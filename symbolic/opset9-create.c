@@ -1,0 +1,339 @@
+/* Opset 9 base set: tensor creation.  zeros/ones/full(_like), empty(_like),
+ * new_zeros/ones/full/empty, fill, eye, one_hot and arange, with torch's
+ * ScalarType codes mapped to ONNX types.  Where torch's constant folding
+ * would turn ConstantOfShape of a constant shape into a constant, these
+ * write the constant themselves; sym_constant_of_shape and sym_const_filled
+ * are shared with opset9-index.c. */
+#include "symbolic/sym-private.h"
+
+#define G sym_graph (ctx)
+
+/* torch ScalarType codes → ONNX element types. */
+static GraphDType
+scalar_type (GraphValue *src, GraphDType dflt)
+{
+  static const GraphDType map[] = {
+    GRAPH_DTYPE_UINT8, GRAPH_DTYPE_INT8, GRAPH_DTYPE_INT16, GRAPH_DTYPE_INT32,
+    GRAPH_DTYPE_INT64, GRAPH_DTYPE_FLOAT16, GRAPH_DTYPE_FLOAT, GRAPH_DTYPE_DOUBLE,
+    GRAPH_DTYPE_UNDEFINED, GRAPH_DTYPE_COMPLEX64, GRAPH_DTYPE_COMPLEX128, GRAPH_DTYPE_BOOL,
+  };
+  gint64 st;
+  if (src == NULL || !sym_get_const_int (src, &st) || st < 0 || st >= (gint64) G_N_ELEMENTS (map))
+    return dflt;
+  return map[st];
+}
+
+GraphValue *
+sym_constant_of_shape (SymContext *ctx, GraphValue *shape, GraphDType dt, double value)
+{
+  g_autoptr (Tensor) v = NULL;
+  gint64 one = 1;
+  if (graph_dtype_is_floating (dt))
+    {
+      g_autoptr (Tensor) s = tensor_new_scalar_double (dt, value);
+      v = tensor_new_from_data (dt, 1, &one, tensor_data (s), tensor_nbytes (s), NULL);
+    }
+  else
+    {
+      g_autoptr (Tensor) s = tensor_new_scalar_int64 (dt, (gint64) value);
+      v = tensor_new_from_data (dt, 1, &one, tensor_data (s), tensor_nbytes (s), NULL);
+    }
+  return graph_op (sym_graph (ctx), "ConstantOfShape", shape, "value_t", v, NULL);
+}
+
+/* aten::zeros/ones(size, dtype, layout, device, pin_memory) and
+ * full(size, fill_value, dtype, ...) */
+static gboolean
+fill (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error, double value, gboolean is_full,
+      gboolean like)
+{
+  GraphValue *first;
+  double v = value;
+  if (!sym_parse_args (ctx, n, "v", &first, error))
+    return FALSE;
+  if (is_full && !sym_parse_args (ctx, n, "none,f", &v, error))
+    return FALSE;
+  guint dt_index = is_full ? 2 : 1;
+  GraphDType dflt = like ? sym_dtype (first) : GRAPH_DTYPE_FLOAT;
+  if (dflt == GRAPH_DTYPE_UNDEFINED)
+    dflt = sym_dtype (graph_node_output (n, 0));
+  GraphDType dt = scalar_type (dt_index < graph_node_n_inputs (n) ? graph_node_input (n, dt_index)
+                                                                  : NULL, dflt);
+  GraphValue *shape = like ? sym_size (ctx, first, G_MININT64) : first;
+  out[0] = sym_constant_of_shape (ctx, shape, dt, v);
+  return TRUE;
+}
+
+static gboolean
+sym_zeros (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  return fill (ctx, n, out, error, 0.0, FALSE, FALSE);
+}
+
+static gboolean
+sym_ones (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  return fill (ctx, n, out, error, 1.0, FALSE, FALSE);
+}
+
+static gboolean
+sym_full (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  return fill (ctx, n, out, error, 0.0, TRUE, FALSE);
+}
+
+static gboolean
+sym_zeros_like (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  return fill (ctx, n, out, error, 0.0, FALSE, TRUE);
+}
+
+static gboolean
+sym_ones_like (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  return fill (ctx, n, out, error, 1.0, FALSE, TRUE);
+}
+
+static gboolean
+sym_full_like (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  return fill (ctx, n, out, error, 0.0, TRUE, TRUE);
+}
+
+/* aten::arange with constant bounds: the values as a constant (what
+ * torch's export folds it to). */
+static gboolean
+sym_arange (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  guint nin = graph_node_n_inputs (n);
+  double start = 0, end, step = 1;
+  gboolean ok;
+  /* arange(end, dtype, layout, device, pin) / (start, end, dtype, ...) /
+   * (start, end, step, dtype, ...) */
+  if (nin == 5)
+    ok = sym_get_const_double (graph_node_input (n, 0), &end);
+  else if (nin == 6)
+    ok = sym_get_const_double (graph_node_input (n, 0), &start)
+         && sym_get_const_double (graph_node_input (n, 1), &end);
+  else if (nin == 7)
+    ok = sym_get_const_double (graph_node_input (n, 0), &start)
+         && sym_get_const_double (graph_node_input (n, 1), &end)
+         && sym_get_const_double (graph_node_input (n, 2), &step);
+  else
+    ok = FALSE;
+  if (!ok || step == 0)
+    return sym_unimplemented (ctx, n, error, "arange with computed bounds");
+  GraphDType dt = sym_dtype (graph_node_output (n, 0));
+  if (dt == GRAPH_DTYPE_UNDEFINED)
+    dt = GRAPH_DTYPE_INT64;
+  gint64 count = (gint64) ((end - start) / step + (((end - start) / step) > (gint64) ((end - start) / step) ? 1 : 0));
+  if (count < 0 || count > (1 << 24))
+    return sym_unimplemented (ctx, n, error, "arange of %" G_GINT64_FORMAT " elements", count);
+  g_autoptr (Tensor) t = tensor_new_zeroed (dt, 1, &count, error);
+  if (t == NULL)
+    return FALSE;
+  g_autoptr (Tensor) d = tensor_new_zeroed (GRAPH_DTYPE_DOUBLE, 1, &count, error);
+  for (gint64 i = 0; i < count; i++)
+    ((double *) tensor_data (d))[i] = start + (double) i * step;
+  g_autoptr (Tensor) c = sym_tensor_cast (d, dt, error);
+  if (c == NULL)
+    return FALSE;
+  out[0] = sym_constant (ctx, c);
+  return TRUE;
+}
+
+/* A constant of `dims` filled with v, or NULL when too large (torch's
+ * constant folding turns ConstantOfShape of a constant shape into this;
+ * ours keeps ConstantOfShape, so the new creation ops fold it here). */
+GraphValue *
+sym_const_filled (SymContext *ctx, gsize rank, const gint64 *dims, GraphDType dt, double v)
+{
+  gint64 numel = 1;
+  for (gsize i = 0; i < rank; i++)
+    {
+      if (dims[i] < 0 || (dims[i] > 0 && numel > (1 << 20) / dims[i]))
+        return NULL;
+      numel *= dims[i];
+    }
+  if (rank > TENSOR_MAX_RANK)
+    return NULL;
+  g_autofree double *d = g_new (double, MAX (numel, 1));
+  for (gint64 i = 0; i < numel; i++)
+    d[i] = v;
+  g_autoptr (Tensor) t = tensor_new_from_data (GRAPH_DTYPE_DOUBLE, (guint) rank, dims, d,
+                                               (gsize) numel * sizeof (double), NULL);
+  g_autoptr (Tensor) c = t ? sym_tensor_cast (t, dt, NULL) : NULL;
+  return c ? sym_constant (ctx, c) : NULL;
+}
+
+/* ConstantOfShape of `shape`, folded when the trace value is a constant list. */
+static GraphValue *
+filled (SymContext *ctx, GraphValue *shape_src, GraphValue *shape, GraphDType dt, double v)
+{
+  g_autoptr (GArray) dims = sym_get_const_ints (shape_src);
+  GraphValue *c = dims ? sym_const_filled (ctx, dims->len, (const gint64 *) dims->data, dt, v) : NULL;
+  return c ? c : sym_constant_of_shape (ctx, shape, dt, v);
+}
+
+/* aten::empty(size, dtype, ...) / empty_like(self, dtype, ...): zeros */
+static gboolean
+sym_empty (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *shape;
+  if (!sym_parse_args (ctx, n, "v", &shape, error))
+    return FALSE;
+  GraphDType dt = scalar_type (graph_node_n_inputs (n) > 1 ? graph_node_input (n, 1) : NULL,
+                               GRAPH_DTYPE_FLOAT);
+  out[0] = filled (ctx, graph_node_input (n, 0), shape, dt, 0.0);
+  return TRUE;
+}
+
+static gboolean
+sym_empty_like (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self;
+  if (!sym_parse_args (ctx, n, "v", &self, error))
+    return FALSE;
+  GraphDType dflt = sym_dtype (self) ? sym_dtype (self) : GRAPH_DTYPE_FLOAT;
+  GraphDType dt = scalar_type (graph_node_n_inputs (n) > 1 ? graph_node_input (n, 1) : NULL, dflt);
+  gint64 dims[TENSOR_MAX_RANK];
+  int rank = sym_rank (self);
+  GraphValue *c = rank >= 0 && rank <= TENSOR_MAX_RANK && sym_static_shape (self, dims)
+                    ? sym_const_filled (ctx, (gsize) rank, dims, dt, 0.0) : NULL;
+  out[0] = c ? c : sym_constant_of_shape (ctx, sym_size (ctx, self, G_MININT64), dt, 0.0);
+  return TRUE;
+}
+
+/* aten::new_zeros/new_ones/new_empty(self, size, dtype, ...) and
+ * new_full(self, size, fill_value, dtype, ...): dtype defaults to self's. */
+static gboolean
+new_fill (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error, double value,
+          gboolean is_full)
+{
+  GraphValue *self, *shape;
+  double v = value;
+  if (!sym_parse_args (ctx, n, "vv", &self, &shape, error))
+    return FALSE;
+  if (is_full && !sym_parse_args (ctx, n, "none,none,f", &v, error))
+    return FALSE;
+  guint dt_index = is_full ? 3 : 2;
+  GraphDType dflt = sym_dtype (self);
+  if (dflt == GRAPH_DTYPE_UNDEFINED)
+    dflt = sym_dtype (graph_node_output (n, 0));
+  GraphDType dt = scalar_type (dt_index < graph_node_n_inputs (n) ? graph_node_input (n, dt_index)
+                                                                  : NULL, dflt);
+  out[0] = filled (ctx, graph_node_input (n, 1), shape, dt, v);
+  return TRUE;
+}
+
+static gboolean
+sym_new_zeros (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  return new_fill (ctx, n, out, error, 0.0, FALSE);
+}
+
+static gboolean
+sym_new_ones (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  return new_fill (ctx, n, out, error, 1.0, FALSE);
+}
+
+static gboolean
+sym_new_full (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  return new_fill (ctx, n, out, error, 0.0, TRUE);
+}
+
+/* aten::fill(self, value): full_like(self, value) in self's type */
+static gboolean
+sym_fill (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self;
+  double v;
+  if (!sym_parse_args (ctx, n, "vf", &self, &v, error))
+    return FALSE;
+  GraphDType dt = sym_dtype (self) ? sym_dtype (self) : GRAPH_DTYPE_FLOAT;
+  gint64 dims[TENSOR_MAX_RANK];
+  int rank = sym_rank (self);
+  GraphValue *c = rank >= 0 && rank <= TENSOR_MAX_RANK && sym_static_shape (self, dims)
+                    ? sym_const_filled (ctx, (gsize) rank, dims, dt, v) : NULL;
+  out[0] = c ? c : sym_constant_of_shape (ctx, sym_size (ctx, self, G_MININT64), dt, v);
+  return TRUE;
+}
+
+/* aten::eye(n, [m,] dtype, layout, device, pin_memory): EyeLike of zeros */
+static gboolean
+sym_eye (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  guint nin = graph_node_n_inputs (n);
+  if (nin != 5 && nin != 6)
+    return sym_unimplemented (ctx, n, error, "eye with %u arguments", nin);
+  GraphValue *rows, *cols;
+  if (!sym_parse_args (ctx, n, "v", &rows, error))
+    return FALSE;
+  cols = rows;
+  if (nin == 6 && !sym_parse_args (ctx, n, "none,v", &cols, error))
+    return FALSE;
+  GraphDType dt = scalar_type (graph_node_input (n, nin - 4), GRAPH_DTYPE_FLOAT);
+  gint64 dims[2];
+  /* Constant sizes: the matrix itself (torch's constant folding gives the
+   * same; ours does not fold EyeLike). */
+  if (sym_get_const_int (graph_node_input (n, 0), &dims[0])
+      && sym_get_const_int (graph_node_input (n, nin == 6 ? 1 : 0), &dims[1])
+      && dims[0] >= 0 && dims[1] >= 0 && dims[0] * dims[1] <= 1 << 20)
+    {
+      g_autofree double *id = g_new0 (double, MAX (dims[0] * dims[1], 1));
+      for (gint64 i = 0; i < MIN (dims[0], dims[1]); i++)
+        id[i * dims[1] + i] = 1.0;
+      g_autoptr (Tensor) d = tensor_new_from_data (GRAPH_DTYPE_DOUBLE, 2, dims, id,
+                                                   (gsize) (dims[0] * dims[1]) * sizeof (double),
+                                                   error);
+      g_autoptr (Tensor) t = d ? sym_tensor_cast (d, dt, error) : NULL;
+      if (t == NULL)
+        return FALSE;
+      out[0] = sym_constant (ctx, t);
+      return TRUE;
+    }
+  gint64 zero = 0;
+  GraphValue *parts[2] = { sym_unsqueeze (ctx, rows, 1, &zero), sym_unsqueeze (ctx, cols, 1, &zero) };
+  GraphValue *shape = graph_opv (G, "Concat", 2, parts, "axis_i", (gint64) 0, NULL);
+  out[0] = graph_op (G, "EyeLike", sym_constant_of_shape (ctx, shape, dt, 0.0), NULL);
+  return TRUE;
+}
+
+/* aten::one_hot(self, num_classes): OneHot with values [0, 1] */
+static gboolean
+sym_one_hot (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self, *depth;
+  if (!sym_parse_args (ctx, n, "vv", &self, &depth, error))
+    return FALSE;
+  GraphDType dt = sym_dtype (graph_node_input (n, 1));
+  if (dt == GRAPH_DTYPE_UINT8 || dt == GRAPH_DTYPE_INT8 || dt == GRAPH_DTYPE_INT32
+      || dt == GRAPH_DTYPE_INT16)
+    depth = sym_cast (ctx, depth, GRAPH_DTYPE_INT64);
+  static const gint64 values[] = { 0, 1 };
+  out[0] = graph_op (G, "OneHot", self, depth, sym_const_ints (ctx, 2, values), "axis_i",
+                     (gint64) -1, NULL);
+  return TRUE;
+}
+
+const SymEntry sym_opset9_create[] = {
+  { "aten::zeros", sym_zeros },
+  { "aten::ones", sym_ones },
+  { "aten::full", sym_full },
+  { "aten::zeros_like", sym_zeros_like },
+  { "aten::ones_like", sym_ones_like },
+  { "aten::full_like", sym_full_like },
+  { "aten::empty", sym_empty },
+  { "aten::empty_like", sym_empty_like },
+  { "aten::new_zeros", sym_new_zeros },
+  { "aten::new_empty", sym_new_zeros },
+  { "aten::new_ones", sym_new_ones },
+  { "aten::new_full", sym_new_full },
+  { "aten::fill", sym_fill },
+  { "aten::eye", sym_eye },
+  { "aten::one_hot", sym_one_hot },
+  { "aten::arange", sym_arange },
+};
+const gsize sym_opset9_create_len = G_N_ELEMENTS (sym_opset9_create);
