@@ -643,14 +643,9 @@ upsample (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error, gbool
   g_autoptr (Tensor) empty = tensor_new_zeroed (GRAPH_DTYPE_FLOAT, 1, (gint64[]) { 0 }, NULL);
   GraphValue *roi = sym_constant (ctx, empty);
   const char *ctm = linear ? (align ? "align_corners" : "half_pixel") : "asymmetric";
-  if (linear)
-    out[0] = graph_op (G, "Resize", input, roi, sym_constant (ctx, st),
-                       "coordinate_transformation_mode_s", ctm, "cubic_coeff_a_f", -0.75,
-                       "mode_s", mode, "nearest_mode_s", "floor", NULL);
-  else
-    out[0] = graph_op (G, "Resize", input, roi, sym_constant (ctx, st),
-                       "coordinate_transformation_mode_s", ctm, "cubic_coeff_a_f", -0.75,
-                       "mode_s", mode, "nearest_mode_s", "floor", NULL);
+  out[0] = graph_op (G, "Resize", input, roi, sym_constant (ctx, st),
+                     "coordinate_transformation_mode_s", ctm, "cubic_coeff_a_f", -0.75,
+                     "mode_s", mode, "nearest_mode_s", "floor", NULL);
   return TRUE;
 }
 
