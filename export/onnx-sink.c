@@ -113,6 +113,18 @@ populate (const void *data, gsize len)
 #endif
 }
 
+/* One write, in the writer thread or (without one) the caller's: a payload
+ * written in place (no `buffer`) has its pages populated first. */
+static void
+write_job (OnnxioSink *s, const guint8 *data, gsize len, const guint8 *buffer)
+{
+  if (failed (s))
+    return;
+  if (buffer == NULL)
+    populate (data, len);
+  write_all (s, data, len);
+}
+
 static gpointer
 writer_main (gpointer data)
 {
@@ -125,12 +137,7 @@ writer_main (gpointer data)
           g_free (job);
           return NULL;
         }
-      if (!failed (s))
-        {
-          if (job->buffer == NULL)
-            populate (job->data, job->len);
-          write_all (s, job->data, job->len);
-        }
+      write_job (s, job->data, job->len, job->buffer);
       if (job->buffer != NULL)
         g_async_queue_push (s->free_bufs, job->buffer);
       g_free (job);
@@ -144,12 +151,7 @@ push_job (OnnxioSink *s, const guint8 *data, gsize len, guint8 *buffer)
 {
   if (s->writer == NULL)
     {
-      if (!failed (s))
-        {
-          if (buffer == NULL)
-            populate (data, len);
-          write_all (s, data, len);
-        }
+      write_job (s, data, len, buffer);
       return;
     }
   SinkJob *job = g_new (SinkJob, 1);
