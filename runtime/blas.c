@@ -2,6 +2,7 @@
 #include "runtime/blas.h"
 #include "runtime/runtime.h"
 #include <gmodule.h>
+#include <string.h>
 
 RtBlas rt_blas;
 
@@ -16,6 +17,8 @@ load_once (void)
   GString *tried = g_string_new (NULL);
   for (guint i = 0; i < G_N_ELEMENTS (library_names) && module == NULL; i++)
     {
+      if (i > 0 && strcmp (library_names[i], library_names[0]) == 0)
+        continue;   /* the configured name is one of the fallbacks */
       module = g_module_open (library_names[i], G_MODULE_BIND_LAZY | G_MODULE_BIND_LOCAL);
       if (module == NULL)
         g_string_append_printf (tried, "%s%s", tried->len ? "; " : "", g_module_error ());
