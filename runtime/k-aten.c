@@ -4,29 +4,9 @@
  * (int64 for ints and bools, double or float for floats), None is an absent
  * input.  Type promotion follows torch for the cases these ops meet:
  * a 0-d operand of the same category (int/float) does not promote. */
-#include "runtime/kernels-private.h"
+#include "runtime/k-aten-private.h"
 #include <math.h>
 #include <string.h>
-
-static const RtTensor *
-arg (RtCall *call, guint i)
-{
-  return i < call->n_inputs ? call->inputs[i] : NULL;
-}
-
-static double
-arg_f (RtCall *call, guint i, double def)
-{
-  const RtTensor *t = arg (call, i);
-  return t && t->numel == 1 ? rt_get_f64 (t, 0) : def;
-}
-
-static gint64
-arg_i (RtCall *call, guint i, gint64 def)
-{
-  const RtTensor *t = arg (call, i);
-  return t && t->numel == 1 ? rt_get_i64 (t, 0) : def;
-}
 
 static int
 dtype_rank (GraphDType d)
@@ -81,7 +61,7 @@ as_dtype (RtCall *call, const RtTensor *t, GraphDType dt, guint which, RtTensor 
 static gboolean
 binary (RtCall *call, const char *op, gboolean true_div, double alpha, GError **error)
 {
-  const RtTensor *a = arg (call, 0), *b = arg (call, 1);
+  const RtTensor *a = aten_arg (call, 0), *b = aten_arg (call, 1);
   if (a == NULL || b == NULL)
     {
       rt_call_error (call, error, RT_ERROR_INVALID_GRAPH, "needs two operands");
@@ -111,13 +91,13 @@ binary (RtCall *call, const char *op, gboolean true_div, double alpha, GError **
 
 static gboolean a_mul (RtCall *c, GError **e) { return binary (c, "Mul", FALSE, 1, e); }
 static gboolean a_div (RtCall *c, GError **e) { return binary (c, "Div", TRUE, 1, e); }
-static gboolean a_add (RtCall *c, GError **e) { return binary (c, "Add", FALSE, arg_f (c, 2, 1), e); }
-static gboolean a_sub (RtCall *c, GError **e) { return binary (c, "Sub", FALSE, arg_f (c, 2, 1), e); }
+static gboolean a_add (RtCall *c, GError **e) { return binary (c, "Add", FALSE, aten_f (c, 2, 1), e); }
+static gboolean a_sub (RtCall *c, GError **e) { return binary (c, "Sub", FALSE, aten_f (c, 2, 1), e); }
 
 static gboolean
 a_pow (RtCall *call, GError **error)
 {
-  const RtTensor *a = arg (call, 0), *b = arg (call, 1);
+  const RtTensor *a = aten_arg (call, 0), *b = aten_arg (call, 1);
   if (a == NULL || b == NULL)
     {
       rt_call_error (call, error, RT_ERROR_INVALID_GRAPH, "needs two operands");
@@ -133,7 +113,7 @@ a_pow (RtCall *call, GError **error)
 static gboolean
 unary_float (RtCall *call, const char *op, double alpha, double beta, double gamma, GError **error)
 {
-  const RtTensor *a = arg (call, 0);
+  const RtTensor *a = aten_arg (call, 0);
   RtTensor ca;
   if (!graph_dtype_is_floating (a->dtype) && strcmp (op, "Relu") != 0 && strcmp (op, "Neg") != 0)
     {
@@ -154,8 +134,8 @@ static gboolean a_neg (RtCall *c, GError **e) { return unary_float (c, "Neg", 0,
 static gboolean
 a_elu (RtCall *call, GError **error)
 {
-  const RtTensor *a = arg (call, 0);
-  double alpha = arg_f (call, 1, 1), scale = arg_f (call, 2, 1), in_scale = arg_f (call, 3, 1);
+  const RtTensor *a = aten_arg (call, 0);
+  double alpha = aten_f (call, 1, 1), scale = aten_f (call, 2, 1), in_scale = aten_f (call, 3, 1);
   if (!graph_dtype_is_floating (a->dtype))
     {
       rt_call_error (call, error, RT_ERROR_UNSUPPORTED, "elu needs a floating-point input");
@@ -194,7 +174,7 @@ fill (RtCall *call, double value, GError **error)
 {
   gint64 dims[RT_MAX_RANK];
   guint rank = 0;
-  const RtTensor *size = arg (call, 0);
+  const RtTensor *size = aten_arg (call, 0);
   gsize len;
   const gint64 *v;
   if (size)
@@ -217,13 +197,13 @@ fill (RtCall *call, double value, GError **error)
     }
   GraphDType dt = GRAPH_DTYPE_FLOAT;
   const char *type = rt_attr_s (call->node, "type", rt_attr_s (call->node, "dtype", NULL));
-  if (arg (call, 1) && !scalar_type (arg_i (call, 1, 6), &dt))
+  if (aten_arg (call, 1) && !scalar_type (aten_i (call, 1, 6), &dt))
     {
       rt_call_error (call, error, RT_ERROR_UNSUPPORTED, "unsupported dtype code %" G_GINT64_FORMAT,
-                     arg_i (call, 1, 6));
+                     aten_i (call, 1, 6));
       return FALSE;
     }
-  if (!arg (call, 1) && type && !graph_dtype_from_name (type, &dt) && !graph_dtype_from_torch_name (type, &dt))
+  if (!aten_arg (call, 1) && type && !graph_dtype_from_name (type, &dt) && !graph_dtype_from_torch_name (type, &dt))
     {
       rt_call_error (call, error, RT_ERROR_UNSUPPORTED, "unknown type '%s'", type);
       return FALSE;
@@ -245,7 +225,7 @@ static gboolean a_zeros (RtCall *c, GError **e) { return fill (c, 0, e); }
 static gboolean
 tri (RtCall *call, gboolean upper, GError **error)
 {
-  return rt_trilu (call, arg (call, 0), arg_i (call, 1, 0), upper, error);
+  return rt_trilu (call, aten_arg (call, 0), aten_i (call, 1, 0), upper, error);
 }
 
 static gboolean a_triu (RtCall *c, GError **e) { return tri (c, TRUE, e); }
@@ -255,12 +235,12 @@ static gboolean a_tril (RtCall *c, GError **e) { return tri (c, FALSE, e); }
 static gboolean
 a_cumprod (RtCall *call, GError **error)
 {
-  const RtTensor *a = arg (call, 0);
+  const RtTensor *a = aten_arg (call, 0);
   guint ax;
-  if (!rt_axis (call, arg_i (call, 1, rt_attr_i (call->node, "dim", 0)), a->rank, &ax, error))
+  if (!rt_axis (call, aten_i (call, 1, rt_attr_i (call->node, "dim", 0)), a->rank, &ax, error))
     return FALSE;
   GraphDType dt = graph_dtype_is_floating (a->dtype) ? a->dtype : GRAPH_DTYPE_INT64;
-  if (arg (call, 2) && !scalar_type (arg_i (call, 2, 6), &dt))
+  if (aten_arg (call, 2) && !scalar_type (aten_i (call, 2, 6), &dt))
     {
       rt_call_error (call, error, RT_ERROR_UNSUPPORTED, "unsupported dtype");
       return FALSE;
@@ -306,8 +286,8 @@ a_cumprod (RtCall *call, GError **error)
 static gboolean
 a_upsample_bilinear2d (RtCall *call, GError **error)
 {
-  const RtTensor *x = arg (call, 0), *osize = arg (call, 1), *sf = arg (call, 3);
-  gboolean align = arg_i (call, 2, 0) != 0;
+  const RtTensor *x = aten_arg (call, 0), *osize = aten_arg (call, 1), *sf = aten_arg (call, 3);
+  gboolean align = aten_i (call, 2, 0) != 0;
   if (x->rank != 4 || !graph_dtype_is_floating (x->dtype))
     {
       rt_call_error (call, error, RT_ERROR_SHAPE, "needs a 4-D floating-point input");
@@ -319,10 +299,10 @@ a_upsample_bilinear2d (RtCall *call, GError **error)
     {
       OH = rt_get_i64 (osize, 0);
       OW = rt_get_i64 (osize, 1);
-      if (arg (call, 3) && arg (call, 4) && arg (call, 3)->numel == 1)
+      if (aten_arg (call, 3) && aten_arg (call, 4) && aten_arg (call, 3)->numel == 1)
         {
-          sh = arg_f (call, 3, 0);
-          sw = arg_f (call, 4, 0);
+          sh = aten_f (call, 3, 0);
+          sw = aten_f (call, 4, 0);
         }
     }
   else if (sf && sf->numel == 2)
