@@ -162,11 +162,8 @@ sym_round (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   return TRUE;
 }
 
-/* opset9-shape.c: Scatter becomes ScatterElements at 11 */
-gboolean sym_scatter_any (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error);
-
 const SymEntry sym_opset11_table[] = {
-  { "aten::scatter", sym_scatter_any },
+  { "aten::scatter", sym_scatter_any },   /* Scatter becomes ScatterElements */
   { "aten::round", sym_round },
   { "aten::pixel_shuffle", sym_pixel_shuffle11 },
   { "aten::clamp", sym_clamp11 },

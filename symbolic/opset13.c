@@ -35,9 +35,6 @@ sym_log_softmax13 (SymContext *ctx, GraphNode *n, GraphValue **out, GError **err
   return softmax13 (ctx, n, out, error, "LogSoftmax");
 }
 
-/* opset9-math.c: frobenius_norm over every dim becomes ReduceL2 at 13 */
-gboolean sym_frobenius_norm_any (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error);
-
 /* aten::tensor_split(self, sections, dim) with an int number of sections
  * and a static dim size: one Split, the first size % sections pieces one
  * longer (from 13, as torch).  The index-list form is not handled. */
@@ -122,7 +119,7 @@ sym_diagonal13 (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 const SymEntry sym_opset13_table[] = {
   { "aten::diagonal", sym_diagonal13 },
   { "aten::tensor_split", sym_tensor_split13 },
-  { "aten::frobenius_norm", sym_frobenius_norm_any },
+  { "aten::frobenius_norm", sym_frobenius_norm_any },   /* all dims: one ReduceL2 */
   { "aten::softmax", sym_softmax13 },
   { "aten::log_softmax", sym_log_softmax13 },
 };

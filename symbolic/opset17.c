@@ -2,8 +2,6 @@
  * entry records the change for the coverage table). */
 #include "symbolic/sym-private.h"
 
-gboolean sym_layer_norm_any (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error);
-
 const SymEntry sym_opset17_table[] = {
   { "aten::layer_norm", sym_layer_norm_any },
 };

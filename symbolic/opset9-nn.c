@@ -150,8 +150,6 @@ sym_batch_norm (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 /* aten::layer_norm(input, normalized_shape, weight, bias, eps, cudnn):
  * a decomposition before 17, LayerNormalization from 17 (opset17.c lists
  * this function again). */
-gboolean sym_layer_norm_any (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error);
-
 gboolean
 sym_layer_norm_any (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {

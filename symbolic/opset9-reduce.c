@@ -206,8 +206,6 @@ sym_norm (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 
 /* aten::frobenius_norm(self, dim, keepdim): Sqrt(ReduceSum(x * x)); from
  * 13 an empty dim is one ReduceL2. */
-gboolean sym_frobenius_norm_any (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error);
-
 gboolean
 sym_frobenius_norm_any (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {

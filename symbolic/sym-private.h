@@ -40,6 +40,12 @@ GraphValue  *sym_constant_of_shape (SymContext *ctx, GraphValue *shape, GraphDTy
 /* A constant of `dims` filled with v in dt, or NULL when too large (opset9-create.c). */
 GraphValue  *sym_const_filled (SymContext *ctx, gsize rank, const gint64 *dims, GraphDType dt,
                                double v);
+/* Symbolics listed again by a later opset's table, whose translation
+ * depends on the target opset (defined in the opset-9 files). */
+gboolean     sym_layer_norm_any (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error);
+gboolean     sym_scatter_any (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error);
+gboolean     sym_frobenius_norm_any (SymContext *ctx, GraphNode *n, GraphValue **out,
+                                     GError **error);
 
 /* ---- the translation context (driven by export/) ------------------------ */
 
