@@ -1,6 +1,7 @@
 /* The export pipeline driver: inputs, the symbolic pass, outputs, passes. */
 #include "export/export.h"
 #include "symbolic/sym-private.h"
+#include "export/onnx-check.h"
 #include <string.h>
 
 G_DEFINE_QUARK (export-error-quark, export_error)
@@ -13,6 +14,7 @@ export_options_init (ExportOptions *o)
   o->mode = SYM_MODE_ONNX;
   o->do_constant_folding = TRUE;
   o->export_params = TRUE;
+  o->check = TRUE;
 }
 
 void
@@ -184,28 +186,42 @@ collect_outputs (SymContext *ctx, GraphValue *src, GPtrArray *out, GError **erro
   return TRUE;
 }
 
+/* One failing node: its message and what to do, on one line.  Several: a
+ * header line, one line per node, then each distinct hint once. */
 static char *
-summarise (GPtrArray *messages, GPtrArray *kinds, SymMode mode, int opset)
+summarise (GPtrArray *messages, GPtrArray *kinds, GPtrArray *hints, SymMode mode, int opset)
 {
-  if (messages->len == 1)
-    return g_strdup (messages->pdata[0]);
   GString *s = g_string_new (NULL);
-  g_string_append_printf (s, "%s export failed at opset %d: %u nodes could not be exported (",
-                          mode == SYM_MODE_ONNX ? "ONNX" : sym_mode_name (mode), opset,
-                          messages->len);
-  for (guint i = 0; i < kinds->len; i++)
-    g_string_append_printf (s, "%s%s", i ? ", " : "", (const char *) kinds->pdata[i]);
-  g_string_append (s, "):");
-  for (guint i = 0; i < messages->len; i++)
-    g_string_append_printf (s, "\n  %s", (const char *) messages->pdata[i]);
+  if (messages->len == 1)
+    g_string_append (s, messages->pdata[0]);
+  else
+    {
+      g_string_append_printf (s, "%s export failed at opset %d: %u nodes could not be exported (",
+                              mode == SYM_MODE_ONNX ? "ONNX" : sym_mode_name (mode), opset,
+                              messages->len);
+      for (guint i = 0; i < kinds->len; i++)
+        g_string_append_printf (s, "%s%s", i ? ", " : "", (const char *) kinds->pdata[i]);
+      g_string_append (s, "):");
+      for (guint i = 0; i < messages->len; i++)
+        {
+          const char *m = messages->pdata[i];
+          if (g_str_has_prefix (m, "ONNX export failed: "))
+            m += strlen ("ONNX export failed: ");
+          g_string_append_printf (s, "\n  %s", m);
+        }
+    }
+  for (guint i = 0; i < hints->len; i++)
+    g_string_append_printf (s, "%s%s", messages->len == 1 && i == 0 ? "; " : "\n", (const char *) hints->pdata[i]);
   return g_string_free (s, FALSE);
 }
 
 /* Runs the symbolic pass into a new graph; failing nodes are collected in
- * kinds/messages and the result is NULL when there are any. */
+ * kinds/messages (and what to do about them, each once, in hints) and the
+ * result is NULL when there are any.  `origin` (may be NULL) maps each new
+ * node to the trace node whose symbolic made it. */
 static Graph *
 translate (const Graph *trace, const ExportOptions *o, GPtrArray *kinds, GPtrArray *messages,
-           GError **error)
+           GPtrArray *hints, GHashTable *origin, GError **error)
 {
   g_autoptr (Graph) dst = graph_new ();
   g_autoptr (SymRegistry) reg = o->registry ? sym_registry_ref (o->registry) : sym_registry_new ();
@@ -273,20 +289,29 @@ translate (const Graph *trace, const ExportOptions *o, GPtrArray *kinds, GPtrArr
       for (guint i = 0; i < graph_node_n_inputs (n) && !skip; i++)
         skip = poisoned (bad, graph_node_input (n, i), 0);
       g_autoptr (GError) local = NULL;
-      if (skip || !sym_context_translate (ctx, n, &local))
+      GraphNode *mark = graph_last_node (dst);
+      if (!skip && sym_context_translate (ctx, n, &local))
         {
-          for (guint i = 0; i < graph_node_n_outputs (n); i++)
-            g_hash_table_add (bad, graph_node_output (n, i));
-          if (skip)
-            continue;
-          const char *kind = graph_node_kind (n);
-          if (!g_hash_table_contains (seen_kinds, kind))
-            {
-              g_hash_table_add (seen_kinds, (gpointer) kind);
-              g_ptr_array_add (kinds, (gpointer) kind);
-            }
-          g_ptr_array_add (messages, g_strdup (local->message));
+          for (GraphNode *m = mark ? graph_node_next (mark) : graph_first_node (dst); origin && m;
+               m = graph_node_next (m))
+            g_hash_table_insert (origin, m, n);
+          continue;
         }
+      for (guint i = 0; i < graph_node_n_outputs (n); i++)
+        g_hash_table_add (bad, graph_node_output (n, i));
+      if (skip)
+        continue;
+      const char *kind = graph_node_kind (n);
+      if (!g_hash_table_contains (seen_kinds, kind))
+        {
+          g_hash_table_add (seen_kinds, (gpointer) kind);
+          g_ptr_array_add (kinds, (gpointer) kind);
+        }
+      g_ptr_array_add (messages, g_strdup (local->message));
+      const char *h = sym_unsupported_hint (kind);
+      if (g_error_matches (local, SYM_ERROR, SYM_ERROR_UNSUPPORTED)
+          && !g_ptr_array_find (hints, h, NULL))
+        g_ptr_array_add (hints, (gpointer) h);
     }
   if (messages->len > 0)
     return NULL;
@@ -420,10 +445,80 @@ name_outputs (Graph *g, const ExportOptions *o)
     }
 }
 
+/* "made by the symbolic for aten::sigmoid (node %3, at f.py:7:0)" */
+static char *
+origin_desc (GHashTable *origin, const GraphNode *n)
+{
+  GraphNode *src = n ? g_hash_table_lookup (origin, n) : NULL;
+  if (src == NULL)
+    return g_strdup ("");
+  const char *kind = graph_node_kind (src);
+  const char *name;
+  gsize len;
+  g_autofree char *py = NULL;
+  if (graph_node_is (src, GRAPH_KIND_PYTHON_OP)
+      && graph_node_get_s (src, GRAPH_PYTHON_OP_NAME_ATTR, &name, &len))
+    kind = py = g_strdup_printf ("%s::%.*s", GRAPH_KIND_PYTHON_OP, (int) len, name);
+  GString *s = g_string_new (NULL);
+  g_string_append_printf (s, " [made by the symbolic for %s", kind);
+  GraphValue *o = graph_node_n_outputs (src) ? graph_node_output (src, 0) : NULL;
+  if (o && graph_value_get_name (o))
+    g_string_append_printf (s, ", node %%%s", graph_value_get_name (o));
+  if (graph_node_get_source (src))
+    g_string_append_printf (s, ", at %s", graph_node_get_source (src));
+  g_string_append (s, "]");
+  return g_string_free (s, FALSE);
+}
+
+/* The model checker on the result (export/onnx-check.h): in ONNX mode an
+ * error fails the export, naming each bad node and the symbolic that made
+ * it; in the other modes (whose ATen and copied nodes are the user's
+ * choice) the problems become warnings. */
+static gboolean
+check_result (const Graph *g, const ExportOptions *o, GHashTable *origin, GPtrArray *warnings,
+              GError **error)
+{
+  g_autoptr (GPtrArray) problems = onnx_check_graph (g, NULL);
+  g_autoptr (GString) msg = g_string_new (NULL);
+  guint n_errors = 0;
+  for (guint i = 0; i < problems->len; i++)
+    {
+      const OnnxCheckProblem *p = problems->pdata[i];
+      if (p->severity != ONNX_CHECK_ERROR)
+        continue;   /* custom domains: the user registered them */
+      g_autofree char *text = onnx_check_problem_to_string (p);
+      g_autofree char *from = origin_desc (origin, p->node);
+      if (o->mode != SYM_MODE_ONNX)
+        {
+          if (warnings)
+            g_ptr_array_add (warnings, g_strdup_printf ("%s%s", text, from));
+          continue;
+        }
+      g_string_append_printf (msg, "\n  %s%s", text, from);
+      n_errors++;
+    }
+  if (n_errors == 0)
+    return TRUE;
+  g_set_error (error, EXPORT_ERROR, EXPORT_ERROR_CHECK,
+               "the exported model fails the ONNX checker (%u error%s; a symbolic function "
+               "built a node ONNX does not define):%s", n_errors, n_errors == 1 ? "" : "s",
+               msg->str);
+  return FALSE;
+}
+
 Graph *
 export_graph (const Graph *trace, const ExportOptions *o, GError **error)
 {
+  return export_graph_report (trace, o, NULL, error);
+}
+
+Graph *
+export_graph_report (const Graph *trace, const ExportOptions *o, GPtrArray **warnings,
+                     GError **error)
+{
   g_return_val_if_fail (trace != NULL && o != NULL, NULL);
+  if (warnings)
+    *warnings = NULL;
   if (o->opset < SYM_OPSET_MIN || o->opset > SYM_OPSET_MAX)
     {
       g_set_error (error, EXPORT_ERROR, EXPORT_ERROR_OPTIONS,
@@ -440,15 +535,17 @@ export_graph (const Graph *trace, const ExportOptions *o, GError **error)
     }
   g_autoptr (GPtrArray) kinds = g_ptr_array_new ();
   g_autoptr (GPtrArray) messages = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GPtrArray) hints = g_ptr_array_new ();
+  g_autoptr (GHashTable) origin = g_hash_table_new (NULL, NULL);
   g_autoptr (GError) local = NULL;
-  g_autoptr (Graph) g = translate (trace, o, kinds, messages, &local);
+  g_autoptr (Graph) g = translate (trace, o, kinds, messages, hints, origin, &local);
   if (g == NULL)
     {
       if (local)
         g_propagate_error (error, g_steal_pointer (&local));
       else
         {
-          g_autofree char *msg = summarise (messages, kinds, o->mode, o->opset);
+          g_autofree char *msg = summarise (messages, kinds, hints, o->mode, o->opset);
           g_set_error_literal (error, EXPORT_ERROR, EXPORT_ERROR_UNSUPPORTED, msg);
         }
       return NULL;
@@ -495,6 +592,11 @@ export_graph (const Graph *trace, const ExportOptions *o, GError **error)
                    lint->message);
       return NULL;
     }
+  g_autoptr (GPtrArray) found = g_ptr_array_new_with_free_func (g_free);
+  if (o->check && !check_result (g, o, origin, found, error))
+    return NULL;
+  if (warnings)
+    *warnings = g_steal_pointer (&found);
   return g_steal_pointer (&g);
 }
 
@@ -505,7 +607,8 @@ export_find_unsupported (const Graph *trace, const ExportOptions *o, GPtrArray *
   GPtrArray *kinds = g_ptr_array_new ();
   g_autoptr (GPtrArray) msgs = g_ptr_array_new_with_free_func (g_free);
   g_autoptr (GError) local = NULL;
-  g_autoptr (Graph) g = translate (trace, o, kinds, msgs, &local);
+  g_autoptr (GPtrArray) hints = g_ptr_array_new ();
+  g_autoptr (Graph) g = translate (trace, o, kinds, msgs, hints, NULL, &local);
   if (g == NULL && local)
     {
       g_propagate_error (error, g_steal_pointer (&local));

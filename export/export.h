@@ -34,6 +34,7 @@ typedef enum
   EXPORT_ERROR_UNSUPPORTED,  /* operators that could not be exported */
   EXPORT_ERROR_GRAPH,        /* a malformed trace graph */
   EXPORT_ERROR_WEIGHTS,      /* a weight missing or of the wrong shape */
+  EXPORT_ERROR_CHECK,        /* ONNX mode: the result fails the model checker */
 } ExportErrorCode;
 
 typedef struct
@@ -59,6 +60,11 @@ typedef struct
   gboolean     training;                    /* only FALSE (eval) is supported */
   SymRegistry *registry;                    /* NULL: the built-ins */
   GHashTable  *weights;                     /* name → Tensor*; may be NULL */
+  /* default TRUE: run the model checker (onnx-check.h) on the result.  In
+   * ONNX mode an error is EXPORT_ERROR_CHECK naming each bad node and the
+   * symbolic that made it; in the other modes problems are warnings
+   * (export_graph_report). */
+  gboolean     check;
 } ExportOptions;
 
 void     export_options_init (ExportOptions *o);
@@ -72,8 +78,16 @@ void     export_options_add_dynamic_axis (ExportOptions *o, const char *name, gi
  * "NAME_dynamic_axes_1" as torch names it). */
 gboolean export_options_parse_dynamic_axes (ExportOptions *o, const char *spec, GError **error);
 
-/* The ONNX graph for `trace` (not modified).  (transfer full) */
+/* The ONNX graph for `trace` (not modified).  A symbolic that misuses the
+ * builder (a key without a type suffix...) fails the export, named, in
+ * every mode.  (transfer full) */
 Graph   *export_graph (const Graph *trace, const ExportOptions *o, GError **error);
+/* export_graph, and `warnings` (may be NULL; NULL when the export fails)
+ * receives one line per checker problem that did not fail it (the modes
+ * other than ONNX): "error: node 3 (onnx::Sigmiod): ... [made by the
+ * symbolic for aten::sigmoid, ...]".  (transfer full) */
+Graph   *export_graph_report (const Graph *trace, const ExportOptions *o, GPtrArray **warnings,
+                              GError **error);
 
 /* Every node kind of `trace` that would not export with these options (in
  * ONNX mode: no symbolic, or the symbolic declines), each once, in graph

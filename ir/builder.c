@@ -21,6 +21,43 @@ typedef struct
   } u;
 } PendingAttr;
 
+G_DEFINE_QUARK (graph-builder-error-quark, graph_builder_error)
+
+void
+graph_builder_capture_errors (Graph *g, gboolean capture)
+{
+  g_return_if_fail (g != NULL);
+  g->capture_builder_errors = capture;
+}
+
+GError *
+graph_builder_take_error (Graph *g)
+{
+  g_return_val_if_fail (g != NULL, NULL);
+  return g_steal_pointer (&g->builder_error);
+}
+
+/* Builder misuse: recorded on the graph while it captures errors (the
+ * symbolic pass turns that on, so the export fails naming the symbolic),
+ * else a g_critical as before.  Either way the call builds nothing. */
+static void builder_fail (Graph *g, const char *fmt, ...) G_GNUC_PRINTF (2, 3);
+
+static void
+builder_fail (Graph *g, const char *fmt, ...)
+{
+  va_list ap;
+  va_start (ap, fmt);
+  g_autofree char *msg = g_strdup_vprintf (fmt, ap);
+  va_end (ap);
+  if (g != NULL && g->capture_builder_errors)
+    {
+      if (g->builder_error == NULL)
+        g->builder_error = g_error_new_literal (GRAPH_BUILDER_ERROR, 0, msg);
+      return;
+    }
+  g_critical ("%s", msg);
+}
+
 static void
 pending_attr_free (gpointer p)
 {
@@ -30,12 +67,12 @@ pending_attr_free (gpointer p)
 /* Reads the value(s) for `key` from ap.  FALSE (with a g_critical) when the
  * key is malformed or the value is missing. */
 static gboolean
-read_attr (const char *fn, const char *kind, const char *key, va_list *ap, PendingAttr *out)
+read_attr (Graph *g, const char *fn, const char *kind, const char *key, va_list *ap, PendingAttr *out)
 {
   const char *us = strrchr (key, '_');
   if (us == NULL || us == key || !graph_attr_kind_from_suffix (us + 1, &out->kind))
     {
-      g_critical ("%s(%s): attribute key \"%s\" lacks a type suffix "
+      builder_fail (g, "%s(%s): attribute key \"%s\" lacks a type suffix "
                   "(_f _i _s _t _g _tp _fs _is _ss _ts _gs _tps), or an input is not a value of this graph",
                   fn, kind, key);
       return FALSE;
@@ -55,7 +92,7 @@ read_attr (const char *fn, const char *kind, const char *key, va_list *ap, Pendi
         out->u.list = va_arg (*ap, gconstpointer);
         if (count < 0 || (count > 0 && out->u.list == NULL))
           {
-            g_critical ("%s(%s): attribute \"%s\" needs a count >= 0 and an array", fn, kind, key);
+            builder_fail (g, "%s(%s): attribute \"%s\" needs a count >= 0 and an array", fn, kind, key);
             return FALSE;
           }
         out->len = (gsize) count;
@@ -64,7 +101,7 @@ read_attr (const char *fn, const char *kind, const char *key, va_list *ap, Pendi
           for (gsize i = 0; i < out->len; i++)
             if (((const gconstpointer *) out->u.list)[i] == NULL)
               {
-                g_critical ("%s(%s): element %" G_GSIZE_FORMAT " of attribute \"%s\" is NULL",
+                builder_fail (g, "%s(%s): element %" G_GSIZE_FORMAT " of attribute \"%s\" is NULL",
                             fn, kind, i, key);
                 return FALSE;
               }
@@ -73,7 +110,7 @@ read_attr (const char *fn, const char *kind, const char *key, va_list *ap, Pendi
     }
   if (out->u.s == NULL)   /* any of the pointer members */
     {
-      g_critical ("%s(%s): attribute \"%s\" has a NULL value", fn, kind, key);
+      builder_fail (g, "%s(%s): attribute \"%s\" has a NULL value", fn, kind, key);
       return FALSE;
     }
   return TRUE;
@@ -119,7 +156,7 @@ build (Graph *g, const char *fn, const char *kind, GPtrArray *inputs, gboolean v
         {
           if (!in_inputs)
             {
-              g_critical ("%s(%s): a value follows the attributes; inputs come first", fn, kind);
+              builder_fail (g, "%s(%s): a value follows the attributes; inputs come first", fn, kind);
               return NULL;
             }
           g_ptr_array_add (inputs, p == GRAPH_ABSENT ? NULL : p);
@@ -127,7 +164,7 @@ build (Graph *g, const char *fn, const char *kind, GPtrArray *inputs, gboolean v
         }
       in_inputs = FALSE;
       PendingAttr a = { 0 };
-      gboolean ok = read_attr (fn, kind, p, ap, &a);
+      gboolean ok = read_attr (g, fn, kind, p, ap, &a);
       g_array_append_val (attrs, a);
       if (!ok)
         return NULL;
@@ -136,7 +173,7 @@ build (Graph *g, const char *fn, const char *kind, GPtrArray *inputs, gboolean v
     for (guint i = 0; i < attrs->len; i++)
       if (strcmp (g_array_index (attrs, PendingAttr, i).name, "operator") == 0)
         {
-          g_critical ("%s(%s): the operator attribute is set by graph_at itself", fn, aten_op);
+          builder_fail (g, "%s(%s): the operator attribute is set by graph_at itself", fn, aten_op);
           return NULL;
         }
   GraphNode *n = graph_create_node (g, kind, inputs->len, (GraphValue *const *) inputs->pdata,
@@ -230,7 +267,7 @@ graph_at (Graph *g, const char *op, ...)
 {
   if (op == NULL || *op == '\0')
     {
-      g_critical ("graph_at: the ATen operator name is empty");
+      builder_fail (g, "graph_at: the ATen operator name is empty");
       return NULL;
     }
   g_autoptr (GPtrArray) inputs = g_ptr_array_new ();

@@ -137,6 +137,10 @@ struct _Graph
   Graph        *outer;
   GraphNode    *owner;
   gboolean      tearing_down;
+  /* Note [Builder errors] (graph.h): while capturing, builder misuse is
+   * recorded here (the first one) instead of a g_critical. */
+  gboolean      capture_builder_errors;
+  GError       *builder_error;
 };
 
 /* Name of "x" with a ".N" suffix that no value (node) of g holds yet. */

@@ -104,6 +104,7 @@ graph_free (Graph *g)
   g_hash_table_unref (g->props);
   g_free (g->name);
   g_free (g->doc);
+  g_clear_error (&g->builder_error);
   g_free (g);
 }
 

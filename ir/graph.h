@@ -494,7 +494,8 @@ void         graph_node_copy_attrs (GraphNode *to, const GraphNode *from);
  * An unqualified kind is an ONNX op ("Elu" → "onnx::Elu").  A malformed
  * kind, a key without a known suffix, a NULL string, tensor or graph value,
  * or a negative count is a g_critical and a NULL return, and nothing is
- * added to the graph. */
+ * added to the graph — or, while the graph captures builder errors, no
+ * critical but an error kept on the graph (Note [Builder errors]). */
 GraphValue  *graph_op (Graph *g, const char *kind, ...) G_GNUC_NULL_TERMINATED;
 /* Several outputs (e.g. Split): returns the node. */
 GraphNode   *graph_op_outputs (Graph *g, const char *kind, guint n_outputs, ...)
@@ -512,6 +513,22 @@ GraphNode   *graph_opv_outputs_valist (Graph *g, const char *kind, guint n_input
 /* An org.pytorch.aten::ATen node with operator=`op` (and overload_name ""
  * unless "overload_name_s" is given). */
 GraphValue  *graph_at (Graph *g, const char *op, ...) G_GNUC_NULL_TERMINATED;
+
+/* Note [Builder errors]
+ * Code that runs other people's builder calls (the symbolic pass runs each
+ * symbolic function) turns capturing on: then a misused call (a key without
+ * a type suffix...) still returns NULL and builds nothing, but instead of a
+ * g_critical its message is kept on the graph — the first one — until
+ * graph_builder_take_error, so the caller can fail with a GError naming the
+ * function that misbehaved.  A NULL from an inner call can end an outer
+ * call's argument list early (graph_op (g, "Add", x, graph_op (...), NULL)
+ * builds Add(x)): a captured error means the whole function's output is to
+ * be thrown away. */
+#define GRAPH_BUILDER_ERROR (graph_builder_error_quark ())
+GQuark       graph_builder_error_quark (void);
+void         graph_builder_capture_errors (Graph *g, gboolean capture);
+/* The first error captured since the last call, or NULL.  (transfer full) */
+GError      *graph_builder_take_error (Graph *g);
 
 /* Symbols */
 /* Interned "dom::op" for `kind`; unqualified names get `default_domain`.

@@ -974,6 +974,18 @@ python_op_key (GraphNode *n)
   return graph_symbol (key, NULL);
 }
 
+const char *
+sym_unsupported_hint (const char *kind)
+{
+  if (g_str_has_prefix (kind, GRAPH_KIND_PYTHON_OP))
+    return "give each Python operator a symbolic: sym_register (reg, \"prim::PythonOp::NAME\", 1, "
+           "fn, NULL) from a --plugin (see doc/guide.md, \"Python operators\")";
+  return "register a symbolic with sym_register() or a --plugin, or export with "
+         "ONNX_ATEN_FALLBACK (--mode aten-fallback)";
+}
+
+/* The message names the node and why; the hint (what to do about it) is
+ * added once by the caller, however many nodes fail (sym_unsupported_hint). */
 static gboolean
 unsupported_error (SymContext *ctx, GraphNode *n, GError *cause, GError **error)
 {
@@ -985,8 +997,7 @@ unsupported_error (SymContext *ctx, GraphNode *n, GError *cause, GError **error)
       g_set_error (error, SYM_ERROR, SYM_ERROR_UNSUPPORTED,
                    "ONNX export failed: Couldn't export Python operator %s (a "
                    "torch.autograd.Function, %s) at opset %d (%s): its body is not in the "
-                   "trace; give it a symbolic: sym_register (reg, \"%s\", 1, fn, NULL) from a "
-                   "--plugin (see doc/guide.md, \"Python operators\")",
+                   "trace and no symbolic is registered as \"%s\"",
                    py_key + strlen (GRAPH_KIND_PYTHON_OP) + 2, kind, ctx->s.opset, where, py_key);
       return FALSE;
     }
@@ -1000,9 +1011,7 @@ unsupported_error (SymContext *ctx, GraphNode *n, GError *cause, GError **error)
   else
     hint = g_strdup ("no symbolic function is registered for it");
   g_set_error (error, SYM_ERROR, SYM_ERROR_UNSUPPORTED,
-               "ONNX export failed: Couldn't export operator %s at opset %d (%s): %s; register a "
-               "symbolic with sym_register() or a --plugin, or export with ONNX_ATEN_FALLBACK "
-               "(--mode aten-fallback)",
+               "ONNX export failed: Couldn't export operator %s at opset %d (%s): %s",
                kind, ctx->s.opset, where, hint);
   return FALSE;
 }
@@ -1078,8 +1087,20 @@ sym_context_translate (SymContext *ctx, GraphNode *n, GError **error)
   if (fn)
     {
       ctx->user_data = user_data;
+      graph_builder_capture_errors (ctx->s.dst, TRUE);
       ok = fn (ctx, n, out, &local);
+      graph_builder_capture_errors (ctx->s.dst, FALSE);
       ctx->user_data = NULL;
+      g_autoptr (GError) misuse = graph_builder_take_error (ctx->s.dst);
+      if (misuse)
+        {
+          /* What it built is not used: the export fails (every mode). */
+          g_autofree char *where = node_location (n);
+          g_set_error (error, SYM_ERROR, SYM_ERROR_INVALID,
+                       "the symbolic for %s at opset %d (%s) misused the builder: %s", py_key && sym_registry_lookup (ctx->s.reg, py_key, ctx->s.opset, NULL, NULL) ? py_key : kind,
+                       ctx->s.opset, where, misuse->message);
+          return FALSE;
+        }
       if (ok)
         ok = check_outputs (n, out, ctx, &local);
       if (!ok && local == NULL)

@@ -71,6 +71,9 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (SymContext, sym_context_free)
  * unconvertible node; the caller collects them.  prim:: nodes are handled
  * here too (lowering). */
 gboolean     sym_context_translate (SymContext *ctx, GraphNode *n, GError **error);
+/* What to do about an unconvertible node of `kind` (one sentence, for the
+ * end of the message listing every failing node). */
+const char  *sym_unsupported_hint (const char *kind);
 /* The list elements recorded for a source value, or NULL. */
 GPtrArray   *sym_context_list_elements (SymContext *ctx, GraphValue *src);
 /* Records the elements of a tuple/list source value (a flattened tuple

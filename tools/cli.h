@@ -2,6 +2,7 @@
 #pragma once
 
 #include "symonnx.h"
+#include "export/export.h"
 
 /* Exit codes, documented in doc/cli.md (generated from this table by
  * `symonnx help --markdown`). */
@@ -42,6 +43,17 @@ gboolean cli_file_is_graph_text (const char *path);
 /* Loads a graph from a trace/text file or (from later modules) a model
  * file, by content; reports errors with cli_error and returns NULL. */
 Graph *cli_load_graph (const char *command, const char *path, CliExit *exit_code);
+
+/* tools/cli-export.c */
+/* FALSE (and the error printed) when opset is outside the built-in tables. */
+gboolean cli_opset_ok (const char *command, int opset);
+/* Prints a multi-line message as "symonnx COMMAND: PATH: first line" and
+ * the following lines as they are (one failing node each). */
+void     cli_error_lines (const char *command, const char *path, const char *message);
+/* export_graph_report on `trace`, printing its warnings on stderr and its
+ * error (one problem a line).  NULL on failure.  (transfer full) */
+Graph   *cli_export (const char *command, const char *path, const Graph *trace,
+                     const ExportOptions *o);
 
 extern const CliCommand cli_cmd_print;
 extern const CliCommand cli_cmd_convert;

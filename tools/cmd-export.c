@@ -16,6 +16,7 @@ static gboolean opt_keep_inits;
 static gboolean opt_no_params;
 static char **opt_plugins;
 static gboolean opt_verbose;
+static gboolean opt_no_check;
 
 static const GOptionEntry export_entries[] = {
   { "output", 'o', 0, G_OPTION_ARG_FILENAME, &opt_output, "Write the model to OUT.onnx (required)", "OUT.onnx" },
@@ -39,6 +40,8 @@ static const GOptionEntry export_entries[] = {
     "Load custom symbolic functions from a plugin (repeatable)", "LIB.so" },
   { "verbose", 'v', 0, G_OPTION_ARG_NONE, &opt_verbose,
     "Print the exported graph in PyTorch's format on standard output", NULL },
+  { "no-check", 0, 0, G_OPTION_ARG_NONE, &opt_no_check,
+    "Do not run the model checker on the result", NULL },
   { NULL, 0, 0, 0, NULL, NULL, NULL },
 };
 
@@ -67,9 +70,12 @@ export_run (int argc, char **argv)
       cli_error ("export", "missing -o OUT.onnx");
       return CLI_EXIT_USAGE;
     }
+  if (!cli_opset_ok ("export", opt_opset))
+    return CLI_EXIT_USAGE;
   ExportOptions o;
   export_options_init (&o);
   o.opset = opt_opset;
+  o.check = !opt_no_check;
   if (opt_mode && !sym_mode_from_name (opt_mode, &o.mode))
     {
       cli_error ("export", "unknown --mode '%s' (onnx, aten, aten-fallback, fallthrough)", opt_mode);
@@ -113,15 +119,12 @@ export_run (int argc, char **argv)
     }
   CliExit code;
   g_autoptr (Graph) trace = cli_load_graph ("export", argv[0], &code);
-  g_autoptr (Graph) g = trace ? export_graph (trace, &o, &error) : NULL;
+  /* Several unconvertible ops or checker errors: one line each. */
+  g_autoptr (Graph) g = trace ? cli_export ("export", argv[0], trace, &o) : NULL;
   if (trace == NULL)
     rc = code;
   else if (g == NULL)
-    {
-      /* Several unconvertible ops: one line each, so each is readable. */
-      cli_error ("export", "%s: %s", argv[0], error->message);
-      rc = CLI_EXIT_PROCESS;
-    }
+    rc = CLI_EXIT_PROCESS;
   else if (!onnxio_save (g, opt_output, NULL, &error))
     {
       cli_error ("export", "%s", error->message);
@@ -144,8 +147,12 @@ const CliCommand cli_cmd_export = {
                  "target opset, as torch.onnx.export does, then folds constants, removes dead "
                  "code and writes OUT.onnx. Weights named by the trace's prim::GetAttr chains "
                  "(conv1.weight, layer1.0.bn1.running_mean, ...) come from --weights. In ONNX "
-                 "mode every operator without a symbolic is reported (all of them, one run) and "
-                 "nothing is written; --mode aten-fallback emits ATen nodes for them instead.",
+                 "mode every operator without a symbolic is reported (all of them, one run, one a "
+                 "line) and nothing is written; --mode aten-fallback emits ATen nodes for them "
+                 "instead. The result then goes through the model checker (`symonnx check`): in "
+                 "ONNX mode a node ONNX does not define (a misspelled op or attribute in a "
+                 "symbolic) is an error (exit 4) naming the node and the symbolic that made it, "
+                 "and nothing is written; in the other modes it is a warning. --no-check skips it.",
   .options = export_options,
   .run = export_run,
 };

@@ -163,10 +163,9 @@ export_with (const char *path, Graph *trace, ExportOptions *o, GHashTable *weigh
         return NULL;
       }
   o->weights = weights;   /* export_options_clear does not unref it */
-  g_autoptr (Graph) g = export_graph (trace, o, &error);
+  g_autoptr (Graph) g = cli_export ("verify", path, trace, o);
   if (g == NULL)
     {
-      cli_error ("verify", "%s: %s", path, error->message);
       *code = CLI_EXIT_PROCESS;
       return NULL;
     }
@@ -520,6 +519,8 @@ verify_run (int argc, char **argv)
       cli_error ("verify", "--rtol and --atol must be non-negative numbers");
       return CLI_EXIT_USAGE;
     }
+  if (!cli_opset_ok ("verify", opt_opset))
+    return CLI_EXIT_USAGE;
   SymMode mode = SYM_MODE_ONNX;
   if (opt_mode && !sym_mode_from_name (opt_mode, &mode))
     {

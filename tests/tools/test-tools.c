@@ -371,12 +371,170 @@ test_doc_samples_are_compiled (void)
   g_assert_cmpuint (count, >=, 3);
 }
 
+/* Each command's usage line is its own, from --help and from `help CMD`;
+ * `help` is listed; a bad --opset is a usage error (2). */
+static void
+test_cli_usage_lines (void)
+{
+  const char *cmds[] = { "print", "convert", "check", "export", "ops", "run", "test-suite",
+                         "verify" };
+  for (guint i = 0; i < G_N_ELEMENTS (cmds); i++)
+    {
+      g_autofree char *want = g_strdup_printf ("Usage:\n  symonnx %s [OPTION…]", cmds[i]);
+      RunResult r = run ((const char *[]) { "symonnx", cmds[i], "--help", NULL });
+      g_assert_cmpint (r.status, ==, 0);
+      g_assert_true (g_str_has_prefix (r.out, want));
+      run_result_clear (&r);
+      r = run ((const char *[]) { "symonnx", "help", cmds[i], NULL });
+      g_assert_cmpint (r.status, ==, 0);
+      g_assert_true (g_str_has_prefix (r.out, want));
+      run_result_clear (&r);
+    }
+  RunResult r = run ((const char *[]) { "symonnx", "--help", NULL });
+  g_assert_nonnull (strstr (r.out, "\n  help "));
+  run_result_clear (&r);
+  r = run ((const char *[]) { "symonnx", "help", "frobnicate", NULL });
+  g_assert_cmpint (r.status, ==, 2);
+  assert_one_line_error (&r, "unknown command 'frobnicate'");
+  run_result_clear (&r);
+  g_autofree char *trace = test_source_path ("examples/mymodule.trace");
+  const char *const *bad_opset[] = {
+    (const char *[]) { "symonnx", "export", trace, "-o", "/nonexistent/x.onnx", "--opset", "99", NULL },
+    (const char *[]) { "symonnx", "verify", trace, "--opset", "3", NULL },
+    (const char *[]) { "symonnx", "ops", "--opset", "99", NULL },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (bad_opset); i++)
+    {
+      r = run (bad_opset[i]);
+      g_assert_cmpint (r.status, ==, 2);
+      assert_one_line_error (&r, "--opset");
+      run_result_clear (&r);
+    }
+}
+
+static char *
+write_temp (const char *dir, const char *name, const char *text)
+{
+  char *path = g_build_filename (dir, name, NULL);
+  g_assert_true (g_file_set_contents (path, text, -1, NULL));
+  return path;
+}
+
+static guint
+count_of (const char *hay, const char *needle)
+{
+  guint n = 0;
+  for (const char *p = hay; (p = strstr (p, needle)); p += strlen (needle))
+    n++;
+  return n;
+}
+
+/* Several unconvertible ops: a header line, one line per op, the hint once. */
+static void
+test_export_failing_ops_lines (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("symonnx-ops-XXXXXX", NULL);
+  g_autofree char *trace = write_temp (dir, "m.trace",
+                                       "graph(%x : Float(2, 3)):\n"
+                                       "  %a : Float(2, 3) = aten::frobnicate(%x)\n"
+                                       "  %b : Float(2, 3) = aten::gizmo(%x)\n"
+                                       "  %c : Float(2, 3) = aten::add(%a, %b, %a)\n"
+                                       "  return (%c)\n");
+  g_autofree char *out = g_build_filename (dir, "m.onnx", NULL);
+  RunResult r = run ((const char *[]) { "symonnx", "export", trace, "-o", out, NULL });
+  g_assert_cmpint (r.status, ==, 4);
+  g_auto (GStrv) lines = g_strsplit (r.err, "\n", -1);
+  g_assert_cmpuint (g_strv_length (lines), ==, 5);   /* 4 lines and the final "" */
+  g_assert_true (g_str_has_prefix (lines[0], "symonnx export: "));
+  g_assert_nonnull (strstr (lines[0], "2 nodes could not be exported"));
+  g_assert_nonnull (strstr (lines[1], "aten::frobnicate"));
+  g_assert_nonnull (strstr (lines[2], "aten::gizmo"));
+  g_assert_nonnull (strstr (lines[3], "--mode aten-fallback"));
+  g_assert_cmpuint (count_of (r.err, "sym_register"), ==, 1);
+  g_assert_false (g_file_test (out, G_FILE_TEST_EXISTS));
+  run_result_clear (&r);
+  g_unlink (trace);
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
+}
+
+/* export runs the model checker: a misspelled op or attribute from a
+ * symbolic is exit 4 naming the node and the symbolic, with no file; a key
+ * without a type suffix is an error naming the symbolic and the key (no
+ * GLib critical, no one-input Add); --no-check and the fallback modes let
+ * the checker's findings through as warnings. */
+static void
+test_export_checked (void)
+{
+  const char *plugin = g_getenv ("SYMONNX_PLUGIN_BAD_SYMBOLICS");
+  g_autofree char *dir = g_dir_make_tmp ("symonnx-checked-XXXXXX", NULL);
+  g_autofree char *out = g_build_filename (dir, "m.onnx", NULL);
+  static const struct
+  {
+    const char *op, *needle1, *needle2;
+  } cases[] = {
+    { "sigmoid", "onnx::Sigmiod", "made by the symbolic for aten::sigmoid" },
+    { "elu", "alhpa", "made by the symbolic for aten::elu" },
+    { "tanh", "the symbolic for aten::tanh", "attribute key \"alpha\" lacks a type suffix" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *text = g_strdup_printf ("graph(%%x : Float(2, 3)):\n"
+                                               "  %%y : Float(2, 3) = aten::%s(%%x)\n"
+                                               "  return (%%y)\n", cases[i].op);
+      g_autofree char *trace = write_temp (dir, "m.trace", text);
+      RunResult r = run ((const char *[]) { "symonnx", "export", trace, "--plugin", plugin,
+                                            "-o", out, NULL });
+      if (r.status != 4 || strstr (r.err, cases[i].needle1) == NULL
+          || strstr (r.err, cases[i].needle2) == NULL)
+        g_error ("export with a bad %s symbolic: status %d, stderr:\n%s", cases[i].op, r.status, r.err);
+      g_assert_false (g_file_test (out, G_FILE_TEST_EXISTS));
+      g_assert_null (strstr (r.err, "CRITICAL"));
+      run_result_clear (&r);
+      if (i == 2)
+        {
+          /* builder misuse fails in every mode */
+          r = run ((const char *[]) { "symonnx", "export", trace, "--plugin", plugin, "--no-check",
+                                      "--mode", "aten-fallback", "-o", out, NULL });
+          g_assert_cmpint (r.status, ==, 4);
+          g_assert_false (g_file_test (out, G_FILE_TEST_EXISTS));
+          run_result_clear (&r);
+          continue;
+        }
+      r = run ((const char *[]) { "symonnx", "export", trace, "--plugin", plugin,
+                                  "--mode", "aten-fallback", "-o", out, NULL });
+      g_assert_cmpint (r.status, ==, 0);
+      g_assert_nonnull (strstr (r.err, "warning"));
+      g_assert_nonnull (strstr (r.err, cases[i].needle1));
+      g_assert_true (g_file_test (out, G_FILE_TEST_EXISTS));
+      g_unlink (out);
+      run_result_clear (&r);
+      r = run ((const char *[]) { "symonnx", "export", trace, "--plugin", plugin, "--no-check",
+                                  "-o", out, NULL });
+      g_assert_cmpint (r.status, ==, 0);
+      g_assert_cmpstr (r.err, ==, "");
+      run_result_clear (&r);
+      /* ... and `symonnx check` finds what export let through */
+      r = run ((const char *[]) { "symonnx", "check", out, NULL });
+      g_assert_cmpint (r.status, ==, 1);
+      g_assert_nonnull (strstr (r.out, cases[i].needle1));
+      run_result_clear (&r);
+      g_unlink (out);
+      g_unlink (trace);
+    }
+  g_autofree char *trace = g_build_filename (dir, "m.trace", NULL);
+  g_unlink (trace);
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/tools/cli/version-and-help", test_cli_version_and_help);
   g_test_add_func ("/tools/cli/usage-errors", test_cli_usage_errors);
+  g_test_add_func ("/tools/cli/usage-lines", test_cli_usage_lines);
+  g_test_add_func ("/tools/export/failing-ops-one-per-line", test_export_failing_ops_lines);
+  g_test_add_func ("/tools/export/checked", test_export_checked);
   g_test_add_func ("/tools/cli/markdown-is-current", test_cli_markdown_is_current);
   g_test_add_func ("/tools/cli/blas-on-demand", test_cli_blas_on_demand);
   g_test_add_func ("/tools/print/mymodule", test_print_mymodule);
