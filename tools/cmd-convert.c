@@ -1,6 +1,7 @@
 /* symonnx convert: read a model and write it again (normalising it, or
  * moving its weights to an external data file). */
 #include "tools/cli.h"
+#include <string.h>
 
 static gboolean opt_external_data;
 static gint64 opt_size_threshold = -1;
@@ -44,6 +45,18 @@ convert_run (int argc, char **argv)
   g_autoptr (Graph) g = cli_load_graph ("convert", argv[0], &code);
   if (g == NULL)
     return code;
+  /* A trace's aten::/prim:: nodes are not ONNX: writing them would give a
+   * model no runtime or checker accepts. */
+  graph_foreach_node (g, n)
+    {
+      const char *dom = graph_node_domain (n);
+      if (strcmp (dom, "aten") == 0 || strcmp (dom, "prim") == 0)
+        {
+          cli_error ("convert", "%s is a trace (node %s): use `symonnx export %s -o %s` to "
+                     "translate it to ONNX", argv[0], graph_node_kind (n), argv[0], argv[1]);
+          return CLI_EXIT_USAGE;
+        }
+    }
   OnnxioSaveOptions opts;
   onnxio_save_options_init (&opts);
   opts.external_data = opt_external_data;
@@ -62,7 +75,8 @@ const CliCommand cli_cmd_convert = {
   .name = "convert",
   .parameters = "IN OUT.onnx",
   .summary = "Read a model (or graph text) and write it as an .onnx file",
-  .description = "Loads IN — an .onnx model, or a graph in symonnx/PyTorch text form — and writes "
+  .description = "Loads IN — an .onnx model, or a graph in symonnx text form already in ONNX "
+                 "terms (a PyTorch trace is refused: `symonnx export` translates it) — and writes "
                  "OUT.onnx atomically (a temporary file in OUT's folder, then a rename: a failed "
                  "conversion never leaves a truncated model). Models whose tensors exceed 2 GiB "
                  "go to external data automatically.",

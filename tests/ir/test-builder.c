@@ -234,9 +234,34 @@ test_builder_misuse (void)
   g_assert_cmpuint (graph_value_n_uses (x), ==, 0);
 }
 
+/* Note [Builder errors]: while capturing, misuse is kept on the graph (the
+ * first message), with no critical, and nothing is built. */
+static void
+test_builder_capture_errors (void)
+{
+  GraphValue *x;
+  g_autoptr (Graph) g = graph_with_x (&x);
+  guint before = graph_n_nodes (g);
+  graph_builder_capture_errors (g, TRUE);
+  g_assert_null (graph_op (g, "Mul", x, x, "alpha", 1.0, NULL));
+  g_assert_null (graph_op (g, "Elu", x, "beta", 1.0, NULL));
+  graph_builder_capture_errors (g, FALSE);
+  g_assert_cmpuint (graph_n_nodes (g), ==, before);
+  g_autoptr (GError) e = graph_builder_take_error (g);
+  g_assert_error (e, GRAPH_BUILDER_ERROR, 0);
+  g_assert_nonnull (strstr (e->message, "graph_op(Mul): attribute key \"alpha\" lacks a type suffix"));
+  g_assert_null (graph_builder_take_error (g));
+  /* not capturing: a critical again */
+  g_test_expect_message ("symonnx", G_LOG_LEVEL_CRITICAL, "*\"beta\" lacks a type suffix*");
+  g_assert_null (graph_op (g, "Elu", x, "beta", 1.0, NULL));
+  g_test_assert_expected_messages ();
+  g_assert_null (graph_builder_take_error (g));
+}
+
 void
 test_builder_register (void)
 {
+  g_test_add_func ("/ir/builder/capture-errors", test_builder_capture_errors);
   g_test_add_func ("/ir/builder/elu", test_builder_elu);
   g_test_add_func ("/ir/builder/transpose-perm", test_builder_transpose_perm);
   g_test_add_func ("/ir/builder/custom-domain", test_builder_custom_domain);

@@ -246,6 +246,14 @@ test_convert (void)
   g_assert_false (g_file_test (never, G_FILE_TEST_EXISTS));
   run_result_clear (&r);
 
+  /* a PyTorch trace is not ONNX: convert sends the user to export */
+  g_autofree char *trace = test_source_path ("examples/mymodule.trace");
+  r = run ((const char *[]) { "symonnx", "convert", trace, never, NULL });
+  g_assert_cmpint (r.status, ==, 2);
+  assert_one_line_error (&r, "use `symonnx export");
+  g_assert_false (g_file_test (never, G_FILE_TEST_EXISTS));
+  run_result_clear (&r);
+
   g_unlink (bad);
   g_unlink (data);
   g_unlink (out);
