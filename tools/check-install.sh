@@ -1,7 +1,12 @@
 #!/bin/bash
-# Installs the build into a scratch DESTDIR and compiles an example against
-# the installed headers, library and pkg-config file, as another C project
-# would with dependency('symonnx').  Usage: tools/check-install.sh BUILDDIR
+# Installs the build into a scratch DESTDIR and uses it as another project
+# would: compiles examples against the installed headers, library and
+# pkg-config file (PKG_CONFIG_SYSROOT_DIR points pkg-config's paths into the
+# DESTDIR, whatever the prefix and libdir layout), and runs the installed
+# CLI with no LD_LIBRARY_PATH.  The default prefix, /usr/local, and the
+# DESTDIR put the headers outside the compiler's default search path, so the
+# documented `#include <symonnx/symonnx.h>` compiles only with the .pc's own
+# flags.  Usage: tools/check-install.sh BUILDDIR
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
@@ -10,27 +15,36 @@ trap 'rm -rf "$dest"' EXIT
 meson install -C "$build" --destdir "$dest" --quiet
 pc=$(find "$dest" -name symonnx.pc | head -n1)
 [ -n "$pc" ] || { echo "check-install: no symonnx.pc installed"; exit 1; }
-# The .pc file names the real prefix; point a copy of it at the DESTDIR
-# (pkg-config's --define-prefix guesses wrong on multiarch libdirs).
 prefix=$(sed -n 's/^prefix=//p' "$pc")
+case "$prefix" in
+  /usr) echo "check-install: configure $build with a prefix other than /usr (the default /usr/local will do)"; exit 1 ;;
+esac
+grep -q '^libdir=${prefix}/' "$pc" && grep -q '^includedir=${prefix}/' "$pc" ||
+  { echo "check-install: symonnx.pc's paths are not relative to \${prefix}"; exit 1; }
 mkdir "$dest/pc"
 sed "s|^prefix=.*|prefix=$dest$prefix|" "$pc" > "$dest/pc/symonnx.pc"
 export PKG_CONFIG_PATH="$dest/pc"
 libdir=$(pkg-config --variable=libdir symonnx)
 includedir=$(pkg-config --variable=includedir symonnx)
-cc -std=c11 -Wall -Werror examples/mymodule.c -o "$dest/mymodule" \
-   $(pkg-config --cflags --libs symonnx)
+flags="$(pkg-config --cflags --libs symonnx)"
+# the README's include line, with nothing but the .pc's flags
+printf '#include <symonnx/symonnx.h>\nint main (void) { graph_free (graph_new ()); return 0; }\n' |
+  cc -std=c11 -Wall -Werror -x c - -o "$dest/readme-include" $flags
+LD_LIBRARY_PATH="$libdir" "$dest/readme-include"
+cc -std=c11 -Wall -Werror examples/mymodule.c -o "$dest/mymodule" $flags
 LD_LIBRARY_PATH="$libdir" "$dest/mymodule" | diff -u examples/mymodule.graph -
 # every public header, through the umbrella and one by one
 for h in $(cd "$includedir/symonnx" && find . -name '*.h'); do
   printf '#include <symonnx/%s>\nint main (void) { return 0; }\n' "${h#./}" |
-    cc -std=c11 -Wall -Werror -x c - -o /dev/null $(pkg-config --cflags --libs symonnx) \
-       -I"$includedir"
+    cc -std=c11 -Wall -Werror -x c - -o /dev/null $flags
 done
 # a custom symbolic and a plugin, as doc/symbolic.md says to build them
-cc -std=c11 -Wall -Werror examples/custom-symbolic.c -o "$dest/custom-symbolic" \
-   $(pkg-config --cflags --libs symonnx)
+cc -std=c11 -Wall -Werror examples/custom-symbolic.c -o "$dest/custom-symbolic" $flags
 LD_LIBRARY_PATH="$libdir" "$dest/custom-symbolic" | grep -q "opset_import mylib = 2"
-cc -shared -fPIC doc/examples/plugin/myops-plugin.c -o "$dest/libmyops.so" \
-   $(pkg-config --cflags --libs symonnx)
-echo "check-install: installed library, headers and symonnx.pc work"
+cc -shared -fPIC doc/examples/plugin/myops-plugin.c -o "$dest/libmyops.so" $flags
+# the installed CLI runs without LD_LIBRARY_PATH, on the installed library
+cli=$dest$prefix/bin/symonnx
+env -u LD_LIBRARY_PATH "$cli" --version | grep -q '^symonnx '
+ldd "$cli" | grep -q "libsymonnx.so.* => $dest" ||
+  { echo "check-install: $cli does not find the installed libsymonnx:"; ldd "$cli"; exit 1; }
+echo "check-install: installed library, headers, symonnx.pc and CLI work"

@@ -3,6 +3,7 @@
 #include "tests/common/test-cli.h"
 #include <glib/gstdio.h>
 #include <string.h>
+#include <stdlib.h>
 #include <sys/wait.h>
 
 static char *
@@ -534,6 +535,62 @@ test_export_checked (void)
   g_assert_cmpint (g_rmdir (dir), ==, 0);
 }
 
+/* Every relative link of README.md and doc/ names a file of the repository
+ * (a clone has nothing outside it). */
+static void
+test_doc_links_resolve (void)
+{
+  g_autoptr (GPtrArray) docs = g_ptr_array_new_with_free_func (g_free);
+  g_ptr_array_add (docs, test_source_path ("README.md"));
+  g_autofree char *doc_dir = test_source_path ("doc");
+  collect_docs (doc_dir, docs);
+  g_autoptr (GRegex) link = g_regex_new ("\\]\\(([^)#\\s]+)(#[^)]*)?\\)", 0, 0, NULL);
+  guint checked = 0;
+  for (guint i = 0; i < docs->len; i++)
+    {
+      g_autofree char *text = NULL;
+      g_assert_true (g_file_get_contents (docs->pdata[i], &text, NULL, NULL));
+      g_autofree char *dir = g_path_get_dirname (docs->pdata[i]);
+      /* not inside code blocks or spans */
+      g_autoptr (GRegex) code = g_regex_new ("```.*?```|`[^`]*`", G_REGEX_DOTALL, 0, NULL);
+      g_autofree char *prose = g_regex_replace_literal (code, text, -1, 0, "", 0, NULL);
+      g_autoptr (GMatchInfo) m = NULL;
+      g_regex_match (link, prose, 0, &m);
+      for (; g_match_info_matches (m); g_match_info_next (m, NULL))
+        {
+          g_autofree char *target = g_match_info_fetch (m, 1);
+          if (strstr (target, "://") || g_str_has_prefix (target, "mailto:"))
+            continue;
+          g_autofree char *path = g_build_filename (dir, target, NULL);
+          if (!g_file_test (path, G_FILE_TEST_EXISTS))
+            g_error ("%s links to %s, which is not in the repository",
+                     (const char *) docs->pdata[i], target);
+          g_autofree char *real = realpath (path, NULL);
+          g_autofree char *root = test_source_path (".");
+          g_autofree char *real_root = realpath (root, NULL);
+          if (!g_str_has_prefix (real, real_root))
+            g_error ("%s links to %s, outside the repository", (const char *) docs->pdata[i], target);
+          checked++;
+        }
+      /* a path written as code that climbs out of the folder */
+      g_autoptr (GRegex) up = g_regex_new ("`(\\.\\./[^`\\s]*)`", 0, 0, NULL);
+      g_autoptr (GMatchInfo) um = NULL;
+      g_regex_match (up, text, 0, &um);
+      for (; g_match_info_matches (um); g_match_info_next (um, NULL))
+        {
+          g_autofree char *target = g_match_info_fetch (um, 1);
+          g_autofree char *path = g_build_filename (dir, target, NULL);
+          g_autofree char *real = realpath (path, NULL);
+          g_autofree char *root = test_source_path (".");
+          g_autofree char *real_root = realpath (root, NULL);
+          if (real == NULL || !g_str_has_prefix (real, real_root))
+            g_error ("%s names %s, which is not in the repository",
+                     (const char *) docs->pdata[i], target);
+        }
+    }
+  g_assert_cmpuint (checked, >=, 5);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -554,5 +611,6 @@ main (int argc, char **argv)
   g_test_add_func ("/tools/example/mutate", test_example_mutate);
   g_test_add_func ("/tools/example/custom-symbolic", test_example_custom_symbolic);
   g_test_add_func ("/tools/doc/c-samples-are-compiled", test_doc_samples_are_compiled);
+  g_test_add_func ("/tools/doc/links-resolve", test_doc_links_resolve);
   return g_test_run ();
 }
