@@ -336,8 +336,17 @@ has_rank (GraphValue *v)
   return t && graph_type_is_tensor (t) && graph_type_rank (t) >= 0;
 }
 
-void
-export_infer_shapes (Graph *g, GHashTable *dynamic_inputs)
+static gboolean
+untyped (GraphValue *v)
+{
+  GraphType *t = graph_value_type (v);
+  return t == NULL
+         || (graph_type_is_tensor (t) && (graph_type_dtype (t) == GRAPH_DTYPE_UNDEFINED
+                                          || graph_type_rank (t) < 0));
+}
+
+static void
+infer (Graph *g, GHashTable *dynamic_inputs, gboolean fill_untyped)
 {
   Ctx c = {
     .g = g,
@@ -345,11 +354,15 @@ export_infer_shapes (Graph *g, GHashTable *dynamic_inputs)
     .tainted = g_hash_table_new (NULL, NULL),
     .shapes = g_hash_table_new_full (NULL, NULL, NULL, g_free),
     .data = g_hash_table_new_full (NULL, NULL, NULL, g_free),
+    .fill_untyped = fill_untyped,
   };
+  if (c.opset < 0)
+    c.opset = SYM_OPSET_DEFAULT;   /* a hand-built graph with no opset yet */
   GHashTableIter it;
   gpointer key;
-  g_hash_table_iter_init (&it, dynamic_inputs);
-  while (g_hash_table_iter_next (&it, &key, NULL))
+  if (dynamic_inputs)
+    g_hash_table_iter_init (&it, dynamic_inputs);
+  while (dynamic_inputs && g_hash_table_iter_next (&it, &key, NULL))
     {
       Shape s;
       g_hash_table_add (c.tainted, key);
@@ -371,6 +384,17 @@ export_infer_shapes (Graph *g, GHashTable *dynamic_inputs)
             set_shape (&c, n, i, ok ? &out[i] : NULL, r);
           g_free (out);
         }
+      else if (c.fill_untyped && r && nout > 0)
+        {
+          /* A graph built by hand: write what the rule gives for outputs
+           * that have no type; typed ones are the builder's word. */
+          Shape *out = g_new0 (Shape, nout);
+          gboolean ok = r->rule (&c, n, out);
+          for (guint i = 0; i < nout; i++)
+            if (untyped (graph_node_output (n, i)))
+              set_shape (&c, n, i, ok ? &out[i] : NULL, r);
+          g_free (out);
+        }
       else if (r && nout == 1 && !has_rank (graph_node_output (n, 0)))
         {
           /* Not dynamic, but its traced type says too little to feed a
@@ -386,4 +410,51 @@ export_infer_shapes (Graph *g, GHashTable *dynamic_inputs)
   g_hash_table_unref (c.tainted);
   g_hash_table_unref (c.shapes);
   g_hash_table_unref (c.data);
+}
+
+void
+export_infer_shapes (Graph *g, GHashTable *dynamic_inputs)
+{
+  g_return_if_fail (g != NULL);
+  infer (g, dynamic_inputs, FALSE);
+}
+
+static gboolean
+require_type (GraphValue *v, const char *what, guint i, GError **error)
+{
+  if (!untyped (v))
+    return TRUE;
+  const char *name = graph_value_get_name (v);
+  GraphNode *n = graph_value_node (v);
+  g_autofree char *label = name ? g_strdup_printf ("'%s'", name)
+                                : g_strdup_printf ("%%%u", graph_value_id (v));
+  if (n == NULL)
+    g_set_error (error, EXPORT_ERROR, EXPORT_ERROR_GRAPH,
+                 "graph %s %u %s has no element type and rank: give graph inputs their types "
+                 "(graph_add_input (g, name, type))", what, i, label);
+  else
+    g_set_error (error, EXPORT_ERROR, EXPORT_ERROR_GRAPH,
+                 "graph %s %u %s (output of %s) has no element type and rank after inference: "
+                 "the shape rules do not cover %s or its inputs' types are unknown; set it with "
+                 "graph_value_set_type", what, i, label, graph_node_kind (n), graph_node_kind (n));
+  return FALSE;
+}
+
+gboolean
+export_infer_types (Graph *g, GError **error)
+{
+  if (g == NULL)
+    {
+      g_set_error_literal (error, EXPORT_ERROR, EXPORT_ERROR_GRAPH, "no graph (NULL) to infer types for");
+      return FALSE;
+    }
+  for (guint i = 0; i < graph_n_inputs (g); i++)
+    if (graph_value_get_initializer (graph_input (g, i)) == NULL
+        && !require_type (graph_input (g, i), "input", i, error))
+      return FALSE;
+  infer (g, NULL, TRUE);
+  for (guint i = 0; i < graph_n_outputs (g); i++)
+    if (!require_type (graph_output (g, i), "output", i, error))
+      return FALSE;
+  return TRUE;
 }

@@ -111,8 +111,17 @@ guint    export_scalar_type_analysis (Graph *g);
  * as ONNX shape inference computes it: static dims, symbols passed through
  * unchanged where an output dim is an input dim, every other dim computed
  * from a symbol unknown.  Ops without a rule keep element type and rank
- * with unknown dims. */
+ * with unknown dims.  `dynamic_inputs` NULL: nothing is dynamic. */
 void     export_infer_shapes (Graph *g, GHashTable *dynamic_inputs);
+/* Types for a graph built by hand (graph_op ... with no types set): every
+ * value without an element type and rank gets what its node's inputs give,
+ * by the same rules (static dims, symbols passed through, unknown dims
+ * where no rule decides); values that have a type keep it.  FALSE with an
+ * error naming the value when a graph input (not an initializer) has no
+ * type, or a graph output is left without one (its op has no rule, or its
+ * inputs' types are unknown: set it with graph_value_set_type).  NULL is an
+ * error, not a crash. */
+gboolean export_infer_types (Graph *g, GError **error);
 void     export_assign_scoped_names (Graph *g);
 /* Initializers equal to an earlier one (same dtype, shape and values by
  * ==, as torch's eval-mode _jit_pass_onnx_deduplicate_initializers) are

@@ -32,6 +32,7 @@ onnxio_save_options_init (OnnxioSaveOptions *o)
 {
   o->external_data = FALSE;
   o->size_threshold = DEFAULT_SIZE_THRESHOLD;
+  o->allow_incomplete = FALSE;
 }
 
 /* ---- ir_version from the opsets (onnx/helper.py VERSION_TABLE) */
@@ -558,11 +559,58 @@ model_proto (WriteCtx *w, const Graph *g, GError **error)
   return m->graph != NULL ? m : NULL;
 }
 
+/* What ONNX requires of a model that a graph built by hand may lack (the
+ * checker rejects the file otherwise): a default-domain opset when ONNX ops
+ * are used, and an element type and shape on every graph input and output. */
+static gboolean
+writable_as_onnx (const Graph *g, const char *path, GError **error)
+{
+  if (graph_get_opset (g, "") < 0)
+    graph_foreach_node ((Graph *) g, n)
+      if (strcmp (graph_node_domain (n), GRAPH_ONNX_DOMAIN) == 0)
+        {
+          g_set_error (error, ONNXIO_ERROR, ONNXIO_ERROR_INVALID,
+                       "%s: not written: the graph uses ONNX ops (%s) but imports no opset for "
+                       "them: call graph_set_opset (g, \"\", N) first", path, graph_node_kind (n));
+          return FALSE;
+        }
+  for (int out = 0; out < 2; out++)
+    {
+      guint count = out ? graph_n_outputs (g) : graph_n_inputs (g);
+      for (guint i = 0; i < count; i++)
+        {
+          GraphValue *v = out ? graph_output (g, i) : graph_input (g, i);
+          GraphType *t = graph_value_type (v);
+          if (t && (!graph_type_is_tensor (t)
+                    || (graph_type_dtype (t) != GRAPH_DTYPE_UNDEFINED && graph_type_rank (t) >= 0)))
+            continue;
+          if (t == NULL && !out && graph_value_get_initializer (v))
+            continue;   /* the initializer's own type is written */
+          const char *name = graph_value_get_name (v);
+          g_set_error (error, ONNXIO_ERROR, ONNXIO_ERROR_INVALID,
+                       "%s: not written: graph %s %u '%s' has no element type and shape, which "
+                       "ONNX requires of graph inputs and outputs: set it with "
+                       "graph_value_set_type, or compute it with export_infer_types (g, &error)",
+                       path, out ? "output" : "input", i, name ? name : "?");
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+static gboolean
+opts_allow_incomplete (const OnnxioSaveOptions *opts)
+{
+  return opts != NULL && opts->allow_incomplete;
+}
+
 gboolean
 onnxio_save (const Graph *g, const char *path, const OnnxioSaveOptions *opts,
              GError **error)
 {
   g_return_val_if_fail (g != NULL && path != NULL, FALSE);
+  if (!opts_allow_incomplete (opts) && !writable_as_onnx (g, path, error))
+    return FALSE;
   OnnxioSaveOptions defaults;
   if (opts == NULL)
     {

@@ -67,13 +67,20 @@ typedef struct
   gboolean external_data;   /* tensors of size_threshold bytes or more go to
                                "<model file name>.data" next to the model */
   gsize    size_threshold;  /* bytes; default 1024 (as onnx's helper) */
+  /* default FALSE: a graph that lacks what ONNX requires of a model (a
+   * default-domain opset when ONNX ops are used; an element type and shape
+   * on each graph input and output) is refused (ONNXIO_ERROR_INVALID,
+   * naming what is missing) rather than written as a file the checker
+   * rejects.  TRUE writes it anyway (tests of checkers). */
+  gboolean allow_incomplete;
 } OnnxioSaveOptions;
 
 void     onnxio_save_options_init (OnnxioSaveOptions *o);
 /* Writes `g` to `path` atomically (temporary file in the same folder, then
  * rename), streaming initializer data straight from the tensors.  Tensors
  * over 2 GiB in total go to external data even without options.  NULL
- * opts: defaults. */
+ * opts: defaults.  A graph built by hand needs its types first
+ * (export_infer_types) and an opset (graph_set_opset). */
 gboolean onnxio_save (const Graph *g, const char *path,
                       const OnnxioSaveOptions *opts, GError **error);
 

@@ -33,6 +33,8 @@ typedef struct
   GHashTable *shapes;   /* GraphValue* → Shape*: tainted values, and
                            others whose traced type has no rank */
   GHashTable *data;     /* GraphValue* → DimVec* */
+  gboolean    fill_untyped;  /* export_infer_types: also write the types of
+                                untyped values not computed from a dynamic input */
 } Ctx;
 
 /* A shape rule fills out[0..n_outputs) or returns FALSE. */

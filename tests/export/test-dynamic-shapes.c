@@ -582,9 +582,75 @@ test_shape_not_folded (void)
 
 void test_dynamic_shapes_register (void);
 
+/* export_infer_types on graphs built by hand: types where the rules give
+ * them, typed values kept, clear errors (no crash) for what cannot be typed;
+ * export_infer_shapes takes NULL for "nothing dynamic". */
+static void
+test_infer_types (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_assert_false (export_infer_types (NULL, &error));
+  g_assert_error (error, EXPORT_ERROR, EXPORT_ERROR_GRAPH);
+  g_clear_error (&error);
+
+  g_autoptr (Graph) g = graph_new ();
+  graph_set_opset (g, "", 14);
+  gint64 xd[3] = { 2, 3, 5 }, wd[2] = { 5, 4 };
+  g_autoptr (GraphType) xt = graph_type_new_tensor_static (GRAPH_DTYPE_FLOAT, 3, xd);
+  g_autoptr (Tensor) w = tensor_new (GRAPH_DTYPE_FLOAT, 2, wd, NULL, NULL);
+  GraphValue *x = graph_add_input (g, "x", xt);
+  GraphValue *mm = graph_op (g, "MatMul", x, graph_add_initializer (g, "w", w), NULL);
+  GraphValue *t = graph_op (g, "Transpose", mm, "perm_is", 3, (const gint64[]) { 2, 0, 1 }, NULL);
+  GraphValue *eq = graph_op (g, "Equal", t, t, NULL);
+  graph_add_output (g, t);
+  graph_add_output (g, eq);
+  export_infer_shapes (g, NULL);   /* nothing dynamic: nothing changes */
+  g_assert_null (graph_value_type (t));
+  g_assert_true (export_infer_types (g, &error));
+  g_assert_no_error (error);
+  g_autofree char *mt = graph_type_to_string (graph_value_type (mm));
+  g_autofree char *tt = graph_type_to_string (graph_value_type (t));
+  g_autofree char *et = graph_type_to_string (graph_value_type (eq));
+  g_assert_cmpstr (mt, ==, "Float(2, 3, 4)");
+  g_assert_cmpstr (tt, ==, "Float(4, 2, 3)");
+  g_assert_cmpstr (et, ==, "Bool(4, 2, 3)");
+
+  /* an op without a rule: the output is named in the error */
+  g_autoptr (Graph) h = graph_new ();
+  graph_set_opset (h, "", 14);
+  GraphValue *hx = graph_add_input (h, "x", xt);
+  GraphValue *u = graph_op (h, "mylib::Frob", hx, NULL);
+  graph_value_set_name (u, "u");
+  graph_add_output (h, u);
+  g_assert_false (export_infer_types (h, &error));
+  g_assert_error (error, EXPORT_ERROR, EXPORT_ERROR_GRAPH);
+  g_assert_nonnull (strstr (error->message, "graph output 0 'u' (output of mylib::Frob)"));
+  g_clear_error (&error);
+  /* ... which the builder can set itself */
+  graph_value_set_type (u, xt);
+  g_assert_true (export_infer_types (h, &error));
+
+  /* an untyped graph input */
+  g_autoptr (Graph) k = graph_new ();
+  graph_add_output (k, graph_op (k, "Relu", graph_add_input (k, "in", NULL), NULL));
+  g_assert_false (export_infer_types (k, &error));
+  g_assert_nonnull (strstr (error->message, "graph input 0 'in' has no element type"));
+  g_clear_error (&error);
+  /* onnxio_save refuses it rather than write what the checker rejects */
+  g_assert_false (onnxio_save (k, "/nonexistent/k.onnx", NULL, &error));
+  g_assert_error (error, ONNXIO_ERROR, ONNXIO_ERROR_INVALID);
+  g_assert_nonnull (strstr (error->message, "imports no opset"));
+  g_clear_error (&error);
+  graph_set_opset (k, "", 14);
+  g_assert_false (onnxio_save (k, "/nonexistent/k.onnx", NULL, &error));
+  g_assert_error (error, ONNXIO_ERROR, ONNXIO_ERROR_INVALID);
+  g_assert_nonnull (strstr (error->message, "graph input 0 'in' has no element type and shape"));
+}
+
 void
 test_dynamic_shapes_register (void)
 {
+  g_test_add_func ("/export/dynamic-shapes/infer-types", test_infer_types);
   static const char *const cases[] = { "resnet18", "dcgan", "word_language_model", "view_net",
                                        "spatial_net" };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)

@@ -3,6 +3,7 @@
  * reading the file with python3-onnx (tests/export/onnx_fields_check.py)
  * and with our own reader; external data; atomic writes. */
 #include "tests/export/onnxio-testutil.h"
+#include "export/export.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -290,6 +291,9 @@ deferred_model (Tensor *big, Tensor *tiny, int pad)
   graph_add_output (g, graph_op (g, "Identity", sv, NULL));
   graph_add_output (g, graph_op (g, "Identity", bv, NULL));
   graph_add_output (g, graph_op (g, "Identity", graph_add_initializer (g, tiny_name, tiny), NULL));
+  graph_set_opset (g, "", 13);
+  g_autoptr (GError) error = NULL;
+  g_assert_true (export_infer_types (g, &error));
   return g;
 }
 
@@ -433,7 +437,10 @@ test_atomic (void)
   g_autoptr(Tensor) unknown = tensor_new (GRAPH_DTYPE_FLOAT, 1, &d, NULL, NULL);
   g_assert_nonnull (unknown);
   GraphValue *w = graph_add_initializer (g, "w", unknown);
-  graph_add_output (g, graph_op (g, "Relu", w, NULL));
+  GraphValue *y = graph_op (g, "Relu", w, NULL);
+  g_autoptr(GraphType) ty = graph_type_new_tensor_static (GRAPH_DTYPE_FLOAT, 1, &d);
+  graph_value_set_type (y, ty);
+  graph_add_output (g, y);
   g_autoptr(GError) error = NULL;
   g_assert_false (onnxio_save (g, path, NULL, &error));
   g_assert_error (error, ONNXIO_ERROR, ONNXIO_ERROR_INVALID);
@@ -448,7 +455,7 @@ test_atomic (void)
   /* Unwritable target folder: an error naming the path. */
   g_autoptr(Graph) ok = graph_new ();
   graph_set_opset (ok, "", 13);
-  graph_add_output (ok, graph_add_input (ok, "x", NULL));
+  graph_add_output (ok, graph_add_input (ok, "x", ty));
   g_assert_false (onnxio_save (ok, "/nonexistent-dir/m.onnx", NULL, &error));
   g_assert_error (error, ONNXIO_ERROR, ONNXIO_ERROR_IO);
   g_assert_nonnull (strstr (error->message, "/nonexistent-dir/m.onnx"));

@@ -95,6 +95,7 @@ test_cli_output_names (void)
   g_autofree char *model = g_build_filename (dir, "m.onnx", NULL);
   g_autofree char *xin = g_build_filename (dir, "x.npy", NULL);
   g_autoptr (GError) error = NULL;
+  g_assert_true (export_infer_types (g, &error));   /* ONNX wants the output's type */
   g_assert_true (onnxio_save (g, model, NULL, &error));
   float v[2] = { -1, 2 };
   g_autoptr (Tensor) xt = tensor_new_from_data (GRAPH_DTYPE_FLOAT, 1, &d, v, sizeof v, NULL);

@@ -535,6 +535,50 @@ test_export_checked (void)
   g_assert_cmpint (g_rmdir (dir), ==, 0);
 }
 
+/* examples/handbuilt.c: build → infer → save → load → run.  The file passes
+ * onnx.checker (full_check), and the output is numpy's relu(x @ w + b) with
+ * w and b read from the file by onnx's numpy_helper. */
+static void
+test_example_handbuilt (void)
+{
+  if (!g_file_test ("/usr/bin/python3", G_FILE_TEST_IS_EXECUTABLE))
+    {
+      g_test_skip ("/usr/bin/python3 is not installed");
+      return;
+    }
+  g_autofree char *dir = g_dir_make_tmp ("symonnx-handbuilt-XXXXXX", NULL);
+  RunResult r = run ((const char *[]) { g_getenv ("SYMONNX_EXAMPLE_HANDBUILT"), dir, NULL });
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "onnxio_save refuses: "));
+  g_assert_nonnull (strstr (r.out, "inferred: y : Float(2, 4)\n"));
+  run_result_clear (&r);
+  static const char script[] =
+    "import sys, numpy as np, onnx\n"
+    "from onnx import numpy_helper\n"
+    "d = sys.argv[1]\n"
+    "m = onnx.load(d + '/linear.onnx')\n"
+    "onnx.checker.check_model(m, full_check=True)\n"
+    "w = {t.name: numpy_helper.to_array(t) for t in m.graph.initializer}\n"
+    "x = np.load(d + '/x.npy'); y = np.load(d + '/y.npy')\n"
+    "ref = np.maximum(x @ w['w'] + w['b'], 0)\n"
+    "assert y.shape == ref.shape, (y.shape, ref.shape)\n"
+    "assert np.allclose(y, ref, rtol=1e-6, atol=1e-6), (y, ref)\n"
+    "print('match')\n";
+  r = run ((const char *[]) { "/usr/bin/python3", "-c", script, dir, NULL });
+  if (r.status != 0)
+    g_error ("numpy/onnx check of the hand-built model failed:\n%s", r.err);
+  g_assert_cmpstr (r.out, ==, "match\n");
+  run_result_clear (&r);
+  const char *files[] = { "linear.onnx", "x.npy", "y.npy" };
+  for (guint i = 0; i < G_N_ELEMENTS (files); i++)
+    {
+      g_autofree char *f = g_build_filename (dir, files[i], NULL);
+      g_unlink (f);
+    }
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
+}
+
 /* Every relative link of README.md and doc/ names a file of the repository
  * (a clone has nothing outside it). */
 static void
@@ -610,6 +654,7 @@ main (int argc, char **argv)
   g_test_add_func ("/tools/example/mymodule-c", test_example_mymodule_c);
   g_test_add_func ("/tools/example/mutate", test_example_mutate);
   g_test_add_func ("/tools/example/custom-symbolic", test_example_custom_symbolic);
+  g_test_add_func ("/tools/example/handbuilt", test_example_handbuilt);
   g_test_add_func ("/tools/doc/c-samples-are-compiled", test_doc_samples_are_compiled);
   g_test_add_func ("/tools/doc/links-resolve", test_doc_links_resolve);
   return g_test_run ();
