@@ -55,6 +55,7 @@ void     cli_error_lines (const char *command, const char *path, const char *mes
 Graph   *cli_export (const char *command, const char *path, const Graph *trace,
                      const ExportOptions *o);
 
+extern const CliCommand cli_cmd_info;
 extern const CliCommand cli_cmd_print;
 extern const CliCommand cli_cmd_convert;
 extern const CliCommand cli_cmd_check;

@@ -7,6 +7,7 @@
 
 static const CliCommand *const commands[] = {
   &cli_cmd_print,
+  &cli_cmd_info,
   &cli_cmd_convert,
   &cli_cmd_check,
   &cli_cmd_export,

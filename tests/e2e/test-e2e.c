@@ -650,6 +650,37 @@ test_aten_mode (gconstpointer data)
   g_assert_cmpuint (aten, >, 0);
 }
 
+/* symonnx info on a trace with its weights: the parameter count and bytes
+ * are torch's own (state_dict of the same model), the inputs and the
+ * histogram's conv count are the trace's. */
+static void
+test_info_superres (void)
+{
+  g_auto (SeedFiles) f = { 0 };
+  seed_files (&seed_models[0], &f);   /* superres */
+  g_assert_cmpstr (seed_models[0].name, ==, "superres");
+  RunResult r = run ((const char *[]) { "symonnx", "info", f.trace, "--weights", f.weights, NULL });
+  assert_status (&r, 0, "info");
+  g_autofree char *tools = script ("tools");
+  g_autofree char *code = g_strdup_printf (
+    "import sys; sys.path.insert(0, %s)\n"
+    "import torch_models\n"
+    "sd = torch_models.MODELS['superres'][0]().state_dict()\n"
+    "n = sum(v.numel() for v in sd.values())\n"
+    "b = sum(v.numel() * v.element_size() for v in sd.values())\n"
+    "print('parameters: %%d tensors, %%d elements, %%d bytes' %% (len(sd), n, b))\n",
+    g_shell_quote (tools));
+  RunResult ref = run ((const char *[]) { python, "-c", code, NULL });
+  assert_status (&ref, 0, "torch's state_dict sizes");
+  g_strchomp (ref.out);
+  if (strstr (r.out, ref.out) == NULL)
+    g_error ("symonnx info says\n%s\nbut torch says %s", r.out, ref.out);
+  g_assert_nonnull (strstr (r.out, "inputs:     x "));
+  g_assert_nonnull (strstr (r.out, "       4  aten::_convolution\n"));
+  run_result_clear (&r);
+  run_result_clear (&ref);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -668,6 +699,7 @@ main (int argc, char **argv)
   g_test_add_func ("/e2e/guide/symbolics", test_guide_symbolics);
   g_test_add_func ("/e2e/verify/trace-reference", test_verify_trace_reference);
   g_test_add_func ("/e2e/verify/errors", test_verify_errors);
+  g_test_add_func ("/e2e/info/superres", test_info_superres);
   for (guint i = 0; i < G_N_ELEMENTS (seed_models); i++)
     {
       g_autofree char *p = g_strdup_printf ("/e2e/models/%s", seed_models[i].name);

@@ -579,6 +579,42 @@ test_example_handbuilt (void)
   g_assert_cmpint (g_rmdir (dir), ==, 0);
 }
 
+/* symonnx info on an ONNX model: its figures are those onnx's own Python
+ * package reads from the file. */
+static void
+test_info_model (void)
+{
+  if (!have_testdata () || !g_file_test ("/usr/bin/python3", G_FILE_TEST_IS_EXECUTABLE))
+    return;
+  const char *model = TESTDATA "/pytorch-converted/test_Conv2d/model.onnx";
+  RunResult r = run ((const char *[]) { "symonnx", "info", model, NULL });
+  g_assert_cmpint (r.status, ==, 0);
+  static const char script[] =
+    "import sys, onnx, numpy as np, collections\n"
+    "from onnx import numpy_helper\n"
+    "m = onnx.load(sys.argv[1])\n"
+    "ts = [numpy_helper.to_array(t) for t in m.graph.initializer]\n"
+    "print('parameters: %d initializers, %d elements, %d bytes' % (len(ts), sum(t.size for t in ts), sum(t.nbytes for t in ts)))\n"
+    "c = collections.Counter(n.op_type for n in m.graph.node)\n"
+    "print('ops:        %d nodes, %d kinds' % (len(m.graph.node), len(c)))\n"
+    "for op, k in c.most_common(): print('  %6d  onnx::%s' % (k, op))\n"
+    "print('opsets:    ' + ','.join(' %s %d' % (o.domain or 'ai.onnx (default)', o.version) for o in m.opset_import))\n";
+  RunResult ref = run ((const char *[]) { "/usr/bin/python3", "-c", script, model, NULL });
+  g_assert_cmpint (ref.status, ==, 0);
+  g_auto (GStrv) lines = g_strsplit (ref.out, "\n", -1);
+  for (guint i = 0; lines[i] && *lines[i]; i++)
+    if (strstr (r.out, lines[i]) == NULL)
+      g_error ("symonnx info lacks onnx's line\n%s\nin:\n%s", lines[i], r.out);
+  g_assert_nonnull (strstr (r.out, "inputs:     0 "));
+  run_result_clear (&r);
+  run_result_clear (&ref);
+  /* --weights is for traces */
+  r = run ((const char *[]) { "symonnx", "info", model, "--weights", model, NULL });
+  g_assert_cmpint (r.status, ==, 2);
+  assert_one_line_error (&r, "--weights is for a trace");
+  run_result_clear (&r);
+}
+
 /* Every relative link of README.md and doc/ names a file of the repository
  * (a clone has nothing outside it). */
 static void
@@ -651,6 +687,7 @@ main (int argc, char **argv)
   g_test_add_func ("/tools/print/bad-input", test_print_bad_input);
   g_test_add_func ("/tools/print/onnx-model", test_print_onnx_model);
   g_test_add_func ("/tools/convert/round-trip-and-errors", test_convert);
+  g_test_add_func ("/tools/info/model", test_info_model);
   g_test_add_func ("/tools/example/mymodule-c", test_example_mymodule_c);
   g_test_add_func ("/tools/example/mutate", test_example_mutate);
   g_test_add_func ("/tools/example/custom-symbolic", test_example_custom_symbolic);
