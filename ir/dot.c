@@ -1,8 +1,10 @@
 /* Graphviz output: `symonnx print --dot model.trace | dot -Tsvg > g.svg`.
  *
  * Graph inputs and outputs are ellipses, nodes are boxes labelled with
- * their kind, edges carry the value's name; subgraphs (g/gs attributes)
- * are clusters, tied to their node by a dashed edge. */
+ * their kind and their scalar and list attributes (long values cut short),
+ * edges carry the value's name and, when known, its element type and shape;
+ * subgraphs (g/gs attributes) are clusters, tied to their node by a dashed
+ * edge. */
 #include "ir/text-private.h"
 #include <string.h>
 
@@ -57,6 +59,50 @@ indent (Dot *d, guint level)
     g_string_append (d->out, "  ");
 }
 
+/* "Float(1, 3, 224, 224)": a tensor's element type and dims only (a
+ * trace's strides and device would crowd the picture); NULL otherwise. */
+static char *
+short_type (const GraphValue *v)
+{
+  GraphType *t = graph_value_type (v);
+  if (t == NULL || !graph_type_is_tensor (t) || graph_type_rank (t) < 0)
+    return NULL;
+  int rank = graph_type_rank (t);
+  GraphDim dims[TENSOR_MAX_RANK];
+  for (int i = 0; i < rank && i < TENSOR_MAX_RANK; i++)
+    dims[i] = *graph_type_dim (t, (guint) i);
+  g_autoptr (GraphType) plain = graph_type_new_tensor (graph_type_dtype (t), MIN (rank, TENSOR_MAX_RANK),
+                                                       rank > 0 ? dims : NULL);
+  return graph_type_to_string (plain);
+}
+
+#define DOT_ATTR_MAX 32   /* characters of one attribute value in a box */
+
+/* "kernel_shape=[3, 3]\nstrides=[2, 2]": the attributes worth seeing in a
+ * box (not tensors, graphs or what the box's title already says). */
+static void
+append_attrs (GString *label, const GraphNode *n)
+{
+  for (guint a = 0; a < graph_node_n_attrs (n); a++)
+    {
+      const char *name = graph_node_attr_name (n, a);
+      GraphAttrKind kind;
+      graph_node_attr_kind (n, name, &kind);
+      if (kind == GRAPH_ATTR_T || kind == GRAPH_ATTR_G || kind == GRAPH_ATTR_TS
+          || kind == GRAPH_ATTR_GS || kind == GRAPH_ATTR_TP || kind == GRAPH_ATTR_TPS
+          || strcmp (name, "operator") == 0 || strcmp (name, "overload_name") == 0
+          || strcmp (name, GRAPH_PYTHON_OP_NAME_ATTR) == 0)
+        continue;
+      g_autofree char *value = text_attr_value_to_string (n, name);
+      if (g_utf8_strlen (value, -1) > DOT_ATTR_MAX)
+        {
+          char *cut = g_utf8_offset_to_pointer (value, DOT_ATTR_MAX - 3);
+          strcpy (cut, "...");
+        }
+      g_string_append_printf (label, "\n%s=%s", name, value);
+    }
+}
+
 static void
 edge (Dot *d, guint level, const char *from, const char *to, const GraphValue *v)
 {
@@ -64,7 +110,9 @@ edge (Dot *d, guint level, const char *from, const char *to, const GraphValue *v
   g_string_append_printf (d->out, "%s -> %s", from, to);
   if (v)
     {
-      g_autofree char *label = value_label (v);
+      g_autofree char *name = value_label (v);
+      g_autofree char *type = short_type (v);
+      g_autofree char *label = type ? g_strdup_printf ("%s\n%s", name, type) : g_strdup (name);
       g_string_append (d->out, " [label=");
       append_dot_string (d->out, label);
       g_string_append_c (d->out, ']');
@@ -96,12 +144,13 @@ dot_graph (Dot *d, const Graph *g, guint level)
       g_string_append_printf (d->out, "%s [shape=box, label=", id);
       /* ATen nodes and PythonOps all share a kind: show what each one calls. */
       const char *op = NULL;
-      g_autofree char *label = NULL;
+      g_autoptr (GString) label = g_string_new (graph_node_kind (n));
       if ((graph_node_is (n, GRAPH_KIND_ATEN) && graph_node_get_s (n, "operator", &op, NULL))
           || (graph_node_is (n, GRAPH_KIND_PYTHON_OP)
               && graph_node_get_s (n, GRAPH_PYTHON_OP_NAME_ATTR, &op, NULL)))
-        label = g_strdup_printf ("%s\n%s", graph_node_kind (n), op);
-      append_dot_string (d->out, label ? label : graph_node_kind (n));
+        g_string_append_printf (label, "\n%s", op);
+      append_attrs (label, n);
+      append_dot_string (d->out, label->str);
       g_string_append (d->out, "];\n");
       for (guint i = 0; i < graph_node_n_inputs (n); i++)
         {

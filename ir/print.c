@@ -290,6 +290,14 @@ print_attr_value (Printer *pr, const GraphNode *n, const char *name)
     }
 }
 
+char *
+text_attr_value_to_string (const GraphNode *n, const char *name)
+{
+  Printer pr = { .out = g_string_new (NULL) };
+  print_attr_value (&pr, n, name);
+  return g_string_free (pr.out, FALSE);
+}
+
 static void
 print_attr_name (Printer *pr, const char *name)
 {

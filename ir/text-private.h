@@ -21,6 +21,9 @@ gboolean  text_is_word_char (int c);
 gboolean  text_name_is_plain (const char *s);
 /* Characters of a node kind: what graph_symbol() accepts. */
 gboolean  text_is_kind_char (int c);
+/* One attribute's value as the printer writes it ("[3, 3]", "0.5").
+ * (transfer full) */
+char     *text_attr_value_to_string (const GraphNode *n, const char *name);
 /* TRUE if `s` can be printed unquoted as an attribute name. */
 gboolean  text_attr_name_is_plain (const char *s);
 

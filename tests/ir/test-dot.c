@@ -93,9 +93,36 @@ test_dot_graphviz (void)
   g_assert_nonnull (strstr (svg, "onnx::Relu"));
 }
 
+/* Edges carry the value's element type and shape (without a trace's
+ * strides); boxes show scalar and list attributes, long ones cut short,
+ * tensors not at all. */
+static void
+test_dot_shapes_and_attrs (void)
+{
+  g_autoptr (Graph) g = graph_new ();
+  gint64 dims[4] = { 1, 3, 224, 224 };
+  g_autoptr (GraphType) t = graph_type_new_tensor_static (GRAPH_DTYPE_FLOAT, 4, dims);
+  GraphValue *x = graph_add_input (g, "x", t);
+  gint64 many[20] = { 0 };
+  g_autoptr (Tensor) w = tensor_new_zeroed (GRAPH_DTYPE_FLOAT, 4, (gint64[]) { 8, 3, 3, 3 }, NULL);
+  GraphValue *y = graph_op (g, "Conv", x, graph_add_initializer (g, "w", w),
+                            "kernel_shape_is", 2, (gint64[]) { 3, 3 }, "strides_is", 2,
+                            (gint64[]) { 2, 2 }, "pads_is", 20, many, NULL);
+  GraphValue *z = graph_op (g, "Elu", y, "alpha_f", 0.5, "value_t", w, NULL);
+  graph_add_output (g, z);
+  g_autoptr (GString) out = g_string_new (NULL);
+  graph_print_dot (g, out);
+  const char *s = out->str;
+  g_assert_nonnull (strstr (s, "[label=\"%x\\nFloat(1, 3, 224, 224)\"]"));
+  g_assert_nonnull (strstr (s, "label=\"onnx::Conv\\nkernel_shape=[3, 3]\\npads=[0, 0, 0, 0, 0, 0, 0, 0, 0, 0...\\nstrides=[2, 2]\""));
+  g_assert_nonnull (strstr (s, "label=\"onnx::Elu\\nalpha=0.5\"]"));
+  g_assert_nonnull (strstr (s, "[label=\"%w\\nFloat(8, 3, 3, 3)\"]"));
+}
+
 void
 test_dot_register (void)
 {
   g_test_add_func ("/ir/dot/structure", test_dot_structure);
   g_test_add_func ("/ir/dot/graphviz", test_dot_graphviz);
+  g_test_add_func ("/ir/dot/shapes-and-attrs", test_dot_shapes_and_attrs);
 }
