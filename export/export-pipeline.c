@@ -301,7 +301,17 @@ translate (const Graph *trace, const ExportOptions *o, GPtrArray *kinds, GPtrArr
         g_hash_table_add (bad, graph_node_output (n, i));
       if (skip)
         continue;
+      /* A Python operator is listed under its Function's name, the key a
+       * symbolic for it is registered as. */
       const char *kind = graph_node_kind (n);
+      const char *py;
+      gsize py_len;
+      if (graph_node_is (n, GRAPH_KIND_PYTHON_OP)
+          && graph_node_get_s (n, GRAPH_PYTHON_OP_NAME_ATTR, &py, &py_len))
+        {
+          g_autofree char *key = g_strdup_printf ("%s::%.*s", GRAPH_KIND_PYTHON_OP, (int) py_len, py);
+          kind = g_intern_string (key);
+        }
       if (!g_hash_table_contains (seen_kinds, kind))
         {
           g_hash_table_add (seen_kinds, (gpointer) kind);

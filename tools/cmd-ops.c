@@ -8,6 +8,7 @@ static gint opt_opset = 0;
 static char *opt_missing;
 static gboolean opt_markdown;
 static char **opt_plugins;
+static char *opt_weights;
 
 static const GOptionEntry ops_entries[] = {
   { "opset", 0, 0, G_OPTION_ARG_INT, &opt_opset,
@@ -18,6 +19,9 @@ static const GOptionEntry ops_entries[] = {
     "Print the coverage table in Markdown (doc/symbolic-ops.md is generated with it)", NULL },
   { "plugin", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &opt_plugins,
     "Load custom symbolic functions from a plugin first (repeatable)", "LIB.so" },
+  { "weights", 'w', 0, G_OPTION_ARG_FILENAME, &opt_weights,
+    "With --missing: the trace's state dict (.safetensors), so symbolics that need the "
+    "weights' shapes (convolutions) can decide", "W.safetensors" },
   { NULL, 0, 0, 0, NULL, NULL, NULL },
 };
 
@@ -48,6 +52,103 @@ print_markdown (SymRegistry *reg, GPtrArray *names)
     }
 }
 
+/* Does the trace read parameters (prim::GetAttr tensors)? */
+static gboolean
+has_parameters (Graph *trace)
+{
+  graph_foreach_node (trace, n)
+    if (graph_node_is (n, "prim::GetAttr") && graph_value_type (graph_node_output (n, 0))
+        && graph_type_is_tensor (graph_value_type (graph_node_output (n, 0))))
+      return TRUE;
+  return FALSE;
+}
+
+/* Prints the messages of `messages` that are about `kind`. */
+static void
+print_messages_of (GPtrArray *messages, const char *kind)
+{
+  g_autofree char *op = g_strdup_printf ("operator %s at", kind);
+  const char *py = g_str_has_prefix (kind, GRAPH_KIND_PYTHON_OP "::")
+                     ? kind + strlen (GRAPH_KIND_PYTHON_OP "::") : NULL;
+  g_autofree char *py_op = py ? g_strdup_printf ("Python operator %s (", py) : NULL;
+  for (guint i = 0; messages && i < messages->len; i++)
+    {
+      const char *m = messages->pdata[i];
+      if (strstr (m, op) || (py_op && strstr (m, py_op)))
+        fprintf (stderr, "%s\n", m);
+    }
+}
+
+/* --missing TRACE: what would not export.  Without --weights, a symbolic
+ * that declines a call on a trace with parameters may only lack the
+ * weights' shapes: that is said as undecided, not as a failure. */
+static int
+list_missing (SymRegistry *reg)
+{
+  CliExit code;
+  g_autoptr (Graph) trace = cli_load_graph ("ops", opt_missing, &code);
+  if (trace == NULL)
+    return code;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GHashTable) weights = NULL;
+  if (opt_weights)
+    {
+      weights = export_safetensors_load (opt_weights, &error);
+      if (weights == NULL)
+        {
+          cli_error ("ops", "%s", error->message);
+          return CLI_EXIT_INPUT;
+        }
+    }
+  ExportOptions o;
+  export_options_init (&o);
+  o.registry = reg;
+  o.weights = weights;
+  o.export_params = weights != NULL;   /* without them, weights become inputs of unknown shape */
+  if (opt_opset)
+    o.opset = opt_opset;
+  g_autoptr (GPtrArray) messages = NULL;
+  g_autoptr (GPtrArray) kinds = export_find_unsupported (trace, &o, &messages, &error);
+  export_options_clear (&o);
+  if (kinds == NULL)
+    {
+      cli_error ("ops", "%s: %s", opt_missing, error->message);
+      return CLI_EXIT_INPUT;
+    }
+  gboolean undecidable = weights == NULL && has_parameters (trace);
+  guint failing = 0, undecided = 0;
+  for (guint i = 0; i < kinds->len; i++)
+    {
+      const char *k = kinds->pdata[i];
+      if (g_str_has_prefix (k, GRAPH_KIND_PYTHON_OP "::"))
+        {
+          printf ("%s\t(a torch.autograd.Function with no symbolic: register \"%s\" from a "
+                  "--plugin)\n", k, k);
+          print_messages_of (messages, k);
+          failing++;
+          continue;
+        }
+      int first = sym_registry_first_opset (reg, k);
+      if (first > o.opset)
+        printf ("%s\t(supported from opset %d)\n", k, first);
+      else if (first > 0 && undecidable)
+        {
+          printf ("%s\t(undecided: its symbolic needs the weights' shapes; give --weights)\n", k);
+          undecided++;
+          continue;
+        }
+      else if (first > 0)
+        printf ("%s\t(the symbolic declines this call)\n", k);
+      else
+        printf ("%s\t(no symbolic)\n", k);
+      print_messages_of (messages, k);
+      failing++;
+    }
+  if (failing == 0 && undecided == 0)
+    printf ("every operator of %s exports at opset %d\n", opt_missing, o.opset);
+  return failing ? CLI_EXIT_FAILED : CLI_EXIT_OK;
+}
+
 static int
 ops_run (int argc, char **argv)
 {
@@ -70,41 +171,13 @@ ops_run (int argc, char **argv)
         cli_error ("ops", "%s", error->message);
         return CLI_EXIT_INPUT;
       }
-  if (opt_missing)
+  if (opt_weights && !opt_missing)
     {
-      CliExit code;
-      g_autoptr (Graph) trace = cli_load_graph ("ops", opt_missing, &code);
-      if (trace == NULL)
-        return code;
-      ExportOptions o;
-      export_options_init (&o);
-      o.registry = reg;
-      o.export_params = FALSE;   /* weights are not needed to find missing ops */
-      if (opt_opset)
-        o.opset = opt_opset;
-      g_autoptr (GPtrArray) messages = NULL;
-      g_autoptr (GPtrArray) kinds = export_find_unsupported (trace, &o, &messages, &error);
-      export_options_clear (&o);
-      if (kinds == NULL)
-        {
-          cli_error ("ops", "%s: %s", opt_missing, error->message);
-          return CLI_EXIT_INPUT;
-        }
-      for (guint i = 0; i < kinds->len; i++)
-        {
-          const char *k = kinds->pdata[i];
-          int first = sym_registry_first_opset (reg, k);
-          if (first > o.opset)
-            printf ("%s\t(supported from opset %d)\n", k, first);
-          else if (first > 0)
-            printf ("%s\t(the symbolic declines this call)\n", k);
-          else
-            printf ("%s\t(no symbolic)\n", k);
-        }
-      for (guint i = 0; messages && i < messages->len; i++)
-        fprintf (stderr, "%s\n", (const char *) messages->pdata[i]);
-      return kinds->len ? CLI_EXIT_FAILED : CLI_EXIT_OK;
+      cli_error ("ops", "--weights goes with --missing TRACE");
+      return CLI_EXIT_USAGE;
     }
+  if (opt_missing)
+    return list_missing (reg);
   g_autoptr (GPtrArray) names = sym_registry_list (reg);
   if (opt_opset)
     for (guint i = names->len; i-- > 0;)
@@ -126,7 +199,10 @@ const CliCommand cli_cmd_ops = {
   .description = "Without options, prints each operator with a symbolic and the first opset "
                  "that supports it. With --missing TRACE, prints each operator of the trace "
                  "that would not export at --opset (default 14) in ONNX mode, with the reason, "
-                 "and exits 1 if there are any.",
+                 "and exits 1 if there are any. Python operators (autograd Functions) without a "
+                 "symbolic are listed by name (prim::PythonOp::NAME). Give the trace's --weights: "
+                 "without them, a symbolic that needs a weight's shape (a convolution) cannot "
+                 "decide, and is listed as undecided rather than as a failure.",
   .options = ops_options,
   .run = ops_run,
 };

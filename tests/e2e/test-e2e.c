@@ -681,6 +681,37 @@ test_info_superres (void)
   run_result_clear (&ref);
 }
 
+/* ops --missing on a CNN: with --weights every op exports (no bogus
+ * _convolution failure); without them the convolution is undecided, not
+ * failing.  A Function without a symbolic is named; its plugin clears it. */
+static void
+test_ops_missing (void)
+{
+  g_auto (SeedFiles) f = { 0 };
+  seed_files (&seed_models[0], &f);   /* superres */
+  RunResult r = run ((const char *[]) { "symonnx", "ops", "--missing", f.trace, "--weights",
+                                        f.weights, NULL });
+  assert_status (&r, 0, "ops --missing --weights");
+  g_assert_true (g_str_has_prefix (r.out, "every operator of "));
+  g_assert_cmpstr (r.err, ==, "");
+  run_result_clear (&r);
+  r = run ((const char *[]) { "symonnx", "ops", "--missing", f.trace, NULL });
+  assert_status (&r, 0, "ops --missing without weights");
+  g_assert_nonnull (strstr (r.out, "aten::_convolution\t(undecided: its symbolic needs the weights' shapes; give --weights)\n"));
+  g_assert_null (strstr (r.out, "declines"));
+  run_result_clear (&r);
+  g_autofree char *mm = script ("examples/mymodule.trace");
+  r = run ((const char *[]) { "symonnx", "ops", "--missing", mm, NULL });
+  assert_status (&r, 1, "ops --missing on MyModule");
+  g_assert_true (g_str_has_prefix (r.out, "prim::PythonOp::MyFunction\t"));
+  g_assert_nonnull (strstr (r.err, "Couldn't export Python operator MyFunction"));
+  run_result_clear (&r);
+  r = run ((const char *[]) { "symonnx", "ops", "--missing", mm, "--plugin",
+                              g_getenv ("SYMONNX_MYMODULE_PLUGIN"), NULL });
+  assert_status (&r, 0, "ops --missing with the plugin");
+  run_result_clear (&r);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -700,6 +731,7 @@ main (int argc, char **argv)
   g_test_add_func ("/e2e/verify/trace-reference", test_verify_trace_reference);
   g_test_add_func ("/e2e/verify/errors", test_verify_errors);
   g_test_add_func ("/e2e/info/superres", test_info_superres);
+  g_test_add_func ("/e2e/ops/missing", test_ops_missing);
   for (guint i = 0; i < G_N_ELEMENTS (seed_models); i++)
     {
       g_autofree char *p = g_strdup_printf ("/e2e/models/%s", seed_models[i].name);
