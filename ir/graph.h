@@ -545,6 +545,9 @@ const char  *graph_symbol (const char *kind, const char *default_domain);
 #define GRAPH_KIND_PYTHON_OP      "prim::PythonOp"
 #define GRAPH_PYTHON_OP_NAME_ATTR "python_name"
 #define GRAPH_PYTHON_OP_ARGS_ATTR "python_args"
+/* The Function's body as the trace recorded it (PyTorch's Subgraph
+ * attribute; tools/torch2trace.py writes it as a block). */
+#define GRAPH_PYTHON_OP_BODY_ATTR "Subgraph"
 
 /* ------------------------------------------------------------------------ */
 /* Passes and checks                                                         */

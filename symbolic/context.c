@@ -13,6 +13,8 @@ struct _SymContext
   GPtrArray  *pool;       /* g_free'd at the end (parse_args results) */
   GPtrArray  *tensors;    /* tensor refs handed out by parse_args */
   gpointer    user_data;
+  Graph      *scratch;    /* PythonOps' scalar arguments as prim::Constants */
+  GHashTable *py_args;    /* PythonOp node → GPtrArray of its arguments */
 };
 
 SymContext *
@@ -28,6 +30,7 @@ sym_context_new (const SymContextSetup *setup)
   ctx->inits = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   ctx->pool = g_ptr_array_new_with_free_func (g_free);
   ctx->tensors = g_ptr_array_new_with_free_func ((GDestroyNotify) tensor_unref);
+  ctx->py_args = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) g_ptr_array_unref);
   return ctx;
 }
 
@@ -44,6 +47,8 @@ sym_context_free (SymContext *ctx)
   g_hash_table_unref (ctx->inits);
   g_ptr_array_unref (ctx->pool);
   g_ptr_array_unref (ctx->tensors);
+  g_hash_table_unref (ctx->py_args);
+  graph_free (ctx->scratch);
   g_free (ctx);
 }
 
@@ -708,6 +713,24 @@ arg_error (GraphNode *n, guint i, const char *what, GError **error)
   return FALSE;
 }
 
+/* The arguments sym_parse_args reads: a node's inputs, or for a
+ * prim::PythonOp its arguments in call order, scalars included (Note
+ * [PythonOp arguments]).  NULL with an error when a PythonOp's cannot be
+ * made out.  (transfer none) */
+static GPtrArray *
+python_op_args (SymContext *ctx, GraphNode *n, GError **error)
+{
+  GPtrArray *args = g_hash_table_lookup (ctx->py_args, n);
+  if (args)
+    return args;
+  if (ctx->scratch == NULL)
+    ctx->scratch = graph_new ();
+  args = sym_python_op_arguments (ctx->scratch, n, error);
+  if (args)
+    g_hash_table_insert (ctx->py_args, n, args);
+  return args;
+}
+
 gboolean
 sym_parse_args (SymContext *ctx, GraphNode *n, const char *spec, ...)
 {
@@ -739,11 +762,15 @@ sym_parse_args (SymContext *ctx, GraphNode *n, const char *spec, ...)
   error = va_arg (ap, GError **);
   va_end (ap);
 
+  GPtrArray *py = NULL;
+  if (graph_node_is (n, GRAPH_KIND_PYTHON_OP) && (py = python_op_args (ctx, n, error)) == NULL)
+    return FALSE;
+  guint n_args = py ? py->len : graph_node_n_inputs (n);
   va_start (ap, spec);
   for (guint i = 0; i < n_codes && ok; i++)
     {
       const char *c = codes[i];
-      GraphValue *src = i < graph_node_n_inputs (n) ? graph_node_input (n, i) : NULL;
+      GraphValue *src = i >= n_args ? NULL : py ? py->pdata[i] : graph_node_input (n, i);
       if (strcmp (c, "none") == 0)
         continue;
       if (strcmp (c, "v") == 0)
@@ -997,7 +1024,8 @@ unsupported_error (SymContext *ctx, GraphNode *n, GError *cause, GError **error)
       g_set_error (error, SYM_ERROR, SYM_ERROR_UNSUPPORTED,
                    "ONNX export failed: Couldn't export Python operator %s (a "
                    "torch.autograd.Function, %s) at opset %d (%s): its body is not in the "
-                   "trace and no symbolic is registered as \"%s\"",
+                   "trace (tools/torch2trace.py records it, for symonnx to inline) and no "
+                   "symbolic is registered as \"%s\"",
                    py_key + strlen (GRAPH_KIND_PYTHON_OP) + 2, kind, ctx->s.opset, where, py_key);
       return FALSE;
     }
@@ -1059,6 +1087,51 @@ check_outputs (GraphNode *n, GraphValue **out, SymContext *ctx, GError **error)
   return TRUE;
 }
 
+/* Note [Inlining autograd Functions]
+ * As torch 1.13 does for a Function without a symbolic: the body the trace
+ * recorded (the PythonOp's Subgraph attribute, which tools/torch2trace.py
+ * writes as a block) is translated node by node in its place, its inputs
+ * being the call's tensor arguments.  A registered symbolic still wins. */
+static gboolean
+inline_body (SymContext *ctx, GraphNode *n, Graph *body, GraphValue **out, GError **error)
+{
+  if (graph_n_inputs (body) != graph_node_n_inputs (n)
+      || graph_n_outputs (body) != graph_node_n_outputs (n))
+    {
+      g_set_error (error, SYM_ERROR, SYM_ERROR_INVALID,
+                   "its recorded body has %u inputs and %u outputs for a call with %u tensor "
+                   "arguments and %u outputs", graph_n_inputs (body), graph_n_outputs (body),
+                   graph_node_n_inputs (n), graph_node_n_outputs (n));
+      return FALSE;
+    }
+  for (guint i = 0; i < graph_n_inputs (body); i++)
+    {
+      GError *local = NULL;
+      GraphValue *v = sym_value (ctx, graph_node_input (n, i), &local);
+      if (local)
+        {
+          g_propagate_error (error, local);
+          return FALSE;
+        }
+      if (v)
+        sym_map_value (ctx, graph_input (body, i), v);
+    }
+  graph_foreach_node (body, m)
+    if (!sym_context_translate (ctx, m, error))
+      return FALSE;
+  for (guint i = 0; i < graph_n_outputs (body); i++)
+    {
+      GError *local = NULL;
+      out[i] = sym_value (ctx, graph_output (body, i), &local);
+      if (local)
+        {
+          g_propagate_error (error, local);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
 gboolean
 sym_context_translate (SymContext *ctx, GraphNode *n, GError **error)
 {
@@ -1076,6 +1149,7 @@ sym_context_translate (SymContext *ctx, GraphNode *n, GError **error)
   gboolean ok;
 
   gpointer user_data = NULL;
+  Graph *body = NULL;
   const char *py_key = python_op_key (n);
   SymFn fn = py_key ? sym_registry_lookup (ctx->s.reg, py_key, ctx->s.opset, &user_data, NULL)
                     : NULL;
@@ -1106,6 +1180,19 @@ sym_context_translate (SymContext *ctx, GraphNode *n, GError **error)
       if (!ok && local == NULL)
         g_set_error (&local, SYM_ERROR, SYM_ERROR_INVALID,
                      "%s: the symbolic failed without saying why", kind);
+    }
+  else if (py_key && graph_node_get_g (n, GRAPH_PYTHON_OP_BODY_ATTR, &body)
+           && graph_n_outputs (body) > 0)   /* PyTorch's own print has <Graph> but no body */
+    {
+      if (!inline_body (ctx, n, body, out, &local))
+        {
+          g_autofree char *where = node_location (n);
+          g_set_error (error, SYM_ERROR, local->code,
+                       "in the body of Python operator %s (%s), inlined as it has no symbolic: %s",
+                       py_key + strlen (GRAPH_KIND_PYTHON_OP) + 2, where, local->message);
+          return FALSE;
+        }
+      ok = TRUE;
     }
   else
     ok = FALSE;

@@ -71,6 +71,10 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (SymContext, sym_context_free)
  * unconvertible node; the caller collects them.  prim:: nodes are handled
  * here too (lowering). */
 gboolean     sym_context_translate (SymContext *ctx, GraphNode *n, GError **error);
+/* A prim::PythonOp's arguments in call order (Note [PythonOp arguments],
+ * python-op.c): its tensor inputs and, for each scalar argument, a
+ * prim::Constant built in `scratch`.  (transfer container) */
+GPtrArray   *sym_python_op_arguments (Graph *scratch, GraphNode *n, GError **error);
 /* What to do about an unconvertible node of `kind` (one sentence, for the
  * end of the message listing every failing node). */
 const char  *sym_unsupported_hint (const char *kind);

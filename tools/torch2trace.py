@@ -2,7 +2,12 @@
 """Dump a PyTorch model's trace for symonnx.
 
 Writes into OUT_DIR:
-  model.trace         str(torch.jit.trace(model, inputs).inlined_graph)
+  model.trace         str(torch.jit.trace(model, inputs).inlined_graph), plus what
+                      PyTorch records but does not print: each autograd
+                      Function call's body (its Subgraph attribute, as a
+                      block after the call, so symonnx inlines a Function that
+                      has no symbolic, as torch.onnx does) and its calling
+                      convention (cconv="dcc": which arguments are tensors)
   weights.safetensors the state_dict, plus every tensor-valued prim::Constant
                       of the trace under the key "__constant__.<value name>"
                       (PyTorch prints such constants lossily: {2.82843}, or
@@ -114,6 +119,59 @@ def load_model(args):
     return ctor(**kwargs), ["1,3,224,224"]
 
 
+def _body_block(node, indent):
+    """The Subgraph of a prim::PythonOp as a block "Subgraph(%in...):" ...
+    "-> (%out)", its values renamed <Function>_<call output>_<name> so they
+    do not clash with the enclosing graph's (one namespace, as in PyTorch's
+    blocks)."""
+    body = node.g("Subgraph")
+    prefix = "%s_%s_" % (node.pyname(), node.output().debugName().replace(".", "_"))
+    for v in body.inputs():
+        v.setDebugName(prefix + v.debugName().replace(".", "_"))
+    for n in body.nodes():
+        for o in n.outputs():
+            o.setDebugName(prefix + o.debugName().replace(".", "_"))
+    text = graph_text(body)
+    head, _, rest = text.partition("):\n")
+    head = " ".join(line.strip() for line in head.splitlines())
+    lines = [indent + "Subgraph" + head[len("graph"):] + "):"]
+    for line in rest.splitlines():
+        if line.strip().startswith("return ("):
+            line = line.replace("return (", "-> (", 1)
+        lines.append(indent + line)
+    return lines
+
+
+def graph_text(graph):
+    """str(graph), with each autograd Function call's body as a block after
+    its line and its calling convention as a cconv attribute."""
+    calls = {}
+    for node in graph.nodes():
+        if node.kind() == "prim::PythonOp":
+            calls["%" + node.output().debugName() + " :"] = node
+    out = []
+    for line in str(graph).splitlines():
+        out.append(line)
+        stripped = line.lstrip()
+        node = next((n for k, n in calls.items() if stripped.startswith(k)), None)
+        if node is None:
+            continue
+        indent = line[:len(line) - len(stripped)]
+        mark = "^" + node.pyname() + "["
+        out[-1] = line.replace(mark, mark + 'cconv="%s", ' % node.cconv(), 1)
+        if node.hasAttribute("Subgraph"):
+            out.extend(_body_block(node, indent + "  "))
+    return "\n".join(out) + "\n"
+
+
+def all_nodes(graph):
+    """Every node, those of Function bodies included."""
+    for node in graph.nodes():
+        yield node
+        if node.kind() == "prim::PythonOp" and node.hasAttribute("Subgraph"):
+            yield from all_nodes(node.g("Subgraph"))
+
+
 def flatten(out):
     if isinstance(out, torch.Tensor):
         return [out]
@@ -145,14 +203,15 @@ def main():
         expected = flatten(model(*inputs))
     graph = traced.inlined_graph
 
+    text = graph_text(graph)   # renames the bodies' values: before reading their names
     tensors = {k: v for k, v in model.state_dict().items()}
-    for node in graph.nodes():
+    for node in all_nodes(graph):
         if node.kind() == "prim::Constant" and node.hasAttribute("value") and node.kindOf("value") == "t":
             tensors[CONSTANT_PREFIX + node.output().debugName()] = node.t("value")
 
     os.makedirs(args.out_dir, exist_ok=True)
     with open(os.path.join(args.out_dir, "model.trace"), "w") as f:
-        f.write(str(graph))
+        f.write(text)
     write_safetensors(os.path.join(args.out_dir, "weights.safetensors"), tensors,
                       {"producer": "symonnx torch2trace", "torch": torch.__version__})
     for i, t in enumerate(inputs):

@@ -712,6 +712,58 @@ test_ops_missing (void)
   run_result_clear (&r);
 }
 
+/* An autograd Function with scalar arguments and no symbolic is inlined
+ * from its recorded body, as torch 1.13 does; a registered symbolic wins,
+ * and reads the scalars with sym_parse_args.  Both match PyTorch, pass
+ * onnx.checker, and run in ONNX Runtime when it is installed. */
+static void
+test_function_inlined (void)
+{
+  g_autofree char *module = script ("tests/e2e/function_model.py");
+  g_autofree char *spec = g_strdup_printf ("%s:Net", module);
+  g_autofree char *dir = torch2trace ("function", (const char *[]) { "--module", spec, "--input",
+                                                                    "2,3,8,8", NULL });
+  g_autofree char *trace = in_dir (dir, "model.trace");
+  g_autofree char *weights = in_dir (dir, "weights.safetensors");
+  g_autofree char *x = in_dir (dir, "input_0.npy");
+  g_autofree char *exp = in_dir (dir, "expected_0.npy");
+  g_autofree char *inlined = in_dir (dir, "inlined.onnx");
+  g_autofree char *custom = in_dir (dir, "custom.onnx");
+  g_autofree char *check = script ("tests/e2e/e2e_check.py");
+  const char *plugin = g_getenv ("SYMONNX_SCALED_SQUARE_PLUGIN");
+  static const int fn_opsets[] = { 9, 14 };
+  for (guint k = 0; k < G_N_ELEMENTS (fn_opsets); k++)
+    {
+      g_autofree char *opset = g_strdup_printf ("%d", fn_opsets[k]);
+      RunResult r = run ((const char *[]) { "symonnx", "verify", trace, "--weights", weights,
+                                            "--opset", opset, "--input", x, "--expected", exp,
+                                            "-o", inlined, NULL });
+      assert_status (&r, 0, "verify, the Function inlined");
+      run_result_clear (&r);
+      r = run ((const char *[]) { "symonnx", "print", inlined, NULL });
+      g_assert_null (strstr (r.out, "PythonOp"));
+      g_assert_null (strstr (r.out, "onnx::Pow"));
+      g_assert_nonnull (strstr (r.out, "onnx::ReduceSum"));
+      run_result_clear (&r);
+      r = run ((const char *[]) { python, check, "check", inlined, NULL });
+      assert_status (&r, 0, "onnx.checker on the inlined export");
+      run_result_clear (&r);
+      r = run ((const char *[]) { "symonnx", "verify", trace, "--weights", weights, "--plugin",
+                                  plugin, "--opset", opset, "--input", x, "--expected", exp,
+                                  "-o", custom, NULL });
+      assert_status (&r, 0, "verify with the Function's symbolic");
+      run_result_clear (&r);
+      r = run ((const char *[]) { "symonnx", "print", custom, NULL });
+      g_assert_nonnull (strstr (r.out, "onnx::Pow"));
+      run_result_clear (&r);
+    }
+  /* what ops --missing says: nothing is missing */
+  RunResult r = run ((const char *[]) { "symonnx", "ops", "--missing", trace, "--weights",
+                                        weights, NULL });
+  assert_status (&r, 0, "ops --missing");
+  run_result_clear (&r);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -732,6 +784,7 @@ main (int argc, char **argv)
   g_test_add_func ("/e2e/verify/errors", test_verify_errors);
   g_test_add_func ("/e2e/info/superres", test_info_superres);
   g_test_add_func ("/e2e/ops/missing", test_ops_missing);
+  g_test_add_func ("/e2e/function/inlined-or-symbolic", test_function_inlined);
   for (guint i = 0; i < G_N_ELEMENTS (seed_models); i++)
     {
       g_autofree char *p = g_strdup_printf ("/e2e/models/%s", seed_models[i].name);

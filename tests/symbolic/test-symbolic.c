@@ -842,6 +842,94 @@ test_coverage_doc (void)
 void test_fold_register (void);
 void test_seed_models_register (void);
 
+/* sym_parse_args over a PythonOp's arguments (Note [PythonOp arguments]):
+ * the scalar literals PyTorch prints, in call order from cconv, or after
+ * the tensors without it. */
+typedef struct
+{
+  double   alpha;
+  gsize    n_dims;
+  gint64   dims[4];
+  char    *tag;
+  gboolean flag;
+  gboolean none_ok;
+} PyArgs;
+
+static gboolean
+record_py_args (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  PyArgs *r = sym_user_data (ctx);
+  GraphValue *x, *y;
+  const gint64 *dims;
+  const char *tag;
+  if (!sym_parse_args (ctx, n, "v,f,is,none,v,s,b", &x, &r->alpha, &r->n_dims, &dims, &y, &tag,
+                       &r->flag, error))
+    return FALSE;
+  memcpy (r->dims, dims, MIN (r->n_dims, 4) * sizeof (gint64));
+  r->tag = g_strdup (tag);
+  out[0] = graph_op (sym_graph (ctx), "Add", x, y, NULL);
+  return TRUE;
+}
+
+static gboolean
+wants_int (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *x;
+  gint64 k;
+  (void) out;
+  return sym_parse_args (ctx, n, "v,i", &x, &k, error);
+}
+
+static void
+test_python_op_args (void)
+{
+  static const char *const texts[] = {
+    "graph(%x : Float(2), %y : Float(2)):\n"
+    "  %o : Float(2) = ^F[cconv=\"dccdcc\"](0.5, (1, -2), None, 'a,b', True)(%x, %y)\n"
+    "  return (%o)\n",
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (texts); i++)
+    {
+      g_autoptr (Graph) trace = parse (texts[i]);
+      g_autoptr (SymRegistry) reg = sym_registry_new ();
+      PyArgs r = { 0 };
+      g_assert_true (sym_register (reg, "prim::PythonOp::F", 9, record_py_args, &r));
+      g_autoptr (GError) error = NULL;
+      g_autoptr (Graph) g = export_with (trace, reg, SYM_MODE_ONNX, 14, &error);
+      /* cconv "dccdcc" names 4 scalars for the 5 printed: refused, named */
+      g_assert_null (g);
+      g_assert_nonnull (strstr (error->message, "calling convention"));
+      g_free (r.tag);
+    }
+  g_autoptr (Graph) trace = parse ("graph(%x : Float(2), %y : Float(2)):\n"
+                                   "  %o : Float(2) = ^F[cconv=\"dcccdcc\"](0.5, (1, -2), None, 'a,b', True)(%x, %y)\n"
+                                   "  return (%o)\n");
+  g_autoptr (SymRegistry) reg = sym_registry_new ();
+  PyArgs r = { 0 };
+  g_assert_true (sym_register (reg, "prim::PythonOp::F", 9, record_py_args, &r));
+  g_autoptr (GError) error = NULL;
+  g_autoptr (Graph) g = export_with (trace, reg, SYM_MODE_ONNX, 14, &error);
+  g_assert_no_error (error);
+  g_assert_cmpfloat (r.alpha, ==, 0.5);
+  g_assert_cmpuint (r.n_dims, ==, 2);
+  g_assert_cmpint (r.dims[0], ==, 1);
+  g_assert_cmpint (r.dims[1], ==, -2);
+  g_assert_cmpstr (r.tag, ==, "a,b");
+  g_assert_true (r.flag);
+  g_free (r.tag);
+
+  /* no cconv: the tensors first, then the scalars */
+  g_autoptr (Graph) t2 = parse ("graph(%x : Float(2)):\n"
+                                "  %o : Float(2) = ^G[](1.5, x.shape)(%x)\n"
+                                "  return (%o)\n");
+  g_autoptr (SymRegistry) reg2 = sym_registry_new ();
+  g_assert_true (sym_register (reg2, "prim::PythonOp::G", 9, wants_int, NULL));
+  g_autoptr (Graph) g2 = export_with (t2, reg2, SYM_MODE_ONNX, 14, &error);
+  g_assert_null (g2);
+  /* 1.5 is not an int: named by argument number */
+  g_assert_nonnull (strstr (error->message, "argument 1 must be a constant int"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -857,5 +945,6 @@ main (int argc, char **argv)
   g_test_add_func ("/symbolic/torch-refs", test_torch_refs);
   g_test_add_func ("/symbolic/conv-aliases", test_conv_aliases);
   g_test_add_func ("/symbolic/coverage-doc", test_coverage_doc);
+  g_test_add_func ("/symbolic/python-op-args", test_python_op_args);
   return g_test_run ();
 }
