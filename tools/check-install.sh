@@ -47,4 +47,24 @@ cli=$dest$prefix/bin/symonnx
 env -u LD_LIBRARY_PATH "$cli" --version | grep -q '^symonnx '
 ldd "$cli" | grep -q "libsymonnx.so.* => $dest" ||
   { echo "check-install: $cli does not find the installed libsymonnx:"; ldd "$cli"; exit 1; }
-echo "check-install: installed library, headers, symonnx.pc and CLI work"
+# the Python package and torch2trace.py (for Debian's python3; the files
+# name the real prefix, so the DESTDIR's library is given by environment)
+pydir=$(find "$dest" -type d -path '*dist-packages/symonnx' | head -n1)
+[ -n "$pydir" ] || { echo "check-install: the symonnx Python package was not installed"; exit 1; }
+[ -x "$dest$prefix/share/symonnx/torch2trace.py" ] ||
+  { echo "check-install: torch2trace.py was not installed"; exit 1; }
+export PYTHONPATH=$(dirname "$pydir") SYMONNX_LIBRARY=$(ls "$libdir"/libsymonnx.so.* | head -n1) SYMONNX_CLI=$cli
+/usr/bin/python3 -m symonnx --version | grep -q '^symonnx '
+if /usr/bin/python3 -c 'import torch' 2>/dev/null; then
+  (cd "$dest" && /usr/bin/python3 - <<'PY'
+import io, torch, symonnx
+m = torch.nn.Sequential(torch.nn.Linear(4, 3), torch.nn.ReLU()).eval()
+x = torch.randn(2, 4)
+symonnx.export(m, (x,), "linear.onnx")
+out = io.StringIO()
+assert symonnx.verify(m, (x,), "linear.onnx", file=out), out.getvalue()
+PY
+  )
+  "$dest$prefix/share/symonnx/torch2trace.py" --help | grep -q -- '--module'
+fi
+echo "check-install: installed library, headers, symonnx.pc, CLI and Python package work"

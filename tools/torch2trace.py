@@ -31,10 +31,11 @@ import sys
 import numpy as np
 import torch
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+_here = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, _here)
+sys.path.insert(1, os.path.join(_here, "..", "python"))   # in the source tree
 import torch_models  # noqa: E402
-
-CONSTANT_PREFIX = "__constant__."
+from symonnx._trace import CONSTANT_PREFIX, all_nodes, flatten, graph_text  # noqa: E402,F401
 
 SAFETENSORS_DTYPES = {
     torch.float32: "F32", torch.float64: "F64", torch.float16: "F16", torch.bfloat16: "BF16",
@@ -117,67 +118,6 @@ def load_model(args):
     if args.model == "inception_v3":
         kwargs.update(aux_logits=False, init_weights=False)
     return ctor(**kwargs), ["1,3,224,224"]
-
-
-def _body_block(node, indent):
-    """The Subgraph of a prim::PythonOp as a block "Subgraph(%in...):" ...
-    "-> (%out)", its values renamed <Function>_<call output>_<name> so they
-    do not clash with the enclosing graph's (one namespace, as in PyTorch's
-    blocks)."""
-    body = node.g("Subgraph")
-    prefix = "%s_%s_" % (node.pyname(), node.output().debugName().replace(".", "_"))
-    for v in body.inputs():
-        v.setDebugName(prefix + v.debugName().replace(".", "_"))
-    for n in body.nodes():
-        for o in n.outputs():
-            o.setDebugName(prefix + o.debugName().replace(".", "_"))
-    text = graph_text(body)
-    head, _, rest = text.partition("):\n")
-    head = " ".join(line.strip() for line in head.splitlines())
-    lines = [indent + "Subgraph" + head[len("graph"):] + "):"]
-    for line in rest.splitlines():
-        if line.strip().startswith("return ("):
-            line = line.replace("return (", "-> (", 1)
-        lines.append(indent + line)
-    return lines
-
-
-def graph_text(graph):
-    """str(graph), with each autograd Function call's body as a block after
-    its line and its calling convention as a cconv attribute."""
-    calls = {}
-    for node in graph.nodes():
-        if node.kind() == "prim::PythonOp":
-            calls["%" + node.output().debugName() + " :"] = node
-    out = []
-    for line in str(graph).splitlines():
-        out.append(line)
-        stripped = line.lstrip()
-        node = next((n for k, n in calls.items() if stripped.startswith(k)), None)
-        if node is None:
-            continue
-        indent = line[:len(line) - len(stripped)]
-        mark = "^" + node.pyname() + "["
-        out[-1] = line.replace(mark, mark + 'cconv="%s", ' % node.cconv(), 1)
-        if node.hasAttribute("Subgraph"):
-            out.extend(_body_block(node, indent + "  "))
-    return "\n".join(out) + "\n"
-
-
-def all_nodes(graph):
-    """Every node, those of Function bodies included."""
-    for node in graph.nodes():
-        yield node
-        if node.kind() == "prim::PythonOp" and node.hasAttribute("Subgraph"):
-            yield from all_nodes(node.g("Subgraph"))
-
-
-def flatten(out):
-    if isinstance(out, torch.Tensor):
-        return [out]
-    if isinstance(out, (tuple, list)):
-        return [t for o in out for t in flatten(o)]
-    raise SystemExit(f"torch2trace: cannot save an output of type {type(out).__name__}")
 
 
 def main():

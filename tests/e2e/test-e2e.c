@@ -764,6 +764,33 @@ test_function_inlined (void)
   run_result_clear (&r);
 }
 
+/* The Python package (python/symonnx) through tests/e2e/python_api.py,
+ * on the source tree's package and the build's library.  Skipped in a
+ * sanitizer build: python3 cannot load an ASan-instrumented library. */
+static void
+test_python_api (gconstpointer data)
+{
+  const char *what = data;
+  if (g_getenv ("SYMONNX_SANITIZED"))
+    {
+      g_test_skip ("libsymonnx is built with sanitizers; python3 cannot load it");
+      return;
+    }
+  g_autofree char *api = script ("tests/e2e/python_api.py");
+  g_autofree char *pkg = script ("python");
+  g_autofree char *lib = g_build_filename (g_getenv ("SYMONNX_BUILD_ROOT"), "libsymonnx.so", NULL);
+  g_autofree char *dir = g_build_filename (tmp_root, "python", NULL);
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0700), ==, 0);
+  g_autofree char *e1 = g_strdup_printf ("PYTHONPATH=%s", pkg);
+  g_autofree char *e2 = g_strdup_printf ("SYMONNX_LIBRARY=%s", lib);
+  const char *const env[] = { e1, e2, NULL };
+  RunResult r = run_env ((const char *[]) { python, api, what, dir, NULL }, env);
+  assert_status (&r, 0, what);
+  g_autofree char *ok = g_strdup_printf ("%s: ok\n", what);
+  g_assert_cmpstr (r.out, ==, ok);
+  run_result_clear (&r);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -785,6 +812,10 @@ main (int argc, char **argv)
   g_test_add_func ("/e2e/info/superres", test_info_superres);
   g_test_add_func ("/e2e/ops/missing", test_ops_missing);
   g_test_add_func ("/e2e/function/inlined-or-symbolic", test_function_inlined);
+  g_test_add_data_func ("/e2e/python/signature", "signature", test_python_api);
+  g_test_add_data_func ("/e2e/python/errors", "errors", test_python_api);
+  g_test_add_data_func ("/e2e/python/function", "function", test_python_api);
+  g_test_add_data_func ("/e2e/python/seeds", "seeds", test_python_api);
   for (guint i = 0; i < G_N_ELEMENTS (seed_models); i++)
     {
       g_autofree char *p = g_strdup_printf ("/e2e/models/%s", seed_models[i].name);

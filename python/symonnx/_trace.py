@@ -1,0 +1,90 @@
+"""Tracing a PyTorch model the way symonnx reads it: the text of
+torch.jit.trace(model, args).inlined_graph, plus what PyTorch records but
+does not print (each autograd Function's body and calling convention), and
+the tensors the text cannot hold.  Shared by the symonnx package and
+tools/torch2trace.py."""
+import torch
+
+CONSTANT_PREFIX = "__constant__."
+
+
+def _body_block(node, indent):
+    """The Subgraph of a prim::PythonOp as a block "Subgraph(%in...):" ...
+    "-> (%out)", its values renamed <Function>_<call output>_<name> so they
+    do not clash with the enclosing graph's (one namespace, as in PyTorch's
+    blocks)."""
+    body = node.g("Subgraph")
+    prefix = "%s_%s_" % (node.pyname(), node.output().debugName().replace(".", "_"))
+    for v in body.inputs():
+        v.setDebugName(prefix + v.debugName().replace(".", "_"))
+    for n in body.nodes():
+        for o in n.outputs():
+            o.setDebugName(prefix + o.debugName().replace(".", "_"))
+    text = graph_text(body)
+    head, _, rest = text.partition("):\n")
+    head = " ".join(line.strip() for line in head.splitlines())
+    lines = [indent + "Subgraph" + head[len("graph"):] + "):"]
+    for line in rest.splitlines():
+        if line.strip().startswith("return ("):
+            line = line.replace("return (", "-> (", 1)
+        lines.append(indent + line)
+    return lines
+
+
+def graph_text(graph):
+    """str(graph), with each autograd Function call's body as a block after
+    its line and its calling convention as a cconv attribute."""
+    calls = {}
+    for node in graph.nodes():
+        if node.kind() == "prim::PythonOp":
+            calls["%" + node.output().debugName() + " :"] = node
+    out = []
+    for line in str(graph).splitlines():
+        out.append(line)
+        stripped = line.lstrip()
+        node = next((n for k, n in calls.items() if stripped.startswith(k)), None)
+        if node is None:
+            continue
+        indent = line[:len(line) - len(stripped)]
+        mark = "^" + node.pyname() + "["
+        out[-1] = line.replace(mark, mark + 'cconv="%s", ' % node.cconv(), 1)
+        if node.hasAttribute("Subgraph"):
+            out.extend(_body_block(node, indent + "  "))
+    return "\n".join(out) + "\n"
+
+
+def all_nodes(graph):
+    """Every node, those of Function bodies included."""
+    for node in graph.nodes():
+        yield node
+        if node.kind() == "prim::PythonOp" and node.hasAttribute("Subgraph"):
+            yield from all_nodes(node.g("Subgraph"))
+
+
+
+def trace(model, args):
+    """(text, tensors, outputs): the trace text, the state_dict plus every
+    tensor constant of the trace under "__constant__.<value name>" (PyTorch
+    prints those lossily), and PyTorch's outputs for `args`, flattened."""
+    if isinstance(args, torch.Tensor):
+        args = (args,)
+    args = tuple(args)
+    with torch.no_grad():
+        traced = torch.jit.trace(model, args, check_trace=False)
+        outputs = flatten(model(*args))
+    graph = traced.inlined_graph
+    text = graph_text(graph)   # renames the bodies' values: before reading their names
+    tensors = dict(model.state_dict())
+    for node in all_nodes(graph):
+        if node.kind() == "prim::Constant" and node.hasAttribute("value") and node.kindOf("value") == "t":
+            tensors[CONSTANT_PREFIX + node.output().debugName()] = node.t("value")
+    return text, tensors, outputs
+
+
+def flatten(out):
+    """A model's outputs as a list of tensors (tuples and lists flattened)."""
+    if isinstance(out, torch.Tensor):
+        return [out]
+    if isinstance(out, (tuple, list)):
+        return [t for o in out for t in flatten(o)]
+    raise TypeError(f"symonnx: cannot handle an output of type {type(out).__name__}")

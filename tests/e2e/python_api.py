@@ -1,0 +1,133 @@
+"""The symonnx Python package as a user calls it, run by tests/e2e/test-e2e.c.
+
+  python_api.py seeds DIR        export + verify the seed models and MyModule
+  python_api.py function DIR     the newcomer's CNN with an autograd Function
+  python_api.py signature        export() takes torch.onnx.export's arguments
+  python_api.py errors DIR       failures raise SymonnxError, write nothing
+
+Each check compares with something that is not symonnx: PyTorch's outputs
+(symonnx.verify runs the model), onnx.checker, torch's own signature.
+Exit status 0 when every check passes."""
+import inspect
+import io
+import os
+import sys
+
+import onnx
+import torch
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import symonnx  # noqa: E402  (PYTHONPATH: the source tree's python/)
+import torch_models  # noqa: E402
+
+
+def check_file(path):
+    onnx.checker.check_model(onnx.load(path), full_check=True)
+
+
+def verified(model, args, path):
+    out = io.StringIO()
+    ok = symonnx.verify(model, args, path, file=out)
+    text = out.getvalue()
+    if not ok or "PASS" not in text:
+        raise SystemExit(f"verify failed for {path}:\n{text}")
+    return text
+
+
+def seeds(d):
+    torch.manual_seed(0)
+    cases = [("superres", (torch.randn(1, 1, 32, 32),)), ("dcgan", None)]
+    for name, args in cases:
+        ctor, inputs = torch_models.MODELS[name]
+        model = ctor().eval()
+        if args is None:
+            args = tuple(torch.randn(*map(int, s.split(","))) for s in inputs)
+        for opset in (9, 13):
+            path = os.path.join(d, f"{name}-{opset}.onnx")
+            symonnx.export(model, args, path, opset_version=opset)
+            check_file(path)
+            verified(model, args, path)
+    import torchvision
+    model = torchvision.models.resnet18(weights=None).eval()
+    x = torch.randn(1, 3, 64, 64)
+    path = os.path.join(d, "resnet18.onnx")
+    symonnx.export(model, (x,), path, input_names=["image"], output_names=["logits"],
+                   dynamic_axes={"image": {0: "batch"}, "logits": {0: "batch"}})
+    check_file(path)
+    m = onnx.load(path)
+    assert m.graph.input[0].name == "image", m.graph.input[0].name
+    assert m.graph.output[0].type.tensor_type.shape.dim[0].dim_param == "batch"
+    verified(model, (torch.randn(3, 3, 64, 64),), path)
+    # MyModule: its MyFunction has a symbolic in C (the plugin), which wins;
+    # without it, the body the trace recorded is inlined.
+    ctor, _ = torch_models.MODELS["mymodule"]
+    model = ctor().eval()
+    args = (torch.randn(3, 4), torch.randn(3, 4))
+    path = os.path.join(d, "mymodule-plugin.onnx")
+    symonnx.export(model, args, path, plugins=[os.environ["SYMONNX_MYMODULE_PLUGIN"]],
+                   operator_export_type=torch.onnx.OperatorExportTypes.ONNX)
+    assert any(n.op_type == "ATen" for n in onnx.load(path).graph.node)
+    verified(model, args, path)
+    path = os.path.join(d, "mymodule-inlined.onnx")
+    symonnx.export(model, args, path)
+    ops = [n.op_type for n in onnx.load(path).graph.node]
+    assert "ATen" not in ops and "Mul" in ops, ops
+    check_file(path)
+    verified(model, args, path)
+    print("seeds: ok")
+
+
+def function(d):
+    import function_model
+    torch.manual_seed(0)
+    model = function_model.Net().eval()
+    x = torch.randn(2, 3, 8, 8)
+    path = os.path.join(d, "net.onnx")
+    out = io.StringIO()
+    sys_stdout, sys.stdout = sys.stdout, out
+    try:
+        symonnx.export(model, (x,), path, input_names=["x"], output_names=["y"],
+                       dynamic_axes={"x": {0: "batch"}, "y": {0: "batch"}}, verbose=True)
+    finally:
+        sys.stdout = sys_stdout
+    assert "graph(%x : Float(batch, 3, 8, 8)" in out.getvalue(), out.getvalue()
+    check_file(path)
+    verified(model, (x,), path)
+    verified(model, (torch.randn(7, 3, 8, 8),), path)   # another batch size
+    print("function: ok")
+
+
+def signature():
+    ours = inspect.signature(symonnx.export).parameters
+    theirs = inspect.signature(torch.onnx.export).parameters
+    missing = [p for p in theirs if p not in ours]
+    assert not missing, f"symonnx.export lacks {missing}"
+    assert list(ours)[:len(theirs)] == list(theirs), (list(ours), list(theirs))
+    print("signature: ok")
+
+
+def errors(d):
+    class Elu(torch.nn.Module):
+        def forward(self, x):
+            return torch.nn.functional.elu(x)
+    path = os.path.join(d, "never.onnx")
+    for kwargs, needle in (({"opset_version": 99}, "opset 99"),
+                           ({"operator_export_type": "nonsense"}, "operator_export_type"),
+                           ({"plugins": ["/nonexistent/lib.so"]}, "/nonexistent/lib.so")):
+        try:
+            symonnx.export(Elu(), (torch.randn(2),), path, **kwargs)
+        except symonnx.SymonnxError as e:
+            assert needle in str(e), (needle, str(e))
+        else:
+            raise SystemExit(f"export with {kwargs} did not fail")
+        assert not os.path.exists(path)
+    print("errors: ok")
+
+
+if __name__ == "__main__":
+    what = sys.argv[1]
+    if what == "signature":
+        signature()
+    else:
+        {"seeds": seeds, "function": function, "errors": errors}[what](sys.argv[2])
