@@ -662,6 +662,7 @@ test_info_superres (void)
   RunResult r = run ((const char *[]) { "symonnx", "info", f.trace, "--weights", f.weights, NULL });
   assert_status (&r, 0, "info");
   g_autofree char *tools = script ("tools");
+  g_autofree char *quoted = g_shell_quote (tools);
   g_autofree char *code = g_strdup_printf (
     "import sys; sys.path.insert(0, %s)\n"
     "import torch_models\n"
@@ -669,7 +670,7 @@ test_info_superres (void)
     "n = sum(v.numel() for v in sd.values())\n"
     "b = sum(v.numel() * v.element_size() for v in sd.values())\n"
     "print('parameters: %%d tensors, %%d elements, %%d bytes' %% (len(sd), n, b))\n",
-    g_shell_quote (tools));
+    quoted);
   RunResult ref = run ((const char *[]) { python, "-c", code, NULL });
   assert_status (&ref, 0, "torch's state_dict sizes");
   g_strchomp (ref.out);
