@@ -176,13 +176,14 @@ sym_python_op_arguments (Graph *scratch, GraphNode *n, GError **error)
   skip_blanks (&l);
   while (*l.p)
     {
+      const char *start = l.p;
       GraphValue *v = literal (scratch, &l);
       skip_blanks (&l);
       if (v == NULL || (*l.p != ',' && *l.p != '\0'))
         {
           /* Kept as its text: a symbolic asking for a number gets a
            * clear "argument N must be ..." error. */
-          const char *start = l.p;
+          l.p = start;
           skip_argument (&l);
           g_autofree char *raw = g_strndup (start, (gsize) (l.p - start));
           v = graph_op (scratch, "prim::Constant", "value_s", g_strstrip (raw), NULL);

@@ -880,6 +880,19 @@ wants_int (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   return sym_parse_args (ctx, n, "v,i", &x, &k, error);
 }
 
+static gboolean
+string_arg (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  char **got = sym_user_data (ctx);
+  GraphValue *x;
+  const char *s;
+  if (!sym_parse_args (ctx, n, "v,s", &x, &s, error))
+    return FALSE;
+  *got = g_strdup (s);
+  out[0] = graph_op (sym_graph (ctx), "Identity", x, NULL);
+  return TRUE;
+}
+
 static void
 test_python_op_args (void)
 {
@@ -928,6 +941,32 @@ test_python_op_args (void)
   g_assert_null (g2);
   /* 1.5 is not an int: named by argument number */
   g_assert_nonnull (strstr (error->message, "argument 1 must be a constant int"));
+  g_clear_error (&error);
+
+  /* literals it does not read (a mixed tuple, an expression, a dict) stay
+   * text, whole: a string argument gets them as written */
+  static const struct
+  {
+    const char *args, *want;
+  } odd[] = {
+    { "(1, 'a')", "(1, 'a')" },
+    { "x.shape[0] + 1", "x.shape[0] + 1" },
+    { "{1: 2}", "{1: 2}" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (odd); i++)
+    {
+      g_autofree char *text = g_strdup_printf ("graph(%%x : Float(2)):\n"
+                                               "  %%o : Float(2) = ^H[cconv=\"dc\"](%s)(%%x)\n"
+                                               "  return (%%o)\n", odd[i].args);
+      g_autoptr (Graph) t3 = parse (text);
+      g_autoptr (SymRegistry) reg3 = sym_registry_new ();
+      char *got = NULL;
+      g_assert_true (sym_register (reg3, "prim::PythonOp::H", 9, string_arg, &got));
+      g_autoptr (Graph) g3 = export_with (t3, reg3, SYM_MODE_ONNX, 14, &error);
+      g_assert_no_error (error);
+      g_assert_cmpstr (got, ==, odd[i].want);
+      g_free (got);
+    }
 }
 
 int
