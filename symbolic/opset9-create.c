@@ -100,8 +100,50 @@ sym_full_like (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   return fill (ctx, n, out, error, 0.0, TRUE, TRUE);
 }
 
+/* One bound of a computed arange as a 0-d value of `dt`: input i (a
+ * constant, or a computed scalar such as x.size(1)), or `dflt` when i is
+ * G_MAXUINT. */
+static GraphValue *
+arange_bound (SymContext *ctx, GraphNode *n, guint i, double dflt, GraphDType dt, GError **error)
+{
+  double c = dflt;
+  if (i == G_MAXUINT || sym_get_const_double (graph_node_input (n, i), &c))
+    return sym_const_scalar (ctx, dt, c);
+  GError *local = NULL;
+  GraphValue *v = sym_value (ctx, graph_node_input (n, i), &local);
+  if (local)
+    {
+      g_propagate_error (error, local);
+      return NULL;
+    }
+  if (v == NULL || sym_rank (v) != 0)
+    {
+      sym_unimplemented (ctx, n, error, "arange with a bound that is not a scalar");
+      return NULL;
+    }
+  return sym_dtype (v) == dt ? v : sym_cast (ctx, v, dt);
+}
+
+/* aten::arange with computed bounds (arange(x.size(1))): Range, from
+ * opset 11, as torch's symbolic_opset11 writes it. */
+static gboolean
+arange_range (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  guint nin = graph_node_n_inputs (n);
+  GraphDType dt = sym_dtype (graph_node_output (n, 0));
+  if (dt == GRAPH_DTYPE_UNDEFINED)
+    dt = GRAPH_DTYPE_INT64;
+  GraphValue *start = arange_bound (ctx, n, nin == 5 ? G_MAXUINT : 0, 0.0, dt, error);
+  GraphValue *end = start ? arange_bound (ctx, n, nin == 5 ? 0 : 1, 0.0, dt, error) : NULL;
+  GraphValue *step = end ? arange_bound (ctx, n, nin == 7 ? 2 : G_MAXUINT, 1.0, dt, error) : NULL;
+  if (step == NULL)
+    return FALSE;
+  out[0] = graph_op (sym_graph (ctx), "Range", start, end, step, NULL);
+  return TRUE;
+}
+
 /* aten::arange with constant bounds: the values as a constant (what
- * torch's export folds it to). */
+ * torch's export folds it to); computed bounds: Range from opset 11. */
 static gboolean
 sym_arange (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {
@@ -121,6 +163,8 @@ sym_arange (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
          && sym_get_const_double (graph_node_input (n, 2), &step);
   else
     ok = FALSE;
+  if (!ok && sym_opset (ctx) >= 11 && nin >= 5 && nin <= 7)
+    return arange_range (ctx, n, out, error);
   if (!ok || step == 0)
     return sym_unimplemented (ctx, n, error, "arange with computed bounds");
   GraphDType dt = sym_dtype (graph_node_output (n, 0));

@@ -1,7 +1,7 @@
 """What a newcomer exports: a small CNN calling an autograd Function with
-scalar arguments and no `symbolic`, and `view(x.size(0), -1)` (a size
-computed at run time).  (`arange(x.size(1))` is left out: symonnx's arange
-symbolic does not take computed bounds yet.)  torch 1.13's exporter inlines the Function's body;
+scalar arguments and no `symbolic`, `view(x.size(0), -1)` and
+`arange(x.size(1))` (sizes computed at run time; arange of a computed size
+needs opset 11).  torch 1.13's exporter inlines the Function's body;
 symonnx does the same from the body tools/torch2trace.py records, and a
 symbolic registered for it (doc/examples/plugin/scaled-square-plugin.c)
 wins over the body."""
@@ -29,4 +29,5 @@ class Net(torch.nn.Module):
     def forward(self, x):
         h = ScaledSquare.apply(torch.relu(self.conv(x)), 0.5, (1, 2))
         h = h.view(h.size(0), -1)
+        h = h + torch.arange(h.size(1), dtype=h.dtype) / 100.0
         return self.fc(h)

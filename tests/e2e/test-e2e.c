@@ -732,7 +732,7 @@ test_function_inlined (void)
   g_autofree char *custom = in_dir (dir, "custom.onnx");
   g_autofree char *check = script ("tests/e2e/e2e_check.py");
   const char *plugin = g_getenv ("SYMONNX_SCALED_SQUARE_PLUGIN");
-  static const int fn_opsets[] = { 9, 14 };
+  static const int fn_opsets[] = { 11, 14 };   /* arange of a computed size: Range, from 11 */
   for (guint k = 0; k < G_N_ELEMENTS (fn_opsets); k++)
     {
       g_autofree char *opset = g_strdup_printf ("%d", fn_opsets[k]);
@@ -745,6 +745,7 @@ test_function_inlined (void)
       g_assert_null (strstr (r.out, "PythonOp"));
       g_assert_null (strstr (r.out, "onnx::Pow"));
       g_assert_nonnull (strstr (r.out, "onnx::ReduceSum"));
+      g_assert_nonnull (strstr (r.out, "onnx::Range"));
       run_result_clear (&r);
       r = run ((const char *[]) { python, check, "check", inlined, NULL });
       assert_status (&r, 0, "onnx.checker on the inlined export");
@@ -758,10 +759,17 @@ test_function_inlined (void)
       g_assert_nonnull (strstr (r.out, "onnx::Pow"));
       run_result_clear (&r);
     }
-  /* what ops --missing says: nothing is missing */
+  /* what ops --missing says: nothing is missing at 14; at 10, arange of
+   * a computed size (Range is opset 11) */
   RunResult r = run ((const char *[]) { "symonnx", "ops", "--missing", trace, "--weights",
                                         weights, NULL });
   assert_status (&r, 0, "ops --missing");
+  run_result_clear (&r);
+  r = run ((const char *[]) { "symonnx", "ops", "--missing", trace, "--weights", weights,
+                              "--opset", "10", NULL });
+  assert_status (&r, 1, "ops --missing --opset 10");
+  g_assert_true (g_str_has_prefix (r.out, "aten::arange\t(the symbolic declines this call)\n"));
+  g_assert_nonnull (strstr (r.err, "arange with computed bounds is not supported at opset 10"));
   run_result_clear (&r);
 }
 
