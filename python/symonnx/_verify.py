@@ -49,9 +49,13 @@ def verify(model, args, f, rtol=1e-3, atol=1e-5, file=None):
     if isinstance(args, torch.Tensor):
         args = (args,)
     args = tuple(args)
+    was_training = model.training
     model.eval()
-    with torch.no_grad():
-        expected = [t.detach().numpy() for t in _trace.flatten(model(*args))]
+    try:
+        with torch.no_grad():
+            expected = [t.detach().numpy() for t in _trace.flatten(model(*args))]
+    finally:
+        model.train(was_training)
     api = get_api()
     err = new_error()
     graph = api["onnxio_load"](str(f).encode(), ctypes.byref(err))
