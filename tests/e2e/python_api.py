@@ -2,7 +2,8 @@
 
   python_api.py seeds DIR        export + verify the seed models and MyModule
   python_api.py function DIR     the newcomer's CNN with an autograd Function
-  python_api.py signature        export() takes torch.onnx.export's arguments
+  python_api.py signature        export() takes torch.onnx.export's arguments;
+                                 python3 -m symonnx runs the CLI
   python_api.py errors DIR       failures raise SymonnxError, write nothing
 
 Each check compares with something that is not symonnx: PyTorch's outputs
@@ -104,6 +105,14 @@ def signature():
     missing = [p for p in theirs if p not in ours]
     assert not missing, f"symonnx.export lacks {missing}"
     assert list(ours)[:len(theirs)] == list(theirs), (list(ours), list(theirs))
+    # python3 -m symonnx is the command-line tool ($SYMONNX_CLI: the build's)
+    import subprocess
+    r = subprocess.run([sys.executable, "-m", "symonnx", "help", "export"], capture_output=True,
+                       text=True, env=os.environ)
+    assert r.returncode == 0 and r.stdout.startswith("Usage:\n  symonnx export [OPTION"), r
+    r = subprocess.run([sys.executable, "-m", "symonnx", "export", "--opset", "99", "x"],
+                       capture_output=True, text=True, env=os.environ)
+    assert r.returncode == 2, r
     print("signature: ok")
 
 
