@@ -13,24 +13,27 @@ typedef struct
   gsize           n_entries;
 } SymTable;
 
+/* Each opsetN file defines its table once: `const SymTable sym_opset11 =
+ * SYM_TABLE (11, entries);`, and registry.c lists the tables. */
 #define SYM_TABLE(version, entries) { version, entries, G_N_ELEMENTS (entries) }
 
-/* Defined in the opsetN.c files; registry.c lists them. */
-extern const SymEntry sym_opset9_math[];    extern const gsize sym_opset9_math_len;
-extern const SymEntry sym_opset9_reduce[];  extern const gsize sym_opset9_reduce_len;
-extern const SymEntry sym_opset9_nn[];      extern const gsize sym_opset9_nn_len;
-extern const SymEntry sym_opset9_shape[];   extern const gsize sym_opset9_shape_len;
-extern const SymEntry sym_opset9_index[];   extern const gsize sym_opset9_index_len;
-extern const SymEntry sym_opset9_create[];  extern const gsize sym_opset9_create_len;
-extern const SymEntry sym_opset9_misc[];    extern const gsize sym_opset9_misc_len;
-extern const SymEntry sym_opset9_rnn[];     extern const gsize sym_opset9_rnn_len;
-extern const SymEntry sym_opset10_table[];  extern const gsize sym_opset10_table_len;
-extern const SymEntry sym_opset11_table[];  extern const gsize sym_opset11_table_len;
-extern const SymEntry sym_opset12_table[];  extern const gsize sym_opset12_table_len;
-extern const SymEntry sym_opset13_table[];  extern const gsize sym_opset13_table_len;
-extern const SymEntry sym_opset14_table[];  extern const gsize sym_opset14_table_len;
-extern const SymEntry sym_opset16_table[];  extern const gsize sym_opset16_table_len;
-extern const SymEntry sym_opset17_table[];  extern const gsize sym_opset17_table_len;
+/* Table lines.  SYM_FN: a symbolic of its own.  SYM_DATA: a family body
+ * that reads its constant through sym_user_data().  SYM_ONNX: an aten op
+ * that is one ONNX op on its single tensor argument ("aten::abs" → Abs).
+ * SYM_REDUCE: aten::sum-style (self, dims?, keepdim?, dtype?) reductions. */
+#define SYM_FN(name_, fn_)          { .name = (name_), .fn = (fn_), .data = NULL }
+#define SYM_DATA(name_, fn_, data_) { .name = (name_), .fn = (fn_), .data = (data_) }
+#define SYM_ONNX(name_, onnx_op)    SYM_DATA (name_, sym_onnx_unary, (onnx_op))
+#define SYM_REDUCE(name_, onnx_op)  SYM_DATA (name_, sym_reduce_dims, (onnx_op))
+
+/* Family bodies shared by table lines (opset9-math.c). */
+gboolean     sym_onnx_unary (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error);
+gboolean     sym_reduce_dims (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error);
+
+extern const SymTable sym_opset9_math, sym_opset9_reduce, sym_opset9_nn, sym_opset9_shape,
+                      sym_opset9_index, sym_opset9_create, sym_opset9_misc, sym_opset9_rnn,
+                      sym_opset10, sym_opset11, sym_opset12, sym_opset13, sym_opset14,
+                      sym_opset16, sym_opset17;
 
 /* Helpers shared between the opset-9 files. */
 /* A 1-element 1-D float constant, as torch's torch.tensor([v]) (opset9-math.c). */

@@ -76,11 +76,14 @@ typedef struct _SymContext SymContext;
  * nothing uses).  The values must belong to sym_graph(ctx). */
 typedef gboolean (*SymFn) (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error);
 
-/* A table line: `name` is "aten::elu" (an unqualified name means aten::). */
+/* A table line: `name` is "aten::elu" (an unqualified name means aten::).
+ * `data` is what sym_user_data() returns while `fn` runs for this entry,
+ * so one body serves a family ("ReduceSum", "ReduceMean" ...). */
 typedef struct
 {
-  const char *name;
-  SymFn       fn;
+  const char   *name;
+  SymFn         fn;
+  gconstpointer data;
 } SymEntry;
 
 /* ------------------------------------------------------------------------ */
