@@ -89,6 +89,14 @@ typedef struct
 /* ------------------------------------------------------------------------ */
 /* Registry                                                                  */
 
+/* Threads: lookups (and so export_graph) may run from any number of
+ * threads at once on one registry; the built-in tables are constant and
+ * their per-opset hashes are built once per process under g_once.
+ * sym_register, sym_unregister, sym_registry_set_domain_version and
+ * sym_registry_load_plugin change the registry: call them before the
+ * registry is shared, not while another thread exports with it.
+ * Reference counting is atomic. */
+
 /* A registry holding the built-in tables.  (transfer full) */
 SymRegistry *sym_registry_new (void);
 /* A registry with no built-ins: only what sym_register() adds.  (transfer full) */

@@ -649,6 +649,104 @@ check_numeric (Graph *g, const char *dir, const char *cas, const char *opset)
   return TRUE;
 }
 
+/* Several threads export the torch-reference traces at the same time
+ * through one shared registry (fresh, so the first lookups of every opset
+ * race), and each result must be the graph a single thread exports.  Run
+ * under ASan/TSan this also checks the registry's built-in hashes are
+ * built and read safely (Note [Built-in hashes are shared]). */
+#define THREAD_CASES 6
+#define N_THREADS 4
+
+typedef struct
+{
+  SymRegistry *reg;
+  Graph       *traces[THREAD_CASES];
+  GHashTable  *weights[THREAD_CASES];
+  char        *expected[THREAD_CASES][SYM_OPSET_MAX + 1];
+  guint        seed;
+} ThreadJob;
+
+static char *
+export_text (Graph *trace, GHashTable *w, SymRegistry *reg, int opset)
+{
+  ExportOptions o;
+  export_options_init (&o);
+  o.opset = opset;
+  o.weights = w;
+  o.registry = reg;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (Graph) g = export_graph (trace, &o, &error);
+  export_options_clear (&o);
+  return g ? graph_to_string (g) : g_strdup_printf ("error: %s", error->message);
+}
+
+static gpointer
+thread_exports (gpointer data)
+{
+  ThreadJob *job = ((ThreadJob **) data)[0];
+  guint t = GPOINTER_TO_UINT (((gpointer *) data)[1]);
+  guint mismatches = 0;
+  /* each thread walks the opsets in its own order */
+  for (int k = 0; k <= SYM_OPSET_MAX - SYM_OPSET_MIN; k++)
+    {
+      int opset = SYM_OPSET_MIN + (k + (int) t * 3) % (SYM_OPSET_MAX - SYM_OPSET_MIN + 1);
+      for (guint c = 0; c < THREAD_CASES; c++)
+        {
+          g_autofree char *got = export_text (job->traces[c], job->weights[c], job->reg, opset);
+          if (g_strcmp0 (got, job->expected[c][opset]) != 0)
+            mismatches++;
+        }
+    }
+  return GUINT_TO_POINTER (mismatches);
+}
+
+static void
+test_registry_threads (void)
+{
+  static const char *const cases[THREAD_CASES] = { "elu", "lstm_bi", "sum_keepdim", "new_zeros_ones",
+                                                    "conv2d", "layer_norm" };
+  g_autofree char *dir = test_source_path ("tests/fixtures/symbolic");
+  ThreadJob job = { 0 };
+  g_autoptr (SymRegistry) single = sym_registry_new ();
+  for (guint c = 0; c < THREAD_CASES; c++)
+    {
+      g_autofree char *tp = g_strdup_printf ("%s/%s.trace", dir, cases[c]);
+      g_autofree char *wp = g_strdup_printf ("%s/%s.safetensors", dir, cases[c]);
+      g_autoptr (GError) error = NULL;
+      job.traces[c] = graph_parse_file (tp, &error);
+      g_assert_no_error (error);
+      job.weights[c] = export_safetensors_load (wp, &error);
+      g_assert_no_error (error);
+      for (int opset = SYM_OPSET_MIN; opset <= SYM_OPSET_MAX; opset++)
+        job.expected[c][opset] = export_text (job.traces[c], job.weights[c], single, opset);
+      /* every case exports at opset 14, so the threads compare real graphs */
+      g_assert_false (g_str_has_prefix (job.expected[c][14], "error:"));
+      g_assert_nonnull (strstr (job.expected[c][14], "onnx::"));
+    }
+  job.reg = sym_registry_new ();
+  GThread *threads[N_THREADS];
+  gpointer args[N_THREADS][2];
+  ThreadJob *jp = &job;
+  for (guint t = 0; t < N_THREADS; t++)
+    {
+      args[t][0] = jp;
+      args[t][1] = GUINT_TO_POINTER (t);
+      threads[t] = g_thread_new ("export", thread_exports, args[t]);
+    }
+  guint mismatches = 0;
+  for (guint t = 0; t < N_THREADS; t++)
+    mismatches += GPOINTER_TO_UINT (g_thread_join (threads[t]));
+  g_assert_cmpuint (mismatches, ==, 0);
+  sym_registry_unref (job.reg);
+  for (guint c = 0; c < THREAD_CASES; c++)
+    {
+      graph_free (job.traces[c]);
+      g_hash_table_unref (job.weights[c]);
+      for (int opset = SYM_OPSET_MIN; opset <= SYM_OPSET_MAX; opset++)
+        g_free (job.expected[c][opset]);
+    }
+}
+
 static void
 test_torch_refs (void)
 {
@@ -849,6 +947,7 @@ main (int argc, char **argv)
   test_fold_register ();
   test_seed_models_register ();
   g_test_add_func ("/symbolic/registry/lookup", test_registry_lookup);
+  g_test_add_func ("/symbolic/registry/threads", test_registry_threads);
   g_test_add_func ("/symbolic/seed/elu", test_seed_elu);
   g_test_add_func ("/symbolic/seed/myfunction-pow-ones", test_seed_myfunction);
   g_test_add_func ("/symbolic/export/collect-all", test_collect_all);
