@@ -16,6 +16,19 @@ sym_onnx_unary (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   return out[0] != NULL;
 }
 
+/* aten::_cast_<Type>(self, non_blocking): Cast to the entry's element type
+ * (sym_user_data: a GraphDType); non_blocking does not matter here. */
+gboolean
+sym_cast_to (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self;
+  if (!sym_parse_args (ctx, n, "v", &self, error))
+    return FALSE;
+  const GraphDType *to = sym_user_data (ctx);
+  out[0] = graph_op (G, "Cast", self, "to_i", (gint64) *to, NULL);
+  return out[0] != NULL;
+}
+
 /* Binary ops: tensor or scalar `other`. */
 #define BINARY(name, onnx)                                                     \
   static gboolean sym_##name (SymContext *ctx, GraphNode *n, GraphValue **out, \
@@ -667,6 +680,10 @@ static const SymEntry entries[] = {
   SYM_ONNX ("aten::logical_not", "Not"),
   SYM_ONNX ("aten::bitwise_not", "Not"),
   SYM_ONNX ("aten::isnan", "IsNaN"),     SYM_ONNX ("aten::softsign", "Softsign"),
+  SYM_CAST ("aten::_cast_Byte", UINT8),    SYM_CAST ("aten::_cast_Char", INT8),
+  SYM_CAST ("aten::_cast_Short", INT16),   SYM_CAST ("aten::_cast_Int", INT32),
+  SYM_CAST ("aten::_cast_Long", INT64),    SYM_CAST ("aten::_cast_Half", FLOAT16),
+  SYM_CAST ("aten::_cast_Float", FLOAT),   SYM_CAST ("aten::_cast_Double", DOUBLE),
   SYM_FN ("aten::mul", sym_mul),         SYM_FN ("aten::div", sym_div),
   SYM_FN ("aten::true_divide", sym_div),
   SYM_FN ("aten::add", sym_add),         SYM_FN ("aten::sub", sym_sub),

@@ -25,10 +25,13 @@ typedef struct
 #define SYM_DATA(name_, fn_, data_) { .name = (name_), .fn = (fn_), .data = (data_) }
 #define SYM_ONNX(name_, onnx_op)    SYM_DATA (name_, sym_onnx_unary, (onnx_op))
 #define SYM_REDUCE(name_, onnx_op)  SYM_DATA (name_, sym_reduce_dims, (onnx_op))
+/* aten::_cast_Float(self, non_blocking) style: Cast to GRAPH_DTYPE_<dt>. */
+#define SYM_CAST(name_, dt)         SYM_DATA (name_, sym_cast_to, &(const GraphDType) { GRAPH_DTYPE_##dt })
 
 /* Family bodies shared by table lines (opset9-math.c). */
 gboolean     sym_onnx_unary (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error);
 gboolean     sym_reduce_dims (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error);
+gboolean     sym_cast_to (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error);
 
 extern const SymTable sym_opset9_math, sym_opset9_reduce, sym_opset9_nn, sym_opset9_shape,
                       sym_opset9_index, sym_opset9_create, sym_opset9_misc, sym_opset9_rnn,
