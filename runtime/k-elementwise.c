@@ -686,8 +686,8 @@ k_cast (RtCall *call, GError **error)
   return TRUE;
 }
 
-#define UN(name, dt) { "onnx", name, 1, 0, 1, 1, 1, 1, dt, k_unary, NULL, NULL }
-#define BIN(name, dt) { "onnx", name, 1, 0, 2, 2, 1, 1, dt, k_binary, NULL, NULL }
+#define UN(name, dt) { RT_ONNX (name, 1), RT_IN (1, 1), RT_OUT (1, 1), .dtypes = dt, .run = k_unary }
+#define BIN(name, dt) { RT_ONNX (name, 1), RT_IN (2, 2), RT_OUT (1, 1), .dtypes = dt, .run = k_binary }
 #define NUM_SIGNED (RT_DT_FLOATS | RT_DT (INT8) | RT_DT (INT16) | RT_DT (INT32) | RT_DT (INT64))
 
 static const RtKernelDef defs[] = {
@@ -704,22 +704,22 @@ static const RtKernelDef defs[] = {
   UN ("Celu", RT_DT_FLOATS), UN ("Selu", RT_DT_FLOATS), UN ("ThresholdedRelu", RT_DT_FLOATS),
   UN ("HardSigmoid", RT_DT_FLOATS), UN ("HardSwish", RT_DT_FLOATS),
   UN ("Shrink", RT_DT_NUMERIC),
-  { "onnx", "Dropout", 1, 0, 1, 3, 1, 2, RT_DT_FLOATS, k_dropout, NULL, NULL },
+  { RT_ONNX ("Dropout", 1), RT_IN (1, 3), RT_OUT (1, 2), .dtypes = RT_DT_FLOATS, .run = k_dropout },
   BIN ("Add", RT_DT_NUMERIC), BIN ("Sub", RT_DT_NUMERIC), BIN ("Mul", RT_DT_NUMERIC),
   BIN ("Div", RT_DT_NUMERIC), BIN ("Pow", RT_DT_NUMERIC), BIN ("PRelu", RT_DT_NUMERIC),
   BIN ("Equal", RT_DT_ALL), BIN ("Greater", RT_DT_NUMERIC), BIN ("Less", RT_DT_NUMERIC),
   BIN ("GreaterOrEqual", RT_DT_NUMERIC), BIN ("LessOrEqual", RT_DT_NUMERIC),
   BIN ("And", RT_DT (BOOL)), BIN ("Or", RT_DT (BOOL)), BIN ("Xor", RT_DT (BOOL)),
-  { "onnx", "Mod", 10, 0, 2, 2, 1, 1, RT_DT_NUMERIC | RT_DT (FLOAT16), k_mod, NULL, NULL },
-  { "onnx", "BitShift", 11, 0, 2, 2, 1, 1, RT_DT_INTS, k_bitshift, NULL, NULL },
-  { "onnx", "Sum", 1, 0, 1, RT_VARIADIC, 1, 1, RT_DT_NUMERIC, k_variadic, NULL, NULL },
-  { "onnx", "Mean", 1, 0, 1, RT_VARIADIC, 1, 1, RT_DT_FLOATS, k_variadic, NULL, NULL },
-  { "onnx", "Max", 1, 0, 1, RT_VARIADIC, 1, 1, RT_DT_NUMERIC | RT_DT (FLOAT16), k_variadic, NULL, NULL },
-  { "onnx", "Min", 1, 0, 1, RT_VARIADIC, 1, 1, RT_DT_NUMERIC | RT_DT (FLOAT16), k_variadic, NULL, NULL },
-  { "onnx", "Where", 9, 0, 3, 3, 1, 1, RT_DT (BOOL), k_where, NULL, NULL },
-  { "onnx", "Clip", 1, 0, 1, 3, 1, 1, RT_DT_NUMERIC, k_clip, NULL, NULL },
-  { "onnx", "Cast", 1, 0, 1, 1, 1, 1, RT_DT_ALL | RT_DT (FLOAT16) | RT_DT (BFLOAT16) | RT_DT (STRING), k_cast, NULL, NULL },
-  { "onnx", "CastLike", 15, 0, 2, 2, 1, 1, RT_DT_ALL | RT_DT (FLOAT16) | RT_DT (BFLOAT16) | RT_DT (STRING), k_cast, NULL, NULL },
+  { RT_ONNX ("Mod", 10), RT_IN (2, 2), RT_OUT (1, 1), .dtypes = RT_DT_NUMERIC | RT_DT (FLOAT16), .run = k_mod },
+  { RT_ONNX ("BitShift", 11), RT_IN (2, 2), RT_OUT (1, 1), .dtypes = RT_DT_INTS, .run = k_bitshift },
+  { RT_ONNX ("Sum", 1), RT_IN (1, RT_VARIADIC), RT_OUT (1, 1), .dtypes = RT_DT_NUMERIC, .run = k_variadic },
+  { RT_ONNX ("Mean", 1), RT_IN (1, RT_VARIADIC), RT_OUT (1, 1), .dtypes = RT_DT_FLOATS, .run = k_variadic },
+  { RT_ONNX ("Max", 1), RT_IN (1, RT_VARIADIC), RT_OUT (1, 1), .dtypes = RT_DT_NUMERIC | RT_DT (FLOAT16), .run = k_variadic },
+  { RT_ONNX ("Min", 1), RT_IN (1, RT_VARIADIC), RT_OUT (1, 1), .dtypes = RT_DT_NUMERIC | RT_DT (FLOAT16), .run = k_variadic },
+  { RT_ONNX ("Where", 9), RT_IN (3, 3), RT_OUT (1, 1), .dtypes = RT_DT (BOOL), .run = k_where },
+  { RT_ONNX ("Clip", 1), RT_IN (1, 3), RT_OUT (1, 1), .dtypes = RT_DT_NUMERIC, .run = k_clip },
+  { RT_ONNX ("Cast", 1), RT_IN (1, 1), RT_OUT (1, 1), .dtypes = RT_DT_ALL | RT_DT (FLOAT16) | RT_DT (BFLOAT16) | RT_DT (STRING), .run = k_cast },
+  { RT_ONNX ("CastLike", 15), RT_IN (2, 2), RT_OUT (1, 1), .dtypes = RT_DT_ALL | RT_DT (FLOAT16) | RT_DT (BFLOAT16) | RT_DT (STRING), .run = k_cast },
 };
 
 RT_KERNEL_TABLE (rt_kernels_elementwise, defs);

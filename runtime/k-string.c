@@ -177,7 +177,7 @@ k_string_normalizer (RtCall *call, GError **error)
 }
 
 static const RtKernelDef defs[] = {
-  { "onnx", "StringNormalizer", 10, 0, 1, 1, 1, 1, RT_DT (STRING), k_string_normalizer, NULL, NULL },
+  { RT_ONNX ("StringNormalizer", 10), RT_IN (1, 1), RT_OUT (1, 1), .dtypes = RT_DT (STRING), .run = k_string_normalizer },
 };
 
 RT_KERNEL_TABLE (rt_kernels_string, defs);
