@@ -1,8 +1,8 @@
 /* Symbolic shape propagation, part 1: dim arithmetic (static, symbolic or
  * unknown dims) and the helpers that read a node's values and attributes:
  * a value's shape, a small integer tensor's values, ints attributes, axes.
- * See export-shapes.c for the pass and the rules it follows. */
-#include "export/shapes-private.h"
+ * See shape-propagation.c for the pass and the rules it follows. */
+#include "export/pipeline/shapes-private.h"
 #include <string.h>
 
 gboolean

@@ -7,7 +7,7 @@
  * padded with spaces; then the data buffer, which the tensors' ranges tile.
  * See Note [safetensors] in tensorfiles.h.
  */
-#include "export/tensorfiles-private.h"
+#include "export/tensors/tensorfiles-private.h"
 
 #include <json-glib/json-glib.h>
 #include <stdarg.h>

@@ -1,5 +1,5 @@
 /* ONNX TensorProto <-> Tensor, and TensorProto .pb files. */
-#include "export/onnxio-private.h"
+#include "export/onnx/onnxio-private.h"
 
 #include <string.h>
 

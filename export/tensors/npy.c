@@ -10,7 +10,7 @@
  *   data: numel * itemsize bytes, C order.
  * See Note [npy] in tensorfiles.h for what is accepted.
  */
-#include "export/tensorfiles-private.h"
+#include "export/tensors/tensorfiles-private.h"
 
 #include <string.h>
 

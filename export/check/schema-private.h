@@ -1,4 +1,4 @@
-/* The generated schema table (export/onnx-schemas.c); use the lookup API of
+/* The generated schema table (export/check/onnx-schemas-generated.c); use the lookup API of
  * export/onnx-schema.h. */
 #pragma once
 

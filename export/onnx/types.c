@@ -1,5 +1,5 @@
 /* GraphType <-> ONNX TypeProto. */
-#include "export/onnxio-private.h"
+#include "export/onnx/onnxio-private.h"
 
 static gboolean
 shape_from_proto (const Onnx__TensorShapeProto *shape, int *rank_out,

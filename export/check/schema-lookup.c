@@ -1,5 +1,5 @@
-/* Lookup in the generated ONNX schema table (export/onnx-schemas.c). */
-#include "export/onnx-schema-private.h"
+/* Lookup in the generated ONNX schema table (export/check/onnx-schemas-generated.c). */
+#include "export/check/schema-private.h"
 #include <string.h>
 
 static const char *

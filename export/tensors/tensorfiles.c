@@ -1,6 +1,6 @@
 /* tensorfiles.c — the error domain and the atomic file writer shared by the
  * .npy and .safetensors code. */
-#include "export/tensorfiles-private.h"
+#include "export/tensors/tensorfiles-private.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,7 +1,7 @@
 /* Symbolic shape propagation, part 2: shape rules for the network ops
  * (Conv, ConvTranspose, pools, Gemm, MatMul, Pad, Resize, LSTM/GRU/RNN,
  * reductions).  Each fills out[0..n_outputs) or returns FALSE. */
-#include "export/shapes-private.h"
+#include "export/pipeline/shapes-private.h"
 #include <string.h>
 
 /* Conv, and the pools through it (no weight: kernel_shape attribute). */

@@ -1,5 +1,5 @@
 /* Structural validation of a graph as an ONNX model (see onnx-check.h). */
-#include "export/onnx-check-private.h"
+#include "export/check/checker-private.h"
 #include "export/onnx-schema.h"
 #include <string.h>
 
@@ -146,7 +146,7 @@ onnx_check_node_where (const char *prefix, const char *name, const char *kind, g
 }
 
 /* Nodes are named by their index in the file: their place in the graph,
- * unless the graph was reordered before loading (onnx-check-order.c). */
+ * unless the graph was reordered before loading (check-order.c). */
 static char *
 node_where (const Ctx *ctx, const char *prefix, const GraphNode *n, guint index)
 {

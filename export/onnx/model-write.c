@@ -5,7 +5,7 @@
  * in a pool freed after packing.  protobuf-c then packs straight into a
  * temporary file (onnx-sink.c): initializer payloads go from the tensors'
  * GBytes to write() with no intermediate copy. */
-#include "export/onnxio-private.h"
+#include "export/onnx/onnxio-private.h"
 
 #include <string.h>
 

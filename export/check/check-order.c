@@ -6,8 +6,8 @@
  * terms, the nodes of each graph are sorted (stable: file order among the
  * ready ones), the model is packed again and loaded, and the other checks run
  * on it with node indices mapped back to the file's. */
-#include "export/onnx-check-private.h"
-#include "export/onnxio-private.h"
+#include "export/check/checker-private.h"
+#include "export/onnx/onnxio-private.h"
 #include <string.h>
 
 typedef struct NameScope NameScope;

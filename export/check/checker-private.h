@@ -1,4 +1,4 @@
-/* Shared by export/onnx-check.c and export/onnx-check-order.c. */
+/* Shared by checker.c and check-order.c. */
 #pragma once
 
 #include "export/onnx-check.h"

@@ -3,7 +3,7 @@
  * limit (a few thousand nested If bodies overflow the stack) and reports no
  * reason when it fails.  This walk bounds the nesting and names the offset
  * and field of the first malformed thing. */
-#include "export/onnxio-private.h"
+#include "export/onnx/onnxio-private.h"
 
 typedef struct
 {

@@ -1,7 +1,7 @@
 /* .onnx reader: ModelProto → Graph.  The file is checked on the wire first
  * (onnx-wire.c), unpacked by protobuf-c, converted at once and the
  * unpacked tree freed. */
-#include "export/onnxio-private.h"
+#include "export/onnx/onnxio-private.h"
 
 #include <string.h>
 

@@ -3,7 +3,7 @@
  * Transpose, Concat, Split, Slice, Squeeze, Unsqueeze, Gather, Shape, Size,
  * ConstantOfShape, Expand, Tile).  Each fills out[0..n_outputs) or returns
  * FALSE. */
-#include "export/shapes-private.h"
+#include "export/pipeline/shapes-private.h"
 #include <string.h>
 
 /* Every output has input 0's shape (unary ops, normalisations, Dropout's

@@ -8,7 +8,7 @@
  * and the writer through a second queue, so at most SINK_BUFFERS are ever
  * allocated; payloads passed straight through must stay alive until
  * onnxio_sink_finish/free returns (they belong to the graph being saved). */
-#include "export/onnxio-private.h"
+#include "export/onnx/onnxio-private.h"
 
 #include <errno.h>
 #include <fcntl.h>

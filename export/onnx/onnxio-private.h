@@ -124,7 +124,7 @@ gboolean onnxio_tensor_to_proto (const Tensor *t, const char *name,
                                  GHashTable *deferred, const char *what,
                                  GError **error);
 
-/* ---- External data (export/onnx-external.c) */
+/* ---- External data (export/onnx/external-data.c) */
 
 /* `base_dir` NULL: every external reference is refused. */
 OnnxioExternal *onnxio_external_new (const char *base_dir);
@@ -152,7 +152,7 @@ gboolean onnxio_external_writer_commit (OnnxioExternalWriter *w, GError **error)
 /* Removes the temporary file if not committed; frees. */
 void     onnxio_external_writer_free (OnnxioExternalWriter *w);
 
-/* ---- Atomic, streamed output (export/onnx-sink.c) */
+/* ---- Atomic, streamed output (export/onnx/file-sink.c) */
 
 typedef struct _OnnxioSink OnnxioSink;
 /* Opens a temporary file next to `path` (mkstemp).  `expected_bytes`
@@ -172,7 +172,7 @@ gboolean onnxio_sink_finish (OnnxioSink *sink, GError **error);
 /* Closes and removes the temporary file unless finished; frees. */
 void     onnxio_sink_free (OnnxioSink *sink);
 
-/* ---- Types (export/onnx-types.c) */
+/* ---- Types (export/onnx/types.c) */
 
 /* NULL type → NULL (no type); errors only for nonsense (unknown elem_type,
  * negative dims). */

@@ -1,6 +1,6 @@
 /* External tensor data: reading with paths confined to the model's folder,
  * writing one "<model>.data" file next to the model. */
-#include "export/onnxio-private.h"
+#include "export/onnx/onnxio-private.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* Symbolic shape propagation (export/export-shapes.c): the types and helpers
+/* Symbolic shape propagation (export/pipeline/shape-propagation.c): the types and helpers
  * shared by its pieces, shape-dims.c (dim arithmetic, value and attribute
  * helpers), shape-rules-nn.c and shape-rules-tensor.c (the shape rules).
  * Private to export/, not installed. */

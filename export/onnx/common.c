@@ -1,6 +1,6 @@
 /* Shared bits of the ONNX reader/writer: error quark, message pool,
  * unpack allocator, domain spelling. */
-#include "export/onnxio-private.h"
+#include "export/onnx/onnxio-private.h"
 
 #include <string.h>
 

@@ -22,7 +22,7 @@
  *   element type and rank with every dim unknown.
  * A computed rank that disagrees with the traced rank is not trusted
  * (rank kept, dims unknown). */
-#include "export/shapes-private.h"
+#include "export/pipeline/shapes-private.h"
 #include <string.h>
 
 /* ---- the op table -------------------------------------------------------- */
