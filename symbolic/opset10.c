@@ -1,7 +1,7 @@
 /* Opset 10: what changed from 9 (Slice inputs, TopK k input, Resize and
  * MaxPool ceil_mode are handled by the opset-aware helpers the opset 9
  * functions call); new here: flip, embedding_bag. */
-#include "symbolic/sym-private.h"
+#include "symbolic/opset-tables.h"
 
 /* aten::flip(self, dims): Slice with step -1 on each dim (Slice steps
  * exist from 10). */

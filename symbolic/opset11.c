@@ -1,5 +1,5 @@
 /* Opset 11: Clip takes min/max as inputs; GatherElements, CumSum. */
-#include "symbolic/sym-private.h"
+#include "symbolic/opset-tables.h"
 
 #define G sym_graph (ctx)
 

@@ -1,5 +1,5 @@
 /* Opset 12: GreaterOrEqual / LessOrEqual, Celu. */
-#include "symbolic/sym-private.h"
+#include "symbolic/opset-tables.h"
 
 #define G sym_graph (ctx)
 

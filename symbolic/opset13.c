@@ -1,7 +1,7 @@
 /* Opset 13: Softmax/LogSoftmax normalise along one axis (no transpose
  * needed); Split/Squeeze/Unsqueeze/ReduceSum axes become inputs (in the
  * helpers). */
-#include "symbolic/sym-private.h"
+#include "symbolic/opset-tables.h"
 
 #define G sym_graph (ctx)
 

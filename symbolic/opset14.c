@@ -1,6 +1,6 @@
 /* Opset 14: HardSwish; BatchNormalization's training_mode (in the opset 9
  * function). */
-#include "symbolic/sym-private.h"
+#include "symbolic/opset-tables.h"
 
 static gboolean
 sym_hardswish14 (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)

@@ -1,5 +1,5 @@
 /* Opset 16: GridSample. */
-#include "symbolic/sym-private.h"
+#include "symbolic/opset-tables.h"
 
 /* aten::grid_sampler(input, grid, mode, padding_mode, align_corners) */
 static gboolean

@@ -1,6 +1,6 @@
 /* Opset 17: LayerNormalization (the opset 9 function picks it at 17; the
  * entry records the change for the coverage table). */
-#include "symbolic/sym-private.h"
+#include "symbolic/opset-tables.h"
 
 static const SymEntry entries[] = {
   SYM_FN ("aten::layer_norm", sym_layer_norm_any),

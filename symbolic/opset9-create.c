@@ -4,7 +4,7 @@
  * would turn ConstantOfShape of a constant shape into a constant, these
  * write the constant themselves; sym_constant_of_shape and sym_const_filled
  * are shared with opset9-index.c. */
-#include "symbolic/sym-private.h"
+#include "symbolic/opset-tables.h"
 
 #define G sym_graph (ctx)
 

@@ -4,7 +4,7 @@
  * opset 11).  torch computes several of these shapes at run time; the ones
  * here need them static and write them as constants.  The zero-filled
  * tensors they add into come from opset9-create.c (sym_const_filled). */
-#include "symbolic/sym-private.h"
+#include "symbolic/opset-tables.h"
 
 #define G sym_graph (ctx)
 

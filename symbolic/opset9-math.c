@@ -1,5 +1,5 @@
 /* Opset 9 base set: element-wise math, comparisons, reductions, matmul. */
-#include "symbolic/sym-private.h"
+#include "symbolic/opset-tables.h"
 #include <math.h>
 
 #define G sym_graph (ctx)

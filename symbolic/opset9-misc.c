@@ -1,5 +1,5 @@
 /* Opset 9 base set: small queries answered from the traced types. */
-#include "symbolic/sym-private.h"
+#include "symbolic/opset-tables.h"
 
 /* aten::dim(self): the rank, a constant. */
 static gboolean

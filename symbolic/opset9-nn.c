@@ -1,6 +1,6 @@
 /* Opset 9 base set: convolution, pooling, normalisation, activations,
  * dropout, embedding, softmax. */
-#include "symbolic/sym-private.h"
+#include "symbolic/opset-tables.h"
 #include <math.h>
 #include <string.h>
 

@@ -4,7 +4,7 @@
  * decompositions, and norm/frobenius_norm/linalg_vector_norm the
  * ReduceL1/ReduceL2/power-sum forms torch writes.  sum, mean, prod, max
  * and min stay with the element-wise math in opset9-math.c. */
-#include "symbolic/sym-private.h"
+#include "symbolic/opset-tables.h"
 #include <math.h>
 
 #define G sym_graph (ctx)

@@ -2,7 +2,7 @@
  * as torch 1.13's _generic_rnn writes them: one ONNX LSTM/GRU/RNN node per
  * layer, weights re-sliced into ONNX's gate order, W/R/B concatenated per
  * direction, initial states sliced per layer, dropout ignored (eval). */
-#include "symbolic/sym-private.h"
+#include "symbolic/opset-tables.h"
 #include <string.h>
 
 #define G sym_graph (ctx)

@@ -1,5 +1,5 @@
 /* Opset 9 base set: shapes, views, joins and splits, selection. */
-#include "symbolic/sym-private.h"
+#include "symbolic/opset-tables.h"
 #include <string.h>
 
 #define G sym_graph (ctx)

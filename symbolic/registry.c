@@ -1,6 +1,6 @@
 /* The symbolic registry: built-in per-opset tables, the custom layer and
  * plugins.  See Note [Registry layers] in symbolic.h. */
-#include "symbolic/sym-private.h"
+#include "symbolic/opset-tables.h"
 #include <gmodule.h>
 #include <string.h>
 

@@ -6,7 +6,7 @@
  * unknown dims by then, so its Shape stays).  A result computed from weights becomes an initializer; one
  * computed from constants only becomes a Constant node, as torch does. */
 #include "export/export.h"
-#include "symbolic/sym-private.h"
+#include "symbolic/translate.h"
 #include <string.h>
 
 /* Largest folded tensor, in elements (bad-input guard). */

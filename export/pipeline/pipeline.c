@@ -1,6 +1,6 @@
 /* The export pipeline driver: inputs, the symbolic pass, outputs, passes. */
 #include "export/export.h"
-#include "symbolic/sym-private.h"
+#include "symbolic/translate.h"
 #include <string.h>
 
 G_DEFINE_QUARK (export-error-quark, export_error)
