@@ -139,7 +139,7 @@ k_gridsample (RtCall *call, GError **error)
 }
 
 static const RtKernelDef defs[] = {
-  { "onnx", "GridSample", 16, 0, 2, 2, 1, 1, RT_DT_FLOATS, k_gridsample, NULL, NULL },
+  { RT_ONNX ("GridSample", 16), RT_IN (2, 2), RT_OUT (1, 1), .dtypes = RT_DT_FLOATS, .run = k_gridsample },
 };
 
 RT_KERNEL_TABLE (rt_kernels_gridsample, defs);

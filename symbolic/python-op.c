@@ -10,7 +10,7 @@
  * tensors come first.  Each scalar becomes a prim::Constant of a scratch
  * graph, so sym_parse_args reads `apply (x, 2.5, (1, 2))` with "vfis" as it
  * reads an aten node's constants. */
-#include "symbolic/sym-private.h"
+#include "symbolic/translate.h"
 #include <stdlib.h>
 #include <string.h>
 

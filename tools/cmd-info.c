@@ -2,7 +2,7 @@
  * outputs with their types, opsets, parameters, an op histogram, custom
  * domains and Python operators. */
 #include "tools/cli.h"
-#include "symbolic/sym-private.h"
+#include "symbolic/translate.h"
 #include <stdio.h>
 #include <string.h>
 
