@@ -201,11 +201,61 @@ summarise (GPtrArray *messages, GPtrArray *kinds, SymMode mode, int opset)
   return g_string_free (s, FALSE);
 }
 
+void
+export_origin_free (ExportOrigin *origin)
+{
+  if (origin == NULL)
+    return;
+  g_ptr_array_unref (origin->onnx_values);
+  g_free (origin);
+}
+
+/* An origin whose onnx_values still hold GraphValue pointers of the graph
+ * being built (resolved to names at the end: see origins_to_names). */
+static void
+record_origins (SymContext *ctx, const Graph *trace, GPtrArray *origins)
+{
+  graph_foreach_node ((Graph *) trace, n)
+    {
+      const char *sym = sym_context_node_origin (ctx, n);
+      if (sym == NULL)
+        continue;
+      ExportOrigin *o = g_new0 (ExportOrigin, 1);
+      o->trace_node = n;
+      o->symbolic = sym;
+      o->onnx_values = g_ptr_array_new ();
+      for (guint i = 0; i < graph_node_n_outputs (n); i++)
+        g_ptr_array_add (o->onnx_values, sym_context_mapped (ctx, graph_node_output (n, i)));
+      g_ptr_array_add (origins, o);
+    }
+}
+
+/* Each kept GraphValue pointer → the name of the live value standing for
+ * it after the passes (NULL when gone). */
+static void
+origins_to_names (GPtrArray *origins)
+{
+  for (guint i = 0; i < origins->len; i++)
+    {
+      ExportOrigin *o = origins->pdata[i];
+      GPtrArray *names = g_ptr_array_new_with_free_func (g_free);
+      for (guint k = 0; k < o->onnx_values->len; k++)
+        {
+          GraphValue *v = o->onnx_values->pdata[k];
+          v = v ? graph_value_resolve (v) : NULL;
+          g_ptr_array_add (names, v && graph_value_get_name (v) ? g_strdup (graph_value_get_name (v)) : NULL);
+        }
+      g_ptr_array_unref (o->onnx_values);
+      o->onnx_values = names;
+    }
+}
+
 /* Runs the symbolic pass into a new graph; failing nodes are collected in
- * kinds/messages and the result is NULL when there are any. */
+ * kinds/messages and the result is NULL when there are any.  With
+ * `origins`, records where each translated node went. */
 static Graph *
 translate (const Graph *trace, const ExportOptions *o, GPtrArray *kinds, GPtrArray *messages,
-           GError **error)
+           GPtrArray *origins, GError **error)
 {
   g_autoptr (Graph) dst = graph_new ();
   g_autoptr (SymRegistry) reg = o->registry ? sym_registry_ref (o->registry) : sym_registry_new ();
@@ -290,6 +340,8 @@ translate (const Graph *trace, const ExportOptions *o, GPtrArray *kinds, GPtrArr
     }
   if (messages->len > 0)
     return NULL;
+  if (origins)
+    record_origins (ctx, trace, origins);
 
   /* Graph outputs, tuples flattened. */
   g_autoptr (GPtrArray) outs = g_ptr_array_new ();
@@ -420,8 +472,8 @@ name_outputs (Graph *g, const ExportOptions *o)
     }
 }
 
-Graph *
-export_graph (const Graph *trace, const ExportOptions *o, GError **error)
+static Graph *
+export_impl (const Graph *trace, const ExportOptions *o, GPtrArray *origins, GError **error)
 {
   g_return_val_if_fail (trace != NULL && o != NULL, NULL);
   if (o->opset < SYM_OPSET_MIN || o->opset > SYM_OPSET_MAX)
@@ -441,7 +493,7 @@ export_graph (const Graph *trace, const ExportOptions *o, GError **error)
   g_autoptr (GPtrArray) kinds = g_ptr_array_new ();
   g_autoptr (GPtrArray) messages = g_ptr_array_new_with_free_func (g_free);
   g_autoptr (GError) local = NULL;
-  g_autoptr (Graph) g = translate (trace, o, kinds, messages, &local);
+  g_autoptr (Graph) g = translate (trace, o, kinds, messages, origins, &local);
   if (g == NULL)
     {
       if (local)
@@ -495,7 +547,27 @@ export_graph (const Graph *trace, const ExportOptions *o, GError **error)
                    lint->message);
       return NULL;
     }
+  if (origins)
+    origins_to_names (origins);
   return g_steal_pointer (&g);
+}
+
+Graph *
+export_graph (const Graph *trace, const ExportOptions *o, GError **error)
+{
+  return export_impl (trace, o, NULL, error);
+}
+
+Graph *
+export_graph_with_origins (const Graph *trace, const ExportOptions *o, GPtrArray **origins,
+                           GError **error)
+{
+  g_return_val_if_fail (origins != NULL, NULL);
+  g_autoptr (GPtrArray) list = g_ptr_array_new_with_free_func ((GDestroyNotify) export_origin_free);
+  Graph *g = export_impl (trace, o, list, error);
+  if (g)
+    *origins = g_steal_pointer (&list);
+  return g;
 }
 
 GPtrArray *
@@ -505,7 +577,7 @@ export_find_unsupported (const Graph *trace, const ExportOptions *o, GPtrArray *
   GPtrArray *kinds = g_ptr_array_new ();
   g_autoptr (GPtrArray) msgs = g_ptr_array_new_with_free_func (g_free);
   g_autoptr (GError) local = NULL;
-  g_autoptr (Graph) g = translate (trace, o, kinds, msgs, &local);
+  g_autoptr (Graph) g = translate (trace, o, kinds, msgs, NULL, &local);
   if (g == NULL && local)
     {
       g_propagate_error (error, g_steal_pointer (&local));

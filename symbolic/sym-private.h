@@ -47,6 +47,11 @@ gboolean     sym_scatter_any (SymContext *ctx, GraphNode *n, GraphValue **out, G
 gboolean     sym_frobenius_norm_any (SymContext *ctx, GraphNode *n, GraphValue **out,
                                      GError **error);
 
+/* Which symbolic serves `kind` at `opset`, for reports: "built-in
+ * aten::relu (opset 9 table)", "custom aten::linear (sym_register since
+ * opset 9, plugin /path/libx.so)"; NULL when none.  (interned) */
+const char  *sym_registry_origin (SymRegistry *reg, const char *kind, int opset);
+
 /* ---- the translation context (driven by export/) ------------------------ */
 
 typedef struct
@@ -71,6 +76,12 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (SymContext, sym_context_free)
  * unconvertible node; the caller collects them.  prim:: nodes are handled
  * here too (lowering). */
 gboolean     sym_context_translate (SymContext *ctx, GraphNode *n, GError **error);
+/* How source node n was translated (after sym_context_translate): its
+ * symbolic's sym_registry_origin(), "ATen fallback", "fallthrough", or
+ * NULL for nodes lowered or not translated.  (interned) */
+const char  *sym_context_node_origin (SymContext *ctx, GraphNode *n);
+/* The value a source value was mapped to, or NULL (nothing materialised). */
+GraphValue  *sym_context_mapped (SymContext *ctx, GraphValue *src);
 /* The list elements recorded for a source value, or NULL. */
 GPtrArray   *sym_context_list_elements (SymContext *ctx, GraphValue *src);
 /* Records the elements of a tuple/list source value (a flattened tuple
