@@ -18,6 +18,8 @@ extern const RtKernelTable rt_kernels_aten_nn;
 extern const RtKernelTable rt_kernels_aten_linalg;
 extern const RtKernelTable rt_kernels_aten_shape;
 extern const RtKernelTable rt_kernels_aten_rnn;
+extern const RtKernelTable rt_kernels_aten_math;
+extern const RtKernelTable rt_kernels_aten_act;
 extern const RtKernelTable rt_kernels_rnn;
 extern const RtKernelTable rt_kernels_einsum;
 extern const RtKernelTable rt_kernels_control;
@@ -50,6 +52,8 @@ static const RtKernelTable *const tables[] = {
   &rt_kernels_aten_linalg,
   &rt_kernels_aten_shape,
   &rt_kernels_aten_rnn,
+  &rt_kernels_aten_math,
+  &rt_kernels_aten_act,
   &rt_kernels_rnn,
   &rt_kernels_einsum,
   &rt_kernels_control,
