@@ -310,6 +310,12 @@ binary_map (RtCall *call, gboolean to_float, AtenFn f, AtenIn fi, GError **error
   return aten_mapn (call, 2, ts, dt, f, fi, NULL, error);
 }
 
+gboolean
+aten_elementwise_extreme (RtCall *call, gboolean max, GError **error)
+{
+  return max ? binary_map (call, FALSE, f_max, i_max, error) : binary_map (call, FALSE, f_min, i_min, error);
+}
+
 static gboolean a_atan2 (RtCall *c, GError **e) { return binary_map (c, TRUE, f_atan2, NULL, e); }
 static gboolean a_maximum (RtCall *c, GError **e) { return binary_map (c, FALSE, f_max, i_max, e); }
 static gboolean a_minimum (RtCall *c, GError **e) { return binary_map (c, FALSE, f_min, i_min, e); }

@@ -174,3 +174,6 @@ gboolean aten_map1 (RtCall *call, const RtTensor *a, GraphDType out_dt, AtenF1 f
  * n at most 3. */
 gboolean aten_mapn (RtCall *call, guint n, const RtTensor *const *ts, GraphDType out_dt, AtenFn f,
                     AtenIn fi, const double *params, GError **error);
+/* Output 0 := maximum (max) or minimum of arguments 0 and 1, torch's
+ * promotion, NaN propagated (aten::maximum; aten::max(self, other)). */
+gboolean aten_elementwise_extreme (RtCall *call, gboolean max, GError **error);
