@@ -22,6 +22,7 @@ extern const RtKernelTable rt_kernels_aten_math;
 extern const RtKernelTable rt_kernels_aten_act;
 extern const RtKernelTable rt_kernels_aten_reduce;
 extern const RtKernelTable rt_kernels_aten_pool2;
+extern const RtKernelTable rt_kernels_aten_tensor;
 extern const RtKernelTable rt_kernels_rnn;
 extern const RtKernelTable rt_kernels_einsum;
 extern const RtKernelTable rt_kernels_control;
@@ -58,6 +59,7 @@ static const RtKernelTable *const tables[] = {
   &rt_kernels_aten_act,
   &rt_kernels_aten_reduce,
   &rt_kernels_aten_pool2,
+  &rt_kernels_aten_tensor,
   &rt_kernels_rnn,
   &rt_kernels_einsum,
   &rt_kernels_control,
