@@ -1429,6 +1429,39 @@ a_cross (RtCall *call, GError **error)
   return TRUE;
 }
 
+/* aten::Int / aten::Float (a 0-d tensor as a number), prim::NumToTensor
+ * and aten::ScalarImplicit (a number as a 0-d tensor): numbers are 0-d
+ * tensors here already, so these convert or copy. */
+static gboolean
+a_to_int (RtCall *call, GError **error)
+{
+  const RtTensor *a;
+  return tensor_arg (call, 0, &a, error) && converted (call, a, GRAPH_DTYPE_INT64, error);
+}
+
+static gboolean
+a_to_float (RtCall *call, GError **error)
+{
+  const RtTensor *a;
+  return tensor_arg (call, 0, &a, error) && converted (call, a, GRAPH_DTYPE_DOUBLE, error);
+}
+
+/* x.float(), x.long()... as their own ops (Tensor methods the symbolic
+ * registry lists): conversions. */
+static gboolean
+convert_method (RtCall *call, GraphDType dt, GError **error)
+{
+  const RtTensor *a;
+  return tensor_arg (call, 0, &a, error) && converted (call, a, dt, error);
+}
+
+static gboolean a_float (RtCall *c, GError **e) { return convert_method (c, GRAPH_DTYPE_FLOAT, e); }
+static gboolean a_double (RtCall *c, GError **e) { return convert_method (c, GRAPH_DTYPE_DOUBLE, e); }
+static gboolean a_half (RtCall *c, GError **e) { return convert_method (c, GRAPH_DTYPE_FLOAT16, e); }
+static gboolean a_long (RtCall *c, GError **e) { return convert_method (c, GRAPH_DTYPE_INT64, e); }
+static gboolean a_int (RtCall *c, GError **e) { return convert_method (c, GRAPH_DTYPE_INT32, e); }
+static gboolean a_bool (RtCall *c, GError **e) { return convert_method (c, GRAPH_DTYPE_BOOL, e); }
+
 #define A(op, mi, ma, fn) { "aten", op, 0, 0, mi, ma, 1, 1, 0, fn, NULL, NULL }
 #define AN(op, mi, ma, fn) { "aten", op, 0, 0, mi, ma, 1, RT_VARIADIC, 0, fn, NULL, NULL }
 
@@ -1460,6 +1493,10 @@ static const RtKernelDef defs[] = {
   { "aten", "topk", 0, 0, 2, 5, 2, 2, 0, a_topk, NULL, NULL },
   A ("dot", 2, 2, a_dot), A ("mv", 2, 2, a_mv), A ("bmm", 2, 2, a_bmm), A ("baddbmm", 3, 5, a_baddbmm),
   A ("outer", 2, 2, a_outer), A ("cross", 2, 3, a_cross), A ("linalg_cross", 2, 3, a_cross),
+  A ("Int", 1, 1, a_to_int), A ("Float", 1, 1, a_to_float), A ("ScalarImplicit", 1, 1, a_copy_input),
+  { "prim", "NumToTensor", 0, 0, 1, 1, 1, 1, 0, a_copy_input, NULL, NULL },
+  A ("float", 1, 3, a_float), A ("double", 1, 3, a_double), A ("half", 1, 3, a_half),
+  A ("long", 1, 3, a_long), A ("int", 1, 3, a_int), A ("bool", 1, 3, a_bool),
 };
 
 RT_KERNEL_TABLE (rt_kernels_aten_tensor, defs);

@@ -131,3 +131,28 @@ rt_registry_has_op (const char *domain, const char *op)
   g_autofree char *key = g_strconcat (domain, "::", op, NULL);
   return g_hash_table_contains (registry (), key);
 }
+
+static int
+cmp_str (gconstpointer a, gconstpointer b)
+{
+  return strcmp (*(const char *const *) a, *(const char *const *) b);
+}
+
+GPtrArray *
+rt_kernel_ops (const char *domain)
+{
+  g_return_val_if_fail (domain != NULL, NULL);
+  GPtrArray *out = g_ptr_array_new ();
+  gsize len = strlen (domain);
+  GHashTableIter it;
+  gpointer key;
+  g_hash_table_iter_init (&it, registry ());
+  while (g_hash_table_iter_next (&it, &key, NULL))
+    {
+      const char *k = key;
+      if (strncmp (k, domain, len) == 0 && k[len] == ':' && k[len + 1] == ':')
+        g_ptr_array_add (out, (gpointer) g_intern_string (k + len + 2));
+    }
+  g_ptr_array_sort (out, cmp_str);
+  return out;
+}

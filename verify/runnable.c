@@ -75,6 +75,40 @@ splice_list (GraphNode *user, guint at, GraphNode *list)
  * become None (the CPU is the only device); a prim::ListConstruct of tensors
  * read by an aten:: node is spliced into its inputs; then dead nodes and the
  * unused module input (%self) go. */
+/* A graph output made by prim::TupleConstruct becomes its elements, in
+ * order (nested tuples too), as export flattens it. */
+static void
+flatten_tuple_outputs (Graph *g)
+{
+  g_autoptr (GPtrArray) outs = g_ptr_array_new ();
+  g_autoptr (GPtrArray) stack = g_ptr_array_new ();
+  gboolean any = FALSE;
+  for (guint i = 0; i < graph_n_outputs (g); i++)
+    {
+      g_ptr_array_set_size (stack, 0);
+      g_ptr_array_add (stack, graph_output (g, i));
+      while (stack->len)
+        {
+          GraphValue *v = g_ptr_array_steal_index (stack, stack->len - 1);
+          GraphNode *p = graph_value_node (v);
+          if (p && graph_node_is (p, "prim::TupleConstruct"))
+            {
+              any = TRUE;
+              for (guint k = graph_node_n_inputs (p); k-- > 0;)
+                g_ptr_array_add (stack, graph_node_input (p, k));
+            }
+          else
+            g_ptr_array_add (outs, v);
+        }
+    }
+  if (!any)
+    return;
+  while (graph_n_outputs (g) > 0)
+    graph_remove_output (g, graph_n_outputs (g) - 1);
+  for (guint i = 0; i < outs->len; i++)
+    graph_add_output (g, outs->pdata[i]);
+}
+
 Graph *
 verify_runnable_trace (const Graph *trace, GHashTable *weights, GError **error)
 {
@@ -133,6 +167,7 @@ verify_runnable_trace (const Graph *trace, GHashTable *weights, GError **error)
             splice_list (users->pdata[u], g_array_index (slots, guint, u), n);
         }
     }
+  flatten_tuple_outputs (g);
   graph_eliminate_dead_code (g);
   for (guint i = graph_n_inputs (g); i-- > 0;)
     {

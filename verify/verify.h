@@ -42,7 +42,8 @@ typedef enum
  * "__constant__.<value name>"; Device constants become None (the CPU is
  * the only device); a prim::ListConstruct of tensors read by an aten::
  * node is spliced into that node's inputs (Tensor[] as torch's ATen
- * fallback passes it); then dead nodes and the module input (%self) go.
+ * fallback passes it); a tuple of outputs becomes its elements (as export
+ * flattens it); then dead nodes and the module input (%self) go.
  * Value names are the trace's.  (transfer full) */
 Graph   *verify_runnable_trace (const Graph *trace, GHashTable *weights, GError **error);
 
