@@ -265,6 +265,37 @@ test_cli_markdown_is_current (void)
   run_result_clear (&r);
 }
 
+/* doc/aten-kernels.md is `symonnx ops --kernels --markdown`: it must be
+ * current, and the plain listing agrees with it. */
+static void
+test_aten_kernels_doc_is_current (void)
+{
+  g_autofree char *expected = source_file ("doc/aten-kernels.md");
+  RunResult r = run ((const char *[]) { "symonnx", "ops", "--kernels", "--markdown", NULL });
+  g_assert_cmpint (r.status, ==, 0);
+  if (g_strcmp0 (r.out, expected) != 0)
+    g_error ("doc/aten-kernels.md is out of date: regenerate it with "
+             "`./build/tools/symonnx ops --kernels --markdown > doc/aten-kernels.md`");
+  run_result_clear (&r);
+  r = run ((const char *[]) { "symonnx", "ops", "--kernels", NULL });
+  g_assert_cmpint (r.status, ==, 0);
+  /* The ops run; an op with a symbolic and no kernel is listed as such. */
+  static const char *const ops[] = { "adaptive_avg_pool2d", "adaptive_max_pool2d", "affine_grid_generator",
+                                     "grid_sampler", "atan2", "cumprod", "frac", "trunc" };
+  for (guint i = 0; i < G_N_ELEMENTS (ops); i++)
+    {
+      g_autofree char *line = g_strdup_printf ("aten::%s\t", ops[i]);
+      const char *at = strstr (r.out, line);
+      g_assert_nonnull (at);
+      const char *nl = strchr (at, '\n');
+      g_autofree char *row = g_strndup (at, nl - at);
+      g_assert_true (g_str_has_suffix (row, "\tkernel"));
+    }
+  g_assert_nonnull (strstr (r.out, "\tno kernel\n"));
+  g_assert_nonnull (strstr (r.err, " aten ops with a symbolic have an ATen kernel"));
+  run_result_clear (&r);
+}
+
 static void
 test_example_mutate (void)
 {
@@ -378,6 +409,7 @@ main (int argc, char **argv)
   g_test_add_func ("/tools/cli/version-and-help", test_cli_version_and_help);
   g_test_add_func ("/tools/cli/usage-errors", test_cli_usage_errors);
   g_test_add_func ("/tools/cli/markdown-is-current", test_cli_markdown_is_current);
+  g_test_add_func ("/tools/cli/aten-kernels-doc-is-current", test_aten_kernels_doc_is_current);
   g_test_add_func ("/tools/cli/blas-on-demand", test_cli_blas_on_demand);
   g_test_add_func ("/tools/print/mymodule", test_print_mymodule);
   g_test_add_func ("/tools/print/dot", test_print_dot);
