@@ -213,6 +213,7 @@ static const RtKernelDef defs[] = {
   A ("reshape", 2, 2, a_view),
   A ("size", 1, 2, a_size),
   A ("cat", 2, RT_VARIADIC, a_cat),
+  A ("concat", 2, RT_VARIADIC, a_cat),
   A ("pixel_shuffle", 2, 2, a_pixel_shuffle),
   A ("contiguous", 1, 2, a_copy),
   A ("clone", 1, 2, a_copy),

@@ -584,6 +584,8 @@ like (RtCall *call, double v, guint dtype_at_i, GError **error)
 static gboolean a_zeros_like (RtCall *c, GError **e) { return like (c, 0, 1, e); }
 static gboolean a_ones_like (RtCall *c, GError **e) { return like (c, 1, 1, e); }
 static gboolean a_full_like (RtCall *c, GError **e) { return like (c, aten_f (c, 1, 0), 2, e); }
+/* fill(self, value): self's shape and dtype */
+static gboolean a_fill (RtCall *c, GError **e) { return like (c, aten_f (c, 1, 0), G_MAXUINT, e); }
 
 static gboolean
 size_arg (RtCall *call, guint i, guint *rank, gint64 *dims, GError **error)
@@ -1476,7 +1478,7 @@ static const RtKernelDef defs[] = {
   A ("view_as", 2, 2, a_view_as), A ("reshape_as", 2, 2, a_view_as),
   A ("type_as", 2, 2, a_type_as), A ("to", 1, 6, a_to),
   A ("zeros_like", 1, 6, a_zeros_like), A ("ones_like", 1, 6, a_ones_like),
-  A ("empty_like", 1, 6, a_zeros_like), A ("full_like", 2, 7, a_full_like),
+  A ("empty_like", 1, 6, a_zeros_like), A ("full_like", 2, 7, a_full_like), A ("fill", 2, 2, a_fill),
   A ("full", 2, 6, a_full), A ("new_zeros", 2, 6, a_new_zeros), A ("new_ones", 2, 6, a_new_ones),
   A ("new_empty", 2, 6, a_new_zeros), A ("new_full", 3, 7, a_new_full),
   A ("arange", 1, 7, a_arange), A ("eye", 1, 6, a_eye),
