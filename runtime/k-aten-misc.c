@@ -1,0 +1,423 @@
+/* ATen ops with several outputs from a Tensor[] or one tensor
+ * (broadcast_tensors, meshgrid, tensor_split), windows (unfold), index_add
+ * / index_copy, empty (zeros: torch leaves the values unspecified), and
+ * linear / trilinear upsampling (torch's area_pixel source index, as
+ * upsample_bilinear2d in k-aten.c). */
+#include "runtime/k-aten-private.h"
+#include <math.h>
+
+/* Output k (rank, dims) := t broadcast to it. */
+static gboolean
+broadcast_out (RtCall *call, guint k, const RtTensor *t, guint rank, const gint64 *dims, GError **error)
+{
+  RtTensor *o = rt_call_output (call, k, t->dtype, rank, dims, error);
+  if (o == NULL)
+    return FALSE;
+  gint64 st[RT_MAX_RANK], c[RT_MAX_RANK] = { 0 };
+  rt_broadcast_strides (t, rank, dims, st);
+  gsize es = rt_dtype_size (t->dtype);
+  for (gint64 i = 0; i < o->numel; i++)
+    {
+      gint64 off = 0;
+      for (guint d = 0; d < rank; d++)
+        off += c[d] * st[d];
+      memcpy ((char *) o->data + i * (gint64) es, (const char *) t->data + off * (gint64) es, es);
+      rt_index_next (c, dims, rank);
+    }
+  return TRUE;
+}
+
+static gboolean
+all_tensors (RtCall *call, guint n, GError **error)
+{
+  if (n == 0 || n != call->n_outputs)
+    {
+      rt_call_error (call, error, RT_ERROR_INVALID_GRAPH, "%u tensors for %u outputs", n, call->n_outputs);
+      return FALSE;
+    }
+  for (guint i = 0; i < n; i++)
+    if (call->inputs[i] == NULL || call->inputs[i]->kind != RT_KIND_TENSOR)
+      {
+        rt_call_error (call, error, RT_ERROR_INVALID_GRAPH, "argument %u must be a tensor", i);
+        return FALSE;
+      }
+  return TRUE;
+}
+
+/* broadcast_tensors(tensors...) */
+static gboolean
+a_broadcast_tensors (RtCall *call, GError **error)
+{
+  guint n = call->n_inputs, rank = 0;
+  gint64 dims[RT_MAX_RANK] = { 0 };
+  if (!all_tensors (call, n, error))
+    return FALSE;
+  for (guint i = 0; i < n; i++)
+    {
+      guint r2;
+      gint64 d2[RT_MAX_RANK];
+      if (!rt_broadcast_shape (call, rank, dims, call->inputs[i]->rank, call->inputs[i]->dims, &r2, d2, error))
+        return FALSE;
+      rank = r2;
+      memcpy (dims, d2, sizeof (gint64) * r2);
+    }
+  for (guint i = 0; i < n; i++)
+    if (!broadcast_out (call, i, call->inputs[i], rank, dims, error))
+      return FALSE;
+  return TRUE;
+}
+
+/* meshgrid(tensors..., str indexing="ij"): 0-d or 1-D tensors; "xy" swaps
+ * the first two output dims. */
+static gboolean
+a_meshgrid (RtCall *call, GError **error)
+{
+  guint n = call->n_inputs;
+  const RtTensor *last = n ? call->inputs[n - 1] : NULL;
+  gboolean xy = FALSE;
+  if (last && last->dtype == GRAPH_DTYPE_STRING)
+    {
+      if (!aten_s_is (call, n - 1, "ij", "ij") && !aten_s_is (call, n - 1, "ij", "xy"))
+        {
+          rt_call_error (call, error, RT_ERROR_INVALID_GRAPH, "indexing must be 'ij' or 'xy'");
+          return FALSE;
+        }
+      xy = aten_s_is (call, n - 1, "ij", "xy");
+      n--;
+    }
+  if (!all_tensors (call, n, error) || n > RT_MAX_RANK)
+    return FALSE;
+  gint64 dims[RT_MAX_RANK];
+  for (guint i = 0; i < n; i++)
+    {
+      if (call->inputs[i]->rank > 1 || call->inputs[i]->dtype != call->inputs[0]->dtype)
+        {
+          rt_call_error (call, error, RT_ERROR_SHAPE, "meshgrid takes 0-d or 1-D tensors of one dtype");
+          return FALSE;
+        }
+      dims[i] = call->inputs[i]->numel;
+    }
+  if (xy && n >= 2)
+    {
+      gint64 t = dims[0];
+      dims[0] = dims[1];
+      dims[1] = t;
+    }
+  for (guint i = 0; i < n; i++)
+    {
+      /* input i varies along dim i (dims 0 and 1 swapped with "xy") */
+      guint along = xy && i < 2 && n >= 2 ? 1 - i : i;
+      RtTensor view = *call->inputs[i];
+      view.rank = n;
+      for (guint d = 0; d < n; d++)
+        view.dims[d] = d == along ? call->inputs[i]->numel : 1;
+      if (!broadcast_out (call, i, &view, n, dims, error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* Output k := rows [start, end) of dim ax. */
+static gboolean
+rows_out (RtCall *call, guint k, const RtTensor *a, guint ax, gint64 start, gint64 end, GError **error)
+{
+  gint64 dims[RT_MAX_RANK];
+  memcpy (dims, a->dims, sizeof (gint64) * a->rank);
+  dims[ax] = end - start;
+  RtTensor *o = rt_call_output (call, k, a->dtype, a->rank, dims, error);
+  if (o == NULL)
+    return FALSE;
+  gint64 outer = rt_shape_numel (ax, a->dims), inner = rt_shape_numel (a->rank - ax - 1, a->dims + ax + 1);
+  gsize row = (gsize) inner * rt_dtype_size (a->dtype);
+  for (gint64 i = 0; i < outer; i++)
+    memcpy ((char *) o->data + i * (end - start) * (gint64) row,
+            (const char *) a->data + (i * a->dims[ax] + start) * (gint64) row, (end - start) * row);
+  return TRUE;
+}
+
+/* tensor_split(self, int sections | int[] indices, dim=0) */
+static gboolean
+a_tensor_split (RtCall *call, GError **error)
+{
+  const RtTensor *a = aten_arg (call, 0), *s = aten_arg (call, 1);
+  guint ax;
+  if (a == NULL || a->rank == 0 || s == NULL || !graph_dtype_is_integer (s->dtype)
+      || !rt_axis (call, aten_i (call, 2, 0), MAX (a->rank, 1), &ax, error))
+    {
+      if (error && *error == NULL)
+        rt_call_error (call, error, RT_ERROR_INVALID_GRAPH, "needs a tensor and sections or indices");
+      return FALSE;
+    }
+  gint64 n = a->dims[ax];
+  guint pieces = s->rank == 0 ? (guint) MAX (rt_get_i64 (s, 0), 0) : (guint) s->numel + 1;
+  if (pieces == 0 || pieces != call->n_outputs)
+    {
+      rt_call_error (call, error, RT_ERROR_SHAPE, "%u pieces for %u outputs", pieces, call->n_outputs);
+      return FALSE;
+    }
+  gint64 start = 0;
+  for (guint k = 0; k < pieces; k++)
+    {
+      gint64 end;
+      if (s->rank == 0)
+        {
+          /* The first n % sections pieces get one more. */
+          gint64 q = n / pieces, r = n % pieces;
+          end = start + q + ((gint64) k < r ? 1 : 0);
+        }
+      else
+        end = k + 1 < pieces ? rt_get_i64 (s, k) : n;
+      if (end < 0)
+        end += n;
+      end = CLAMP (end, start, n);
+      if (!rows_out (call, k, a, ax, start, end, error))
+        return FALSE;
+      start = end;
+    }
+  return TRUE;
+}
+
+/* unfold(self, dimension, size, step): windows of `size` along dim every
+ * `step`, the window as a new last dim. */
+static gboolean
+a_unfold (RtCall *call, GError **error)
+{
+  const RtTensor *a = aten_arg (call, 0);
+  guint ax;
+  if (a == NULL || a->rank == 0 || a->rank + 1 > RT_MAX_RANK
+      || !rt_axis (call, aten_i (call, 1, 0), MAX (a->rank, 1), &ax, error))
+    {
+      if (error && *error == NULL)
+        rt_call_error (call, error, RT_ERROR_SHAPE, "needs a tensor of rank >= 1");
+      return FALSE;
+    }
+  gint64 size = aten_i (call, 2, 1), step = aten_i (call, 3, 1), n = a->dims[ax];
+  if (size < 0 || size > n || step <= 0)
+    {
+      rt_call_error (call, error, RT_ERROR_SHAPE, "size %" G_GINT64_FORMAT " / step %" G_GINT64_FORMAT
+                     " do not fit dim %u of size %" G_GINT64_FORMAT, size, step, ax, n);
+      return FALSE;
+    }
+  gint64 dims[RT_MAX_RANK], st[RT_MAX_RANK], ss[RT_MAX_RANK];
+  rt_contiguous_strides (a->rank, a->dims, st);
+  for (guint d = 0; d < a->rank; d++)
+    {
+      dims[d] = d == ax ? (n - size) / step + 1 : a->dims[d];
+      ss[d] = d == ax ? st[d] * step : st[d];
+    }
+  dims[a->rank] = size;
+  ss[a->rank] = st[ax];
+  RtTensor *o = rt_call_output (call, 0, a->dtype, a->rank + 1, dims, error);
+  if (o == NULL)
+    return FALSE;
+  gsize es = rt_dtype_size (a->dtype);
+  gint64 c[RT_MAX_RANK] = { 0 };
+  for (gint64 i = 0; i < o->numel; i++)
+    {
+      gint64 off = 0;
+      for (guint d = 0; d <= a->rank; d++)
+        off += c[d] * ss[d];
+      memcpy ((char *) o->data + i * (gint64) es, (const char *) a->data + off * (gint64) es, es);
+      rt_index_next (c, dims, a->rank + 1);
+    }
+  return TRUE;
+}
+
+/* index_add(self, dim, index, source, alpha=1) and index_copy(self, dim,
+ * index, source): source's slices written to (added at) self's rows. */
+static gboolean
+index_put (RtCall *call, gboolean add, GError **error)
+{
+  const RtTensor *a = aten_arg (call, 0), *idx = aten_arg (call, 2), *src = aten_arg (call, 3);
+  guint ax;
+  if (a == NULL || idx == NULL || src == NULL || !graph_dtype_is_integer (idx->dtype) || idx->rank > 1
+      || a->rank == 0 || !rt_axis (call, aten_i (call, 1, 0), a->rank, &ax, error))
+    {
+      if (error && *error == NULL)
+        rt_call_error (call, error, RT_ERROR_INVALID_GRAPH, "needs self, dim, a 1-D integer index and source");
+      return FALSE;
+    }
+  gboolean ok = src->rank == a->rank && src->dtype == a->dtype && src->dims[ax] == idx->numel;
+  for (guint d = 0; ok && d < a->rank; d++)
+    ok = d == ax || src->dims[d] == a->dims[d];
+  if (!ok)
+    {
+      rt_call_error (call, error, RT_ERROR_SHAPE, "source must be self's shape with the index's length at dim %u", ax);
+      return FALSE;
+    }
+  RtTensor *o = rt_call_output_like (call, 0, a, error);
+  if (o == NULL)
+    return FALSE;
+  gsize es = rt_dtype_size (a->dtype);
+  memcpy (o->data, a->data, (gsize) a->numel * es);
+  double alpha = aten_f (call, 4, 1);
+  gint64 outer = rt_shape_numel (ax, a->dims), inner = rt_shape_numel (a->rank - ax - 1, a->dims + ax + 1);
+  gint64 n = a->dims[ax];
+  for (gint64 j = 0; j < idx->numel; j++)
+    {
+      gint64 k = rt_get_i64 (idx, j);
+      if (k < -n || k >= n)
+        {
+          rt_call_error (call, error, RT_ERROR_SHAPE, "index %" G_GINT64_FORMAT " is out of range for size %"
+                         G_GINT64_FORMAT, k, n);
+          return FALSE;
+        }
+      if (k < 0)
+        k += n;
+      for (gint64 i = 0; i < outer; i++)
+        for (gint64 m = 0; m < inner; m++)
+          {
+            gint64 to = (i * n + k) * inner + m, from = (i * idx->numel + j) * inner + m;
+            if (!add)
+              {
+                memcpy ((char *) o->data + to * (gint64) es, (const char *) src->data + from * (gint64) es, es);
+                continue;
+              }
+            if (graph_dtype_is_floating (a->dtype))
+              {
+                double v = rt_get_f64 (o, to) + alpha * rt_get_f64 (src, from);
+                rt_convert (&v, GRAPH_DTYPE_DOUBLE, (char *) o->data + to * (gint64) es, a->dtype, 1);
+              }
+            else
+              {
+                gint64 v = rt_get_i64 (o, to) + (gint64) alpha * rt_get_i64 (src, from);
+                rt_convert (&v, GRAPH_DTYPE_INT64, (char *) o->data + to * (gint64) es, a->dtype, 1);
+              }
+          }
+    }
+  return TRUE;
+}
+
+static gboolean a_index_add (RtCall *c, GError **e) { return index_put (c, TRUE, e); }
+static gboolean a_index_copy (RtCall *c, GError **e) { return index_put (c, FALSE, e); }
+
+/* empty(size, dtype?, layout?, device?, pin_memory?, memory_format?):
+ * zeros (any values are torch's answer). */
+static gboolean
+a_empty (RtCall *call, GError **error)
+{
+  const RtTensor *s = aten_arg (call, 0);
+  GraphDType dt = GRAPH_DTYPE_FLOAT;
+  if (s == NULL || !graph_dtype_is_integer (s->dtype) || s->rank > 1 || s->numel > RT_MAX_RANK)
+    {
+      rt_call_error (call, error, RT_ERROR_INVALID_GRAPH, "size must be an int list");
+      return FALSE;
+    }
+  if (aten_arg (call, 1) && !aten_scalar_type (aten_i (call, 1, 6), &dt))
+    {
+      rt_call_error (call, error, RT_ERROR_UNSUPPORTED, "unsupported dtype");
+      return FALSE;
+    }
+  gint64 dims[RT_MAX_RANK];
+  for (gint64 i = 0; i < s->numel; i++)
+    if ((dims[i] = rt_get_i64 (s, i)) < 0)
+      {
+        rt_call_error (call, error, RT_ERROR_SHAPE, "negative size");
+        return FALSE;
+      }
+  RtTensor *o = rt_call_output (call, 0, dt, (guint) s->numel, dims, error);
+  if (o)
+    memset (o->data, 0, (gsize) o->numel * rt_dtype_size (dt));
+  return o != NULL;
+}
+
+/* upsample_linear1d / upsample_trilinear3d: (self, output_size?,
+ * align_corners, scale_factors?) (.vec) or (self, output_size,
+ * align_corners, scales...?).  Each dim interpolated separately
+ * (separable), torch's source index per dim. */
+static gboolean
+a_upsample_linear (RtCall *call, GError **error)
+{
+  const RtTensor *x = aten_arg (call, 0), *osz = aten_arg (call, 1), *sf = aten_arg (call, 3);
+  gboolean align = aten_i (call, 2, 0) != 0;
+  if (!aten_is_float (x) || x->rank < 3 || x->rank > 5)
+    {
+      rt_call_error (call, error, RT_ERROR_SHAPE, "needs a float input of 1 to 3 spatial dims");
+      return FALSE;
+    }
+  guint n = x->rank - 2;
+  gint64 out[3];
+  double scale[3];
+  gboolean vec = call->n_inputs == 4 && sf && sf->numel == n && graph_dtype_is_floating (sf->dtype);
+  for (guint i = 0; i < n; i++)
+    {
+      gint64 in = x->dims[2 + i];
+      double given = 0;
+      if (osz && osz->numel == n)
+        {
+          out[i] = rt_get_i64 (osz, i);
+          const RtTensor *s = vec ? NULL : aten_arg (call, 3 + i);
+          given = vec ? rt_get_f64 (sf, i) : s && s->numel == 1 ? rt_get_f64 (s, 0) : 0;
+        }
+      else if (vec)
+        {
+          given = rt_get_f64 (sf, i);
+          out[i] = (gint64) floor ((double) in * given);
+        }
+      else
+        {
+          rt_call_error (call, error, RT_ERROR_INVALID_GRAPH, "needs output_size or scale_factors");
+          return FALSE;
+        }
+      if (out[i] <= 0 || out[i] > ((gint64) 1 << 31))
+        {
+          rt_call_error (call, error, RT_ERROR_SHAPE, "bad output size");
+          return FALSE;
+        }
+      scale[i] = align ? (out[i] > 1 ? (double) (in - 1) / (double) (out[i] - 1) : 0)
+                       : (given > 0 ? 1.0 / given : (double) in / (double) out[i]);
+    }
+  gint64 dims[5] = { x->dims[0], x->dims[1], 1, 1, 1 };
+  for (guint i = 0; i < n; i++)
+    dims[2 + i] = out[i];
+  RtTensor *o = rt_call_output (call, 0, x->dtype, x->rank, dims, error);
+  if (o == NULL)
+    return FALSE;
+  gint64 ist[5], c[5] = { 0 };
+  rt_contiguous_strides (x->rank, x->dims, ist);
+  gsize es = rt_dtype_size (x->dtype);
+  for (gint64 i = 0; i < o->numel; i++)
+    {
+      gint64 lo[3], hi[3];
+      double w[3];
+      for (guint d = 0; d < n; d++)
+        {
+          gint64 in = x->dims[2 + d];
+          double s = align ? scale[d] * (double) c[2 + d] : MAX (scale[d] * ((double) c[2 + d] + 0.5) - 0.5, 0);
+          lo[d] = MIN ((gint64) s, in - 1);
+          hi[d] = lo[d] < in - 1 ? lo[d] + 1 : lo[d];
+          w[d] = s - (double) lo[d];
+        }
+      double v = 0;
+      for (guint corner = 0; corner < (1u << n); corner++)
+        {
+          gint64 off = c[0] * ist[0] + c[1] * ist[1];
+          double wt = 1;
+          for (guint d = 0; d < n; d++)
+            {
+              gboolean up = (corner >> d) & 1;
+              off += (up ? hi[d] : lo[d]) * ist[2 + d];
+              wt *= up ? w[d] : 1 - w[d];
+            }
+          v += wt * rt_get_f64 (x, off);
+        }
+      rt_convert (&v, GRAPH_DTYPE_DOUBLE, (char *) o->data + i * (gint64) es, x->dtype, 1);
+      rt_index_next (c, dims, x->rank);
+    }
+  return TRUE;
+}
+
+#define A(op, mi, ma, fn) { "aten", op, 0, 0, mi, ma, 1, 1, 0, fn, NULL, NULL }
+#define AN(op, mi, ma, fn) { "aten", op, 0, 0, mi, ma, 1, RT_VARIADIC, 0, fn, NULL, NULL }
+
+static const RtKernelDef defs[] = {
+  AN ("broadcast_tensors", 1, RT_VARIADIC, a_broadcast_tensors),
+  AN ("meshgrid", 1, RT_VARIADIC, a_meshgrid),
+  AN ("tensor_split", 2, 3, a_tensor_split),
+  A ("unfold", 4, 4, a_unfold),
+  A ("index_add", 4, 5, a_index_add), A ("index_copy", 4, 4, a_index_copy),
+  A ("empty", 1, 6, a_empty),
+  A ("upsample_linear1d", 1, 4, a_upsample_linear), A ("upsample_trilinear3d", 1, 6, a_upsample_linear),
+};
+
+RT_KERNEL_TABLE (rt_kernels_aten_misc, defs);
