@@ -2,7 +2,7 @@
  * (broadcast_tensors, meshgrid, tensor_split), windows (unfold), index_add
  * / index_copy, empty (zeros: torch leaves the values unspecified), and
  * linear / trilinear upsampling (torch's area_pixel source index, as
- * upsample_bilinear2d in k-aten.c). */
+ * upsample_bilinear2d in k-aten.c), einsum (ONNX Einsum's loop). */
 #include "runtime/k-aten-private.h"
 #include <math.h>
 
@@ -407,6 +407,22 @@ a_upsample_linear (RtCall *call, GError **error)
   return TRUE;
 }
 
+/* einsum(str equation, Tensor[] tensors, int[]? path): ONNX Einsum's loop. */
+static gboolean
+a_einsum (RtCall *call, GError **error)
+{
+  const RtTensor *e = aten_arg (call, 0);
+  if (e == NULL || e->dtype != GRAPH_DTYPE_STRING)
+    {
+      rt_call_error (call, error, RT_ERROR_INVALID_GRAPH, "argument 0 must be the equation (a string)");
+      return FALSE;
+    }
+  gsize len;
+  const char *s = aten_s (call, 0, "", &len);
+  g_autofree char *eq = g_strndup (s, len);
+  return rt_einsum (call, eq, 1, error);
+}
+
 #define A(op, mi, ma, fn) { "aten", op, 0, 0, mi, ma, 1, 1, 0, fn, NULL, NULL }
 #define AN(op, mi, ma, fn) { "aten", op, 0, 0, mi, ma, 1, RT_VARIADIC, 0, fn, NULL, NULL }
 
@@ -416,7 +432,7 @@ static const RtKernelDef defs[] = {
   AN ("tensor_split", 2, 3, a_tensor_split),
   A ("unfold", 4, 4, a_unfold),
   A ("index_add", 4, 5, a_index_add), A ("index_copy", 4, 4, a_index_copy),
-  A ("empty", 1, 6, a_empty),
+  A ("empty", 1, 6, a_empty), A ("einsum", 2, RT_VARIADIC, a_einsum),
   A ("upsample_linear1d", 1, 4, a_upsample_linear), A ("upsample_trilinear3d", 1, 6, a_upsample_linear),
 };
 

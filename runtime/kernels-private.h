@@ -49,3 +49,6 @@ gboolean rt_lstm_layer (RtCall *call, const RtTensor *X, const RtTensor *W, cons
  * border, 2 reflection (torch's codes) (k-gridsample.c). */
 gboolean rt_grid_sample (RtCall *call, const RtTensor *x, const RtTensor *g, int mode, int pad_mode,
                          gboolean align, GError **error);
+/* Output 0 := einsum(equation) of inputs first, first + 1, ... (one per
+ * term of the equation) (k-einsum.c; aten::einsum). */
+gboolean rt_einsum (RtCall *call, const char *equation, guint first, GError **error);

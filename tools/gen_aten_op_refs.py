@@ -452,6 +452,13 @@ def misc_ops():
     # dtype is its answer; zeros are compared.
     case('empty', 'empty', IL([2, 3]), None, None, None, None, None, rtol=0, atol=0,
          fn=lambda sz, *r: torch.zeros(sz))
+    case('einsum_matmul', 'einsum', S('ij,jk->ik'), TL([f32(3, 4), f32(4, 5)]), None,
+         fn=lambda eq, ts, p: A.einsum(eq, ts))
+    case('einsum_batch_trace', 'einsum', S('bii->b'), TL([f32(2, 3, 3)]), None,
+         fn=lambda eq, ts, p: A.einsum(eq, ts))
+    case('einsum_three', 'einsum', S('i,j,k->ijk'), TL([f32(2), f32(3), f32(4)]), None,
+         fn=lambda eq, ts, p: A.einsum(eq, ts))
+    bad('einsum_terms', 'einsum', S('ij,jk->ik'), TL([f32(3, 4)]), None, fn=lambda eq, ts, p: A.einsum(eq, ts))
     case('upsample_linear1d', 'upsample_linear1d', f32(2, 3, 5), IL([8]), False, None,
          fn=lambda t, o, a, s: A.upsample_linear1d(t, o, a, s))
     case('upsample_linear1d_align', 'upsample_linear1d', f32(2, 3, 5), IL([9]), True, None,
