@@ -423,6 +423,167 @@ a_einsum (RtCall *call, GError **error)
   return rt_einsum (call, eq, 1, error);
 }
 
+/* index(self, Tensor?[] indices): numpy advanced indexing.  Inputs 1..:
+ * an int tensor indexes one dim, a bool mask of k dims the next k (its
+ * nonzero positions), an absent input keeps a dim whole.  The index
+ * tensors broadcast together; their shape replaces the indexed dims where
+ * those are adjacent, else leads the result. */
+static gboolean
+a_index (RtCall *call, GError **error)
+{
+  const RtTensor *a = aten_arg (call, 0);
+  if (a == NULL || a->kind != RT_KIND_TENSOR)
+    {
+      rt_call_error (call, error, RT_ERROR_INVALID_GRAPH, "argument 0 must be a tensor");
+      return FALSE;
+    }
+  RtTensor idx[RT_MAX_RANK];
+  guint dim_of[RT_MAX_RANK], n_idx = 0, d = 0;
+  g_autoptr (GPtrArray) owned = g_ptr_array_new_with_free_func (g_free);
+  for (guint i = 1; i < call->n_inputs; i++)
+    {
+      const RtTensor *t = call->inputs[i];
+      if (t == NULL)
+        {
+          d++;
+          continue;
+        }
+      gboolean mask = t->dtype == GRAPH_DTYPE_BOOL || t->dtype == GRAPH_DTYPE_UINT8;
+      guint k = mask ? MAX (t->rank, 1) : 1;
+      if ((!mask && !graph_dtype_is_integer (t->dtype)) || d + k > a->rank || n_idx + k > RT_MAX_RANK)
+        {
+          rt_call_error (call, error, RT_ERROR_SHAPE, "index %u: an integer or bool tensor within the input's %u dims",
+                         i - 1, a->rank);
+          return FALSE;
+        }
+      if (!mask)
+        {
+          idx[n_idx] = *t;
+          dim_of[n_idx++] = d++;
+          continue;
+        }
+      for (guint j = 0; j < t->rank; j++)
+        if (t->dims[j] != a->dims[d + j])
+          {
+            rt_call_error (call, error, RT_ERROR_SHAPE, "mask %u does not match the input's shape", i - 1);
+            return FALSE;
+          }
+      gint64 nnz = 0;
+      for (gint64 e = 0; e < t->numel; e++)
+        nnz += rt_get_i64 (t, e) != 0;
+      gint64 c[RT_MAX_RANK] = { 0 };
+      gint64 *pos = g_new (gint64, (gsize) MAX (nnz * k, 1));
+      g_ptr_array_add (owned, pos);
+      gint64 w = 0;
+      for (gint64 e = 0; e < t->numel; e++)
+        {
+          if (rt_get_i64 (t, e) != 0)
+            {
+              for (guint j = 0; j < k; j++)
+                pos[j * nnz + w] = t->rank ? c[j] : 0;
+              w++;
+            }
+          rt_index_next (c, t->dims, t->rank);
+        }
+      for (guint j = 0; j < k; j++)
+        {
+          idx[n_idx] = (RtTensor) { .dtype = GRAPH_DTYPE_INT64, .rank = 1, .dims = { nnz }, .numel = nnz,
+                                    .data = pos + j * nnz };
+          dim_of[n_idx++] = d + j;
+        }
+      d += k;
+    }
+  if (n_idx == 0)
+    {
+      rt_call_error (call, error, RT_ERROR_INVALID_GRAPH, "no index tensor");
+      return FALSE;
+    }
+  guint srank = 0;
+  gint64 sdims[RT_MAX_RANK] = { 0 };
+  for (guint k = 0; k < n_idx; k++)
+    {
+      guint r2;
+      gint64 d2[RT_MAX_RANK];
+      if (!rt_broadcast_shape (call, srank, sdims, idx[k].rank, idx[k].dims, &r2, d2, error))
+        return FALSE;
+      srank = r2;
+      memcpy (sdims, d2, sizeof (gint64) * r2);
+    }
+  gboolean adjacent = TRUE;
+  for (guint k = 1; k < n_idx; k++)
+    adjacent &= dim_of[k] == dim_of[k - 1] + 1;
+  guint rest = a->rank - n_idx;
+  if (srank + rest > RT_MAX_RANK)
+    {
+      rt_call_error (call, error, RT_ERROR_SHAPE, "result rank above %d", RT_MAX_RANK);
+      return FALSE;
+    }
+  /* Result dims: kept dims before, the index shape, kept dims after (or
+   * the index shape first when the indexed dims are apart). */
+  guint at = adjacent ? dim_of[0] : 0, rrank = 0;
+  gint64 rdims[RT_MAX_RANK];
+  int src_dim[RT_MAX_RANK];        /* result dim → input dim, -1: an index dim */
+  gboolean indexed[RT_MAX_RANK] = { 0 };
+  for (guint k = 0; k < n_idx; k++)
+    indexed[dim_of[k]] = TRUE;
+  guint kept = 0;
+  for (guint dd = 0; dd < a->rank; dd++)
+    {
+      if (indexed[dd])
+        continue;
+      if (kept == at && rrank == kept)
+        for (guint s2 = 0; s2 < srank; s2++, rrank++)
+          {
+            rdims[rrank] = sdims[s2];
+            src_dim[rrank] = -1;
+          }
+      rdims[rrank] = a->dims[dd];
+      src_dim[rrank++] = (int) dd;
+      kept++;
+    }
+  if (rrank < srank + rest)
+    for (guint s2 = 0; s2 < srank; s2++, rrank++)
+      {
+        rdims[rrank] = sdims[s2];
+        src_dim[rrank] = -1;
+      }
+  RtTensor *o = rt_call_output (call, 0, a->dtype, rrank, rdims, error);
+  if (o == NULL)
+    return FALSE;
+  gint64 ist[RT_MAX_RANK], xst[RT_MAX_RANK][RT_MAX_RANK], c[RT_MAX_RANK] = { 0 };
+  rt_contiguous_strides (a->rank, a->dims, ist);
+  for (guint k = 0; k < n_idx; k++)
+    rt_broadcast_strides (&idx[k], srank, sdims, xst[k]);
+  guint first_s = 0;
+  while (first_s < rrank && src_dim[first_s] != -1)
+    first_s++;
+  gsize es = rt_dtype_size (a->dtype);
+  for (gint64 i = 0; i < o->numel; i++)
+    {
+      gint64 off = 0;
+      for (guint r = 0; r < rrank; r++)
+        if (src_dim[r] >= 0)
+          off += c[r] * ist[src_dim[r]];
+      for (guint k = 0; k < n_idx; k++)
+        {
+          gint64 xo = 0;
+          for (guint s2 = 0; s2 < srank; s2++)
+            xo += c[first_s + s2] * xst[k][s2];
+          gint64 v = rt_get_i64 (&idx[k], xo), n = a->dims[dim_of[k]];
+          if (v < -n || v >= n)
+            {
+              rt_call_error (call, error, RT_ERROR_SHAPE, "index %" G_GINT64_FORMAT " is out of range for dim %u of size %"
+                             G_GINT64_FORMAT, v, dim_of[k], n);
+              return FALSE;
+            }
+          off += (v < 0 ? v + n : v) * ist[dim_of[k]];
+        }
+      memcpy ((char *) o->data + i * (gint64) es, (const char *) a->data + off * (gint64) es, es);
+      rt_index_next (c, rdims, rrank);
+    }
+  return TRUE;
+}
+
 #define A(op, mi, ma, fn) { "aten", op, 0, 0, mi, ma, 1, 1, 0, fn, NULL, NULL }
 #define AN(op, mi, ma, fn) { "aten", op, 0, 0, mi, ma, 1, RT_VARIADIC, 0, fn, NULL, NULL }
 
@@ -433,6 +594,7 @@ static const RtKernelDef defs[] = {
   A ("unfold", 4, 4, a_unfold),
   A ("index_add", 4, 5, a_index_add), A ("index_copy", 4, 4, a_index_copy),
   A ("empty", 1, 6, a_empty), A ("einsum", 2, RT_VARIADIC, a_einsum),
+  A ("index", 1, RT_VARIADIC, a_index),
   A ("upsample_linear1d", 1, 4, a_upsample_linear), A ("upsample_trilinear3d", 1, 6, a_upsample_linear),
 };
 
