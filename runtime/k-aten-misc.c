@@ -584,6 +584,104 @@ a_index (RtCall *call, GError **error)
   return TRUE;
 }
 
+/* embedding_bag(weight, indices, offsets, scale_grad_by_freq, mode,
+ * sparse, per_sample_weights?, include_last_offset, padding_idx?) →
+ * (output, offset2bag, bag_size, max_indices), 1-D indices with offsets;
+ * mode 0 sum, 1 mean, 2 max.  The auxiliary outputs as torch 1.13's CPU
+ * kernel leaves them: for sum without padding_idx an empty offset2bag,
+ * bag_size and max_indices zeros; for mean max_indices = bag_size; for max
+ * the weight row of each column's maximum.  Rows equal to padding_idx
+ * take no part; an empty bag is zeros. */
+static gboolean
+a_embedding_bag (RtCall *call, GError **error)
+{
+  const RtTensor *w = aten_arg (call, 0), *ind = aten_arg (call, 1), *offs = aten_arg (call, 2);
+  const RtTensor *psw = aten_arg (call, 6), *pad = aten_arg (call, 8);
+  gint64 mode = aten_i (call, 4, 0);
+  gboolean last = aten_i (call, 7, 0) != 0;
+  if (!aten_is_float (w) || w->rank != 2 || ind == NULL || !graph_dtype_is_integer (ind->dtype) || ind->rank != 1
+      || offs == NULL || !graph_dtype_is_integer (offs->dtype) || offs->rank != 1 || mode < 0 || mode > 2
+      || (psw && (psw->numel != ind->numel || mode != 0)) || (last && offs->numel == 0))
+    {
+      rt_call_error (call, error, RT_ERROR_INVALID_GRAPH,
+                     "needs a 2-D float weight, 1-D integer indices and offsets, mode 0-2 "
+                     "(per_sample_weights only with mode sum)");
+      return FALSE;
+    }
+  gint64 V = w->dims[0], D = w->dims[1], n = ind->numel;
+  gint64 B = last ? offs->numel - 1 : offs->numel;
+  gint64 padding = pad && pad->numel == 1 ? rt_get_i64 (pad, 0) : G_MININT64;
+  if (padding != G_MININT64 && padding < 0)
+    padding += V;
+  gint64 od[2] = { B, D }, n2b = mode == 0 && padding == G_MININT64 ? 0 : n;
+  gint64 mid[2] = { B, D };
+  RtTensor *o = rt_call_output (call, 0, w->dtype, 2, od, error);
+  RtTensor *o2b = o && call->n_outputs > 1 ? rt_call_output (call, 1, GRAPH_DTYPE_INT64, 1, &n2b, error) : NULL;
+  RtTensor *bs = o2b && call->n_outputs > 2 ? rt_call_output (call, 2, GRAPH_DTYPE_INT64, 1, &B, error) : NULL;
+  RtTensor *mi = bs && call->n_outputs > 3 ? rt_call_output (call, 3, GRAPH_DTYPE_INT64, mode == 2 ? 2 : 1, mid, error) : NULL;
+  if (o == NULL || (call->n_outputs > 1 && o2b == NULL) || (call->n_outputs > 2 && bs == NULL)
+      || (call->n_outputs > 3 && mi == NULL))
+    return FALSE;
+  double *acc = rt_call_scratch_n (call, 1, (gsize) MAX (D, 1) * sizeof (double), error);
+  gint64 *arg = acc ? rt_call_scratch_n (call, 2, (gsize) MAX (D, 1) * sizeof (gint64), error) : NULL;
+  if (arg == NULL)
+    return FALSE;
+  gsize es = rt_dtype_size (w->dtype);
+  for (gint64 b = 0; b < B; b++)
+    {
+      gint64 start = rt_get_i64 (offs, b), end = b + 1 < offs->numel ? rt_get_i64 (offs, b + 1) : n;
+      if (start < 0 || end > n || start > end)
+        {
+          rt_call_error (call, error, RT_ERROR_SHAPE, "offsets must rise within [0, %" G_GINT64_FORMAT "]", n);
+          return FALSE;
+        }
+      gint64 count = 0;
+      for (gint64 k = 0; k < D; k++)
+        {
+          acc[k] = mode == 2 ? -INFINITY : 0;
+          arg[k] = 0;
+        }
+      for (gint64 j = start; j < end; j++)
+        {
+          gint64 r = rt_get_i64 (ind, j);
+          if (r < 0 || r >= V)
+            {
+              rt_call_error (call, error, RT_ERROR_SHAPE, "index %" G_GINT64_FORMAT " is outside [0, %" G_GINT64_FORMAT ")", r, V);
+              return FALSE;
+            }
+          if (o2b && n2b)
+            ((gint64 *) o2b->data)[j] = b;
+          if (r == padding)
+            continue;
+          count++;
+          double s = psw ? rt_get_f64 (psw, j) : 1;
+          for (gint64 k = 0; k < D; k++)
+            {
+              double v = rt_get_f64 (w, r * D + k);
+              if (mode != 2)
+                acc[k] += s * v;
+              else if (v > acc[k] || count == 1)
+                {
+                  acc[k] = v;
+                  arg[k] = r;
+                }
+            }
+        }
+      for (gint64 k = 0; k < D; k++)
+        {
+          double v = count == 0 ? 0 : mode == 1 ? acc[k] / (double) count : acc[k];
+          rt_convert (&v, GRAPH_DTYPE_DOUBLE, (char *) o->data + (b * D + k) * (gint64) es, w->dtype, 1);
+          if (mi && mode == 2)
+            ((gint64 *) mi->data)[b * D + k] = count ? arg[k] : 0;
+        }
+      if (bs)
+        ((gint64 *) bs->data)[b] = mode == 0 ? 0 : count;
+      if (mi && mode != 2)
+        ((gint64 *) mi->data)[b] = mode == 0 ? 0 : count;
+    }
+  return TRUE;
+}
+
 #define A(op, mi, ma, fn) { "aten", op, 0, 0, mi, ma, 1, 1, 0, fn, NULL, NULL }
 #define AN(op, mi, ma, fn) { "aten", op, 0, 0, mi, ma, 1, RT_VARIADIC, 0, fn, NULL, NULL }
 
@@ -595,6 +693,7 @@ static const RtKernelDef defs[] = {
   A ("index_add", 4, 5, a_index_add), A ("index_copy", 4, 4, a_index_copy),
   A ("empty", 1, 6, a_empty), A ("einsum", 2, RT_VARIADIC, a_einsum),
   A ("index", 1, RT_VARIADIC, a_index),
+  { "aten", "embedding_bag", 0, 0, 3, 9, 1, 4, 0, a_embedding_bag, NULL, NULL },
   A ("upsample_linear1d", 1, 4, a_upsample_linear), A ("upsample_trilinear3d", 1, 6, a_upsample_linear),
 };
 
