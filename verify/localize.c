@@ -185,7 +185,7 @@ verify_localization_format (const VerifyLocalization *l, gboolean all)
   GString *s = g_string_new (NULL);
   if (all)
     {
-      g_string_append_printf (s, "%-4s %-26s %-22s %-30s %11s %11s %11s  %s\n", "#", "node",
+      g_string_append_printf (s, "%-4s %-30s %-22s %-34s %11s %11s %11s  %s\n", "#", "node",
                               "trace value", "onnx value", "max abs", "max rel", "mismatches",
                               "status");
       for (guint i = 0; i < l->rows->len; i++)
@@ -194,13 +194,13 @@ verify_localization_format (const VerifyLocalization *l, gboolean all)
           g_autofree char *tv = g_strdup_printf ("%%%s", r->trace_value ? r->trace_value : "?");
           const char *ov = r->onnx_value ? r->onnx_value : "-";
           if (r->skipped)
-            g_string_append_printf (s, "%-4u %-26s %-22s %-30s %11s %11s %11s  not compared: %s\n",
+            g_string_append_printf (s, "%-4u %-30s %-22s %-34s %11s %11s %11s  not compared: %s\n",
                                     i, r->kind, tv, ov, "-", "-", "-", r->skipped);
           else if (r->cmp.shape_mismatch)
-            g_string_append_printf (s, "%-4u %-26s %-22s %-30s %11s %11s %11s  %s\n", i, r->kind,
+            g_string_append_printf (s, "%-4u %-30s %-22s %-34s %11s %11s %11s  %s\n", i, r->kind,
                                     tv, ov, "-", "-", "-", "DIVERGES (another dtype or shape)");
           else
-            g_string_append_printf (s, "%-4u %-26s %-22s %-30s %11.3g %11.3g %11" G_GINT64_FORMAT
+            g_string_append_printf (s, "%-4u %-30s %-22s %-34s %11.3g %11.3g %11" G_GINT64_FORMAT
                                     "  %s\n", i, r->kind, tv, ov, r->cmp.max_abs_error,
                                     r->cmp.max_rel_error, r->cmp.mismatches,
                                     r->diverges ? "DIVERGES" : "ok");
