@@ -1487,6 +1487,8 @@ static const RtKernelDef defs[] = {
   A ("stack", 2, RT_VARIADIC, a_stack),
   AN ("chunk", 3, 3, a_chunk), AN ("split", 3, 3, a_split), AN ("split_with_sizes", 3, 3, a_split),
   AN ("unbind", 2, 2, a_unbind),
+  AN ("unsafe_chunk", 3, 3, a_chunk), AN ("unsafe_split", 3, 3, a_split),
+  AN ("unsafe_split_with_sizes", 3, 3, a_split),
   A ("gather", 3, 4, a_gather), A ("index_select", 3, 3, a_index_select), A ("take", 2, 2, a_take),
   A ("scatter", 4, 5, a_scatter), A ("scatter_add", 4, 4, a_scatter_add),
   A ("index_fill", 4, 4, a_index_fill),
