@@ -28,6 +28,7 @@ extern const RtKernelTable rt_kernels_aten_misc;
 extern const RtKernelTable rt_kernels_aten_rnn2;
 extern const RtKernelTable rt_kernels_aten_extra;
 extern const RtKernelTable rt_kernels_aten_loss;
+extern const RtKernelTable rt_kernels_aten_extra2;
 extern const RtKernelTable rt_kernels_rnn;
 extern const RtKernelTable rt_kernels_einsum;
 extern const RtKernelTable rt_kernels_control;
@@ -70,6 +71,7 @@ static const RtKernelTable *const tables[] = {
   &rt_kernels_aten_rnn2,
   &rt_kernels_aten_extra,
   &rt_kernels_aten_loss,
+  &rt_kernels_aten_extra2,
   &rt_kernels_rnn,
   &rt_kernels_einsum,
   &rt_kernels_control,
