@@ -423,13 +423,14 @@ a_einsum (RtCall *call, GError **error)
   return rt_einsum (call, eq, 1, error);
 }
 
-/* index(self, Tensor?[] indices): numpy advanced indexing.  Inputs 1..:
+/* index(self, Tensor?[] indices): numpy advanced indexing (index_put:
+ * the same positions written).  Inputs 1..:
  * an int tensor indexes one dim, a bool mask of k dims the next k (its
  * nonzero positions), an absent input keeps a dim whole.  The index
  * tensors broadcast together; their shape replaces the indexed dims where
  * those are adjacent, else leads the result. */
 static gboolean
-a_index (RtCall *call, GError **error)
+advanced_index (RtCall *call, guint n_index, const RtTensor *values, gboolean accumulate, GError **error)
 {
   const RtTensor *a = aten_arg (call, 0);
   if (a == NULL || a->kind != RT_KIND_TENSOR)
@@ -440,7 +441,7 @@ a_index (RtCall *call, GError **error)
   RtTensor idx[RT_MAX_RANK];
   guint dim_of[RT_MAX_RANK], n_idx = 0, d = 0;
   g_autoptr (GPtrArray) owned = g_ptr_array_new_with_free_func (g_free);
-  for (guint i = 1; i < call->n_inputs; i++)
+  for (guint i = 1; i < 1 + n_index; i++)
     {
       const RtTensor *t = call->inputs[i];
       if (t == NULL)
@@ -547,8 +548,28 @@ a_index (RtCall *call, GError **error)
         rdims[rrank] = sdims[s2];
         src_dim[rrank] = -1;
       }
-  RtTensor *o = rt_call_output (call, 0, a->dtype, rrank, rdims, error);
-  if (o == NULL)
+  gint64 total = rt_shape_numel (rrank, rdims), vst[RT_MAX_RANK];
+  RtTensor *o;
+  if (values)
+    {
+      /* index_put: a copy of self, the values broadcast to the indexed shape. */
+      guint vr;
+      gint64 vd[RT_MAX_RANK];
+      if (values->dtype != a->dtype
+          || !rt_broadcast_shape (call, values->rank, values->dims, rrank, rdims, &vr, vd, error)
+          || vr != rrank || memcmp (vd, rdims, sizeof (gint64) * rrank) != 0)
+        {
+          if (error && *error == NULL)
+            rt_call_error (call, error, RT_ERROR_SHAPE, "values must be of self's dtype and broadcast to the indexed shape");
+          return FALSE;
+        }
+      rt_broadcast_strides (values, rrank, rdims, vst);
+      o = rt_call_output_like (call, 0, a, error);
+      if (o == NULL)
+        return FALSE;
+      memcpy (o->data, a->data, (gsize) a->numel * rt_dtype_size (a->dtype));
+    }
+  else if ((o = rt_call_output (call, 0, a->dtype, rrank, rdims, error)) == NULL)
     return FALSE;
   gint64 ist[RT_MAX_RANK], xst[RT_MAX_RANK][RT_MAX_RANK], c[RT_MAX_RANK] = { 0 };
   rt_contiguous_strides (a->rank, a->dims, ist);
@@ -558,7 +579,7 @@ a_index (RtCall *call, GError **error)
   while (first_s < rrank && src_dim[first_s] != -1)
     first_s++;
   gsize es = rt_dtype_size (a->dtype);
-  for (gint64 i = 0; i < o->numel; i++)
+  for (gint64 i = 0; i < total; i++)
     {
       gint64 off = 0;
       for (guint r = 0; r < rrank; r++)
@@ -578,10 +599,49 @@ a_index (RtCall *call, GError **error)
             }
           off += (v < 0 ? v + n : v) * ist[dim_of[k]];
         }
-      memcpy ((char *) o->data + i * (gint64) es, (const char *) a->data + off * (gint64) es, es);
+      if (values == NULL)
+        memcpy ((char *) o->data + i * (gint64) es, (const char *) a->data + off * (gint64) es, es);
+      else
+        {
+          gint64 vo = 0;
+          for (guint r = 0; r < rrank; r++)
+            vo += c[r] * vst[r];
+          if (!accumulate)
+            memcpy ((char *) o->data + off * (gint64) es, (const char *) values->data + vo * (gint64) es, es);
+          else if (graph_dtype_is_floating (a->dtype))
+            {
+              double sum = rt_get_f64 (o, off) + rt_get_f64 (values, vo);
+              rt_convert (&sum, GRAPH_DTYPE_DOUBLE, (char *) o->data + off * (gint64) es, a->dtype, 1);
+            }
+          else
+            {
+              gint64 sum = rt_get_i64 (o, off) + rt_get_i64 (values, vo);
+              rt_convert (&sum, GRAPH_DTYPE_INT64, (char *) o->data + off * (gint64) es, a->dtype, 1);
+            }
+        }
       rt_index_next (c, rdims, rrank);
     }
   return TRUE;
+}
+
+static gboolean
+a_index (RtCall *call, GError **error)
+{
+  return advanced_index (call, call->n_inputs - 1, NULL, FALSE, error);
+}
+
+/* index_put(self, Tensor?[] indices, values, accumulate): self with the
+ * indexed elements replaced (added to, with accumulate) by values. */
+static gboolean
+a_index_put (RtCall *call, GError **error)
+{
+  const RtTensor *v = call->n_inputs >= 4 ? aten_arg (call, call->n_inputs - 2) : NULL;
+  if (v == NULL)
+    {
+      rt_call_error (call, error, RT_ERROR_INVALID_GRAPH, "needs self, indices, values and accumulate");
+      return FALSE;
+    }
+  return advanced_index (call, call->n_inputs - 3, v, aten_i (call, call->n_inputs - 1, 0) != 0, error);
 }
 
 /* embedding_bag(weight, indices, offsets, scale_grad_by_freq, mode,
@@ -693,6 +753,7 @@ static const RtKernelDef defs[] = {
   A ("index_add", 4, 5, a_index_add), A ("index_copy", 4, 4, a_index_copy),
   A ("empty", 1, 6, a_empty), A ("einsum", 2, RT_VARIADIC, a_einsum),
   A ("index", 1, RT_VARIADIC, a_index),
+  A ("index_put", 1, RT_VARIADIC, a_index_put), A ("index_put_", 1, RT_VARIADIC, a_index_put),
   { "aten", "embedding_bag", 0, 0, 3, 9, 1, 4, 0, a_embedding_bag, NULL, NULL },
   A ("upsample_linear1d", 1, 4, a_upsample_linear), A ("upsample_trilinear3d", 1, 6, a_upsample_linear),
 };

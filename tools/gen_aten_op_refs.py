@@ -477,6 +477,10 @@ def index_ops():
     case('index_apart', 'index', x, i64(2, lo=0, hi=3), None, i64(2, lo=0, hi=5), rtol=0, atol=0, fn=ix())
     case('index_mask', 'index', x, b8(3, 4), rtol=0, atol=0, fn=ix())
     bad('index_oob', 'index', x, i64(2, lo=3, hi=5), fn=ix())
+    put = lambda t, *rest: A.index_put(t, [None if i is None else i for i in rest[:-2]], rest[-2], rest[-1])
+    case('index_put', 'index_put', x, np.array([2, 0], dtype=np.int64), f32(2, 4, 5), False, rtol=0, atol=0, fn=put)
+    case('index_put_acc', 'index_put', x, None, np.array([1, 1, 3], dtype=np.int64), f32(5), True, fn=put)
+    case('index_put_mask', 'index_put', x, b8(3, 4), np.array(7.0, dtype=np.float32), False, rtol=0, atol=0, fn=put)
 
 
 def embedding_bag_ops():
