@@ -75,10 +75,11 @@ reduce (RtCall *call, const RtTensor *a, const ReduceSpec *r, GraphDType out_dt,
   gsize bytes = (gsize) MAX (n_out, 1) * sizeof (double);
   double *acc = rt_call_scratch_n (call, 1, bytes, error);
   double *aux = rt_call_scratch_n (call, 2, bytes, error);
-  gint64 *iacc = rt_call_scratch_n (call, 3, (gsize) MAX (n_out, 1) * sizeof (gint64) * 2, error);
+  gint64 *iacc = rt_call_scratch_n (call, 3, (gsize) MAX (n_out, 1) * sizeof (gint64) * 3, error);
   if (acc == NULL || aux == NULL || iacc == NULL)
     return FALSE;
   gint64 *pos = iacc + MAX (n_out, 1);   /* index along the reduced dims of the extreme */
+  gint64 *flat = pos + MAX (n_out, 1);   /* its flat index in a: the value is copied from there */
   gboolean int_math = !graph_dtype_is_floating (out_dt) && (r->kind == R_SUM || r->kind == R_PROD);
   for (gint64 j = 0; j < n_out; j++)
     {
@@ -86,6 +87,7 @@ reduce (RtCall *call, const RtTensor *a, const ReduceSpec *r, GraphDType out_dt,
              : r->kind == R_MIN || r->kind == R_ARGMIN ? INFINITY : 0;
       iacc[j] = r->kind == R_PROD ? 1 : 0;
       pos[j] = 0;
+      flat[j] = -1;
       aux[j] = 0;
     }
   gint64 c[RT_MAX_RANK] = { 0 };
@@ -117,17 +119,19 @@ reduce (RtCall *call, const RtTensor *a, const ReduceSpec *r, GraphDType out_dt,
                      : r->p == 0 ? acc[j] + (v != 0) : acc[j] + pow (fabs (v), r->p);
               break;
             case R_MAX: case R_ARGMAX: case R_LSE:
-              if (v > acc[j] || (isnan (v) && !isnan (acc[j])))
+              if (flat[j] < 0 || v > acc[j] || (isnan (v) && !isnan (acc[j])))
                 {
                   acc[j] = v;
                   pos[j] = k;
+                  flat[j] = i;
                 }
               break;
             case R_MIN: case R_ARGMIN:
-              if (v < acc[j] || (isnan (v) && !isnan (acc[j])))
+              if (flat[j] < 0 || v < acc[j] || (isnan (v) && !isnan (acc[j])))
                 {
                   acc[j] = v;
                   pos[j] = k;
+                  flat[j] = i;
                 }
               break;
             }
@@ -181,6 +185,9 @@ reduce (RtCall *call, const RtTensor *a, const ReduceSpec *r, GraphDType out_dt,
           gint64 idx = pos[j];
           rt_convert (&idx, GRAPH_DTYPE_INT64, dst, out_dt, 1);
         }
+      else if ((r->kind == R_MAX || r->kind == R_MIN) && flat[j] >= 0 && out_dt == a->dtype)
+        /* The element itself: exact for int64 beyond 2^53 too. */
+        memcpy (dst, (const char *) a->data + flat[j] * (gint64) es, es);
       else
         rt_convert (&v, GRAPH_DTYPE_DOUBLE, dst, out_dt, 1);
       if (oi)

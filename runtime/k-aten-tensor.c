@@ -530,7 +530,14 @@ a_to (RtCall *call, GError **error)
     t1 = aten_arg (call, 2);
   if (t1 == NULL)
     return converted (call, a, a->dtype, error);
-  if (t1->rank > 0 || !graph_dtype_is_integer (t1->dtype))
+  /* to.other takes a computed tensor; a dtype is a constant (a 0-d int
+   * from a Constant node or an initializer): a 0-d int tensor that is
+   * neither is `other`. */
+  GraphValue *v1 = graph_node_input (call->node, call->n_inputs == 6 ? 2 : 1);
+  GraphNode *p1 = v1 ? graph_value_node (v1) : NULL;
+  gboolean constant = p1 ? graph_node_is (p1, "onnx::Constant") || graph_node_is (p1, "prim::Constant")
+                        : v1 && graph_value_get_initializer (v1) != NULL;
+  if (t1->rank > 0 || !graph_dtype_is_integer (t1->dtype) || !constant)
     return converted (call, a, t1->dtype, error);   /* to.other */
   if (!aten_scalar_type (rt_get_i64 (t1, 0), &dt))
     {
