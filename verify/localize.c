@@ -57,23 +57,41 @@ run_with (Graph *g, GPtrArray *names, GHashTable *inputs, const char *what, GErr
   return g_steal_pointer (&outs);
 }
 
-/* The exported graph's required inputs from `inputs` (by name: export
- * keeps the trace's input names). */
-static gboolean
-check_inputs (Graph *onnx, GHashTable *inputs, GError **error)
+/* The exported graph's inputs: the trace's tensor inputs in order pair
+ * with the exported graph's inputs without an initializer (export keeps
+ * their order; --input-names may rename them).  name → Tensor* of the
+ * exported graph, refs taken.  (transfer full) */
+static GHashTable *
+onnx_inputs (const Graph *trace, Graph *onnx, GHashTable *inputs, GError **error)
 {
+  g_autoptr (GPtrArray) from = g_ptr_array_new ();
+  for (guint i = 0; i < graph_n_inputs (trace); i++)
+    {
+      GraphValue *v = graph_input (trace, i);
+      GraphType *t = graph_value_type (v);
+      if (t == NULL || graph_type_kind (t) == GRAPH_TYPE_TENSOR)
+        g_ptr_array_add (from, v);
+    }
+  g_autoptr (GHashTable) out = tensor_table ();
+  guint k = 0;
   for (guint i = 0; i < graph_n_inputs (onnx); i++)
     {
       GraphValue *v = graph_input (onnx, i);
-      const char *name = graph_value_get_name (v);
-      if (graph_value_get_initializer (v) == NULL && (name == NULL || !g_hash_table_contains (inputs, name)))
+      if (graph_value_get_initializer (v))
+        continue;
+      const char *tname = k < from->len ? graph_value_get_name (from->pdata[k]) : NULL;
+      Tensor *t = tname ? g_hash_table_lookup (inputs, tname) : NULL;
+      k++;
+      if (t == NULL)
         {
           g_set_error (error, VERIFY_ERROR, VERIFY_ERROR_INPUT,
-                       "no input tensor for the graph input '%s'", name ? name : "?");
-          return FALSE;
+                       "no input tensor for the graph input '%s'%s", tname ? tname : graph_value_get_name (v),
+                       tname ? "" : " (tuple inputs are not supported)");
+          return NULL;
         }
+      g_hash_table_insert (out, g_strdup (graph_value_get_name (v)), tensor_ref (t));
     }
-  return TRUE;
+  return g_steal_pointer (&out);
 }
 
 VerifyLocalization *
@@ -95,7 +113,8 @@ verify_localize (const Graph *trace, const ExportOptions *options, GHashTable *i
   l->atol = atol;
   l->first = -1;
   l->rows = g_array_new (FALSE, TRUE, sizeof (VerifyNodeResult));
-  if (!check_inputs (onnx, inputs, error))
+  g_autoptr (GHashTable) oinputs = onnx_inputs (trace, onnx, inputs, error);
+  if (oinputs == NULL)
     return NULL;
   g_autoptr (Graph) runnable = verify_runnable_trace (trace, options->weights, error);
   if (runnable == NULL)
@@ -141,7 +160,7 @@ verify_localize (const Graph *trace, const ExportOptions *options, GHashTable *i
                                          "running the trace's aten nodes", error);
   if (ref == NULL)
     return NULL;
-  g_autoptr (GHashTable) got = run_with (onnx, onnx_names, inputs, "running the exported graph", error);
+  g_autoptr (GHashTable) got = run_with (onnx, onnx_names, oinputs, "running the exported graph", error);
   if (got == NULL)
     return NULL;
   for (guint i = 0; i < l->rows->len; i++)

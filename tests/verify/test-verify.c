@@ -134,6 +134,26 @@ test_all_match (gconstpointer data)
     }
 }
 
+/* Renamed graph inputs (ExportOptions.input_names) pair with the trace's
+ * by position. */
+static void
+test_input_names (void)
+{
+  g_auto (Loaded) l = { 0 };
+  load (&wlm, &l);
+  static const char *const names[] = { "tokens", NULL };
+  ExportOptions o;
+  export_options_init (&o);
+  o.weights = l.weights;
+  o.input_names = names;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (VerifyLocalization) r = verify_localize (l.trace, &o, l.inputs, 1e-3, 1e-5, &error);
+  export_options_clear (&o);
+  g_assert_no_error (error);
+  g_assert_cmpint (r->first, ==, -1);
+  g_assert_cmpuint (r->compared, >=, 6);
+}
+
 /* A wrong symbolic planted with sym_register: aten::linear that subtracts
  * the bias.  The word language model has one linear layer, in the middle
  * (embedding, dropout, lstm, dropout, linear, log_softmax). */
@@ -373,6 +393,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_data_func ("/verify/localize/match/dcgan", &dcgan, test_all_match);
   g_test_add_data_func ("/verify/localize/match/word-language-model", &wlm, test_all_match);
+  g_test_add_func ("/verify/localize/input-names", test_input_names);
   g_test_add_func ("/verify/localize/planted/sym-register", test_planted);
   g_test_add_func ("/verify/localize/planted/dcgan-batch-norm", test_planted_dcgan);
   g_test_add_func ("/verify/localize/cli", test_cli);
