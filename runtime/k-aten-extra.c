@@ -2,7 +2,8 @@
  * identities for real tensors (resolve_conj, conj_physical, lift, eval-mode
  * in-place dropouts), _cast_*, all / any, aminmax, is_floating_point,
  * item, scalar_tensor, _shape_as_tensor, _reshape_from_tensor, numpy_T,
- * _log_softmax, _dim_arange, linspace, nonzero, masked_select. */
+ * _log_softmax, _dim_arange, linspace, nonzero(_numpy), masked_select,
+ * masked_scatter. */
 #include "runtime/k-aten-private.h"
 #include <math.h>
 
@@ -437,6 +438,83 @@ a_masked_select (RtCall *call, GError **error)
   return TRUE;
 }
 
+/* nonzero_numpy(self) → one 1-D int64 tensor per dim */
+static gboolean
+a_nonzero_numpy (RtCall *call, GError **error)
+{
+  const RtTensor *a;
+  if (!input0 (call, &a, error))
+    return FALSE;
+  if (call->n_outputs != MAX (a->rank, 1))
+    {
+      rt_call_error (call, error, RT_ERROR_SHAPE, "%u outputs for a tensor of rank %u", call->n_outputs, a->rank);
+      return FALSE;
+    }
+  gint64 n = 0;
+  for (gint64 i = 0; i < a->numel; i++)
+    n += rt_get_f64 (a, i) != 0;
+  RtTensor *outs[RT_MAX_RANK];
+  for (guint d = 0; d < call->n_outputs; d++)
+    if ((outs[d] = rt_call_output (call, d, GRAPH_DTYPE_INT64, 1, &n, error)) == NULL)
+      return FALSE;
+  gint64 c[RT_MAX_RANK] = { 0 }, w = 0;
+  for (gint64 i = 0; i < a->numel; i++)
+    {
+      if (rt_get_f64 (a, i) != 0)
+        {
+          for (guint d = 0; d < call->n_outputs; d++)
+            ((gint64 *) outs[d]->data)[w] = a->rank ? c[d] : 0;
+          w++;
+        }
+      rt_index_next (c, a->dims, a->rank);
+    }
+  return TRUE;
+}
+
+/* masked_scatter(self, mask, source): self's positions where the mask
+ * (broadcast to self) is set take source's elements in order. */
+static gboolean
+a_masked_scatter (RtCall *call, GError **error)
+{
+  const RtTensor *a, *m = aten_arg (call, 1), *src = aten_arg (call, 2);
+  if (!input0 (call, &a, error))
+    return FALSE;
+  guint rank;
+  gint64 dims[RT_MAX_RANK], sm[RT_MAX_RANK];
+  if (m == NULL || m->dtype != GRAPH_DTYPE_BOOL || src == NULL || src->dtype != a->dtype
+      || !rt_broadcast_shape (call, m->rank, m->dims, a->rank, a->dims, &rank, dims, error) || rank != a->rank
+      || memcmp (dims, a->dims, sizeof (gint64) * rank) != 0)
+    {
+      if (error && *error == NULL)
+        rt_call_error (call, error, RT_ERROR_INVALID_GRAPH, "needs a bool mask broadcasting to self and a source of self's dtype");
+      return FALSE;
+    }
+  rt_broadcast_strides (m, a->rank, a->dims, sm);
+  RtTensor *o = rt_call_output_like (call, 0, a, error);
+  if (o == NULL)
+    return FALSE;
+  gsize es = rt_dtype_size (a->dtype);
+  memcpy (o->data, a->data, (gsize) a->numel * es);
+  gint64 c[RT_MAX_RANK] = { 0 }, k = 0;
+  for (gint64 i = 0; i < a->numel; i++)
+    {
+      gint64 om = 0;
+      for (guint d = 0; d < a->rank; d++)
+        om += c[d] * sm[d];
+      if (((const guint8 *) m->data)[om])
+        {
+          if (k >= src->numel)
+            {
+              rt_call_error (call, error, RT_ERROR_SHAPE, "source has fewer elements than the mask selects");
+              return FALSE;
+            }
+          memcpy ((char *) o->data + i * (gint64) es, (const char *) src->data + k++ * (gint64) es, es);
+        }
+      rt_index_next (c, a->dims, a->rank);
+    }
+  return TRUE;
+}
+
 #define A(op, mi, ma, fn) { "aten", op, 0, 0, mi, ma, 1, 1, 0, fn, NULL, NULL }
 
 static const RtKernelDef defs[] = {
@@ -455,6 +533,8 @@ static const RtKernelDef defs[] = {
   A ("_reshape_from_tensor", 2, 2, a_reshape_from_tensor), A ("numpy_T", 1, 1, a_numpy_t),
   A ("_log_softmax", 2, 3, a_log_softmax_internal), A ("_dim_arange", 2, 2, a_dim_arange),
   A ("linspace", 3, 7, a_linspace), A ("nonzero", 1, 1, a_nonzero), A ("masked_select", 2, 2, a_masked_select),
+  { "aten", "nonzero_numpy", 0, 0, 1, 1, 1, RT_MAX_RANK, 0, a_nonzero_numpy, NULL, NULL },
+  A ("masked_scatter", 3, 3, a_masked_scatter),
 };
 
 RT_KERNEL_TABLE (rt_kernels_aten_extra, defs);

@@ -1,6 +1,7 @@
 /* More ATen nn ops: layer_norm, group_norm, instance_norm (statistics per
- * group of elements, torch's biased variance), nearest upsampling,
- * reflection / replication / constant padding, max pooling with indices,
+ * group of elements, torch's biased variance), nearest and bicubic
+ * upsampling, reflection / replication / circular / constant padding,
+ * max pooling with indices, im2col, eval-mode native_dropout and rrelu,
  * pixel_unshuffle, diagonal, cosine_similarity, pairwise_distance, and
  * eval-mode feature_alpha_dropout (the identity). */
 #include "runtime/k-aten-private.h"
@@ -202,7 +203,8 @@ a_upsample_nearest (RtCall *call, GError **error)
   return TRUE;
 }
 
-/* Padding of the last dims: mode 0 constant, 1 reflect, 2 replicate. */
+/* Padding of the last dims: mode 0 constant, 1 reflect, 2 replicate,
+ * 3 circular. */
 static gboolean
 padded (RtCall *call, const RtTensor *x, const RtTensor *pad, int mode, double value, GError **error)
 {
@@ -218,7 +220,8 @@ padded (RtCall *call, const RtTensor *x, const RtTensor *pad, int mode, double v
       guint d = x->rank - 1 - (guint) k;
       gint64 p0 = rt_get_i64 (pad, 2 * k), p1 = rt_get_i64 (pad, 2 * k + 1);
       if ((mode == 1 && (p0 >= x->dims[d] || p1 >= x->dims[d] || p0 < 0 || p1 < 0))
-          || (mode == 2 && (x->dims[d] == 0 || p0 < 0 || p1 < 0)))
+          || (mode == 2 && (x->dims[d] == 0 || p0 < 0 || p1 < 0))
+          || (mode == 3 && (p0 > x->dims[d] || p1 > x->dims[d] || p0 < 0 || p1 < 0)))
         {
           rt_call_error (call, error, RT_ERROR_SHAPE, "padding (%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT
                          ") does not fit dim %u of size %" G_GINT64_FORMAT, p0, p1, d, x->dims[d]);
@@ -253,8 +256,10 @@ padded (RtCall *call, const RtTensor *x, const RtTensor *pad, int mode, double v
                 inside = FALSE;
               else if (mode == 1)
                 s = s < 0 ? -s : 2 * (n - 1) - s;
-              else
+              else if (mode == 2)
                 s = s < 0 ? 0 : n - 1;
+              else
+                s = ((s % n) + n) % n;
             }
           off += s * ist[d];
         }
@@ -274,6 +279,7 @@ pad_mode_op (RtCall *call, int mode, GError **error)
 
 static gboolean a_reflection_pad (RtCall *c, GError **e) { return pad_mode_op (c, 1, e); }
 static gboolean a_replication_pad (RtCall *c, GError **e) { return pad_mode_op (c, 2, e); }
+static gboolean a_pad_circular (RtCall *c, GError **e) { return pad_mode_op (c, 3, e); }
 
 /* pad(self, pad, str mode="constant", float? value) */
 static gboolean
@@ -286,10 +292,10 @@ a_pad (RtCall *call, GError **error)
       return FALSE;
     }
   int mode = aten_s_is (call, 2, "constant", "constant") ? 0 : aten_s_is (call, 2, "constant", "reflect") ? 1
-           : aten_s_is (call, 2, "constant", "replicate") ? 2 : -1;
+           : aten_s_is (call, 2, "constant", "replicate") ? 2 : aten_s_is (call, 2, "constant", "circular") ? 3 : -1;
   if (mode < 0)
     {
-      rt_call_error (call, error, RT_ERROR_UNSUPPORTED, "pad mode must be constant, reflect or replicate");
+      rt_call_error (call, error, RT_ERROR_UNSUPPORTED, "pad mode must be constant, reflect, replicate or circular");
       return FALSE;
     }
   return padded (call, x, aten_arg (call, 1), mode, aten_f (call, 3, 0), error);
@@ -519,6 +525,182 @@ a_eval_dropout (RtCall *call, GError **error)
   return rt_kernel_copy (call, error);
 }
 
+/* native_dropout(input, p, train?) → (output, mask): eval mode only. */
+static gboolean
+a_native_dropout (RtCall *call, GError **error)
+{
+  const RtTensor *x = aten_arg (call, 0);
+  if (aten_arg (call, 2) && aten_i (call, 2, 0) != 0)
+    {
+      rt_call_error (call, error, RT_ERROR_UNSUPPORTED, "training-mode dropout is random: export in eval mode");
+      return FALSE;
+    }
+  if (x == NULL || x->kind != RT_KIND_TENSOR)
+    {
+      rt_call_error (call, error, RT_ERROR_INVALID_GRAPH, "argument 0 must be a tensor");
+      return FALSE;
+    }
+  RtTensor *o = rt_call_output_like (call, 0, x, error);
+  RtTensor *m = o && call->n_outputs > 1 ? rt_call_output (call, 1, GRAPH_DTYPE_BOOL, x->rank, x->dims, error) : NULL;
+  if (o == NULL || (call->n_outputs > 1 && m == NULL))
+    return FALSE;
+  memcpy (o->data, x->data, (gsize) x->numel * rt_dtype_size (x->dtype));
+  if (m)
+    memset (m->data, 1, (gsize) m->numel);
+  return TRUE;
+}
+
+/* rrelu(self, lower, upper, training, generator?): in eval mode a leaky
+ * relu of slope (lower + upper) / 2. */
+static gboolean
+a_rrelu (RtCall *call, GError **error)
+{
+  const RtTensor *x;
+  if (!float_arg (call, 0, &x, error))
+    return FALSE;
+  if (aten_i (call, 3, 0) != 0)
+    {
+      rt_call_error (call, error, RT_ERROR_UNSUPPORTED, "training-mode rrelu is random: export in eval mode");
+      return FALSE;
+    }
+  double slope = (aten_f (call, 1, 0.125) + aten_f (call, 2, 1.0 / 3)) / 2;
+  return rt_elementwise_unary (call, x, "LeakyRelu", slope, 0, 0, error);
+}
+
+/* im2col(self, kernel_size, dilation, padding, stride): (N, C, H, W) →
+ * (N, C kh kw, L), zeros outside. */
+static gboolean
+a_im2col (RtCall *call, GError **error)
+{
+  const RtTensor *x;
+  gint64 k[2], dil[2], pad[2], st[2];
+  if (!float_arg (call, 0, &x, error) || !aten_ints (call, 1, 2, NULL, k, error)
+      || !aten_ints (call, 2, 2, NULL, dil, error) || !aten_ints (call, 3, 2, NULL, pad, error)
+      || !aten_ints (call, 4, 2, NULL, st, error))
+    return FALSE;
+  gboolean batched = x->rank == 4;
+  if ((x->rank != 3 && x->rank != 4) || k[0] <= 0 || k[1] <= 0 || dil[0] <= 0 || dil[1] <= 0 || st[0] <= 0
+      || st[1] <= 0 || pad[0] < 0 || pad[1] < 0 || k[0] > 4096 || k[1] > 4096 || pad[0] > 4096 || pad[1] > 4096)
+    {
+      rt_call_error (call, error, RT_ERROR_SHAPE, "needs (N, C, H, W) or (C, H, W) and positive sizes");
+      return FALSE;
+    }
+  gint64 N = batched ? x->dims[0] : 1, C = x->dims[x->rank - 3], H = x->dims[x->rank - 2], W = x->dims[x->rank - 1];
+  gint64 oh = (H + 2 * pad[0] - dil[0] * (k[0] - 1) - 1) / st[0] + 1;
+  gint64 ow = (W + 2 * pad[1] - dil[1] * (k[1] - 1) - 1) / st[1] + 1;
+  if (oh <= 0 || ow <= 0)
+    {
+      rt_call_error (call, error, RT_ERROR_SHAPE, "the kernel does not fit the padded input");
+      return FALSE;
+    }
+  gint64 dims[3] = { N, C * k[0] * k[1], oh * ow };
+  RtTensor *o = batched ? rt_call_output (call, 0, x->dtype, 3, dims, error)
+                        : rt_call_output (call, 0, x->dtype, 2, dims + 1, error);
+  if (o == NULL)
+    return FALSE;
+  gsize es = rt_dtype_size (x->dtype);
+  gint64 i = 0;
+  for (gint64 n = 0; n < N; n++)
+    for (gint64 c = 0; c < C; c++)
+      for (gint64 a = 0; a < k[0]; a++)
+        for (gint64 b = 0; b < k[1]; b++)
+          for (gint64 y = 0; y < oh; y++)
+            for (gint64 z = 0; z < ow; z++, i++)
+              {
+                gint64 h = y * st[0] - pad[0] + a * dil[0], w = z * st[1] - pad[1] + b * dil[1];
+                char *dst = (char *) o->data + i * (gint64) es;
+                if (h < 0 || h >= H || w < 0 || w >= W)
+                  memset (dst, 0, es);
+                else
+                  memcpy (dst, (const char *) x->data + (((n * C + c) * H + h) * W + w) * (gint64) es, es);
+              }
+  return TRUE;
+}
+
+/* upsample_bicubic2d: (self, output_size, align_corners, scales_h?,
+ * scales_w?) or (self, output_size?, align_corners, scale_factors?).
+ * torch's: A = -0.75, taps clamped to the border, source index without
+ * the clamp at 0 that linear modes apply. */
+static double
+cubic_w (double x, int tap)
+{
+  const double A = -0.75;
+  double t = tap == 0 ? x + 1 : tap == 1 ? x : tap == 2 ? 1 - x : 2 - x;
+  return tap == 1 || tap == 2 ? ((A + 2) * t - (A + 3)) * t * t + 1 : ((A * t - 5 * A) * t + 8 * A) * t - 4 * A;
+}
+
+static gboolean
+a_upsample_bicubic2d (RtCall *call, GError **error)
+{
+  const RtTensor *x, *osz = aten_arg (call, 1), *sf = aten_arg (call, 3);
+  gboolean align = aten_i (call, 2, 0) != 0;
+  if (!float_arg (call, 0, &x, error) || x->rank != 4)
+    {
+      if (error && *error == NULL)
+        rt_call_error (call, error, RT_ERROR_SHAPE, "needs a 4-D input");
+      return FALSE;
+    }
+  gint64 in[2] = { x->dims[2], x->dims[3] }, out[2];
+  double scale[2];
+  gboolean vec = call->n_inputs == 4 && sf && sf->numel == 2 && graph_dtype_is_floating (sf->dtype);
+  for (int i = 0; i < 2; i++)
+    {
+      double given = 0;
+      if (osz && osz->numel == 2)
+        {
+          out[i] = rt_get_i64 (osz, i);
+          const RtTensor *s1 = vec ? NULL : aten_arg (call, 3 + i);
+          given = vec ? rt_get_f64 (sf, i) : s1 && s1->numel == 1 ? rt_get_f64 (s1, 0) : 0;
+        }
+      else if (vec)
+        {
+          given = rt_get_f64 (sf, i);
+          out[i] = (gint64) floor ((double) in[i] * given);
+        }
+      else
+        {
+          rt_call_error (call, error, RT_ERROR_INVALID_GRAPH, "needs output_size or scale_factors");
+          return FALSE;
+        }
+      if (out[i] <= 0 || out[i] > ((gint64) 1 << 31))
+        {
+          rt_call_error (call, error, RT_ERROR_SHAPE, "bad output size");
+          return FALSE;
+        }
+      scale[i] = align ? (out[i] > 1 ? (double) (in[i] - 1) / (double) (out[i] - 1) : 0)
+                       : (given > 0 ? 1.0 / given : (double) in[i] / (double) out[i]);
+    }
+  gint64 dims[4] = { x->dims[0], x->dims[1], out[0], out[1] };
+  RtTensor *o = rt_call_output (call, 0, x->dtype, 4, dims, error);
+  if (o == NULL)
+    return FALSE;
+  gsize es = rt_dtype_size (x->dtype);
+  gint64 planes = x->dims[0] * x->dims[1];
+  for (gint64 p = 0; p < planes; p++)
+    for (gint64 i = 0; i < out[0]; i++)
+      for (gint64 j = 0; j < out[1]; j++)
+        {
+          double ry = align ? scale[0] * (double) i : scale[0] * ((double) i + 0.5) - 0.5;
+          double rx = align ? scale[1] * (double) j : scale[1] * ((double) j + 0.5) - 0.5;
+          gint64 fy = (gint64) floor (ry), fx = (gint64) floor (rx);
+          double ty = ry - (double) fy, tx = rx - (double) fx, v = 0;
+          for (int a = 0; a < 4; a++)
+            {
+              gint64 yy = CLAMP (fy - 1 + a, 0, in[0] - 1);
+              double row = 0;
+              for (int b = 0; b < 4; b++)
+                {
+                  gint64 xx = CLAMP (fx - 1 + b, 0, in[1] - 1);
+                  row += cubic_w (tx, b) * rt_get_f64 (x, (p * in[0] + yy) * in[1] + xx);
+                }
+              v += cubic_w (ty, a) * row;
+            }
+          rt_convert (&v, GRAPH_DTYPE_DOUBLE, (char *) o->data + ((p * out[0] + i) * out[1] + j) * (gint64) es,
+                      x->dtype, 1);
+        }
+  return TRUE;
+}
+
 #define A(op, mi, ma, fn) { "aten", op, 0, 0, mi, ma, 1, 1, 0, fn, NULL, NULL }
 #define A2(op, mi, ma, fn) { "aten", op, 0, 0, mi, ma, 2, 2, 0, fn, NULL, NULL }
 
@@ -530,7 +712,9 @@ static const RtKernelDef defs[] = {
   A ("reflection_pad1d", 2, 2, a_reflection_pad), A ("reflection_pad2d", 2, 2, a_reflection_pad),
   A ("reflection_pad3d", 2, 2, a_reflection_pad), A ("replication_pad1d", 2, 2, a_replication_pad),
   A ("replication_pad2d", 2, 2, a_replication_pad), A ("replication_pad3d", 2, 2, a_replication_pad),
-  A ("pad", 2, 4, a_pad),
+  A ("pad", 2, 4, a_pad), A ("_pad_circular", 2, 2, a_pad_circular),
+  { "aten", "native_dropout", 0, 0, 2, 3, 1, 2, 0, a_native_dropout, NULL, NULL },
+  A ("rrelu", 1, 5, a_rrelu), A ("im2col", 5, 5, a_im2col), A ("upsample_bicubic2d", 1, 5, a_upsample_bicubic2d),
   A2 ("max_pool1d_with_indices", 2, 6, a_max_pool_with_indices),
   A2 ("max_pool2d_with_indices", 2, 6, a_max_pool_with_indices),
   A2 ("max_pool3d_with_indices", 2, 6, a_max_pool_with_indices),

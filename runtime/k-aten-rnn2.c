@@ -1,4 +1,4 @@
-/* ATen gru, rnn_tanh and rnn_relu (the input overloads): stacked,
+/* ATen gru, rnn_tanh and rnn_relu (the input overloads) and lstm_cell: stacked,
  * optionally bidirectional layers with torch's gate order (GRU: r, z, n),
  * computed step by step in double.
  *   gru / rnn_*(input, hx, Tensor[] params, bool has_biases, int num_layers,
@@ -140,7 +140,57 @@ static gboolean a_gru (RtCall *c, GError **e) { return rnn (c, CELL_GRU, e); }
 static gboolean a_rnn_tanh (RtCall *c, GError **e) { return rnn (c, CELL_TANH, e); }
 static gboolean a_rnn_relu (RtCall *c, GError **e) { return rnn (c, CELL_RELU, e); }
 
+/* lstm_cell(input (B, I), Tensor[] hx (h, c), w_ih (4H, I), w_hh (4H, H),
+ * b_ih?, b_hh?) → (h', c'); torch's gates i, f, g, o. */
+static gboolean
+a_lstm_cell (RtCall *call, GError **error)
+{
+  const RtTensor *x = aten_arg (call, 0), *h = aten_arg (call, 1), *c = aten_arg (call, 2);
+  const RtTensor *wi = aten_arg (call, 3), *wh = aten_arg (call, 4), *bi = aten_arg (call, 5), *bh = aten_arg (call, 6);
+  if (!aten_is_float (x) || x->rank != 2 || h == NULL || c == NULL || wi == NULL || wh == NULL || h->rank != 2
+      || c->rank != 2 || h->dims[0] != x->dims[0] || memcmp (c->dims, h->dims, sizeof (gint64) * 2) != 0)
+    {
+      rt_call_error (call, error, RT_ERROR_SHAPE, "needs input (B, I), h and c (B, H), w_ih (4H, I), w_hh (4H, H)");
+      return FALSE;
+    }
+  gint64 B = x->dims[0], I = x->dims[1], H = h->dims[1];
+  if (wi->rank != 2 || wi->dims[0] != 4 * H || wi->dims[1] != I || wh->rank != 2 || wh->dims[0] != 4 * H
+      || wh->dims[1] != H || (bi && bi->numel != 4 * H) || (bh && bh->numel != 4 * H)
+      || wi->dtype != x->dtype || wh->dtype != x->dtype || h->dtype != x->dtype || c->dtype != x->dtype)
+    {
+      rt_call_error (call, error, RT_ERROR_SHAPE, "weights of the wrong shape or type");
+      return FALSE;
+    }
+  RtTensor *ho = rt_call_output (call, 0, x->dtype, 2, h->dims, error);
+  RtTensor *co = ho && call->n_outputs > 1 ? rt_call_output (call, 1, x->dtype, 2, h->dims, error) : NULL;
+  double *hv = ho ? rt_call_scratch_n (call, 1, (gsize) (H + 8 * H + I) * sizeof (double), error) : NULL;
+  if (hv == NULL || (call->n_outputs > 1 && co == NULL))
+    return FALSE;
+  double *gx = hv + H, *gh = gx + 4 * H, *xv = gh + 4 * H;
+  gsize es = rt_dtype_size (x->dtype);
+  for (gint64 b = 0; b < B; b++)
+    {
+      for (gint64 k = 0; k < I; k++)
+        xv[k] = rt_get_f64 (x, b * I + k);
+      for (gint64 k = 0; k < H; k++)
+        hv[k] = rt_get_f64 (h, b * H + k);
+      affine (wi, bi, xv, I, 0, 4 * H, gx);
+      affine (wh, bh, hv, H, 0, 4 * H, gh);
+      for (gint64 k = 0; k < H; k++)
+        {
+          double ig = sigmoid (gx[k] + gh[k]), fg = sigmoid (gx[H + k] + gh[H + k]);
+          double gg = tanh (gx[2 * H + k] + gh[2 * H + k]), og = sigmoid (gx[3 * H + k] + gh[3 * H + k]);
+          double cn = fg * rt_get_f64 (c, b * H + k) + ig * gg, hn = og * tanh (cn);
+          rt_convert (&hn, GRAPH_DTYPE_DOUBLE, (char *) ho->data + (b * H + k) * (gint64) es, x->dtype, 1);
+          if (co)
+            rt_convert (&cn, GRAPH_DTYPE_DOUBLE, (char *) co->data + (b * H + k) * (gint64) es, x->dtype, 1);
+        }
+    }
+  return TRUE;
+}
+
 static const RtKernelDef defs[] = {
+  { "aten", "lstm_cell", 0, 0, 5, 7, 1, 2, 0, a_lstm_cell, NULL, NULL },
   { "aten", "gru", 0, 0, 10, RT_VARIADIC, 1, 2, 0, a_gru, NULL, NULL },
   { "aten", "rnn_tanh", 0, 0, 10, RT_VARIADIC, 1, 2, 0, a_rnn_tanh, NULL, NULL },
   { "aten", "rnn_relu", 0, 0, 10, RT_VARIADIC, 1, 2, 0, a_rnn_relu, NULL, NULL },
