@@ -177,3 +177,23 @@ gboolean aten_mapn (RtCall *call, guint n, const RtTensor *const *ts, GraphDType
 /* Output 0 := maximum (max) or minimum of arguments 0 and 1, torch's
  * promotion, NaN propagated (aten::maximum; aten::max(self, other)). */
 gboolean aten_elementwise_extreme (RtCall *call, gboolean max, GError **error);
+
+/* Argument i as a tensor (not a sequence, not absent), else an error. */
+static inline gboolean
+aten_tensor_arg (RtCall *call, guint i, const RtTensor **t, GError **error)
+{
+  *t = aten_arg (call, i);
+  if (*t == NULL || (*t)->kind != RT_KIND_TENSOR)
+    {
+      rt_call_error (call, error, RT_ERROR_INVALID_GRAPH, "argument %u must be a tensor", i);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* Contiguous (element) strides of a. */
+static inline void
+aten_strides (const RtTensor *a, gint64 *strides)
+{
+  rt_contiguous_strides (a->rank, a->dims, strides);
+}

@@ -29,6 +29,9 @@ extern const RtKernelTable rt_kernels_aten_rnn2;
 extern const RtKernelTable rt_kernels_aten_extra;
 extern const RtKernelTable rt_kernels_aten_loss;
 extern const RtKernelTable rt_kernels_aten_extra2;
+extern const RtKernelTable rt_kernels_aten_create;
+extern const RtKernelTable rt_kernels_aten_index;
+extern const RtKernelTable rt_kernels_aten_products;
 extern const RtKernelTable rt_kernels_rnn;
 extern const RtKernelTable rt_kernels_einsum;
 extern const RtKernelTable rt_kernels_control;
@@ -72,6 +75,9 @@ static const RtKernelTable *const tables[] = {
   &rt_kernels_aten_extra,
   &rt_kernels_aten_loss,
   &rt_kernels_aten_extra2,
+  &rt_kernels_aten_create,
+  &rt_kernels_aten_index,
+  &rt_kernels_aten_products,
   &rt_kernels_rnn,
   &rt_kernels_einsum,
   &rt_kernels_control,
