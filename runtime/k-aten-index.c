@@ -1,5 +1,6 @@
 /* ATen indexing and sorting: gather, index_select, take, scatter(_add),
- * index_fill; sort, argsort, topk (stable, NaN last as torch). */
+ * index_fill; sort, argsort, topk (stable, NaN last as torch), sorted
+ * _unique / _unique2. */
 #include "runtime/k-aten-private.h"
 #include <math.h>
 #include <stdlib.h>
@@ -320,9 +321,71 @@ a_topk (RtCall *call, GError **error)
   return sorted (call, a, ax, aten_i (call, 1, 1), aten_i (call, 3, 1) != 0, 0, 1, error);
 }
 
+/* _unique2(self, sorted, return_inverse, return_counts) → (values,
+ * inverse, counts) and _unique(self, sorted, return_inverse) → (values,
+ * inverse): sorted only (torch's unsorted order is its hash table's); an
+ * output not asked for is empty, as torch returns it. */
+static gboolean
+unique (RtCall *call, gboolean with_counts, GError **error)
+{
+  const RtTensor *a;
+  if (!aten_tensor_arg (call, 0, &a, error))
+    return FALSE;
+  if (aten_i (call, 1, 1) == 0)
+    {
+      rt_call_error (call, error, RT_ERROR_UNSUPPORTED, "unique with sorted=False has torch's hash order: not reproduced");
+      return FALSE;
+    }
+  gboolean want_inv = aten_i (call, 2, 0) != 0, want_cnt = with_counts && aten_i (call, 3, 0) != 0;
+  gint64 n = a->numel;
+  Keyed *line = rt_call_scratch_n (call, 1, (gsize) MAX (n, 1) * sizeof (Keyed), error);
+  if (line == NULL)
+    return FALSE;
+  for (gint64 i = 0; i < n; i++)
+    {
+      line[i].v = rt_get_f64 (a, i);
+      line[i].i = i;
+    }
+  qsort (line, (size_t) n, sizeof (Keyed), cmp_asc);
+  gint64 u = 0;
+  for (gint64 i = 0; i < n; i++)
+    u += i == 0 || line[i].v != line[i - 1].v;
+  gint64 zero = 0;
+  RtTensor *vals = rt_call_output (call, 0, a->dtype, 1, &u, error);
+  RtTensor *inv = vals && call->n_outputs > 1
+                  ? (want_inv ? rt_call_output (call, 1, GRAPH_DTYPE_INT64, a->rank, a->dims, error)
+                              : rt_call_output (call, 1, GRAPH_DTYPE_INT64, 1, &zero, error)) : NULL;
+  RtTensor *cnt = inv && call->n_outputs > 2
+                  ? rt_call_output (call, 2, GRAPH_DTYPE_INT64, 1, want_cnt ? &u : &zero, error) : NULL;
+  if (vals == NULL || (call->n_outputs > 1 && inv == NULL) || (call->n_outputs > 2 && cnt == NULL))
+    return FALSE;
+  gsize es = rt_dtype_size (a->dtype);
+  gint64 k = -1;
+  for (gint64 i = 0; i < n; i++)
+    {
+      if (i == 0 || line[i].v != line[i - 1].v)
+        {
+          k++;
+          memcpy ((char *) vals->data + k * (gint64) es, (const char *) a->data + line[i].i * (gint64) es, es);
+          if (cnt && want_cnt)
+            ((gint64 *) cnt->data)[k] = 0;
+        }
+      if (inv && want_inv)
+        ((gint64 *) inv->data)[line[i].i] = k;
+      if (cnt && want_cnt)
+        ((gint64 *) cnt->data)[k]++;
+    }
+  return TRUE;
+}
+
+static gboolean a_unique2 (RtCall *c, GError **e) { return unique (c, TRUE, e); }
+static gboolean a_unique (RtCall *c, GError **e) { return unique (c, FALSE, e); }
+
 #define A(op, mi, ma, fn) { "aten", op, 0, 0, mi, ma, 1, 1, 0, fn, NULL, NULL }
 
 static const RtKernelDef defs[] = {
+  { "aten", "_unique2", 0, 0, 1, 4, 1, 3, 0, a_unique2, NULL, NULL },
+  { "aten", "_unique", 0, 0, 1, 3, 1, 2, 0, a_unique, NULL, NULL },
   A ("gather", 3, 4, a_gather), A ("index_select", 3, 3, a_index_select), A ("take", 2, 2, a_take),
   A ("scatter", 4, 5, a_scatter), A ("scatter_add", 4, 4, a_scatter_add),
   A ("index_fill", 4, 4, a_index_fill), { "aten", "sort", 0, 0, 1, 4, 2, 2, 0, a_sort, NULL, NULL },

@@ -701,6 +701,99 @@ a_upsample_bicubic2d (RtCall *call, GError **error)
   return TRUE;
 }
 
+/* conv_tbc(self (T, B, Cin), weight (K, Cin, Cout), bias (Cout), pad):
+ * a 1-D convolution over time in time-batch-channel layout. */
+static gboolean
+a_conv_tbc (RtCall *call, GError **error)
+{
+  const RtTensor *x, *w, *b;
+  if (!float_arg (call, 0, &x, error) || !float_arg (call, 1, &w, error) || !float_arg (call, 2, &b, error))
+    return FALSE;
+  gint64 pad = aten_i (call, 3, 0);
+  if (x->rank != 3 || w->rank != 3 || w->dims[1] != x->dims[2] || b->numel != w->dims[2] || pad < 0
+      || pad > ((gint64) 1 << 30) || x->dtype != w->dtype || b->dtype != x->dtype)
+    {
+      rt_call_error (call, error, RT_ERROR_SHAPE, "needs input (T, B, Cin), weight (K, Cin, Cout), bias (Cout)");
+      return FALSE;
+    }
+  gint64 T = x->dims[0], B = x->dims[1], Ci = x->dims[2], K = w->dims[0], Co = w->dims[2];
+  gint64 dims[3] = { T + 2 * pad - K + 1, B, Co };
+  if (dims[0] < 0)
+    {
+      rt_call_error (call, error, RT_ERROR_SHAPE, "the kernel is longer than the padded input");
+      return FALSE;
+    }
+  RtTensor *o = rt_call_output (call, 0, x->dtype, 3, dims, error);
+  if (o == NULL)
+    return FALSE;
+  gsize es = rt_dtype_size (x->dtype);
+  for (gint64 t = 0; t < dims[0]; t++)
+    for (gint64 bb = 0; bb < B; bb++)
+      for (gint64 c = 0; c < Co; c++)
+        {
+          double v = rt_get_f64 (b, c);
+          for (gint64 k = 0; k < K; k++)
+            {
+              gint64 ti = t + k - pad;
+              if (ti < 0 || ti >= T)
+                continue;
+              for (gint64 i = 0; i < Ci; i++)
+                v += rt_get_f64 (x, (ti * B + bb) * Ci + i) * rt_get_f64 (w, (k * Ci + i) * Co + c);
+            }
+          rt_convert (&v, GRAPH_DTYPE_DOUBLE, (char *) o->data + ((t * B + bb) * Co + c) * (gint64) es, x->dtype, 1);
+        }
+  return TRUE;
+}
+
+/* embedding_renorm(self, indices, max_norm, norm_type): a copy of self
+ * whose rows named by indices are scaled to norm max_norm where above it
+ * (torch's max_norm / (norm + 1e-7)). */
+static gboolean
+a_embedding_renorm (RtCall *call, GError **error)
+{
+  const RtTensor *w, *ind = aten_arg (call, 1);
+  if (!float_arg (call, 0, &w, error))
+    return FALSE;
+  if (w->rank != 2 || ind == NULL || !graph_dtype_is_integer (ind->dtype))
+    {
+      rt_call_error (call, error, RT_ERROR_SHAPE, "needs a 2-D weight and integer indices");
+      return FALSE;
+    }
+  double max_norm = aten_f (call, 2, 1), p = aten_f (call, 3, 2);
+  gint64 V = w->dims[0], D = w->dims[1];
+  RtTensor *o = rt_call_output_like (call, 0, w, error);
+  if (o == NULL)
+    return FALSE;
+  gsize es = rt_dtype_size (w->dtype);
+  memcpy (o->data, w->data, (gsize) w->numel * es);
+  for (gint64 j = 0; j < ind->numel; j++)
+    {
+      gint64 r = rt_get_i64 (ind, j);
+      if (r < 0 || r >= V)
+        {
+          rt_call_error (call, error, RT_ERROR_SHAPE, "index %" G_GINT64_FORMAT " is outside [0, %" G_GINT64_FORMAT ")", r, V);
+          return FALSE;
+        }
+      double norm = 0;
+      for (gint64 k = 0; k < D; k++)
+        {
+          double v = fabs (rt_get_f64 (w, r * D + k));
+          norm = isinf (p) ? MAX (norm, v) : norm + pow (v, p);
+        }
+      if (!isinf (p))
+        norm = pow (norm, 1.0 / p);
+      if (norm <= max_norm)
+        continue;
+      double scale = max_norm / (norm + 1e-7);
+      for (gint64 k = 0; k < D; k++)
+        {
+          double v = rt_get_f64 (w, r * D + k) * scale;
+          rt_convert (&v, GRAPH_DTYPE_DOUBLE, (char *) o->data + (r * D + k) * (gint64) es, w->dtype, 1);
+        }
+    }
+  return TRUE;
+}
+
 #define A(op, mi, ma, fn) { "aten", op, 0, 0, mi, ma, 1, 1, 0, fn, NULL, NULL }
 #define A2(op, mi, ma, fn) { "aten", op, 0, 0, mi, ma, 2, 2, 0, fn, NULL, NULL }
 
@@ -713,6 +806,7 @@ static const RtKernelDef defs[] = {
   A ("reflection_pad3d", 2, 2, a_reflection_pad), A ("replication_pad1d", 2, 2, a_replication_pad),
   A ("replication_pad2d", 2, 2, a_replication_pad), A ("replication_pad3d", 2, 2, a_replication_pad),
   A ("pad", 2, 4, a_pad), A ("_pad_circular", 2, 2, a_pad_circular),
+  A ("conv_tbc", 4, 4, a_conv_tbc), A ("embedding_renorm", 4, 4, a_embedding_renorm),
   { "aten", "native_dropout", 0, 0, 2, 3, 1, 2, 0, a_native_dropout, NULL, NULL },
   A ("rrelu", 1, 5, a_rrelu), A ("im2col", 5, 5, a_im2col), A ("upsample_bicubic2d", 1, 5, a_upsample_bicubic2d),
   A2 ("max_pool1d_with_indices", 2, 6, a_max_pool_with_indices),
