@@ -416,6 +416,149 @@ static gboolean a_norm (RtCall *c, GError **e) { return norm (c, aten_f (c, 1, 2
 static gboolean a_linalg_vector_norm (RtCall *c, GError **e) { return norm (c, aten_f (c, 1, 2), 2, 3, e); }
 static gboolean a_frobenius_norm (RtCall *c, GError **e) { return norm (c, 2, 1, 2, e); }
 
+/* A matrix norm of order ord (1, -1, inf, -inf: column or row sums of
+ * |a|, their max or min; 2, -2 and 'nuc' need singular values and are
+ * refused) over dims (r, c), each output element one matrix. */
+static gboolean
+matrix_norm (RtCall *call, const RtTensor *a, double ord, guint r, guint c, gboolean keep, GError **error)
+{
+  if (!(fabs (ord) == 1 || isinf (ord)))
+    {
+      rt_call_error (call, error, RT_ERROR_UNSUPPORTED,
+                     "matrix norm of order %g needs singular values: not supported", ord);
+      return FALSE;
+    }
+  /* Sum |a| along `along`, then max (ord > 0) or min over the other. */
+  guint along = fabs (ord) == 1 ? r : c, other = along == r ? c : r;
+  gint64 dims[RT_MAX_RANK], st[RT_MAX_RANK];
+  guint rank = 0;
+  for (guint d = 0; d < a->rank; d++)
+    if (d != r && d != c)
+      dims[rank++] = a->dims[d];
+    else if (keep)
+      dims[rank++] = 1;
+  rt_contiguous_strides (a->rank, a->dims, st);
+  RtTensor *o = rt_call_output (call, 0, a->dtype, rank, dims, error);
+  if (o == NULL)
+    return FALSE;
+  gint64 bd[RT_MAX_RANK], bst[RT_MAX_RANK], c2[RT_MAX_RANK] = { 0 };
+  guint br = 0;
+  for (guint d = 0; d < a->rank; d++)
+    if (d != r && d != c)
+      {
+        bd[br] = a->dims[d];
+        bst[br++] = st[d];
+      }
+  gsize es = rt_dtype_size (a->dtype);
+  for (gint64 i = 0; i < o->numel; i++)
+    {
+      gint64 base = 0;
+      for (guint d = 0; d < br; d++)
+        base += c2[d] * bst[d];
+      double best = 0;
+      for (gint64 j = 0; j < a->dims[other]; j++)
+        {
+          double s2 = 0;
+          for (gint64 k = 0; k < a->dims[along]; k++)
+            s2 += fabs (rt_get_f64 (a, base + j * st[other] + k * st[along]));
+          best = j == 0 ? s2 : ord > 0 ? MAX (best, s2) : MIN (best, s2);
+        }
+      rt_convert (&best, GRAPH_DTYPE_DOUBLE, (char *) o->data + i * (gint64) es, a->dtype, 1);
+      rt_index_next (c2, bd, br);
+    }
+  return TRUE;
+}
+
+/* The order argument i: a number, or 'fro' (2 over both dims: -> NAN
+ * flags it) / 'nuc' (refused). */
+static gboolean
+order_arg (RtCall *call, guint i, double def, double *ord, gboolean *fro, GError **error)
+{
+  const RtTensor *t = aten_arg (call, i);
+  *fro = FALSE;
+  *ord = def;
+  if (t == NULL)
+    return TRUE;
+  if (t->dtype == GRAPH_DTYPE_STRING)
+    {
+      if (aten_s_is (call, i, "fro", "fro"))
+        {
+          *fro = TRUE;
+          return TRUE;
+        }
+      rt_call_error (call, error, RT_ERROR_UNSUPPORTED, "only the 'fro' string order is supported");
+      return FALSE;
+    }
+  *ord = aten_f (call, i, def);
+  return TRUE;
+}
+
+/* linalg_matrix_norm(self, ord, dim=[-2, -1], keepdim, dtype?) */
+static gboolean
+a_linalg_matrix_norm (RtCall *call, GError **error)
+{
+  const RtTensor *a, *dl = aten_arg (call, 2);
+  double ord;
+  gboolean fro;
+  guint r, c;
+  if (!input (call, &a, error) || !order_arg (call, 1, 2, &ord, &fro, error))
+    return FALSE;
+  if (!aten_is_float (a) || a->rank < 2 || (dl && dl->numel != 2))
+    {
+      rt_call_error (call, error, RT_ERROR_SHAPE, "needs a float tensor of rank >= 2 and two dims");
+      return FALSE;
+    }
+  if (!rt_axis (call, dl ? rt_get_i64 (dl, 0) : -2, a->rank, &r, error)
+      || !rt_axis (call, dl ? rt_get_i64 (dl, 1) : -1, a->rank, &c, error))
+    return FALSE;
+  gboolean keep = aten_i (call, 3, 0) != 0;
+  if (fro)
+    {
+      ReduceSpec rs = { .kind = R_NORM, .p = 2, .keep = keep };
+      rs.red[r] = rs.red[c] = TRUE;
+      return reduce (call, a, &rs, a->dtype, 0, FALSE, error);
+    }
+  return matrix_norm (call, a, ord, r, c, keep, error);
+}
+
+/* linalg_norm(self, ord?, dim?, keepdim, dtype?): no ord: the 2-norm of
+ * the flattened tensor (or over dim, Frobenius for two dims); a numeric
+ * ord is a vector norm over one dim (or a 1-D input) and a matrix norm
+ * over two (or a 2-D input). */
+static gboolean
+a_linalg_norm (RtCall *call, GError **error)
+{
+  const RtTensor *a, *dl = aten_arg (call, 2);
+  double ord;
+  gboolean fro;
+  if (!input (call, &a, error) || !order_arg (call, 1, 2, &ord, &fro, error))
+    return FALSE;
+  if (!aten_is_float (a))
+    {
+      rt_call_error (call, error, RT_ERROR_UNSUPPORTED, "linalg_norm needs a float input");
+      return FALSE;
+    }
+  gboolean keep = aten_i (call, 3, 0) != 0, has_ord = aten_arg (call, 1) != NULL;
+  guint nd = dl ? (guint) dl->numel : a->rank;
+  if (!has_ord || fro || nd == 1 || (!dl && a->rank == 1))
+    {
+      ReduceSpec rs = { .kind = R_NORM, .p = fro || !has_ord ? 2 : ord, .keep = keep };
+      if (!dims_arg (call, a, 2, &rs, error))
+        return FALSE;
+      return reduce (call, a, &rs, a->dtype, 0, FALSE, error);
+    }
+  if (nd != 2 || (!dl && a->rank != 2))
+    {
+      rt_call_error (call, error, RT_ERROR_SHAPE, "a numeric ord needs one or two dims");
+      return FALSE;
+    }
+  guint r, c;
+  if (!rt_axis (call, dl ? rt_get_i64 (dl, 0) : 0, a->rank, &r, error)
+      || !rt_axis (call, dl ? rt_get_i64 (dl, 1) : 1, a->rank, &c, error))
+    return FALSE;
+  return matrix_norm (call, a, ord, r, c, keep, error);
+}
+
 /* cumsum(self, dim, dtype?) */
 static gboolean
 a_cumsum (RtCall *call, GError **error)
@@ -474,6 +617,7 @@ static const RtKernelDef defs[] = {
   { "aten", "var_mean", 0, 0, 1, 4, 2, 2, 0, a_var_mean, NULL, NULL },
   A ("norm", 1, 4, a_norm), A ("linalg_vector_norm", 1, 5, a_linalg_vector_norm),
   A ("frobenius_norm", 1, 3, a_frobenius_norm),
+  A ("linalg_matrix_norm", 2, 5, a_linalg_matrix_norm), A ("linalg_norm", 1, 5, a_linalg_norm),
   A ("cumsum", 2, 3, a_cumsum),
 };
 
