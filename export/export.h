@@ -111,7 +111,7 @@ guint    export_fuse_conv_batchnorm (Graph *g);
  * torch writes nested torch.cat calls). */
 guint    export_flatten_concats (Graph *g);
 guint    export_scalar_type_analysis (Graph *g);
-/* Symbolic shape propagation (export/export-shapes.c): every value computed
+/* Symbolic shape propagation (export/pipeline/shape-propagation.c): every value computed
  * from one of `dynamic_inputs` (a set of graph inputs whose types already
  * carry their symbolic dims) gets the shape its node's input shapes give,
  * as ONNX shape inference computes it: static dims, symbols passed through

@@ -1,6 +1,6 @@
 /* symonnx — ONNX operator schemas: every version of every operator in the
  * domains python3-onnx 1.12 knows ("", "ai.onnx.ml",
- * "ai.onnx.preview.training"), as a generated table (export/onnx-schemas.c,
+ * "ai.onnx.preview.training"), as a generated table (export/check/onnx-schemas-generated.c,
  * written by tools/gen_onnx_schemas.py).
  *
  * Note [Schema lookup]

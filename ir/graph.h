@@ -552,6 +552,10 @@ Graph       *graph_copy (const Graph *g);
 /* ------------------------------------------------------------------------ */
 /* Text (PyTorch 1.13's verbose format) and DOT                              */
 
+/* The shortest decimal text (C locale) that reads back to the same value
+ * of `dtype` (FLOAT, DOUBLE, FLOAT16, BFLOAT16): "0.1", "1e+20", "nan".
+ * (transfer full) */
+char        *graph_float_to_shortest (GraphDType dtype, double v);
 /* (transfer full) */
 char        *graph_to_string (const Graph *g);
 void         graph_print (const Graph *g, GString *out);

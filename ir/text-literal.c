@@ -299,6 +299,14 @@ text_encode_int (GraphDType dtype, gboolean negative, guint64 mag, guint8 out[16
   return TRUE;
 }
 
+char *
+graph_float_to_shortest (GraphDType dtype, double v)
+{
+  GString *out = g_string_new (NULL);
+  text_append_shortest (out, dtype, v);
+  return g_string_free (out, FALSE);
+}
+
 void
 text_append_shortest (GString *out, GraphDType dtype, double v)
 {

@@ -179,20 +179,19 @@ a_glu (RtCall *call, GError **error)
   return TRUE;
 }
 
-#define A(op, mi, ma, fn) { "aten", op, 0, 0, mi, ma, 1, 1, 0, fn, NULL, NULL }
 
 static const RtKernelDef defs[] = {
-  A ("leaky_relu", 1, 2, a_leaky_relu), A ("leaky_relu_", 1, 2, a_leaky_relu),
-  A ("celu", 1, 2, a_celu), A ("selu", 1, 1, a_selu),
-  A ("hardsigmoid", 1, 1, a_hardsigmoid), A ("hardswish", 1, 1, a_hardswish),
-  A ("hardswish_", 1, 1, a_hardswish), A ("softsign", 1, 1, a_softsign),
-  A ("hardshrink", 1, 2, a_hardshrink), A ("softshrink", 1, 2, a_softshrink),
-  A ("hardtanh", 1, 3, a_hardtanh), A ("hardtanh_", 1, 3, a_hardtanh),
-  A ("relu6", 1, 1, a_relu6), A ("silu", 1, 1, a_silu), A ("silu_", 1, 1, a_silu),
-  A ("mish", 1, 1, a_mish), A ("log_sigmoid", 1, 1, a_log_sigmoid),
-  A ("tanhshrink", 1, 1, a_tanhshrink), A ("threshold", 3, 3, a_threshold),
-  A ("softplus", 1, 3, a_softplus), A ("gelu", 1, 2, a_gelu),
-  A ("prelu", 2, 2, a_prelu), A ("glu", 1, 2, a_glu),
+  RT_ATEN_ROW ("leaky_relu", 1, 2, a_leaky_relu), RT_ATEN_ROW ("leaky_relu_", 1, 2, a_leaky_relu),
+  RT_ATEN_ROW ("celu", 1, 2, a_celu), RT_ATEN_ROW ("selu", 1, 1, a_selu),
+  RT_ATEN_ROW ("hardsigmoid", 1, 1, a_hardsigmoid), RT_ATEN_ROW ("hardswish", 1, 1, a_hardswish),
+  RT_ATEN_ROW ("hardswish_", 1, 1, a_hardswish), RT_ATEN_ROW ("softsign", 1, 1, a_softsign),
+  RT_ATEN_ROW ("hardshrink", 1, 2, a_hardshrink), RT_ATEN_ROW ("softshrink", 1, 2, a_softshrink),
+  RT_ATEN_ROW ("hardtanh", 1, 3, a_hardtanh), RT_ATEN_ROW ("hardtanh_", 1, 3, a_hardtanh),
+  RT_ATEN_ROW ("relu6", 1, 1, a_relu6), RT_ATEN_ROW ("silu", 1, 1, a_silu), RT_ATEN_ROW ("silu_", 1, 1, a_silu),
+  RT_ATEN_ROW ("mish", 1, 1, a_mish), RT_ATEN_ROW ("log_sigmoid", 1, 1, a_log_sigmoid),
+  RT_ATEN_ROW ("tanhshrink", 1, 1, a_tanhshrink), RT_ATEN_ROW ("threshold", 3, 3, a_threshold),
+  RT_ATEN_ROW ("softplus", 1, 3, a_softplus), RT_ATEN_ROW ("gelu", 1, 2, a_gelu),
+  RT_ATEN_ROW ("prelu", 2, 2, a_prelu), RT_ATEN_ROW ("glu", 1, 2, a_glu),
 };
 
 RT_KERNEL_TABLE (rt_kernels_aten_act, defs);

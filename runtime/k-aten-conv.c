@@ -96,17 +96,15 @@ a_conv_transpose (RtCall *call, GError **error)
   return convolution (call, 3, 4, 7, TRUE, 5, 6, error);
 }
 
-#define A(op, mi, ma, fn) { "aten", op, 0, 0, mi, ma, 1, 1, 0, fn, NULL, NULL }
-
 static const RtKernelDef defs[] = {
-  A ("_convolution", 2, 13, a_convolution),
-  A ("convolution", 2, 9, a_convolution),
-  A ("conv1d", 2, 7, a_convnd),
-  A ("conv2d", 2, 7, a_convnd),
-  A ("conv3d", 2, 7, a_convnd),
-  A ("conv_transpose1d", 2, 8, a_conv_transpose),
-  A ("conv_transpose2d", 2, 8, a_conv_transpose),
-  A ("conv_transpose3d", 2, 8, a_conv_transpose),
+  RT_ATEN_ROW ("_convolution", 2, 13, a_convolution),
+  RT_ATEN_ROW ("convolution", 2, 9, a_convolution),
+  RT_ATEN_ROW ("conv1d", 2, 7, a_convnd),
+  RT_ATEN_ROW ("conv2d", 2, 7, a_convnd),
+  RT_ATEN_ROW ("conv3d", 2, 7, a_convnd),
+  RT_ATEN_ROW ("conv_transpose1d", 2, 8, a_conv_transpose),
+  RT_ATEN_ROW ("conv_transpose2d", 2, 8, a_conv_transpose),
+  RT_ATEN_ROW ("conv_transpose3d", 2, 8, a_conv_transpose),
 };
 
 RT_KERNEL_TABLE (rt_kernels_aten_conv, defs);

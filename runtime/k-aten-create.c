@@ -279,15 +279,14 @@ a_constant_pad_nd (RtCall *call, GError **error)
   return o != NULL;
 }
 
-#define A(op, mi, ma, fn) { "aten", op, 0, 0, mi, ma, 1, 1, 0, fn, NULL, NULL }
 
 static const RtKernelDef defs[] = {
-  A ("zeros_like", 1, 6, a_zeros_like), A ("ones_like", 1, 6, a_ones_like),
-  A ("empty_like", 1, 6, a_zeros_like), A ("full_like", 2, 7, a_full_like), A ("fill", 2, 2, a_fill),
-  A ("full", 2, 6, a_full), A ("new_zeros", 2, 6, a_new_zeros), A ("new_ones", 2, 6, a_new_ones),
-  A ("new_empty", 2, 6, a_new_zeros), A ("new_full", 3, 7, a_new_full), A ("arange", 1, 7, a_arange),
-  A ("eye", 1, 6, a_eye), A ("numel", 1, 1, a_numel), A ("dim", 1, 1, a_dim), A ("one_hot", 1, 2, a_one_hot),
-  A ("constant_pad_nd", 2, 3, a_constant_pad_nd),
+  RT_ATEN_ROW ("zeros_like", 1, 6, a_zeros_like), RT_ATEN_ROW ("ones_like", 1, 6, a_ones_like),
+  RT_ATEN_ROW ("empty_like", 1, 6, a_zeros_like), RT_ATEN_ROW ("full_like", 2, 7, a_full_like), RT_ATEN_ROW ("fill", 2, 2, a_fill),
+  RT_ATEN_ROW ("full", 2, 6, a_full), RT_ATEN_ROW ("new_zeros", 2, 6, a_new_zeros), RT_ATEN_ROW ("new_ones", 2, 6, a_new_ones),
+  RT_ATEN_ROW ("new_empty", 2, 6, a_new_zeros), RT_ATEN_ROW ("new_full", 3, 7, a_new_full), RT_ATEN_ROW ("arange", 1, 7, a_arange),
+  RT_ATEN_ROW ("eye", 1, 6, a_eye), RT_ATEN_ROW ("numel", 1, 1, a_numel), RT_ATEN_ROW ("dim", 1, 1, a_dim), RT_ATEN_ROW ("one_hot", 1, 2, a_one_hot),
+  RT_ATEN_ROW ("constant_pad_nd", 2, 3, a_constant_pad_nd),
 };
 
 RT_KERNEL_TABLE (rt_kernels_aten_create, defs);

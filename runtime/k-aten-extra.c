@@ -515,26 +515,25 @@ a_masked_scatter (RtCall *call, GError **error)
   return TRUE;
 }
 
-#define A(op, mi, ma, fn) { "aten", op, 0, 0, mi, ma, 1, 1, 0, fn, NULL, NULL }
 
 static const RtKernelDef defs[] = {
-  A ("resolve_conj", 1, 1, a_identity), A ("resolve_neg", 1, 1, a_identity),
-  A ("conj_physical", 1, 1, a_identity), A ("lift", 1, 1, a_identity),
-  A ("alpha_dropout_", 3, 3, a_dropout_eval), A ("feature_dropout_", 3, 3, a_dropout_eval),
-  A ("feature_alpha_dropout_", 3, 3, a_dropout_eval),
-  A ("_cast_Byte", 1, 2, a_cast_byte), A ("_cast_Char", 1, 2, a_cast_char),
-  A ("_cast_Short", 1, 2, a_cast_short), A ("_cast_Int", 1, 2, a_cast_int), A ("_cast_Long", 1, 2, a_cast_long),
-  A ("_cast_Half", 1, 2, a_cast_half), A ("_cast_Float", 1, 2, a_cast_float),
-  A ("_cast_Double", 1, 2, a_cast_double),
-  A ("all", 1, 3, a_all), A ("any", 1, 3, a_any),
-  { "aten", "aminmax", 0, 0, 1, 3, 2, 2, 0, a_aminmax, NULL, NULL },
-  A ("is_floating_point", 1, 1, a_is_floating_point), A ("item", 1, 1, a_item),
-  A ("scalar_tensor", 1, 5, a_scalar_tensor), A ("_shape_as_tensor", 1, 1, a_shape_as_tensor),
-  A ("_reshape_from_tensor", 2, 2, a_reshape_from_tensor), A ("numpy_T", 1, 1, a_numpy_t),
-  A ("_log_softmax", 2, 3, a_log_softmax_internal), A ("_dim_arange", 2, 2, a_dim_arange),
-  A ("linspace", 3, 7, a_linspace), A ("nonzero", 1, 1, a_nonzero), A ("masked_select", 2, 2, a_masked_select),
-  { "aten", "nonzero_numpy", 0, 0, 1, 1, 1, RT_MAX_RANK, 0, a_nonzero_numpy, NULL, NULL },
-  A ("masked_scatter", 3, 3, a_masked_scatter),
+  RT_ATEN_ROW ("resolve_conj", 1, 1, a_identity), RT_ATEN_ROW ("resolve_neg", 1, 1, a_identity),
+  RT_ATEN_ROW ("conj_physical", 1, 1, a_identity), RT_ATEN_ROW ("lift", 1, 1, a_identity),
+  RT_ATEN_ROW ("alpha_dropout_", 3, 3, a_dropout_eval), RT_ATEN_ROW ("feature_dropout_", 3, 3, a_dropout_eval),
+  RT_ATEN_ROW ("feature_alpha_dropout_", 3, 3, a_dropout_eval),
+  RT_ATEN_ROW ("_cast_Byte", 1, 2, a_cast_byte), RT_ATEN_ROW ("_cast_Char", 1, 2, a_cast_char),
+  RT_ATEN_ROW ("_cast_Short", 1, 2, a_cast_short), RT_ATEN_ROW ("_cast_Int", 1, 2, a_cast_int), RT_ATEN_ROW ("_cast_Long", 1, 2, a_cast_long),
+  RT_ATEN_ROW ("_cast_Half", 1, 2, a_cast_half), RT_ATEN_ROW ("_cast_Float", 1, 2, a_cast_float),
+  RT_ATEN_ROW ("_cast_Double", 1, 2, a_cast_double),
+  RT_ATEN_ROW ("all", 1, 3, a_all), RT_ATEN_ROW ("any", 1, 3, a_any),
+  { RT_ATEN ("aminmax"), RT_IN (1, 3), RT_OUT (2, 2), .run = a_aminmax },
+  RT_ATEN_ROW ("is_floating_point", 1, 1, a_is_floating_point), RT_ATEN_ROW ("item", 1, 1, a_item),
+  RT_ATEN_ROW ("scalar_tensor", 1, 5, a_scalar_tensor), RT_ATEN_ROW ("_shape_as_tensor", 1, 1, a_shape_as_tensor),
+  RT_ATEN_ROW ("_reshape_from_tensor", 2, 2, a_reshape_from_tensor), RT_ATEN_ROW ("numpy_T", 1, 1, a_numpy_t),
+  RT_ATEN_ROW ("_log_softmax", 2, 3, a_log_softmax_internal), RT_ATEN_ROW ("_dim_arange", 2, 2, a_dim_arange),
+  RT_ATEN_ROW ("linspace", 3, 7, a_linspace), RT_ATEN_ROW ("nonzero", 1, 1, a_nonzero), RT_ATEN_ROW ("masked_select", 2, 2, a_masked_select),
+  { RT_ATEN ("nonzero_numpy"), RT_IN (1, 1), RT_OUT (1, RT_MAX_RANK), .run = a_nonzero_numpy },
+  RT_ATEN_ROW ("masked_scatter", 3, 3, a_masked_scatter),
 };
 
 RT_KERNEL_TABLE (rt_kernels_aten_extra, defs);

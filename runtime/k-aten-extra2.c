@@ -417,14 +417,13 @@ a_as_strided (RtCall *call, GError **error)
   return TRUE;
 }
 
-#define A(op, mi, ma, fn) { "aten", op, 0, 0, mi, ma, 1, 1, 0, fn, NULL, NULL }
 
 static const RtKernelDef defs[] = {
-  { "aten", "native_layer_norm", 0, 0, 2, 5, 3, 3, 0, a_native_layer_norm, NULL, NULL },
-  A ("hann_window", 1, 6, a_hann_window), A ("bucketize", 2, 4, a_bucketize), A ("cdist", 2, 4, a_cdist),
-  A ("tensordot", 4, 4, a_tensordot), A ("_weight_norm", 2, 3, a_weight_norm),
-  A ("linalg_det", 1, 1, a_det), A ("det", 1, 1, a_det), A ("logdet", 1, 1, a_logdet),
-  A ("as_strided", 3, 4, a_as_strided),
+  { RT_ATEN ("native_layer_norm"), RT_IN (2, 5), RT_OUT (3, 3), .run = a_native_layer_norm },
+  RT_ATEN_ROW ("hann_window", 1, 6, a_hann_window), RT_ATEN_ROW ("bucketize", 2, 4, a_bucketize), RT_ATEN_ROW ("cdist", 2, 4, a_cdist),
+  RT_ATEN_ROW ("tensordot", 4, 4, a_tensordot), RT_ATEN_ROW ("_weight_norm", 2, 3, a_weight_norm),
+  RT_ATEN_ROW ("linalg_det", 1, 1, a_det), RT_ATEN_ROW ("det", 1, 1, a_det), RT_ATEN_ROW ("logdet", 1, 1, a_logdet),
+  RT_ATEN_ROW ("as_strided", 3, 4, a_as_strided),
 };
 
 RT_KERNEL_TABLE (rt_kernels_aten_extra2, defs);

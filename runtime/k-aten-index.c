@@ -381,15 +381,14 @@ unique (RtCall *call, gboolean with_counts, GError **error)
 static gboolean a_unique2 (RtCall *c, GError **e) { return unique (c, TRUE, e); }
 static gboolean a_unique (RtCall *c, GError **e) { return unique (c, FALSE, e); }
 
-#define A(op, mi, ma, fn) { "aten", op, 0, 0, mi, ma, 1, 1, 0, fn, NULL, NULL }
 
 static const RtKernelDef defs[] = {
-  { "aten", "_unique2", 0, 0, 1, 4, 1, 3, 0, a_unique2, NULL, NULL },
-  { "aten", "_unique", 0, 0, 1, 3, 1, 2, 0, a_unique, NULL, NULL },
-  A ("gather", 3, 4, a_gather), A ("index_select", 3, 3, a_index_select), A ("take", 2, 2, a_take),
-  A ("scatter", 4, 5, a_scatter), A ("scatter_add", 4, 4, a_scatter_add),
-  A ("index_fill", 4, 4, a_index_fill), { "aten", "sort", 0, 0, 1, 4, 2, 2, 0, a_sort, NULL, NULL },
-  A ("argsort", 1, 3, a_argsort), { "aten", "topk", 0, 0, 2, 5, 2, 2, 0, a_topk, NULL, NULL },
+  { RT_ATEN ("_unique2"), RT_IN (1, 4), RT_OUT (1, 3), .run = a_unique2 },
+  { RT_ATEN ("_unique"), RT_IN (1, 3), RT_OUT (1, 2), .run = a_unique },
+  RT_ATEN_ROW ("gather", 3, 4, a_gather), RT_ATEN_ROW ("index_select", 3, 3, a_index_select), RT_ATEN_ROW ("take", 2, 2, a_take),
+  RT_ATEN_ROW ("scatter", 4, 5, a_scatter), RT_ATEN_ROW ("scatter_add", 4, 4, a_scatter_add),
+  RT_ATEN_ROW ("index_fill", 4, 4, a_index_fill), { RT_ATEN ("sort"), RT_IN (1, 4), RT_OUT (2, 2), .run = a_sort },
+  RT_ATEN_ROW ("argsort", 1, 3, a_argsort), { RT_ATEN ("topk"), RT_IN (2, 5), RT_OUT (2, 2), .run = a_topk },
 };
 
 RT_KERNEL_TABLE (rt_kernels_aten_index, defs);

@@ -76,15 +76,14 @@ a_t (RtCall *call, GError **error)
   return TRUE;
 }
 
-#define A(op, mi, ma, fn) { "aten", op, 0, 0, mi, ma, 1, 1, 0, fn, NULL, NULL }
 
 static const RtKernelDef defs[] = {
-  A ("linear", 2, 3, a_linear),
-  A ("addmm", 3, 5, a_addmm),
-  A ("mm", 2, 2, a_matmul),
-  A ("bmm", 2, 2, a_matmul),
-  A ("matmul", 2, 2, a_matmul),
-  A ("t", 1, 1, a_t),
+  RT_ATEN_ROW ("linear", 2, 3, a_linear),
+  RT_ATEN_ROW ("addmm", 3, 5, a_addmm),
+  RT_ATEN_ROW ("mm", 2, 2, a_matmul),
+  RT_ATEN_ROW ("bmm", 2, 2, a_matmul),
+  RT_ATEN_ROW ("matmul", 2, 2, a_matmul),
+  RT_ATEN_ROW ("t", 1, 1, a_t),
 };
 
 RT_KERNEL_TABLE (rt_kernels_aten_linalg, defs);

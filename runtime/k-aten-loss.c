@@ -186,13 +186,12 @@ a_kl_div (RtCall *call, GError **error)
                   x->dtype, error);
 }
 
-#define A(op, mi, ma, fn) { "aten", op, 0, 0, mi, ma, 1, 1, 0, fn, NULL, NULL }
 
 static const RtKernelDef defs[] = {
-  A ("nll_loss", 2, 5, a_nll_loss), A ("nll_loss2d", 2, 5, a_nll_loss), A ("nll_loss_nd", 2, 5, a_nll_loss),
-  A ("cross_entropy_loss", 2, 6, a_cross_entropy_loss),
-  A ("binary_cross_entropy_with_logits", 2, 5, a_bce_with_logits),
-  A ("kl_div", 2, 4, a_kl_div),
+  RT_ATEN_ROW ("nll_loss", 2, 5, a_nll_loss), RT_ATEN_ROW ("nll_loss2d", 2, 5, a_nll_loss), RT_ATEN_ROW ("nll_loss_nd", 2, 5, a_nll_loss),
+  RT_ATEN_ROW ("cross_entropy_loss", 2, 6, a_cross_entropy_loss),
+  RT_ATEN_ROW ("binary_cross_entropy_with_logits", 2, 5, a_bce_with_logits),
+  RT_ATEN_ROW ("kl_div", 2, 4, a_kl_div),
 };
 
 RT_KERNEL_TABLE (rt_kernels_aten_loss, defs);

@@ -742,20 +742,18 @@ a_embedding_bag (RtCall *call, GError **error)
   return TRUE;
 }
 
-#define A(op, mi, ma, fn) { "aten", op, 0, 0, mi, ma, 1, 1, 0, fn, NULL, NULL }
-#define AN(op, mi, ma, fn) { "aten", op, 0, 0, mi, ma, 1, RT_VARIADIC, 0, fn, NULL, NULL }
 
 static const RtKernelDef defs[] = {
-  AN ("broadcast_tensors", 1, RT_VARIADIC, a_broadcast_tensors),
-  AN ("meshgrid", 1, RT_VARIADIC, a_meshgrid),
-  AN ("tensor_split", 2, 3, a_tensor_split),
-  A ("unfold", 4, 4, a_unfold),
-  A ("index_add", 4, 5, a_index_add), A ("index_copy", 4, 4, a_index_copy),
-  A ("empty", 1, 6, a_empty), A ("einsum", 2, RT_VARIADIC, a_einsum),
-  A ("index", 1, RT_VARIADIC, a_index),
-  A ("index_put", 1, RT_VARIADIC, a_index_put), A ("index_put_", 1, RT_VARIADIC, a_index_put),
-  { "aten", "embedding_bag", 0, 0, 3, 9, 1, 4, 0, a_embedding_bag, NULL, NULL },
-  A ("upsample_linear1d", 1, 4, a_upsample_linear), A ("upsample_trilinear3d", 1, 6, a_upsample_linear),
+  { RT_ATEN ("broadcast_tensors"), RT_IN (1, RT_VARIADIC), RT_OUT (1, RT_VARIADIC), .run = a_broadcast_tensors },
+  { RT_ATEN ("meshgrid"), RT_IN (1, RT_VARIADIC), RT_OUT (1, RT_VARIADIC), .run = a_meshgrid },
+  { RT_ATEN ("tensor_split"), RT_IN (2, 3), RT_OUT (1, RT_VARIADIC), .run = a_tensor_split },
+  RT_ATEN_ROW ("unfold", 4, 4, a_unfold),
+  RT_ATEN_ROW ("index_add", 4, 5, a_index_add), RT_ATEN_ROW ("index_copy", 4, 4, a_index_copy),
+  RT_ATEN_ROW ("empty", 1, 6, a_empty), RT_ATEN_ROW ("einsum", 2, RT_VARIADIC, a_einsum),
+  RT_ATEN_ROW ("index", 1, RT_VARIADIC, a_index),
+  RT_ATEN_ROW ("index_put", 1, RT_VARIADIC, a_index_put), RT_ATEN_ROW ("index_put_", 1, RT_VARIADIC, a_index_put),
+  { RT_ATEN ("embedding_bag"), RT_IN (3, 9), RT_OUT (1, 4), .run = a_embedding_bag },
+  RT_ATEN_ROW ("upsample_linear1d", 1, 4, a_upsample_linear), RT_ATEN_ROW ("upsample_trilinear3d", 1, 6, a_upsample_linear),
 };
 
 RT_KERNEL_TABLE (rt_kernels_aten_misc, defs);

@@ -106,17 +106,16 @@ softmax (RtCall *call, gboolean log, GError **error)
 static gboolean a_softmax (RtCall *c, GError **e) { return softmax (c, FALSE, e); }
 static gboolean a_log_softmax (RtCall *c, GError **e) { return softmax (c, TRUE, e); }
 
-#define A(op, mi, ma, fn) { "aten", op, 0, 0, mi, ma, 1, 1, 0, fn, NULL, NULL }
 
 static const RtKernelDef defs[] = {
-  A ("batch_norm", 1, 9, a_batch_norm),
-  A ("dropout", 1, 3, a_dropout),
-  A ("dropout_", 1, 3, a_dropout),
-  A ("feature_dropout", 1, 3, a_dropout),
-  A ("alpha_dropout", 1, 3, a_dropout),
-  A ("embedding", 2, 5, a_embedding),
-  A ("softmax", 2, 3, a_softmax),
-  A ("log_softmax", 2, 3, a_log_softmax),
+  RT_ATEN_ROW ("batch_norm", 1, 9, a_batch_norm),
+  RT_ATEN_ROW ("dropout", 1, 3, a_dropout),
+  RT_ATEN_ROW ("dropout_", 1, 3, a_dropout),
+  RT_ATEN_ROW ("feature_dropout", 1, 3, a_dropout),
+  RT_ATEN_ROW ("alpha_dropout", 1, 3, a_dropout),
+  RT_ATEN_ROW ("embedding", 2, 5, a_embedding),
+  RT_ATEN_ROW ("softmax", 2, 3, a_softmax),
+  RT_ATEN_ROW ("log_softmax", 2, 3, a_log_softmax),
 };
 
 RT_KERNEL_TABLE (rt_kernels_aten_nn, defs);

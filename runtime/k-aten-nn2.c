@@ -794,28 +794,26 @@ a_embedding_renorm (RtCall *call, GError **error)
   return TRUE;
 }
 
-#define A(op, mi, ma, fn) { "aten", op, 0, 0, mi, ma, 1, 1, 0, fn, NULL, NULL }
-#define A2(op, mi, ma, fn) { "aten", op, 0, 0, mi, ma, 2, 2, 0, fn, NULL, NULL }
 
 static const RtKernelDef defs[] = {
-  A ("layer_norm", 2, 6, a_layer_norm), A ("group_norm", 2, 6, a_group_norm),
-  A ("instance_norm", 1, 9, a_instance_norm),
-  A ("upsample_nearest1d", 1, 4, a_upsample_nearest), A ("upsample_nearest2d", 1, 4, a_upsample_nearest),
-  A ("upsample_nearest3d", 1, 5, a_upsample_nearest),
-  A ("reflection_pad1d", 2, 2, a_reflection_pad), A ("reflection_pad2d", 2, 2, a_reflection_pad),
-  A ("reflection_pad3d", 2, 2, a_reflection_pad), A ("replication_pad1d", 2, 2, a_replication_pad),
-  A ("replication_pad2d", 2, 2, a_replication_pad), A ("replication_pad3d", 2, 2, a_replication_pad),
-  A ("pad", 2, 4, a_pad), A ("_pad_circular", 2, 2, a_pad_circular),
-  A ("conv_tbc", 4, 4, a_conv_tbc), A ("embedding_renorm", 4, 4, a_embedding_renorm),
-  { "aten", "native_dropout", 0, 0, 2, 3, 1, 2, 0, a_native_dropout, NULL, NULL },
-  A ("rrelu", 1, 5, a_rrelu), A ("im2col", 5, 5, a_im2col), A ("upsample_bicubic2d", 1, 5, a_upsample_bicubic2d),
-  A2 ("max_pool1d_with_indices", 2, 6, a_max_pool_with_indices),
-  A2 ("max_pool2d_with_indices", 2, 6, a_max_pool_with_indices),
-  A2 ("max_pool3d_with_indices", 2, 6, a_max_pool_with_indices),
-  A ("pixel_unshuffle", 2, 2, a_pixel_unshuffle), A ("diagonal", 1, 4, a_diagonal),
-  A ("cosine_similarity", 2, 4, a_cosine_similarity), A ("pairwise_distance", 2, 5, a_pairwise_distance),
-  A ("feature_alpha_dropout", 3, 3, a_eval_dropout), A ("alpha_dropout", 3, 3, a_eval_dropout),
-  A ("feature_dropout", 3, 3, a_eval_dropout),
+  RT_ATEN_ROW ("layer_norm", 2, 6, a_layer_norm), RT_ATEN_ROW ("group_norm", 2, 6, a_group_norm),
+  RT_ATEN_ROW ("instance_norm", 1, 9, a_instance_norm),
+  RT_ATEN_ROW ("upsample_nearest1d", 1, 4, a_upsample_nearest), RT_ATEN_ROW ("upsample_nearest2d", 1, 4, a_upsample_nearest),
+  RT_ATEN_ROW ("upsample_nearest3d", 1, 5, a_upsample_nearest),
+  RT_ATEN_ROW ("reflection_pad1d", 2, 2, a_reflection_pad), RT_ATEN_ROW ("reflection_pad2d", 2, 2, a_reflection_pad),
+  RT_ATEN_ROW ("reflection_pad3d", 2, 2, a_reflection_pad), RT_ATEN_ROW ("replication_pad1d", 2, 2, a_replication_pad),
+  RT_ATEN_ROW ("replication_pad2d", 2, 2, a_replication_pad), RT_ATEN_ROW ("replication_pad3d", 2, 2, a_replication_pad),
+  RT_ATEN_ROW ("pad", 2, 4, a_pad), RT_ATEN_ROW ("_pad_circular", 2, 2, a_pad_circular),
+  RT_ATEN_ROW ("conv_tbc", 4, 4, a_conv_tbc), RT_ATEN_ROW ("embedding_renorm", 4, 4, a_embedding_renorm),
+  { RT_ATEN ("native_dropout"), RT_IN (2, 3), RT_OUT (1, 2), .run = a_native_dropout },
+  RT_ATEN_ROW ("rrelu", 1, 5, a_rrelu), RT_ATEN_ROW ("im2col", 5, 5, a_im2col), RT_ATEN_ROW ("upsample_bicubic2d", 1, 5, a_upsample_bicubic2d),
+  { RT_ATEN ("max_pool1d_with_indices"), RT_IN (2, 6), RT_OUT (2, 2), .run = a_max_pool_with_indices },
+  { RT_ATEN ("max_pool2d_with_indices"), RT_IN (2, 6), RT_OUT (2, 2), .run = a_max_pool_with_indices },
+  { RT_ATEN ("max_pool3d_with_indices"), RT_IN (2, 6), RT_OUT (2, 2), .run = a_max_pool_with_indices },
+  RT_ATEN_ROW ("pixel_unshuffle", 2, 2, a_pixel_unshuffle), RT_ATEN_ROW ("diagonal", 1, 4, a_diagonal),
+  RT_ATEN_ROW ("cosine_similarity", 2, 4, a_cosine_similarity), RT_ATEN_ROW ("pairwise_distance", 2, 5, a_pairwise_distance),
+  RT_ATEN_ROW ("feature_alpha_dropout", 3, 3, a_eval_dropout), RT_ATEN_ROW ("alpha_dropout", 3, 3, a_eval_dropout),
+  RT_ATEN_ROW ("feature_dropout", 3, 3, a_eval_dropout),
 };
 
 RT_KERNEL_TABLE (rt_kernels_aten_nn2, defs);

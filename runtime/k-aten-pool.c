@@ -120,18 +120,17 @@ a_adaptive_avg_pool (RtCall *call, GError **error)
   return TRUE;
 }
 
-#define A(op, mi, ma, fn) { "aten", op, 0, 0, mi, ma, 1, 1, 0, fn, NULL, NULL }
 
 static const RtKernelDef defs[] = {
-  A ("max_pool1d", 2, 6, a_max_pool),
-  A ("max_pool2d", 2, 6, a_max_pool),
-  A ("max_pool3d", 2, 6, a_max_pool),
-  A ("avg_pool1d", 2, 6, a_avg_pool),
-  A ("avg_pool2d", 2, 7, a_avg_pool),
-  A ("avg_pool3d", 2, 7, a_avg_pool),
-  A ("adaptive_avg_pool1d", 2, 2, a_adaptive_avg_pool),
-  A ("adaptive_avg_pool2d", 2, 2, a_adaptive_avg_pool),
-  A ("adaptive_avg_pool3d", 2, 2, a_adaptive_avg_pool),
+  RT_ATEN_ROW ("max_pool1d", 2, 6, a_max_pool),
+  RT_ATEN_ROW ("max_pool2d", 2, 6, a_max_pool),
+  RT_ATEN_ROW ("max_pool3d", 2, 6, a_max_pool),
+  RT_ATEN_ROW ("avg_pool1d", 2, 6, a_avg_pool),
+  RT_ATEN_ROW ("avg_pool2d", 2, 7, a_avg_pool),
+  RT_ATEN_ROW ("avg_pool3d", 2, 7, a_avg_pool),
+  RT_ATEN_ROW ("adaptive_avg_pool1d", 2, 2, a_adaptive_avg_pool),
+  RT_ATEN_ROW ("adaptive_avg_pool2d", 2, 2, a_adaptive_avg_pool),
+  RT_ATEN_ROW ("adaptive_avg_pool3d", 2, 2, a_adaptive_avg_pool),
 };
 
 RT_KERNEL_TABLE (rt_kernels_aten_pool, defs);

@@ -171,15 +171,14 @@ a_grid_sampler (RtCall *call, GError **error)
                          aten_i (call, 4, 0) != 0, error);
 }
 
-#define A(op, mi, ma, fn) { "aten", op, 0, 0, mi, ma, 1, 1, 0, fn, NULL, NULL }
 
 static const RtKernelDef defs[] = {
-  { "aten", "adaptive_max_pool1d", 0, 0, 2, 2, 1, 2, 0, a_adaptive_max_pool, NULL, NULL },
-  { "aten", "adaptive_max_pool2d", 0, 0, 2, 2, 1, 2, 0, a_adaptive_max_pool, NULL, NULL },
-  { "aten", "adaptive_max_pool3d", 0, 0, 2, 2, 1, 2, 0, a_adaptive_max_pool, NULL, NULL },
-  A ("affine_grid_generator", 3, 3, a_affine_grid_generator),
-  A ("grid_sampler", 5, 5, a_grid_sampler),
-  A ("grid_sampler_2d", 5, 5, a_grid_sampler),
+  { RT_ATEN ("adaptive_max_pool1d"), RT_IN (2, 2), RT_OUT (1, 2), .run = a_adaptive_max_pool },
+  { RT_ATEN ("adaptive_max_pool2d"), RT_IN (2, 2), RT_OUT (1, 2), .run = a_adaptive_max_pool },
+  { RT_ATEN ("adaptive_max_pool3d"), RT_IN (2, 2), RT_OUT (1, 2), .run = a_adaptive_max_pool },
+  RT_ATEN_ROW ("affine_grid_generator", 3, 3, a_affine_grid_generator),
+  RT_ATEN_ROW ("grid_sampler", 5, 5, a_grid_sampler),
+  RT_ATEN_ROW ("grid_sampler_2d", 5, 5, a_grid_sampler),
 };
 
 RT_KERNEL_TABLE (rt_kernels_aten_pool2, defs);

@@ -147,11 +147,10 @@ a_cross (RtCall *call, GError **error)
   return TRUE;
 }
 
-#define A(op, mi, ma, fn) { "aten", op, 0, 0, mi, ma, 1, 1, 0, fn, NULL, NULL }
 
 static const RtKernelDef defs[] = {
-  A ("dot", 2, 2, a_dot), A ("mv", 2, 2, a_mv), A ("bmm", 2, 2, a_bmm), A ("baddbmm", 3, 5, a_baddbmm),
-  A ("outer", 2, 2, a_outer), A ("cross", 2, 3, a_cross), A ("linalg_cross", 2, 3, a_cross),
+  RT_ATEN_ROW ("dot", 2, 2, a_dot), RT_ATEN_ROW ("mv", 2, 2, a_mv), RT_ATEN_ROW ("bmm", 2, 2, a_bmm), RT_ATEN_ROW ("baddbmm", 3, 5, a_baddbmm),
+  RT_ATEN_ROW ("outer", 2, 2, a_outer), RT_ATEN_ROW ("cross", 2, 3, a_cross), RT_ATEN_ROW ("linalg_cross", 2, 3, a_cross),
 };
 
 RT_KERNEL_TABLE (rt_kernels_aten_products, defs);

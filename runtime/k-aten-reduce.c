@@ -603,22 +603,20 @@ a_cumsum (RtCall *call, GError **error)
   return TRUE;
 }
 
-#define A(op, mi, ma, fn) { "aten", op, 0, 0, mi, ma, 1, 1, 0, fn, NULL, NULL }
-#define A2(op, mi, ma, fn) { "aten", op, 0, 0, mi, ma, 1, 2, 0, fn, NULL, NULL }
 
 static const RtKernelDef defs[] = {
-  A ("sum", 1, 4, a_sum), A ("mean", 1, 4, a_mean), A ("prod", 1, 4, a_prod),
-  A ("amax", 1, 3, a_amax), A ("amin", 1, 3, a_amin),
-  A ("argmax", 1, 3, a_argmax), A ("argmin", 1, 3, a_argmin),
-  A2 ("max", 1, 3, a_max), A2 ("min", 1, 3, a_min),
-  A ("logsumexp", 2, 3, a_logsumexp),
-  A ("std", 1, 4, a_std), A ("var", 1, 4, a_var),
-  { "aten", "std_mean", 0, 0, 1, 4, 2, 2, 0, a_std_mean, NULL, NULL },
-  { "aten", "var_mean", 0, 0, 1, 4, 2, 2, 0, a_var_mean, NULL, NULL },
-  A ("norm", 1, 4, a_norm), A ("linalg_vector_norm", 1, 5, a_linalg_vector_norm),
-  A ("frobenius_norm", 1, 3, a_frobenius_norm),
-  A ("linalg_matrix_norm", 2, 5, a_linalg_matrix_norm), A ("linalg_norm", 1, 5, a_linalg_norm),
-  A ("cumsum", 2, 3, a_cumsum),
+  RT_ATEN_ROW ("sum", 1, 4, a_sum), RT_ATEN_ROW ("mean", 1, 4, a_mean), RT_ATEN_ROW ("prod", 1, 4, a_prod),
+  RT_ATEN_ROW ("amax", 1, 3, a_amax), RT_ATEN_ROW ("amin", 1, 3, a_amin),
+  RT_ATEN_ROW ("argmax", 1, 3, a_argmax), RT_ATEN_ROW ("argmin", 1, 3, a_argmin),
+  { RT_ATEN ("max"), RT_IN (1, 3), RT_OUT (1, 2), .run = a_max }, { RT_ATEN ("min"), RT_IN (1, 3), RT_OUT (1, 2), .run = a_min },
+  RT_ATEN_ROW ("logsumexp", 2, 3, a_logsumexp),
+  RT_ATEN_ROW ("std", 1, 4, a_std), RT_ATEN_ROW ("var", 1, 4, a_var),
+  { RT_ATEN ("std_mean"), RT_IN (1, 4), RT_OUT (2, 2), .run = a_std_mean },
+  { RT_ATEN ("var_mean"), RT_IN (1, 4), RT_OUT (2, 2), .run = a_var_mean },
+  RT_ATEN_ROW ("norm", 1, 4, a_norm), RT_ATEN_ROW ("linalg_vector_norm", 1, 5, a_linalg_vector_norm),
+  RT_ATEN_ROW ("frobenius_norm", 1, 3, a_frobenius_norm),
+  RT_ATEN_ROW ("linalg_matrix_norm", 2, 5, a_linalg_matrix_norm), RT_ATEN_ROW ("linalg_norm", 1, 5, a_linalg_norm),
+  RT_ATEN_ROW ("cumsum", 2, 3, a_cumsum),
 };
 
 RT_KERNEL_TABLE (rt_kernels_aten_reduce, defs);

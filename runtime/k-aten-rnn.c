@@ -129,7 +129,7 @@ a_lstm (RtCall *call, GError **error)
 }
 
 static const RtKernelDef defs[] = {
-  { "aten", "lstm", 0, 0, 12, RT_VARIADIC, 1, 3, 0, a_lstm, NULL, NULL },
+  { RT_ATEN ("lstm"), RT_IN (12, RT_VARIADIC), RT_OUT (1, 3), .run = a_lstm },
 };
 
 RT_KERNEL_TABLE (rt_kernels_aten_rnn, defs);

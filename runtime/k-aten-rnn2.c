@@ -190,10 +190,10 @@ a_lstm_cell (RtCall *call, GError **error)
 }
 
 static const RtKernelDef defs[] = {
-  { "aten", "lstm_cell", 0, 0, 5, 7, 1, 2, 0, a_lstm_cell, NULL, NULL },
-  { "aten", "gru", 0, 0, 10, RT_VARIADIC, 1, 2, 0, a_gru, NULL, NULL },
-  { "aten", "rnn_tanh", 0, 0, 10, RT_VARIADIC, 1, 2, 0, a_rnn_tanh, NULL, NULL },
-  { "aten", "rnn_relu", 0, 0, 10, RT_VARIADIC, 1, 2, 0, a_rnn_relu, NULL, NULL },
+  { RT_ATEN ("lstm_cell"), RT_IN (5, 7), RT_OUT (1, 2), .run = a_lstm_cell },
+  { RT_ATEN ("gru"), RT_IN (10, RT_VARIADIC), RT_OUT (1, 2), .run = a_gru },
+  { RT_ATEN ("rnn_tanh"), RT_IN (10, RT_VARIADIC), RT_OUT (1, 2), .run = a_rnn_tanh },
+  { RT_ATEN ("rnn_relu"), RT_IN (10, RT_VARIADIC), RT_OUT (1, 2), .run = a_rnn_relu },
 };
 
 RT_KERNEL_TABLE (rt_kernels_aten_rnn2, defs);

@@ -205,18 +205,17 @@ a_copy (RtCall *call, GError **error)
   return rt_call_output_value (call, 0, aten_arg (call, 0), error);
 }
 
-#define A(op, mi, ma, fn) { "aten", op, 0, 0, mi, ma, 1, 1, 0, fn, NULL, NULL }
 
 static const RtKernelDef defs[] = {
-  A ("flatten", 1, 3, a_flatten),
-  A ("view", 2, 2, a_view),
-  A ("reshape", 2, 2, a_view),
-  A ("size", 1, 2, a_size),
-  A ("cat", 2, RT_VARIADIC, a_cat),
-  A ("concat", 2, RT_VARIADIC, a_cat),
-  A ("pixel_shuffle", 2, 2, a_pixel_shuffle),
-  A ("contiguous", 1, 2, a_copy),
-  A ("clone", 1, 2, a_copy),
+  RT_ATEN_ROW ("flatten", 1, 3, a_flatten),
+  RT_ATEN_ROW ("view", 2, 2, a_view),
+  RT_ATEN_ROW ("reshape", 2, 2, a_view),
+  RT_ATEN_ROW ("size", 1, 2, a_size),
+  RT_ATEN_ROW ("cat", 2, RT_VARIADIC, a_cat),
+  RT_ATEN_ROW ("concat", 2, RT_VARIADIC, a_cat),
+  RT_ATEN_ROW ("pixel_shuffle", 2, 2, a_pixel_shuffle),
+  RT_ATEN_ROW ("contiguous", 1, 2, a_copy),
+  RT_ATEN_ROW ("clone", 1, 2, a_copy),
 };
 
 RT_KERNEL_TABLE (rt_kernels_aten_shape, defs);

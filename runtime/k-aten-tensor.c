@@ -714,25 +714,23 @@ static gboolean a_long (RtCall *c, GError **e) { return convert_method (c, GRAPH
 static gboolean a_int (RtCall *c, GError **e) { return convert_method (c, GRAPH_DTYPE_INT32, e); }
 static gboolean a_bool (RtCall *c, GError **e) { return convert_method (c, GRAPH_DTYPE_BOOL, e); }
 
-#define A(op, mi, ma, fn) { "aten", op, 0, 0, mi, ma, 1, 1, 0, fn, NULL, NULL }
-#define AN(op, mi, ma, fn) { "aten", op, 0, 0, mi, ma, 1, RT_VARIADIC, 0, fn, NULL, NULL }
 
 static const RtKernelDef defs[] = {
-  A ("transpose", 3, 3, a_transpose), A ("permute", 2, 2, a_permute), A ("movedim", 3, 3, a_movedim),
-  A ("unsqueeze", 2, 2, a_unsqueeze), A ("squeeze", 1, 2, a_squeeze), A ("expand", 2, 3, a_expand),
-  A ("expand_as", 2, 2, a_expand_as), A ("select", 3, 3, a_select), A ("slice", 1, 5, a_slice),
-  A ("narrow", 4, 4, a_narrow), A ("flip", 2, 2, a_flip), A ("roll", 2, 3, a_roll),
-  A ("repeat", 2, 2, a_repeat), A ("repeat_interleave", 2, 4, a_repeat_interleave),
-  A ("detach", 1, 1, a_copy_input), A ("alias", 1, 1, a_copy_input), A ("lift_fresh", 1, 1, a_copy_input),
-  A ("view_as", 2, 2, a_view_as), A ("reshape_as", 2, 2, a_view_as), A ("type_as", 2, 2, a_type_as),
-  A ("to", 1, 6, a_to), A ("stack", 2, RT_VARIADIC, a_stack), AN ("chunk", 3, 3, a_chunk),
-  AN ("split", 3, 3, a_split), AN ("split_with_sizes", 3, 3, a_split), AN ("unbind", 2, 2, a_unbind),
-  AN ("unsafe_chunk", 3, 3, a_chunk), AN ("unsafe_split", 3, 3, a_split),
-  AN ("unsafe_split_with_sizes", 3, 3, a_split), A ("Int", 1, 1, a_to_int), A ("Float", 1, 1, a_to_float),
-  A ("ScalarImplicit", 1, 1, a_copy_input),
-  { "prim", "NumToTensor", 0, 0, 1, 1, 1, 1, 0, a_copy_input, NULL, NULL }, A ("float", 1, 3, a_float),
-  A ("double", 1, 3, a_double), A ("half", 1, 3, a_half), A ("long", 1, 3, a_long), A ("int", 1, 3, a_int),
-  A ("bool", 1, 3, a_bool),
+  RT_ATEN_ROW ("transpose", 3, 3, a_transpose), RT_ATEN_ROW ("permute", 2, 2, a_permute), RT_ATEN_ROW ("movedim", 3, 3, a_movedim),
+  RT_ATEN_ROW ("unsqueeze", 2, 2, a_unsqueeze), RT_ATEN_ROW ("squeeze", 1, 2, a_squeeze), RT_ATEN_ROW ("expand", 2, 3, a_expand),
+  RT_ATEN_ROW ("expand_as", 2, 2, a_expand_as), RT_ATEN_ROW ("select", 3, 3, a_select), RT_ATEN_ROW ("slice", 1, 5, a_slice),
+  RT_ATEN_ROW ("narrow", 4, 4, a_narrow), RT_ATEN_ROW ("flip", 2, 2, a_flip), RT_ATEN_ROW ("roll", 2, 3, a_roll),
+  RT_ATEN_ROW ("repeat", 2, 2, a_repeat), RT_ATEN_ROW ("repeat_interleave", 2, 4, a_repeat_interleave),
+  RT_ATEN_ROW ("detach", 1, 1, a_copy_input), RT_ATEN_ROW ("alias", 1, 1, a_copy_input), RT_ATEN_ROW ("lift_fresh", 1, 1, a_copy_input),
+  RT_ATEN_ROW ("view_as", 2, 2, a_view_as), RT_ATEN_ROW ("reshape_as", 2, 2, a_view_as), RT_ATEN_ROW ("type_as", 2, 2, a_type_as),
+  RT_ATEN_ROW ("to", 1, 6, a_to), RT_ATEN_ROW ("stack", 2, RT_VARIADIC, a_stack), { RT_ATEN ("chunk"), RT_IN (3, 3), RT_OUT (1, RT_VARIADIC), .run = a_chunk },
+  { RT_ATEN ("split"), RT_IN (3, 3), RT_OUT (1, RT_VARIADIC), .run = a_split }, { RT_ATEN ("split_with_sizes"), RT_IN (3, 3), RT_OUT (1, RT_VARIADIC), .run = a_split }, { RT_ATEN ("unbind"), RT_IN (2, 2), RT_OUT (1, RT_VARIADIC), .run = a_unbind },
+  { RT_ATEN ("unsafe_chunk"), RT_IN (3, 3), RT_OUT (1, RT_VARIADIC), .run = a_chunk }, { RT_ATEN ("unsafe_split"), RT_IN (3, 3), RT_OUT (1, RT_VARIADIC), .run = a_split },
+  { RT_ATEN ("unsafe_split_with_sizes"), RT_IN (3, 3), RT_OUT (1, RT_VARIADIC), .run = a_split }, RT_ATEN_ROW ("Int", 1, 1, a_to_int), RT_ATEN_ROW ("Float", 1, 1, a_to_float),
+  RT_ATEN_ROW ("ScalarImplicit", 1, 1, a_copy_input),
+  { RT_DOMAIN ("prim", "NumToTensor", 0), RT_IN (1, 1), RT_OUT (1, 1), .run = a_copy_input }, RT_ATEN_ROW ("float", 1, 3, a_float),
+  RT_ATEN_ROW ("double", 1, 3, a_double), RT_ATEN_ROW ("half", 1, 3, a_half), RT_ATEN_ROW ("long", 1, 3, a_long), RT_ATEN_ROW ("int", 1, 3, a_int),
+  RT_ATEN_ROW ("bool", 1, 3, a_bool),
 };
 
 RT_KERNEL_TABLE (rt_kernels_aten_tensor, defs);

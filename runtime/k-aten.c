@@ -320,30 +320,29 @@ p_list_construct (RtCall *call, GError **error)
   return TRUE;
 }
 
-#define A(op, mi, ma, fn) { "aten", op, 0, 0, mi, ma, 1, 1, 0, fn, NULL, NULL }
 
 static const RtKernelDef defs[] = {
-  A ("mul", 2, 2, a_mul),
-  A ("add", 2, 3, a_add),
-  A ("add_", 2, 3, a_add),   /* in-place forms: a trace names their result */
-  A ("sub", 2, 3, a_sub),
-  A ("div", 2, 3, a_div),
-  A ("pow", 2, 2, a_pow),
-  A ("relu", 1, 1, a_relu),
-  A ("relu_", 1, 1, a_relu),
-  A ("sigmoid", 1, 1, a_sigmoid),
-  A ("tanh", 1, 1, a_tanh),
-  A ("tanh_", 1, 1, a_tanh),
-  A ("exp", 1, 1, a_exp),
-  A ("neg", 1, 1, a_neg),
-  A ("elu", 1, 4, a_elu),
-  A ("ones", 0, 5, a_ones),
-  A ("zeros", 0, 5, a_zeros),
-  A ("triu", 1, 2, a_triu),
-  A ("tril", 1, 2, a_tril),
-  A ("cumprod", 1, 3, a_cumprod),
-  A ("upsample_bilinear2d", 1, 5, a_upsample_bilinear2d),
-  { "prim", "ListConstruct", 0, 0, 0, RT_VARIADIC, 1, 1, 0, p_list_construct, NULL, NULL },
+  RT_ATEN_ROW ("mul", 2, 2, a_mul),
+  RT_ATEN_ROW ("add", 2, 3, a_add),
+  RT_ATEN_ROW ("add_", 2, 3, a_add),   /* in-place forms: a trace names their result */
+  RT_ATEN_ROW ("sub", 2, 3, a_sub),
+  RT_ATEN_ROW ("div", 2, 3, a_div),
+  RT_ATEN_ROW ("pow", 2, 2, a_pow),
+  RT_ATEN_ROW ("relu", 1, 1, a_relu),
+  RT_ATEN_ROW ("relu_", 1, 1, a_relu),
+  RT_ATEN_ROW ("sigmoid", 1, 1, a_sigmoid),
+  RT_ATEN_ROW ("tanh", 1, 1, a_tanh),
+  RT_ATEN_ROW ("tanh_", 1, 1, a_tanh),
+  RT_ATEN_ROW ("exp", 1, 1, a_exp),
+  RT_ATEN_ROW ("neg", 1, 1, a_neg),
+  RT_ATEN_ROW ("elu", 1, 4, a_elu),
+  RT_ATEN_ROW ("ones", 0, 5, a_ones),
+  RT_ATEN_ROW ("zeros", 0, 5, a_zeros),
+  RT_ATEN_ROW ("triu", 1, 2, a_triu),
+  RT_ATEN_ROW ("tril", 1, 2, a_tril),
+  RT_ATEN_ROW ("cumprod", 1, 3, a_cumprod),
+  RT_ATEN_ROW ("upsample_bilinear2d", 1, 5, a_upsample_bilinear2d),
+  { RT_DOMAIN ("prim", "ListConstruct", 0), RT_IN (0, RT_VARIADIC), RT_OUT (1, 1), .run = p_list_construct },
 };
 
 RT_KERNEL_TABLE (rt_kernels_aten, defs);

@@ -465,11 +465,9 @@ k_scan (RtCall *call, GError **error)
 }
 
 static const RtKernelDef defs[] = {
-  { "onnx", "If", 1, 0, 1, 1, 1, RT_VARIADIC, RT_DT (BOOL), k_if, prepare_if, control_state_free },
-  { "onnx", "Loop", 1, 0, 0, RT_VARIADIC, 1, RT_VARIADIC, 0, k_loop, prepare_body,
-    control_state_free },
-  { "onnx", "Scan", 9, 0, 1, RT_VARIADIC, 1, RT_VARIADIC, 0, k_scan, prepare_body,
-    control_state_free },
+  { RT_ONNX ("If", 1), RT_IN (1, 1), RT_OUT (1, RT_VARIADIC), .dtypes = RT_DT (BOOL), .run = k_if, .prepare = prepare_if, .free_state = control_state_free },
+  { RT_ONNX ("Loop", 1), RT_IN (0, RT_VARIADIC), RT_OUT (1, RT_VARIADIC), .run = k_loop, .prepare = prepare_body, .free_state = control_state_free },
+  { RT_ONNX ("Scan", 9), RT_IN (1, RT_VARIADIC), RT_OUT (1, RT_VARIADIC), .run = k_scan, .prepare = prepare_body, .free_state = control_state_free },
 };
 
 RT_KERNEL_TABLE (rt_kernels_control, defs);

@@ -557,8 +557,8 @@ rt_conv_transpose (RtCall *call, const RtTensor *x, const RtTensor *wt, const Rt
 }
 
 static const RtKernelDef defs[] = {
-  { "onnx", "Conv", 1, 0, 2, 3, 1, 1, RT_DT_FLOATS, k_conv, NULL, NULL },
-  { "onnx", "ConvTranspose", 1, 0, 2, 3, 1, 1, RT_DT_FLOATS, k_conv_transpose, NULL, NULL },
+  { RT_ONNX ("Conv", 1), RT_IN (2, 3), RT_OUT (1, 1), .dtypes = RT_DT_FLOATS, .run = k_conv },
+  { RT_ONNX ("ConvTranspose", 1), RT_IN (2, 3), RT_OUT (1, 1), .dtypes = RT_DT_FLOATS, .run = k_conv_transpose },
 };
 
 RT_KERNEL_TABLE (rt_kernels_conv, defs);

@@ -249,8 +249,8 @@ k_roialign (RtCall *call, GError **error)
 }
 
 static const RtKernelDef defs[] = {
-  { "onnx", "RoiAlign", 10, 0, 3, 3, 1, 1, RT_DT_FLOATS, k_roialign, NULL, NULL },
-  { "onnx", "NonMaxSuppression", 10, 0, 2, 5, 1, 1, RT_DT (FLOAT), k_nms, NULL, NULL },
+  { RT_ONNX ("RoiAlign", 10), RT_IN (3, 3), RT_OUT (1, 1), .dtypes = RT_DT_FLOATS, .run = k_roialign },
+  { RT_ONNX ("NonMaxSuppression", 10), RT_IN (2, 5), RT_OUT (1, 1), .dtypes = RT_DT (FLOAT), .run = k_nms },
 };
 
 RT_KERNEL_TABLE (rt_kernels_detect, defs);

@@ -551,7 +551,7 @@ run_einsum (RtCall *call, const EinsumState *st, GError **error)
 }
 
 static const RtKernelDef defs[] = {
-  { "onnx", "Einsum", 12, 0, 1, RT_VARIADIC, 1, 1, RT_DT_NUMERIC, k_einsum, prepare_einsum, NULL },
+  { RT_ONNX ("Einsum", 12), RT_IN (1, RT_VARIADIC), RT_OUT (1, 1), .dtypes = RT_DT_NUMERIC, .run = k_einsum, .prepare = prepare_einsum },
 };
 
 RT_KERNEL_TABLE (rt_kernels_einsum, defs);

@@ -240,63 +240,37 @@ enum { UNARY_OPS (ENUM_OP, 0, 0) N_UNARY };
 #define TBL_UN_T(E, T) UNARY_OPS (TBL_UN, E, T)
 static const UnFn unary_fns[N_UNARY][GRAPH_DTYPE_LAST] = { RT_FOREACH_ALL (TBL_UN_T) };
 
-/* Per-op: kernel index and attribute defaults. */
+/* Per-op attribute defaults, indexed by the UNARY_OPS enum (ops with
+ * none need no line).  A kernel row's .data points at its op's entry
+ * (RT_UNARY), so the row, the loops and the defaults cannot disagree. */
 typedef struct
 {
-  const char *op;
-  int         index;
   double      alpha, beta, gamma;
   const char *alpha_name, *beta_name, *gamma_name;
 } UnaryInfo;
 
-static const UnaryInfo unary_info[] = {
-  { "Neg", OP_Neg, 0, 0, 0, NULL, NULL, NULL },
-  { "Abs", OP_Abs, 0, 0, 0, NULL, NULL, NULL },
-  { "Sign", OP_Sign, 0, 0, 0, NULL, NULL, NULL },
-  { "Relu", OP_Relu, 0, 0, 0, NULL, NULL, NULL },
-  { "Not", OP_Not, 0, 0, 0, NULL, NULL, NULL },
-  { "Sqrt", OP_Sqrt, 0, 0, 0, NULL, NULL, NULL },
-  { "Exp", OP_Exp, 0, 0, 0, NULL, NULL, NULL },
-  { "Log", OP_Log, 0, 0, 0, NULL, NULL, NULL },
-  { "Sin", OP_Sin, 0, 0, 0, NULL, NULL, NULL },
-  { "Cos", OP_Cos, 0, 0, 0, NULL, NULL, NULL },
-  { "Tan", OP_Tan, 0, 0, 0, NULL, NULL, NULL },
-  { "Asin", OP_Asin, 0, 0, 0, NULL, NULL, NULL },
-  { "Acos", OP_Acos, 0, 0, 0, NULL, NULL, NULL },
-  { "Atan", OP_Atan, 0, 0, 0, NULL, NULL, NULL },
-  { "Sinh", OP_Sinh, 0, 0, 0, NULL, NULL, NULL },
-  { "Cosh", OP_Cosh, 0, 0, 0, NULL, NULL, NULL },
-  { "Asinh", OP_Asinh, 0, 0, 0, NULL, NULL, NULL },
-  { "Acosh", OP_Acosh, 0, 0, 0, NULL, NULL, NULL },
-  { "Atanh", OP_Atanh, 0, 0, 0, NULL, NULL, NULL },
-  { "Tanh", OP_Tanh, 0, 0, 0, NULL, NULL, NULL },
-  { "Sigmoid", OP_Sigmoid, 0, 0, 0, NULL, NULL, NULL },
-  { "Erf", OP_Erf, 0, 0, 0, NULL, NULL, NULL },
-  { "Floor", OP_Floor, 0, 0, 0, NULL, NULL, NULL },
-  { "Ceil", OP_Ceil, 0, 0, 0, NULL, NULL, NULL },
-  { "Round", OP_Round, 0, 0, 0, NULL, NULL, NULL },
-  { "Reciprocal", OP_Reciprocal, 0, 0, 0, NULL, NULL, NULL },
-  { "Softplus", OP_Softplus, 0, 0, 0, NULL, NULL, NULL },
-  { "Softsign", OP_Softsign, 0, 0, 0, NULL, NULL, NULL },
-  { "LeakyRelu", OP_LeakyRelu, 0.01, 0, 0, "alpha", NULL, NULL },
-  { "Elu", OP_Elu, 1.0, 0, 0, "alpha", NULL, NULL },
-  { "Celu", OP_Celu, 1.0, 0, 0, "alpha", NULL, NULL },
-  { "Selu", OP_Selu, 1.67326319217681884765625, 0, 1.05070102214813232421875, "alpha", NULL, "gamma" },
-  { "ThresholdedRelu", OP_ThresholdedRelu, 1.0, 0, 0, "alpha", NULL, NULL },
-  { "HardSigmoid", OP_HardSigmoid, 0.2, 0.5, 0, "alpha", "beta", NULL },
-  { "HardSwish", OP_HardSwish, 0, 0, 0, NULL, NULL, NULL },
-  { "Shrink", OP_Shrink, 0.5, 0.0, 0, "lambd", "bias", NULL },
-  { "Identity", OP_Identity, 0, 0, 0, NULL, NULL, NULL },
-  { "Dropout", OP_Identity, 0, 0, 0, NULL, NULL, NULL },
+static const UnaryInfo unary_info[N_UNARY] = {
+  [OP_LeakyRelu] = { .alpha = 0.01, .alpha_name = "alpha" },
+  [OP_Elu] = { .alpha = 1.0, .alpha_name = "alpha" },
+  [OP_Celu] = { .alpha = 1.0, .alpha_name = "alpha" },
+  [OP_Selu] = { .alpha = 1.67326319217681884765625, .gamma = 1.05070102214813232421875,
+                .alpha_name = "alpha", .gamma_name = "gamma" },
+  [OP_ThresholdedRelu] = { .alpha = 1.0, .alpha_name = "alpha" },
+  [OP_HardSigmoid] = { .alpha = 0.2, .beta = 0.5, .alpha_name = "alpha", .beta_name = "beta" },
+  [OP_Shrink] = { .alpha = 0.5, .beta = 0.0, .alpha_name = "lambd", .beta_name = "bias" },
 };
 
-static const UnaryInfo *
+/* The op names, for rt_elementwise_unary's callers (ATen kernels). */
+#define NAME_UN(E, T, name, expr) [OP_##name] = #name,
+static const char *const unary_names[N_UNARY] = { UNARY_OPS (NAME_UN, 0, 0) };
+
+static int
 unary_lookup (const char *op)
 {
-  for (guint i = 0; i < G_N_ELEMENTS (unary_info); i++)
-    if (strcmp (unary_info[i].op, op) == 0)
-      return &unary_info[i];
-  return NULL;
+  for (int i = 0; i < N_UNARY; i++)
+    if (strcmp (unary_names[i], op) == 0)
+      return i;
+  return -1;
 }
 
 typedef struct
@@ -328,10 +302,10 @@ gboolean
 rt_elementwise_unary (RtCall *call, const RtTensor *a, const char *op, double alpha, double beta,
                       double gamma, GError **error)
 {
-  const UnaryInfo *info = unary_lookup (op);
+  int index = unary_lookup (op);
   UParams p = { alpha, beta, gamma };
-  g_return_val_if_fail (info != NULL, FALSE);
-  UnFn fn = unary_fns[info->index][a->dtype];
+  g_return_val_if_fail (index >= 0, FALSE);
+  UnFn fn = unary_fns[index][a->dtype];
   if (fn == NULL)
     {
       rt_call_error (call, error, RT_ERROR_UNSUPPORTED, "element type %s is not supported",
@@ -348,14 +322,14 @@ rt_elementwise_unary (RtCall *call, const RtTensor *a, const char *op, double al
 static gboolean
 k_unary (RtCall *call, GError **error)
 {
-  const UnaryInfo *info = unary_lookup (graph_node_op_type (call->node));
+  const UnaryInfo *info = call->data;   /* &unary_info[OP_x] (RT_UNARY) */
   const RtTensor *a = call->inputs[0];
   UParams p = {
     info->alpha_name ? rt_attr_f (call->node, info->alpha_name, info->alpha) : info->alpha,
     info->beta_name ? rt_attr_f (call->node, info->beta_name, info->beta) : info->beta,
     info->gamma_name ? rt_attr_f (call->node, info->gamma_name, info->gamma) : info->gamma,
   };
-  UnFn fn = unary_fns[info->index][a->dtype];
+  UnFn fn = unary_fns[info - unary_info][a->dtype];
   if (fn == NULL)
     {
       rt_call_error (call, error, RT_ERROR_UNSUPPORTED, "element type %s is not supported",
@@ -397,20 +371,20 @@ k_dropout (RtCall *call, GError **error)
 
 /* ---- binary --------------------------------------------------------------- */
 
+/* A binary kernel row's .data: which loop table and which op in it. */
 typedef struct
 {
-  const char *op;
-  int         index;
-  gboolean    compare;
+  int      index;
+  gboolean compare;
 } BinaryInfo;
 
-static const BinaryInfo binary_info[] = {
-  { "Add", OP_Add, FALSE }, { "Sub", OP_Sub, FALSE }, { "Mul", OP_Mul, FALSE },
-  { "Div", OP_Div, FALSE }, { "Pow", OP_Pow, FALSE }, { "PRelu", OP_PRelu, FALSE },
-  { "Equal", OP_Equal, TRUE }, { "Greater", OP_Greater, TRUE }, { "Less", OP_Less, TRUE },
-  { "GreaterOrEqual", OP_GreaterOrEqual, TRUE }, { "LessOrEqual", OP_LessOrEqual, TRUE },
-  { "And", OP_And, TRUE }, { "Or", OP_Or, TRUE }, { "Xor", OP_Xor, TRUE },
-};
+#define ARITH_INFO(E, T, name, expr) [OP_##name] = { OP_##name, FALSE },
+#define CMP_INFO(E, T, name, expr) [OP_##name] = { OP_##name, TRUE },
+static const BinaryInfo arith_info[N_ARITH] = { ARITH_OPS (ARITH_INFO, 0, 0) };
+static const BinaryInfo cmp_info[N_CMP] = { CMP_OPS (CMP_INFO, 0, 0) };
+#define NAME_BIN(E, T, name, expr) #name,
+static const char *const arith_names[N_ARITH] = { ARITH_OPS (NAME_BIN, 0, 0) };
+static const char *const cmp_names[N_CMP] = { CMP_OPS (NAME_BIN, 0, 0) };
 
 static gboolean
 binary_run (RtCall *call, const RtTensor *a, const RtTensor *b, int index, gboolean compare,
@@ -456,17 +430,20 @@ gboolean
 rt_elementwise_binary (RtCall *call, const RtTensor *a, const RtTensor *b, const char *op,
                        GError **error)
 {
-  for (guint i = 0; i < G_N_ELEMENTS (binary_info); i++)
-    if (strcmp (binary_info[i].op, op) == 0)
-      return binary_run (call, a, b, binary_info[i].index, binary_info[i].compare, error);
+  for (int i = 0; i < N_ARITH; i++)
+    if (strcmp (arith_names[i], op) == 0)
+      return binary_run (call, a, b, i, FALSE, error);
+  for (int i = 0; i < N_CMP; i++)
+    if (strcmp (cmp_names[i], op) == 0)
+      return binary_run (call, a, b, i, TRUE, error);
   g_return_val_if_reached (FALSE);
 }
 
 static gboolean
 k_binary (RtCall *call, GError **error)
 {
-  const char *op = graph_node_op_type (call->node);
-  if (strcmp (op, "PRelu") == 0 && call->opset < 7)
+  const BinaryInfo *info = call->data;   /* RT_ARITH / RT_CMP */
+  if (!info->compare && info->index == OP_PRelu && call->opset < 7)
     {
       /* Before opset 7 a 1-D slope of C entries applies per channel. */
       const RtTensor *x = call->inputs[0], *slope = call->inputs[1];
@@ -479,11 +456,7 @@ k_binary (RtCall *call, GError **error)
           return binary_run (call, x, &s2, OP_PRelu, FALSE, error);
         }
     }
-  for (guint i = 0; i < G_N_ELEMENTS (binary_info); i++)
-    if (strcmp (binary_info[i].op, op) == 0)
-      return binary_run (call, call->inputs[0], call->inputs[1], binary_info[i].index,
-                         binary_info[i].compare, error);
-  g_assert_not_reached ();
+  return binary_run (call, call->inputs[0], call->inputs[1], info->index, info->compare, error);
 }
 
 static gboolean
@@ -686,40 +659,47 @@ k_cast (RtCall *call, GError **error)
   return TRUE;
 }
 
-#define UN(name, dt) { "onnx", name, 1, 0, 1, 1, 1, 1, dt, k_unary, NULL, NULL }
-#define BIN(name, dt) { "onnx", name, 1, 0, 2, 2, 1, 1, dt, k_binary, NULL, NULL }
+/* One row per op: the op type is the UNARY_OPS/ARITH_OPS/CMP_OPS name, and
+ * .data its entry, so the row cannot point at another op's loops. */
+#define RT_UNARY(name, dt) { RT_ONNX (#name, 1), RT_IN (1, 1), RT_OUT (1, 1), .dtypes = (dt), \
+                             .run = k_unary, .data = &unary_info[OP_##name] }
+#define RT_ARITH(name, dt) { RT_ONNX (#name, 1), RT_IN (2, 2), RT_OUT (1, 1), .dtypes = (dt), \
+                             .run = k_binary, .data = &arith_info[OP_##name] }
+#define RT_CMP(name, dt) { RT_ONNX (#name, 1), RT_IN (2, 2), RT_OUT (1, 1), .dtypes = (dt), \
+                           .run = k_binary, .data = &cmp_info[OP_##name] }
 #define NUM_SIGNED (RT_DT_FLOATS | RT_DT (INT8) | RT_DT (INT16) | RT_DT (INT32) | RT_DT (INT64))
 
 static const RtKernelDef defs[] = {
-  UN ("Neg", NUM_SIGNED), UN ("Abs", RT_DT_NUMERIC), UN ("Sign", RT_DT_NUMERIC),
-  UN ("Relu", NUM_SIGNED), UN ("Not", RT_DT (BOOL)), UN ("Sqrt", RT_DT_FLOATS),
-  UN ("Exp", RT_DT_FLOATS), UN ("Log", RT_DT_FLOATS), UN ("Sin", RT_DT_FLOATS),
-  UN ("Cos", RT_DT_FLOATS), UN ("Tan", RT_DT_FLOATS), UN ("Asin", RT_DT_FLOATS),
-  UN ("Acos", RT_DT_FLOATS), UN ("Atan", RT_DT_FLOATS), UN ("Sinh", RT_DT_FLOATS),
-  UN ("Cosh", RT_DT_FLOATS), UN ("Asinh", RT_DT_FLOATS), UN ("Acosh", RT_DT_FLOATS),
-  UN ("Atanh", RT_DT_FLOATS), UN ("Tanh", RT_DT_FLOATS), UN ("Sigmoid", RT_DT_FLOATS),
-  UN ("Erf", RT_DT_FLOATS), UN ("Floor", RT_DT_FLOATS), UN ("Ceil", RT_DT_FLOATS),
-  UN ("Round", RT_DT_FLOATS), UN ("Reciprocal", RT_DT_FLOATS), UN ("Softplus", RT_DT_FLOATS),
-  UN ("Softsign", RT_DT_FLOATS), UN ("LeakyRelu", RT_DT_FLOATS), UN ("Elu", RT_DT_FLOATS),
-  UN ("Celu", RT_DT_FLOATS), UN ("Selu", RT_DT_FLOATS), UN ("ThresholdedRelu", RT_DT_FLOATS),
-  UN ("HardSigmoid", RT_DT_FLOATS), UN ("HardSwish", RT_DT_FLOATS),
-  UN ("Shrink", RT_DT_NUMERIC),
-  { "onnx", "Dropout", 1, 0, 1, 3, 1, 2, RT_DT_FLOATS, k_dropout, NULL, NULL },
-  BIN ("Add", RT_DT_NUMERIC), BIN ("Sub", RT_DT_NUMERIC), BIN ("Mul", RT_DT_NUMERIC),
-  BIN ("Div", RT_DT_NUMERIC), BIN ("Pow", RT_DT_NUMERIC), BIN ("PRelu", RT_DT_NUMERIC),
-  BIN ("Equal", RT_DT_ALL), BIN ("Greater", RT_DT_NUMERIC), BIN ("Less", RT_DT_NUMERIC),
-  BIN ("GreaterOrEqual", RT_DT_NUMERIC), BIN ("LessOrEqual", RT_DT_NUMERIC),
-  BIN ("And", RT_DT (BOOL)), BIN ("Or", RT_DT (BOOL)), BIN ("Xor", RT_DT (BOOL)),
-  { "onnx", "Mod", 10, 0, 2, 2, 1, 1, RT_DT_NUMERIC | RT_DT (FLOAT16), k_mod, NULL, NULL },
-  { "onnx", "BitShift", 11, 0, 2, 2, 1, 1, RT_DT_INTS, k_bitshift, NULL, NULL },
-  { "onnx", "Sum", 1, 0, 1, RT_VARIADIC, 1, 1, RT_DT_NUMERIC, k_variadic, NULL, NULL },
-  { "onnx", "Mean", 1, 0, 1, RT_VARIADIC, 1, 1, RT_DT_FLOATS, k_variadic, NULL, NULL },
-  { "onnx", "Max", 1, 0, 1, RT_VARIADIC, 1, 1, RT_DT_NUMERIC | RT_DT (FLOAT16), k_variadic, NULL, NULL },
-  { "onnx", "Min", 1, 0, 1, RT_VARIADIC, 1, 1, RT_DT_NUMERIC | RT_DT (FLOAT16), k_variadic, NULL, NULL },
-  { "onnx", "Where", 9, 0, 3, 3, 1, 1, RT_DT (BOOL), k_where, NULL, NULL },
-  { "onnx", "Clip", 1, 0, 1, 3, 1, 1, RT_DT_NUMERIC, k_clip, NULL, NULL },
-  { "onnx", "Cast", 1, 0, 1, 1, 1, 1, RT_DT_ALL | RT_DT (FLOAT16) | RT_DT (BFLOAT16) | RT_DT (STRING), k_cast, NULL, NULL },
-  { "onnx", "CastLike", 15, 0, 2, 2, 1, 1, RT_DT_ALL | RT_DT (FLOAT16) | RT_DT (BFLOAT16) | RT_DT (STRING), k_cast, NULL, NULL },
+  RT_UNARY (Neg, NUM_SIGNED), RT_UNARY (Abs, RT_DT_NUMERIC), RT_UNARY (Sign, RT_DT_NUMERIC),
+  RT_UNARY (Relu, NUM_SIGNED), RT_UNARY (Not, RT_DT (BOOL)), RT_UNARY (Sqrt, RT_DT_FLOATS),
+  RT_UNARY (Exp, RT_DT_FLOATS), RT_UNARY (Log, RT_DT_FLOATS), RT_UNARY (Sin, RT_DT_FLOATS),
+  RT_UNARY (Cos, RT_DT_FLOATS), RT_UNARY (Tan, RT_DT_FLOATS), RT_UNARY (Asin, RT_DT_FLOATS),
+  RT_UNARY (Acos, RT_DT_FLOATS), RT_UNARY (Atan, RT_DT_FLOATS), RT_UNARY (Sinh, RT_DT_FLOATS),
+  RT_UNARY (Cosh, RT_DT_FLOATS), RT_UNARY (Asinh, RT_DT_FLOATS), RT_UNARY (Acosh, RT_DT_FLOATS),
+  RT_UNARY (Atanh, RT_DT_FLOATS), RT_UNARY (Tanh, RT_DT_FLOATS), RT_UNARY (Sigmoid, RT_DT_FLOATS),
+  RT_UNARY (Erf, RT_DT_FLOATS), RT_UNARY (Floor, RT_DT_FLOATS), RT_UNARY (Ceil, RT_DT_FLOATS),
+  RT_UNARY (Round, RT_DT_FLOATS), RT_UNARY (Reciprocal, RT_DT_FLOATS), RT_UNARY (Softplus, RT_DT_FLOATS),
+  RT_UNARY (Softsign, RT_DT_FLOATS), RT_UNARY (LeakyRelu, RT_DT_FLOATS), RT_UNARY (Elu, RT_DT_FLOATS),
+  RT_UNARY (Celu, RT_DT_FLOATS), RT_UNARY (Selu, RT_DT_FLOATS), RT_UNARY (ThresholdedRelu, RT_DT_FLOATS),
+  RT_UNARY (HardSigmoid, RT_DT_FLOATS), RT_UNARY (HardSwish, RT_DT_FLOATS),
+  RT_UNARY (Shrink, RT_DT_NUMERIC),
+  { RT_ONNX ("Dropout", 1), RT_IN (1, 3), RT_OUT (1, 2), .dtypes = RT_DT_FLOATS, .run = k_dropout,
+    .data = &unary_info[OP_Identity] },
+  RT_ARITH (Add, RT_DT_NUMERIC), RT_ARITH (Sub, RT_DT_NUMERIC), RT_ARITH (Mul, RT_DT_NUMERIC),
+  RT_ARITH (Div, RT_DT_NUMERIC), RT_ARITH (Pow, RT_DT_NUMERIC), RT_ARITH (PRelu, RT_DT_NUMERIC),
+  RT_CMP (Equal, RT_DT_ALL), RT_CMP (Greater, RT_DT_NUMERIC), RT_CMP (Less, RT_DT_NUMERIC),
+  RT_CMP (GreaterOrEqual, RT_DT_NUMERIC), RT_CMP (LessOrEqual, RT_DT_NUMERIC),
+  RT_CMP (And, RT_DT (BOOL)), RT_CMP (Or, RT_DT (BOOL)), RT_CMP (Xor, RT_DT (BOOL)),
+  { RT_ONNX ("Mod", 10), RT_IN (2, 2), RT_OUT (1, 1), .dtypes = RT_DT_NUMERIC | RT_DT (FLOAT16), .run = k_mod },
+  { RT_ONNX ("BitShift", 11), RT_IN (2, 2), RT_OUT (1, 1), .dtypes = RT_DT_INTS, .run = k_bitshift },
+  { RT_ONNX ("Sum", 1), RT_IN (1, RT_VARIADIC), RT_OUT (1, 1), .dtypes = RT_DT_NUMERIC, .run = k_variadic },
+  { RT_ONNX ("Mean", 1), RT_IN (1, RT_VARIADIC), RT_OUT (1, 1), .dtypes = RT_DT_FLOATS, .run = k_variadic },
+  { RT_ONNX ("Max", 1), RT_IN (1, RT_VARIADIC), RT_OUT (1, 1), .dtypes = RT_DT_NUMERIC | RT_DT (FLOAT16), .run = k_variadic },
+  { RT_ONNX ("Min", 1), RT_IN (1, RT_VARIADIC), RT_OUT (1, 1), .dtypes = RT_DT_NUMERIC | RT_DT (FLOAT16), .run = k_variadic },
+  { RT_ONNX ("Where", 9), RT_IN (3, 3), RT_OUT (1, 1), .dtypes = RT_DT (BOOL), .run = k_where },
+  { RT_ONNX ("Clip", 1), RT_IN (1, 3), RT_OUT (1, 1), .dtypes = RT_DT_NUMERIC, .run = k_clip },
+  { RT_ONNX ("Cast", 1), RT_IN (1, 1), RT_OUT (1, 1), .dtypes = RT_DT_ALL | RT_DT (FLOAT16) | RT_DT (BFLOAT16) | RT_DT (STRING), .run = k_cast },
+  { RT_ONNX ("CastLike", 15), RT_IN (2, 2), RT_OUT (1, 1), .dtypes = RT_DT_ALL | RT_DT (FLOAT16) | RT_DT (BFLOAT16) | RT_DT (STRING), .run = k_cast },
 };
 
 RT_KERNEL_TABLE (rt_kernels_elementwise, defs);

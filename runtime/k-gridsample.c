@@ -156,7 +156,7 @@ rt_grid_sample (RtCall *call, const RtTensor *x, const RtTensor *g, int mode, in
 }
 
 static const RtKernelDef defs[] = {
-  { "onnx", "GridSample", 16, 0, 2, 2, 1, 1, RT_DT_FLOATS, k_gridsample, NULL, NULL },
+  { RT_ONNX ("GridSample", 16), RT_IN (2, 2), RT_OUT (1, 1), .dtypes = RT_DT_FLOATS, .run = k_gridsample },
 };
 
 RT_KERNEL_TABLE (rt_kernels_gridsample, defs);

@@ -452,12 +452,12 @@ k_unique (RtCall *call, GError **error)
 }
 
 static const RtKernelDef defs[] = {
-  { "onnx", "GatherND", 11, 0, 2, 2, 1, 1, 0, k_gathernd, NULL, NULL },
-  { "onnx", "ScatterND", 11, 0, 3, 3, 1, 1, 0, k_scatternd, NULL, NULL },
-  { "onnx", "Scatter", 9, 10, 3, 3, 1, 1, 0, k_scatter, NULL, NULL },
-  { "onnx", "Compress", 9, 0, 2, 2, 1, 1, 0, k_compress, NULL, NULL },
-  { "onnx", "ReverseSequence", 10, 0, 2, 2, 1, 1, 0, k_reverse_sequence, NULL, NULL },
-  { "onnx", "Unique", 11, 0, 1, 1, 1, 4, RT_DT_ALL, k_unique, NULL, NULL },
+  { RT_ONNX ("GatherND", 11), RT_IN (2, 2), RT_OUT (1, 1), .run = k_gathernd },
+  { RT_ONNX ("ScatterND", 11), RT_IN (3, 3), RT_OUT (1, 1), .run = k_scatternd },
+  { RT_ONNX ("Scatter", 9), .until = 10, RT_IN (3, 3), RT_OUT (1, 1), .run = k_scatter },
+  { RT_ONNX ("Compress", 9), RT_IN (2, 2), RT_OUT (1, 1), .run = k_compress },
+  { RT_ONNX ("ReverseSequence", 10), RT_IN (2, 2), RT_OUT (1, 1), .run = k_reverse_sequence },
+  { RT_ONNX ("Unique", 11), RT_IN (1, 1), RT_OUT (1, 4), .dtypes = RT_DT_ALL, .run = k_unique },
 };
 
 RT_KERNEL_TABLE (rt_kernels_index, defs);

@@ -149,8 +149,8 @@ k_sce (RtCall *call, GError **error)
 }
 
 static const RtKernelDef defs[] = {
-  { "onnx", "NegativeLogLikelihoodLoss", 12, 0, 2, 3, 1, 1, RT_DT_FLOATS, k_nllloss, NULL, NULL },
-  { "onnx", "SoftmaxCrossEntropyLoss", 12, 0, 2, 3, 1, 2, RT_DT_FLOATS, k_sce, NULL, NULL },
+  { RT_ONNX ("NegativeLogLikelihoodLoss", 12), RT_IN (2, 3), RT_OUT (1, 1), .dtypes = RT_DT_FLOATS, .run = k_nllloss },
+  { RT_ONNX ("SoftmaxCrossEntropyLoss", 12), RT_IN (2, 3), RT_OUT (1, 2), .dtypes = RT_DT_FLOATS, .run = k_sce },
 };
 
 RT_KERNEL_TABLE (rt_kernels_loss, defs);

@@ -225,8 +225,8 @@ k_gemm (RtCall *call, GError **error)
 }
 
 static const RtKernelDef defs[] = {
-  { "onnx", "MatMul", 1, 0, 2, 2, 1, 1, RT_DT_FLOATS | RT_DT_INTS, k_matmul, NULL, NULL },
-  { "onnx", "Gemm", 1, 0, 2, 3, 1, 1, RT_DT_FLOATS, k_gemm, NULL, NULL },
+  { RT_ONNX ("MatMul", 1), RT_IN (2, 2), RT_OUT (1, 1), .dtypes = RT_DT_FLOATS | RT_DT_INTS, .run = k_matmul },
+  { RT_ONNX ("Gemm", 1), RT_IN (2, 3), RT_OUT (1, 1), .dtypes = RT_DT_FLOATS, .run = k_gemm },
 };
 
 RT_KERNEL_TABLE (rt_kernels_matmul, defs);

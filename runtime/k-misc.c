@@ -203,13 +203,13 @@ k_det (RtCall *call, GError **error)
 }
 
 static const RtKernelDef defs[] = {
-  { "onnx", "IsInf", 10, 0, 1, 1, 1, 1, RT_DT_FLOATS, k_isinf_isnan, NULL, NULL },
-  { "onnx", "IsNaN", 9, 0, 1, 1, 1, 1, RT_DT_FLOATS, k_isinf_isnan, NULL, NULL },
-  { "onnx", "HannWindow", 17, 0, 1, 1, 1, 1, RT_DT (INT32) | RT_DT (INT64), k_window, NULL, NULL },
-  { "onnx", "HammingWindow", 17, 0, 1, 1, 1, 1, RT_DT (INT32) | RT_DT (INT64), k_window, NULL, NULL },
-  { "onnx", "BlackmanWindow", 17, 0, 1, 1, 1, 1, RT_DT (INT32) | RT_DT (INT64), k_window, NULL, NULL },
-  { "onnx", "MeanVarianceNormalization", 9, 0, 1, 1, 1, 1, RT_DT_FLOATS, k_mvn, NULL, NULL },
-  { "onnx", "Det", 11, 0, 1, 1, 1, 1, RT_DT_FLOATS, k_det, NULL, NULL },
+  { RT_ONNX ("IsInf", 10), RT_IN (1, 1), RT_OUT (1, 1), .dtypes = RT_DT_FLOATS, .run = k_isinf_isnan },
+  { RT_ONNX ("IsNaN", 9), RT_IN (1, 1), RT_OUT (1, 1), .dtypes = RT_DT_FLOATS, .run = k_isinf_isnan },
+  { RT_ONNX ("HannWindow", 17), RT_IN (1, 1), RT_OUT (1, 1), .dtypes = RT_DT (INT32) | RT_DT (INT64), .run = k_window },
+  { RT_ONNX ("HammingWindow", 17), RT_IN (1, 1), RT_OUT (1, 1), .dtypes = RT_DT (INT32) | RT_DT (INT64), .run = k_window },
+  { RT_ONNX ("BlackmanWindow", 17), RT_IN (1, 1), RT_OUT (1, 1), .dtypes = RT_DT (INT32) | RT_DT (INT64), .run = k_window },
+  { RT_ONNX ("MeanVarianceNormalization", 9), RT_IN (1, 1), RT_OUT (1, 1), .dtypes = RT_DT_FLOATS, .run = k_mvn },
+  { RT_ONNX ("Det", 11), RT_IN (1, 1), RT_OUT (1, 1), .dtypes = RT_DT_FLOATS, .run = k_det },
 };
 
 RT_KERNEL_TABLE (rt_kernels_misc, defs);

@@ -255,10 +255,10 @@ k_lrn (RtCall *call, GError **error)
 }
 
 static const RtKernelDef defs[] = {
-  { "onnx", "BatchNormalization", 1, 0, 5, 5, 1, 5, RT_DT_FLOATS, k_batchnorm, NULL, NULL },
-  { "onnx", "InstanceNormalization", 1, 0, 3, 3, 1, 1, RT_DT_FLOATS, k_instancenorm, NULL, NULL },
-  { "onnx", "LayerNormalization", 17, 0, 2, 3, 1, 3, RT_DT_FLOATS, k_layernorm, NULL, NULL },
-  { "onnx", "LRN", 1, 0, 1, 1, 1, 1, RT_DT_FLOATS, k_lrn, NULL, NULL },
+  { RT_ONNX ("BatchNormalization", 1), RT_IN (5, 5), RT_OUT (1, 5), .dtypes = RT_DT_FLOATS, .run = k_batchnorm },
+  { RT_ONNX ("InstanceNormalization", 1), RT_IN (3, 3), RT_OUT (1, 1), .dtypes = RT_DT_FLOATS, .run = k_instancenorm },
+  { RT_ONNX ("LayerNormalization", 17), RT_IN (2, 3), RT_OUT (1, 3), .dtypes = RT_DT_FLOATS, .run = k_layernorm },
+  { RT_ONNX ("LRN", 1), RT_IN (1, 1), RT_OUT (1, 1), .dtypes = RT_DT_FLOATS, .run = k_lrn },
 };
 
 RT_KERNEL_TABLE (rt_kernels_norm, defs);

@@ -301,13 +301,13 @@ k_max_unpool (RtCall *call, GError **error)
 }
 
 static const RtKernelDef defs[] = {
-  { "onnx", "MaxPool", 1, 0, 1, 1, 1, 2, RT_DT_FLOATS | RT_DT (UINT8) | RT_DT (INT8), k_pool, NULL, NULL },
-  { "onnx", "MaxUnpool", 9, 0, 2, 3, 1, 1, RT_DT_FLOATS, k_max_unpool, NULL, NULL },
-  { "onnx", "AveragePool", 1, 0, 1, 1, 1, 1, RT_DT_FLOATS, k_pool, NULL, NULL },
-  { "onnx", "LpPool", 2, 0, 1, 1, 1, 1, RT_DT_FLOATS, k_pool, NULL, NULL },
-  { "onnx", "GlobalAveragePool", 1, 0, 1, 1, 1, 1, RT_DT_FLOATS, k_global_pool, NULL, NULL },
-  { "onnx", "GlobalMaxPool", 1, 0, 1, 1, 1, 1, RT_DT_FLOATS, k_global_pool, NULL, NULL },
-  { "onnx", "GlobalLpPool", 2, 0, 1, 1, 1, 1, RT_DT_FLOATS, k_global_pool, NULL, NULL },
+  { RT_ONNX ("MaxPool", 1), RT_IN (1, 1), RT_OUT (1, 2), .dtypes = RT_DT_FLOATS | RT_DT (UINT8) | RT_DT (INT8), .run = k_pool },
+  { RT_ONNX ("MaxUnpool", 9), RT_IN (2, 3), RT_OUT (1, 1), .dtypes = RT_DT_FLOATS, .run = k_max_unpool },
+  { RT_ONNX ("AveragePool", 1), RT_IN (1, 1), RT_OUT (1, 1), .dtypes = RT_DT_FLOATS, .run = k_pool },
+  { RT_ONNX ("LpPool", 2), RT_IN (1, 1), RT_OUT (1, 1), .dtypes = RT_DT_FLOATS, .run = k_pool },
+  { RT_ONNX ("GlobalAveragePool", 1), RT_IN (1, 1), RT_OUT (1, 1), .dtypes = RT_DT_FLOATS, .run = k_global_pool },
+  { RT_ONNX ("GlobalMaxPool", 1), RT_IN (1, 1), RT_OUT (1, 1), .dtypes = RT_DT_FLOATS, .run = k_global_pool },
+  { RT_ONNX ("GlobalLpPool", 2), RT_IN (1, 1), RT_OUT (1, 1), .dtypes = RT_DT_FLOATS, .run = k_global_pool },
 };
 
 RT_KERNEL_TABLE (rt_kernels_pool, defs);

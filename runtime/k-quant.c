@@ -360,13 +360,13 @@ k_qlinear_conv (RtCall *call, GError **error)
 }
 
 static const RtKernelDef defs[] = {
-  { "onnx", "QuantizeLinear", 10, 0, 2, 3, 1, 1, RT_DT_FLOATS | RT_DT (INT32), k_quantize, NULL, NULL },
-  { "onnx", "DequantizeLinear", 10, 0, 2, 3, 1, 1, 0, k_dequantize, NULL, NULL },
-  { "onnx", "DynamicQuantizeLinear", 11, 0, 1, 1, 3, 3, RT_DT (FLOAT), k_dynamic_quantize, NULL, NULL },
-  { "onnx", "MatMulInteger", 10, 0, 2, 4, 1, 1, RT_DT (INT8) | RT_DT (UINT8), k_matmul_integer, NULL, NULL },
-  { "onnx", "QLinearMatMul", 10, 0, 8, 8, 1, 1, RT_DT (INT8) | RT_DT (UINT8), k_qlinear_matmul, NULL, NULL },
-  { "onnx", "ConvInteger", 10, 0, 2, 4, 1, 1, RT_DT (INT8) | RT_DT (UINT8), k_conv_integer, NULL, NULL },
-  { "onnx", "QLinearConv", 10, 0, 8, 9, 1, 1, RT_DT (INT8) | RT_DT (UINT8), k_qlinear_conv, NULL, NULL },
+  { RT_ONNX ("QuantizeLinear", 10), RT_IN (2, 3), RT_OUT (1, 1), .dtypes = RT_DT_FLOATS | RT_DT (INT32), .run = k_quantize },
+  { RT_ONNX ("DequantizeLinear", 10), RT_IN (2, 3), RT_OUT (1, 1), .run = k_dequantize },
+  { RT_ONNX ("DynamicQuantizeLinear", 11), RT_IN (1, 1), RT_OUT (3, 3), .dtypes = RT_DT (FLOAT), .run = k_dynamic_quantize },
+  { RT_ONNX ("MatMulInteger", 10), RT_IN (2, 4), RT_OUT (1, 1), .dtypes = RT_DT (INT8) | RT_DT (UINT8), .run = k_matmul_integer },
+  { RT_ONNX ("QLinearMatMul", 10), RT_IN (8, 8), RT_OUT (1, 1), .dtypes = RT_DT (INT8) | RT_DT (UINT8), .run = k_qlinear_matmul },
+  { RT_ONNX ("ConvInteger", 10), RT_IN (2, 4), RT_OUT (1, 1), .dtypes = RT_DT (INT8) | RT_DT (UINT8), .run = k_conv_integer },
+  { RT_ONNX ("QLinearConv", 10), RT_IN (8, 9), RT_OUT (1, 1), .dtypes = RT_DT (INT8) | RT_DT (UINT8), .run = k_qlinear_conv },
 };
 
 RT_KERNEL_TABLE (rt_kernels_quant, defs);

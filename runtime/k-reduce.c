@@ -429,19 +429,19 @@ k_topk (RtCall *call, GError **error)
   return TRUE;
 }
 
-#define RED(op) { "onnx", op, 1, 0, 1, 2, 1, 1, RT_DT_NUMERIC, k_reduce, NULL, NULL }
+#define RED(op_) { RT_ONNX (op_, 1), RT_IN (1, 2), RT_OUT (1, 1), .dtypes = RT_DT_NUMERIC, .run = k_reduce }
 
 static const RtKernelDef defs[] = {
   RED ("ReduceSum"), RED ("ReduceMean"), RED ("ReduceMax"), RED ("ReduceMin"),
   RED ("ReduceProd"), RED ("ReduceL1"), RED ("ReduceL2"), RED ("ReduceLogSum"),
   RED ("ReduceLogSumExp"), RED ("ReduceSumSquare"),
-  { "onnx", "ArgMax", 1, 0, 1, 1, 1, 1, RT_DT_NUMERIC, k_argmax, NULL, NULL },
-  { "onnx", "ArgMin", 1, 0, 1, 1, 1, 1, RT_DT_NUMERIC, k_argmax, NULL, NULL },
-  { "onnx", "Softmax", 1, 0, 1, 1, 1, 1, RT_DT_FLOATS, k_softmax, NULL, NULL },
-  { "onnx", "LogSoftmax", 1, 0, 1, 1, 1, 1, RT_DT_FLOATS, k_softmax, NULL, NULL },
-  { "onnx", "Hardmax", 1, 0, 1, 1, 1, 1, RT_DT_FLOATS, k_softmax, NULL, NULL },
-  { "onnx", "CumSum", 11, 0, 2, 2, 1, 1, RT_DT_NUMERIC, k_cumsum, NULL, NULL },
-  { "onnx", "TopK", 1, 0, 1, 2, 2, 2, RT_DT_NUMERIC, k_topk, NULL, NULL },
+  { RT_ONNX ("ArgMax", 1), RT_IN (1, 1), RT_OUT (1, 1), .dtypes = RT_DT_NUMERIC, .run = k_argmax },
+  { RT_ONNX ("ArgMin", 1), RT_IN (1, 1), RT_OUT (1, 1), .dtypes = RT_DT_NUMERIC, .run = k_argmax },
+  { RT_ONNX ("Softmax", 1), RT_IN (1, 1), RT_OUT (1, 1), .dtypes = RT_DT_FLOATS, .run = k_softmax },
+  { RT_ONNX ("LogSoftmax", 1), RT_IN (1, 1), RT_OUT (1, 1), .dtypes = RT_DT_FLOATS, .run = k_softmax },
+  { RT_ONNX ("Hardmax", 1), RT_IN (1, 1), RT_OUT (1, 1), .dtypes = RT_DT_FLOATS, .run = k_softmax },
+  { RT_ONNX ("CumSum", 11), RT_IN (2, 2), RT_OUT (1, 1), .dtypes = RT_DT_NUMERIC, .run = k_cumsum },
+  { RT_ONNX ("TopK", 1), RT_IN (1, 2), RT_OUT (2, 2), .dtypes = RT_DT_NUMERIC, .run = k_topk },
 };
 
 RT_KERNEL_TABLE (rt_kernels_reduce, defs);

@@ -263,8 +263,8 @@ k_resize (RtCall *call, GError **error)
 }
 
 static const RtKernelDef defs[] = {
-  { "onnx", "Resize", 10, 0, 1, 4, 1, 1, RT_DT_NUMERIC, k_resize, NULL, NULL },
-  { "onnx", "Upsample", 7, 0, 1, 2, 1, 1, RT_DT_NUMERIC, k_resize, NULL, NULL },
+  { RT_ONNX ("Resize", 10), RT_IN (1, 4), RT_OUT (1, 1), .dtypes = RT_DT_NUMERIC, .run = k_resize },
+  { RT_ONNX ("Upsample", 7), RT_IN (1, 2), RT_OUT (1, 1), .dtypes = RT_DT_NUMERIC, .run = k_resize },
 };
 
 RT_KERNEL_TABLE (rt_kernels_resize, defs);

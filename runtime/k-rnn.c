@@ -564,9 +564,9 @@ rt_lstm_layer (RtCall *call, const RtTensor *X, const RtTensor *W, const RtTenso
 }
 
 static const RtKernelDef defs[] = {
-  { "onnx", "RNN", 1, 0, 3, 6, 0, 2, RT_DT_FLOATS, k_rnn, prepare_rnn, NULL },
-  { "onnx", "GRU", 1, 0, 3, 6, 0, 2, RT_DT_FLOATS, k_rnn, prepare_gru, NULL },
-  { "onnx", "LSTM", 1, 0, 3, 8, 0, 3, RT_DT_FLOATS, k_rnn, prepare_lstm, NULL },
+  { RT_ONNX ("RNN", 1), RT_IN (3, 6), RT_OUT (0, 2), .dtypes = RT_DT_FLOATS, .run = k_rnn, .prepare = prepare_rnn },
+  { RT_ONNX ("GRU", 1), RT_IN (3, 6), RT_OUT (0, 2), .dtypes = RT_DT_FLOATS, .run = k_rnn, .prepare = prepare_gru },
+  { RT_ONNX ("LSTM", 1), RT_IN (3, 8), RT_OUT (0, 3), .dtypes = RT_DT_FLOATS, .run = k_rnn, .prepare = prepare_lstm },
 };
 
 RT_KERNEL_TABLE (rt_kernels_rnn, defs);

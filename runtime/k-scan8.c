@@ -187,7 +187,7 @@ k_scan8 (RtCall *call, GError **error)
 }
 
 static const RtKernelDef defs[] = {
-  { "onnx", "Scan", 8, 8, 0, RT_VARIADIC, 1, RT_VARIADIC, 0, k_scan8, prepare_scan8, body_free },
+  { RT_ONNX ("Scan", 8), .until = 8, RT_IN (0, RT_VARIADIC), RT_OUT (1, RT_VARIADIC), .run = k_scan8, .prepare = prepare_scan8, .free_state = body_free },
 };
 
 RT_KERNEL_TABLE (rt_kernels_scan8, defs);

@@ -465,21 +465,19 @@ k_optional_get_element (RtCall *call, GError **error)
 }
 
 static const RtKernelDef defs[] = {
-  { "onnx", "Identity", 1, 0, 1, 1, 1, 1, 0, k_identity, NULL, NULL },
-  { "onnx", "SequenceEmpty", 11, 0, 0, 0, 1, 1, 0, k_sequence_empty, NULL, NULL },
-  { "onnx", "SequenceConstruct", 11, 0, 1, RT_VARIADIC, 1, 1, 0, k_sequence_construct, NULL,
-    NULL },
-  { "onnx", "SequenceAt", 11, 0, 2, 2, 1, 1, 0, k_sequence_at, NULL, NULL },
-  { "onnx", "SequenceLength", 11, 0, 1, 1, 1, 1, 0, k_sequence_length, NULL, NULL },
-  { "onnx", "SequenceInsert", 11, 0, 2, 3, 1, 1, 0, k_sequence_insert, NULL, NULL },
-  { "onnx", "SequenceErase", 11, 0, 1, 2, 1, 1, 0, k_sequence_erase, NULL, NULL },
-  { "onnx", "ConcatFromSequence", 11, 0, 1, 1, 1, 1, 0, k_concat_from_sequence, NULL, NULL },
-  { "onnx", "SplitToSequence", 11, 0, 1, 2, 1, 1, 0, k_split_to_sequence, NULL, NULL },
-  { "onnx", "SequenceMap", 17, 0, 1, RT_VARIADIC, 1, RT_VARIADIC, 0, k_sequence_map,
-    prepare_sequence_map, body_free },
-  { "onnx", "Optional", 15, 0, 0, 1, 1, 1, 0, k_optional, NULL, NULL },
-  { "onnx", "OptionalHasElement", 15, 0, 0, 1, 1, 1, 0, k_optional_has_element, NULL, NULL },
-  { "onnx", "OptionalGetElement", 15, 0, 1, 1, 1, 1, 0, k_optional_get_element, NULL, NULL },
+  { RT_ONNX ("Identity", 1), RT_IN (1, 1), RT_OUT (1, 1), .run = k_identity },
+  { RT_ONNX ("SequenceEmpty", 11), RT_IN (0, 0), RT_OUT (1, 1), .run = k_sequence_empty },
+  { RT_ONNX ("SequenceConstruct", 11), RT_IN (1, RT_VARIADIC), RT_OUT (1, 1), .run = k_sequence_construct },
+  { RT_ONNX ("SequenceAt", 11), RT_IN (2, 2), RT_OUT (1, 1), .run = k_sequence_at },
+  { RT_ONNX ("SequenceLength", 11), RT_IN (1, 1), RT_OUT (1, 1), .run = k_sequence_length },
+  { RT_ONNX ("SequenceInsert", 11), RT_IN (2, 3), RT_OUT (1, 1), .run = k_sequence_insert },
+  { RT_ONNX ("SequenceErase", 11), RT_IN (1, 2), RT_OUT (1, 1), .run = k_sequence_erase },
+  { RT_ONNX ("ConcatFromSequence", 11), RT_IN (1, 1), RT_OUT (1, 1), .run = k_concat_from_sequence },
+  { RT_ONNX ("SplitToSequence", 11), RT_IN (1, 2), RT_OUT (1, 1), .run = k_split_to_sequence },
+  { RT_ONNX ("SequenceMap", 17), RT_IN (1, RT_VARIADIC), RT_OUT (1, RT_VARIADIC), .run = k_sequence_map, .prepare = prepare_sequence_map, .free_state = body_free },
+  { RT_ONNX ("Optional", 15), RT_IN (0, 1), RT_OUT (1, 1), .run = k_optional },
+  { RT_ONNX ("OptionalHasElement", 15), RT_IN (0, 1), RT_OUT (1, 1), .run = k_optional_has_element },
+  { RT_ONNX ("OptionalGetElement", 15), RT_IN (1, 1), RT_OUT (1, 1), .run = k_optional_get_element },
 };
 
 RT_KERNEL_TABLE (rt_kernels_sequence, defs);

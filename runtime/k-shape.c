@@ -1086,8 +1086,9 @@ k_depth_space (RtCall *call, GError **error)
   return TRUE;
 }
 
-#define K(op, since, until, mi, ma, mo, mxo, fn) \
-  { "onnx", op, since, until, mi, ma, mo, mxo, RT_DT_ALL, fn, NULL, NULL }
+#define K(op_, since_, until_, mi, ma, mo, mxo, fn) \
+  { RT_ONNX (op_, since_), .until = (until_), RT_IN (mi, ma), RT_OUT (mo, mxo), .dtypes = RT_DT_ALL, \
+    .run = (fn) }
 
 static const RtKernelDef defs[] = {
   K ("Reshape", 1, 0, 1, 2, 1, 1, k_reshape),

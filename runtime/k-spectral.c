@@ -223,9 +223,9 @@ k_mel (RtCall *call, GError **error)
 }
 
 static const RtKernelDef defs[] = {
-  { "onnx", "DFT", 17, 0, 1, 3, 1, 1, RT_DT_FLOATS, k_dft, NULL, NULL },
-  { "onnx", "STFT", 17, 0, 2, 4, 1, 1, RT_DT_FLOATS, k_stft, NULL, NULL },
-  { "onnx", "MelWeightMatrix", 17, 0, 5, 5, 1, 1, RT_DT (INT32) | RT_DT (INT64), k_mel, NULL, NULL },
+  { RT_ONNX ("DFT", 17), RT_IN (1, 3), RT_OUT (1, 1), .dtypes = RT_DT_FLOATS, .run = k_dft },
+  { RT_ONNX ("STFT", 17), RT_IN (2, 4), RT_OUT (1, 1), .dtypes = RT_DT_FLOATS, .run = k_stft },
+  { RT_ONNX ("MelWeightMatrix", 17), RT_IN (5, 5), RT_OUT (1, 1), .dtypes = RT_DT (INT32) | RT_DT (INT64), .run = k_mel },
 };
 
 RT_KERNEL_TABLE (rt_kernels_spectral, defs);

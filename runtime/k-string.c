@@ -25,19 +25,14 @@ format_float (double v, gboolean single)
     return g_strdup ("nan");
   if (isinf (v))
     return g_strdup (v > 0 ? "inf" : "-inf");
-  char buf[G_ASCII_DTOSTR_BUF_SIZE];
-  for (int p = 1; p <= 17; p++)
-    {
-      char fmt[8];
-      g_snprintf (fmt, sizeof fmt, "%%.%dg", p);
-      g_ascii_formatd (buf, sizeof buf, fmt, v);
-      double back = g_ascii_strtod (buf, NULL);
-      if (single ? (float) back == (float) v : back == v)
-        break;
-    }
+  char *buf = graph_float_to_shortest (single ? GRAPH_DTYPE_FLOAT : GRAPH_DTYPE_DOUBLE, v);
   if (strpbrk (buf, ".e") == NULL)
-    return g_strconcat (buf, ".0", NULL);
-  return g_strdup (buf);
+    {
+      char *dotted = g_strconcat (buf, ".0", NULL);
+      g_free (buf);
+      return dotted;
+    }
+  return buf;
 }
 
 gboolean
@@ -177,7 +172,7 @@ k_string_normalizer (RtCall *call, GError **error)
 }
 
 static const RtKernelDef defs[] = {
-  { "onnx", "StringNormalizer", 10, 0, 1, 1, 1, 1, RT_DT (STRING), k_string_normalizer, NULL, NULL },
+  { RT_ONNX ("StringNormalizer", 10), RT_IN (1, 1), RT_OUT (1, 1), .dtypes = RT_DT (STRING), .run = k_string_normalizer },
 };
 
 RT_KERNEL_TABLE (rt_kernels_string, defs);

@@ -113,7 +113,7 @@ k_tfidf (RtCall *call, GError **error)
 }
 
 static const RtKernelDef defs[] = {
-  { "onnx", "TfIdfVectorizer", 9, 0, 1, 1, 1, 1, RT_DT (INT32) | RT_DT (INT64), k_tfidf, NULL, NULL },
+  { RT_ONNX ("TfIdfVectorizer", 9), RT_IN (1, 1), RT_OUT (1, 1), .dtypes = RT_DT (INT32) | RT_DT (INT64), .run = k_tfidf },
 };
 
 RT_KERNEL_TABLE (rt_kernels_text, defs);

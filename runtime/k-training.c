@@ -98,8 +98,8 @@ k_optimizer (RtCall *call, GError **error)
   return TRUE;
 }
 
-#define OPT(name) { "ai.onnx.preview.training", name, 1, 0, 5, RT_VARIADIC, 2, RT_VARIADIC, 0, \
-                    k_optimizer, NULL, NULL }
+#define OPT(name) { RT_DOMAIN ("ai.onnx.preview.training", name, 1), RT_IN (5, RT_VARIADIC), \
+                    RT_OUT (2, RT_VARIADIC), .run = k_optimizer }
 
 static const RtKernelDef defs[] = {
   OPT ("Adagrad"), OPT ("Adam"), OPT ("Momentum"),

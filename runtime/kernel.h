@@ -78,6 +78,7 @@ typedef struct
   const GraphNode  *node;
   gint64            opset;      /* of the node's domain; 0 for aten/prim */
   gpointer          state;      /* what prepare() returned */
+  gconstpointer     data;       /* the kernel row's .data */
   guint             n_inputs;
   const RtTensor  **inputs;     /* NULL entries: absent */
   guint             n_outputs;
@@ -102,7 +103,21 @@ typedef struct
   RtKernelFn  run;
   RtPrepareFn prepare;
   GDestroyNotify free_state;
+  gconstpointer data;           /* the row's constant for a shared run(): call->data */
 } RtKernelDef;
+
+/* Kernel rows name their fields (designated initialisers):
+ *   { RT_ONNX ("IsInf", 10), RT_IN (1, 1), RT_OUT (1, 1), .dtypes = RT_DT_FLOATS,
+ *     .run = k_isinf_isnan },
+ * plus `.until = 12` for a closed opset range, `.prepare`/`.free_state`,
+ * and `.data` for a family whose rows share one run(). */
+#define RT_ONNX(op_, since_)          .domain = "onnx", .op = (op_), .since = (since_)
+#define RT_DOMAIN(dom_, op_, since_)  .domain = (dom_), .op = (op_), .since = (since_)
+#define RT_ATEN(op_)                  .domain = "aten", .op = (op_)
+#define RT_IN(lo, hi)                 .min_in = (lo), .max_in = (hi)
+#define RT_OUT(lo, hi)                .min_out = (lo), .max_out = (hi)
+/* The usual ATen kernel: lo..hi schema arguments, one output. */
+#define RT_ATEN_ROW(op_, lo, hi, fn)  { RT_ATEN (op_), RT_IN (lo, hi), RT_OUT (1, 1), .run = (fn) }
 
 typedef struct
 {

@@ -846,7 +846,7 @@ run_node (RtSession *s, RtNodePlan *p, GError **error)
         }
     }
   RtCall call = {
-    .ctx = s, .node = p->node, .opset = p->opset, .state = p->state,
+    .ctx = s, .node = p->node, .opset = p->opset, .state = p->state, .data = p->def->data,
     .n_inputs = p->n_in, .inputs = s->node_inputs, .n_outputs = p->n_out,
   };
   s->current = p;

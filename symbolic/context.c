@@ -1,7 +1,7 @@
 /* The translation context: maps source (trace) values to ONNX values,
  * materialises constants, weights and lists on first use, and runs the
  * symbolic for one node at a time. */
-#include "symbolic/sym-private.h"
+#include "symbolic/translate.h"
 #include <string.h>
 
 struct _SymContext

@@ -1,6 +1,6 @@
 /* Opset-aware building blocks for symbolic functions, and the ATen
  * fallback node. */
-#include "symbolic/sym-private.h"
+#include "symbolic/opset-tables.h"
 #include <string.h>
 
 GraphValue *

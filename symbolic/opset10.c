@@ -1,7 +1,7 @@
 /* Opset 10: what changed from 9 (Slice inputs, TopK k input, Resize and
  * MaxPool ceil_mode are handled by the opset-aware helpers the opset 9
  * functions call); new here: flip, embedding_bag. */
-#include "symbolic/sym-private.h"
+#include "symbolic/opset-tables.h"
 
 /* aten::flip(self, dims): Slice with step -1 on each dim (Slice steps
  * exist from 10). */
@@ -186,12 +186,12 @@ sym_nan_to_num (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   return TRUE;
 }
 
-const SymEntry sym_opset10_table[] = {
-  { "aten::fmod", sym_fmod },
-  { "aten::isinf", sym_isinf },
-  { "aten::isfinite", sym_isfinite },
-  { "aten::nan_to_num", sym_nan_to_num },
-  { "aten::flip", sym_flip },
-  { "aten::embedding_bag", sym_embedding_bag },
+static const SymEntry entries[] = {
+  SYM_FN ("aten::fmod", sym_fmod),
+  SYM_FN ("aten::isinf", sym_isinf),
+  SYM_FN ("aten::isfinite", sym_isfinite),
+  SYM_FN ("aten::nan_to_num", sym_nan_to_num),
+  SYM_FN ("aten::flip", sym_flip),
+  SYM_FN ("aten::embedding_bag", sym_embedding_bag),
 };
-const gsize sym_opset10_table_len = G_N_ELEMENTS (sym_opset10_table);
+const SymTable sym_opset10 = SYM_TABLE (10, entries);

@@ -1,5 +1,5 @@
 /* Opset 11: Clip takes min/max as inputs; GatherElements, CumSum. */
-#include "symbolic/sym-private.h"
+#include "symbolic/opset-tables.h"
 
 #define G sym_graph (ctx)
 
@@ -162,17 +162,17 @@ sym_round (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   return TRUE;
 }
 
-const SymEntry sym_opset11_table[] = {
-  { "aten::scatter", sym_scatter_any },   /* Scatter becomes ScatterElements */
-  { "aten::round", sym_round },
-  { "aten::pixel_shuffle", sym_pixel_shuffle11 },
-  { "aten::clamp", sym_clamp11 },
-  { "aten::clip", sym_clamp11 },
-  { "aten::clamp_min", sym_clamp_min11 },
-  { "aten::clamp_max", sym_clamp_max11 },
-  { "aten::hardtanh", sym_hardtanh11 },
-  { "aten::relu6", sym_relu6_11 },
-  { "aten::gather", sym_gather },
-  { "aten::cumsum", sym_cumsum },
+static const SymEntry entries[] = {
+  SYM_FN ("aten::scatter", sym_scatter_any),   /* Scatter becomes ScatterElements */
+  SYM_FN ("aten::round", sym_round),
+  SYM_FN ("aten::pixel_shuffle", sym_pixel_shuffle11),
+  SYM_FN ("aten::clamp", sym_clamp11),
+  SYM_FN ("aten::clip", sym_clamp11),
+  SYM_FN ("aten::clamp_min", sym_clamp_min11),
+  SYM_FN ("aten::clamp_max", sym_clamp_max11),
+  SYM_FN ("aten::hardtanh", sym_hardtanh11),
+  SYM_FN ("aten::relu6", sym_relu6_11),
+  SYM_FN ("aten::gather", sym_gather),
+  SYM_FN ("aten::cumsum", sym_cumsum),
 };
-const gsize sym_opset11_table_len = G_N_ELEMENTS (sym_opset11_table);
+const SymTable sym_opset11 = SYM_TABLE (11, entries);

@@ -1,5 +1,5 @@
 /* Opset 12: GreaterOrEqual / LessOrEqual, Celu. */
-#include "symbolic/sym-private.h"
+#include "symbolic/opset-tables.h"
 
 #define G sym_graph (ctx)
 
@@ -79,11 +79,11 @@ sym_outer (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   return TRUE;
 }
 
-const SymEntry sym_opset12_table[] = {
-  { "aten::einsum", sym_einsum },
-  { "aten::outer", sym_outer },
-  { "aten::ge", sym_ge12 },
-  { "aten::le", sym_le12 },
-  { "aten::celu", sym_celu },
+static const SymEntry entries[] = {
+  SYM_FN ("aten::einsum", sym_einsum),
+  SYM_FN ("aten::outer", sym_outer),
+  SYM_FN ("aten::ge", sym_ge12),
+  SYM_FN ("aten::le", sym_le12),
+  SYM_FN ("aten::celu", sym_celu),
 };
-const gsize sym_opset12_table_len = G_N_ELEMENTS (sym_opset12_table);
+const SymTable sym_opset12 = SYM_TABLE (12, entries);

@@ -1,7 +1,7 @@
 /* Opset 13: Softmax/LogSoftmax normalise along one axis (no transpose
  * needed); Split/Squeeze/Unsqueeze/ReduceSum axes become inputs (in the
  * helpers). */
-#include "symbolic/sym-private.h"
+#include "symbolic/opset-tables.h"
 
 #define G sym_graph (ctx)
 
@@ -116,11 +116,11 @@ sym_diagonal13 (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   return TRUE;
 }
 
-const SymEntry sym_opset13_table[] = {
-  { "aten::diagonal", sym_diagonal13 },
-  { "aten::tensor_split", sym_tensor_split13 },
-  { "aten::frobenius_norm", sym_frobenius_norm_any },   /* all dims: one ReduceL2 */
-  { "aten::softmax", sym_softmax13 },
-  { "aten::log_softmax", sym_log_softmax13 },
+static const SymEntry entries[] = {
+  SYM_FN ("aten::diagonal", sym_diagonal13),
+  SYM_FN ("aten::tensor_split", sym_tensor_split13),
+  SYM_FN ("aten::frobenius_norm", sym_frobenius_norm_any),   /* all dims: one ReduceL2 */
+  SYM_FN ("aten::softmax", sym_softmax13),
+  SYM_FN ("aten::log_softmax", sym_log_softmax13),
 };
-const gsize sym_opset13_table_len = G_N_ELEMENTS (sym_opset13_table);
+const SymTable sym_opset13 = SYM_TABLE (13, entries);

@@ -1,6 +1,6 @@
 /* Opset 14: HardSwish; BatchNormalization's training_mode (in the opset 9
  * function). */
-#include "symbolic/sym-private.h"
+#include "symbolic/opset-tables.h"
 
 static gboolean
 sym_hardswish14 (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
@@ -35,9 +35,9 @@ sym_triu (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   return trilu (ctx, n, out, error, 1);
 }
 
-const SymEntry sym_opset14_table[] = {
-  { "aten::tril", sym_tril },
-  { "aten::triu", sym_triu },
-  { "aten::hardswish", sym_hardswish14 },
+static const SymEntry entries[] = {
+  SYM_FN ("aten::tril", sym_tril),
+  SYM_FN ("aten::triu", sym_triu),
+  SYM_FN ("aten::hardswish", sym_hardswish14),
 };
-const gsize sym_opset14_table_len = G_N_ELEMENTS (sym_opset14_table);
+const SymTable sym_opset14 = SYM_TABLE (14, entries);

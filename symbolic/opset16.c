@@ -1,5 +1,5 @@
 /* Opset 16: GridSample. */
-#include "symbolic/sym-private.h"
+#include "symbolic/opset-tables.h"
 
 /* aten::grid_sampler(input, grid, mode, padding_mode, align_corners) */
 static gboolean
@@ -32,8 +32,8 @@ sym_scatter_add16 (SymContext *ctx, GraphNode *n, GraphValue **out, GError **err
   return TRUE;
 }
 
-const SymEntry sym_opset16_table[] = {
-  { "aten::scatter_add", sym_scatter_add16 },
-  { "aten::grid_sampler", sym_grid_sampler },
+static const SymEntry entries[] = {
+  SYM_FN ("aten::scatter_add", sym_scatter_add16),
+  SYM_FN ("aten::grid_sampler", sym_grid_sampler),
 };
-const gsize sym_opset16_table_len = G_N_ELEMENTS (sym_opset16_table);
+const SymTable sym_opset16 = SYM_TABLE (16, entries);

@@ -4,7 +4,7 @@
  * would turn ConstantOfShape of a constant shape into a constant, these
  * write the constant themselves; sym_constant_of_shape and sym_const_filled
  * are shared with opset9-index.c. */
-#include "symbolic/sym-private.h"
+#include "symbolic/opset-tables.h"
 
 #define G sym_graph (ctx)
 
@@ -43,10 +43,26 @@ sym_constant_of_shape (SymContext *ctx, GraphValue *shape, GraphDType dt, double
 
 /* aten::zeros/ones(size, dtype, layout, device, pin_memory) and
  * full(size, fill_value, dtype, ...) */
-static gboolean
-fill (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error, double value, gboolean is_full,
-      gboolean like)
+typedef struct
 {
+  double   value;     /* zeros/ones: the fill value */
+  gboolean is_full;   /* full: the value is an argument */
+  gboolean like;      /* *_like: shape and dtype from the first argument */
+} FillSpec;
+
+static const FillSpec fill_zeros = { 0.0, FALSE, FALSE }, fill_ones = { 1.0, FALSE, FALSE },
+                      fill_full = { 0.0, TRUE, FALSE }, fill_zeros_like = { 0.0, FALSE, TRUE },
+                      fill_ones_like = { 1.0, FALSE, TRUE }, fill_full_like = { 0.0, TRUE, TRUE },
+                      new_zeros = { 0.0, FALSE, FALSE }, new_ones = { 1.0, FALSE, FALSE },
+                      new_full = { 0.0, TRUE, FALSE };
+
+/* The body of aten::zeros/ones/full(_like): sym_user_data is a FillSpec. */
+static gboolean
+fill (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  const FillSpec *spec = sym_user_data (ctx);
+  double value = spec->value;
+  gboolean is_full = spec->is_full, like = spec->like;
   GraphValue *first;
   double v = value;
   if (!sym_parse_args (ctx, n, "v", &first, error))
@@ -62,42 +78,6 @@ fill (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error, double va
   GraphValue *shape = like ? sym_size (ctx, first, G_MININT64) : first;
   out[0] = sym_constant_of_shape (ctx, shape, dt, v);
   return TRUE;
-}
-
-static gboolean
-sym_zeros (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
-{
-  return fill (ctx, n, out, error, 0.0, FALSE, FALSE);
-}
-
-static gboolean
-sym_ones (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
-{
-  return fill (ctx, n, out, error, 1.0, FALSE, FALSE);
-}
-
-static gboolean
-sym_full (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
-{
-  return fill (ctx, n, out, error, 0.0, TRUE, FALSE);
-}
-
-static gboolean
-sym_zeros_like (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
-{
-  return fill (ctx, n, out, error, 0.0, FALSE, TRUE);
-}
-
-static gboolean
-sym_ones_like (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
-{
-  return fill (ctx, n, out, error, 1.0, FALSE, TRUE);
-}
-
-static gboolean
-sym_full_like (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
-{
-  return fill (ctx, n, out, error, 0.0, TRUE, TRUE);
 }
 
 /* aten::arange with constant bounds: the values as a constant (what
@@ -207,11 +187,12 @@ sym_empty_like (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 /* aten::new_zeros/new_ones/new_empty(self, size, dtype, ...) and
  * new_full(self, size, fill_value, dtype, ...): dtype defaults to self's. */
 static gboolean
-new_fill (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error, double value,
-          gboolean is_full)
+new_fill (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {
+  const FillSpec *spec = sym_user_data (ctx);   /* .like is unused here */
+  gboolean is_full = spec->is_full;
   GraphValue *self, *shape;
-  double v = value;
+  double v = spec->value;
   if (!sym_parse_args (ctx, n, "vv", &self, &shape, error))
     return FALSE;
   if (is_full && !sym_parse_args (ctx, n, "none,none,f", &v, error))
@@ -224,24 +205,6 @@ new_fill (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error, doubl
                                                                   : NULL, dflt);
   out[0] = filled (ctx, graph_node_input (n, 1), shape, dt, v);
   return TRUE;
-}
-
-static gboolean
-sym_new_zeros (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
-{
-  return new_fill (ctx, n, out, error, 0.0, FALSE);
-}
-
-static gboolean
-sym_new_ones (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
-{
-  return new_fill (ctx, n, out, error, 1.0, FALSE);
-}
-
-static gboolean
-sym_new_full (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
-{
-  return new_fill (ctx, n, out, error, 0.0, TRUE);
 }
 
 /* aten::fill(self, value): full_like(self, value) in self's type */
@@ -318,22 +281,22 @@ sym_one_hot (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   return TRUE;
 }
 
-const SymEntry sym_opset9_create[] = {
-  { "aten::zeros", sym_zeros },
-  { "aten::ones", sym_ones },
-  { "aten::full", sym_full },
-  { "aten::zeros_like", sym_zeros_like },
-  { "aten::ones_like", sym_ones_like },
-  { "aten::full_like", sym_full_like },
-  { "aten::empty", sym_empty },
-  { "aten::empty_like", sym_empty_like },
-  { "aten::new_zeros", sym_new_zeros },
-  { "aten::new_empty", sym_new_zeros },
-  { "aten::new_ones", sym_new_ones },
-  { "aten::new_full", sym_new_full },
-  { "aten::fill", sym_fill },
-  { "aten::eye", sym_eye },
-  { "aten::one_hot", sym_one_hot },
-  { "aten::arange", sym_arange },
+static const SymEntry entries[] = {
+  SYM_DATA ("aten::zeros", fill, &fill_zeros),
+  SYM_DATA ("aten::ones", fill, &fill_ones),
+  SYM_DATA ("aten::full", fill, &fill_full),
+  SYM_DATA ("aten::zeros_like", fill, &fill_zeros_like),
+  SYM_DATA ("aten::ones_like", fill, &fill_ones_like),
+  SYM_DATA ("aten::full_like", fill, &fill_full_like),
+  SYM_FN ("aten::empty", sym_empty),
+  SYM_FN ("aten::empty_like", sym_empty_like),
+  SYM_DATA ("aten::new_zeros", new_fill, &new_zeros),
+  SYM_DATA ("aten::new_empty", new_fill, &new_zeros),
+  SYM_DATA ("aten::new_ones", new_fill, &new_ones),
+  SYM_DATA ("aten::new_full", new_fill, &new_full),
+  SYM_FN ("aten::fill", sym_fill),
+  SYM_FN ("aten::eye", sym_eye),
+  SYM_FN ("aten::one_hot", sym_one_hot),
+  SYM_FN ("aten::arange", sym_arange),
 };
-const gsize sym_opset9_create_len = G_N_ELEMENTS (sym_opset9_create);
+const SymTable sym_opset9_create = SYM_TABLE (9, entries);

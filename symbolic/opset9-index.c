@@ -4,7 +4,7 @@
  * opset 11).  torch computes several of these shapes at run time; the ones
  * here need them static and write them as constants.  The zero-filled
  * tensors they add into come from opset9-create.c (sym_const_filled). */
-#include "symbolic/sym-private.h"
+#include "symbolic/opset-tables.h"
 
 #define G sym_graph (ctx)
 
@@ -201,14 +201,14 @@ sym_index_add (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   return TRUE;
 }
 
-const SymEntry sym_opset9_index[] = {
-  { "aten::index_select", sym_index_select },
-  { "aten::index", sym_index },
-  { "aten::take", sym_take },
-  { "aten::index_fill", sym_index_fill },
-  { "aten::index_copy", sym_index_copy },
-  { "aten::index_add", sym_index_add },
-  { "aten::scatter", sym_scatter_any },
-  { "aten::scatter_add", sym_scatter_add },
+static const SymEntry entries[] = {
+  SYM_FN ("aten::index_select", sym_index_select),
+  SYM_FN ("aten::index", sym_index),
+  SYM_FN ("aten::take", sym_take),
+  SYM_FN ("aten::index_fill", sym_index_fill),
+  SYM_FN ("aten::index_copy", sym_index_copy),
+  SYM_FN ("aten::index_add", sym_index_add),
+  SYM_FN ("aten::scatter", sym_scatter_any),
+  SYM_FN ("aten::scatter_add", sym_scatter_add),
 };
-const gsize sym_opset9_index_len = G_N_ELEMENTS (sym_opset9_index);
+const SymTable sym_opset9_index = SYM_TABLE (9, entries);

@@ -1,45 +1,33 @@
 /* Opset 9 base set: element-wise math, comparisons, reductions, matmul. */
-#include "symbolic/sym-private.h"
+#include "symbolic/opset-tables.h"
 #include <math.h>
 
 #define G sym_graph (ctx)
 
-/* One function per unary op that maps straight onto an ONNX op. */
-#define UNARY(name, onnx)                                                      \
-  static gboolean sym_##name (SymContext *ctx, GraphNode *n, GraphValue **out, \
-                              GError **error)                                  \
-  {                                                                            \
-    GraphValue *self;                                                          \
-    if (!sym_parse_args (ctx, n, "v", &self, error))                           \
-      return FALSE;                                                            \
-    out[0] = graph_op (G, onnx, self, NULL);                                   \
-    return out[0] != NULL;                                                     \
-  }
+/* An aten op that is one ONNX op (sym_user_data: its op_type) on its
+ * single tensor argument: the body behind every SYM_ONNX table line. */
+gboolean
+sym_onnx_unary (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self;
+  if (!sym_parse_args (ctx, n, "v", &self, error))
+    return FALSE;
+  out[0] = graph_op (G, (const char *) sym_user_data (ctx), self, NULL);
+  return out[0] != NULL;
+}
 
-UNARY (abs, "Abs")
-UNARY (neg, "Neg")
-UNARY (sqrt, "Sqrt")
-UNARY (exp, "Exp")
-UNARY (log, "Log")
-UNARY (sin, "Sin")
-UNARY (cos, "Cos")
-UNARY (tan, "Tan")
-UNARY (asin, "Asin")
-UNARY (acos, "Acos")
-UNARY (atan, "Atan")
-UNARY (sinh, "Sinh")
-UNARY (cosh, "Cosh")
-UNARY (tanh, "Tanh")
-UNARY (sigmoid, "Sigmoid")
-UNARY (relu, "Relu")
-UNARY (floor, "Floor")
-UNARY (ceil, "Ceil")
-UNARY (sign, "Sign")
-UNARY (erf, "Erf")
-UNARY (reciprocal, "Reciprocal")
-UNARY (logical_not, "Not")
-UNARY (isnan, "IsNaN")
-UNARY (softsign, "Softsign")
+/* aten::_cast_<Type>(self, non_blocking): Cast to the entry's element type
+ * (sym_user_data: a GraphDType); non_blocking does not matter here. */
+gboolean
+sym_cast_to (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self;
+  if (!sym_parse_args (ctx, n, "v", &self, error))
+    return FALSE;
+  const GraphDType *to = sym_user_data (ctx);
+  out[0] = graph_op (G, "Cast", self, "to_i", (gint64) *to, NULL);
+  return out[0] != NULL;
+}
 
 /* Binary ops: tensor or scalar `other`. */
 #define BINARY(name, onnx)                                                     \
@@ -271,10 +259,12 @@ sym_t (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   return TRUE;
 }
 
-/* Reductions: aten::sum(self, dim, keepdim, dtype) / sum(self, dtype) */
-static gboolean
-reduce (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error, const char *op)
+/* Reductions: aten::sum(self, dim, keepdim, dtype) / sum(self, dtype);
+ * sym_user_data is the ONNX op ("ReduceSum"): the body of SYM_REDUCE. */
+gboolean
+sym_reduce_dims (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {
+  const char *op = sym_user_data (ctx);
   GraphValue *self;
   if (!sym_parse_args (ctx, n, "v", &self, error))
     return FALSE;
@@ -293,18 +283,6 @@ reduce (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error, const c
     return FALSE;
   out[0] = sym_reduce (ctx, op, self, nd, dims, keepdim);
   return TRUE;
-}
-
-static gboolean
-sym_sum (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
-{
-  return reduce (ctx, n, out, error, "ReduceSum");
-}
-
-static gboolean
-sym_mean (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
-{
-  return reduce (ctx, n, out, error, "ReduceMean");
 }
 
 /* aten::prod(self, dtype) / prod(self, dim, keepdim, dtype) */
@@ -687,55 +665,59 @@ sym_softshrink (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   return TRUE;
 }
 
-const SymEntry sym_opset9_math[] = {
-  { "aten::abs", sym_abs },         { "aten::neg", sym_neg },
-  { "aten::sqrt", sym_sqrt },       { "aten::exp", sym_exp },
-  { "aten::log", sym_log },         { "aten::sin", sym_sin },
-  { "aten::cos", sym_cos },         { "aten::tan", sym_tan },
-  { "aten::asin", sym_asin },       { "aten::acos", sym_acos },
-  { "aten::atan", sym_atan },       { "aten::sinh", sym_sinh },
-  { "aten::cosh", sym_cosh },       { "aten::tanh", sym_tanh },
-  { "aten::sigmoid", sym_sigmoid }, { "aten::relu", sym_relu },
-  { "aten::floor", sym_floor },     { "aten::ceil", sym_ceil },
-  { "aten::sign", sym_sign },       { "aten::erf", sym_erf },
-  { "aten::reciprocal", sym_reciprocal },
-  { "aten::logical_not", sym_logical_not },
-  { "aten::bitwise_not", sym_logical_not },
-  { "aten::isnan", sym_isnan },     { "aten::softsign", sym_softsign },
-  { "aten::mul", sym_mul },         { "aten::div", sym_div },
-  { "aten::true_divide", sym_div },
-  { "aten::add", sym_add },         { "aten::sub", sym_sub },
-  { "aten::rsub", sym_rsub },       { "aten::eq", sym_eq },
-  { "aten::ne", sym_ne },           { "aten::gt", sym_gt },
-  { "aten::lt", sym_lt },           { "aten::ge", sym_ge },
-  { "aten::le", sym_le },           { "aten::logical_and", sym_logical_and },
-  { "aten::logical_or", sym_logical_or },
-  { "aten::logical_xor", sym_logical_xor },
-  { "aten::pow", sym_pow },         { "aten::__or__", sym_bitwise_or },
-  { "aten::__and__", sym_bitwise_and }, { "aten::__xor__", sym_bitwise_xor },
-  { "aten::bitwise_or", sym_bitwise_or }, { "aten::bitwise_and", sym_bitwise_and },
-  { "aten::bitwise_xor", sym_bitwise_xor },         { "aten::matmul", sym_matmul },
-  { "aten::bmm", sym_bmm },         { "aten::mm", sym_mm },
-  { "aten::addmm", sym_addmm },     { "aten::linear", sym_linear },
-  { "aten::t", sym_t },             { "aten::prelu", sym_prelu },
-  { "aten::sum", sym_sum },         { "aten::mean", sym_mean },
-  { "aten::prod", sym_prod },       { "aten::max", sym_max },
-  { "aten::min", sym_min },         { "aten::clamp", sym_clamp },
-  { "aten::clip", sym_clamp },
-  { "aten::clamp_min", sym_clamp_min },
-  { "aten::clamp_max", sym_clamp_max },
-  { "aten::floor_divide", sym_floor_divide },
-  { "aten::remainder", sym_remainder },
-  { "aten::rsqrt", sym_rsqrt },     { "aten::square", sym_square },
-  { "aten::argmax", sym_argmax },   { "aten::argmin", sym_argmin },
-  { "aten::maximum", sym_maximum }, { "aten::minimum", sym_minimum },
-  { "aten::mv", sym_mv },           { "aten::dot", sym_dot },
-  { "aten::log10", sym_log10 },     { "aten::log2", sym_log2 },
-  { "aten::log1p", sym_log1p },     { "aten::lerp", sym_lerp },
-  { "aten::addcmul", sym_addcmul }, { "aten::baddbmm", sym_baddbmm },
-  { "aten::log_sigmoid", sym_log_sigmoid },
-  { "aten::mish", sym_mish },       { "aten::tanhshrink", sym_tanhshrink },
-  { "aten::hardshrink", sym_hardshrink },
-  { "aten::softshrink", sym_softshrink },
+static const SymEntry entries[] = {
+  SYM_ONNX ("aten::abs", "Abs"),         SYM_ONNX ("aten::neg", "Neg"),
+  SYM_ONNX ("aten::sqrt", "Sqrt"),       SYM_ONNX ("aten::exp", "Exp"),
+  SYM_ONNX ("aten::log", "Log"),         SYM_ONNX ("aten::sin", "Sin"),
+  SYM_ONNX ("aten::cos", "Cos"),         SYM_ONNX ("aten::tan", "Tan"),
+  SYM_ONNX ("aten::asin", "Asin"),       SYM_ONNX ("aten::acos", "Acos"),
+  SYM_ONNX ("aten::atan", "Atan"),       SYM_ONNX ("aten::sinh", "Sinh"),
+  SYM_ONNX ("aten::cosh", "Cosh"),       SYM_ONNX ("aten::tanh", "Tanh"),
+  SYM_ONNX ("aten::sigmoid", "Sigmoid"), SYM_ONNX ("aten::relu", "Relu"),
+  SYM_ONNX ("aten::floor", "Floor"),     SYM_ONNX ("aten::ceil", "Ceil"),
+  SYM_ONNX ("aten::sign", "Sign"),       SYM_ONNX ("aten::erf", "Erf"),
+  SYM_ONNX ("aten::reciprocal", "Reciprocal"),
+  SYM_ONNX ("aten::logical_not", "Not"),
+  SYM_ONNX ("aten::bitwise_not", "Not"),
+  SYM_ONNX ("aten::isnan", "IsNaN"),     SYM_ONNX ("aten::softsign", "Softsign"),
+  SYM_CAST ("aten::_cast_Byte", UINT8),    SYM_CAST ("aten::_cast_Char", INT8),
+  SYM_CAST ("aten::_cast_Short", INT16),   SYM_CAST ("aten::_cast_Int", INT32),
+  SYM_CAST ("aten::_cast_Long", INT64),    SYM_CAST ("aten::_cast_Half", FLOAT16),
+  SYM_CAST ("aten::_cast_Float", FLOAT),   SYM_CAST ("aten::_cast_Double", DOUBLE),
+  SYM_FN ("aten::mul", sym_mul),         SYM_FN ("aten::div", sym_div),
+  SYM_FN ("aten::true_divide", sym_div),
+  SYM_FN ("aten::add", sym_add),         SYM_FN ("aten::sub", sym_sub),
+  SYM_FN ("aten::rsub", sym_rsub),       SYM_FN ("aten::eq", sym_eq),
+  SYM_FN ("aten::ne", sym_ne),           SYM_FN ("aten::gt", sym_gt),
+  SYM_FN ("aten::lt", sym_lt),           SYM_FN ("aten::ge", sym_ge),
+  SYM_FN ("aten::le", sym_le),           SYM_FN ("aten::logical_and", sym_logical_and),
+  SYM_FN ("aten::logical_or", sym_logical_or),
+  SYM_FN ("aten::logical_xor", sym_logical_xor),
+  SYM_FN ("aten::pow", sym_pow),         SYM_FN ("aten::__or__", sym_bitwise_or),
+  SYM_FN ("aten::__and__", sym_bitwise_and), SYM_FN ("aten::__xor__", sym_bitwise_xor),
+  SYM_FN ("aten::bitwise_or", sym_bitwise_or), SYM_FN ("aten::bitwise_and", sym_bitwise_and),
+  SYM_FN ("aten::bitwise_xor", sym_bitwise_xor),         SYM_FN ("aten::matmul", sym_matmul),
+  SYM_FN ("aten::bmm", sym_bmm),         SYM_FN ("aten::mm", sym_mm),
+  SYM_FN ("aten::addmm", sym_addmm),     SYM_FN ("aten::linear", sym_linear),
+  SYM_FN ("aten::t", sym_t),             SYM_FN ("aten::prelu", sym_prelu),
+  SYM_REDUCE ("aten::sum", "ReduceSum"),         SYM_REDUCE ("aten::mean", "ReduceMean"),
+  SYM_FN ("aten::prod", sym_prod),       SYM_FN ("aten::max", sym_max),
+  SYM_FN ("aten::min", sym_min),         SYM_FN ("aten::clamp", sym_clamp),
+  SYM_FN ("aten::clip", sym_clamp),
+  SYM_FN ("aten::clamp_min", sym_clamp_min),
+  SYM_FN ("aten::clamp_max", sym_clamp_max),
+  SYM_FN ("aten::floor_divide", sym_floor_divide),
+  SYM_FN ("aten::remainder", sym_remainder),
+  SYM_FN ("aten::rsqrt", sym_rsqrt),     SYM_FN ("aten::square", sym_square),
+  SYM_FN ("aten::argmax", sym_argmax),   SYM_FN ("aten::argmin", sym_argmin),
+  SYM_FN ("aten::maximum", sym_maximum), SYM_FN ("aten::minimum", sym_minimum),
+  SYM_FN ("aten::mv", sym_mv),           SYM_FN ("aten::dot", sym_dot),
+  SYM_FN ("aten::log10", sym_log10),     SYM_FN ("aten::log2", sym_log2),
+  SYM_FN ("aten::log1p", sym_log1p),     SYM_FN ("aten::lerp", sym_lerp),
+  SYM_FN ("aten::addcmul", sym_addcmul), SYM_FN ("aten::baddbmm", sym_baddbmm),
+  SYM_FN ("aten::log_sigmoid", sym_log_sigmoid),
+  SYM_FN ("aten::mish", sym_mish),       SYM_FN ("aten::tanhshrink", sym_tanhshrink),
+  SYM_FN ("aten::hardshrink", sym_hardshrink),
+  SYM_FN ("aten::softshrink", sym_softshrink),
 };
-const gsize sym_opset9_math_len = G_N_ELEMENTS (sym_opset9_math);
+const SymTable sym_opset9_math = SYM_TABLE (9, entries);

@@ -1,5 +1,5 @@
 /* Opset 9 base set: small queries answered from the traced types. */
-#include "symbolic/sym-private.h"
+#include "symbolic/opset-tables.h"
 
 /* aten::dim(self): the rank, a constant. */
 static gboolean
@@ -23,8 +23,8 @@ sym_numel (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   return TRUE;
 }
 
-const SymEntry sym_opset9_misc[] = {
-  { "aten::dim", sym_dim_op },
-  { "aten::numel", sym_numel },
+static const SymEntry entries[] = {
+  SYM_FN ("aten::dim", sym_dim_op),
+  SYM_FN ("aten::numel", sym_numel),
 };
-const gsize sym_opset9_misc_len = G_N_ELEMENTS (sym_opset9_misc);
+const SymTable sym_opset9_misc = SYM_TABLE (9, entries);

@@ -4,7 +4,7 @@
  * decompositions, and norm/frobenius_norm/linalg_vector_norm the
  * ReduceL1/ReduceL2/power-sum forms torch writes.  sum, mean, prod, max
  * and min stay with the element-wise math in opset9-math.c. */
-#include "symbolic/sym-private.h"
+#include "symbolic/opset-tables.h"
 #include <math.h>
 
 #define G sym_graph (ctx)
@@ -266,18 +266,18 @@ sym_linalg_vector_norm (SymContext *ctx, GraphNode *n, GraphValue **out, GError 
   return TRUE;
 }
 
-const SymEntry sym_opset9_reduce[] = {
-  { "aten::amax", sym_amax },
-  { "aten::amin", sym_amin },
-  { "aten::logsumexp", sym_logsumexp },
-  { "aten::var", sym_var },
-  { "aten::std", sym_std },
-  { "aten::var_mean", sym_var_mean },
-  { "aten::std_mean", sym_std_mean },
-  { "aten::cosine_similarity", sym_cosine_similarity },
-  { "aten::pairwise_distance", sym_pairwise_distance },
-  { "aten::norm", sym_norm },
-  { "aten::frobenius_norm", sym_frobenius_norm_any },
-  { "aten::linalg_vector_norm", sym_linalg_vector_norm },
+static const SymEntry entries[] = {
+  SYM_FN ("aten::amax", sym_amax),
+  SYM_FN ("aten::amin", sym_amin),
+  SYM_FN ("aten::logsumexp", sym_logsumexp),
+  SYM_FN ("aten::var", sym_var),
+  SYM_FN ("aten::std", sym_std),
+  SYM_FN ("aten::var_mean", sym_var_mean),
+  SYM_FN ("aten::std_mean", sym_std_mean),
+  SYM_FN ("aten::cosine_similarity", sym_cosine_similarity),
+  SYM_FN ("aten::pairwise_distance", sym_pairwise_distance),
+  SYM_FN ("aten::norm", sym_norm),
+  SYM_FN ("aten::frobenius_norm", sym_frobenius_norm_any),
+  SYM_FN ("aten::linalg_vector_norm", sym_linalg_vector_norm),
 };
-const gsize sym_opset9_reduce_len = G_N_ELEMENTS (sym_opset9_reduce);
+const SymTable sym_opset9_reduce = SYM_TABLE (9, entries);

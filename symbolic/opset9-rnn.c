@@ -2,7 +2,7 @@
  * as torch 1.13's _generic_rnn writes them: one ONNX LSTM/GRU/RNN node per
  * layer, weights re-sliced into ONNX's gate order, W/R/B concatenated per
  * direction, initial states sliced per layer, dropout ignored (eval). */
-#include "symbolic/sym-private.h"
+#include "symbolic/opset-tables.h"
 #include <string.h>
 
 #define G sym_graph (ctx)
@@ -106,8 +106,9 @@ is_tensor_list (GraphValue *src)
  * The packed forms (data, batch_sizes, hx, params, has_biases, num_layers,
  * dropout, train, bidirectional) pass batch_sizes as sequence_lens. */
 static gboolean
-generic_rnn (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error, RnnVariant variant)
+generic_rnn (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {
+  RnnVariant variant = *(const RnnVariant *) sym_user_data (ctx);
   gboolean packed = graph_node_n_inputs (n) > 3 && is_tensor_list (graph_node_input (n, 3));
   GraphValue *input, *batch_sizes = NULL;
   gint64 has_biases, num_layers, train, bidirectional, batch_first = 0;
@@ -249,34 +250,12 @@ generic_rnn (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error, Rn
   return TRUE;
 }
 
-static gboolean
-sym_lstm (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
-{
-  return generic_rnn (ctx, n, out, error, RNN_LSTM);
-}
+static const RnnVariant lstm = RNN_LSTM, gru = RNN_GRU, rnn_tanh = RNN_TANH, rnn_relu = RNN_RELU;
 
-static gboolean
-sym_gru (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
-{
-  return generic_rnn (ctx, n, out, error, RNN_GRU);
-}
-
-static gboolean
-sym_rnn_tanh (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
-{
-  return generic_rnn (ctx, n, out, error, RNN_TANH);
-}
-
-static gboolean
-sym_rnn_relu (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
-{
-  return generic_rnn (ctx, n, out, error, RNN_RELU);
-}
-
-const SymEntry sym_opset9_rnn[] = {
-  { "aten::lstm", sym_lstm },
-  { "aten::gru", sym_gru },
-  { "aten::rnn_tanh", sym_rnn_tanh },
-  { "aten::rnn_relu", sym_rnn_relu },
+static const SymEntry entries[] = {
+  SYM_DATA ("aten::lstm", generic_rnn, &lstm),
+  SYM_DATA ("aten::gru", generic_rnn, &gru),
+  SYM_DATA ("aten::rnn_tanh", generic_rnn, &rnn_tanh),
+  SYM_DATA ("aten::rnn_relu", generic_rnn, &rnn_relu),
 };
-const gsize sym_opset9_rnn_len = G_N_ELEMENTS (sym_opset9_rnn);
+const SymTable sym_opset9_rnn = SYM_TABLE (9, entries);

@@ -1,36 +1,26 @@
 /* The symbolic registry: built-in per-opset tables, the custom layer and
  * plugins.  See Note [Registry layers] in symbolic.h. */
-#include "symbolic/sym-private.h"
+#include "symbolic/opset-tables.h"
 #include <gmodule.h>
 #include <string.h>
 
 G_DEFINE_QUARK (sym-error-quark, sym_error)
 
-/* The tables in ascending version order.  Kept as a function because the
- * table arrays' lengths are link-time constants. */
+/* The built-in tables in ascending version order (a later one replaces an
+ * earlier entry of the same name). */
+static const SymTable *const builtin_tables[] = {
+  &sym_opset9_math, &sym_opset9_reduce, &sym_opset9_nn, &sym_opset9_shape, &sym_opset9_index,
+  &sym_opset9_create, &sym_opset9_misc, &sym_opset9_rnn, &sym_opset10, &sym_opset11,
+  &sym_opset12, &sym_opset13, &sym_opset14, &sym_opset16, &sym_opset17,
+};
+
+/* Copies table i into *out; 0 past the last one. */
 static guint
 builtin_table (guint i, SymTable *out)
 {
-  const SymTable all[] = {
-    { 9, sym_opset9_math, 0 }, { 9, sym_opset9_reduce, 0 }, { 9, sym_opset9_nn, 0 },
-    { 9, sym_opset9_shape, 0 }, { 9, sym_opset9_index, 0 }, { 9, sym_opset9_create, 0 },
-    { 9, sym_opset9_misc, 0 }, { 9, sym_opset9_rnn, 0 }, { 10, sym_opset10_table, 0 },
-    { 11, sym_opset11_table, 0 }, { 12, sym_opset12_table, 0 }, { 13, sym_opset13_table, 0 }, { 14, sym_opset14_table, 0 },
-    { 16, sym_opset16_table, 0 }, { 17, sym_opset17_table, 0 },
-  };
-  const gsize lens[] = {
-    sym_opset9_math_len, sym_opset9_reduce_len, sym_opset9_nn_len,
-    sym_opset9_shape_len, sym_opset9_index_len, sym_opset9_create_len, sym_opset9_misc_len,
-    sym_opset9_rnn_len,
-    sym_opset10_table_len, sym_opset11_table_len, sym_opset12_table_len,
-    sym_opset13_table_len, sym_opset14_table_len, sym_opset16_table_len,
-    sym_opset17_table_len,
-  };
-  G_STATIC_ASSERT (G_N_ELEMENTS (all) == G_N_ELEMENTS (lens));
-  if (i >= G_N_ELEMENTS (all))
+  if (i >= G_N_ELEMENTS (builtin_tables))
     return 0;
-  *out = all[i];
-  out->n_entries = lens[i];
+  *out = *builtin_tables[i];
   return 1;
 }
 
@@ -51,8 +41,6 @@ typedef struct
 struct _SymRegistry
 {
   gint        ref_count;
-  /* per target opset: interned name → const SymEntry* (built once) */
-  GHashTable *builtin[SYM_OPSET_MAX + 1];
   /* interned name → GArray of CustomEntry, sorted by since */
   GHashTable *custom;
   GHashTable *domain_versions;   /* domain → gint64* */
@@ -132,9 +120,6 @@ sym_registry_unref (SymRegistry *reg)
 {
   if (reg == NULL || !g_atomic_int_dec_and_test (&reg->ref_count))
     return;
-  for (guint i = 0; i < G_N_ELEMENTS (reg->builtin); i++)
-    if (reg->builtin[i])
-      g_hash_table_unref (reg->builtin[i]);
   g_hash_table_unref (reg->custom);
   g_hash_table_unref (reg->domain_versions);
   /* Plugin code may still be referenced by function pointers elsewhere
@@ -152,28 +137,44 @@ intern_name (const char *name)
   return graph_symbol (name, "aten");
 }
 
+/* Note [Built-in hashes are shared]
+ * The built-in tables are constant, so the per-target-opset hashes
+ * (interned name → const SymEntry*) are the same for every registry: they
+ * are built once per process, all together under g_once, and only read
+ * afterwards, which makes lookups safe from any thread. */
+static GHashTable *builtin_hash[SYM_OPSET_MAX + 1];
+
+static gpointer
+build_builtin_hashes (gpointer unused)
+{
+  (void) unused;
+  for (int opset = SYM_OPSET_MIN; opset <= SYM_OPSET_MAX; opset++)
+    {
+      GHashTable *h = g_hash_table_new (g_str_hash, g_str_equal);
+      for (guint i = 0; i < G_N_ELEMENTS (builtin_tables); i++)
+        {
+          const SymTable *t = builtin_tables[i];
+          if (t->version > opset)
+            continue;
+          for (gsize j = 0; j < t->n_entries; j++)
+            g_hash_table_insert (h, (gpointer) intern_name (t->entries[j].name),
+                                 (gpointer) &t->entries[j]);
+        }
+      builtin_hash[opset] = h;
+    }
+  return NULL;
+}
+
 static GHashTable *
 builtin_for (SymRegistry *reg, int opset)
 {
+  static GOnce once = G_ONCE_INIT;
   if (reg->no_builtins || opset < SYM_OPSET_MIN)
     return NULL;
   if (opset > SYM_OPSET_MAX)
     opset = SYM_OPSET_MAX;
-  if (reg->builtin[opset])
-    return reg->builtin[opset];
-  GHashTable *h = g_hash_table_new (g_str_hash, g_str_equal);
-  SymTable t;
-  /* Ascending versions: a later table replaces an earlier entry. */
-  for (guint i = 0; builtin_table (i, &t); i++)
-    {
-      if (t.version > opset)
-        continue;
-      for (gsize j = 0; j < t.n_entries; j++)
-        g_hash_table_insert (h, (gpointer) intern_name (t.entries[j].name),
-                             (gpointer) &t.entries[j]);
-    }
-  reg->builtin[opset] = h;
-  return h;
+  g_once (&once, build_builtin_hashes, NULL);
+  return builtin_hash[opset];
 }
 
 static gboolean
@@ -196,7 +197,7 @@ lookup_exact (SymRegistry *reg, const char *kind, int opset, Resolved *r)
   if (e && e->fn)
     {
       r->fn = e->fn;
-      r->user_data = NULL;
+      r->user_data = (gpointer) e->data;
       return TRUE;
     }
   return FALSE;

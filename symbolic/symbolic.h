@@ -76,15 +76,26 @@ typedef struct _SymContext SymContext;
  * nothing uses).  The values must belong to sym_graph(ctx). */
 typedef gboolean (*SymFn) (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error);
 
-/* A table line: `name` is "aten::elu" (an unqualified name means aten::). */
+/* A table line: `name` is "aten::elu" (an unqualified name means aten::).
+ * `data` is what sym_user_data() returns while `fn` runs for this entry,
+ * so one body serves a family ("ReduceSum", "ReduceMean" ...). */
 typedef struct
 {
-  const char *name;
-  SymFn       fn;
+  const char   *name;
+  SymFn         fn;
+  gconstpointer data;
 } SymEntry;
 
 /* ------------------------------------------------------------------------ */
 /* Registry                                                                  */
+
+/* Threads: lookups (and so export_graph) may run from any number of
+ * threads at once on one registry; the built-in tables are constant and
+ * their per-opset hashes are built once per process under g_once.
+ * sym_register, sym_unregister, sym_registry_set_domain_version and
+ * sym_registry_load_plugin change the registry: call them before the
+ * registry is shared, not while another thread exports with it.
+ * Reference counting is atomic. */
 
 /* A registry holding the built-in tables.  (transfer full) */
 SymRegistry *sym_registry_new (void);

@@ -28,7 +28,7 @@ run over the model torch exported: the ONNX shape inference torch runs
 during export, with the Shape/Gather/Concat data propagation it also does.
 
 It also writes ops.onnx and ops.json: one ONNX graph (onnx.helper, opset
-14) using every op export/export-shapes.c has a rule for, with the static
+14) using every op export/pipeline/shape-propagation.c has a rule for, with the static
 shapes ONNX shape inference gives it as value_info (the "traced" shapes), and
 in ops.json the dynamic dims to set on its inputs and the shapes
 onnx.shape_inference.infer_shapes(data_prop=True) gives every value once

@@ -211,6 +211,11 @@ OP_CASES = {
     "repeat_interleave_flat": (Fn(lambda s, x: x.repeat_interleave(3)), [R(2, 2)]),
     "diagonal": (Fn(lambda s, x: torch.diagonal(x, 1, 0, 2)), [R(3, 2, 4)]),
     "lerp_scalar": (Fn(lambda s, x, y: torch.lerp(x, y, 0.3)), [R(2, 3), R(2, 3)]),
+    "cast_float_double": (Fn(lambda s, x: torch._cast_Float(x) * 2 + torch._cast_Double(x).float()),
+                          [torch.arange(6).reshape(2, 3)]),
+    "cast_int_types": (Fn(lambda s, x: (torch._cast_Long(x), torch._cast_Int(x), torch._cast_Short(x),
+                                        torch._cast_Char(x), torch._cast_Byte(x.abs()), torch._cast_Half(x))),
+                       [R(2, 3) * 5]),
 }
 CASES.update(OP_CASES)
 

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Prints every ONNX schema python3-onnx knows, one line each, in the form
-tests/export/test-onnx-check.c rebuilds from export/onnx-schemas.c:
+tests/export/test-onnx-check.c rebuilds from export/check/onnx-schemas-generated.c:
 
   domain|op|since|deprecated|min_in|max_in|min_out|max_out|attrs|params
 

@@ -1,4 +1,4 @@
-/* Initializer deduplication (export/export-dedup.c).
+/* Initializer deduplication (export/pipeline/dedup-initializers.c).
  *
  * tests/fixtures/dedup/ (tools/gen_dedup_fixtures.py) holds models whose
  * initializers repeat each other, with what torch.onnx.export (torch 1.13)

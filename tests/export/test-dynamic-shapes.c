@@ -1,4 +1,4 @@
-/* Symbolic shapes with dynamic axes (export/export-shapes.c).
+/* Symbolic shapes with dynamic axes (export/pipeline/shape-propagation.c).
  *
  * tests/fixtures/dynamic-shapes/ (tools/gen_dynamic_shape_fixtures.py) holds
  * models that torch.onnx.export (torch 1.13) exported with dynamic axes:

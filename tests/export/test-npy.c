@@ -1,4 +1,4 @@
-/* Tests of export/npy.c: files numpy writes load bit-exactly, files we write
+/* Tests of export/tensors/npy.c: files numpy writes load bit-exactly, files we write
  * are byte-identical to np.save's and load in numpy, and malformed files are
  * clear errors. */
 #include <glib/gstdio.h>

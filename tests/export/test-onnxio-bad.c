@@ -1,7 +1,7 @@
 /* Bad input for the ONNX reader: each case is a clear GError naming the
  * source and the place, never a crash (run these under the ASan build). */
 #include "tests/export/onnxio-testutil.h"
-#include "export/onnxio-private.h"
+#include "export/onnx/onnxio-private.h"
 
 #include <glib/gstdio.h>
 #include <string.h>

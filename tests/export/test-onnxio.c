@@ -3,7 +3,7 @@
  * the same graph, onnx.checker accepts what we re-save, and every
  * TensorProto .pb round-trips. */
 #include "tests/export/onnxio-testutil.h"
-#include "export/onnxio-private.h"
+#include "export/onnx/onnxio-private.h"
 
 #include <string.h>
 

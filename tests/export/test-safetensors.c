@@ -1,4 +1,4 @@
-/* Tests of export/safetensors.c: byte-identical to the reference writer,
+/* Tests of export/tensors/safetensors.c: byte-identical to the reference writer,
  * cross-checked with an independent Python reader/writer and a PyTorch
  * state_dict, zero-copy loading, and malformed files as clear errors. */
 #include <glib/gstdio.h>

@@ -1,0 +1,590 @@
+/* The export pipeline driver: inputs, the symbolic pass, outputs, passes. */
+#include "export/export.h"
+#include "symbolic/translate.h"
+#include <string.h>
+
+G_DEFINE_QUARK (export-error-quark, export_error)
+
+void
+export_options_init (ExportOptions *o)
+{
+  memset (o, 0, sizeof *o);
+  o->opset = SYM_OPSET_DEFAULT;
+  o->mode = SYM_MODE_ONNX;
+  o->do_constant_folding = TRUE;
+  o->export_params = TRUE;
+}
+
+void
+export_options_clear (ExportOptions *o)
+{
+  if (o->dynamic_axes)
+    {
+      for (guint i = 0; i < o->dynamic_axes->len; i++)
+        {
+          ExportDynamicAxis *a = &g_array_index (o->dynamic_axes, ExportDynamicAxis, i);
+          g_free ((char *) a->name);
+          g_free ((char *) a->symbol);
+        }
+      g_array_unref (o->dynamic_axes);
+      o->dynamic_axes = NULL;
+    }
+}
+
+void
+export_options_add_dynamic_axis (ExportOptions *o, const char *name, gint64 axis, const char *symbol)
+{
+  if (o->dynamic_axes == NULL)
+    o->dynamic_axes = g_array_new (FALSE, FALSE, sizeof (ExportDynamicAxis));
+  ExportDynamicAxis a = { g_strdup (name), axis,
+                          symbol ? g_strdup (symbol)
+                                 : g_strdup_printf ("%s_dynamic_axes_%u", name,
+                                                    o->dynamic_axes->len + 1) };
+  g_array_append_val (o->dynamic_axes, a);
+}
+
+gboolean
+export_options_parse_dynamic_axes (ExportOptions *o, const char *spec, GError **error)
+{
+  g_auto (GStrv) items = g_strsplit (spec, ",", -1);
+  for (guint i = 0; items[i]; i++)
+    {
+      char *item = g_strstrip (items[i]);
+      if (*item == '\0')
+        continue;
+      char *colon = strrchr (item, ':');
+      char *eq = colon ? strchr (colon, '=') : NULL;
+      if (colon == NULL || colon == item)
+        {
+          g_set_error (error, EXPORT_ERROR, EXPORT_ERROR_OPTIONS,
+                       "dynamic axes '%s': expected NAME:AXIS=SYMBOL", item);
+          return FALSE;
+        }
+      *colon = '\0';
+      if (eq)
+        *eq = '\0';
+      char *end = NULL;
+      gint64 axis = g_ascii_strtoll (colon + 1, &end, 10);
+      if (end == colon + 1 || *end != '\0' || axis < 0 || axis >= TENSOR_MAX_RANK)
+        {
+          g_set_error (error, EXPORT_ERROR, EXPORT_ERROR_OPTIONS,
+                       "dynamic axes for '%s': axis '%s' is not an integer in 0..%d", item,
+                       colon + 1, TENSOR_MAX_RANK - 1);
+          return FALSE;
+        }
+      if (eq && eq[1] == '\0')
+        {
+          g_set_error (error, EXPORT_ERROR, EXPORT_ERROR_OPTIONS,
+                       "dynamic axes for '%s': empty symbol after '='", item);
+          return FALSE;
+        }
+      export_options_add_dynamic_axis (o, item, axis, eq ? eq + 1 : NULL);
+    }
+  return TRUE;
+}
+
+/* ------------------------------------------------------------------------ */
+
+static gboolean
+is_module_input (GraphValue *v)
+{
+  GraphType *t = graph_value_type (v);
+  return t && graph_type_kind (t) == GRAPH_TYPE_CLASS;
+}
+
+static gboolean
+is_lazy_kind (GraphNode *n)
+{
+  return graph_node_is (n, "prim::Constant") || graph_node_is (n, "prim::GetAttr")
+         || graph_node_is (n, "prim::ListConstruct") || graph_node_is (n, "prim::NumToTensor")
+         || graph_node_is (n, "prim::TupleConstruct") || graph_node_is (n, "aten::Int")
+         || graph_node_is (n, "aten::Float") || graph_node_is (n, "aten::ScalarImplicit");
+}
+
+/* Whether v depends on a node that failed (through lazily lowered nodes). */
+static gboolean
+poisoned (GHashTable *bad, GraphValue *v, guint depth)
+{
+  if (v == NULL || depth > 64)
+    return FALSE;
+  if (g_hash_table_contains (bad, v))
+    return TRUE;
+  GraphNode *p = graph_value_node (v);
+  if (p == NULL || !is_lazy_kind (p))
+    return FALSE;
+  for (guint i = 0; i < graph_node_n_inputs (p); i++)
+    if (poisoned (bad, graph_node_input (p, i), depth + 1))
+      return TRUE;
+  return FALSE;
+}
+
+/* The ONNX type of a trace input (or of one tuple element type `elem`). */
+static GraphType *
+input_type (GraphValue *v, GraphType *elem)
+{
+  GraphType *t = elem ? elem : graph_value_type (v);
+  if (t == NULL || graph_type_kind (t) != GRAPH_TYPE_TENSOR)
+    return NULL;
+  int rank = graph_type_rank (t);
+  GraphDim dims[TENSOR_MAX_RANK];
+  for (int i = 0; i < rank && i < TENSOR_MAX_RANK; i++)
+    dims[i] = *graph_type_dim (t, (guint) i);
+  return graph_type_new_tensor (graph_type_dtype (t), rank, rank > 0 ? dims : NULL);
+}
+
+/* input_names[i], or NULL past the end of the list. */
+static const char *
+input_name_at (const char *const *names, guint i)
+{
+  for (guint k = 0; names[k]; k++)
+    if (k == i)
+      return names[k];
+  return NULL;
+}
+
+/* Flattens tuple outputs into dst values. */
+static gboolean
+collect_outputs (SymContext *ctx, GraphValue *src, GPtrArray *out, GError **error)
+{
+  GraphNode *p = graph_value_node (src);
+  if (p && (graph_node_is (p, "prim::TupleConstruct") || graph_node_is (p, "prim::ListConstruct")))
+    {
+      GraphType *t = graph_value_type (src);
+      gboolean tensor_list = graph_node_is (p, "prim::TupleConstruct")
+                             || (t && graph_type_n_elems (t) == 1 && graph_type_elem (t, 0)
+                                 && graph_type_is_tensor (graph_type_elem (t, 0)));
+      if (tensor_list)
+        {
+          for (guint i = 0; i < graph_node_n_inputs (p); i++)
+            if (!collect_outputs (ctx, graph_node_input (p, i), out, error))
+              return FALSE;
+          return TRUE;
+        }
+    }
+  GPtrArray *elems = sym_context_list_elements (ctx, src);
+  if (elems)
+    {
+      for (guint i = 0; i < elems->len; i++)
+        g_ptr_array_add (out, elems->pdata[i]);
+      return TRUE;
+    }
+  GError *local = NULL;
+  GraphValue *v = sym_value (ctx, src, &local);
+  if (local)
+    {
+      g_propagate_error (error, local);
+      return FALSE;
+    }
+  if (v == NULL)
+    {
+      g_set_error (error, EXPORT_ERROR, EXPORT_ERROR_GRAPH, "a graph output is None");
+      return FALSE;
+    }
+  g_ptr_array_add (out, v);
+  return TRUE;
+}
+
+static char *
+summarise (GPtrArray *messages, GPtrArray *kinds, SymMode mode, int opset)
+{
+  if (messages->len == 1)
+    return g_strdup (messages->pdata[0]);
+  GString *s = g_string_new (NULL);
+  g_string_append_printf (s, "%s export failed at opset %d: %u nodes could not be exported (",
+                          mode == SYM_MODE_ONNX ? "ONNX" : sym_mode_name (mode), opset,
+                          messages->len);
+  for (guint i = 0; i < kinds->len; i++)
+    g_string_append_printf (s, "%s%s", i ? ", " : "", (const char *) kinds->pdata[i]);
+  g_string_append (s, "):");
+  for (guint i = 0; i < messages->len; i++)
+    g_string_append_printf (s, "\n  %s", (const char *) messages->pdata[i]);
+  return g_string_free (s, FALSE);
+}
+
+void
+export_origin_free (ExportOrigin *origin)
+{
+  if (origin == NULL)
+    return;
+  g_ptr_array_unref (origin->onnx_values);
+  g_free (origin);
+}
+
+/* An origin whose onnx_values still hold GraphValue pointers of the graph
+ * being built (resolved to names at the end: see origins_to_names). */
+static void
+record_origins (SymContext *ctx, const Graph *trace, GPtrArray *origins)
+{
+  graph_foreach_node ((Graph *) trace, n)
+    {
+      const char *sym = sym_context_node_origin (ctx, n);
+      if (sym == NULL)
+        continue;
+      ExportOrigin *o = g_new0 (ExportOrigin, 1);
+      o->trace_node = n;
+      o->symbolic = sym;
+      o->onnx_values = g_ptr_array_new ();
+      for (guint i = 0; i < graph_node_n_outputs (n); i++)
+        g_ptr_array_add (o->onnx_values, sym_context_mapped (ctx, graph_node_output (n, i)));
+      g_ptr_array_add (origins, o);
+    }
+}
+
+/* Each kept GraphValue pointer → the name of the live value standing for
+ * it after the passes (NULL when gone). */
+static void
+origins_to_names (GPtrArray *origins)
+{
+  for (guint i = 0; i < origins->len; i++)
+    {
+      ExportOrigin *o = origins->pdata[i];
+      GPtrArray *names = g_ptr_array_new_with_free_func (g_free);
+      for (guint k = 0; k < o->onnx_values->len; k++)
+        {
+          GraphValue *v = o->onnx_values->pdata[k];
+          v = v ? graph_value_resolve (v) : NULL;
+          g_ptr_array_add (names, v && graph_value_get_name (v) ? g_strdup (graph_value_get_name (v)) : NULL);
+        }
+      g_ptr_array_unref (o->onnx_values);
+      o->onnx_values = names;
+    }
+}
+
+/* Runs the symbolic pass into a new graph; failing nodes are collected in
+ * kinds/messages and the result is NULL when there are any.  With
+ * `origins`, records where each translated node went. */
+static Graph *
+translate (const Graph *trace, const ExportOptions *o, GPtrArray *kinds, GPtrArray *messages,
+           GPtrArray *origins, GError **error)
+{
+  g_autoptr (Graph) dst = graph_new ();
+  g_autoptr (SymRegistry) reg = o->registry ? sym_registry_ref (o->registry) : sym_registry_new ();
+  SymContextSetup setup = {
+    .reg = reg, .src = (Graph *) trace, .dst = dst, .opset = o->opset, .mode = o->mode,
+    .weights = o->weights, .require_weights = o->export_params,
+  };
+  g_autoptr (SymContext) ctx = sym_context_new (&setup);
+  graph_set_opset (dst, "", o->opset);
+
+  /* Graph inputs: names from input_names, else the trace's.  A tuple of
+   * tensors is flattened into one input per element (as torch does), named
+   * NAME_0, NAME_1... unless input_names says otherwise. */
+  guint named = 0;
+  for (guint i = 0; i < graph_n_inputs (trace); i++)
+    {
+      GraphValue *in = graph_input (trace, i);
+      if (is_module_input (in))
+        continue;
+      GraphType *t = graph_value_type (in);
+      gboolean tuple = t && graph_type_kind (t) == GRAPH_TYPE_TUPLE;
+      for (guint k = 0; tuple && k < graph_type_n_elems (t); k++)
+        tuple = graph_type_elem (t, k) && graph_type_kind (graph_type_elem (t, k)) == GRAPH_TYPE_TENSOR;
+      if (t && graph_type_kind (t) != GRAPH_TYPE_TENSOR && !tuple)
+        {
+          g_set_error (error, EXPORT_ERROR, EXPORT_ERROR_GRAPH,
+                       "graph input %%%s is not a tensor (%s); only tensor inputs and tuples "
+                       "of tensors can be exported",
+                       graph_value_get_name (in) ? graph_value_get_name (in) : "?",
+                       graph_type_kind (t) == GRAPH_TYPE_INT ? "int" : "non-tensor");
+          return NULL;
+        }
+      guint n_elems = tuple ? graph_type_n_elems (t) : 1;
+      g_autoptr (GPtrArray) elems = g_ptr_array_new ();
+      for (guint k = 0; k < n_elems; k++)
+        {
+          GraphValue *src = tuple ? NULL : in;
+          const char *name = o->input_names ? input_name_at (o->input_names, named) : NULL;
+          named++;
+          g_autofree char *owned = NULL;
+          if (name == NULL)
+            {
+              const char *base = graph_value_get_name (in);
+              if (base == NULL)
+                base = owned = g_strdup_printf ("input.%u", graph_value_id (in));
+              name = base;
+              if (tuple)
+                name = owned = g_strdup_printf ("%s_%u", base, k);
+            }
+          g_autoptr (GraphType) ty = input_type (tuple ? NULL : in, tuple ? graph_type_elem (t, k) : NULL);
+          GraphValue *v = graph_add_input (dst, name, ty);
+          if (src)
+            sym_map_value (ctx, src, v);
+          g_ptr_array_add (elems, v);
+        }
+      if (tuple)
+        sym_context_set_list_elements (ctx, in, elems->len, (GraphValue *const *) elems->pdata);
+    }
+
+  g_autoptr (GHashTable) bad = g_hash_table_new (NULL, NULL);
+  g_autoptr (GHashTable) seen_kinds = g_hash_table_new (NULL, NULL);
+  graph_foreach_node ((Graph *) trace, n)
+    {
+      gboolean skip = FALSE;
+      for (guint i = 0; i < graph_node_n_inputs (n) && !skip; i++)
+        skip = poisoned (bad, graph_node_input (n, i), 0);
+      g_autoptr (GError) local = NULL;
+      if (skip || !sym_context_translate (ctx, n, &local))
+        {
+          for (guint i = 0; i < graph_node_n_outputs (n); i++)
+            g_hash_table_add (bad, graph_node_output (n, i));
+          if (skip)
+            continue;
+          const char *kind = graph_node_kind (n);
+          if (!g_hash_table_contains (seen_kinds, kind))
+            {
+              g_hash_table_add (seen_kinds, (gpointer) kind);
+              g_ptr_array_add (kinds, (gpointer) kind);
+            }
+          g_ptr_array_add (messages, g_strdup (local->message));
+        }
+    }
+  if (messages->len > 0)
+    return NULL;
+  if (origins)
+    record_origins (ctx, trace, origins);
+
+  /* Graph outputs, tuples flattened. */
+  g_autoptr (GPtrArray) outs = g_ptr_array_new ();
+  for (guint i = 0; i < graph_n_outputs (trace); i++)
+    if (!collect_outputs (ctx, graph_output (trace, i), outs, error))
+      return NULL;
+  g_autoptr (GHashTable) used = g_hash_table_new (NULL, NULL);
+  for (guint i = 0; i < outs->len; i++)
+    {
+      GraphValue *v = outs->pdata[i];
+      /* An input, a weight or a value already returned gets an Identity so
+       * every output has its own name (as torch does). */
+      if (graph_value_node (v) == NULL || g_hash_table_contains (used, v)
+          || graph_node_is (graph_value_node (v), "onnx::Constant"))
+        {
+          GraphValue *id = graph_op (dst, "Identity", v, NULL);
+          if (graph_value_type (v))
+            graph_value_set_type (id, graph_value_type (v));
+          v = id;
+        }
+      g_hash_table_add (used, v);
+      graph_add_output (dst, v);
+    }
+  return g_steal_pointer (&dst);
+}
+
+/* ---- dynamic axes -------------------------------------------------------- */
+
+static GraphType *
+type_with_dim (GraphType *t, gint64 axis, const char *symbol)
+{
+  int rank = graph_type_rank (t);
+  GraphDim dims[TENSOR_MAX_RANK];
+  for (int i = 0; i < rank; i++)
+    dims[i] = *graph_type_dim (t, (guint) i);
+  dims[axis].kind = GRAPH_DIM_SYMBOLIC;
+  dims[axis].symbol = symbol;
+  dims[axis].value = 0;
+  return graph_type_new_tensor (graph_type_dtype (t), rank, dims);
+}
+
+static GraphValue *
+find_io (Graph *g, const char *name, gboolean inputs)
+{
+  guint n = inputs ? graph_n_inputs (g) : graph_n_outputs (g);
+  for (guint i = 0; i < n; i++)
+    {
+      GraphValue *v = inputs ? graph_input (g, i) : graph_output (g, i);
+      if (g_strcmp0 (graph_value_get_name (v), name) == 0)
+        return v;
+    }
+  return NULL;
+}
+
+static gboolean
+apply_dynamic_axes (Graph *g, const ExportOptions *o, gboolean inputs, GError **error)
+{
+  if (o->dynamic_axes == NULL)
+    return TRUE;
+  g_autoptr (GHashTable) tainted = g_hash_table_new (NULL, NULL);
+  for (guint i = 0; i < o->dynamic_axes->len; i++)
+    {
+      ExportDynamicAxis *a = &g_array_index (o->dynamic_axes, ExportDynamicAxis, i);
+      GraphValue *v = find_io (g, a->name, inputs);
+      if (v == NULL)
+        {
+          /* Outputs are named after the passes: checked in the output phase. */
+          if (inputs || find_io (g, a->name, TRUE))
+            continue;
+          g_set_error (error, EXPORT_ERROR, EXPORT_ERROR_OPTIONS,
+                       "dynamic axes name '%s' is neither an input nor an output", a->name);
+          return FALSE;
+        }
+      GraphType *t = graph_value_type (v);
+      if (t == NULL || !graph_type_is_tensor (t) || a->axis >= graph_type_rank (t))
+        {
+          g_set_error (error, EXPORT_ERROR, EXPORT_ERROR_OPTIONS,
+                       "dynamic axis %" G_GINT64_FORMAT " of '%s' is out of its rank (%d)",
+                       a->axis, a->name, t ? graph_type_rank (t) : -1);
+          return FALSE;
+        }
+      g_autoptr (GraphType) nt = type_with_dim (t, a->axis, g_intern_string (a->symbol));
+      graph_value_set_type (v, nt);
+      g_hash_table_add (tainted, v);
+    }
+  if (!inputs || g_hash_table_size (tainted) == 0)
+    return TRUE;
+  /* Downstream of a dynamic input the traced dims no longer hold: shapes
+   * are computed again from the symbolic input dims. */
+  export_infer_shapes (g, tainted);
+  return TRUE;
+}
+
+/* ---- custom domains ------------------------------------------------------ */
+
+static void
+import_domains (Graph *g, SymRegistry *reg)
+{
+  graph_foreach_node (g, n)
+    {
+      const char *dom = graph_node_domain (n);
+      if (strcmp (dom, GRAPH_ONNX_DOMAIN) == 0)
+        continue;
+      if (graph_get_opset (g, dom) >= 0)
+        continue;
+      gint64 v = strcmp (dom, GRAPH_ATEN_DOMAIN) == 0 ? 1 : reg ? sym_registry_get_domain_version (reg, dom) : 1;
+      graph_set_opset (g, dom, v);
+    }
+}
+
+static void
+name_outputs (Graph *g, const ExportOptions *o)
+{
+  guint k = 0;
+  for (guint i = 0; i < graph_n_outputs (g); i++)
+    {
+      const char *name = NULL;
+      if (o->output_names)
+        {
+          k = 0;
+          while (o->output_names[k] && k < i)
+            k++;
+          if (k == i)
+            name = o->output_names[k];
+        }
+      g_autofree char *dflt = i == 0 ? g_strdup ("output") : g_strdup_printf ("output_%u", i);
+      graph_value_set_name (graph_output (g, i), name ? name : dflt);
+    }
+}
+
+static Graph *
+export_impl (const Graph *trace, const ExportOptions *o, GPtrArray *origins, GError **error)
+{
+  g_return_val_if_fail (trace != NULL && o != NULL, NULL);
+  if (o->opset < SYM_OPSET_MIN || o->opset > SYM_OPSET_MAX)
+    {
+      g_set_error (error, EXPORT_ERROR, EXPORT_ERROR_OPTIONS,
+                   "opset %d is not supported: choose an opset from %d to %d", o->opset,
+                   SYM_OPSET_MIN, SYM_OPSET_MAX);
+      return NULL;
+    }
+  if (o->training)
+    {
+      g_set_error (error, EXPORT_ERROR, EXPORT_ERROR_OPTIONS,
+                   "training-mode export is not supported: export in eval mode "
+                   "(BatchNorm and Dropout in inference form)");
+      return NULL;
+    }
+  g_autoptr (GPtrArray) kinds = g_ptr_array_new ();
+  g_autoptr (GPtrArray) messages = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GError) local = NULL;
+  g_autoptr (Graph) g = translate (trace, o, kinds, messages, origins, &local);
+  if (g == NULL)
+    {
+      if (local)
+        g_propagate_error (error, g_steal_pointer (&local));
+      else
+        {
+          g_autofree char *msg = summarise (messages, kinds, o->mode, o->opset);
+          g_set_error_literal (error, EXPORT_ERROR, EXPORT_ERROR_UNSUPPORTED, msg);
+        }
+      return NULL;
+    }
+  if (!apply_dynamic_axes (g, o, TRUE, error))
+    return NULL;
+  /* Eval mode (the only one): torch runs this peephole with or without
+   * constant folding. */
+  export_fuse_conv_batchnorm (g);
+  export_flatten_concats (g);
+  export_scalar_type_analysis (g);
+  if (o->do_constant_folding && export_fold_constants (g, error) == G_MAXUINT)
+    return NULL;
+  graph_eliminate_dead_code (g);
+  /* Unused graph inputs that are initializers (weights nothing reads any
+   * more after folding) are dropped. */
+  for (guint i = graph_n_inputs (g); i-- > 0;)
+    {
+      GraphValue *v = graph_input (g, i);
+      if (graph_value_get_initializer (v) && graph_value_n_uses (v) == 0
+          && !graph_value_is_graph_output (v))
+        graph_remove_input (g, i);
+    }
+  name_outputs (g, o);
+  if (!apply_dynamic_axes (g, o, FALSE, error))
+    return NULL;
+  export_assign_scoped_names (g);
+  /* Torch deduplicates right before naming, but its naming pass leaves the
+   * scope-less Identity nodes alone while ours names every node: running
+   * after it gives the same names. */
+  export_deduplicate_initializers (g);
+  if (o->keep_initializers_as_inputs)
+    for (guint i = 0; i < graph_n_inputs (g); i++)
+      if (graph_value_get_initializer (graph_input (g, i)))
+        graph_value_set_initializer_is_input (graph_input (g, i), TRUE);
+  import_domains (g, o->registry);
+  graph_set_property (g, "producer_name", "symonnx");
+  graph_set_property (g, "producer_version", SYMONNX_VERSION);
+  graph_set_name (g, "main_graph");
+  g_autoptr (GError) lint = NULL;
+  if (!graph_lint (g, &lint))
+    {
+      g_set_error (error, EXPORT_ERROR, EXPORT_ERROR_GRAPH, "the exported graph is malformed: %s",
+                   lint->message);
+      return NULL;
+    }
+  if (origins)
+    origins_to_names (origins);
+  return g_steal_pointer (&g);
+}
+
+Graph *
+export_graph (const Graph *trace, const ExportOptions *o, GError **error)
+{
+  return export_impl (trace, o, NULL, error);
+}
+
+Graph *
+export_graph_with_origins (const Graph *trace, const ExportOptions *o, GPtrArray **origins,
+                           GError **error)
+{
+  g_return_val_if_fail (origins != NULL, NULL);
+  g_autoptr (GPtrArray) list = g_ptr_array_new_with_free_func ((GDestroyNotify) export_origin_free);
+  Graph *g = export_impl (trace, o, list, error);
+  if (g)
+    *origins = g_steal_pointer (&list);
+  return g;
+}
+
+GPtrArray *
+export_find_unsupported (const Graph *trace, const ExportOptions *o, GPtrArray **messages,
+                         GError **error)
+{
+  GPtrArray *kinds = g_ptr_array_new ();
+  g_autoptr (GPtrArray) msgs = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GError) local = NULL;
+  g_autoptr (Graph) g = translate (trace, o, kinds, msgs, NULL, &local);
+  if (g == NULL && local)
+    {
+      g_propagate_error (error, g_steal_pointer (&local));
+      g_ptr_array_unref (kinds);
+      return NULL;
+    }
+  if (messages)
+    *messages = g_steal_pointer (&msgs);
+  return kinds;
+}

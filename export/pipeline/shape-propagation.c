@@ -1,0 +1,389 @@
+/* Symbolic shape propagation for dynamic axes.
+ *
+ * Once the dynamic input dims are symbols, every value computed from those
+ * inputs ("tainted") gets its shape again from its node's input shapes, as
+ * ONNX shape inference computes it, dims being static, symbolic or unknown.
+ * Values not computed from a dynamic input keep their traced shapes.
+ *
+ * Rules (what ONNX shape inference does, opsets 9..17):
+ * - a symbol passes through unchanged where the output dim *is* the input
+ *   dim (batch through Conv, a broadcast against 1, Reshape's 0, Flatten of
+ *   one dim, a Conv/pool spatial dim whose window maps n to n: stride 1 and
+ *   pads = dilation * (kernel - 1));
+ * - any other dim computed from a symbol or an unknown dim (a strided Conv
+ *   of a dynamic height, batch * seq) is unknown, never a new symbol;
+ * - small int64 tensors computed from shapes (Shape, Gather, Unsqueeze,
+ *   Concat, Slice... as ONNX's data propagation does) carry their values as
+ *   dims, so Reshape(x, Concat(Shape(x)[0], -1)) and ConstantOfShape see
+ *   the batch symbol.  Reshape's -1 is computed when the other dims leave
+ *   exactly one factor: static, or a symbol of the input left over once the
+ *   symbols on both sides cancel (ONNX leaves that case unknown);
+ * - an op without a rule, or whose inputs are not known well enough, keeps
+ *   element type and rank with every dim unknown.
+ * A computed rank that disagrees with the traced rank is not trusted
+ * (rank kept, dims unknown). */
+#include "export/pipeline/shapes-private.h"
+#include <string.h>
+
+/* ---- the op table -------------------------------------------------------- */
+
+/* Output element types, for outputs whose traced type did not say. */
+typedef enum { DT_SAME, DT_BOOL, DT_INT64, DT_CAST } DTypeRule;
+
+typedef struct
+{
+  const char *op;
+  ShapeRule   rule;
+  DTypeRule   dtype;
+} OpRule;
+
+static const OpRule op_rules[] = {
+  /* element-wise unary and shape-preserving ops */
+  { "Abs", shape_rule_same, DT_SAME }, { "Acos", shape_rule_same, DT_SAME },
+  { "Acosh", shape_rule_same, DT_SAME }, { "Asin", shape_rule_same, DT_SAME },
+  { "Asinh", shape_rule_same, DT_SAME }, { "Atan", shape_rule_same, DT_SAME },
+  { "Atanh", shape_rule_same, DT_SAME }, { "Ceil", shape_rule_same, DT_SAME },
+  { "Celu", shape_rule_same, DT_SAME }, { "Clip", shape_rule_same, DT_SAME },
+  { "Cos", shape_rule_same, DT_SAME }, { "Cosh", shape_rule_same, DT_SAME },
+  { "CumSum", shape_rule_same, DT_SAME }, { "Elu", shape_rule_same, DT_SAME },
+  { "Erf", shape_rule_same, DT_SAME }, { "Exp", shape_rule_same, DT_SAME },
+  { "Floor", shape_rule_same, DT_SAME }, { "HardSigmoid", shape_rule_same, DT_SAME },
+  { "HardSwish", shape_rule_same, DT_SAME }, { "Hardmax", shape_rule_same, DT_SAME },
+  { "IsInf", shape_rule_same, DT_BOOL }, { "IsNaN", shape_rule_same, DT_BOOL },
+  { "LeakyRelu", shape_rule_same, DT_SAME }, { "Log", shape_rule_same, DT_SAME },
+  { "LogSoftmax", shape_rule_same, DT_SAME }, { "LRN", shape_rule_same, DT_SAME },
+  { "MeanVarianceNormalization", shape_rule_same, DT_SAME }, { "Mish", shape_rule_same, DT_SAME },
+  { "Neg", shape_rule_same, DT_SAME }, { "Not", shape_rule_same, DT_BOOL },
+  { "Reciprocal", shape_rule_same, DT_SAME }, { "Relu", shape_rule_same, DT_SAME },
+  { "Round", shape_rule_same, DT_SAME }, { "Selu", shape_rule_same, DT_SAME },
+  { "Shrink", shape_rule_same, DT_SAME }, { "Sigmoid", shape_rule_same, DT_SAME },
+  { "Sign", shape_rule_same, DT_SAME }, { "Sin", shape_rule_same, DT_SAME },
+  { "Sinh", shape_rule_same, DT_SAME }, { "Softmax", shape_rule_same, DT_SAME },
+  { "Softplus", shape_rule_same, DT_SAME }, { "Softsign", shape_rule_same, DT_SAME },
+  { "Sqrt", shape_rule_same, DT_SAME }, { "Tan", shape_rule_same, DT_SAME },
+  { "Tanh", shape_rule_same, DT_SAME }, { "ThresholdedRelu", shape_rule_same, DT_SAME },
+  { "Trilu", shape_rule_same, DT_SAME }, { "BatchNormalization", shape_rule_same, DT_SAME },
+  { "InstanceNormalization", shape_rule_same, DT_SAME }, { "Dropout", shape_rule_same, DT_SAME },
+  { "Identity", shape_rule_same, DT_SAME }, { "Cast", shape_rule_same, DT_CAST },
+  { "CastLike", shape_rule_same, DT_SAME },
+  /* broadcasting */
+  { "Add", shape_rule_broadcast, DT_SAME }, { "Sub", shape_rule_broadcast, DT_SAME },
+  { "Mul", shape_rule_broadcast, DT_SAME }, { "Div", shape_rule_broadcast, DT_SAME },
+  { "Pow", shape_rule_broadcast, DT_SAME }, { "Mod", shape_rule_broadcast, DT_SAME },
+  { "PRelu", shape_rule_broadcast, DT_SAME }, { "Max", shape_rule_broadcast, DT_SAME },
+  { "Min", shape_rule_broadcast, DT_SAME }, { "Sum", shape_rule_broadcast, DT_SAME },
+  { "Mean", shape_rule_broadcast, DT_SAME }, { "BitShift", shape_rule_broadcast, DT_SAME },
+  { "And", shape_rule_broadcast, DT_BOOL }, { "Or", shape_rule_broadcast, DT_BOOL },
+  { "Xor", shape_rule_broadcast, DT_BOOL }, { "Equal", shape_rule_broadcast, DT_BOOL },
+  { "Less", shape_rule_broadcast, DT_BOOL }, { "LessOrEqual", shape_rule_broadcast, DT_BOOL },
+  { "Greater", shape_rule_broadcast, DT_BOOL }, { "GreaterOrEqual", shape_rule_broadcast, DT_BOOL },
+  /* Where's output type is its input 1's: traced types always say it. */
+  { "Where", shape_rule_broadcast, DT_SAME },
+  /* convolution and pooling */
+  { "Conv", shape_rule_conv, DT_SAME }, { "ConvTranspose", shape_rule_conv_transpose, DT_SAME },
+  { "MaxPool", shape_rule_pool, DT_SAME }, { "AveragePool", shape_rule_pool, DT_SAME },
+  { "LpPool", shape_rule_pool, DT_SAME }, { "GlobalAveragePool", shape_rule_global_pool, DT_SAME },
+  { "GlobalMaxPool", shape_rule_global_pool, DT_SAME },
+  { "GlobalLpPool", shape_rule_global_pool, DT_SAME },
+  /* linear algebra */
+  { "Gemm", shape_rule_gemm, DT_SAME }, { "MatMul", shape_rule_matmul, DT_SAME },
+  /* shape manipulation */
+  { "Flatten", shape_rule_flatten, DT_SAME }, { "Reshape", shape_rule_reshape, DT_SAME },
+  { "Transpose", shape_rule_transpose, DT_SAME }, { "Concat", shape_rule_concat, DT_SAME },
+  { "Split", shape_rule_split, DT_SAME }, { "Slice", shape_rule_slice, DT_SAME },
+  { "Squeeze", shape_rule_squeeze, DT_SAME }, { "Unsqueeze", shape_rule_unsqueeze, DT_SAME },
+  { "Gather", shape_rule_gather, DT_SAME }, { "Shape", shape_rule_shape, DT_INT64 },
+  { "Size", shape_rule_scalar, DT_INT64 }, { "Pad", shape_rule_pad, DT_SAME },
+  { "Resize", shape_rule_resize, DT_SAME }, { "Upsample", shape_rule_resize, DT_SAME },
+  { "ConstantOfShape", shape_rule_constant_of_shape, DT_SAME },
+  { "Expand", shape_rule_expand, DT_SAME }, { "Tile", shape_rule_tile, DT_SAME },
+  /* reductions */
+  { "ReduceMean", shape_rule_reduce, DT_SAME }, { "ReduceSum", shape_rule_reduce, DT_SAME },
+  { "ReduceMax", shape_rule_reduce, DT_SAME }, { "ReduceMin", shape_rule_reduce, DT_SAME },
+  { "ReduceProd", shape_rule_reduce, DT_SAME }, { "ReduceL1", shape_rule_reduce, DT_SAME },
+  { "ReduceL2", shape_rule_reduce, DT_SAME }, { "ReduceLogSumExp", shape_rule_reduce, DT_SAME },
+  { "ReduceSumSquare", shape_rule_reduce, DT_SAME }, { "ArgMax", shape_rule_reduce, DT_INT64 },
+  { "ArgMin", shape_rule_reduce, DT_INT64 },
+  /* recurrent */
+  { "LSTM", shape_rule_rnn, DT_SAME }, { "GRU", shape_rule_rnn, DT_SAME },
+  { "RNN", shape_rule_rnn, DT_SAME },
+};
+
+static const OpRule *
+find_rule (GraphNode *n)
+{
+  static GHashTable *table;
+  if (g_once_init_enter (&table))
+    {
+      GHashTable *t = g_hash_table_new (NULL, NULL);
+      for (guint i = 0; i < G_N_ELEMENTS (op_rules); i++)
+        {
+          g_autofree char *kind = g_strconcat (GRAPH_ONNX_DOMAIN "::", op_rules[i].op, NULL);
+          g_hash_table_insert (t, (gpointer) g_intern_string (kind), (gpointer) &op_rules[i]);
+        }
+      g_once_init_leave (&table, t);
+    }
+  return g_hash_table_lookup (table, graph_node_kind (n));
+}
+
+/* ---- data propagation ---------------------------------------------------- */
+
+/* Elementwise arithmetic on shape values; only static operands combine
+ * (and x * 1, x + 0). */
+static gboolean
+data_arith (const char *op, const DimVec *a, const DimVec *b, DimVec *out)
+{
+  if (!(a->n == b->n || a->n == 1 || b->n == 1))
+    return FALSE;
+  out->n = MAX (a->n, b->n);
+  out->scalar = a->scalar && b->scalar;
+  for (guint i = 0; i < out->n; i++)
+    {
+      GraphDim x = a->v[a->n == 1 ? 0 : i], y = b->v[b->n == 1 ? 0 : i];
+      gboolean st = x.kind == GRAPH_DIM_STATIC && y.kind == GRAPH_DIM_STATIC
+                    && shape_small (x.value) && shape_small (y.value);
+      GraphDim r = shape_dim_unknown ();
+      if (strcmp (op, "Mul") == 0)
+        r = shape_dim_mul (x, y);
+      else if (strcmp (op, "Add") == 0)
+        r = st ? shape_dim_static (x.value + y.value)
+            : y.kind == GRAPH_DIM_STATIC ? shape_dim_add (x, y.value)
+            : x.kind == GRAPH_DIM_STATIC ? shape_dim_add (y, x.value) : shape_dim_unknown ();
+      else if (strcmp (op, "Sub") == 0)
+        r = st ? shape_dim_static (x.value - y.value)
+            : y.kind == GRAPH_DIM_STATIC && y.value == 0 ? x : shape_dim_unknown ();
+      else if (strcmp (op, "Div") == 0)
+        /* ONNX integer Div truncates; shape values are non-negative. */
+        r = st && y.value != 0 ? shape_dim_static (x.value / y.value)
+            : shape_is_static (&y, 1) ? x : shape_dim_unknown ();
+      out->v[i] = r;
+    }
+  return TRUE;
+}
+
+/* The values of n's output 0 when they are a short integer vector. */
+static gboolean
+data_rule (Ctx *c, GraphNode *n, DimVec *out)
+{
+  const char *op = graph_node_op_type (n);
+  if (strcmp (graph_node_domain (n), GRAPH_ONNX_DOMAIN) != 0)
+    return FALSE;
+  if (strcmp (op, "Shape") == 0)
+    {
+      Shape x;
+      if (!shape_of (c, shape_in_at (n, 0), &x))
+        return FALSE;
+      gint64 start, end;
+      shape_range (n, x.rank, &start, &end);
+      out->n = (guint) (end - start);
+      out->scalar = FALSE;
+      memcpy (out->v, x.d + start, out->n * sizeof (GraphDim));
+      return TRUE;
+    }
+  if (strcmp (op, "Size") == 0)
+    {
+      Shape x;
+      if (!shape_of (c, shape_in_at (n, 0), &x))
+        return FALSE;
+      out->n = 1;
+      out->scalar = TRUE;
+      out->v[0] = shape_dims_product (&x, 0, x.rank);
+      return TRUE;
+    }
+  DimVec a, b;
+  if (!shape_data_of (c, shape_in_at (n, 0), &a))
+    return FALSE;
+  if (strcmp (op, "Identity") == 0 || strcmp (op, "Cast") == 0)
+    {
+      gint64 to = shape_attr_i (n, "to", GRAPH_DTYPE_INT64);
+      *out = a;
+      return graph_dtype_is_integer ((GraphDType) to);
+    }
+  if (strcmp (op, "Unsqueeze") == 0 || strcmp (op, "Squeeze") == 0 || strcmp (op, "Reshape") == 0
+      || strcmp (op, "Flatten") == 0)
+    {
+      /* Between a scalar and a 1-element vector, or a vector kept flat. */
+      Shape s;
+      if (!shape_of (c, graph_node_output (n, 0), &s) || s.rank > 1)
+        return FALSE;
+      *out = a;
+      out->scalar = s.rank == 0;
+      return !out->scalar || a.n == 1;
+    }
+  if (strcmp (op, "Gather") == 0)
+    {
+      gint64 idx[TENSOR_MAX_RANK];
+      guint ni = 0;
+      DimVec iv;
+      if (a.scalar || shape_attr_i (n, "axis", 0) != 0
+          || !shape_data_of (c, shape_in_at (n, 1), &iv)
+          || !shape_ints_of (c, shape_in_at (n, 1), idx, &ni))
+        return FALSE;
+      out->n = ni;
+      out->scalar = iv.scalar;
+      for (guint i = 0; i < ni; i++)
+        {
+          gint64 k = idx[i] < 0 ? idx[i] + a.n : idx[i];
+          if (k < 0 || k >= a.n)
+            return FALSE;
+          out->v[i] = a.v[k];
+        }
+      return TRUE;
+    }
+  if (strcmp (op, "Concat") == 0)
+    {
+      *out = a;
+      out->scalar = FALSE;
+      for (guint i = 1; i < graph_node_n_inputs (n); i++)
+        {
+          if (!shape_data_of (c, graph_node_input (n, i), &b) || out->n + b.n > TENSOR_MAX_RANK)
+            return FALSE;
+          memcpy (out->v + out->n, b.v, b.n * sizeof (GraphDim));
+          out->n += b.n;
+        }
+      return !a.scalar;
+    }
+  if (strcmp (op, "Slice") == 0)
+    {
+      gint64 s[TENSOR_MAX_RANK], e[TENSOR_MAX_RANK], st = 1, ax = 0;
+      guint ns = 0, ne = 0, k = 0;
+      if (a.scalar || graph_node_n_inputs (n) < 3 || !shape_ints_of (c, shape_in_at (n, 1), s, &ns)
+          || !shape_ints_of (c, shape_in_at (n, 2), e, &ne) || ns != 1 || ne != 1
+          || (shape_in_at (n, 3) && (!shape_ints_of (c, shape_in_at (n, 3), &ax, &k) || k != 1))
+          || (shape_in_at (n, 4) && (!shape_ints_of (c, shape_in_at (n, 4), &st, &k) || k != 1))
+          || (ax != 0 && ax != -1) || st == 0)
+        return FALSE;
+      GraphDim len = shape_slice_dim (shape_dim_static (a.n), s[0], e[0], st);
+      gint64 first = s[0] < 0 ? s[0] + a.n : s[0];
+      first = st > 0 ? CLAMP (first, 0, (gint64) a.n) : CLAMP (first, 0, (gint64) a.n - 1);
+      out->n = (guint) len.value;
+      out->scalar = FALSE;
+      for (guint i = 0; i < out->n; i++)
+        out->v[i] = a.v[first + (gint64) i * st];
+      return TRUE;
+    }
+  if (strcmp (op, "Add") == 0 || strcmp (op, "Sub") == 0 || strcmp (op, "Mul") == 0
+      || strcmp (op, "Div") == 0)
+    return shape_data_of (c, shape_in_at (n, 1), &b) && data_arith (op, &a, &b, out);
+  return FALSE;
+}
+
+/* ---- the pass ------------------------------------------------------------ */
+
+static GraphDType
+output_dtype (GraphNode *n, const OpRule *r)
+{
+  switch (r->dtype)
+    {
+    case DT_BOOL:
+      return GRAPH_DTYPE_BOOL;
+    case DT_INT64:
+      return GRAPH_DTYPE_INT64;
+    case DT_CAST:
+      {
+        gint64 to = shape_attr_i (n, "to", GRAPH_DTYPE_UNDEFINED);
+        return graph_dtype_is_valid ((int) to) ? (GraphDType) to : GRAPH_DTYPE_UNDEFINED;
+      }
+    case DT_SAME:
+    default:
+      {
+        /* Gather's data, ConstantOfShape's value, else input 0 */
+        Tensor *v = NULL;
+        if (graph_node_is (n, "onnx::ConstantOfShape"))
+          return graph_node_get_t (n, "value", &v) ? tensor_dtype (v) : GRAPH_DTYPE_FLOAT;
+        GraphValue *in = shape_in_at (n, 0);
+        GraphType *t = in ? graph_value_type (in) : NULL;
+        return t && graph_type_is_tensor (t) ? graph_type_dtype (t) : GRAPH_DTYPE_UNDEFINED;
+      }
+    }
+}
+
+/* Writes a computed shape (or the rank-only fallback when s is NULL) as
+ * output i's type, and records it. */
+static void
+set_shape (Ctx *c, GraphNode *n, guint i, const Shape *s, const OpRule *r)
+{
+  GraphValue *v = graph_node_output (n, i);
+  GraphType *t = graph_value_type (v);
+  if (t && !graph_type_is_tensor (t))
+    {
+      g_hash_table_add (c->tainted, v);
+      return;
+    }
+  GraphDType dt = t ? graph_type_dtype (t) : GRAPH_DTYPE_UNDEFINED;
+  int rank = t ? graph_type_rank (t) : -1;
+  if (dt == GRAPH_DTYPE_UNDEFINED && r)
+    dt = output_dtype (n, r);
+  Shape fallback = { .rank = rank };
+  if (s == NULL || (rank >= 0 && s->rank != rank))
+    {
+      for (int k = 0; k < rank; k++)
+        fallback.d[k] = shape_dim_unknown ();
+      s = &fallback;
+    }
+  g_hash_table_add (c->tainted, v);
+  g_hash_table_insert (c->shapes, v, g_memdup2 (s, sizeof *s));
+  if (dt == GRAPH_DTYPE_UNDEFINED && t == NULL)
+    return;
+  g_autoptr (GraphType) nt = graph_type_new_tensor (dt, s->rank, s->rank > 0 ? s->d : NULL);
+  graph_value_set_type (v, nt);
+}
+
+static gboolean
+has_rank (GraphValue *v)
+{
+  GraphType *t = graph_value_type (v);
+  return t && graph_type_is_tensor (t) && graph_type_rank (t) >= 0;
+}
+
+void
+export_infer_shapes (Graph *g, GHashTable *dynamic_inputs)
+{
+  Ctx c = {
+    .g = g,
+    .opset = (int) graph_get_opset (g, ""),
+    .tainted = g_hash_table_new (NULL, NULL),
+    .shapes = g_hash_table_new_full (NULL, NULL, NULL, g_free),
+    .data = g_hash_table_new_full (NULL, NULL, NULL, g_free),
+  };
+  GHashTableIter it;
+  gpointer key;
+  g_hash_table_iter_init (&it, dynamic_inputs);
+  while (g_hash_table_iter_next (&it, &key, NULL))
+    {
+      Shape s;
+      g_hash_table_add (c.tainted, key);
+      if (shape_of (&c, key, &s))
+        g_hash_table_insert (c.shapes, key, g_memdup2 (&s, sizeof s));
+    }
+  graph_foreach_node (g, n)
+    {
+      gboolean hit = FALSE;
+      for (guint i = 0; i < graph_node_n_inputs (n) && !hit; i++)
+        hit = graph_node_input (n, i) && g_hash_table_contains (c.tainted, graph_node_input (n, i));
+      guint nout = graph_node_n_outputs (n);
+      const OpRule *r = find_rule (n);
+      if (hit)
+        {
+          Shape *out = g_new0 (Shape, MAX (nout, 1));
+          gboolean ok = r && nout > 0 && r->rule (&c, n, out);
+          for (guint i = 0; i < nout; i++)
+            set_shape (&c, n, i, ok ? &out[i] : NULL, r);
+          g_free (out);
+        }
+      else if (r && nout == 1 && !has_rank (graph_node_output (n, 0)))
+        {
+          /* Not dynamic, but its traced type says too little to feed a
+           * dynamic node (a Transpose of a weight): computed, not written. */
+          Shape out;
+          if (r->rule (&c, n, &out))
+            g_hash_table_insert (c.shapes, graph_node_output (n, 0), g_memdup2 (&out, sizeof out));
+        }
+      DimVec d;
+      if (nout == 1 && data_rule (&c, n, &d))
+        g_hash_table_insert (c.data, graph_node_output (n, 0), g_memdup2 (&d, sizeof d));
+    }
+  g_hash_table_unref (c.tainted);
+  g_hash_table_unref (c.shapes);
+  g_hash_table_unref (c.data);
+}

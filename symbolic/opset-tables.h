@@ -1,0 +1,58 @@
+/* symonnx — symbolic/ internals: the opset tables, their line macros and
+ * the bodies and helpers the opset files share (not installed; only
+ * symbolic/ includes it.  export/ uses symbolic/translate.h). */
+#pragma once
+
+#include "symbolic/translate.h"
+
+G_BEGIN_DECLS
+
+/* One built-in table: the entries an opset adds or changes. */
+typedef struct
+{
+  int             version;
+  const SymEntry *entries;
+  gsize           n_entries;
+} SymTable;
+
+/* Each opsetN file defines its table once: `const SymTable sym_opset11 =
+ * SYM_TABLE (11, entries);`, and registry.c lists the tables. */
+#define SYM_TABLE(version, entries) { version, entries, G_N_ELEMENTS (entries) }
+
+/* Table lines.  SYM_FN: a symbolic of its own.  SYM_DATA: a family body
+ * that reads its constant through sym_user_data().  SYM_ONNX: an aten op
+ * that is one ONNX op on its single tensor argument ("aten::abs" → Abs).
+ * SYM_REDUCE: aten::sum-style (self, dims?, keepdim?, dtype?) reductions. */
+#define SYM_FN(name_, fn_)          { .name = (name_), .fn = (fn_), .data = NULL }
+#define SYM_DATA(name_, fn_, data_) { .name = (name_), .fn = (fn_), .data = (data_) }
+#define SYM_ONNX(name_, onnx_op)    SYM_DATA (name_, sym_onnx_unary, (onnx_op))
+#define SYM_REDUCE(name_, onnx_op)  SYM_DATA (name_, sym_reduce_dims, (onnx_op))
+/* aten::_cast_Float(self, non_blocking) style: Cast to GRAPH_DTYPE_<dt>. */
+#define SYM_CAST(name_, dt)         SYM_DATA (name_, sym_cast_to, &(const GraphDType) { GRAPH_DTYPE_##dt })
+
+/* Family bodies shared by table lines (opset9-math.c). */
+gboolean     sym_onnx_unary (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error);
+gboolean     sym_reduce_dims (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error);
+gboolean     sym_cast_to (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error);
+
+extern const SymTable sym_opset9_math, sym_opset9_reduce, sym_opset9_nn, sym_opset9_shape,
+                      sym_opset9_index, sym_opset9_create, sym_opset9_misc, sym_opset9_rnn,
+                      sym_opset10, sym_opset11, sym_opset12, sym_opset13, sym_opset14,
+                      sym_opset16, sym_opset17;
+
+/* Helpers shared between the opset-9 files. */
+/* A 1-element 1-D float constant, as torch's torch.tensor([v]) (opset9-math.c). */
+GraphValue  *sym_float_1d (SymContext *ctx, double v);
+/* ConstantOfShape of `shape` filled with `value` in `dt` (opset9-create.c). */
+GraphValue  *sym_constant_of_shape (SymContext *ctx, GraphValue *shape, GraphDType dt, double value);
+/* A constant of `dims` filled with v in dt, or NULL when too large (opset9-create.c). */
+GraphValue  *sym_const_filled (SymContext *ctx, gsize rank, const gint64 *dims, GraphDType dt,
+                               double v);
+/* Symbolics listed again by a later opset's table, whose translation
+ * depends on the target opset (defined in the opset-9 files). */
+gboolean     sym_layer_norm_any (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error);
+gboolean     sym_scatter_any (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error);
+gboolean     sym_frobenius_norm_any (SymContext *ctx, GraphNode *n, GraphValue **out,
+                                     GError **error);
+
+G_END_DECLS

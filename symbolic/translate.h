@@ -1,0 +1,63 @@
+/* symonnx — the translation interface export/ drives: one source node at a
+ * time through the registry into the ONNX graph being built (not
+ * installed).  The opset tables are symbolic/opset-tables.h. */
+#pragma once
+
+#include "symbolic/symbolic.h"
+
+G_BEGIN_DECLS
+
+/* Which symbolic serves `kind` at `opset`, for reports: "built-in
+ * aten::relu (opset 9 table)", "custom aten::linear (sym_register since
+ * opset 9, plugin /path/libx.so)"; NULL when none.  (interned) */
+const char  *sym_registry_origin (SymRegistry *reg, const char *kind, int opset);
+
+typedef struct
+{
+  SymRegistry *reg;
+  Graph       *src;        /* aten/prim graph (not modified) */
+  Graph       *dst;        /* ONNX graph being built */
+  int          opset;
+  SymMode      mode;
+  /* name → Tensor* (state_dict), may be NULL */
+  GHashTable  *weights;
+  /* TRUE: a weight missing from `weights` is an error; FALSE: it becomes
+   * a graph input of its traced type (export_params = False). */
+  gboolean     require_weights;
+} SymContextSetup;
+
+SymContext  *sym_context_new (const SymContextSetup *setup);
+void         sym_context_free (SymContext *ctx);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SymContext, sym_context_free)
+
+/* Translates one source node into dst.  Returns FALSE with an error for an
+ * unconvertible node; the caller collects them.  prim:: nodes are handled
+ * here too (lowering). */
+gboolean     sym_context_translate (SymContext *ctx, GraphNode *n, GError **error);
+/* How source node n was translated (after sym_context_translate): its
+ * symbolic's sym_registry_origin(), "ATen fallback", "fallthrough", or
+ * NULL for nodes lowered or not translated.  (interned) */
+const char  *sym_context_node_origin (SymContext *ctx, GraphNode *n);
+/* The value a source value was mapped to, or NULL (nothing materialised). */
+GraphValue  *sym_context_mapped (SymContext *ctx, GraphValue *src);
+/* The list elements recorded for a source value, or NULL. */
+GPtrArray   *sym_context_list_elements (SymContext *ctx, GraphValue *src);
+/* Records the elements of a tuple/list source value (a flattened tuple
+ * graph input), so prim::TupleUnpack / ListUnpack of it take them. */
+void         sym_context_set_list_elements (SymContext *ctx, GraphValue *src, guint n_values,
+                                            GraphValue *const *values);
+/* The state_dict name a prim::GetAttr chain resolves to ("layer1.0.conv1.weight")
+ * or NULL when the value is not such a chain.  (transfer full) */
+char        *sym_getattr_path (GraphValue *src);
+/* "aten::elu" → "elu" for messages; interned kind otherwise. */
+const char  *sym_op_short_name (const char *kind);
+
+/* A prim::Constant as torch lowers it: int → 0-d int64, float → 0-d
+ * double, bool → 0-d bool, int[] → 1-D int64.  NULL for None, strings and
+ * non-constants.  (transfer full) */
+Tensor      *sym_const_as_tensor (GraphValue *src);
+
+/* Element type helpers used by the passes. */
+Tensor      *sym_tensor_cast (const Tensor *t, GraphDType to, GError **error);
+
+G_END_DECLS
