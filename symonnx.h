@@ -5,6 +5,8 @@
  *              structural checker; the export pipeline     (onnxio_, export_, onnx_)
  *   symbolic/  symbolic functions and their registry       (sym_)
  *   runtime/   the executor and numerical verification     (rt_)
+ *   verify/    the trace's reference run; localizing the first
+ *              divergent node of an export                  (verify_)
  */
 #pragma once
 
@@ -16,3 +18,4 @@
 #include "symbolic/symbolic.h"
 #include "export/export.h"
 #include "runtime/runtime.h"
+#include "verify/verify.h"

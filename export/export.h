@@ -89,6 +89,26 @@ Graph   *export_graph (const Graph *trace, const ExportOptions *o, GError **erro
 Graph   *export_graph_report (const Graph *trace, const ExportOptions *o, GPtrArray **warnings,
                               GError **error);
 
+/* Where a translated trace node went (export_graph_with_origins): one per
+ * node a symbolic (or the ATen fallback) translated, in trace order. */
+typedef struct
+{
+  GraphNode  *trace_node;    /* in the trace (transfer none) */
+  const char *symbolic;      /* "built-in aten::relu (opset 9 table)", "custom ... (sym_register
+                              * since opset 9, plugin PATH)", "ATen fallback", "fallthrough" */
+  /* Per output of trace_node: the name of the value of the exported graph
+   * that computes it, or NULL when none does (folded into a fused node,
+   * unused and removed, a list).  (char *, owned) */
+  GPtrArray  *onnx_values;
+} ExportOrigin;
+
+void     export_origin_free (ExportOrigin *origin);
+/* export_graph, and in *origins (a GPtrArray of ExportOrigin*) each
+ * translated node's symbolic and its outputs' ONNX counterparts, followed
+ * through every pass (graph_value_resolve).  (transfer full) */
+Graph   *export_graph_with_origins (const Graph *trace, const ExportOptions *o,
+                                    GPtrArray **origins, GError **error);
+
 /* Every node kind of `trace` that would not export with these options (in
  * ONNX mode: no symbolic, or the symbolic declines), each once, in graph
  * order; `messages` (may be NULL) receives one message per failing node.

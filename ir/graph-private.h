@@ -101,6 +101,7 @@ struct _GraphValue
   GraphUse    *uses;
   guint        n_uses, cap_uses;
   GArray      *output_refs;    /* GraphOutputRef: where v is a graph output */
+  GraphValue  *replaced_by;    /* set by replace_all_uses (graph_value_resolve) */
   Tensor      *initializer;
   gboolean     initializer_is_input;
 };

@@ -401,6 +401,14 @@ gboolean     graph_value_is_graph_output (const GraphValue *v);
  * Before: %b = Relu(%a); %c = Add(%a, %b); return (%a)
  * replace_all_uses(%a, %x) → %b = Relu(%x); %c = Add(%x, %b); return (%x) */
 void         graph_value_replace_all_uses (GraphValue *old, GraphValue *new_v);
+/* The live value that now stands for v: v itself while it is alive and was
+ * never replaced, else the end of its chain of replace_all_uses targets;
+ * NULL when that value is gone (its node destroyed).  Values stay
+ * addressable until graph_free, so a pass's caller can keep pointers to
+ * values across passes and ask where they went (export keeps each trace
+ * value's ONNX counterpart this way).
+ * Before: %b = Relu(%a) ... replace_all_uses(%b, %c); destroy(Relu) → resolve(%b) = %c */
+GraphValue  *graph_value_resolve (GraphValue *v);
 
 /* Absent optional input marker for the builder (stored as NULL). */
 extern GraphValue graph_absent_input_;

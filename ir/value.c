@@ -123,6 +123,7 @@ graph_value_replace_all_uses (GraphValue *old, GraphValue *new_v)
       graph_value_add_use (new_v, u.node, u.index);
     }
   old->n_uses = 0;
+  old->replaced_by = new_v;
   if (old->output_refs)
     {
       for (guint i = 0; i < old->output_refs->len; i++)
@@ -154,4 +155,13 @@ graph_owns_value (const Graph *g, gconstpointer p)
     if (graph_slab_contains (&x->value_slab, p))
       return ((const GraphValue *) p)->alive;
   return FALSE;
+}
+
+GraphValue *
+graph_value_resolve (GraphValue *v)
+{
+  /* Bounded: a value replaced back by one it replaced would loop. */
+  for (guint steps = 0; v && v->replaced_by && steps < 4096; steps++)
+    v = v->replaced_by;
+  return v && v->alive && (v->replaced_by == NULL) ? v : NULL;
 }

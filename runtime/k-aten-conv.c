@@ -1,5 +1,5 @@
 /* ATen convolutions: _convolution / convolution (transposed, groups,
- * dilation, output_padding) and conv1d/2d/3d, on k-conv.c's Conv and
+ * dilation, output_padding), conv1d/2d/3d and conv_transpose1d/2d/3d, on k-conv.c's Conv and
  * ConvTranspose loops. */
 #include "runtime/k-aten-private.h"
 #include "runtime/spatial.h"
@@ -88,6 +88,13 @@ a_convnd (RtCall *call, GError **error)
   return convolution (call, 3, 4, 5, FALSE, G_MAXUINT, 6, error);
 }
 
+/* conv_transpose1d/2d/3d(input, weight, bias?, stride, padding,
+ * output_padding, groups, dilation) */
+static gboolean
+a_conv_transpose (RtCall *call, GError **error)
+{
+  return convolution (call, 3, 4, 7, TRUE, 5, 6, error);
+}
 
 static const RtKernelDef defs[] = {
   RT_ATEN_ROW ("_convolution", 2, 13, a_convolution),
@@ -95,6 +102,9 @@ static const RtKernelDef defs[] = {
   RT_ATEN_ROW ("conv1d", 2, 7, a_convnd),
   RT_ATEN_ROW ("conv2d", 2, 7, a_convnd),
   RT_ATEN_ROW ("conv3d", 2, 7, a_convnd),
+  RT_ATEN_ROW ("conv_transpose1d", 2, 8, a_conv_transpose),
+  RT_ATEN_ROW ("conv_transpose2d", 2, 8, a_conv_transpose),
+  RT_ATEN_ROW ("conv_transpose3d", 2, 8, a_conv_transpose),
 };
 
 RT_KERNEL_TABLE (rt_kernels_aten_conv, defs);

@@ -8,6 +8,7 @@
 #pragma once
 
 #include "runtime/kernels-private.h"
+#include <string.h>
 
 static inline const RtTensor *
 aten_arg (RtCall *call, guint i)
@@ -27,6 +28,34 @@ aten_i (RtCall *call, guint i, gint64 def)
 {
   const RtTensor *t = aten_arg (call, i);
   return t && t->numel == 1 ? rt_get_i64 (t, 0) : def;
+}
+
+/* str argument i (a 0-d STRING tensor), or def when absent. */
+static inline const char *
+aten_s (RtCall *call, guint i, const char *def, gsize *len)
+{
+  const RtTensor *t = aten_arg (call, i);
+  if (t == NULL || t->dtype != GRAPH_DTYPE_STRING || t->numel != 1)
+    {
+      *len = def ? strlen (def) : 0;
+      return def;
+    }
+  GBytes *b = ((GBytes *const *) t->data)[0];
+  if (b == NULL)
+    {
+      *len = 0;
+      return "";
+    }
+  return g_bytes_get_data (b, len);
+}
+
+/* Whether str argument i is `want` (def when absent). */
+static inline gboolean
+aten_s_is (RtCall *call, guint i, const char *def, const char *want)
+{
+  gsize len;
+  const char *s = aten_s (call, i, def, &len);
+  return s && len == strlen (want) && memcmp (s, want, len) == 0;
 }
 
 /* int[n] argument i into out: a list of n, or one value (0-d or a
@@ -63,4 +92,108 @@ static inline gboolean
 aten_is_float (const RtTensor *t)
 {
   return t && (t->dtype == GRAPH_DTYPE_FLOAT || t->dtype == GRAPH_DTYPE_DOUBLE);
+}
+
+static inline int
+aten_dtype_rank (GraphDType d)
+{
+  switch (d)
+    {
+    case GRAPH_DTYPE_BOOL: return 0;
+    case GRAPH_DTYPE_UINT8: case GRAPH_DTYPE_INT8: return 1;
+    case GRAPH_DTYPE_INT16: return 2;
+    case GRAPH_DTYPE_INT32: return 3;
+    case GRAPH_DTYPE_INT64: return 4;
+    case GRAPH_DTYPE_FLOAT16: return 5;
+    case GRAPH_DTYPE_FLOAT: return 6;
+    case GRAPH_DTYPE_DOUBLE: return 7;
+    default: return 8;
+    }
+}
+
+/* torch.result_type for two operands (dimensioned tensors win over 0-d
+ * ones of the same category; a float 0-d with an integer tensor gives the
+ * default float type). */
+static inline GraphDType
+aten_result_type (const RtTensor *a, const RtTensor *b)
+{
+  gboolean af = graph_dtype_is_floating (a->dtype), bf = graph_dtype_is_floating (b->dtype);
+  gboolean a0 = a->rank == 0, b0 = b->rank == 0;
+  if (a0 != b0)
+    {
+      const RtTensor *dim = a0 ? b : a, *zero = a0 ? a : b;
+      gboolean df = graph_dtype_is_floating (dim->dtype), zf = graph_dtype_is_floating (zero->dtype);
+      if (df || !zf)
+        return (dim->dtype == GRAPH_DTYPE_BOOL && zero->dtype != GRAPH_DTYPE_BOOL) ? zero->dtype : dim->dtype;
+      return GRAPH_DTYPE_FLOAT;
+    }
+  if (af != bf)
+    return af ? a->dtype : b->dtype;
+  return aten_dtype_rank (a->dtype) >= aten_dtype_rank (b->dtype) ? a->dtype : b->dtype;
+}
+
+/* `t` converted to `dt` in scratch buffer `which` (or `t` itself). */
+static inline gboolean
+aten_as_dtype (RtCall *call, const RtTensor *t, GraphDType dt, guint which, RtTensor *out, GError **error)
+{
+  *out = *t;
+  if (t->dtype == dt)
+    return TRUE;
+  out->dtype = dt;
+  out->data = rt_call_scratch_n (call, which, (gsize) MAX (t->numel, 1) * rt_dtype_size (dt), error);
+  return out->data && rt_convert (t->data, t->dtype, out->data, dt, t->numel);
+}
+
+/* c10::ScalarType codes → element types. */
+static inline gboolean
+aten_scalar_type (gint64 code, GraphDType *out)
+{
+  static const int map[] = {
+    GRAPH_DTYPE_UINT8, GRAPH_DTYPE_INT8, GRAPH_DTYPE_INT16, GRAPH_DTYPE_INT32, GRAPH_DTYPE_INT64,
+    GRAPH_DTYPE_FLOAT16, GRAPH_DTYPE_FLOAT, GRAPH_DTYPE_DOUBLE, -1, -1, -1, GRAPH_DTYPE_BOOL,
+  };
+  if (code < 0 || code >= (gint64) G_N_ELEMENTS (map) || map[code] < 0)
+    return FALSE;
+  *out = (GraphDType) map[code];
+  return TRUE;
+}
+
+/* Element-wise loops of the ATen kernels (runtime/k-aten-math.c) for what
+ * ONNX's element-wise kernels do not compute.  Floating outputs are
+ * computed in double by the F functions (params: the kernel's scalars);
+ * integer and bool outputs in int64 by the I ones, when given (an I
+ * function returns FALSE for a division by zero). */
+typedef double   (*AtenF1) (double x, const double *params);
+typedef gint64   (*AtenI1) (gint64 x);
+typedef double   (*AtenFn) (const double *x, const double *params);
+typedef gboolean (*AtenIn) (const gint64 *x, gint64 *result);
+/* Output 0 (out_dt, a's shape) := f(a) element by element. */
+gboolean aten_map1 (RtCall *call, const RtTensor *a, GraphDType out_dt, AtenF1 f, AtenI1 fi,
+                    const double *params, GError **error);
+/* Output 0 (out_dt) := f(ts[0][i], ..., ts[n-1][i]) with numpy broadcasting,
+ * n at most 3. */
+gboolean aten_mapn (RtCall *call, guint n, const RtTensor *const *ts, GraphDType out_dt, AtenFn f,
+                    AtenIn fi, const double *params, GError **error);
+/* Output 0 := maximum (max) or minimum of arguments 0 and 1, torch's
+ * promotion, NaN propagated (aten::maximum; aten::max(self, other)). */
+gboolean aten_elementwise_extreme (RtCall *call, gboolean max, GError **error);
+
+/* Argument i as a tensor (not a sequence, not absent), else an error. */
+static inline gboolean
+aten_tensor_arg (RtCall *call, guint i, const RtTensor **t, GError **error)
+{
+  *t = aten_arg (call, i);
+  if (*t == NULL || (*t)->kind != RT_KIND_TENSOR)
+    {
+      rt_call_error (call, error, RT_ERROR_INVALID_GRAPH, "argument %u must be a tensor", i);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* Contiguous (element) strides of a. */
+static inline void
+aten_strides (const RtTensor *a, gint64 *strides)
+{
+  rt_contiguous_strides (a->rank, a->dims, strides);
 }

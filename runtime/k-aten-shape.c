@@ -212,6 +212,7 @@ static const RtKernelDef defs[] = {
   RT_ATEN_ROW ("reshape", 2, 2, a_view),
   RT_ATEN_ROW ("size", 1, 2, a_size),
   RT_ATEN_ROW ("cat", 2, RT_VARIADIC, a_cat),
+  RT_ATEN_ROW ("concat", 2, RT_VARIADIC, a_cat),
   RT_ATEN_ROW ("pixel_shuffle", 2, 2, a_pixel_shuffle),
   RT_ATEN_ROW ("contiguous", 1, 2, a_copy),
   RT_ATEN_ROW ("clone", 1, 2, a_copy),

@@ -8,56 +8,6 @@
 #include <math.h>
 #include <string.h>
 
-static int
-dtype_rank (GraphDType d)
-{
-  switch (d)
-    {
-    case GRAPH_DTYPE_BOOL: return 0;
-    case GRAPH_DTYPE_UINT8: case GRAPH_DTYPE_INT8: return 1;
-    case GRAPH_DTYPE_INT16: return 2;
-    case GRAPH_DTYPE_INT32: return 3;
-    case GRAPH_DTYPE_INT64: return 4;
-    case GRAPH_DTYPE_FLOAT16: return 5;
-    case GRAPH_DTYPE_FLOAT: return 6;
-    case GRAPH_DTYPE_DOUBLE: return 7;
-    default: return 8;
-    }
-}
-
-/* torch.result_type for two operands (dimensioned tensors win over 0-d
- * ones of the same category; a float 0-d with an integer tensor gives the
- * default float type). */
-static GraphDType
-result_type (const RtTensor *a, const RtTensor *b)
-{
-  gboolean af = graph_dtype_is_floating (a->dtype), bf = graph_dtype_is_floating (b->dtype);
-  gboolean a0 = a->rank == 0, b0 = b->rank == 0;
-  if (a0 != b0)
-    {
-      const RtTensor *dim = a0 ? b : a, *zero = a0 ? a : b;
-      gboolean df = graph_dtype_is_floating (dim->dtype), zf = graph_dtype_is_floating (zero->dtype);
-      if (df || !zf)
-        return (dim->dtype == GRAPH_DTYPE_BOOL && zero->dtype != GRAPH_DTYPE_BOOL) ? zero->dtype : dim->dtype;
-      return GRAPH_DTYPE_FLOAT;
-    }
-  if (af != bf)
-    return af ? a->dtype : b->dtype;
-  return dtype_rank (a->dtype) >= dtype_rank (b->dtype) ? a->dtype : b->dtype;
-}
-
-/* `t` converted to `dt` in scratch buffer `which` (or `t` itself). */
-static gboolean
-as_dtype (RtCall *call, const RtTensor *t, GraphDType dt, guint which, RtTensor *out, GError **error)
-{
-  *out = *t;
-  if (t->dtype == dt)
-    return TRUE;
-  out->dtype = dt;
-  out->data = rt_call_scratch_n (call, which, (gsize) MAX (t->numel, 1) * rt_dtype_size (dt), error);
-  return out->data && rt_convert (t->data, t->dtype, out->data, dt, t->numel);
-}
-
 static gboolean
 binary (RtCall *call, const char *op, gboolean true_div, double alpha, GError **error)
 {
@@ -67,11 +17,11 @@ binary (RtCall *call, const char *op, gboolean true_div, double alpha, GError **
       rt_call_error (call, error, RT_ERROR_INVALID_GRAPH, "needs two operands");
       return FALSE;
     }
-  GraphDType dt = result_type (a, b);
+  GraphDType dt = aten_result_type (a, b);
   if (true_div && !graph_dtype_is_floating (dt))
     dt = GRAPH_DTYPE_FLOAT;
   RtTensor ca, cb;
-  if (!as_dtype (call, a, dt, 1, &ca, error) || !as_dtype (call, b, dt, 2, &cb, error))
+  if (!aten_as_dtype (call, a, dt, 1, &ca, error) || !aten_as_dtype (call, b, dt, 2, &cb, error))
     return FALSE;
   if (alpha != 1)
     {
@@ -103,9 +53,9 @@ a_pow (RtCall *call, GError **error)
       rt_call_error (call, error, RT_ERROR_INVALID_GRAPH, "needs two operands");
       return FALSE;
     }
-  GraphDType dt = result_type (a, b);
+  GraphDType dt = aten_result_type (a, b);
   RtTensor ca, cb;
-  if (!as_dtype (call, a, dt, 1, &ca, error) || !as_dtype (call, b, dt, 2, &cb, error))
+  if (!aten_as_dtype (call, a, dt, 1, &ca, error) || !aten_as_dtype (call, b, dt, 2, &cb, error))
     return FALSE;
   return rt_elementwise_binary (call, &ca, &cb, "Pow", error);
 }
@@ -117,7 +67,7 @@ unary_float (RtCall *call, const char *op, double alpha, double beta, double gam
   RtTensor ca;
   if (!graph_dtype_is_floating (a->dtype) && strcmp (op, "Relu") != 0 && strcmp (op, "Neg") != 0)
     {
-      if (!as_dtype (call, a, GRAPH_DTYPE_FLOAT, 1, &ca, error))
+      if (!aten_as_dtype (call, a, GRAPH_DTYPE_FLOAT, 1, &ca, error))
         return FALSE;
       a = &ca;
     }
@@ -153,20 +103,6 @@ a_elu (RtCall *call, GError **error)
   return TRUE;
 }
 
-/* c10::ScalarType codes → element types. */
-static gboolean
-scalar_type (gint64 code, GraphDType *out)
-{
-  static const int map[] = {
-    GRAPH_DTYPE_UINT8, GRAPH_DTYPE_INT8, GRAPH_DTYPE_INT16, GRAPH_DTYPE_INT32, GRAPH_DTYPE_INT64,
-    GRAPH_DTYPE_FLOAT16, GRAPH_DTYPE_FLOAT, GRAPH_DTYPE_DOUBLE, -1, -1, -1, GRAPH_DTYPE_BOOL,
-  };
-  if (code < 0 || code >= (gint64) G_N_ELEMENTS (map) || map[code] < 0)
-    return FALSE;
-  *out = (GraphDType) map[code];
-  return TRUE;
-}
-
 /* ones/zeros(int[] size, ScalarType? dtype, Layout?, Device?, bool? pin_memory);
  * the builder's form with attributes size / type is read too. */
 static gboolean
@@ -197,7 +133,7 @@ fill (RtCall *call, double value, GError **error)
     }
   GraphDType dt = GRAPH_DTYPE_FLOAT;
   const char *type = rt_attr_s (call->node, "type", rt_attr_s (call->node, "dtype", NULL));
-  if (aten_arg (call, 1) && !scalar_type (aten_i (call, 1, 6), &dt))
+  if (aten_arg (call, 1) && !aten_scalar_type (aten_i (call, 1, 6), &dt))
     {
       rt_call_error (call, error, RT_ERROR_UNSUPPORTED, "unsupported dtype code %" G_GINT64_FORMAT,
                      aten_i (call, 1, 6));
@@ -240,7 +176,7 @@ a_cumprod (RtCall *call, GError **error)
   if (!rt_axis (call, aten_i (call, 1, rt_attr_i (call->node, "dim", 0)), a->rank, &ax, error))
     return FALSE;
   GraphDType dt = graph_dtype_is_floating (a->dtype) ? a->dtype : GRAPH_DTYPE_INT64;
-  if (aten_arg (call, 2) && !scalar_type (aten_i (call, 2, 6), &dt))
+  if (aten_arg (call, 2) && !aten_scalar_type (aten_i (call, 2, 6), &dt))
     {
       rt_call_error (call, error, RT_ERROR_UNSUPPORTED, "unsupported dtype");
       return FALSE;

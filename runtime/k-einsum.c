@@ -1,5 +1,5 @@
-/* Einsum (opset 12+): the equation parsed once in prepare(); any number of
- * inputs, broadcasting ellipsis, repeated labels (diagonals, traces),
+/* Einsum (opset 12+): the equation parsed once in prepare() (aten::einsum:
+ * at run time, rt_einsum); any number of inputs, broadcasting ellipsis, repeated labels (diagonals, traces),
  * summed labels.
  *
  * Note [Einsum plan]
@@ -13,7 +13,7 @@
  * (second input and output) or K (both inputs, summed), with no diagonal
  * and no broadcast, are a batched matrix product: they are packed to
  * [batch, M, K] and [batch, K, N] and go through sgemm/dgemm. */
-#include "runtime/kernel.h"
+#include "runtime/kernels-private.h"
 #include "runtime/blas.h"
 #include <string.h>
 
@@ -84,26 +84,19 @@ parse_term (const GraphNode *node, const char *s, gsize len, guint8 *letters, gu
   return TRUE;
 }
 
+/* Parses `eq` into st; n_in: the node's input count to check the terms
+ * against (G_MAXUINT: no check). */
 static gboolean
-prepare_einsum (const GraphNode *node, gint64 opset, gpointer *state, GError **error)
+parse_equation (const GraphNode *node, const char *eq, guint n_in, EinsumState *st, GError **error)
 {
-  (void) opset;
-  const char *eq = rt_attr_s (node, "equation", NULL);
-  if (eq == NULL)
-    {
-      rt_node_error (node, error, RT_ERROR_INVALID_GRAPH, "no equation attribute");
-      return FALSE;
-    }
   /* Spaces are allowed anywhere. */
   g_autoptr (GString) e = g_string_new (NULL);
   for (const char *p = eq; *p; p++)
     if (*p != ' ')
       g_string_append_c (e, *p);
-  g_autofree EinsumState *st = g_new0 (EinsumState, 1);
   const char *arrow = strstr (e->str, "->");
   gsize lhs_len = arrow ? (gsize) (arrow - e->str) : e->len;
-  guint n_in = graph_node_n_inputs (node);
-  if (n_in > MAX_EIN_INPUTS)
+  if (n_in != G_MAXUINT && n_in > MAX_EIN_INPUTS)
     {
       rt_node_error (node, error, RT_ERROR_UNSUPPORTED, "more than %d inputs", MAX_EIN_INPUTS);
       return FALSE;
@@ -125,7 +118,7 @@ prepare_einsum (const GraphNode *node, gint64 opset, gpointer *state, GError **e
         break;
       p = comma + 1;
     }
-  if (st->n_terms != n_in)
+  if (n_in != G_MAXUINT && st->n_terms != n_in)
     {
       rt_node_error (node, error, RT_ERROR_INVALID_GRAPH,
                      "equation '%s' has %u input terms for %u inputs", eq, st->n_terms, n_in);
@@ -156,6 +149,22 @@ prepare_einsum (const GraphNode *node, gint64 opset, gpointer *state, GError **e
           seen |= G_GUINT64_CONSTANT (1) << id;
         }
     }
+  return TRUE;
+}
+
+static gboolean
+prepare_einsum (const GraphNode *node, gint64 opset, gpointer *state, GError **error)
+{
+  (void) opset;
+  const char *eq = rt_attr_s (node, "equation", NULL);
+  if (eq == NULL)
+    {
+      rt_node_error (node, error, RT_ERROR_INVALID_GRAPH, "no equation attribute");
+      return FALSE;
+    }
+  g_autofree EinsumState *st = g_new0 (EinsumState, 1);
+  if (!parse_equation (node, eq, graph_node_n_inputs (node), st, error))
+    return FALSE;
   *state = g_steal_pointer (&st);
   return TRUE;
 }
@@ -456,10 +465,41 @@ try_gemm (RtCall *call, const EinsumLabels *L, RtTensor *o, gboolean *done, GErr
   return TRUE;
 }
 
+static gboolean run_einsum (RtCall *call, const EinsumState *st, GError **error);
+
 static gboolean
 k_einsum (RtCall *call, GError **error)
 {
-  const EinsumState *st = call->state;
+  return run_einsum (call, call->state, error);
+}
+
+gboolean
+rt_einsum (RtCall *call, const char *equation, guint first, GError **error)
+{
+  g_autofree EinsumState *st = g_new0 (EinsumState, 1);
+  if (!parse_equation (call->node, equation, G_MAXUINT, st, error))
+    return FALSE;
+  if (call->n_inputs < first + st->n_terms)
+    {
+      rt_call_error (call, error, RT_ERROR_INVALID_GRAPH, "equation '%s' has %u terms for %u tensors",
+                     equation, st->n_terms, call->n_inputs - MIN (first, call->n_inputs));
+      return FALSE;
+    }
+  for (guint t = 0; t < st->n_terms; t++)
+    if (call->inputs[first + t] == NULL || call->inputs[first + t]->kind != RT_KIND_TENSOR)
+      {
+        rt_call_error (call, error, RT_ERROR_INVALID_GRAPH, "operand %u is missing", t);
+        return FALSE;
+      }
+  RtCall sub = *call;
+  sub.inputs = call->inputs + first;
+  sub.n_inputs = st->n_terms;
+  return run_einsum (&sub, st, error);
+}
+
+static gboolean
+run_einsum (RtCall *call, const EinsumState *st, GError **error)
+{
   g_autofree EinsumLabels *L = g_new (EinsumLabels, 1);
   if (!resolve_labels (call, st, L, error))
     return FALSE;

@@ -1,7 +1,8 @@
 /* GridSample (opset 16, 4-D): PyTorch's grid_sampler_2d, whose results the
  * backend tests hold (bilinear, nearest, bicubic; zeros, border and
- * reflection padding). */
-#include "runtime/kernel.h"
+ * reflection padding); aten::grid_sampler runs the same loop
+ * (rt_grid_sample, k-aten-pool2.c). */
+#include "runtime/kernels-private.h"
 #include <math.h>
 #include <string.h>
 
@@ -63,23 +64,39 @@ static gboolean
 k_gridsample (RtCall *call, GError **error)
 {
   const RtTensor *x = call->inputs[0], *g = call->inputs[1];
-  if (x->rank != 4 || g->rank != 4 || g->dims[0] != x->dims[0] || g->dims[3] != 2)
-    {
-      rt_call_error (call, error, RT_ERROR_SHAPE, "X must be (N, C, H, W) and grid (N, H_out, W_out, 2)");
-      return FALSE;
-    }
   const char *ms = rt_attr_s (call->node, "mode", "bilinear");
   const char *ps = rt_attr_s (call->node, "padding_mode", "zeros");
   gboolean align = rt_attr_i (call->node, "align_corners", 0) != 0;
   int mode = strcmp (ms, "bilinear") == 0 ? 0 : strcmp (ms, "nearest") == 0 ? 1
            : strcmp (ms, "bicubic") == 0 ? 2 : -1;
-  Padding pad = strcmp (ps, "zeros") == 0 ? PAD_ZEROS : strcmp (ps, "border") == 0 ? PAD_BORDER
-              : strcmp (ps, "reflection") == 0 ? PAD_REFLECTION : (Padding) -1;
-  if (mode < 0 || (int) pad < 0)
+  int pad = strcmp (ps, "zeros") == 0 ? PAD_ZEROS : strcmp (ps, "border") == 0 ? PAD_BORDER
+          : strcmp (ps, "reflection") == 0 ? PAD_REFLECTION : -1;
+  if (mode < 0 || pad < 0)
     {
       rt_call_error (call, error, RT_ERROR_UNSUPPORTED, "mode '%s' / padding_mode '%s' is not supported", ms, ps);
       return FALSE;
     }
+  return rt_grid_sample (call, x, g, mode, pad, align, error);
+}
+
+gboolean
+rt_grid_sample (RtCall *call, const RtTensor *x, const RtTensor *g, int mode, int pad_mode,
+                gboolean align, GError **error)
+{
+  if (x->rank != 4 || g->rank != 4 || g->dims[0] != x->dims[0] || g->dims[3] != 2
+      || !graph_dtype_is_floating (x->dtype) || !graph_dtype_is_floating (g->dtype))
+    {
+      rt_call_error (call, error, RT_ERROR_SHAPE,
+                     "input must be floating (N, C, H, W) and grid floating (N, H_out, W_out, 2)");
+      return FALSE;
+    }
+  if (mode < 0 || mode > 2 || pad_mode < 0 || pad_mode > 2)
+    {
+      rt_call_error (call, error, RT_ERROR_UNSUPPORTED, "interpolation mode %d / padding mode %d is not supported",
+                     mode, pad_mode);
+      return FALSE;
+    }
+  Padding pad = (Padding) pad_mode;
   gint64 N = x->dims[0], C = x->dims[1], H = x->dims[2], W = x->dims[3];
   gint64 OH = g->dims[1], OW = g->dims[2];
   gint64 dims[4] = { N, C, OH, OW };

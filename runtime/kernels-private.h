@@ -44,3 +44,11 @@ gboolean rt_softmax (RtCall *call, const RtTensor *a, guint axis, gboolean log, 
 gboolean rt_lstm_layer (RtCall *call, const RtTensor *X, const RtTensor *W, const RtTensor *R,
                         const RtTensor *B, const RtTensor *h0, const RtTensor *c0, RtTensor *Y,
                         RtTensor *Yh, RtTensor *Yc, GError **error);
+/* Output 0 := torch's grid_sampler_2d of x (N, C, H, W) at grid (N, Ho,
+ * Wo, 2): mode 0 bilinear, 1 nearest, 2 bicubic; pad_mode 0 zeros, 1
+ * border, 2 reflection (torch's codes) (k-gridsample.c). */
+gboolean rt_grid_sample (RtCall *call, const RtTensor *x, const RtTensor *g, int mode, int pad_mode,
+                         gboolean align, GError **error);
+/* Output 0 := einsum(equation) of inputs first, first + 1, ... (one per
+ * term of the equation) (k-einsum.c; aten::einsum). */
+gboolean rt_einsum (RtCall *call, const char *equation, guint first, GError **error);

@@ -18,6 +18,20 @@ extern const RtKernelTable rt_kernels_aten_nn;
 extern const RtKernelTable rt_kernels_aten_linalg;
 extern const RtKernelTable rt_kernels_aten_shape;
 extern const RtKernelTable rt_kernels_aten_rnn;
+extern const RtKernelTable rt_kernels_aten_math;
+extern const RtKernelTable rt_kernels_aten_act;
+extern const RtKernelTable rt_kernels_aten_reduce;
+extern const RtKernelTable rt_kernels_aten_pool2;
+extern const RtKernelTable rt_kernels_aten_tensor;
+extern const RtKernelTable rt_kernels_aten_nn2;
+extern const RtKernelTable rt_kernels_aten_misc;
+extern const RtKernelTable rt_kernels_aten_rnn2;
+extern const RtKernelTable rt_kernels_aten_extra;
+extern const RtKernelTable rt_kernels_aten_loss;
+extern const RtKernelTable rt_kernels_aten_extra2;
+extern const RtKernelTable rt_kernels_aten_create;
+extern const RtKernelTable rt_kernels_aten_index;
+extern const RtKernelTable rt_kernels_aten_products;
 extern const RtKernelTable rt_kernels_rnn;
 extern const RtKernelTable rt_kernels_einsum;
 extern const RtKernelTable rt_kernels_control;
@@ -50,6 +64,20 @@ static const RtKernelTable *const tables[] = {
   &rt_kernels_aten_linalg,
   &rt_kernels_aten_shape,
   &rt_kernels_aten_rnn,
+  &rt_kernels_aten_math,
+  &rt_kernels_aten_act,
+  &rt_kernels_aten_reduce,
+  &rt_kernels_aten_pool2,
+  &rt_kernels_aten_tensor,
+  &rt_kernels_aten_nn2,
+  &rt_kernels_aten_misc,
+  &rt_kernels_aten_rnn2,
+  &rt_kernels_aten_extra,
+  &rt_kernels_aten_loss,
+  &rt_kernels_aten_extra2,
+  &rt_kernels_aten_create,
+  &rt_kernels_aten_index,
+  &rt_kernels_aten_products,
   &rt_kernels_rnn,
   &rt_kernels_einsum,
   &rt_kernels_control,
@@ -120,4 +148,29 @@ rt_registry_has_op (const char *domain, const char *op)
 {
   g_autofree char *key = g_strconcat (domain, "::", op, NULL);
   return g_hash_table_contains (registry (), key);
+}
+
+static int
+cmp_str (gconstpointer a, gconstpointer b)
+{
+  return strcmp (*(const char *const *) a, *(const char *const *) b);
+}
+
+GPtrArray *
+rt_kernel_ops (const char *domain)
+{
+  g_return_val_if_fail (domain != NULL, NULL);
+  GPtrArray *out = g_ptr_array_new ();
+  gsize len = strlen (domain);
+  GHashTableIter it;
+  gpointer key;
+  g_hash_table_iter_init (&it, registry ());
+  while (g_hash_table_iter_next (&it, &key, NULL))
+    {
+      const char *k = key;
+      if (strncmp (k, domain, len) == 0 && k[len] == ':' && k[len + 1] == ':')
+        g_ptr_array_add (out, (gpointer) g_intern_string (k + len + 2));
+    }
+  g_ptr_array_sort (out, cmp_str);
+  return out;
 }

@@ -99,6 +99,12 @@ gboolean     rt_session_run_any (RtSession *s, GHashTable *inputs, GHashTable *o
 guint        rt_session_n_required_inputs (const RtSession *s);
 GraphValue  *rt_session_required_input (const RtSession *s, guint i);
 
+/* The op types with a kernel in `domain` ("onnx", "aten" for the ATen
+ * kernels, which run org.pytorch.aten::ATen nodes by their operator and
+ * the aten:: nodes of traces, "prim"), sorted.  (transfer container;
+ * interned strings) */
+GPtrArray   *rt_kernel_ops (const char *domain);
+
 /* Buffer allocations (fresh or grown slot memory) made by the last run;
  * 0 on a repeated run with the same shapes. */
 guint64      rt_session_last_run_allocations (const RtSession *s);

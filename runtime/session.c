@@ -174,7 +174,8 @@ onnx_constant_tensor (const GraphNode *n, GError **error)
 }
 
 /* prim::Constant of a trace: int → int64 0-d, float → double 0-d, bool →
- * bool 0-d, tensor → itself, none → absent (*t = NULL, TRUE). */
+ * bool 0-d, str → string 0-d, tensor → itself, none → absent (*t = NULL,
+ * TRUE). */
 static gboolean
 prim_constant_tensor (const GraphNode *n, Tensor **t, GError **error)
 {
@@ -195,6 +196,17 @@ prim_constant_tensor (const GraphNode *n, Tensor **t, GError **error)
     case GRAPH_ATTR_F:
       *t = tensor_new_scalar_double (GRAPH_DTYPE_DOUBLE, rt_attr_f (n, "value", 0));
       return TRUE;
+    case GRAPH_ATTR_S:
+      {
+        /* A str argument (gelu's approximate="tanh"): a 0-d STRING tensor,
+         * as an ATen node's Constant holds it. */
+        const char *v = NULL;
+        gsize len = 0;
+        graph_node_get_s (n, "value", &v, &len);
+        g_autoptr (GBytes) b = g_bytes_new (v, len);
+        *t = tensor_new_strings (0, NULL, &b, error);
+        return *t != NULL;
+      }
     case GRAPH_ATTR_T:
       {
         Tensor *v = NULL;
@@ -208,7 +220,7 @@ prim_constant_tensor (const GraphNode *n, Tensor **t, GError **error)
       break;
     }
   rt_node_error (n, error, RT_ERROR_UNSUPPORTED,
-                 "prim::Constant of this kind (strings, devices, tensors without data) "
+                 "prim::Constant of this kind (devices, tensors without data) "
                  "cannot be executed");
   return FALSE;
 }

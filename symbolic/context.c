@@ -12,6 +12,7 @@ struct _SymContext
   GHashTable *inits;      /* weight name → dst value */
   GPtrArray  *pool;       /* g_free'd at the end (parse_args results) */
   GPtrArray  *tensors;    /* tensor refs handed out by parse_args */
+  GHashTable *origins;    /* src node → interned "how it was translated" */
   gpointer    user_data;
   Graph      *scratch;    /* PythonOps' scalar arguments as prim::Constants */
   GHashTable *py_args;    /* PythonOp node → GPtrArray of its arguments */
@@ -31,6 +32,7 @@ sym_context_new (const SymContextSetup *setup)
   ctx->pool = g_ptr_array_new_with_free_func (g_free);
   ctx->tensors = g_ptr_array_new_with_free_func ((GDestroyNotify) tensor_unref);
   ctx->py_args = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) g_ptr_array_unref);
+  ctx->origins = g_hash_table_new (NULL, NULL);
   return ctx;
 }
 
@@ -49,6 +51,7 @@ sym_context_free (SymContext *ctx)
   g_ptr_array_unref (ctx->tensors);
   g_hash_table_unref (ctx->py_args);
   graph_free (ctx->scratch);
+  g_hash_table_unref (ctx->origins);
   g_free (ctx);
 }
 
@@ -63,6 +66,18 @@ sym_op_short_name (const char *kind)
   if (g_str_has_prefix (kind, "aten::"))
     return kind + 6;
   return kind;
+}
+
+const char *
+sym_context_node_origin (SymContext *ctx, GraphNode *n)
+{
+  return g_hash_table_lookup (ctx->origins, n);
+}
+
+GraphValue *
+sym_context_mapped (SymContext *ctx, GraphValue *src)
+{
+  return g_hash_table_lookup (ctx->map, src);
 }
 
 void
@@ -1153,13 +1168,19 @@ sym_context_translate (SymContext *ctx, GraphNode *n, GError **error)
   const char *py_key = python_op_key (n);
   SymFn fn = py_key ? sym_registry_lookup (ctx->s.reg, py_key, ctx->s.opset, &user_data, NULL)
                     : NULL;
+  const char *fn_key = py_key;
   if (fn == NULL)
-    fn = sym_registry_lookup (ctx->s.reg, kind, ctx->s.opset, &user_data, NULL);
+    {
+      fn = sym_registry_lookup (ctx->s.reg, kind, ctx->s.opset, &user_data, NULL);
+      fn_key = kind;
+    }
   /* ONNX_ATEN: every aten op with no custom symbolic becomes ATen. */
   if (ctx->s.mode == SYM_MODE_ONNX_ATEN && is_aten && !sym_registry_is_custom (ctx->s.reg, kind))
     fn = NULL;
+  const char *origin = NULL;
   if (fn)
     {
+      origin = sym_registry_origin (ctx->s.reg, fn_key, ctx->s.opset);
       ctx->user_data = user_data;
       graph_builder_capture_errors (ctx->s.dst, TRUE);
       ok = fn (ctx, n, out, &local);
@@ -1211,9 +1232,15 @@ sym_context_translate (SymContext *ctx, GraphNode *n, GError **error)
       g_autoptr (GError) local2 = NULL;
       if (is_aten && (ctx->s.mode == SYM_MODE_ONNX_ATEN
                       || ctx->s.mode == SYM_MODE_ONNX_ATEN_FALLBACK))
-        ok = sym_emit_aten (ctx, n, out, &local2);
+        {
+          ok = sym_emit_aten (ctx, n, out, &local2);
+          origin = g_intern_static_string ("ATen fallback");
+        }
       else if (ctx->s.mode == SYM_MODE_ONNX_FALLTHROUGH)
-        ok = fallthrough (ctx, n, out, &local2);
+        {
+          ok = fallthrough (ctx, n, out, &local2);
+          origin = g_intern_static_string ("fallthrough");
+        }
       else
         return unsupported_error (ctx, n, local, error);
       if (!ok)
@@ -1225,6 +1252,8 @@ sym_context_translate (SymContext *ctx, GraphNode *n, GError **error)
         }
     }
   finish_outputs (ctx, n, out);
+  if (origin)
+    g_hash_table_insert (ctx->origins, n, (gpointer) origin);
   /* New nodes inherit the trace node's scope and source location. */
   for (GraphNode *m = mark ? graph_node_next (mark) : graph_first_node (ctx->s.dst); m;
        m = graph_node_next (m))

@@ -26,9 +26,10 @@ builtin_table (guint i, SymTable *out)
 
 typedef struct
 {
-  int      since;
-  SymFn    fn;
-  gpointer user_data;
+  int         since;
+  SymFn       fn;
+  gpointer    user_data;
+  const char *plugin;     /* interned path of the plugin that registered it, or NULL */
 } CustomEntry;
 
 typedef struct
@@ -44,6 +45,7 @@ struct _SymRegistry
   GHashTable *custom;
   GHashTable *domain_versions;   /* domain → gint64* */
   GPtrArray  *modules;           /* GModule* of loaded plugins */
+  const char *loading;           /* interned path of the plugin registering now */
   gboolean    no_builtins;
 };
 
@@ -235,6 +237,52 @@ sym_registry_lookup (SymRegistry *reg, const char *kind, int opset, gpointer *us
   return r.fn;
 }
 
+/* The built-in table version whose entry for k serves `opset`, or -1. */
+static int
+builtin_version (SymRegistry *reg, const char *k, int opset)
+{
+  int best = -1;
+  SymTable t;
+  for (guint i = 0; !reg->no_builtins && builtin_table (i, &t); i++)
+    for (gsize j = 0; t.version <= opset && j < t.n_entries; j++)
+      if (intern_name (t.entries[j].name) == k)
+        best = t.entries[j].fn ? t.version : -1;
+  return best;
+}
+
+static const char *
+origin_exact (SymRegistry *reg, const char *k, int opset)
+{
+  GArray *arr = g_hash_table_lookup (reg->custom, k);
+  for (guint i = arr ? arr->len : 0; i-- > 0;)
+    {
+      CustomEntry *e = &g_array_index (arr, CustomEntry, i);
+      if (e->since > opset)
+        continue;
+      g_autofree char *s = e->plugin
+        ? g_strdup_printf ("custom %s (sym_register since opset %d, plugin %s)", k, e->since, e->plugin)
+        : g_strdup_printf ("custom %s (sym_register since opset %d)", k, e->since);
+      return g_intern_string (s);
+    }
+  int v = builtin_version (reg, k, opset);
+  if (v < 0)
+    return NULL;
+  g_autofree char *s = g_strdup_printf ("built-in %s (opset %d table)", k, v);
+  return g_intern_string (s);
+}
+
+const char *
+sym_registry_origin (SymRegistry *reg, const char *kind, int opset)
+{
+  const char *k = intern_name (kind);
+  if (k == NULL)
+    return NULL;
+  const char *o = origin_exact (reg, k, opset);
+  if (o == NULL && (k = base_of_inplace (k)) != NULL)
+    o = origin_exact (reg, k, opset);
+  return o;
+}
+
 static int
 first_opset_exact (SymRegistry *reg, const char *k)
 {
@@ -336,7 +384,7 @@ sym_register (SymRegistry *reg, const char *name, int since_opset, SymFn fn, gpo
       arr = g_array_new (FALSE, FALSE, sizeof (CustomEntry));
       g_hash_table_insert (reg->custom, (gpointer) k, arr);
     }
-  CustomEntry e = { since_opset, fn, user_data };
+  CustomEntry e = { since_opset, fn, user_data, reg->loading };
   guint i = 0;
   while (i < arr->len && g_array_index (arr, CustomEntry, i).since < since_opset)
     i++;
@@ -419,7 +467,10 @@ sym_registry_load_plugin (SymRegistry *reg, const char *path, GError **error)
       return FALSE;
     }
   g_autoptr (GError) local = NULL;
-  if (!((SymPluginRegisterFn) sym) (reg, &local))
+  reg->loading = g_intern_string (path);
+  gboolean ok = ((SymPluginRegisterFn) sym) (reg, &local);
+  reg->loading = NULL;
+  if (!ok)
     {
       g_set_error (error, SYM_ERROR, SYM_ERROR_PLUGIN, "%s: plugin registration failed: %s",
                    path, local ? local->message : "no reason given");

@@ -7,6 +7,11 @@
 
 G_BEGIN_DECLS
 
+/* Which symbolic serves `kind` at `opset`, for reports: "built-in
+ * aten::relu (opset 9 table)", "custom aten::linear (sym_register since
+ * opset 9, plugin /path/libx.so)"; NULL when none.  (interned) */
+const char  *sym_registry_origin (SymRegistry *reg, const char *kind, int opset);
+
 typedef struct
 {
   SymRegistry *reg;
@@ -36,6 +41,12 @@ const char  *sym_unsupported_hint (const char *kind);
  * python-op.c): its tensor inputs and, for each scalar argument, a
  * prim::Constant built in `scratch`.  (transfer container) */
 GPtrArray   *sym_python_op_arguments (Graph *scratch, GraphNode *n, GError **error);
+/* How source node n was translated (after sym_context_translate): its
+ * symbolic's sym_registry_origin(), "ATen fallback", "fallthrough", or
+ * NULL for nodes lowered or not translated.  (interned) */
+const char  *sym_context_node_origin (SymContext *ctx, GraphNode *n);
+/* The value a source value was mapped to, or NULL (nothing materialised). */
+GraphValue  *sym_context_mapped (SymContext *ctx, GraphValue *src);
 /* The list elements recorded for a source value, or NULL. */
 GPtrArray   *sym_context_list_elements (SymContext *ctx, GraphValue *src);
 /* Records the elements of a tuple/list source value (a flattened tuple

@@ -7,6 +7,7 @@
 #include "export/onnxio.h"
 #include "export/tensorfiles.h"
 #include "runtime/runtime.h"
+#include "verify/verify.h"
 #include <glib/gstdio.h>
 #include <errno.h>
 #include <stdio.h>
@@ -26,6 +27,8 @@ static double opt_rtol = VERIFY_RTOL;
 static double opt_atol = VERIFY_ATOL;
 static char *opt_output;
 static char *opt_save_reference;
+static gboolean opt_localize;
+static gboolean opt_all;
 
 static const GOptionEntry verify_entries[] = {
   { "input", 'i', 0, G_OPTION_ARG_STRING_ARRAY, &opt_inputs,
@@ -48,6 +51,11 @@ static const GOptionEntry verify_entries[] = {
   { "save-reference", 0, 0, G_OPTION_ARG_FILENAME, &opt_save_reference,
     "Write the reference outputs (the trace run's, without --expected) as DIR/reference_N.npy",
     "DIR" },
+  { "localize", 0, 0, G_OPTION_ARG_NONE, &opt_localize,
+    "Also run the trace's aten nodes and the export side by side and name the first node whose "
+    "ONNX counterpart diverges (kind, scope, source line, symbolic, opset, error)", NULL },
+  { "all", 0, 0, G_OPTION_ARG_NONE, &opt_all,
+    "With --localize: print every translated node's figures as a table (implies --localize)", NULL },
   { NULL, 0, 0, 0, NULL, NULL, NULL },
 };
 
@@ -199,145 +207,6 @@ export_trace (const char *path, Graph *trace, SymMode mode, GHashTable *weights,
   return g;
 }
 
-/* ---- the trace as the executor runs it ----------------------------------- */
-
-/* The state_dict name a prim::GetAttr chain resolves to
- * ("layer1.0.conv1.weight"), or NULL when v is not such a chain.
- * (transfer full) */
-static char *
-getattr_path (GraphValue *v)
-{
-  g_autoptr (GPtrArray) parts = g_ptr_array_new ();
-  for (GraphNode *p; (p = graph_value_node (v)) != NULL; v = graph_node_input (p, 0))
-    {
-      const char *name;
-      if (!graph_node_is (p, "prim::GetAttr") || graph_node_n_inputs (p) != 1
-          || !graph_node_get_s (p, "name", &name, NULL) || graph_node_input (p, 0) == NULL)
-        return NULL;
-      g_ptr_array_insert (parts, 0, (gpointer) name);
-    }
-  if (parts->len == 0)
-    return NULL;
-  g_ptr_array_add (parts, NULL);
-  return g_strjoinv (".", (char **) parts->pdata);
-}
-
-static gboolean
-is_class (GraphValue *v)
-{
-  GraphType *t = graph_value_type (v);
-  return t && graph_type_kind (t) == GRAPH_TYPE_CLASS;
-}
-
-/* A prim::ListConstruct of tensors (by its type, or by an element's). */
-static gboolean
-is_tensor_list (GraphNode *n)
-{
-  if (!graph_node_is (n, "prim::ListConstruct"))
-    return FALSE;
-  GraphType *t = graph_value_type (graph_node_output (n, 0));
-  if (t && graph_type_kind (t) == GRAPH_TYPE_LIST && graph_type_elem (t, 0))
-    return graph_type_is_tensor (graph_type_elem (t, 0));
-  for (guint i = 0; i < graph_node_n_inputs (n); i++)
-    {
-      GraphValue *e = graph_node_input (n, i);
-      if (e && graph_value_type (e) && graph_type_is_tensor (graph_value_type (e)))
-        return TRUE;
-    }
-  return FALSE;
-}
-
-/* user's input `at` (a tensor list) := the list's elements, in place, as
- * torch's ATen fallback passes a Tensor[] (runtime/k-aten-private.h). */
-static void
-splice_list (GraphNode *user, guint at, GraphNode *list)
-{
-  g_autoptr (GPtrArray) ins = g_ptr_array_new ();
-  for (guint i = 0; i < graph_node_n_inputs (user); i++)
-    if (i != at)
-      g_ptr_array_add (ins, graph_node_input (user, i));
-    else
-      for (guint k = 0; k < graph_node_n_inputs (list); k++)
-        g_ptr_array_add (ins, graph_node_input (list, k));
-  while (graph_node_n_inputs (user) > 0)
-    graph_node_remove_input (user, graph_node_n_inputs (user) - 1);
-  for (guint i = 0; i < ins->len; i++)
-    graph_node_add_input (user, ins->pdata[i]);
-}
-
-/* Rewrites a copy of a trace into what the executor runs: prim::GetAttr
- * chains become initializers from the weights; tensor constants take their
- * exact value torch2trace stored as "__constant__.<name>"; Device constants
- * become None (the CPU is the only device); a prim::ListConstruct of tensors
- * read by an aten:: node is spliced into its inputs; then dead nodes and the
- * unused module input (%self) go. */
-static gboolean
-runnable_trace (Graph *g, GHashTable *weights, GError **error)
-{
-  g_autoptr (GPtrArray) nodes = g_ptr_array_new ();
-  for (GraphNode *n = graph_first_node (g); n; n = graph_node_next (n))
-    g_ptr_array_add (nodes, n);
-  for (guint i = 0; i < nodes->len; i++)
-    {
-      GraphNode *n = nodes->pdata[i];
-      GraphValue *out = graph_node_n_outputs (n) == 1 ? graph_node_output (n, 0) : NULL;
-      if (out && graph_node_is (n, "prim::GetAttr") && !is_class (out) && graph_value_n_uses (out) > 0)
-        {
-          g_autofree char *path = getattr_path (out);
-          Tensor *t = path && weights ? g_hash_table_lookup (weights, path) : NULL;
-          if (t == NULL)
-            {
-              if (path)
-                g_set_error (error, RT_ERROR, RT_ERROR_INPUT,
-                             "weight '%s' (a prim::GetAttr chain) is not in the weights%s", path,
-                             weights ? "" : " (no --weights given)");
-              else
-                g_set_error (error, RT_ERROR, RT_ERROR_INPUT,
-                             "a prim::GetAttr chain does not start at the module input");
-              return FALSE;
-            }
-          graph_value_replace_all_uses (out, graph_add_initializer (g, path, t));
-        }
-      else if (out && graph_node_is (n, "prim::Constant"))
-        {
-          GraphType *ty = graph_value_type (out);
-          const char *name = graph_value_get_name (out);
-          g_autofree char *key = name ? g_strconcat ("__constant__.", name, NULL) : NULL;
-          Tensor *exact = key && weights ? g_hash_table_lookup (weights, key) : NULL;
-          if (exact)
-            graph_node_set_t (n, "value", exact);
-          else if (ty && graph_type_kind (ty) == GRAPH_TYPE_DEVICE)
-            graph_node_remove_attr (n, "value");
-        }
-      else if (out && is_tensor_list (n))
-        {
-          /* Users first collected: splicing edits the use list. */
-          g_autoptr (GPtrArray) users = g_ptr_array_new ();
-          g_autoptr (GArray) slots = g_array_new (FALSE, FALSE, sizeof (guint));
-          for (guint u = 0; u < graph_value_n_uses (out); u++)
-            {
-              const GraphUse *use = graph_value_use (out, u);
-              if (strcmp (graph_node_domain (use->node), "aten") == 0)
-                {
-                  g_ptr_array_add (users, use->node);
-                  g_array_append_val (slots, use->index);
-                }
-            }
-          /* Later slots first, so earlier indices stay valid. */
-          for (guint u = users->len; u-- > 0;)
-            splice_list (users->pdata[u], g_array_index (slots, guint, u), n);
-        }
-    }
-  graph_eliminate_dead_code (g);
-  for (guint i = graph_n_inputs (g); i-- > 0;)
-    {
-      GraphType *t = graph_value_type (graph_input (g, i));
-      if (t && graph_type_kind (t) != GRAPH_TYPE_TENSOR)
-        graph_remove_input (g, i);
-    }
-  return TRUE;
-}
-
 static GHashTable *
 new_tensor_table (void)
 {
@@ -384,8 +253,8 @@ reference_outputs (const char *path, Graph *trace, Graph *model, GHashTable *wei
       *code = CLI_EXIT_USAGE;
       return NULL;
     }
-  g_autoptr (Graph) runnable = graph_copy (trace);
-  if (!runnable_trace (runnable, weights, &error))
+  g_autoptr (Graph) runnable = verify_runnable_trace (trace, weights, &error);
+  if (runnable == NULL)
     {
       cli_error ("verify", "%s: %s", path, error->message);
       *code = CLI_EXIT_INPUT;
@@ -506,6 +375,41 @@ save_reference (GPtrArray *ref)
   return TRUE;
 }
 
+/* --localize: export again keeping each node's ONNX counterparts, run
+ * both graphs and print where they part (verify/localize.c). */
+static gboolean
+localize (const char *path, Graph *trace, SymMode mode, GHashTable *weights, GHashTable *inputs,
+          CliExit *code)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SymRegistry) reg = sym_registry_new ();
+  for (guint i = 0; opt_plugins && opt_plugins[i]; i++)
+    if (!sym_registry_load_plugin (reg, opt_plugins[i], &error))
+      {
+        cli_error ("verify", "%s", error->message);
+        *code = CLI_EXIT_INPUT;
+        return FALSE;
+      }
+  ExportOptions o;
+  export_options_init (&o);
+  o.opset = opt_opset;
+  o.mode = mode;
+  o.registry = reg;
+  o.weights = weights;
+  g_autoptr (VerifyLocalization) l = verify_localize (trace, &o, inputs, opt_rtol, opt_atol, &error);
+  export_options_clear (&o);
+  if (l == NULL)
+    {
+      cli_error ("verify", "%s: --localize: %s", path, error->message);
+      *code = CLI_EXIT_PROCESS;
+      return FALSE;
+    }
+  g_autofree char *report = verify_localization_format (l, opt_all);
+  fputs (report, stdout);
+  *code = l->first >= 0 ? CLI_EXIT_FAILED : CLI_EXIT_OK;
+  return TRUE;
+}
+
 static int
 verify_run (int argc, char **argv)
 {
@@ -569,10 +473,10 @@ verify_run (int argc, char **argv)
         return code;
       model = exported;
     }
-  else if (opt_weights || opt_plugins || opt_mode || opt_output)
+  else if (opt_weights || opt_plugins || opt_mode || opt_output || opt_localize || opt_all)
     {
-      cli_error ("verify", "%s is not a trace: --weights, --plugin, --mode and --output only apply "
-                 "when exporting a trace", path);
+      cli_error ("verify", "%s is not a trace: --weights, --plugin, --mode, --output, --localize "
+                 "and --all only apply when exporting a trace", path);
       return CLI_EXIT_USAGE;
     }
 
@@ -606,6 +510,15 @@ verify_run (int argc, char **argv)
   printf ("%s: %u of %u output%s within rtol %g, atol %g of %s\n", failed ? "FAIL" : "PASS",
           graph_n_outputs (model) - failed, graph_n_outputs (model),
           graph_n_outputs (model) == 1 ? "" : "s", opt_rtol, opt_atol, source);
+  if (trace && (opt_localize || opt_all))
+    {
+      CliExit lcode;
+      fflush (stdout);
+      if (!localize (path, trace, mode, weights, inputs, &lcode))
+        return lcode;
+      if (lcode != CLI_EXIT_OK)
+        return lcode;
+    }
   return failed ? CLI_EXIT_FAILED : CLI_EXIT_OK;
 }
 
@@ -622,8 +535,14 @@ const CliCommand cli_cmd_verify = {
                  "the trace's aten:: nodes (its prim::GetAttr chains read --weights; an op without an "
                  "ATen kernel is named in the error); --save-reference writes those reference "
                  "outputs. Each output gets a line: shape, max abs and rel error, mismatching "
-                 "elements (|a - e| > atol + rtol * |e|) and the flat index of the first. Exit status 1 "
-                 "when any output is past tolerance or has another shape.",
+                 "elements (|a - e| > atol + rtol * |e|) and the flat index of the first. With "
+                 "--localize, the trace's aten nodes and the exported graph then run side by side "
+                 "on the same inputs, every node's outputs are compared with the ONNX values that "
+                 "replaced them (kept through the passes), and the first node in trace order past "
+                 "tolerance is named with its scope, source line, the symbolic that translated it "
+                 "(built-in, or sym_register and its plugin), the opset and its error figures; --all "
+                 "prints every node's figures first. Exit status 1 when any output is past tolerance "
+                 "or has another shape, or --localize finds a divergent node.",
   .options = verify_options,
   .run = verify_run,
 };

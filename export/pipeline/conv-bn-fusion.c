@@ -157,16 +157,26 @@ fuse_one (Graph *g, GraphNode *bn)
   g_autoptr (GraphType) bt = graph_type_new_tensor_static (dt, 1, &c);
   graph_value_set_type (wv, wt);
   graph_value_set_type (nbv, bt);
-  graph_node_set_input (conv, 1, wv);
-  if (graph_node_n_inputs (conv) > 2)
-    graph_node_set_input (conv, 2, nbv);
-  else
-    graph_node_add_input (conv, nbv);
-  GraphValue *y = graph_node_output (bn, 0);
-  if (graph_value_type (y) && !graph_value_type (x))
-    graph_value_set_type (x, graph_value_type (y));
-  graph_value_replace_all_uses (y, x);
+  /* A new Conv node with a new output replaces both: the old Conv's output
+   * meant conv without BN, and whoever kept it (export's trace-value map,
+   * graph_value_resolve) must find it gone rather than silently changed. */
+  GraphValue *ins[3] = { graph_node_input (conv, 0), wv, nbv };
+  GraphNode *fused = graph_create_node (g, "onnx::Conv", 3, ins, 1);
+  graph_node_copy_attrs (fused, conv);
+  graph_node_set_scope (fused, graph_node_get_scope (conv));
+  graph_node_set_source (fused, graph_node_get_source (conv));
+  graph_node_insert_before (fused, conv);
+  GraphValue *y = graph_node_output (bn, 0), *z = graph_node_output (fused, 0);
+  graph_value_set_type (z, graph_value_type (y) ? graph_value_type (y) : graph_value_type (x));
+  g_autofree char *xname = g_strdup (graph_value_get_name (x));
+  g_autofree char *cname = g_strdup (graph_node_get_name (conv));
+  graph_value_replace_all_uses (y, z);
   graph_node_destroy (bn);
+  graph_node_destroy (conv);
+  if (xname)
+    graph_value_set_name (z, xname);
+  if (cname)
+    graph_node_set_name (fused, cname);
   return TRUE;
 }
 

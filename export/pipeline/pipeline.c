@@ -215,13 +215,63 @@ summarise (GPtrArray *messages, GPtrArray *kinds, GPtrArray *hints, SymMode mode
   return g_string_free (s, FALSE);
 }
 
+void
+export_origin_free (ExportOrigin *origin)
+{
+  if (origin == NULL)
+    return;
+  g_ptr_array_unref (origin->onnx_values);
+  g_free (origin);
+}
+
+/* An origin whose onnx_values still hold GraphValue pointers of the graph
+ * being built (resolved to names at the end: see origins_to_names). */
+static void
+record_origins (SymContext *ctx, const Graph *trace, GPtrArray *origins)
+{
+  graph_foreach_node ((Graph *) trace, n)
+    {
+      const char *sym = sym_context_node_origin (ctx, n);
+      if (sym == NULL)
+        continue;
+      ExportOrigin *o = g_new0 (ExportOrigin, 1);
+      o->trace_node = n;
+      o->symbolic = sym;
+      o->onnx_values = g_ptr_array_new ();
+      for (guint i = 0; i < graph_node_n_outputs (n); i++)
+        g_ptr_array_add (o->onnx_values, sym_context_mapped (ctx, graph_node_output (n, i)));
+      g_ptr_array_add (origins, o);
+    }
+}
+
+/* Each kept GraphValue pointer → the name of the live value standing for
+ * it after the passes (NULL when gone). */
+static void
+origins_to_names (GPtrArray *origins)
+{
+  for (guint i = 0; i < origins->len; i++)
+    {
+      ExportOrigin *o = origins->pdata[i];
+      GPtrArray *names = g_ptr_array_new_with_free_func (g_free);
+      for (guint k = 0; k < o->onnx_values->len; k++)
+        {
+          GraphValue *v = o->onnx_values->pdata[k];
+          v = v ? graph_value_resolve (v) : NULL;
+          g_ptr_array_add (names, v && graph_value_get_name (v) ? g_strdup (graph_value_get_name (v)) : NULL);
+        }
+      g_ptr_array_unref (o->onnx_values);
+      o->onnx_values = names;
+    }
+}
+
 /* Runs the symbolic pass into a new graph; failing nodes are collected in
  * kinds/messages (and what to do about them, each once, in hints) and the
  * result is NULL when there are any.  `origin` (may be NULL) maps each new
- * node to the trace node whose symbolic made it. */
+ * node to the trace node whose symbolic made it; with `origins`, records
+ * where each translated node went (for verify --localize). */
 static Graph *
 translate (const Graph *trace, const ExportOptions *o, GPtrArray *kinds, GPtrArray *messages,
-           GPtrArray *hints, GHashTable *origin, GError **error)
+           GPtrArray *hints, GHashTable *origin, GPtrArray *origins, GError **error)
 {
   g_autoptr (Graph) dst = graph_new ();
   g_autoptr (SymRegistry) reg = o->registry ? sym_registry_ref (o->registry) : sym_registry_new ();
@@ -325,6 +375,8 @@ translate (const Graph *trace, const ExportOptions *o, GPtrArray *kinds, GPtrArr
     }
   if (messages->len > 0)
     return NULL;
+  if (origins)
+    record_origins (ctx, trace, origins);
 
   /* Graph outputs, tuples flattened. */
   g_autoptr (GPtrArray) outs = g_ptr_array_new ();
@@ -516,15 +568,28 @@ check_result (const Graph *g, const ExportOptions *o, GHashTable *origin, GPtrAr
   return FALSE;
 }
 
+/* The pipeline behind export_graph, export_graph_report and
+ * export_graph_with_origins (each argument but trace/o may be NULL). */
+static Graph *
+export_impl (const Graph *trace, const ExportOptions *o, GPtrArray *origins,
+             GPtrArray **warnings, GError **error);
+
 Graph *
 export_graph (const Graph *trace, const ExportOptions *o, GError **error)
 {
-  return export_graph_report (trace, o, NULL, error);
+  return export_impl (trace, o, NULL, NULL, error);
 }
 
 Graph *
 export_graph_report (const Graph *trace, const ExportOptions *o, GPtrArray **warnings,
                      GError **error)
+{
+  return export_impl (trace, o, NULL, warnings, error);
+}
+
+static Graph *
+export_impl (const Graph *trace, const ExportOptions *o, GPtrArray *origins,
+             GPtrArray **warnings, GError **error)
 {
   g_return_val_if_fail (trace != NULL && o != NULL, NULL);
   if (warnings)
@@ -548,7 +613,7 @@ export_graph_report (const Graph *trace, const ExportOptions *o, GPtrArray **war
   g_autoptr (GPtrArray) hints = g_ptr_array_new ();
   g_autoptr (GHashTable) origin = g_hash_table_new (NULL, NULL);
   g_autoptr (GError) local = NULL;
-  g_autoptr (Graph) g = translate (trace, o, kinds, messages, hints, origin, &local);
+  g_autoptr (Graph) g = translate (trace, o, kinds, messages, hints, origin, origins, &local);
   if (g == NULL)
     {
       if (local)
@@ -607,7 +672,21 @@ export_graph_report (const Graph *trace, const ExportOptions *o, GPtrArray **war
     return NULL;
   if (warnings)
     *warnings = g_steal_pointer (&found);
+  if (origins)
+    origins_to_names (origins);
   return g_steal_pointer (&g);
+}
+
+Graph *
+export_graph_with_origins (const Graph *trace, const ExportOptions *o, GPtrArray **origins,
+                           GError **error)
+{
+  g_return_val_if_fail (origins != NULL, NULL);
+  g_autoptr (GPtrArray) list = g_ptr_array_new_with_free_func ((GDestroyNotify) export_origin_free);
+  Graph *g = export_impl (trace, o, list, NULL, error);
+  if (g)
+    *origins = g_steal_pointer (&list);
+  return g;
 }
 
 GPtrArray *
@@ -618,7 +697,7 @@ export_find_unsupported (const Graph *trace, const ExportOptions *o, GPtrArray *
   g_autoptr (GPtrArray) msgs = g_ptr_array_new_with_free_func (g_free);
   g_autoptr (GError) local = NULL;
   g_autoptr (GPtrArray) hints = g_ptr_array_new ();
-  g_autoptr (Graph) g = translate (trace, o, kinds, msgs, hints, NULL, &local);
+  g_autoptr (Graph) g = translate (trace, o, kinds, msgs, hints, NULL, NULL, &local);
   if (g == NULL && local)
     {
       g_propagate_error (error, g_steal_pointer (&local));

@@ -648,6 +648,70 @@ test_aten_mode (gconstpointer data)
     aten += graph_node_is (n, GRAPH_KIND_ATEN);
   g_test_message ("%s: %u ATen nodes of %u", m->name, aten, graph_n_nodes (g));
   g_assert_cmpuint (aten, >, 0);
+  /* aten-fallback too, and both without --expected: the trace's own run
+   * is the reference, and --localize finds every node matching. */
+  static const char *const modes[] = { "aten", "aten-fallback" };
+  for (guint k = 0; k < G_N_ELEMENTS (modes); k++)
+    {
+      r = run ((const char *[]) { "symonnx", "verify", trace, "-w", weights, "--mode", modes[k],
+                                  "--input", input, "--expected", expected, NULL });
+      assert_status (&r, 0, "symonnx verify --mode (PyTorch's outputs)");
+      run_result_clear (&r);
+      r = run ((const char *[]) { "symonnx", "verify", trace, "-w", weights, "--mode", modes[k],
+                                  "--input", input, "--localize", NULL });
+      assert_status (&r, 0, "symonnx verify --mode --localize (the trace's run)");
+      g_assert_nonnull (strstr (r.out, "of the executor's run of the trace's aten nodes"));
+      g_assert_nonnull (strstr (r.out, "localize: all "));
+      run_result_clear (&r);
+    }
+}
+
+/* Issue 13's small model (tests/e2e/issue13_model.py): ops that torch.onnx
+ * 1.13 exports only with ATEN_FALLBACK.  ONNX mode refuses it naming the
+ * adaptive poolings; aten and aten-fallback exports run in the executor
+ * and match PyTorch, with and without --expected. */
+static void
+test_issue13_model (void)
+{
+  g_autofree char *module = script ("tests/e2e/issue13_model.py");
+  g_autofree char *spec = g_strdup_printf ("%s:Issue13", module);
+  g_autofree char *dir = torch2trace ("issue13", (const char *[]) { "--module", spec, "--input",
+                                                                    "2,3,10,14", NULL });
+  g_autofree char *trace = in_dir (dir, "model.trace");
+  g_autofree char *weights = in_dir (dir, "weights.safetensors");
+  g_autofree char *input = in_dir (dir, "input_0.npy");
+  g_autofree char *e0 = in_dir (dir, "expected_0.npy");
+  g_autofree char *e1 = in_dir (dir, "expected_1.npy");
+  g_autofree char *e2 = in_dir (dir, "expected_2.npy");
+  RunResult r = run ((const char *[]) { "symonnx", "verify", trace, "-w", weights, "--input", input,
+                                        NULL });
+  assert_status (&r, 4, "verify in ONNX mode");
+  g_assert_nonnull (strstr (r.err, "aten::adaptive_avg_pool2d"));
+  g_assert_nonnull (strstr (r.err, "aten::adaptive_max_pool2d"));
+  run_result_clear (&r);
+  static const char *const modes[] = { "aten", "aten-fallback" };
+  for (guint k = 0; k < G_N_ELEMENTS (modes); k++)
+    {
+      r = run ((const char *[]) { "symonnx", "verify", trace, "-w", weights, "--mode", modes[k],
+                                  "--input", input, "-e", e0, "-e", e1, "-e", e2, NULL });
+      assert_status (&r, 0, "verify the issue's model against PyTorch");
+      g_assert_nonnull (strstr (r.out, "PASS: 3 of 3 outputs"));
+      run_result_clear (&r);
+      r = run ((const char *[]) { "symonnx", "verify", trace, "-w", weights, "--mode", modes[k],
+                                  "--input", input, "--all", NULL });
+      assert_status (&r, 0, "verify the issue's model against its trace");
+      for (guint i = 0; i < 8; i++)
+        {
+          static const char *const ops[] = { "aten::adaptive_avg_pool2d", "aten::adaptive_max_pool2d",
+                                             "aten::affine_grid_generator", "aten::grid_sampler",
+                                             "aten::atan2", "aten::cumprod", "aten::frac",
+                                             "aten::trunc" };
+          g_assert_nonnull (strstr (r.out, ops[i]));
+        }
+      g_assert_null (strstr (r.out, "DIVERGES"));
+      g_assert_nonnull (strstr (r.out, "localize: all "));
+      run_result_clear (&r);
+    }
 }
 
 /* symonnx info on a trace with its weights: the parameter count and bytes
@@ -825,6 +889,7 @@ main (int argc, char **argv)
   g_test_add_data_func ("/e2e/python/errors", "errors", test_python_api);
   g_test_add_data_func ("/e2e/python/function", "function", test_python_api);
   g_test_add_data_func ("/e2e/python/seeds", "seeds", test_python_api);
+  g_test_add_func ("/e2e/verify/issue13-model", test_issue13_model);
   for (guint i = 0; i < G_N_ELEMENTS (seed_models); i++)
     {
       g_autofree char *p = g_strdup_printf ("/e2e/models/%s", seed_models[i].name);

@@ -128,6 +128,37 @@ test_value_replace_all_uses (void)
   g_assert_cmpuint (u->index, ==, 0);
 }
 
+/* resolve follows replace_all_uses chains to the live value, and gives
+ * NULL for a value whose node is gone without a replacement. */
+static void
+test_value_resolve (void)
+{
+  g_autoptr (Graph) g = graph_new ();
+  GraphValue *a = graph_add_input (g, "a", NULL);
+  GraphValue *d = graph_op (g, "Abs", a, NULL);
+  GraphValue *e = graph_op (g, "Exp", a, NULL);
+  GraphValue *b = graph_op (g, "Relu", a, NULL);
+  GraphValue *c = graph_op (g, "Neg", b, NULL);
+  graph_add_output (g, c);
+  g_assert_true (graph_value_resolve (b) == b);
+  g_assert_true (graph_value_resolve (a) == a);
+  graph_value_replace_all_uses (b, d);     /* Neg(Abs(a)) */
+  graph_value_replace_all_uses (d, e);     /* Neg(Exp(a)) */
+  g_assert_cmpuint (graph_eliminate_dead_code (g), ==, 2);
+  assert_lint (g);
+  g_assert_true (graph_value_resolve (b) == e);
+  g_assert_true (graph_value_resolve (d) == e);
+  g_assert_true (graph_value_resolve (e) == e);
+  /* Neg goes with nothing in its place. */
+  graph_value_replace_all_uses (c, e);
+  graph_eliminate_dead_code (g);
+  g_assert_true (graph_value_resolve (c) == e);
+  GraphValue *f = graph_op (g, "Sin", a, NULL);
+  graph_eliminate_dead_code (g);
+  g_assert_null (graph_value_resolve (f));
+  assert_lint (g);
+}
+
 static void
 test_value_unique_names (void)
 {
@@ -453,6 +484,7 @@ test_graph_register (void)
   g_test_add_func ("/ir/graph/insert-point", test_graph_insert_point);
   g_test_add_func ("/ir/graph/node-destroy", test_graph_node_destroy);
   g_test_add_func ("/ir/value/replace-all-uses", test_value_replace_all_uses);
+  g_test_add_func ("/ir/value/resolve", test_value_resolve);
   g_test_add_func ("/ir/value/unique-names", test_value_unique_names);
   g_test_add_func ("/ir/node/unique-names", test_node_unique_names);
   g_test_add_func ("/ir/node/inputs-outputs", test_node_inputs_outputs);

@@ -55,103 +55,12 @@ static const NnCase cases[] = {
   { "lstm", "lstm", "npy;npys:2;npys:16;i:1;i:2;f:0.0;i:0;i:1;i:0", 3, 1e-4, 1e-5 },
 };
 
-/* An int list: a 1-D int64 Constant (ATen node) or a prim::ListConstruct of
- * prim::Constant ints (trace). */
-static GraphValue *
-int_list (Graph *g, const char *spec, gboolean trace)
-{
-  g_auto (GStrv) parts = *spec ? g_strsplit (spec, ",", -1) : g_new0 (char *, 1);
-  guint n = g_strv_length (parts);
-  g_autofree gint64 *v = g_new0 (gint64, MAX (n, 1));
-  for (guint i = 0; i < n; i++)
-    v[i] = g_ascii_strtoll (parts[i], NULL, 10);
-  if (!trace)
-    {
-      g_autoptr (Tensor) t = tensor_new_int64_vector (n, v);
-      return graph_op (g, "Constant", "value_t", t, NULL);
-    }
-  g_autofree GraphValue **el = g_new0 (GraphValue *, MAX (n, 1));
-  for (guint i = 0; i < n; i++)
-    el[i] = graph_op (g, "prim::Constant", "value_i", v[i], NULL);
-  return graph_opv (g, "prim::ListConstruct", n, el, NULL);
-}
-
-static Graph *
-build_case (const NnCase *c, gboolean trace, GHashTable *inputs)
-{
-  Graph *g = graph_new ();
-  graph_set_opset (g, "", 17);
-  graph_set_opset (g, GRAPH_ATEN_DOMAIN, 1);
-  g_auto (GStrv) args = g_strsplit (c->args, ";", -1);
-  g_autoptr (GPtrArray) in = g_ptr_array_new ();
-  guint n_npy = 0;
-  for (guint i = 0; args[i]; i++)
-    {
-      const char *a = args[i];
-      guint count = strcmp (a, "npy") == 0 ? 1 : g_str_has_prefix (a, "npys:") ? (guint) g_ascii_strtoull (a + 5, NULL, 10) : 0;
-      for (guint k = 0; k < count; k++)
-        {
-          g_autofree char *file = g_strdup_printf ("%s_in%u.npy", c->name, n_npy);
-          Tensor *x = aten_test_fixture (file);
-          g_autoptr (GraphType) ty = graph_type_new_tensor_static (tensor_dtype (x), tensor_rank (x),
-                                                                   tensor_dims (x));
-          g_autofree char *name = g_strdup_printf ("x%u", n_npy++);
-          g_ptr_array_add (in, graph_add_input (g, name, ty));
-          g_hash_table_insert (inputs, g_strdup (name), x);
-        }
-      if (count)
-        continue;
-      GraphValue *v;
-      if (strcmp (a, "none") == 0)
-        v = trace ? graph_op (g, "prim::Constant", NULL) : NULL;
-      else if (g_str_has_prefix (a, "is:"))
-        v = int_list (g, a + 3, trace);
-      else if (g_str_has_prefix (a, "f:"))
-        {
-          double f = g_ascii_strtod (a + 2, NULL);
-          g_autoptr (Tensor) t = tensor_new_scalar_double (GRAPH_DTYPE_DOUBLE, f);
-          v = trace ? graph_op (g, "prim::Constant", "value_f", f, NULL)
-                    : graph_op (g, "Constant", "value_t", t, NULL);
-        }
-      else if (g_str_has_prefix (a, "i:"))
-        {
-          gint64 iv = g_ascii_strtoll (a + 2, NULL, 10);
-          g_autoptr (Tensor) t = tensor_new_scalar_int64 (GRAPH_DTYPE_INT64, iv);
-          v = trace ? graph_op (g, "prim::Constant", "value_i", iv, NULL)
-                    : graph_op (g, "Constant", "value_t", t, NULL);
-        }
-      else
-        g_assert_not_reached ();
-      g_assert_true (v != NULL || !trace);
-      g_ptr_array_add (in, v);
-    }
-  g_autofree char *kind = g_strdup_printf ("aten::%s", c->op);
-  GraphNode *n = trace ? graph_create_node (g, kind, in->len, (GraphValue *const *) in->pdata, c->n_outputs)
-                       : graph_create_node (g, GRAPH_KIND_ATEN, in->len, (GraphValue *const *) in->pdata,
-                                            c->n_outputs);
-  g_assert_nonnull (n);
-  if (!trace)
-    {
-      graph_node_set_s (n, "operator", c->op);
-      graph_node_set_s (n, "overload_name", "");
-    }
-  graph_insert_node (g, n);
-  for (guint i = 0; i < c->n_outputs; i++)
-    {
-      g_autofree char *name = g_strdup_printf ("y%u", i);
-      graph_value_set_name (graph_node_output (n, i), name);
-      graph_add_output (g, graph_node_output (n, i));
-    }
-  assert_lint (g);
-  return g;
-}
-
 static void
 run_case (const NnCase *c, gboolean trace)
 {
   g_autoptr (GHashTable) inputs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                                          (GDestroyNotify) tensor_unref);
-  g_autoptr (Graph) g = build_case (c, trace, inputs);
+  g_autoptr (Graph) g = aten_test_build ("runtime", c->name, c->op, c->args, c->n_outputs, trace, inputs);
   g_autoptr (GHashTable) outputs = aten_test_run (g, inputs);
   for (guint i = 0; i < c->n_outputs; i++)
     {
@@ -196,7 +105,7 @@ test_errors (void)
     {
       g_autoptr (GHashTable) inputs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                                              (GDestroyNotify) tensor_unref);
-      g_autoptr (Graph) g = build_case (&bad[i], TRUE, inputs);
+      g_autoptr (Graph) g = aten_test_build ("runtime", bad[i].name, bad[i].op, bad[i].args, bad[i].n_outputs, TRUE, inputs);
       g_autoptr (GError) error = NULL;
       g_autoptr (RtSession) s = rt_session_new (g, NULL, &error);
       g_assert_no_error (error);

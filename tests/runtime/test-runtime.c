@@ -10,6 +10,7 @@ main (int argc, char **argv)
   test_session_register ();
   test_aten_register ();
   test_aten_nn_register ();
+  test_aten_ops_register ();
   test_kernels_register ();
   test_kernels_index_register ();
   test_sequence_register ();

@@ -7,6 +7,7 @@
 void test_conformance_register (void);
 void test_aten_register (void);
 void test_aten_nn_register (void);
+void test_aten_ops_register (void);
 void test_session_register (void);
 void test_cli_register (void);
 void test_kernels_register (void);

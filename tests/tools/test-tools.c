@@ -274,6 +274,66 @@ test_cli_markdown_is_current (void)
   run_result_clear (&r);
 }
 
+/* doc/aten-kernels.md is `symonnx ops --kernels --markdown`: it must be
+ * current, and the plain listing agrees with it. */
+static void
+test_aten_kernels_doc_is_current (void)
+{
+  g_autofree char *expected = source_file ("doc/aten-kernels.md");
+  RunResult r = run ((const char *[]) { "symonnx", "ops", "--kernels", "--markdown", NULL });
+  g_assert_cmpint (r.status, ==, 0);
+  if (g_strcmp0 (r.out, expected) != 0)
+    g_error ("doc/aten-kernels.md is out of date: regenerate it with "
+             "`./build/tools/symonnx ops --kernels --markdown > doc/aten-kernels.md`");
+  run_result_clear (&r);
+  r = run ((const char *[]) { "symonnx", "ops", "--kernels", NULL });
+  g_assert_cmpint (r.status, ==, 0);
+  /* The ops run; an op with a symbolic and no kernel is listed as such. */
+  static const char *const ops[] = { "adaptive_avg_pool2d", "adaptive_max_pool2d", "affine_grid_generator",
+                                     "grid_sampler", "atan2", "cumprod", "frac", "trunc" };
+  for (guint i = 0; i < G_N_ELEMENTS (ops); i++)
+    {
+      g_autofree char *line = g_strdup_printf ("aten::%s\t", ops[i]);
+      const char *at = strstr (r.out, line);
+      g_assert_nonnull (at);
+      const char *nl = strchr (at, '\n');
+      g_autofree char *row = g_strndup (at, nl - at);
+      g_assert_true (g_str_has_suffix (row, "\tkernel"));
+    }
+  /* The count on stderr is the listing's, over the operators `symonnx
+   * ops` lists (the listing also shows in-place kernel names, whose
+   * symbolic is their base operator's). */
+  RunResult reg = run ((const char *[]) { "symonnx", "ops", NULL });
+  g_assert_cmpint (reg.status, ==, 0);
+  g_autoptr (GHashTable) registered = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_auto (GStrv) reg_lines = g_strsplit (reg.out, "\n", -1);
+  for (guint i = 0; reg_lines[i] && *reg_lines[i]; i++)
+    if (g_str_has_prefix (reg_lines[i], "aten::"))
+      g_hash_table_add (registered, g_strndup (reg_lines[i], strcspn (reg_lines[i], "\t")));
+  run_result_clear (&reg);
+  g_auto (GStrv) lines = g_strsplit (r.out, "\n", -1);
+  guint n_sym = 0, n_sym_kernel = 0;
+  for (guint i = 0; lines[i] && *lines[i]; i++)
+    {
+      g_auto (GStrv) f = g_strsplit (lines[i], "\t", -1);
+      g_assert_cmpuint (g_strv_length (f), ==, 3);
+      g_assert_true (g_str_has_prefix (f[0], "aten::"));
+      g_assert_true (strcmp (f[2], "kernel") == 0 || strcmp (f[2], "no kernel") == 0);
+      if (g_hash_table_contains (registered, f[0]))
+        {
+          g_assert_cmpstr (f[1], !=, "-");
+          n_sym++;
+          n_sym_kernel += strcmp (f[2], "kernel") == 0;
+        }
+    }
+  g_assert_cmpuint (n_sym, ==, g_hash_table_size (registered));
+  g_autofree char *count = g_strdup_printf ("%u of %u aten ops with a symbolic have an ATen kernel",
+                                            n_sym_kernel, n_sym);
+  g_assert_nonnull (strstr (r.err, count));
+  g_assert_cmpuint (n_sym, >, 200);
+  run_result_clear (&r);
+}
+
 static void
 test_example_mutate (void)
 {
@@ -681,6 +741,7 @@ main (int argc, char **argv)
   g_test_add_func ("/tools/export/failing-ops-one-per-line", test_export_failing_ops_lines);
   g_test_add_func ("/tools/export/checked", test_export_checked);
   g_test_add_func ("/tools/cli/markdown-is-current", test_cli_markdown_is_current);
+  g_test_add_func ("/tools/cli/aten-kernels-doc-is-current", test_aten_kernels_doc_is_current);
   g_test_add_func ("/tools/cli/blas-on-demand", test_cli_blas_on_demand);
   g_test_add_func ("/tools/print/mymodule", test_print_mymodule);
   g_test_add_func ("/tools/print/dot", test_print_dot);

@@ -1,0 +1,404 @@
+/* verify/: verify_localize on real seed-model traces (DCGAN and the word
+ * language model of tests/fixtures/dynamic-shapes, with their weights),
+ * with the built-in symbolics (everything matches) and with a wrong
+ * symbolic planted through sym_register or a plugin (the localization must
+ * name exactly that node), in each export mode; the CLI's --localize and
+ * --all, and the guide's C example. */
+#include "tests/common/test-util.h"
+#include "tests/common/test-cli.h"
+#include <glib/gstdio.h>
+#include <math.h>
+#include <string.h>
+
+#define FIXTURES "tests/fixtures/dynamic-shapes/"
+
+typedef struct
+{
+  const char *name;        /* fixture prefix */
+  const char *input;       /* the trace's input name */
+} Model;
+
+static const Model dcgan = { "dcgan", "x" };
+static const Model wlm = { "word_language_model", "input.1" };
+
+/* The model's input, of the trace's type: deterministic values (both runs
+ * get the same; no reference numbers are involved). */
+static Tensor *
+make_input (Graph *trace, const Model *m)
+{
+  GraphValue *in = graph_find_value (trace, m->input);
+  g_assert_nonnull (in);
+  GraphType *t = graph_value_type (in);
+  gint64 dims[8];
+  guint rank = (guint) graph_type_rank (t);
+  for (guint i = 0; i < rank; i++)
+    dims[i] = graph_type_dim (t, i)->value;
+  GraphDType dt = graph_type_dtype (t);
+  gint64 n = 1;
+  for (guint i = 0; i < rank; i++)
+    n *= dims[i];
+  g_autofree void *data = g_malloc (n * graph_dtype_size (dt));
+  for (gint64 i = 0; i < n; i++)
+    if (dt == GRAPH_DTYPE_INT64)
+      ((gint64 *) data)[i] = (i * 7) % 10;   /* token ids below the vocabulary size */
+    else
+      ((float *) data)[i] = (float) sin ((double) i * 0.37);
+  return tensor_new_from_data (dt, rank, dims, data, n * graph_dtype_size (dt), NULL);
+}
+
+typedef struct
+{
+  Graph      *trace;
+  GHashTable *weights;
+  GHashTable *inputs;
+} Loaded;
+
+static void
+loaded_clear (Loaded *l)
+{
+  g_clear_pointer (&l->trace, graph_free);
+  g_clear_pointer (&l->weights, g_hash_table_unref);
+  g_clear_pointer (&l->inputs, g_hash_table_unref);
+}
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Loaded, loaded_clear)
+
+static void
+load (const Model *m, Loaded *l)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *rel = g_strdup_printf (FIXTURES "%s.trace", m->name);
+  g_autofree char *wrel = g_strdup_printf (FIXTURES "%s.safetensors", m->name);
+  g_autofree char *path = test_source_path (rel);
+  g_autofree char *wpath = test_source_path (wrel);
+  l->trace = graph_parse_file (path, &error);
+  g_assert_no_error (error);
+  l->weights = export_safetensors_load (wpath, &error);
+  g_assert_no_error (error);
+  l->inputs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) tensor_unref);
+  g_hash_table_insert (l->inputs, g_strdup (m->input), make_input (l->trace, m));
+}
+
+static VerifyLocalization *
+localize (Loaded *l, SymRegistry *reg, SymMode mode)
+{
+  ExportOptions o;
+  export_options_init (&o);
+  o.opset = 14;
+  o.mode = mode;
+  o.registry = reg;
+  o.weights = l->weights;
+  g_autoptr (GError) error = NULL;
+  VerifyLocalization *r = verify_localize (l->trace, &o, l->inputs, 1e-3, 1e-5, &error);
+  export_options_clear (&o);
+  g_assert_no_error (error);
+  g_assert_nonnull (r);
+  return r;
+}
+
+static const VerifyNodeResult *
+row (const VerifyLocalization *l, guint i)
+{
+  return &g_array_index (l->rows, VerifyNodeResult, i);
+}
+
+/* The built-in symbolics: every compared output matches, and the report
+ * says so. */
+static void
+test_all_match (gconstpointer data)
+{
+  const Model *m = data;
+  g_auto (Loaded) l = { 0 };
+  load (m, &l);
+  static const SymMode modes[] = { SYM_MODE_ONNX, SYM_MODE_ONNX_ATEN_FALLBACK, SYM_MODE_ONNX_ATEN };
+  for (guint k = 0; k < G_N_ELEMENTS (modes); k++)
+    {
+      g_autoptr (VerifyLocalization) r = localize (&l, NULL, modes[k]);
+      g_assert_cmpint (r->first, ==, -1);
+      g_assert_cmpuint (r->compared, >=, 6);
+      guint n_aten = 0;
+      for (guint i = 0; i < r->rows->len; i++)
+        {
+          g_assert_false (row (r, i)->diverges);
+          g_assert_true (g_str_has_prefix (row (r, i)->kind, "aten::"));
+          if (row (r, i)->skipped == NULL)
+            g_assert_nonnull (row (r, i)->onnx_value);
+          if (strcmp (row (r, i)->symbolic, "ATen fallback") == 0)
+            n_aten++;
+        }
+      /* In ONNX_ATEN mode every node went to an ATen node. */
+      if (modes[k] == SYM_MODE_ONNX_ATEN)
+        g_assert_cmpuint (n_aten, ==, r->rows->len);
+      g_autofree char *report = verify_localization_format (r, FALSE);
+      g_assert_true (g_str_has_prefix (report, "localize: all "));
+      g_assert_nonnull (strstr (report, " compared node outputs match within rtol 0.001"));
+    }
+}
+
+/* Renamed graph inputs (ExportOptions.input_names) pair with the trace's
+ * by position. */
+static void
+test_input_names (void)
+{
+  g_auto (Loaded) l = { 0 };
+  load (&wlm, &l);
+  static const char *const names[] = { "tokens", NULL };
+  ExportOptions o;
+  export_options_init (&o);
+  o.weights = l.weights;
+  o.input_names = names;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (VerifyLocalization) r = verify_localize (l.trace, &o, l.inputs, 1e-3, 1e-5, &error);
+  export_options_clear (&o);
+  g_assert_no_error (error);
+  g_assert_cmpint (r->first, ==, -1);
+  g_assert_cmpuint (r->compared, >=, 6);
+}
+
+/* A wrong symbolic planted with sym_register: aten::linear that subtracts
+ * the bias.  The word language model has one linear layer, in the middle
+ * (embedding, dropout, lstm, dropout, linear, log_softmax). */
+static gboolean
+linear_bias_subtracted (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *x, *w, *b;
+  if (!sym_parse_args (ctx, n, "vvv", &x, &w, &b, error))
+    return FALSE;
+  Graph *g = sym_graph (ctx);
+  out[0] = graph_op (g, "Sub", graph_op (g, "MatMul", x, graph_op (g, "Transpose", w, NULL), NULL), b, NULL);
+  return TRUE;
+}
+
+static void
+assert_names_linear (const VerifyLocalization *r, const char *symbolic_prefix)
+{
+  g_assert_cmpint (r->first, >=, 0);
+  const VerifyNodeResult *d = row (r, (guint) r->first);
+  g_assert_cmpstr (d->kind, ==, "aten::linear");
+  g_assert_true (d->diverges);
+  g_assert_nonnull (d->source);
+  g_assert_nonnull (strstr (d->source, "linear.py") ? d->source : strstr (d->source, "functional.py"));
+  g_assert_true (g_str_has_prefix (d->symbolic, symbolic_prefix));
+  g_assert_cmpfloat (d->cmp.max_abs_error, >, 1e-3);
+  /* Everything before it matches; the one linear node is the one named. */
+  guint linears = 0;
+  for (guint i = 0; i < r->rows->len; i++)
+    {
+      if (i < (guint) r->first)
+        g_assert_false (row (r, i)->diverges);
+      linears += strcmp (row (r, i)->kind, "aten::linear") == 0;
+    }
+  g_assert_cmpuint (linears, ==, 1);
+  g_autofree char *report = verify_localization_format (r, TRUE);
+  g_assert_nonnull (strstr (report, "localize: first divergent node: aten::linear, output 0"));
+  g_assert_nonnull (strstr (report, "  symbolic: custom aten::linear (sym_register since opset 9"));
+  g_assert_nonnull (strstr (report, "  opset:    14"));
+  g_assert_nonnull (strstr (report, "DIVERGES"));
+}
+
+static void
+test_planted (void)
+{
+  g_auto (Loaded) l = { 0 };
+  load (&wlm, &l);
+  g_autoptr (SymRegistry) reg = sym_registry_new ();
+  g_assert_true (sym_register (reg, "aten::linear", 9, linear_bias_subtracted, NULL));
+  static const SymMode modes[] = { SYM_MODE_ONNX, SYM_MODE_ONNX_ATEN_FALLBACK, SYM_MODE_ONNX_ATEN };
+  for (guint k = 0; k < G_N_ELEMENTS (modes); k++)
+    {
+      g_autoptr (VerifyLocalization) r = localize (&l, reg, modes[k]);
+      assert_names_linear (r, "custom aten::linear (sym_register since opset 9)");
+      g_assert_cmpint (r->mode, ==, modes[k]);
+    }
+}
+
+/* The same bug elsewhere names another node: planted in DCGAN's batch
+ * norms (epsilon 0.5 instead of the trace's), the first batch_norm, the
+ * second node of fourteen, is named, not its convolution. */
+static gboolean
+batch_norm_wrong_eps (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *x, *w, *b, *mean, *var;
+  if (!sym_parse_args (ctx, n, "vvvvv", &x, &w, &b, &mean, &var, error))
+    return FALSE;
+  out[0] = graph_op (sym_graph (ctx), "BatchNormalization", x, w, b, mean, var, "epsilon_f", 0.5, NULL);
+  return TRUE;
+}
+
+static void
+test_planted_dcgan (void)
+{
+  g_auto (Loaded) l = { 0 };
+  load (&dcgan, &l);
+  g_autoptr (SymRegistry) reg = sym_registry_new ();
+  g_assert_true (sym_register (reg, "aten::batch_norm", 9, batch_norm_wrong_eps, NULL));
+  g_autoptr (VerifyLocalization) r = localize (&l, reg, SYM_MODE_ONNX_ATEN_FALLBACK);
+  g_assert_cmpint (r->first, ==, 1);
+  g_assert_cmpstr (row (r, 0)->kind, ==, "aten::_convolution");
+  g_assert_false (row (r, 0)->diverges);
+  g_assert_null (row (r, 0)->skipped);
+  g_assert_cmpstr (row (r, 1)->kind, ==, "aten::batch_norm");
+  g_assert_nonnull (strstr (row (r, 1)->scope ? row (r, 1)->scope : row (r, 1)->source, "1"));
+}
+
+static char *
+fixture (const char *file)
+{
+  g_autofree char *rel = g_strconcat (FIXTURES, file, NULL);
+  return test_source_path (rel);
+}
+
+/* An input file for the CLI. */
+static char *
+input_file (const Model *m, const char *dir)
+{
+  g_auto (Loaded) l = { 0 };
+  load (m, &l);
+  g_autofree char *base = g_strdup_printf ("%s-input.npy", m->name);
+  char *path = g_build_filename (dir, base, NULL);
+  g_autoptr (GError) error = NULL;
+  g_assert_true (export_npy_save (g_hash_table_lookup (l.inputs, m->input), path, &error));
+  g_assert_no_error (error);
+  return path;
+}
+
+static void
+test_cli (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("symonnx-localize-XXXXXX", NULL);
+  g_autofree char *input = input_file (&wlm, dir);
+  g_autofree char *trace = fixture ("word_language_model.trace");
+  g_autofree char *weights = fixture ("word_language_model.safetensors");
+  const char *plugin = g_getenv ("SYMONNX_PLUGIN_BROKEN_LINEAR");
+  RunResult r = run ((const char *[]) { "symonnx", "verify", trace, "-w", weights, "-i", input,
+                                        "--localize", NULL });
+  assert_status (&r, 0, "verify --localize (built-ins)");
+  g_assert_nonnull (strstr (r.out, "localize: all "));
+  run_result_clear (&r);
+  static const char *const modes[] = { "onnx", "aten-fallback", "aten" };
+  for (guint k = 0; k < G_N_ELEMENTS (modes); k++)
+    {
+      r = run ((const char *[]) { "symonnx", "verify", trace, "-w", weights, "-i", input,
+                                  "--plugin", plugin, "--mode", modes[k], "--all", NULL });
+      assert_status (&r, 1, "verify --all with the broken plugin");
+      g_assert_nonnull (strstr (r.out, "FAIL: 0 of 1 output"));
+      g_assert_nonnull (strstr (r.out, "localize: first divergent node: aten::linear, output 0"));
+      g_autofree char *sym = g_strdup_printf ("  symbolic: custom aten::linear (sym_register since "
+                                              "opset 9, plugin %s)", plugin);
+      g_assert_nonnull (strstr (r.out, sym));
+      g_assert_nonnull (strstr (r.out, "  source:   # "));
+      g_assert_nonnull (strstr (r.out, "aten::embedding"));   /* the --all table */
+      g_assert_nonnull (strstr (r.out, " ok\n"));
+      run_result_clear (&r);
+    }
+  /* --localize needs a trace. */
+  g_autofree char *onnx = g_build_filename (dir, "m.onnx", NULL);
+  r = run ((const char *[]) { "symonnx", "export", trace, "-w", weights, "-o", onnx, NULL });
+  assert_status (&r, 0, "export");
+  run_result_clear (&r);
+  r = run ((const char *[]) { "symonnx", "verify", onnx, "-i", input, "--localize", NULL });
+  assert_status (&r, 2, "verify MODEL --localize");
+  g_assert_nonnull (strstr (r.err, "--localize"));
+  run_result_clear (&r);
+  g_unlink (onnx);
+  g_unlink (input);
+  g_rmdir (dir);
+}
+
+/* doc/examples/guide-localize.c: a dropout symbolic scaling as in
+ * training, found at the first dropout of the word language model. */
+static void
+test_guide_example (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("symonnx-localize-XXXXXX", NULL);
+  g_autofree char *input = input_file (&wlm, dir);
+  g_autofree char *trace = fixture ("word_language_model.trace");
+  g_autofree char *weights = fixture ("word_language_model.safetensors");
+  RunResult r = run ((const char *[]) { g_getenv ("SYMONNX_GUIDE_LOCALIZE"), trace, weights,
+                                        "input.1", input, NULL });
+  assert_status (&r, 1, "guide-localize");
+  g_assert_nonnull (strstr (r.out, "localize: first divergent node: aten::dropout, output 0 (%input.5"));
+  g_assert_nonnull (strstr (r.out, "first divergent: aten::dropout at "));
+  run_result_clear (&r);
+  g_unlink (input);
+  g_rmdir (dir);
+}
+
+/* doc/guide.md shows the plugin's symbolic and the C example's calls as
+ * the files hold them. */
+static void
+test_guide_in_sync (void)
+{
+  g_autofree char *gpath = test_source_path ("doc/guide.md");
+  g_autofree char *ppath = test_source_path ("doc/examples/plugin/broken-linear-plugin.c");
+  g_autofree char *cpath = test_source_path ("doc/examples/guide-localize.c");
+  g_autofree char *guide = NULL, *plugin = NULL, *example = NULL;
+  g_assert_true (g_file_get_contents (gpath, &guide, NULL, NULL));
+  g_assert_true (g_file_get_contents (ppath, &plugin, NULL, NULL));
+  g_assert_true (g_file_get_contents (cpath, &example, NULL, NULL));
+  const char *sec = strstr (guide, "## 11. Finding where an export goes wrong");
+  g_assert_nonnull (sec);
+  guint blocks = 0;
+  for (const char *p = strstr (sec, "```c\n"); p; p = strstr (p, "```c\n"))
+    {
+      p += 5;
+      const char *end = strstr (p, "```");
+      g_assert_nonnull (end);
+      g_autofree char *code = g_strndup (p, end - p);
+      if (strstr (plugin, code) == NULL && strstr (example, code) == NULL)
+        g_error ("doc/guide.md's code block is in neither example file:\n%s", code);
+      blocks++;
+      p = end + 3;
+    }
+  g_assert_cmpuint (blocks, ==, 2);
+}
+
+/* Errors: a missing input, and an op the executor has no ATen kernel for
+ * (the trace run cannot be made: the op is named). */
+static void
+test_errors (void)
+{
+  g_auto (Loaded) l = { 0 };
+  load (&wlm, &l);
+  ExportOptions o;
+  export_options_init (&o);
+  o.weights = l.weights;
+  g_autoptr (GHashTable) none = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr (GError) error = NULL;
+  g_assert_null (verify_localize (l.trace, &o, none, 1e-3, 1e-5, &error));
+  g_assert_error (error, VERIFY_ERROR, VERIFY_ERROR_INPUT);
+  g_assert_nonnull (strstr (error->message, "input.1"));
+  g_clear_error (&error);
+
+  const char *text = "graph(%x : Float(2, 3)):\n"
+                     "  %y : Float(2, 3) = aten::special_i1e(%x) # t.py:1:0\n"
+                     "  return (%y)\n";
+  g_autoptr (Graph) t = graph_parse (text, strlen (text), "t.trace", &error);
+  g_assert_no_error (error);
+  o.mode = SYM_MODE_ONNX_ATEN_FALLBACK;
+  o.weights = NULL;
+  g_autoptr (GHashTable) in = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                                     (GDestroyNotify) tensor_unref);
+  float x[6] = { 0 };
+  gint64 dims[2] = { 2, 3 };
+  g_hash_table_insert (in, g_strdup ("x"), tensor_new_from_data (GRAPH_DTYPE_FLOAT, 2, dims, x, sizeof x, NULL));
+  g_assert_null (verify_localize (t, &o, in, 1e-3, 1e-5, &error));
+  g_assert_error (error, VERIFY_ERROR, VERIFY_ERROR_RUN);
+  g_assert_nonnull (strstr (error->message, "special_i1e"));
+  export_options_clear (&o);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_data_func ("/verify/localize/match/dcgan", &dcgan, test_all_match);
+  g_test_add_data_func ("/verify/localize/match/word-language-model", &wlm, test_all_match);
+  g_test_add_func ("/verify/localize/input-names", test_input_names);
+  g_test_add_func ("/verify/localize/planted/sym-register", test_planted);
+  g_test_add_func ("/verify/localize/planted/dcgan-batch-norm", test_planted_dcgan);
+  g_test_add_func ("/verify/localize/cli", test_cli);
+  g_test_add_func ("/verify/localize/guide-example", test_guide_example);
+  g_test_add_func ("/verify/localize/errors", test_errors);
+  g_test_add_func ("/verify/localize/guide-in-sync", test_guide_in_sync);
+  return g_test_run ();
+}

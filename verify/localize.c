@@ -1,0 +1,247 @@
+/* verify_localize: the first traced node whose exported counterpart
+ * diverges (Note [Localization] in verify.h). */
+#include "verify/verify.h"
+#include <stdio.h>
+#include <string.h>
+
+typedef struct
+{
+  GPtrArray *origins;     /* ExportOrigin* (owns the onnx_value names) */
+} Priv;
+
+void
+verify_localization_free (VerifyLocalization *l)
+{
+  if (l == NULL)
+    return;
+  Priv *p = l->priv;
+  if (p)
+    g_ptr_array_unref (p->origins);
+  g_free (p);
+  g_array_unref (l->rows);
+  g_free (l);
+}
+
+static GHashTable *
+tensor_table (void)
+{
+  return g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) tensor_unref);
+}
+
+/* Whether a trace value can be compared as a tensor (an int or a list is
+ * not: aten::size, prim::ListConstruct). */
+static gboolean
+is_tensor_value (GraphValue *v)
+{
+  GraphType *t = graph_value_type (v);
+  return t == NULL || graph_type_kind (t) == GRAPH_TYPE_TENSOR;
+}
+
+/* Runs g asking for `names` besides its outputs; name → Tensor*. */
+static GHashTable *
+run_with (Graph *g, GPtrArray *names, GHashTable *inputs, const char *what, GError **error)
+{
+  g_ptr_array_add (names, NULL);
+  RtOptions ro;
+  rt_options_init (&ro);
+  ro.extra_outputs = (const char *const *) names->pdata;
+  g_autoptr (GError) local = NULL;
+  g_autoptr (RtSession) s = rt_session_new (g, &ro, &local);
+  g_ptr_array_set_size (names, names->len - 1);
+  g_autoptr (GHashTable) outs = tensor_table ();
+  if (s == NULL || !rt_session_run (s, inputs, outs, &local))
+    {
+      g_set_error (error, VERIFY_ERROR, VERIFY_ERROR_RUN, "%s: %s", what, local->message);
+      return NULL;
+    }
+  return g_steal_pointer (&outs);
+}
+
+/* The exported graph's inputs: the trace's tensor inputs in order pair
+ * with the exported graph's inputs without an initializer (export keeps
+ * their order; --input-names may rename them).  name → Tensor* of the
+ * exported graph, refs taken.  (transfer full) */
+static GHashTable *
+onnx_inputs (const Graph *trace, Graph *onnx, GHashTable *inputs, GError **error)
+{
+  g_autoptr (GPtrArray) from = g_ptr_array_new ();
+  for (guint i = 0; i < graph_n_inputs (trace); i++)
+    {
+      GraphValue *v = graph_input (trace, i);
+      GraphType *t = graph_value_type (v);
+      if (t == NULL || graph_type_kind (t) == GRAPH_TYPE_TENSOR)
+        g_ptr_array_add (from, v);
+    }
+  g_autoptr (GHashTable) out = tensor_table ();
+  guint k = 0;
+  for (guint i = 0; i < graph_n_inputs (onnx); i++)
+    {
+      GraphValue *v = graph_input (onnx, i);
+      if (graph_value_get_initializer (v))
+        continue;
+      const char *tname = k < from->len ? graph_value_get_name (from->pdata[k]) : NULL;
+      Tensor *t = tname ? g_hash_table_lookup (inputs, tname) : NULL;
+      k++;
+      if (t == NULL)
+        {
+          g_set_error (error, VERIFY_ERROR, VERIFY_ERROR_INPUT,
+                       "no input tensor for the graph input '%s'%s", tname ? tname : graph_value_get_name (v),
+                       tname ? "" : " (tuple inputs are not supported)");
+          return NULL;
+        }
+      g_hash_table_insert (out, g_strdup (graph_value_get_name (v)), tensor_ref (t));
+    }
+  return g_steal_pointer (&out);
+}
+
+VerifyLocalization *
+verify_localize (const Graph *trace, const ExportOptions *options, GHashTable *inputs,
+                 double rtol, double atol, GError **error)
+{
+  g_return_val_if_fail (trace != NULL && options != NULL && inputs != NULL, NULL);
+  GPtrArray *origins = NULL;
+  g_autoptr (Graph) onnx = export_graph_with_origins (trace, options, &origins, error);
+  if (onnx == NULL)
+    return NULL;
+  g_autoptr (VerifyLocalization) l = g_new0 (VerifyLocalization, 1);
+  Priv *priv = g_new0 (Priv, 1);
+  priv->origins = origins;
+  l->priv = priv;
+  l->opset = options->opset;
+  l->mode = options->mode;
+  l->rtol = rtol;
+  l->atol = atol;
+  l->first = -1;
+  l->rows = g_array_new (FALSE, TRUE, sizeof (VerifyNodeResult));
+  g_autoptr (GHashTable) oinputs = onnx_inputs (trace, onnx, inputs, error);
+  if (oinputs == NULL)
+    return NULL;
+  g_autoptr (Graph) runnable = verify_runnable_trace (trace, options->weights, error);
+  if (runnable == NULL)
+    return NULL;
+
+  /* The rows, and the values each run must return. */
+  g_autoptr (GPtrArray) trace_names = g_ptr_array_new ();
+  g_autoptr (GPtrArray) onnx_names = g_ptr_array_new ();
+  g_autoptr (GHashTable) asked_trace = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr (GHashTable) asked_onnx = g_hash_table_new (g_str_hash, g_str_equal);
+  for (guint i = 0; i < origins->len; i++)
+    {
+      ExportOrigin *o = origins->pdata[i];
+      for (guint k = 0; k < o->onnx_values->len; k++)
+        {
+          GraphValue *tv = graph_node_output (o->trace_node, k);
+          VerifyNodeResult r = { 0 };
+          r.trace_node = o->trace_node;
+          r.kind = graph_node_kind (o->trace_node);
+          r.scope = graph_node_get_scope (o->trace_node);
+          r.source = graph_node_get_source (o->trace_node);
+          r.symbolic = o->symbolic;
+          r.output = k;
+          r.trace_value = graph_value_get_name (tv);
+          r.onnx_value = o->onnx_values->pdata[k];
+          if (!is_tensor_value (tv))
+            r.skipped = "not a tensor";
+          else if (r.onnx_value == NULL)
+            r.skipped = "no ONNX value computes it any more (fused, folded or unused)";
+          else if (r.trace_value == NULL || graph_find_value (runnable, r.trace_value) == NULL)
+            r.skipped = "the trace run does not compute it (unused)";
+          else
+            {
+              if (g_hash_table_add (asked_trace, (gpointer) r.trace_value))
+                g_ptr_array_add (trace_names, (gpointer) r.trace_value);
+              if (g_hash_table_add (asked_onnx, (gpointer) r.onnx_value))
+                g_ptr_array_add (onnx_names, (gpointer) r.onnx_value);
+            }
+          g_array_append_val (l->rows, r);
+        }
+    }
+  g_autoptr (GHashTable) ref = run_with (runnable, trace_names, inputs,
+                                         "running the trace's aten nodes", error);
+  if (ref == NULL)
+    return NULL;
+  g_autoptr (GHashTable) got = run_with (onnx, onnx_names, oinputs, "running the exported graph", error);
+  if (got == NULL)
+    return NULL;
+  for (guint i = 0; i < l->rows->len; i++)
+    {
+      VerifyNodeResult *r = &g_array_index (l->rows, VerifyNodeResult, i);
+      if (r->skipped)
+        continue;
+      Tensor *e = g_hash_table_lookup (ref, r->trace_value);
+      Tensor *a = g_hash_table_lookup (got, r->onnx_value);
+      if (e == NULL || a == NULL)
+        {
+          r->skipped = "a run gave no tensor for it";
+          continue;
+        }
+      r->diverges = !rt_compare (e, a, rtol, atol, TRUE, &r->cmp);
+      l->compared++;
+      if (r->diverges && l->first < 0)
+        l->first = (gint) i;
+    }
+  return g_steal_pointer (&l);
+}
+
+static void
+append_figures (GString *s, const VerifyNodeResult *r)
+{
+  if (r->cmp.shape_mismatch)
+    g_string_append (s, "another dtype or shape");
+  else
+    {
+      g_string_append_printf (s, "max abs err %.3g, max rel err %.3g, %" G_GINT64_FORMAT
+                              " mismatches", r->cmp.max_abs_error, r->cmp.max_rel_error,
+                              r->cmp.mismatches);
+      if (r->cmp.first_mismatch >= 0)
+        g_string_append_printf (s, " (first at flat index %" G_GINT64_FORMAT ")", r->cmp.first_mismatch);
+    }
+}
+
+char *
+verify_localization_format (const VerifyLocalization *l, gboolean all)
+{
+  GString *s = g_string_new (NULL);
+  if (all)
+    {
+      g_string_append_printf (s, "%-4s %-30s %-22s %-34s %11s %11s %11s  %s\n", "#", "node",
+                              "trace value", "onnx value", "max abs", "max rel", "mismatches",
+                              "status");
+      for (guint i = 0; i < l->rows->len; i++)
+        {
+          const VerifyNodeResult *r = &g_array_index (l->rows, VerifyNodeResult, i);
+          g_autofree char *tv = g_strdup_printf ("%%%s", r->trace_value ? r->trace_value : "?");
+          const char *ov = r->onnx_value ? r->onnx_value : "-";
+          if (r->skipped)
+            g_string_append_printf (s, "%-4u %-30s %-22s %-34s %11s %11s %11s  not compared: %s\n",
+                                    i, r->kind, tv, ov, "-", "-", "-", r->skipped);
+          else if (r->cmp.shape_mismatch)
+            g_string_append_printf (s, "%-4u %-30s %-22s %-34s %11s %11s %11s  %s\n", i, r->kind,
+                                    tv, ov, "-", "-", "-", "DIVERGES (another dtype or shape)");
+          else
+            g_string_append_printf (s, "%-4u %-30s %-22s %-34s %11.3g %11.3g %11" G_GINT64_FORMAT
+                                    "  %s\n", i, r->kind, tv, ov, r->cmp.max_abs_error,
+                                    r->cmp.max_rel_error, r->cmp.mismatches,
+                                    r->diverges ? "DIVERGES" : "ok");
+        }
+    }
+  if (l->first < 0)
+    {
+      g_string_append_printf (s, "localize: all %u compared node outputs match within rtol %g, "
+                              "atol %g (opset %d, mode %s; %u not compared)\n", l->compared,
+                              l->rtol, l->atol, l->opset, sym_mode_name (l->mode),
+                              l->rows->len - l->compared);
+      return g_string_free (s, FALSE);
+    }
+  const VerifyNodeResult *r = &g_array_index (l->rows, VerifyNodeResult, l->first);
+  g_string_append_printf (s, "localize: first divergent node: %s, output %u (%%%s, ONNX value %s)\n",
+                          r->kind, r->output, r->trace_value, r->onnx_value);
+  g_string_append_printf (s, "  scope:    %s\n", r->scope ? r->scope : "(none)");
+  g_string_append_printf (s, "  source:   # %s\n", r->source ? r->source : "(unknown)");
+  g_string_append_printf (s, "  symbolic: %s\n", r->symbolic);
+  g_string_append_printf (s, "  opset:    %d (mode %s)\n", l->opset, sym_mode_name (l->mode));
+  g_string_append (s, "  error:    ");
+  append_figures (s, r);
+  g_string_append_printf (s, " past rtol %g, atol %g\n", l->rtol, l->atol);
+  return g_string_free (s, FALSE);
+}

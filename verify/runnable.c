@@ -1,0 +1,180 @@
+/* A trace as the executor runs it: the reference of `symonnx verify`
+ * without --expected and of verify_localize. */
+#include "verify/verify.h"
+#include <string.h>
+
+G_DEFINE_QUARK (verify-error-quark, verify_error)
+
+/* The state_dict name a prim::GetAttr chain resolves to
+ * ("layer1.0.conv1.weight"), or NULL when v is not such a chain.
+ * (transfer full) */
+static char *
+getattr_path (GraphValue *v)
+{
+  g_autoptr (GPtrArray) parts = g_ptr_array_new ();
+  for (GraphNode *p; (p = graph_value_node (v)) != NULL; v = graph_node_input (p, 0))
+    {
+      const char *name;
+      if (!graph_node_is (p, "prim::GetAttr") || graph_node_n_inputs (p) != 1
+          || !graph_node_get_s (p, "name", &name, NULL) || graph_node_input (p, 0) == NULL)
+        return NULL;
+      g_ptr_array_insert (parts, 0, (gpointer) name);
+    }
+  if (parts->len == 0)
+    return NULL;
+  g_ptr_array_add (parts, NULL);
+  return g_strjoinv (".", (char **) parts->pdata);
+}
+
+static gboolean
+is_class (GraphValue *v)
+{
+  GraphType *t = graph_value_type (v);
+  return t && graph_type_kind (t) == GRAPH_TYPE_CLASS;
+}
+
+/* A prim::ListConstruct of tensors (by its type, or by an element's). */
+static gboolean
+is_tensor_list (GraphNode *n)
+{
+  if (!graph_node_is (n, "prim::ListConstruct"))
+    return FALSE;
+  GraphType *t = graph_value_type (graph_node_output (n, 0));
+  if (t && graph_type_kind (t) == GRAPH_TYPE_LIST && graph_type_elem (t, 0))
+    return graph_type_is_tensor (graph_type_elem (t, 0));
+  for (guint i = 0; i < graph_node_n_inputs (n); i++)
+    {
+      GraphValue *e = graph_node_input (n, i);
+      if (e && graph_value_type (e) && graph_type_is_tensor (graph_value_type (e)))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* user's input `at` (a tensor list) := the list's elements, in place, as
+ * torch's ATen fallback passes a Tensor[] (runtime/k-aten-private.h). */
+static void
+splice_list (GraphNode *user, guint at, GraphNode *list)
+{
+  g_autoptr (GPtrArray) ins = g_ptr_array_new ();
+  for (guint i = 0; i < graph_node_n_inputs (user); i++)
+    if (i != at)
+      g_ptr_array_add (ins, graph_node_input (user, i));
+    else
+      for (guint k = 0; k < graph_node_n_inputs (list); k++)
+        g_ptr_array_add (ins, graph_node_input (list, k));
+  while (graph_node_n_inputs (user) > 0)
+    graph_node_remove_input (user, graph_node_n_inputs (user) - 1);
+  for (guint i = 0; i < ins->len; i++)
+    graph_node_add_input (user, ins->pdata[i]);
+}
+
+/* Rewrites a copy of a trace into what the executor runs: prim::GetAttr
+ * chains become initializers from the weights; tensor constants take their
+ * exact value torch2trace stored as "__constant__.<name>"; Device constants
+ * become None (the CPU is the only device); a prim::ListConstruct of tensors
+ * read by an aten:: node is spliced into its inputs; then dead nodes and the
+ * unused module input (%self) go. */
+/* A graph output made by prim::TupleConstruct becomes its elements, in
+ * order (nested tuples too), as export flattens it. */
+static void
+flatten_tuple_outputs (Graph *g)
+{
+  g_autoptr (GPtrArray) outs = g_ptr_array_new ();
+  g_autoptr (GPtrArray) stack = g_ptr_array_new ();
+  gboolean any = FALSE;
+  for (guint i = 0; i < graph_n_outputs (g); i++)
+    {
+      g_ptr_array_set_size (stack, 0);
+      g_ptr_array_add (stack, graph_output (g, i));
+      while (stack->len)
+        {
+          GraphValue *v = g_ptr_array_steal_index (stack, stack->len - 1);
+          GraphNode *p = graph_value_node (v);
+          if (p && graph_node_is (p, "prim::TupleConstruct"))
+            {
+              any = TRUE;
+              for (guint k = graph_node_n_inputs (p); k-- > 0;)
+                g_ptr_array_add (stack, graph_node_input (p, k));
+            }
+          else
+            g_ptr_array_add (outs, v);
+        }
+    }
+  if (!any)
+    return;
+  while (graph_n_outputs (g) > 0)
+    graph_remove_output (g, graph_n_outputs (g) - 1);
+  for (guint i = 0; i < outs->len; i++)
+    graph_add_output (g, outs->pdata[i]);
+}
+
+Graph *
+verify_runnable_trace (const Graph *trace, GHashTable *weights, GError **error)
+{
+  g_autoptr (Graph) g = graph_copy (trace);
+  g_autoptr (GPtrArray) nodes = g_ptr_array_new ();
+  for (GraphNode *n = graph_first_node (g); n; n = graph_node_next (n))
+    g_ptr_array_add (nodes, n);
+  for (guint i = 0; i < nodes->len; i++)
+    {
+      GraphNode *n = nodes->pdata[i];
+      GraphValue *out = graph_node_n_outputs (n) == 1 ? graph_node_output (n, 0) : NULL;
+      if (out && graph_node_is (n, "prim::GetAttr") && !is_class (out) && graph_value_n_uses (out) > 0)
+        {
+          g_autofree char *path = getattr_path (out);
+          Tensor *t = path && weights ? g_hash_table_lookup (weights, path) : NULL;
+          if (t == NULL)
+            {
+              if (path)
+                g_set_error (error, VERIFY_ERROR, VERIFY_ERROR_INPUT,
+                             "weight '%s' (a prim::GetAttr chain) is not in the weights%s", path,
+                             weights ? "" : " (no --weights given)");
+              else
+                g_set_error (error, VERIFY_ERROR, VERIFY_ERROR_INPUT,
+                             "a prim::GetAttr chain does not start at the module input");
+              return NULL;
+            }
+          graph_value_replace_all_uses (out, graph_add_initializer (g, path, t));
+        }
+      else if (out && graph_node_is (n, "prim::Constant"))
+        {
+          GraphType *ty = graph_value_type (out);
+          const char *name = graph_value_get_name (out);
+          g_autofree char *key = name ? g_strconcat ("__constant__.", name, NULL) : NULL;
+          Tensor *exact = key && weights ? g_hash_table_lookup (weights, key) : NULL;
+          if (exact)
+            graph_node_set_t (n, "value", exact);
+          else if (ty && graph_type_kind (ty) == GRAPH_TYPE_DEVICE)
+            graph_node_remove_attr (n, "value");
+        }
+      else if (out && is_tensor_list (n))
+        {
+          /* Users first collected: splicing edits the use list. */
+          g_autoptr (GPtrArray) users = g_ptr_array_new ();
+          g_autoptr (GArray) slots = g_array_new (FALSE, FALSE, sizeof (guint));
+          for (guint u = 0; u < graph_value_n_uses (out); u++)
+            {
+              const GraphUse *use = graph_value_use (out, u);
+              if (strcmp (graph_node_domain (use->node), "aten") == 0)
+                {
+                  g_ptr_array_add (users, use->node);
+                  g_array_append_val (slots, use->index);
+                }
+            }
+          /* Later slots first, so earlier indices stay valid. */
+          for (guint u = users->len; u-- > 0;)
+            splice_list (users->pdata[u], g_array_index (slots, guint, u), n);
+        }
+    }
+  flatten_tuple_outputs (g);
+  graph_eliminate_dead_code (g);
+  for (guint i = graph_n_inputs (g); i-- > 0;)
+    {
+      GraphType *t = graph_value_type (graph_input (g, i));
+      if (t && graph_type_kind (t) != GRAPH_TYPE_TENSOR)
+        graph_remove_input (g, i);
+    }
+  return g_steal_pointer (&g);
+}
+
