@@ -301,6 +301,10 @@ graph_node_get_s (const GraphNode *n, const char *name, const char **v, gsize *l
   return a != NULL;
 }
 
+/* An empty list reads as a valid pointer to no elements, never NULL, so
+ * callers may memcpy/loop over (v, len) without a special case. */
+static const union { double d; gint64 i; gpointer p; } empty_list[1];
+
 #define LIST_GETTER(fn, KIND, T, field)                                     \
   gboolean fn (const GraphNode *n, const char *name, gsize *len, T **v)     \
   {                                                                         \
@@ -308,7 +312,7 @@ graph_node_get_s (const GraphNode *n, const char *name, const char **v, gsize *l
     if (a && len)                                                           \
       *len = a->len;                                                        \
     if (a && v)                                                             \
-      *v = (T *) a->u.field;                                                \
+      *v = a->u.field ? (T *) a->u.field : (T *) (gconstpointer) empty_list; \
     return a != NULL;                                                       \
   }
 LIST_GETTER (graph_node_get_fs, GRAPH_ATTR_FS, const double, fs)

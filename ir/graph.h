@@ -576,6 +576,22 @@ Graph       *graph_copy (const Graph *g);
  * of `dtype` (FLOAT, DOUBLE, FLOAT16, BFLOAT16): "0.1", "1e+20", "nan".
  * (transfer full) */
 char        *graph_float_to_shortest (GraphDType dtype, double v);
+/* float16 and bfloat16 bit patterns from and to float (round to nearest
+ * even for float16, truncation for bfloat16, as numpy and ONNX's tests). */
+float        graph_half_to_float (guint16 h);
+guint16      graph_float_to_half (float f);
+float        graph_bfloat16_to_float (guint16 h);
+guint16      graph_float_to_bfloat16 (float f);
+/* Total float → integer conversion, defined where C leaves it undefined,
+ * as numpy gives on x86 (cvttsd2si): NaN, ±Inf and values out of range
+ * give INT64_MIN, or INT32_MIN for int32 and for the 8/16-bit types (which
+ * numpy converts through int32 and then truncate to their low bits); in
+ * range it truncates toward zero.  graph_double_to_int picks the rule for
+ * the target type; the result is then cast to it. */
+gint64       graph_double_to_int64 (double d);
+gint32       graph_double_to_int32 (double d);
+guint64      graph_double_to_uint64 (double d);
+gint64       graph_double_to_int (GraphDType to, double d);
 /* (transfer full) */
 char        *graph_to_string (const Graph *g);
 void         graph_print (const Graph *g, GString *out);

@@ -162,7 +162,7 @@ text_lex_word (TextCursor *c, gboolean (*accept) (int ch), gboolean allow_quoted
           text_error_at (c, start, error, "%s is longer than %d bytes", what, TEXT_MAX_NAME);
           return NULL;
         }
-      if (memchr (bytes->data, '\0', bytes->len) != NULL
+      if ((bytes->len && memchr (bytes->data, '\0', bytes->len) != NULL)
           || !g_utf8_validate_len ((const char *) bytes->data, bytes->len, NULL))
         {
           text_error_at (c, start, error, "%s must be valid UTF-8 without NUL bytes", what);

@@ -163,10 +163,15 @@ store_double (GraphDType dtype, gpointer p, double v)
 {
   switch (dtype)
     {
-#define STORE(E, T) case GRAPH_DTYPE_##E: { T x = (T) v; memcpy (p, &x, sizeof x); break; }
-    STORE (FLOAT, float) STORE (DOUBLE, double) STORE (UINT8, guint8) STORE (INT8, gint8)
-    STORE (UINT16, guint16) STORE (INT16, gint16) STORE (INT32, gint32) STORE (INT64, gint64)
-    STORE (UINT32, guint32) STORE (UINT64, guint64)
+#define STORE(E, T, conv) case GRAPH_DTYPE_##E: { T x = (T) conv (v); memcpy (p, &x, sizeof x); break; }
+#define AS_IS(v) (v)
+    STORE (FLOAT, float, AS_IS) STORE (DOUBLE, double, AS_IS)
+    STORE (UINT8, guint8, graph_double_to_int32) STORE (INT8, gint8, graph_double_to_int32)
+    STORE (UINT16, guint16, graph_double_to_int32) STORE (INT16, gint16, graph_double_to_int32)
+    STORE (INT32, gint32, graph_double_to_int32) STORE (INT64, gint64, graph_double_to_int64)
+    STORE (UINT32, guint32, graph_double_to_int64) STORE (UINT64, guint64, graph_double_to_uint64)
+    STORE (FLOAT16, guint16, graph_float_to_half) STORE (BFLOAT16, guint16, graph_float_to_bfloat16)
+#undef AS_IS
 #undef STORE
     case GRAPH_DTYPE_BOOL: { guint8 x = v != 0; memcpy (p, &x, 1); break; }
     default:
@@ -264,32 +269,6 @@ tensor_string (const Tensor *t, gint64 i)
   return t->strings[i];
 }
 
-static float
-half_to_float (guint16 h)
-{
-  guint32 sign = (guint32) (h & 0x8000) << 16, exp = (h >> 10) & 0x1f, mant = h & 0x3ff, bits;
-  if (exp == 0x1f)
-    bits = sign | 0x7f800000 | (mant << 13);
-  else if (exp != 0)
-    bits = sign | ((exp + 112) << 23) | (mant << 13);
-  else if (mant == 0)
-    bits = sign;
-  else
-    {
-      /* subnormal: normalise */
-      exp = 113;
-      while (!(mant & 0x400))
-        {
-          mant <<= 1;
-          exp--;
-        }
-      bits = sign | (exp << 23) | ((mant & 0x3ff) << 13);
-    }
-  float f;
-  memcpy (&f, &bits, sizeof f);
-  return f;
-}
-
 double
 tensor_get_double (const Tensor *t, gint64 i)
 {
@@ -304,16 +283,8 @@ tensor_get_double (const Tensor *t, gint64 i)
     LOAD (UINT32, guint32) LOAD (UINT64, guint64) LOAD (BOOL, guint8)
     LOAD (COMPLEX64, float) LOAD (COMPLEX128, double)   /* real part */
 #undef LOAD
-    case GRAPH_DTYPE_FLOAT16: { guint16 h; memcpy (&h, p, 2); return half_to_float (h); }
-    case GRAPH_DTYPE_BFLOAT16:
-      {
-        guint16 h;
-        memcpy (&h, p, 2);
-        guint32 bits = (guint32) h << 16;
-        float f;
-        memcpy (&f, &bits, sizeof f);
-        return f;
-      }
+    case GRAPH_DTYPE_FLOAT16: { guint16 h; memcpy (&h, p, 2); return graph_half_to_float (h); }
+    case GRAPH_DTYPE_BFLOAT16: { guint16 h; memcpy (&h, p, 2); return graph_bfloat16_to_float (h); }
     default:
       g_return_val_if_reached (0);
     }

@@ -164,7 +164,7 @@ a_glu (RtCall *call, GError **error)
   if (o == NULL)
     return FALSE;
   gint64 outer = rt_shape_numel (ax, a->dims), h = dims[ax];
-  gint64 inner = rt_shape_numel (a->rank - ax - 1, a->dims + ax + 1);
+  gint64 inner = rt_shape_inner (a->rank, a->dims, ax);
   gsize es = rt_dtype_size (a->dtype);
   for (gint64 i = 0; i < outer; i++)
     for (gint64 j = 0; j < h; j++)

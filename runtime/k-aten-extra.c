@@ -152,7 +152,7 @@ a_aminmax (RtCall *call, GError **error)
   if (mx == NULL)
     return FALSE;
   gint64 n = all ? a->numel : a->rank ? a->dims[ax] : 1;
-  gint64 inner = all || a->rank == 0 ? 1 : rt_shape_numel (a->rank - ax - 1, a->dims + ax + 1);
+  gint64 inner = all || a->rank == 0 ? 1 : rt_shape_inner (a->rank, a->dims, ax);
   gint64 outer = all ? 1 : a->numel / MAX (n * inner, 1);
   gsize es = rt_dtype_size (a->dtype);
   for (gint64 i = 0; i < outer; i++)

@@ -277,7 +277,7 @@ a_weight_norm (RtCall *call, GError **error)
   if (!floats (call, 0, &v, error) || !floats (call, 1, &g, error) || v->rank == 0
       || !rt_axis (call, aten_i (call, 2, 0), v->rank, &ax, error))
     return FALSE;
-  gint64 n = v->dims[ax], inner = rt_shape_numel (v->rank - ax - 1, v->dims + ax + 1);
+  gint64 n = v->dims[ax], inner = rt_shape_inner (v->rank, v->dims, ax);
   gint64 outer = rt_shape_numel (ax, v->dims);
   if (g->numel != n)
     {

@@ -195,7 +195,7 @@ a_index_fill (RtCall *call, GError **error)
   guint8 val[16];
   double v = aten_f (call, 3, 0);
   rt_convert (&v, GRAPH_DTYPE_DOUBLE, val, a->dtype, 1);
-  gint64 outer = rt_shape_numel (ax, a->dims), inner = rt_shape_numel (a->rank - ax - 1, a->dims + ax + 1);
+  gint64 outer = rt_shape_numel (ax, a->dims), inner = rt_shape_inner (a->rank, a->dims, ax);
   for (gint64 j = 0; j < idx->numel; j++)
     {
       gint64 k;
@@ -265,7 +265,7 @@ sorted (RtCall *call, const RtTensor *a, guint ax, gint64 k, gboolean desc, guin
   if (line == NULL)
     return FALSE;
   gint64 outer = a->rank ? rt_shape_numel (ax, a->dims) : 1;
-  gint64 inner = a->rank ? rt_shape_numel (a->rank - ax - 1, a->dims + ax + 1) : 1;
+  gint64 inner = a->rank ? rt_shape_inner (a->rank, a->dims, ax) : 1;
   gsize es = rt_dtype_size (a->dtype);
   for (gint64 i = 0; i < outer; i++)
     for (gint64 m = 0; m < inner; m++)

@@ -127,7 +127,7 @@ rows_out (RtCall *call, guint k, const RtTensor *a, guint ax, gint64 start, gint
   RtTensor *o = rt_call_output (call, k, a->dtype, a->rank, dims, error);
   if (o == NULL)
     return FALSE;
-  gint64 outer = rt_shape_numel (ax, a->dims), inner = rt_shape_numel (a->rank - ax - 1, a->dims + ax + 1);
+  gint64 outer = rt_shape_numel (ax, a->dims), inner = rt_shape_inner (a->rank, a->dims, ax);
   gsize row = (gsize) inner * rt_dtype_size (a->dtype);
   for (gint64 i = 0; i < outer; i++)
     memcpy ((char *) o->data + i * (end - start) * (gint64) row,
@@ -251,7 +251,7 @@ index_put (RtCall *call, gboolean add, GError **error)
   gsize es = rt_dtype_size (a->dtype);
   memcpy (o->data, a->data, (gsize) a->numel * es);
   double alpha = aten_f (call, 4, 1);
-  gint64 outer = rt_shape_numel (ax, a->dims), inner = rt_shape_numel (a->rank - ax - 1, a->dims + ax + 1);
+  gint64 outer = rt_shape_numel (ax, a->dims), inner = rt_shape_inner (a->rank, a->dims, ax);
   gint64 n = a->dims[ax];
   for (gint64 j = 0; j < idx->numel; j++)
     {

@@ -128,7 +128,7 @@ a_cross (RtCall *call, GError **error)
   RtTensor *o = rt_call_output_like (call, 0, a, error);
   if (o == NULL)
     return FALSE;
-  gint64 outer = rt_shape_numel (ax, a->dims), inner = rt_shape_numel (a->rank - ax - 1, a->dims + ax + 1);
+  gint64 outer = rt_shape_numel (ax, a->dims), inner = rt_shape_inner (a->rank, a->dims, ax);
   gsize es = rt_dtype_size (a->dtype);
   for (gint64 i = 0; i < outer; i++)
     for (gint64 m = 0; m < inner; m++)

@@ -574,7 +574,7 @@ a_cumsum (RtCall *call, GError **error)
     return FALSE;
   gint64 n = a->rank ? a->dims[ax] : 1;
   gint64 outer = a->rank ? rt_shape_numel (ax, a->dims) : 1;
-  gint64 inner = a->rank ? rt_shape_numel (a->rank - ax - 1, a->dims + ax + 1) : 1;
+  gint64 inner = a->rank ? rt_shape_inner (a->rank, a->dims, ax) : 1;
   gsize es = rt_dtype_size (dt);
   gboolean fl = graph_dtype_is_floating (dt);
   for (gint64 i = 0; i < outer; i++)

@@ -145,7 +145,7 @@ a_cat (RtCall *call, GError **error)
   if (o == NULL)
     return FALSE;
   gsize es = rt_dtype_size (first->dtype);
-  gint64 outer = rt_shape_numel (ax, dims), inner = rt_shape_numel (first->rank - ax - 1, dims + ax + 1);
+  gint64 outer = rt_shape_numel (ax, dims), inner = rt_shape_inner (first->rank, dims, ax);
   gint64 off = 0;
   for (guint i = 0; i < n; i++)
     {

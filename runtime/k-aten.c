@@ -185,7 +185,7 @@ a_cumprod (RtCall *call, GError **error)
   if (o == NULL)
     return FALSE;
   gint64 outer = rt_shape_numel (ax, a->dims), n = a->rank ? a->dims[ax] : 1;
-  gint64 inner = rt_shape_numel (a->rank - ax - 1, a->dims + ax + 1);
+  gint64 inner = rt_shape_inner (a->rank, a->dims, ax);
   if (a->rank == 0)
     n = inner = 1;
   gsize es = rt_dtype_size (dt);

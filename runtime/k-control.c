@@ -312,7 +312,7 @@ slice_copy (const RtTensor *t, guint axis, gint64 index, void *dst, gboolean to_
 {
   gsize es = rt_dtype_size (t->dtype);
   gint64 outer = rt_shape_numel (axis, t->dims), len = t->dims[axis];
-  gint64 inner = rt_shape_numel (t->rank - axis - 1, t->dims + axis + 1);
+  gint64 inner = rt_shape_inner (t->rank, t->dims, axis);
   gsize row = (gsize) inner * es;
   for (gint64 o = 0; o < outer; o++)
     {

@@ -569,14 +569,34 @@ k_where (RtCall *call, GError **error)
   return TRUE;
 }
 
+/* Clip in the element type's own domain: the bounds are read as T (int64
+ * bounds through int64, never through double, which cannot hold
+ * INT64_MAX); an absent bound is the type's limit, i.e. no bound. */
 #define GEN_CLIP(E, T)                                                   \
-  static void clip_##E (gint64 n, const void *va, void *vo, double lo, double hi) \
+  static void clip_##E (gint64 n, const void *va, void *vo, const RtTensor *tlo, \
+                        const RtTensor *thi, double flo, double fhi)     \
   {                                                                      \
     const T *a = va;                                                     \
     T *o = vo;                                                           \
-    T l = (T) lo, h = (T) hi;                                            \
+    gboolean has_lo = tlo != NULL, has_hi = thi != NULL;                 \
+    T l = 0, h = 0;                                                      \
+    if (tlo)                                                             \
+      rt_convert (tlo->data, tlo->dtype, &l, GRAPH_DTYPE_##E, 1);        \
+    else if (!isinf (flo))                                               \
+      rt_convert (&flo, GRAPH_DTYPE_DOUBLE, &l, GRAPH_DTYPE_##E, 1), has_lo = TRUE; \
+    if (thi)                                                             \
+      rt_convert (thi->data, thi->dtype, &h, GRAPH_DTYPE_##E, 1);        \
+    else if (!isinf (fhi))                                               \
+      rt_convert (&fhi, GRAPH_DTYPE_DOUBLE, &h, GRAPH_DTYPE_##E, 1), has_hi = TRUE; \
     for (gint64 i = 0; i < n; i++)                                       \
-      o[i] = a[i] < l ? l : a[i] > h ? h : a[i];                         \
+      {                                                                  \
+        T v = a[i];                                                      \
+        if (has_lo && v < l)                                             \
+          v = l;                                                         \
+        if (has_hi && v > h)                                             \
+          v = h;                                                         \
+        o[i] = v;                                                        \
+      }                                                                  \
   }
 RT_FOREACH_NUMERIC (GEN_CLIP)
 
@@ -584,37 +604,27 @@ static gboolean
 k_clip (RtCall *call, GError **error)
 {
   const RtTensor *a = call->inputs[0];
-  double lo, hi;
+  /* Before 11 the bounds are float attributes; from 11, optional inputs. */
+  double flo = -INFINITY, fhi = INFINITY;
+  const RtTensor *tlo = NULL, *thi = NULL;
   if (call->opset < 11)
     {
-      lo = rt_attr_f (call->node, "min", -G_MAXFLOAT);
-      hi = rt_attr_f (call->node, "max", G_MAXFLOAT);
+      flo = rt_attr_f (call->node, "min", -INFINITY);
+      fhi = rt_attr_f (call->node, "max", INFINITY);
     }
   else
     {
-      gboolean is_float = graph_dtype_is_floating (a->dtype);
-      lo = is_float ? -INFINITY : (double) G_MININT64;
-      hi = is_float ? INFINITY : (double) G_MAXINT64;
-      if (a->dtype == GRAPH_DTYPE_UINT64 || a->dtype == GRAPH_DTYPE_UINT32
-          || a->dtype == GRAPH_DTYPE_UINT8 || a->dtype == GRAPH_DTYPE_UINT16)
-        lo = 0;
-      if (a->dtype == GRAPH_DTYPE_INT8) { lo = G_MININT8; hi = G_MAXINT8; }
-      if (a->dtype == GRAPH_DTYPE_UINT8) hi = G_MAXUINT8;
-      if (a->dtype == GRAPH_DTYPE_INT16) { lo = G_MININT16; hi = G_MAXINT16; }
-      if (a->dtype == GRAPH_DTYPE_UINT16) hi = G_MAXUINT16;
-      if (a->dtype == GRAPH_DTYPE_INT32) { lo = G_MININT32; hi = G_MAXINT32; }
-      if (a->dtype == GRAPH_DTYPE_UINT32) hi = G_MAXUINT32;
       if (call->n_inputs > 1 && call->inputs[1] && call->inputs[1]->numel == 1)
-        lo = rt_get_f64 (call->inputs[1], 0);
+        tlo = call->inputs[1];
       if (call->n_inputs > 2 && call->inputs[2] && call->inputs[2]->numel == 1)
-        hi = rt_get_f64 (call->inputs[2], 0);
+        thi = call->inputs[2];
     }
   RtTensor *o = rt_call_output_like (call, 0, a, error);
   if (o == NULL)
     return FALSE;
   switch (a->dtype)
     {
-#define CASE(E, T) case GRAPH_DTYPE_##E: clip_##E (a->numel, a->data, o->data, lo, hi); break;
+#define CASE(E, T) case GRAPH_DTYPE_##E: clip_##E (a->numel, a->data, o->data, tlo, thi, flo, fhi); break;
       RT_FOREACH_NUMERIC (CASE)
 #undef CASE
     default:

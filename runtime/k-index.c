@@ -228,7 +228,7 @@ k_compress (RtCall *call, GError **error)
     {
       outer = rt_shape_numel (ax, a->dims);
       n = a->dims[ax];
-      inner = rt_shape_numel (a->rank - ax - 1, a->dims + ax + 1);
+      inner = rt_shape_inner (a->rank, a->dims, ax);
     }
   else
     {
@@ -373,7 +373,7 @@ k_unique (RtCall *call, GError **error)
         return FALSE;
       u.outer = rt_shape_numel (ax, a->dims);
       u.n = a->dims[ax];
-      u.inner = rt_shape_numel (a->rank - ax - 1, a->dims + ax + 1);
+      u.inner = rt_shape_inner (a->rank, a->dims, ax);
     }
   gint64 n = u.n;
   /* order: slice indices sorted (stably) by value; first[k]: the first

@@ -20,7 +20,9 @@ store_sat (RtTensor *o, gint64 i, double v)
     case GRAPH_DTYPE_INT16: lo = -32768; hi = 32767; break;
     default: break;
     }
-  v = nearbyint (v);
+  /* NaN (x / 0 with x = 0) saturates low, as x86's float→int conversion
+   * then the clamp give in ONNX Runtime. */
+  v = isnan (v) ? lo : nearbyint (v);
   v = v < lo ? lo : v > hi ? hi : v;
   gint64 iv = (gint64) v;
   rt_convert (&iv, GRAPH_DTYPE_INT64, (char *) o->data + i * (gint64) rt_dtype_size (o->dtype),
@@ -51,7 +53,7 @@ param_init (RtCall *call, Param *p, const RtTensor *t, const RtTensor *x, gint64
         rt_call_error (call, error, RT_ERROR_SHAPE, "%s must be a scalar or 1-D along axis", what);
       return FALSE;
     }
-  p->inner = rt_shape_numel (x->rank - ax - 1, x->dims + ax + 1);
+  p->inner = rt_shape_inner (x->rank, x->dims, ax);
   p->n = t->dims[0];
   return TRUE;
 }

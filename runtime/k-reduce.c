@@ -192,7 +192,7 @@ split_axis (const RtTensor *a, guint ax, gint64 *outer, gint64 *n, gint64 *inner
 {
   *outer = rt_shape_numel (ax, a->dims);
   *n = a->dims[ax];
-  *inner = rt_shape_numel (a->rank - ax - 1, a->dims + ax + 1);
+  *inner = rt_shape_inner (a->rank, a->dims, ax);
 }
 
 static gboolean

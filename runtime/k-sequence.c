@@ -327,7 +327,7 @@ k_split_to_sequence (RtCall *call, GError **error)
     return FALSE;
   gsize es = rt_dtype_size (x->dtype);
   gint64 outer = rt_shape_numel (axis, x->dims);
-  gint64 inner = rt_shape_numel (x->rank - axis - 1, x->dims + axis + 1);
+  gint64 inner = rt_shape_inner (x->rank, x->dims, axis);
   gint64 start = 0;
   for (gint64 p = 0; p < n_parts; p++)
     {

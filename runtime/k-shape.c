@@ -104,7 +104,8 @@ attr_ints (RtCall *call, const char *name, gint64 *out, guint max, guint *n, GEr
       rt_call_error (call, error, RT_ERROR_INVALID_GRAPH, "attribute '%s' has %zu entries", name, len);
       return FALSE;
     }
-  memcpy (out, v, len * sizeof (gint64));
+  if (len > 0)   /* an empty ints attribute may have no array */
+    memcpy (out, v, len * sizeof (gint64));
   *n = (guint) len;
   return TRUE;
 }
@@ -148,8 +149,12 @@ k_reshape (RtCall *call, GError **error)
           rt_call_error (call, error, RT_ERROR_SHAPE, "negative shape entry %" G_GINT64_FORMAT, shape[i]);
           return FALSE;
         }
-      else
-        known *= shape[i];
+      else if (!g_uint64_checked_mul ((guint64 *) &known, (guint64) known, (guint64) shape[i])
+               || known < 0)
+        {
+          rt_call_error (call, error, RT_ERROR_SHAPE, "the shape's element count overflows");
+          return FALSE;
+        }
     }
   if (infer >= 0)
     {
@@ -329,7 +334,7 @@ k_concat (RtCall *call, GError **error)
   if (o == NULL)
     return FALSE;
   gsize es = rt_dtype_size (a->dtype);
-  gint64 outer = rt_shape_numel (ax, dims), inner = rt_shape_numel (a->rank - ax - 1, dims + ax + 1);
+  gint64 outer = rt_shape_numel (ax, dims), inner = rt_shape_inner (a->rank, dims, ax);
   gint64 off = 0;
   for (guint i = 0; i < call->n_inputs; i++)
     {
@@ -393,7 +398,7 @@ k_split (RtCall *call, GError **error)
       return FALSE;
     }
   gsize es = rt_dtype_size (a->dtype);
-  gint64 outer = rt_shape_numel (ax, a->dims), inner = rt_shape_numel (a->rank - ax - 1, a->dims + ax + 1);
+  gint64 outer = rt_shape_numel (ax, a->dims), inner = rt_shape_inner (a->rank, a->dims, ax);
   gint64 off = 0;
   for (guint i = 0; i < call->n_outputs; i++)
     {
@@ -537,7 +542,7 @@ k_gather (RtCall *call, GError **error)
   if (o == NULL)
     return FALSE;
   gsize es = rt_dtype_size (a->dtype);
-  gint64 outer = rt_shape_numel (ax, a->dims), inner = rt_shape_numel (a->rank - ax - 1, a->dims + ax + 1);
+  gint64 outer = rt_shape_numel (ax, a->dims), inner = rt_shape_inner (a->rank, a->dims, ax);
   gint64 d = a->dims[ax];
   char *po = o->data;
   for (gint64 i = 0; i < outer; i++)

@@ -205,6 +205,9 @@ gboolean     rt_attr_ints (const GraphNode *n, const char *name, gsize *len,
 gboolean     rt_axis (const RtCall *call, gint64 axis, guint rank, guint *out,
                       GError **error);
 gint64       rt_shape_numel (guint rank, const gint64 *dims);
+/* The product of the dims after `axis` (1 when axis is the last one or
+ * past the rank, as for a rank-0 tensor): never reads past dims[rank - 1]. */
+gint64       rt_shape_inner (guint rank, const gint64 *dims, guint axis);
 /* Element i as int64 / double (any numeric or bool dtype). */
 gint64       rt_get_i64 (const RtTensor *t, gint64 i);
 double       rt_get_f64 (const RtTensor *t, gint64 i);

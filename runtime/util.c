@@ -117,6 +117,12 @@ rt_shape_numel (guint rank, const gint64 *dims)
   return n;
 }
 
+gint64
+rt_shape_inner (guint rank, const gint64 *dims, guint axis)
+{
+  return axis + 1 >= rank ? 1 : rt_shape_numel (rank - axis - 1, dims + axis + 1);
+}
+
 gsize
 rt_dtype_size (GraphDType d)
 {
@@ -208,87 +214,9 @@ rt_broadcast_strides (const RtTensor *t, guint rank, const gint64 *dims, gint64 
     }
 }
 
-/* float16 <-> float, for Cast only. */
-static float
-half_to_float (guint16 h)
-{
-  guint32 sign = (guint32) (h & 0x8000) << 16, exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
-  guint32 bits;
-  if (exp == 0)
-    {
-      if (mant == 0)
-        bits = sign;
-      else
-        {
-          float f = ldexpf ((float) mant, -24);
-          return sign ? -f : f;
-        }
-    }
-  else if (exp == 31)
-    bits = sign | 0x7f800000u | (mant << 13);
-  else
-    bits = sign | ((exp + 112) << 23) | (mant << 13);
-  float f;
-  memcpy (&f, &bits, 4);
-  return f;
-}
-
-static guint16
-float_to_half (float f)
-{
-  guint32 x;
-  memcpy (&x, &f, 4);
-  guint32 sign = (x >> 16) & 0x8000;
-  gint32 exp = (gint32) ((x >> 23) & 0xff) - 127 + 15;
-  guint32 mant = x & 0x7fffff;
-  if (((x >> 23) & 0xff) == 0xff)
-    return (guint16) (sign | 0x7c00 | (mant ? 0x200 : 0));
-  if (exp >= 31)
-    return (guint16) (sign | 0x7c00);
-  if (exp <= 0)
-    {
-      if (exp < -10)
-        return (guint16) sign;
-      mant |= 0x800000;
-      guint32 shift = (guint32) (14 - exp);
-      guint32 half = mant >> shift;
-      guint32 rem = mant & ((1u << shift) - 1);
-      guint32 mid = 1u << (shift - 1);
-      if (rem > mid || (rem == mid && (half & 1)))
-        half++;
-      return (guint16) (sign | half);
-    }
-  guint32 half = sign | ((guint32) exp << 10) | (mant >> 13);
-  guint32 rem = mant & 0x1fff;
-  if (rem > 0x1000 || (rem == 0x1000 && (half & 1)))
-    half++;
-  return (guint16) half;
-}
-
 /* Values go through double (exact for every integer up to 2^53) except
- * int64 → int64-like paths, which go through gint64 to stay exact. */
-/* bfloat16 is the upper half of a float32.  Narrowing truncates, as the
- * ONNX 1.12 Cast tests do (numpy's uint16 view of the float32 bits); NaN
- * stays a quiet NaN. */
-static float
-bfloat16_to_float (guint16 h)
-{
-  guint32 bits = (guint32) h << 16;
-  float f;
-  memcpy (&f, &bits, sizeof f);
-  return f;
-}
-
-static guint16
-float_to_bfloat16 (float f)
-{
-  guint32 bits;
-  if (isnan (f))
-    return 0x7fc0;
-  memcpy (&bits, &f, sizeof bits);
-  return (guint16) (bits >> 16);
-}
-
+ * int64 → int64-like paths, which go through gint64 to stay exact.  The
+ * float16/bfloat16 and float→int conversions are ir's (ir/half.c). */
 gboolean
 rt_convert (const void *src, GraphDType sdt, void *dst, GraphDType ddt, gint64 n)
 {
@@ -305,30 +233,30 @@ rt_convert (const void *src, GraphDType sdt, void *dst, GraphDType ddt, gint64 n
       gint64 iv = 0;
       switch (sdt)
         {
-#define CASE(E, T) case GRAPH_DTYPE_##E: d = (double) ((const T *) src)[i]; iv = (gint64) ((const T *) src)[i]; break;
+#define CASE(E, T) case GRAPH_DTYPE_##E: d = (double) ((const T *) src)[i]; iv = src_int ? (gint64) ((const T *) src)[i] : 0; break;
           RT_FOREACH_ALL (CASE)
 #undef CASE
         case GRAPH_DTYPE_FLOAT16:
-          d = half_to_float (((const guint16 *) src)[i]);
+          d = graph_half_to_float (((const guint16 *) src)[i]);
           break;
         case GRAPH_DTYPE_BFLOAT16:
-          d = bfloat16_to_float (((const guint16 *) src)[i]);
+          d = graph_bfloat16_to_float (((const guint16 *) src)[i]);
           break;
         default:
           return FALSE;
         }
       if (!src_int)
-        iv = (isnan (d) || isinf (d)) ? 0 : (gint64) d;
+        iv = graph_double_to_int (ddt, d);
       switch (ddt)
         {
         case GRAPH_DTYPE_BOOL:
           ((guint8 *) dst)[i] = src_int ? iv != 0 : d != 0;
           break;
         case GRAPH_DTYPE_FLOAT16:
-          ((guint16 *) dst)[i] = float_to_half ((float) d);
+          ((guint16 *) dst)[i] = graph_float_to_half ((float) d);
           break;
         case GRAPH_DTYPE_BFLOAT16:
-          ((guint16 *) dst)[i] = float_to_bfloat16 ((float) d);
+          ((guint16 *) dst)[i] = graph_float_to_bfloat16 ((float) d);
           break;
 #define CASE(E, T) case GRAPH_DTYPE_##E: ((T *) dst)[i] = (src_int || dst_int) ? (T) iv : (T) d; break;
           RT_FOREACH_NUMERIC (CASE)

@@ -728,6 +728,21 @@ arg_error (GraphNode *n, guint i, const char *what, GError **error)
   return FALSE;
 }
 
+/* A dim argument checked as torch's maybe_wrap_dim does: in [-r, r-1] (a
+ * 0-d tensor takes [-1, 0]).  With an unknown rank it passes unchecked. */
+static gboolean
+check_dim (GraphNode *n, guint i, int rank, gint64 dim, GError **error)
+{
+  gint64 r = MAX (rank, 1);
+  if (rank < 0 || (dim >= -r && dim < r))
+    return TRUE;
+  g_set_error (error, SYM_ERROR, SYM_ERROR_INVALID,
+               "%s: argument %u: dim %" G_GINT64_FORMAT " is out of range for a tensor of rank %d "
+               "(expected %" G_GINT64_FORMAT " to %" G_GINT64_FORMAT ")",
+               graph_node_kind (n), i, dim, rank, -r, r - 1);
+  return FALSE;
+}
+
 /* The arguments sym_parse_args reads: a node's inputs, or for a
  * prim::PythonOp its arguments in call order, scalars included (Note
  * [PythonOp arguments]).  NULL with an error when a PythonOp's cannot be
@@ -781,6 +796,8 @@ sym_parse_args (SymContext *ctx, GraphNode *n, const char *spec, ...)
   if (graph_node_is (n, GRAPH_KIND_PYTHON_OP) && (py = python_op_args (ctx, n, error)) == NULL)
     return FALSE;
   guint n_args = py ? py->len : graph_node_n_inputs (n);
+  int dim_rank = -1;   /* rank of the first 'v' argument, for 'd' codes */
+  gboolean have_v = FALSE;
   va_start (ap, spec);
   for (guint i = 0; i < n_codes && ok; i++)
     {
@@ -798,6 +815,19 @@ sym_parse_args (SymContext *ctx, GraphNode *n, const char *spec, ...)
               g_propagate_error (error, local);
               ok = FALSE;
             }
+          else if (!have_v)
+            {
+              have_v = TRUE;
+              dim_rank = *out ? sym_rank (*out) : -1;
+            }
+        }
+      else if (strcmp (c, "d") == 0)
+        {
+          gint64 *out = va_arg (ap, gint64 *);
+          if (!sym_get_const_int (src, out))
+            ok = arg_error (n, i, "a constant int (a dim)", error);
+          else
+            ok = check_dim (n, i, dim_rank, *out, error);
         }
       else if (strcmp (c, "i") == 0)
         {

@@ -108,7 +108,7 @@ sym_gather (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {
   GraphValue *self, *index;
   gint64 dim;
-  if (!sym_parse_args (ctx, n, "viv", &self, &dim, &index, error))
+  if (!sym_parse_args (ctx, n, "vdv", &self, &dim, &index, error))
     return FALSE;
   out[0] = graph_op (G, "GatherElements", self, index, "axis_i", dim, NULL);
   return TRUE;
@@ -120,7 +120,7 @@ sym_cumsum (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {
   GraphValue *self;
   gint64 dim;
-  if (!sym_parse_args (ctx, n, "vi", &self, &dim, error))
+  if (!sym_parse_args (ctx, n, "vd", &self, &dim, error))
     return FALSE;
   if (graph_node_n_inputs (n) > 2 && !sym_is_none (graph_node_input (n, 2)))
     return sym_unimplemented (ctx, n, error, "cumsum with a dtype");

@@ -10,7 +10,7 @@ softmax13 (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error, cons
 {
   GraphValue *self;
   gint64 dim;
-  if (!sym_parse_args (ctx, n, "vi", &self, &dim, error))
+  if (!sym_parse_args (ctx, n, "vd", &self, &dim, error))
     return FALSE;
   GraphValue *y = graph_op (G, op, self, "axis_i", dim, NULL);
   if (graph_node_n_inputs (n) > 2 && !sym_is_none (graph_node_input (n, 2)))
@@ -46,7 +46,7 @@ sym_tensor_split13 (SymContext *ctx, GraphNode *n, GraphValue **out, GError **er
   GraphType *st = graph_value_type (graph_node_input (n, 1));
   if (st == NULL || graph_type_kind (st) != GRAPH_TYPE_INT)
     return sym_unimplemented (ctx, n, error, "tensor_split with a list of indices");
-  if (!sym_parse_args (ctx, n, "vii", &self, &sections, &dim, error))
+  if (!sym_parse_args (ctx, n, "vid", &self, &sections, &dim, error))
     return FALSE;
   int rank = sym_rank (self);
   gint64 dims[TENSOR_MAX_RANK];

@@ -25,7 +25,7 @@ sym_scatter_add16 (SymContext *ctx, GraphNode *n, GraphValue **out, GError **err
 {
   GraphValue *self, *index, *src;
   gint64 dim;
-  if (!sym_parse_args (ctx, n, "vivv", &self, &dim, &index, &src, error))
+  if (!sym_parse_args (ctx, n, "vdvv", &self, &dim, &index, &src, error))
     return FALSE;
   out[0] = graph_op (sym_graph (ctx), "ScatterElements", self, index, src, "axis_i", dim,
                      "reduction_s", "add", NULL);

@@ -14,7 +14,7 @@ sym_index_select (SymContext *ctx, GraphNode *n, GraphValue **out, GError **erro
 {
   GraphValue *self, *index;
   gint64 dim;
-  if (!sym_parse_args (ctx, n, "viv", &self, &dim, &index, error))
+  if (!sym_parse_args (ctx, n, "vdv", &self, &dim, &index, error))
     return FALSE;
   out[0] = graph_op (G, "Gather", self, index, "axis_i", dim, NULL);
   return TRUE;
@@ -62,7 +62,7 @@ sym_scatter_any (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error
 {
   GraphValue *self, *index, *src;
   gint64 dim;
-  if (!sym_parse_args (ctx, n, "vivv", &self, &dim, &index, &src, error))
+  if (!sym_parse_args (ctx, n, "vdvv", &self, &dim, &index, &src, error))
     return FALSE;
   const char *op = sym_opset (ctx) >= 11 ? "ScatterElements" : "Scatter";
   double v;
@@ -83,7 +83,7 @@ sym_scatter_add (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error
 {
   GraphValue *self, *index, *src;
   gint64 dim;
-  if (!sym_parse_args (ctx, n, "vivv", &self, &dim, &index, &src, error))
+  if (!sym_parse_args (ctx, n, "vdvv", &self, &dim, &index, &src, error))
     return FALSE;
   GraphDType dt = sym_dtype (self);
   if (dt == GRAPH_DTYPE_UNDEFINED)
@@ -110,7 +110,7 @@ index_scatter (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error, 
 {
   GraphValue *self, *index, *src;
   gint64 dim;
-  if (!sym_parse_args (ctx, n, "vivv", &self, &dim, &index, &src, error))
+  if (!sym_parse_args (ctx, n, "vdvv", &self, &dim, &index, &src, error))
     return FALSE;
   int rank = sym_rank (self);
   gint64 dims[TENSOR_MAX_RANK], idims[TENSOR_MAX_RANK];
@@ -170,7 +170,7 @@ sym_index_add (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {
   GraphValue *self, *index, *src;
   gint64 dim;
-  if (!sym_parse_args (ctx, n, "vivv", &self, &dim, &index, &src, error))
+  if (!sym_parse_args (ctx, n, "vdvv", &self, &dim, &index, &src, error))
     return FALSE;
   double alpha;
   GraphValue *a = graph_node_n_inputs (n) > 4 ? graph_node_input (n, 4) : NULL;

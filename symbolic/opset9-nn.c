@@ -397,7 +397,7 @@ softmax_common (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error,
 {
   GraphValue *input;
   gint64 dim;
-  if (!sym_parse_args (ctx, n, "vi", &input, &dim, error))
+  if (!sym_parse_args (ctx, n, "vd", &input, &dim, error))
     return FALSE;
   int r = sym_rank (input);
   if (r < 0)
@@ -515,7 +515,7 @@ sym_glu (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {
   GraphValue *self;
   gint64 dim;
-  if (!sym_parse_args (ctx, n, "vi", &self, &dim, error))
+  if (!sym_parse_args (ctx, n, "vd", &self, &dim, error))
     return FALSE;
   GraphNode *sp = sym_split (ctx, self, dim, 2, NULL);
   if (sp == NULL)

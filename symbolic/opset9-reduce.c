@@ -157,7 +157,7 @@ sym_cosine_similarity (SymContext *ctx, GraphNode *n, GraphValue **out, GError *
   GraphValue *a, *b;
   gint64 dim;
   double eps;
-  if (!sym_parse_args (ctx, n, "vvif", &a, &b, &dim, &eps, error))
+  if (!sym_parse_args (ctx, n, "vvdf", &a, &b, &dim, &eps, error))
     return FALSE;
   GraphValue *ab = reducesum (ctx, graph_op (G, "Mul", a, b, NULL), 1, &dim, FALSE);
   GraphValue *aa = reducesum (ctx, graph_op (G, "Mul", a, a, NULL), 1, &dim, FALSE);

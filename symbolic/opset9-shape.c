@@ -80,7 +80,7 @@ sym_flatten (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {
   GraphValue *self;
   gint64 start, end;
-  if (!sym_parse_args (ctx, n, "vii", &self, &start, &end, error))
+  if (!sym_parse_args (ctx, n, "vdd", &self, &start, &end, error))
     return FALSE;
   int r = sym_rank (self);
   if (r < 0)
@@ -89,6 +89,12 @@ sym_flatten (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
     start += r;
   if (end < 0)
     end += r;
+  if (r > 0 && start > end)
+    {
+      g_set_error (error, SYM_ERROR, SYM_ERROR_INVALID, "%s: start_dim %" G_GINT64_FORMAT
+                   " comes after end_dim %" G_GINT64_FORMAT, graph_node_kind (n), start, end);
+      return FALSE;
+    }
   if (r == 0)
     {
       static const gint64 one[] = { 1 };
@@ -293,7 +299,7 @@ sym_chunk (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   gint64 chunks, dim;
   gint64 sizes[256];
   guint k;
-  if (!sym_parse_args (ctx, n, "vii", &self, &chunks, &dim, error))
+  if (!sym_parse_args (ctx, n, "vid", &self, &chunks, &dim, error))
     return FALSE;
   gint64 d[TENSOR_MAX_RANK];
   int r = sym_rank (self);
@@ -315,7 +321,7 @@ sym_unfold (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {
   GraphValue *self;
   gint64 dim, size, step;
-  if (!sym_parse_args (ctx, n, "viii", &self, &dim, &size, &step, error))
+  if (!sym_parse_args (ctx, n, "vdii", &self, &dim, &size, &step, error))
     return FALSE;
   int r = sym_rank (self);
   dim = sym_dim (self, dim);
@@ -354,7 +360,7 @@ sym_unbind (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   gint64 dim;
   gint64 sizes[256];
   guint k = 0;
-  if (!sym_parse_args (ctx, n, "vi", &self, &dim, error))
+  if (!sym_parse_args (ctx, n, "vd", &self, &dim, error))
     return FALSE;
   if (!split_sizes (ctx, n, self, dim, 1, &k, sizes, error))
     return FALSE;
@@ -442,7 +448,7 @@ sym_select (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {
   GraphValue *self, *index;
   gint64 dim;
-  if (!sym_parse_args (ctx, n, "viv", &self, &dim, &index, error))
+  if (!sym_parse_args (ctx, n, "vdv", &self, &dim, &index, error))
     return FALSE;
   out[0] = graph_op (G, "Gather", self, index, "axis_i", dim, NULL);
   return TRUE;
@@ -454,7 +460,7 @@ sym_narrow (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {
   GraphValue *self;
   gint64 dim, start, length;
-  if (!sym_parse_args (ctx, n, "viii", &self, &dim, &start, &length, error))
+  if (!sym_parse_args (ctx, n, "vdii", &self, &dim, &start, &length, error))
     return FALSE;
   gint64 end = start + length;
   out[0] = sym_slice (ctx, self, 1, &dim, &start, &end, NULL);
@@ -539,7 +545,7 @@ sym_topk (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   GraphValue *self;
   gint64 k, dim;
   gboolean largest, sorted;
-  if (!sym_parse_args (ctx, n, "viibb", &self, &k, &dim, &largest, &sorted, error))
+  if (!sym_parse_args (ctx, n, "vidbb", &self, &k, &dim, &largest, &sorted, error))
     return FALSE;
   if (!largest && sym_opset (ctx) < 11)
     return sym_unimplemented (ctx, n, error, "topk with largest=False (supported from opset 11)");
@@ -738,7 +744,7 @@ sort_any (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error, gbool
   GraphValue *self;
   gint64 dim;
   gboolean desc;
-  if (!sym_parse_args (ctx, n, "vib", &self, &dim, &desc, error))
+  if (!sym_parse_args (ctx, n, "vdb", &self, &dim, &desc, error))
     return FALSE;
   if (!desc && sym_opset (ctx) < 11)
     return sym_unimplemented (ctx, n, error, "ascending sort (supported from opset 11)");

@@ -177,6 +177,10 @@ void         sym_set_list_output (SymContext *ctx, GraphNode *n, guint output,
  * n, either one character each ("vif") or comma-separated ("v,is,i"):
  *   v   GraphValue **   the ONNX value (NULL for None)
  *   i   gint64 *        a constant int (also a 0-d/1-element int tensor)
+ *   d   gint64 *        a constant dim of the first 'v' argument, checked to
+ *                       be in [-rank, rank-1] as torch's dim wrapping does
+ *                       (an error otherwise; unchecked when the rank is
+ *                       unknown); returned as given
  *   f   double *        a constant number
  *   b   gboolean *      a constant bool (or int)
  *   s   const char **   a constant string (owned by the context)

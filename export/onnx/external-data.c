@@ -48,16 +48,22 @@ parse_size (const char *s, guint64 *out)
 }
 
 /* A relative path with no ".." component (both separators, as onnx's own
- * checker treats them). */
+ * checker treats them).  Works on bytes: the location comes off the wire
+ * and need not be UTF-8 (the caller refuses that separately). */
 static gboolean
 location_is_confined (const char *location)
 {
   if (*location == '\0' || g_path_is_absolute (location) || location[0] == '\\')
     return FALSE;
-  g_auto(GStrv) parts = g_regex_split_simple ("[/\\\\]", location, 0, 0);
-  for (guint i = 0; parts[i] != NULL; i++)
-    if (strcmp (parts[i], "..") == 0)
-      return FALSE;
+  for (const char *p = location; *p != '\0';)
+    {
+      gsize len = strcspn (p, "/\\");
+      if (len == 2 && p[0] == '.' && p[1] == '.')
+        return FALSE;
+      p += len;
+      if (*p != '\0')
+        p++;
+    }
   return TRUE;
 }
 
@@ -79,6 +85,8 @@ onnxio_external_read (OnnxioExternal *ext, Onnx__TensorProto *tp, gsize expected
     }
   if (location == NULL || *location == '\0')
     return EXT_ERROR ("%s: %s: external data without a \"location\" entry", display, what);
+  if (!g_utf8_validate (location, -1, NULL))
+    return EXT_ERROR ("%s: %s: external data location is not valid UTF-8", display, what);
   if (ext == NULL || ext->base_dir == NULL)
     return EXT_ERROR ("%s: %s: refers to external data \"%s\", but the model was not "
                       "loaded from a folder (no base directory to resolve it in)",
