@@ -2,6 +2,7 @@
  * materialises constants, weights and lists on first use, and runs the
  * symbolic for one node at a time. */
 #include "symbolic/translate.h"
+#include "symbolic/aten-schemas.h"
 #include <string.h>
 
 struct _SymContext
@@ -1177,6 +1178,29 @@ inline_body (SymContext *ctx, GraphNode *n, Graph *body, GraphValue **out, GErro
   return TRUE;
 }
 
+/* A trace records every argument of an aten call: a count outside what
+ * torch's schemas allow is a malformed node (symbolic/aten-schemas.h),
+ * refused before any symbolic reads its inputs, in every mode. */
+static gboolean
+check_arity (GraphNode *n, GError **error)
+{
+  const SymAtenArity *a = sym_aten_arity (graph_node_kind (n));
+  guint k = graph_node_n_inputs (n);
+  if (a == NULL || (k >= a->min_args && k <= a->max_args))
+    return TRUE;
+  g_autofree char *where = node_location (n);
+  if (a->min_args == a->max_args)
+    g_set_error (error, SYM_ERROR, SYM_ERROR_INVALID,
+                 "%s (%s) has %u input%s, but torch's schema takes %u argument%s",
+                 graph_node_kind (n), where, k, k == 1 ? "" : "s", a->min_args,
+                 a->min_args == 1 ? "" : "s");
+  else
+    g_set_error (error, SYM_ERROR, SYM_ERROR_INVALID,
+                 "%s (%s) has %u input%s, but torch's schemas take %u to %u arguments",
+                 graph_node_kind (n), where, k, k == 1 ? "" : "s", a->min_args, a->max_args);
+  return FALSE;
+}
+
 gboolean
 sym_context_translate (SymContext *ctx, GraphNode *n, GError **error)
 {
@@ -1187,6 +1211,8 @@ sym_context_translate (SymContext *ctx, GraphNode *n, GError **error)
 
   const char *kind = graph_node_kind (n);
   gboolean is_aten = strcmp (graph_node_domain (n), "aten") == 0;
+  if (is_aten && !check_arity (n, error))
+    return FALSE;
   guint n_out = graph_node_n_outputs (n);
   g_autofree GraphValue **out = g_new0 (GraphValue *, n_out + 1);
   GraphNode *mark = graph_last_node (ctx->s.dst);

@@ -28,6 +28,11 @@ sym_constant_of_shape (SymContext *ctx, GraphValue *shape, GraphDType dt, double
 {
   g_autoptr (Tensor) v = NULL;
   gint64 one = 1;
+  /* No fill value in these types (complex, undefined): NULL, which the
+   * translation reports as the symbolic's failure. */
+  if (graph_dtype_size (dt) == 0 || dt == GRAPH_DTYPE_COMPLEX64 || dt == GRAPH_DTYPE_COMPLEX128
+      || dt == GRAPH_DTYPE_STRING)
+    return NULL;
   if (graph_dtype_is_floating (dt))
     {
       g_autoptr (Tensor) s = tensor_new_scalar_double (dt, value);

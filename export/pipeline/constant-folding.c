@@ -423,6 +423,47 @@ fold_transpose (GraphNode *n, const Tensor *t, GError **error)
 
 /* Element-wise arithmetic where one side is a single element or both have
  * the same shape (what shape computations produce). */
+/* The numpy broadcast of a and b's shapes into dims; FALSE when they do
+ * not broadcast (then nothing is folded: the run reports it). */
+static gboolean
+broadcast_shape (const Tensor *a, const Tensor *b, guint *rank, gint64 *dims)
+{
+  guint ra = tensor_rank (a), rb = tensor_rank (b), r = MAX (ra, rb);
+  for (guint i = 0; i < r; i++)
+    {
+      gint64 da = i + ra >= r ? tensor_dims (a)[i + ra - r] : 1;
+      gint64 db = i + rb >= r ? tensor_dims (b)[i + rb - r] : 1;
+      if (da != db && da != 1 && db != 1)
+        return FALSE;
+      dims[i] = da == 1 ? db : da;
+    }
+  *rank = r;
+  return TRUE;
+}
+
+/* The flat index into t of the element at out's flat index i. */
+static gint64
+broadcast_index (const Tensor *t, guint rank, const gint64 *dims, gint64 i)
+{
+  guint rt = tensor_rank (t);
+  gint64 idx = 0, stride = 1;
+  for (guint k = rank; k-- > 0;)
+    {
+      gint64 coord = i % dims[k];
+      i /= dims[k];
+      if (k + rt >= rank)
+        {
+          gint64 d = tensor_dims (t)[k + rt - rank];
+          idx += (d == 1 ? 0 : coord) * stride;
+          stride *= d;
+        }
+    }
+  return idx;
+}
+
+/* Add/Sub/Mul/Div of two constants with numpy broadcasting.  Integers are
+ * computed in int64 (wrapping, as the executor and numpy do), floats in
+ * double then narrowed. */
 static Tensor *
 fold_binary (const char *op, const Tensor *a, const Tensor *b, GError **error)
 {
@@ -432,30 +473,42 @@ fold_binary (const char *op, const Tensor *a, const Tensor *b, GError **error)
   if (dt != GRAPH_DTYPE_INT64 && dt != GRAPH_DTYPE_FLOAT && dt != GRAPH_DTYPE_DOUBLE
       && dt != GRAPH_DTYPE_INT32)
     return NULL;
-  const Tensor *big = tensor_numel (a) >= tensor_numel (b) ? a : b;
-  if (tensor_numel (a) != tensor_numel (b) && tensor_numel (a) != 1 && tensor_numel (b) != 1)
+  gint64 dims[TENSOR_MAX_RANK];
+  guint rank;
+  if (!broadcast_shape (a, b, &rank, dims))
     return NULL;
-  if (tensor_numel (a) == tensor_numel (b) && tensor_rank (a) != tensor_rank (b))
-    big = tensor_rank (a) >= tensor_rank (b) ? a : b;
-  gint64 n = tensor_numel (big);
-  g_autoptr (Tensor) d = new_like_bytes (GRAPH_DTYPE_DOUBLE, tensor_rank (big), tensor_dims (big), error);
+  gboolean integer = graph_dtype_is_integer (dt);
+  g_autoptr (Tensor) d = new_like_bytes (integer ? GRAPH_DTYPE_INT64 : GRAPH_DTYPE_DOUBLE, rank,
+                                         dims, error);
   if (d == NULL)
     return NULL;
-  double *out = (double *) tensor_data (d);
+  gint64 n = tensor_numel (d);
   for (gint64 i = 0; i < n; i++)
     {
-      double x = tensor_get_double (a, tensor_numel (a) == 1 ? 0 : i);
-      double y = tensor_get_double (b, tensor_numel (b) == 1 ? 0 : i);
-      gboolean integer = graph_dtype_is_integer (dt);
+      gint64 ia = broadcast_index (a, rank, dims, i), ib = broadcast_index (b, rank, dims, i);
+      if (integer)
+        {
+          guint64 x = (guint64) tensor_get_int64 (a, ia), y = (guint64) tensor_get_int64 (b, ib);
+          gint64 *out = (gint64 *) tensor_data (d);
+          if (strcmp (op, "Add") == 0) out[i] = (gint64) (x + y);
+          else if (strcmp (op, "Sub") == 0) out[i] = (gint64) (x - y);
+          else if (strcmp (op, "Mul") == 0) out[i] = (gint64) (x * y);
+          else if (strcmp (op, "Div") == 0)
+            {
+              if (y == 0 || ((gint64) x == G_MININT64 && (gint64) y == -1))
+                return NULL;   /* left for the run, which reports or wraps it */
+              out[i] = (gint64) x / (gint64) y;
+            }
+          else
+            return NULL;
+          continue;
+        }
+      double x = tensor_get_double (a, ia), y = tensor_get_double (b, ib);
+      double *out = (double *) tensor_data (d);
       if (strcmp (op, "Add") == 0) out[i] = x + y;
       else if (strcmp (op, "Sub") == 0) out[i] = x - y;
       else if (strcmp (op, "Mul") == 0) out[i] = x * y;
-      else if (strcmp (op, "Div") == 0)
-        {
-          if (y == 0 && integer)
-            return NULL;
-          out[i] = integer ? (double) ((gint64) x / (gint64) y) : x / y;
-        }
+      else if (strcmp (op, "Div") == 0) out[i] = x / y;
       else
         return NULL;
     }
