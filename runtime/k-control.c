@@ -241,8 +241,17 @@ k_loop (RtCall *call, GError **error)
   RtTensor it_t = { .dtype = GRAPH_DTYPE_INT64, .rank = 0, .numel = 1, .data = &it };
   RtTensor cond_t = { .dtype = GRAPH_DTYPE_BOOL, .rank = 0, .numel = 1, .data = &cond_byte };
   gboolean ok = TRUE;
+  guint64 limit = call->ctx->options.max_loop_iterations;
   for (; ok && it < max_trip && cond; it++)
     {
+      if (limit && (guint64) it >= limit)
+        {
+          rt_call_error (call, error, RT_ERROR_TOO_LARGE,
+                         "the loop did not end within %" G_GUINT64_FORMAT " iterations "
+                         "(RtOptions.max_loop_iterations, --max-loop-iterations)", limit);
+          ok = FALSE;
+          break;
+        }
       cond_byte = 1;
       ins[0] = &it_t;
       ins[1] = &cond_t;

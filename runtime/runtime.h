@@ -41,9 +41,16 @@ typedef struct
    * rt_session_run() besides the graph outputs (NULL: none). */
   const char *const *extra_outputs;
   guint64      max_tensor_bytes;   /* 0: default (RT_DEFAULT_MAX_TENSOR_BYTES) */
+  /* Most iterations one Loop node may run (0: RT_DEFAULT_MAX_LOOP_ITERATIONS),
+   * so a Loop whose condition never turns false ends with an error. */
+  guint64      max_loop_iterations;
+  /* Wall-clock budget of one rt_session_run in seconds (0: none); past it
+   * the run stops at the next node with RT_ERROR_TOO_LARGE. */
+  double       max_seconds;
 } RtOptions;
 
 #define RT_DEFAULT_MAX_TENSOR_BYTES (G_GUINT64_CONSTANT (1) << 33)  /* 8 GiB */
+#define RT_DEFAULT_MAX_LOOP_ITERATIONS G_GUINT64_CONSTANT (10000000)
 
 void         rt_options_init (RtOptions *o);
 

@@ -91,6 +91,9 @@ struct _RtSession
    * the body, during a body run; NULL for a main graph. */
   RtSession      *parent;
   gboolean       *body_present;
+  /* g_get_monotonic_time() past which the run stops (0: no budget); set
+   * on the outermost session for each run. */
+  gint64          deadline;
   /* GBytes that string tensors of a run point to (rt_call_keep_string);
    * held by the outermost session, emptied when its next run starts. */
   GPtrArray      *strings;

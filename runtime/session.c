@@ -526,6 +526,8 @@ rt_session_new (Graph *graph, const RtOptions *options, GError **error)
     s->options = *options;
   if (s->options.max_tensor_bytes == 0)
     s->options.max_tensor_bytes = RT_DEFAULT_MAX_TENSOR_BYTES;
+  if (s->options.max_loop_iterations == 0)
+    s->options.max_loop_iterations = RT_DEFAULT_MAX_LOOP_ITERATIONS;
   s->index = g_hash_table_new (g_direct_hash, g_direct_equal);
   s->required = g_ptr_array_new ();
   s->returned = g_ptr_array_new ();
@@ -831,9 +833,27 @@ bind_inputs (RtSession *s, GHashTable *inputs, gboolean any, gboolean body, GErr
   return TRUE;
 }
 
+/* The run's time budget (RtOptions.max_seconds), held by the outermost
+ * session: checked before every node, bodies' nodes included. */
+static gboolean
+within_budget (RtSession *s, RtNodePlan *p, GError **error)
+{
+  RtSession *root = s;
+  while (root->parent)
+    root = root->parent;
+  if (root->deadline == 0 || g_get_monotonic_time () < root->deadline)
+    return TRUE;
+  rt_node_error (p->node, error, RT_ERROR_TOO_LARGE,
+                 "the run took longer than its budget of %g s (RtOptions.max_seconds, "
+                 "--max-seconds)", root->options.max_seconds);
+  return FALSE;
+}
+
 static gboolean
 run_node (RtSession *s, RtNodePlan *p, GError **error)
 {
+  if (!within_budget (s, p, error))
+    return FALSE;
   for (guint i = 0; i < p->n_in; i++)
     {
       int vi = p->in_idx[i];
@@ -977,6 +997,9 @@ session_run (RtSession *s, GHashTable *inputs, gboolean any, GHashTable *outputs
     rt_blas.set_num_threads (s->options.threads);
   g_autofree gboolean *present = g_new0 (gboolean, MAX (s->n_values, 1));
   s->present = present;
+  s->deadline = s->options.max_seconds > 0
+                  ? g_get_monotonic_time () + (gint64) (s->options.max_seconds * G_USEC_PER_SEC)
+                  : 0;
   gboolean ok = bind_inputs (s, inputs, any, FALSE, error);
   for (guint ni = 0; ok && ni < s->n_nodes; ni++)
     ok = run_node (s, &s->nodes[ni], error);
@@ -1247,6 +1270,7 @@ rt_body_new (Graph *body, GError **error)
   g_autoptr (RtSession) s = g_new0 (RtSession, 1);
   s->graph = body;
   s->options.max_tensor_bytes = RT_DEFAULT_MAX_TENSOR_BYTES;
+  s->options.max_loop_iterations = RT_DEFAULT_MAX_LOOP_ITERATIONS;
   s->index = g_hash_table_new (g_direct_hash, g_direct_equal);
   s->required = g_ptr_array_new ();
   s->returned = g_ptr_array_new ();
@@ -1282,6 +1306,8 @@ rt_body_run (RtSession *s, RtCall *call, guint n_inputs, const RtTensor *const *
   s->parent = call->ctx;
   s->options.threads = call->ctx->options.threads;
   s->options.max_tensor_bytes = call->ctx->options.max_tensor_bytes;
+  s->options.max_loop_iterations = call->ctx->options.max_loop_iterations;
+  s->options.max_seconds = call->ctx->options.max_seconds;
   s->present = s->body_present;
   gboolean ok = bind_inputs (s, NULL, FALSE, TRUE, error);
   for (guint i = 0; ok && i < n_inputs; i++)

@@ -98,7 +98,7 @@ gboolean
 rt_axis (const RtCall *call, gint64 axis, guint rank, guint *out, GError **error)
 {
   gint64 a = axis < 0 ? axis + (gint64) rank : axis;
-  if (a < 0 || a >= (gint64) MAX (rank, 1) || (rank == 0 && axis != 0 && axis != -1))
+  if (a < 0 || a >= (gint64) rank)
     {
       rt_call_error (call, error, RT_ERROR_INVALID_GRAPH,
                      "axis %" G_GINT64_FORMAT " is out of range for rank %u", axis, rank);

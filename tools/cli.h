@@ -55,6 +55,17 @@ void     cli_error_lines (const char *command, const char *path, const char *mes
 Graph   *cli_export (const char *command, const char *path, const Graph *trace,
                      const ExportOptions *o);
 
+/* tools/cli-limits.c: --max-seconds and --max-loop-iterations, for the
+ * commands that run graphs (CLI_LIMIT_ENTRIES in their option tables). */
+extern double cli_max_seconds;
+extern gint64 cli_max_loop_iterations;
+#define CLI_LIMIT_ENTRIES                                                            \
+  { "max-seconds", 0, 0, G_OPTION_ARG_DOUBLE, &cli_max_seconds,                      \
+    "Stop a run that takes longer than S seconds, with an error (0, the default: no limit)", "S" }, \
+  { "max-loop-iterations", 0, 0, G_OPTION_ARG_INT64, &cli_max_loop_iterations,         \
+    "Stop a Loop node after N iterations, with an error (0: the default, 10000000)", "N" }
+gboolean cli_apply_limits (const char *command, RtOptions *o);
+
 extern const CliCommand cli_cmd_info;
 extern const CliCommand cli_cmd_print;
 extern const CliCommand cli_cmd_convert;

@@ -24,6 +24,7 @@ static const GOptionEntry run_entries[] = {
     "After one warm-up run, time N more runs and print `median X ms, min Y ms`", "N" },
   { "extra-output", 0, 0, G_OPTION_ARG_STRING_ARRAY, &opt_extra,
     "Also write the intermediate value NAME (for finding where two runs diverge)", "NAME" },
+  CLI_LIMIT_ENTRIES,
   { NULL, 0, 0, 0, NULL, NULL, NULL },
 };
 
@@ -139,6 +140,8 @@ run_run (int argc, char **argv)
   RtOptions o;
   rt_options_init (&o);
   o.threads = opt_threads;
+  if (!cli_apply_limits ("run", &o))
+    return CLI_EXIT_USAGE;
   o.extra_outputs = (const char *const *) opt_extra;
   g_autoptr (GError) error = NULL;
   g_autoptr (RtSession) s = rt_session_new (g, &o, &error);

@@ -56,6 +56,7 @@ static const GOptionEntry verify_entries[] = {
     "ONNX counterpart diverges (kind, scope, source line, symbolic, opset, error)", NULL },
   { "all", 0, 0, G_OPTION_ARG_NONE, &opt_all,
     "With --localize: print every translated node's figures as a table (implies --localize)", NULL },
+  CLI_LIMIT_ENTRIES,
   { NULL, 0, 0, 0, NULL, NULL, NULL },
 };
 
@@ -262,6 +263,11 @@ reference_outputs (const char *path, Graph *trace, Graph *model, GHashTable *wei
     }
   RtOptions ro;
   rt_options_init (&ro);
+  if (!cli_apply_limits ("verify", &ro))
+    {
+      *code = CLI_EXIT_USAGE;
+      return NULL;
+    }
   g_autoptr (RtSession) s = rt_session_new (runnable, &ro, &error);
   if (s == NULL)
     {
@@ -482,6 +488,8 @@ verify_run (int argc, char **argv)
 
   RtOptions ro;
   rt_options_init (&ro);
+  if (!cli_apply_limits ("verify", &ro))
+    return CLI_EXIT_USAGE;
   g_autoptr (GError) error = NULL;
   g_autoptr (RtSession) s = rt_session_new (model, &ro, &error);
   if (s == NULL)

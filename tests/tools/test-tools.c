@@ -1,4 +1,5 @@
 /* The symonnx CLI and the examples, run as a user runs them. */
+#include "test-hostile.h"
 #include "tests/common/test-util.h"
 #include "tests/common/test-cli.h"
 #include <glib/gstdio.h>
@@ -735,6 +736,7 @@ int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
+  hostile_tests_add ();
   g_test_add_func ("/tools/cli/version-and-help", test_cli_version_and_help);
   g_test_add_func ("/tools/cli/usage-errors", test_cli_usage_errors);
   g_test_add_func ("/tools/cli/usage-lines", test_cli_usage_lines);
