@@ -95,6 +95,9 @@ typedef struct _Tensor Tensor;
 
 /* Largest rank and element count we accept anywhere (bad-input guard). */
 #define TENSOR_MAX_RANK 64
+/* The largest byte size a declared (traced) tensor type may have: 256 TiB,
+ * far beyond any real tensor; larger declared shapes are malformed input. */
+#define GRAPH_MAX_DECLARED_BYTES (G_GUINT64_CONSTANT (1) << 48)
 
 /* Creates a tensor over `data` (ref taken; may be NULL for "shape known, data
  * unknown", e.g. a `<Tensor>` constant read from text).  Fails if the byte

@@ -44,6 +44,7 @@ parse_tensor_args (TextCursor *c, GraphTypeKind kind, GraphDType dtype, GError *
   int requires_grad = -1;
   g_autofree char *device = NULL;
   gboolean ok = FALSE;
+  gsize type_pos = c->pos;
 
   text_skip_blank (c);
   if (!text_eat (c, ')'))
@@ -185,6 +186,25 @@ parse_tensor_args (TextCursor *c, GraphTypeKind kind, GraphDType dtype, GError *
                      n_strides, rank);
       goto out;
     }
+  /* The static dims alone already bound the size: refuse what no tensor
+   * can be before anything sizes buffers from it. */
+  {
+    gint64 numel = 1;
+    gboolean overflow = FALSE;
+    for (int i = 0; i < rank && !overflow; i++)
+      if (dims[i].kind == GRAPH_DIM_STATIC)
+        overflow = !g_uint64_checked_mul ((guint64 *) &numel, (guint64) numel,
+                                          (guint64) dims[i].value) || numel < 0;
+    gsize esize = graph_dtype_is_valid (dtype) ? MAX (graph_dtype_size (dtype), 1) : 1;
+    if (overflow || (guint64) numel > GRAPH_MAX_DECLARED_BYTES / esize)
+      {
+        g_autofree char *count = overflow ? g_strdup ("more than 2^63")
+                                          : g_strdup_printf ("%" G_GINT64_FORMAT, numel);
+        text_error_at (c, type_pos, error, "the tensor type declares %s elements, more than the "
+                       "2^48 bytes any tensor may hold", count);
+        goto out;
+      }
+  }
   ok = TRUE;
 out:
   if (!ok)

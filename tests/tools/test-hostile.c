@@ -54,6 +54,14 @@ static const HostileCase cases[] = {
     "has 0 inputs, but torch's schemas take 1 to 7" },
   { "export/fold-binary-shapes", { "export", H "trace_fold_binary_numel_mismatch.trace", "-o", "@OUT@" },
     0, NULL },
+  { "parse/declared-shape-overflow", { "export", H "declared_shape_overflow.trace", "-o", "@OUT@" }, 3,
+    "declares more than 2^63 elements" },
+  { "parse/declared-shape-too-large", { "export", H "declared_shape_too_large.trace", "-o", "@OUT@" }, 3,
+    "declares 1000000000000000000 elements" },
+  { "export/relu-three-inputs", { "export", H "relu_three_inputs.trace", "-o", "@OUT@" }, 4,
+    "has 3 inputs, but torch's schema takes 1 argument" },
+  { "export/matmul-inner-dims-differ", { "export", H "matmul_inner_dims_differ.trace", "-o", "@OUT@" }, 4,
+    "Float(3, 4) has 4 columns but %b : Float(5, 6) has 5 rows" },
   { "print/empty-quoted-name", { "print", H "trace_lexer_empty_quoted_name.trace" }, 3, "expected" },
 };
 
