@@ -31,6 +31,7 @@ struct _Tensor
   gint64      numel;
   GBytes     *data;      /* NULL: unknown data, deferred, or STRING */
   GBytes    **strings;   /* STRING: numel entries */
+  char       *name;      /* TensorProto.name of an attribute tensor, or NULL */
   /* Deferred tensors (ir/tensor-deferred.c): `data` is computed by `fill`
    * on first use and set atomically. */
   TensorFillFunc fill;

@@ -158,6 +158,11 @@ gconstpointer tensor_data (const Tensor *t);
 GBytes      *tensor_string (const Tensor *t, gint64 i);
 /* Element i converted to double / int64 (any numeric dtype). */
 double       tensor_get_double (const Tensor *t, gint64 i);
+/* The name a tensor-valued attribute's TensorProto carries (ONNX keeps
+ * it; initializers are named by their value instead).  NULL: none.  Set
+ * it only on a tensor not yet shared. */
+const char  *tensor_get_name (const Tensor *t);
+void         tensor_set_name (Tensor *t, const char *name);
 gint64       tensor_get_int64 (const Tensor *t, gint64 i);
 /* Same dtype, shape and bytes. */
 gboolean     tensor_equal (const Tensor *a, const Tensor *b);

@@ -229,7 +229,21 @@ tensor_unref (Tensor *t)
   if (t->fill_destroy)
     t->fill_destroy (t->fill_data);
   g_free (t->dims);
+  g_free (t->name);
   g_free (t);
+}
+
+const char *
+tensor_get_name (const Tensor *t)
+{
+  return t->name;
+}
+
+void
+tensor_set_name (Tensor *t, const char *name)
+{
+  g_free (t->name);
+  t->name = g_strdup (name);
 }
 
 GraphDType tensor_dtype (const Tensor *t) { return t->dtype; }

@@ -91,6 +91,8 @@ read_attribute (ReadCtx *ctx, GraphNode *n, Onnx__AttributeProto *a,
         g_autoptr(Tensor) t = onnxio_tensor_from_proto (a->t, ctx->ext, ctx->display, what, error);
         if (t == NULL)
           return FALSE;
+        if (a->t->name != NULL && *a->t->name != '\0')
+          tensor_set_name (t, a->t->name);
         graph_node_set_t (n, name, t);
         return TRUE;
       }

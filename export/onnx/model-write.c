@@ -261,7 +261,7 @@ attribute_proto (WriteCtx *w, const GraphNode *n, const char *name,
         Tensor *t;
         graph_node_get_t (n, name, &t);
         ONNXIO_PB_SET_ENUM (a, type, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR);
-        if (!tensor_proto (w, t, NULL, TRUE, &a->t, what, error))
+        if (!tensor_proto (w, t, tensor_get_name (t), TRUE, &a->t, what, error))
           return FALSE;
         break;
       }

@@ -90,6 +90,25 @@ onnxio_tensor_from_proto (Onnx__TensorProto *tp, OnnxioExternal *ext,
                            display, what, s);
     }
 
+  /* One source of values: a tensor with two (raw_data and float_data, say)
+   * is ambiguous, and readers disagree on which wins. */
+  const struct { const char *name; gboolean set; } fields[] = {
+    { "raw_data", tp->has_raw_data }, { "float_data", tp->n_float_data > 0 },
+    { "int32_data", tp->n_int32_data > 0 }, { "string_data", tp->n_string_data > 0 },
+    { "int64_data", tp->n_int64_data > 0 }, { "double_data", tp->n_double_data > 0 },
+    { "uint64_data", tp->n_uint64_data > 0 },
+    { "external data", tp->has_data_location
+                         && tp->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL },
+  };
+  const char *first_field = NULL;
+  for (gsize i = 0; i < G_N_ELEMENTS (fields); i++)
+    if (fields[i].set && first_field == NULL)
+      first_field = fields[i].name;
+    else if (fields[i].set)
+      return TENSOR_ERROR (ONNXIO_ERROR_PARSE,
+                           "%s: %s: TensorProto has both %s and %s; a tensor's values must come "
+                           "from one field", display, what, first_field, fields[i].name);
+
   g_autoptr(GBytes) data = NULL;
   const char *field = NULL;
   gsize count = 0, need = (gsize) numel;

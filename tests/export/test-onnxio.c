@@ -201,9 +201,45 @@ test_testdata_pb (void)
   g_assert_cmpuint (n_exact, >, 3000);
 }
 
+/* A tensor-valued attribute keeps its TensorProto.name through load and
+ * save (ONNX's test_constant names its value "const_tensor"; the round trip
+ * dropped it). */
+static void
+test_attribute_tensor_name (void)
+{
+  const char *src = "/usr/share/libonnx-testdata/data/node/test_constant/model.onnx";
+  if (!g_file_test (src, G_FILE_TEST_EXISTS))
+    {
+      g_test_skip ("libonnx-testdata is not installed");
+      return;
+    }
+  g_autoptr (GError) error = NULL;
+  g_autoptr (Graph) g = onnxio_load (src, &error);
+  g_assert_no_error (error);
+  g_autofree char *dir = g_dir_make_tmp ("symonnx-attr-name-XXXXXX", NULL);
+  g_autofree char *out = g_build_filename (dir, "m.onnx", NULL);
+  g_assert_true (onnxio_save (g, out, NULL, &error));
+  g_assert_no_error (error);
+  g_autoptr (Graph) back = onnxio_load (out, &error);
+  g_assert_no_error (error);
+  guint seen = 0;
+  graph_foreach_node (back, n)
+    {
+      Tensor *t;
+      if (graph_node_is (n, "onnx::Constant") && graph_node_get_t (n, "value", &t))
+        {
+          g_assert_cmpstr (tensor_get_name (t), ==, "const_tensor");
+          seen++;
+        }
+    }
+  g_assert_cmpuint (seen, ==, 1);
+  onnxio_test_rmtree (dir);
+}
+
 void
 test_onnxio_register (void)
 {
   g_test_add_func ("/export/onnx/testdata/roundtrip", test_testdata_roundtrip);
   g_test_add_func ("/export/onnx/testdata/pb", test_testdata_pb);
+  g_test_add_func ("/export/onnx/attribute-tensor-name", test_attribute_tensor_name);
 }

@@ -62,6 +62,9 @@ static const HostileCase cases[] = {
     "has 3 inputs, but torch's schema takes 1 argument" },
   { "export/matmul-inner-dims-differ", { "export", H "matmul_inner_dims_differ.trace", "-o", "@OUT@" }, 4,
     "Float(3, 4) has 4 columns but %b : Float(5, 6) has 5 rows" },
+  { "pb/raw-and-int64-data", { "run", H "onnx_run_clip_int64_no_bounds_wrong_result.onnx",
+                               "-i", "x=" H "tensor_raw_and_int64_data.pb" }, 3,
+    "TensorProto has both raw_data and int64_data" },
   { "print/empty-quoted-name", { "print", H "trace_lexer_empty_quoted_name.trace" }, 3, "expected" },
 };
 
