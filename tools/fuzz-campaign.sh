@@ -1,0 +1,54 @@
+#!/bin/bash
+# Long fuzzing campaigns with libFuzzer (clang, ASan+UBSan), one harness
+# after another.  Usage: tools/fuzz-campaign.sh [RUNS] [HARNESS...]
+#   RUNS: executions per harness (default 10000000); HARNESS: onnx-load
+#   onnx-run trace-export safetensors npy tensor-pb (default: all).
+# Findings go to build-fuzz/findings/HARNESS/ (crash-*, leak-*, timeout-*,
+# oom-*); copy a fixed one into tests/fixtures/hostile/ so the test
+# command replays it.  The per-harness summary (execs, exec/s, coverage)
+# is printed at the end and kept in build-fuzz/findings/summary.txt.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+runs=${1:-10000000}
+shift || true
+harnesses=("$@")
+[ ${#harnesses[@]} -gt 0 ] || harnesses=(onnx-load onnx-run trace-export safetensors npy tensor-pb)
+if [ ! -f build-fuzz/build.ninja ]; then
+  CC=clang meson setup build-fuzz -Dfuzzing=true -Db_sanitize=address,undefined -Db_lundef=false \
+    -Dwerror=false >/dev/null
+fi
+ninja -C build-fuzz >/dev/null
+export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1
+mkdir -p build-fuzz/findings
+summary=build-fuzz/findings/summary.txt
+: > "$summary"
+for h in "${harnesses[@]}"; do
+  case $h in
+    onnx-load|onnx-run) seeds="tests/fixtures/hostile /usr/share/libonnx-testdata/data/node"; dict=tests/fuzz/dict/onnx.dict; ext=.onnx ;;
+    trace-export) seeds="tests/fixtures/hostile tests/fixtures/symbolic tests/fixtures/traces"; dict=tests/fuzz/dict/trace.dict; ext=.trace ;;
+    safetensors) seeds="tests/fixtures"; dict=; ext=.safetensors ;;
+    npy) seeds="tests/fixtures"; dict=; ext=.npy ;;
+    tensor-pb) seeds="tests/fixtures/hostile /usr/share/libonnx-testdata/data/simple"; dict=; ext=.pb ;;
+    *) echo "unknown harness $h" >&2; exit 2 ;;
+  esac
+  corpus=build-fuzz/corpus/$h
+  mkdir -p "$corpus" "build-fuzz/findings/$h"
+  # libFuzzer takes folders of inputs: gather the seeds' files of this kind.
+  for s in $seeds; do
+    [ -e "$s" ] || continue
+    find "$s" -name "*$ext" -size -1M | while read -r f; do
+      cp -n "$f" "$corpus/$(echo "$f" | md5sum | cut -c1-16)$ext"
+    done
+  done
+  log=build-fuzz/findings/$h.log
+  ./build-fuzz/tests/fuzz/fuzz-$h "$corpus" ${dict:+-dict=$dict} -runs="$runs" -timeout=10 \
+    -rss_limit_mb=2048 -malloc_limit_mb=1024 -max_len=65536 \
+    -artifact_prefix="build-fuzz/findings/$h/" -print_final_stats=1 >"$log" 2>&1 || true
+  execs=$(grep -a 'stat::number_of_executed_units' "$log" | awk '{print $2}')
+  speed=$(grep -a 'stat::average_exec_per_sec' "$log" | awk '{print $2}')
+  cov=$(grep -a -o 'cov: [0-9]*' "$log" | tail -1 | awk '{print $2}')
+  ft=$(grep -a -o 'ft: [0-9]*' "$log" | tail -1 | awk '{print $2}')
+  found=$(ls "build-fuzz/findings/$h" | wc -l)
+  printf '%-13s execs %-10s exec/s %-7s cov %-6s ft %-6s findings %s\n' \
+    "$h" "${execs:-?}" "${speed:-?}" "${cov:-?}" "${ft:-?}" "$found" | tee -a "$summary"
+done
