@@ -4,6 +4,17 @@
 #include <string.h>
 
 GraphValue *
+sym_cast_to_output_dtype (SymContext *ctx, GraphNode *n, guint i, GraphValue *v)
+{
+  GraphDType want = i < graph_node_n_outputs (n) ? sym_dtype (graph_node_output (n, i))
+                                                 : GRAPH_DTYPE_UNDEFINED;
+  GraphDType have = v ? sym_dtype (v) : GRAPH_DTYPE_UNDEFINED;
+  if (want == GRAPH_DTYPE_UNDEFINED || have == GRAPH_DTYPE_UNDEFINED || want == have)
+    return v;
+  return sym_cast (ctx, v, want);
+}
+
+GraphValue *
 sym_cast (SymContext *ctx, GraphValue *v, GraphDType to)
 {
   GraphValue *out = graph_op (sym_graph (ctx), "Cast", v, "to_i", (gint64) to, NULL);

@@ -11,7 +11,18 @@ clip_inputs (SymContext *ctx, GraphValue *self, GraphValue *lo, GraphValue *hi, 
     lo = sym_cast (ctx, lo, dt);
   if (hi && dt != GRAPH_DTYPE_UNDEFINED && sym_dtype (hi) != dt)
     hi = sym_cast (ctx, hi, dt);
-  if (lo == NULL && hi == NULL)
+  /* Clip takes scalar bounds only: tensor bounds (clamp(x, min_t, max_t))
+   * are Max then Min, which broadcast, as torch 1.13 does. */
+  if ((lo && sym_rank (lo) != 0) || (hi && sym_rank (hi) != 0))
+    {
+      GraphValue *v = self;
+      if (lo)
+        v = graph_op (G, "Max", v, lo, NULL);
+      if (hi)
+        v = graph_op (G, "Min", v, hi, NULL);
+      *out = v;
+    }
+  else if (lo == NULL && hi == NULL)
     *out = self;
   else
     *out = graph_op (G, "Clip", self, lo ? lo : GRAPH_ABSENT, hi ? hi : GRAPH_ABSENT, NULL);

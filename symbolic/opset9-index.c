@@ -16,6 +16,13 @@ sym_index_select (SymContext *ctx, GraphNode *n, GraphValue **out, GError **erro
   gint64 dim;
   if (!sym_parse_args (ctx, n, "vdv", &self, &dim, &index, error))
     return FALSE;
+  /* A 0-d index selects one entry but keeps the dim (size 1), unlike
+   * Gather with a 0-d index, which drops it. */
+  if (sym_rank (index) == 0)
+    {
+      static const gint64 one[] = { 1 };
+      index = sym_reshape_static (ctx, index, 1, one);
+    }
   out[0] = graph_op (G, "Gather", self, index, "axis_i", dim, NULL);
   return TRUE;
 }

@@ -87,6 +87,8 @@ sym_mm (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 BINARY (prelu, "PRelu")
 
 /* aten::div(self, other, rounding_mode=None) */
+static GraphValue *floor_div (SymContext *ctx, GraphValue *a, GraphValue *b);
+
 static gboolean
 sym_div (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {
@@ -99,12 +101,21 @@ sym_div (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
     return FALSE;
   if (mode == NULL)
     {
-      out[0] = graph_op (G, "Div", self, other, NULL);
+      /* True division: integer operands divide as floats (the trace's
+       * result type), as torch's _true_divide does. */
+      out[0] = graph_op (G, "Div", sym_cast_to_output_dtype (ctx, n, 0, self),
+                         sym_cast_to_output_dtype (ctx, n, 0, other), NULL);
       return TRUE;
     }
   if (g_str_equal (mode, "floor") && graph_dtype_is_floating (sym_dtype (self)))
     {
       out[0] = graph_op (G, "Floor", graph_op (G, "Div", self, other, NULL), NULL);
+      return TRUE;
+    }
+  if (g_str_equal (mode, "floor") && sym_dtype (self) != GRAPH_DTYPE_UNDEFINED
+      && sym_dtype (self) == sym_dtype (other))
+    {
+      out[0] = floor_div (ctx, self, other);
       return TRUE;
     }
   if (g_str_equal (mode, "trunc") && !graph_dtype_is_floating (sym_dtype (self))
@@ -281,7 +292,9 @@ sym_reduce_dims (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error
     return FALSE;
   if (has_dims && nin > 2 && !sym_parse_args (ctx, n, "none,none,b", &keepdim, error))
     return FALSE;
-  out[0] = sym_reduce (ctx, op, self, nd, dims, keepdim);
+  /* Reduced in the result type the trace declares (sum of uint8 → int64,
+   * dtype=): torch computes in it, so a small type must not overflow. */
+  out[0] = sym_reduce (ctx, op, sym_cast_to_output_dtype (ctx, n, 0, self), nd, dims, keepdim);
   return TRUE;
 }
 
@@ -294,6 +307,7 @@ sym_prod (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   gboolean keep = FALSE;
   if (!sym_parse_args (ctx, n, "v", &self, error))
     return FALSE;
+  self = sym_cast_to_output_dtype (ctx, n, 0, self);   /* as sum: int64 for small ints */
   if (graph_node_n_inputs (n) >= 4)
     {
       if (!sym_parse_args (ctx, n, "none,i,b", &dim, &keep, error))
@@ -362,7 +376,27 @@ sym_clamp (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   double vlo, vhi;
   gboolean has_lo = !sym_is_none (lo), has_hi = !sym_is_none (hi);
   if ((has_lo && !sym_get_const_double (lo, &vlo)) || (has_hi && !sym_get_const_double (hi, &vhi)))
-    return sym_unimplemented (ctx, n, error, "clamp with tensor bounds");
+    {
+      /* Tensor bounds: Max then Min (they broadcast), as torch does. */
+      GraphValue *v = self;
+      GraphDType dt = sym_dtype (self);
+      if (has_lo)
+        {
+          GraphValue *l = sym_value (ctx, lo, error);
+          if (l == NULL)
+            return FALSE;
+          v = graph_op (G, "Max", v, dt && sym_dtype (l) != dt ? sym_cast (ctx, l, dt) : l, NULL);
+        }
+      if (has_hi)
+        {
+          GraphValue *h = sym_value (ctx, hi, error);
+          if (h == NULL)
+            return FALSE;
+          v = graph_op (G, "Min", v, dt && sym_dtype (h) != dt ? sym_cast (ctx, h, dt) : h, NULL);
+        }
+      out[0] = v;
+      return TRUE;
+    }
   if (has_lo && has_hi)
     out[0] = graph_op (G, "Clip", self, "max_f", vhi, "min_f", vlo, NULL);
   else if (has_lo)
@@ -398,14 +432,36 @@ sym_clamp_max (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 
 /* aten::floor_divide: Floor(Div) for floats, truncating Div for ints
  * (torch 1.13 semantics are truncation toward zero for both). */
+/* floor(a / b).  Floats: Floor(Div).  Integers: ONNX's Div truncates, so
+ * the quotient steps down by one where the remainder is non-zero and its
+ * sign differs from b's (torch's _floor_divide does the same). */
+static GraphValue *
+floor_div (SymContext *ctx, GraphValue *a, GraphValue *b)
+{
+  GraphValue *q = graph_op (G, "Div", a, b, NULL);
+  GraphDType dt = sym_dtype (a);
+  if (graph_dtype_is_floating (dt))
+    return graph_op (G, "Floor", q, NULL);
+  GraphValue *zero = sym_scalar_like (ctx, 0.0, a);
+  GraphValue *r = graph_op (G, "Sub", a, graph_op (G, "Mul", q, b, NULL), NULL);
+  GraphValue *fix = graph_op (G, "And", graph_op (G, "Not", graph_op (G, "Equal", r, zero, NULL), NULL),
+                              graph_op (G, "Xor", graph_op (G, "Less", r, zero, NULL),
+                                        graph_op (G, "Less", b, zero, NULL), NULL), NULL);
+  return graph_op (G, "Sub", q, sym_cast (ctx, fix, dt), NULL);
+}
+
+/* aten::floor_divide: floor rounding in torch 1.13, integers too. */
 static gboolean
 sym_floor_divide (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {
   GraphValue *self, *other;
   if (!sym_parse_args (ctx, n, "vv", &self, &other, error))
     return FALSE;
-  GraphValue *d = graph_op (G, "Div", self, other, NULL);
-  out[0] = graph_dtype_is_floating (sym_dtype (self)) ? graph_op (G, "Floor", d, NULL) : d;
+  if (!graph_dtype_is_floating (sym_dtype (self))
+      && (sym_dtype (self) == GRAPH_DTYPE_UNDEFINED || sym_dtype (self) != sym_dtype (other)))
+    return sym_unimplemented (ctx, n, error, "integer floor_divide of operands of unknown or "
+                              "different element types");
+  out[0] = floor_div (ctx, self, other);
   return TRUE;
 }
 
@@ -416,9 +472,13 @@ sym_remainder (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   GraphValue *self, *other;
   if (!sym_parse_args (ctx, n, "vv", &self, &other, error))
     return FALSE;
-  GraphValue *d = graph_op (G, "Div", self, other, NULL);
-  if (graph_dtype_is_floating (sym_dtype (self)))
-    d = graph_op (G, "Floor", d, NULL);
+  if (!graph_dtype_is_floating (sym_dtype (self))
+      && (sym_dtype (self) == GRAPH_DTYPE_UNDEFINED || sym_dtype (self) != sym_dtype (other)))
+    return sym_unimplemented (ctx, n, error, "integer remainder of operands of unknown or "
+                              "different element types");
+  /* Python's modulo: the sign of other, so the quotient is floored for
+   * integers too. */
+  GraphValue *d = floor_div (ctx, self, other);
   out[0] = graph_op (G, "Sub", self, graph_op (G, "Mul", d, other, NULL), NULL);
   return TRUE;
 }

@@ -617,19 +617,25 @@ static gboolean
 sym_softplus (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {
   GraphValue *self;
-  double beta = 1.0;
+  double beta = 1.0, threshold = 20.0;
   if (!sym_parse_args (ctx, n, "v", &self, error))
     return FALSE;
   if (graph_node_n_inputs (n) > 1 && !sym_parse_args (ctx, n, "none,f", &beta, error))
     return FALSE;
-  if (beta != 1.0)
-    {
-      GraphValue *b = sym_scalar_like (ctx, beta, self);
-      out[0] = graph_op (G, "Div", graph_op (G, "Softplus", graph_op (G, "Mul", self, b, NULL), NULL),
-                         b, NULL);
-    }
-  else
-    out[0] = graph_op (G, "Softplus", self, NULL);
+  if (graph_node_n_inputs (n) > 2 && !sym_parse_args (ctx, n, "none,none,f", &threshold, error))
+    return FALSE;
+  GraphValue *b = beta != 1.0 ? sym_scalar_like (ctx, beta, self) : NULL;
+  GraphValue *bx = b ? graph_op (G, "Mul", self, b, NULL) : self;
+  GraphValue *sp = graph_op (G, "Softplus", bx, NULL);
+  if (b)
+    sp = graph_op (G, "Div", sp, b, NULL);
+  /* Eager softplus is x itself where beta * x > threshold; torch's symbolic
+   * drops that.  From 20 up (the default) log1p(exp(-t)) / beta is below
+   * float precision, so only a smaller threshold needs the Where. */
+  if (threshold < 20.0)
+    sp = graph_op (G, "Where", graph_op (G, "Greater", bx, sym_scalar_like (ctx, threshold, self), NULL),
+                   self, sp, NULL);
+  out[0] = sp;
   return TRUE;
 }
 

@@ -242,6 +242,11 @@ GraphNode   *sym_split (SymContext *ctx, GraphValue *v, gint64 axis, guint n_out
  * dim < 0 is not given (dim = G_MININT64). */
 GraphValue  *sym_size (SymContext *ctx, GraphValue *v, gint64 dim);
 GraphValue  *sym_cast (SymContext *ctx, GraphValue *v, GraphDType to);
+/* v cast to the element type the trace declares for n's output `i`, when
+ * both are known and differ: torch's result type (integer true division →
+ * float, sum/prod of small integers → int64, an explicit dtype=) as the
+ * trace recorded it.  v itself otherwise. */
+GraphValue  *sym_cast_to_output_dtype (SymContext *ctx, GraphNode *n, guint i, GraphValue *v);
 /* Normalises a possibly negative dim against the rank; -1 if the rank is
  * unknown and dim < 0. */
 gint64       sym_dim (GraphValue *v, gint64 dim);

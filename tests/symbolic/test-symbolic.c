@@ -1,4 +1,5 @@
 /* Tests of the symbolic registry and the export pipeline. */
+#include "test-wrong-results.h"
 #include "symonnx.h"
 #include "symbolic/symbolic.h"
 #include "export/export.h"
@@ -1137,6 +1138,7 @@ int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
+  wrong_results_tests_add ();
   test_fold_register ();
   test_seed_models_register ();
   g_test_add_func ("/symbolic/registry/lookup", test_registry_lookup);

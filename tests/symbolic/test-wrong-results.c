@@ -1,0 +1,100 @@
+/* Exports that once ran and gave other numbers, shapes or element types
+ * than PyTorch (issue 11).  Each case of tests/fixtures/wrong-results/
+ * (made by tools/gen_wrong_result_refs.py from eager PyTorch) is exported
+ * at opsets 11, 13 and 17, run in the executor and compared with
+ * PyTorch's output: element type, shape and values. */
+#include "test-wrong-results.h"
+#include "symonnx.h"
+#include "export/tensorfiles.h"
+#include "tests/common/test-util.h"
+#include <math.h>
+#include <string.h>
+
+static const char *const cases[] = {
+  "int_true_divide", "sum_uint8", "prod_uint8", "sum_dtype_double", "index_select_0d",
+  "softplus_threshold", "clamp_tensor_bounds", "remainder_int_negative", "floor_divide_int",
+  "div_floor_int", "div_trunc_int",
+};
+static const int opsets[] = { 11, 13, 17 };
+
+typedef struct
+{
+  const char *cas;
+  int         opset;
+} Case;
+
+static Tensor *
+fixture_npy (const char *cas, const char *suffix)
+{
+  g_autofree char *rel = g_strdup_printf ("tests/fixtures/wrong-results/%s.%s.npy", cas, suffix);
+  g_autofree char *path = test_source_path (rel);
+  if (!g_file_test (path, G_FILE_TEST_EXISTS))
+    return NULL;
+  g_autoptr (GError) error = NULL;
+  Tensor *t = export_npy_load (path, &error);
+  g_assert_no_error (error);
+  return t;
+}
+
+static void
+test_case (gconstpointer data)
+{
+  const Case *c = data;
+  g_autofree char *rel = g_strdup_printf ("tests/fixtures/wrong-results/%s.trace", c->cas);
+  g_autofree char *path = test_source_path (rel);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (Graph) trace = graph_parse_file (path, &error);
+  g_assert_no_error (error);
+  ExportOptions o;
+  export_options_init (&o);
+  o.opset = c->opset;
+  g_autoptr (Graph) g = export_graph (trace, &o, &error);
+  export_options_clear (&o);
+  g_assert_no_error (error);
+
+  g_autoptr (RtSession) s = rt_session_new (g, NULL, &error);
+  g_assert_no_error (error);
+  g_autoptr (GHashTable) inputs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                                         (GDestroyNotify) tensor_unref);
+  for (guint i = 0; i < rt_session_n_required_inputs (s); i++)
+    {
+      g_autofree char *suffix = g_strdup_printf ("input_%u", i);
+      Tensor *t = fixture_npy (c->cas, suffix);
+      g_assert_nonnull (t);
+      g_hash_table_insert (inputs, g_strdup (graph_value_get_name (rt_session_required_input (s, i))),
+                           t);
+    }
+  g_autoptr (GHashTable) outputs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                                          (GDestroyNotify) tensor_unref);
+  g_assert_true (rt_session_run (s, inputs, outputs, &error));
+  g_assert_no_error (error);
+  Tensor *got = g_hash_table_lookup (outputs, graph_value_get_name (graph_output (g, 0)));
+  g_autoptr (Tensor) want = fixture_npy (c->cas, "expected");
+  g_assert_nonnull (got);
+  g_assert_nonnull (want);
+  g_assert_cmpstr (graph_dtype_name (tensor_dtype (got)), ==, graph_dtype_name (tensor_dtype (want)));
+  g_assert_cmpuint (tensor_rank (got), ==, tensor_rank (want));
+  for (guint k = 0; k < tensor_rank (want); k++)
+    g_assert_cmpint (tensor_dims (got)[k], ==, tensor_dims (want)[k]);
+  for (gint64 i = 0; i < tensor_numel (want); i++)
+    {
+      double a = tensor_get_double (got, i), e = tensor_get_double (want, i);
+      if (fabs (a - e) > 1e-5 + 1e-4 * fabs (e))
+        g_error ("%s at opset %d: element %" G_GINT64_FORMAT " is %.9g, PyTorch gives %.9g",
+                 c->cas, c->opset, i, a, e);
+    }
+}
+
+void
+wrong_results_tests_add (void)
+{
+  static Case all[G_N_ELEMENTS (cases) * G_N_ELEMENTS (opsets)];
+  guint k = 0;
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    for (guint j = 0; j < G_N_ELEMENTS (opsets); j++, k++)
+      {
+        all[k] = (Case) { cases[i], opsets[j] };
+        g_autofree char *p = g_strdup_printf ("/symbolic/wrong-results/%s/%d", cases[i], opsets[j]);
+        g_test_add_data_func (p, &all[k], test_case);
+      }
+}

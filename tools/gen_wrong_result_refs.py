@@ -1,0 +1,71 @@
+#!/usr/bin/python3
+"""Writes tests/fixtures/wrong-results/: small models whose exports once ran
+and gave numbers, shapes or types other than PyTorch's (issue 11), each as
+  CASE.trace           str(torch.jit.trace(m, inputs).inlined_graph)
+  CASE.input_N.npy     the inputs
+  CASE.expected.npy    PyTorch's (eager) output
+The test (tests/symbolic/test-wrong-results.c) exports each at several
+opsets, runs it in the executor and compares element type, shape and values.
+Run with Debian's python: /usr/bin/python3 tools/gen_wrong_result_refs.py"""
+import os
+import warnings
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+warnings.filterwarnings("ignore")
+torch.manual_seed(0)
+OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "fixtures", "wrong-results")
+
+
+class Fn(torch.nn.Module):
+    def __init__(self, fn):
+        super().__init__()
+        self.fn = fn
+
+    def forward(self, *xs):
+        return self.fn(*xs)
+
+
+CASES = {
+    # integer true division is float division
+    "int_true_divide": (lambda x, y: x / y, (torch.tensor([[7, -3, 5]]), torch.tensor([[2, 2, 3]]))),
+    # sum/prod of small integers are int64 (uint8 would overflow)
+    "sum_uint8": (lambda x: x.sum(1), (torch.full((2, 300), 200, dtype=torch.uint8),)),
+    "prod_uint8": (lambda x: x.prod(1), (torch.full((2, 3), 7, dtype=torch.uint8),)),
+    "sum_dtype_double": (lambda x: x.sum(1, dtype=torch.float64), (torch.randn(2, 5),)),
+    # a 0-d index keeps the dim
+    "index_select_0d": (lambda x, i: x.index_select(0, i), (torch.randn(3, 4), torch.tensor(1))),
+    # eager softplus is x where beta * x > threshold
+    "softplus_threshold": (lambda x: F.softplus(x, beta=2, threshold=5), (torch.randn(4, 5) * 4,)),
+    # tensor bounds broadcast (Max/Min, not Clip)
+    "clamp_tensor_bounds": (lambda x, a, b: torch.clamp(x, a, b),
+                            (torch.randn(3, 4), torch.full((3, 4), -0.5), torch.full((4,), 0.5))),
+    # Python modulo and floor division on integers (sign of the divisor)
+    "remainder_int_negative": (lambda x, y: torch.remainder(x, y),
+                               (torch.tensor([-7, 7, -7, 6]), torch.tensor([3, -3, -3, 3]))),
+    "floor_divide_int": (lambda x, y: torch.floor_divide(x, y),
+                         (torch.tensor([-7, 7, -7, 6]), torch.tensor([2, -2, -2, 3]))),
+    "div_floor_int": (lambda x, y: torch.div(x, y, rounding_mode="floor"),
+                      (torch.tensor([-7, 7, -7, 6]), torch.tensor([2, -2, -2, 3]))),
+    "div_trunc_int": (lambda x, y: torch.div(x, y, rounding_mode="trunc"),
+                      (torch.tensor([-7, 7, -7, 6]), torch.tensor([2, -2, -2, 3]))),
+}
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    for name, (fn, inputs) in CASES.items():
+        m = Fn(fn).eval()
+        traced = torch.jit.trace(m, inputs)
+        with open(os.path.join(OUT, name + ".trace"), "w") as f:
+            f.write(str(traced.inlined_graph))
+        for i, x in enumerate(inputs):
+            np.save(os.path.join(OUT, "%s.input_%d.npy" % (name, i)), x.numpy())
+        np.save(os.path.join(OUT, name + ".expected.npy"), fn(*inputs).numpy())
+    print("%d cases written to %s" % (len(CASES), os.path.normpath(OUT)))
+
+
+if __name__ == "__main__":
+    main()
