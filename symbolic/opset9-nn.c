@@ -110,6 +110,11 @@ sym_batch_norm (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   if (!sym_parse_args (ctx, n, "vvvvvbff", &input, &weight, &bias, &mean, &var, &training,
                        &momentum, &eps, error))
     return FALSE;
+  /* Batch statistics: the inference form would normalise with the running
+   * statistics instead, other numbers.  Refused, never folded as eval. */
+  if (training)
+    return sym_unimplemented (ctx, n, error, "batch_norm in training mode (normalising with the "
+                              "batch's statistics); trace the model in eval mode (model.eval())");
   if (mean == NULL || var == NULL)
     return sym_unimplemented (ctx, n, error, "batch_norm without running statistics");
   if (weight == NULL || bias == NULL)
@@ -122,10 +127,10 @@ sym_batch_norm (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
       gint64 c = dims[1];
       if (weight == NULL)
         {
-          g_autoptr (Tensor) t = tensor_new_zeroed (dt, 1, &c, NULL);
-          for (gint64 i = 0; i < c && dt == GRAPH_DTYPE_FLOAT; i++)
-            ((float *) tensor_data (t))[i] = 1.0f;
-          weight = sym_constant (ctx, t);
+          weight = sym_const_filled (ctx, 1, &c, dt, 1.0);   /* ones in any float type */
+          if (weight == NULL)
+            return sym_unimplemented (ctx, n, error, "batch_norm without affine weights of %"
+                                      G_GINT64_FORMAT " channels", c);
         }
       if (bias == NULL)
         {

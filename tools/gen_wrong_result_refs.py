@@ -54,8 +54,19 @@ CASES = {
 }
 
 
+# Traces an export must refuse (CASE.trace only): exporting them in the
+# inference form would compute other numbers.
+REFUSALS = {
+    # batch statistics (a module traced in training mode)
+    "batch_norm_training": (torch.nn.BatchNorm2d(3).train(), (torch.randn(2, 3, 4, 4),)),
+}
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
+    for name, (m, inputs) in REFUSALS.items():
+        with open(os.path.join(OUT, name + ".trace"), "w") as f:
+            f.write(str(torch.jit.trace(m, inputs).inlined_graph))
     for name, (fn, inputs) in CASES.items():
         m = Fn(fn).eval()
         traced = torch.jit.trace(m, inputs)

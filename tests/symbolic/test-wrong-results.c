@@ -85,9 +85,30 @@ test_case (gconstpointer data)
     }
 }
 
+/* A batch_norm traced in training mode normalises with the batch's
+ * statistics: refused, not exported in the inference form. */
+static void
+test_batch_norm_training (void)
+{
+  g_autofree char *path = test_source_path ("tests/fixtures/wrong-results/batch_norm_training.trace");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (Graph) trace = graph_parse_file (path, &error);
+  g_assert_no_error (error);
+  ExportOptions o;
+  export_options_init (&o);
+  o.opset = 13;
+  o.export_params = FALSE;
+  g_autoptr (Graph) g = export_graph (trace, &o, &error);
+  export_options_clear (&o);
+  g_assert_null (g);
+  g_assert_nonnull (error);
+  g_assert_nonnull (strstr (error->message, "batch_norm in training mode"));
+}
+
 void
 wrong_results_tests_add (void)
 {
+  g_test_add_func ("/symbolic/wrong-results/batch_norm_training", test_batch_norm_training);
   static Case all[G_N_ELEMENTS (cases) * G_N_ELEMENTS (opsets)];
   guint k = 0;
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
