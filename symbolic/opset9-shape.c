@@ -484,8 +484,20 @@ sym_expand (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
           g_array_index (size, gint64, i) = 1;
       shape = sym_const_ints (ctx, size->len, (const gint64 *) size->data);
     }
-  else if ((shape = sym_value (ctx, graph_node_input (n, 1), error)) == NULL)
-    return FALSE;
+  else
+    {
+      /* Sizes computed at run time may hold -1 (keep the dim): 1 there, by
+       * Where(Equal(shape, -1), ones, shape), as torch does. */
+      if ((shape = sym_value (ctx, graph_node_input (n, 1), error)) == NULL)
+        return FALSE;
+      if (sym_dtype (shape) != GRAPH_DTYPE_INT64)
+        shape = sym_cast (ctx, shape, GRAPH_DTYPE_INT64);
+      GraphValue *ones = sym_constant_of_shape (ctx, graph_op (G, "Shape", shape, NULL),
+                                                GRAPH_DTYPE_INT64, 1.0);
+      GraphValue *is_keep = graph_op (G, "Equal", shape,
+                                      sym_const_scalar (ctx, GRAPH_DTYPE_INT64, -1.0), NULL);
+      shape = graph_op (G, "Where", is_keep, ones, shape, NULL);
+    }
   out[0] = graph_op (G, "Expand", self, shape, NULL);
   return TRUE;
 }
@@ -610,6 +622,32 @@ upsample (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error, gbool
             scales[2 + i] = sv[ns == 1 ? 0 : i];
           have_scales = TRUE;
         }
+    }
+  /* A size computed at run time (interpolate(size=y.shape[-2:])): the
+   * declared output shape holds only the traced sizes, so Resize takes
+   * `sizes` computed in the graph, as torch does from opset 11. */
+  if (!have_scales && sizes == NULL && !sym_is_none (size_src))
+    {
+      if (sym_opset (ctx) < 11)
+        return sym_unimplemented (ctx, n, error, "upsampling to a size computed at run time "
+                                  "(supported from opset 11)");
+      GraphValue *sz = sym_value (ctx, size_src, error);
+      if (sz == NULL)
+        return FALSE;
+      if (sym_dtype (sz) != GRAPH_DTYPE_INT64)
+        sz = sym_cast (ctx, sz, GRAPH_DTYPE_INT64);
+      g_autoptr (Tensor) t0 = tensor_new_int64_vector (1, (gint64[]) { 0 });
+      g_autoptr (Tensor) t2 = tensor_new_int64_vector (1, (gint64[]) { 2 });
+      GraphValue *lead = graph_op (G, "Slice", graph_op (G, "Shape", input, NULL), sym_constant (ctx, t0),
+                                   sym_constant (ctx, t2), NULL);
+      GraphValue *full = graph_op (G, "Concat", lead, sz, "axis_i", (gint64) 0, NULL);
+      g_autoptr (Tensor) none = tensor_new_zeroed (GRAPH_DTYPE_FLOAT, 1, (gint64[]) { 0 }, NULL);
+      GraphValue *empty = sym_constant (ctx, none);
+      const char *ctm = linear ? (align ? "align_corners" : "half_pixel") : "asymmetric";
+      out[0] = graph_op (G, "Resize", input, empty, empty, full,
+                         "coordinate_transformation_mode_s", ctm, "cubic_coeff_a_f", -0.75,
+                         "mode_s", linear ? "linear" : "nearest", "nearest_mode_s", "floor", NULL);
+      return TRUE;
     }
   if (!have_scales)
     {

@@ -51,6 +51,20 @@ CASES = {
                       (torch.tensor([-7, 7, -7, 6]), torch.tensor([2, -2, -2, 3]))),
     "div_trunc_int": (lambda x, y: torch.div(x, y, rounding_mode="trunc"),
                       (torch.tensor([-7, 7, -7, 6]), torch.tensor([2, -2, -2, 3]))),
+    # expand's -1 with a size computed at run time keeps the dim
+    "expand_keep_dims": (lambda t, x: torch.cat([t.expand(x.shape[0], -1, -1), x], 1),
+                         (torch.randn(1, 1, 4), torch.randn(2, 3, 4))),
+}
+
+# Exported with dynamic axes (input name: {axis: symbol}) and run at the
+# traced size and at a second one (CASE.size2.input_N.npy, CASE.size2.expected.npy):
+# a size the trace declares must not be folded when it depends on a dynamic dim.
+DYNAMIC = {
+    "interpolate_size_of_other": (
+        lambda x, y: F.interpolate(x, size=y.shape[-2:], mode="nearest"),
+        (torch.randn(1, 2, 4, 4), torch.randn(1, 2, 8, 8)),
+        (torch.randn(1, 2, 3, 3), torch.randn(1, 2, 6, 5)),
+        "input:2=a,input:3=b,y:2=h,y:3=w"),
 }
 
 
@@ -75,6 +89,16 @@ def main():
         for i, x in enumerate(inputs):
             np.save(os.path.join(OUT, "%s.input_%d.npy" % (name, i)), x.numpy())
         np.save(os.path.join(OUT, name + ".expected.npy"), fn(*inputs).numpy())
+    for name, (fn, inputs, inputs2, axes) in DYNAMIC.items():
+        traced = torch.jit.trace(Fn(fn).eval(), inputs)
+        with open(os.path.join(OUT, name + ".trace"), "w") as f:
+            f.write(str(traced.inlined_graph))
+        with open(os.path.join(OUT, name + ".axes"), "w") as f:
+            f.write(axes + "\n")
+        for tag, xs in (("", inputs), (".size2", inputs2)):
+            for i, x in enumerate(xs):
+                np.save(os.path.join(OUT, "%s%s.input_%d.npy" % (name, tag, i)), x.numpy())
+            np.save(os.path.join(OUT, "%s%s.expected.npy" % (name, tag)), fn(*xs).numpy())
     print("%d cases written to %s" % (len(CASES), os.path.normpath(OUT)))
 
 
