@@ -570,6 +570,15 @@ elements_walk (RtCall *call, const RtTensor *data, const RtTensor *idx, guint ax
       rt_call_error (call, error, RT_ERROR_SHAPE, "indices and data differ in rank");
       return FALSE;
     }
+  /* Off the axis, an index position is also a data position: it must be
+   * inside data (ONNX: indices' dims at most data's). */
+  for (guint i = 0; i < idx->rank; i++)
+    if (i != ax && idx->dims[i] > data->dims[i])
+      {
+        rt_call_error (call, error, RT_ERROR_SHAPE, "indices dim %u is %" G_GINT64_FORMAT
+                       ", more than data's %" G_GINT64_FORMAT, i, idx->dims[i], data->dims[i]);
+        return FALSE;
+      }
   for (gint64 k = 0; k < idx->numel; k++)
     {
       gint64 v;
