@@ -61,7 +61,7 @@ typedef enum { P_MAX, P_AVG, P_LP } PoolKind;
                 acc = acc / (double) (include_pad ? padded : MAX (count, 1));           \
               else if (kind == P_LP)                                                    \
                 acc = pow (acc, 1.0 / p);                                               \
-              y[o] = (T) acc;                                                           \
+              y[o] = (T) rt_saturate (GRAPH_DTYPE_##E, acc);                            \
               if (ind && colmajor)                                                      \
                 {                                                                       \
                   /* storage_order 1: the index of the column-major layout */           \

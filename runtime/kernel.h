@@ -208,6 +208,10 @@ gint64       rt_shape_numel (guint rank, const gint64 *dims);
 /* The product of the dims after `axis` (1 when axis is the last one or
  * past the rank, as for a rank-0 tensor): never reads past dims[rank - 1]. */
 gint64       rt_shape_inner (guint rank, const gint64 *dims, guint axis);
+/* v for storing into dtype: clamped to an integer type's range (NaN → 0;
+ * a max over an empty window, -inf, → the type's lowest, as ONNX Runtime's
+ * initial value), unchanged for float types. */
+double       rt_saturate (GraphDType dtype, double v);
 /* Element i as int64 / double (any numeric or bool dtype). */
 gint64       rt_get_i64 (const RtTensor *t, gint64 i);
 double       rt_get_f64 (const RtTensor *t, gint64 i);

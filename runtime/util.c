@@ -123,6 +123,23 @@ rt_shape_inner (guint rank, const gint64 *dims, guint axis)
   return axis + 1 >= rank ? 1 : rt_shape_numel (rank - axis - 1, dims + axis + 1);
 }
 
+double
+rt_saturate (GraphDType dtype, double v)
+{
+  double lo, hi;
+  switch (dtype)
+    {
+    case GRAPH_DTYPE_INT8: lo = G_MININT8; hi = G_MAXINT8; break;
+    case GRAPH_DTYPE_UINT8: lo = 0; hi = G_MAXUINT8; break;
+    case GRAPH_DTYPE_INT16: lo = G_MININT16; hi = G_MAXINT16; break;
+    case GRAPH_DTYPE_UINT16: lo = 0; hi = G_MAXUINT16; break;
+    case GRAPH_DTYPE_INT32: lo = G_MININT32; hi = G_MAXINT32; break;
+    case GRAPH_DTYPE_UINT32: lo = 0; hi = G_MAXUINT32; break;
+    default: return v;   /* float types; 64-bit integers go through rt_convert */
+    }
+  return isnan (v) ? 0 : v < lo ? lo : v > hi ? hi : v;
+}
+
 gsize
 rt_dtype_size (GraphDType d)
 {
