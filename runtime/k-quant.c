@@ -101,16 +101,22 @@ k_dequantize (RtCall *call, GError **error)
       || !param_init (call, &zp, call->n_inputs > 2 ? call->inputs[2] : NULL, x, axis,
                       "x_zero_point", error))
     return FALSE;
+  /* The output has x_scale's type, which ONNX allows to be a float type
+   * only (an integer one wrote 8-byte doubles into a smaller buffer). */
+  if (!graph_dtype_is_floating (scale->dtype))
+    {
+      rt_call_error (call, error, RT_ERROR_INPUT, "x_scale is %s; it must be a float type",
+                     graph_dtype_name (scale->dtype));
+      return FALSE;
+    }
   RtTensor *o = rt_call_output (call, 0, scale->dtype, x->rank, x->dims, error);
   if (o == NULL)
     return FALSE;
+  gsize es = rt_dtype_size (o->dtype);
   for (gint64 i = 0; i < x->numel; i++)
     {
       double v = (rt_get_f64 (x, i) - param_get (&zp, i, 0)) * param_get (&sc, i, 1);
-      if (o->dtype == GRAPH_DTYPE_FLOAT)
-        ((float *) o->data)[i] = (float) v;
-      else
-        ((double *) o->data)[i] = v;
+      rt_convert (&v, GRAPH_DTYPE_DOUBLE, (char *) o->data + (gsize) i * es, o->dtype, 1);
     }
   return TRUE;
 }
