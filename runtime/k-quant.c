@@ -267,6 +267,15 @@ k_qlinear_matmul (RtCall *call, GError **error)
     return FALSE;
   gint64 N = in[3]->rank > 1 ? in[3]->dims[in[3]->rank - 1] : 1;
   gint64 M = in[0]->rank > 1 ? in[0]->dims[in[0]->rank - 2] : 1;
+  /* Scales per tensor, or a's per row and b's per column; y's per tensor. */
+  if ((in[1]->numel != 1 && in[1]->numel != M) || (in[4]->numel != 1 && in[4]->numel != N)
+      || in[6]->numel != 1 || in[7]->numel != 1)
+    {
+      rt_call_error (call, error, RT_ERROR_SHAPE, "a_scale must have 1 or %" G_GINT64_FORMAT
+                     " entries, b_scale 1 or %" G_GINT64_FORMAT ", y_scale and y_zero_point 1",
+                     M, N);
+      return FALSE;
+    }
   double ys = rt_get_f64 (in[6], 0), yzp = rt_get_f64 (in[7], 0);
   for (gint64 i = 0; i < o->numel; i++)
     {
