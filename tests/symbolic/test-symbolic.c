@@ -7,6 +7,7 @@
 #include <json-glib/json-glib.h>
 #include <math.h>
 #include <string.h>
+#include <sys/wait.h>
 
 static Graph *
 parse (const char *text)
@@ -814,29 +815,36 @@ test_conv_aliases (void)
     }
 }
 
-/* doc/symbolic-ops.md is the output of `symonnx ops --markdown`. */
+/* The registry against torch 1.13's, computed now from torch's own registry
+ * by tools/op_coverage.py: every aten name torch exports at an opset is
+ * exported by symonnx at that opset or listed in
+ * tests/fixtures/symbolic/coverage-not-yet.txt (and a listed name that is
+ * covered fails, so the list only shrinks); doc/symbolic-ops.md is what the
+ * script prints. */
 static void
-test_coverage_doc (void)
+test_coverage_torch (void)
 {
   const char *cli = g_getenv ("SYMONNX_CLI");
-  if (cli == NULL)
+  if (cli == NULL || !g_file_test ("/usr/bin/python3", G_FILE_TEST_IS_EXECUTABLE))
     {
-      g_test_skip ("SYMONNX_CLI not set");
+      g_test_skip ("SYMONNX_CLI not set or no /usr/bin/python3");
       return;
     }
-  const char *argv[] = { cli, "ops", "--markdown", NULL };
+  g_autofree char *script = test_source_path ("tools/op_coverage.py");
+  const char *argv[] = { "/usr/bin/python3", script, "--cli", cli, "--check", NULL };
   g_autofree char *out = NULL;
   int status;
   g_autoptr (GError) error = NULL;
   g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, NULL,
                                &status, &error));
-  g_assert_true (g_spawn_check_wait_status (status, NULL));
-  g_autofree char *path = test_source_path ("doc/symbolic-ops.md");
-  g_autofree char *doc = NULL;
-  g_assert_true (g_file_get_contents (path, &doc, NULL, &error));
-  if (strcmp (doc, out) != 0)
-    g_error ("doc/symbolic-ops.md is out of date: regenerate it with "
-             "`./build-sym/tools/symonnx ops --markdown > doc/symbolic-ops.md`");
+  g_test_message ("%s", out);
+  if (WIFEXITED (status) && WEXITSTATUS (status) == 77)
+    {
+      g_test_skip ("torch is not installed");
+      return;
+    }
+  if (!g_spawn_check_wait_status (status, NULL))
+    g_error ("coverage against torch 1.13 failed:\n%s", out);
 }
 
 void test_fold_register (void);
@@ -856,6 +864,6 @@ main (int argc, char **argv)
   g_test_add_func ("/symbolic/plugin", test_plugin);
   g_test_add_func ("/symbolic/torch-refs", test_torch_refs);
   g_test_add_func ("/symbolic/conv-aliases", test_conv_aliases);
-  g_test_add_func ("/symbolic/coverage-doc", test_coverage_doc);
+  g_test_add_func ("/symbolic/coverage-torch", test_coverage_torch);
   return g_test_run ();
 }
