@@ -17,6 +17,7 @@ builtin_table (guint i, SymTable *out)
     { 9, sym_opset9_misc, 0 }, { 9, sym_opset9_rnn, 0 }, { 10, sym_opset10_table, 0 },
     { 11, sym_opset11_table, 0 }, { 12, sym_opset12_table, 0 }, { 13, sym_opset13_table, 0 }, { 14, sym_opset14_table, 0 },
     { 16, sym_opset16_table, 0 }, { 17, sym_opset17_table, 0 },
+    { 9, sym_opset9_extra, 0 }, { 11, sym_opset11_extra, 0 },
   };
   const gsize lens[] = {
     sym_opset9_math_len, sym_opset9_reduce_len, sym_opset9_nn_len,
@@ -25,6 +26,7 @@ builtin_table (guint i, SymTable *out)
     sym_opset10_table_len, sym_opset11_table_len, sym_opset12_table_len,
     sym_opset13_table_len, sym_opset14_table_len, sym_opset16_table_len,
     sym_opset17_table_len,
+    sym_opset9_extra_len, sym_opset11_extra_len,
   };
   G_STATIC_ASSERT (G_N_ELEMENTS (all) == G_N_ELEMENTS (lens));
   if (i >= G_N_ELEMENTS (all))
@@ -161,15 +163,18 @@ builtin_for (SymRegistry *reg, int opset)
     return reg->builtin[opset];
   GHashTable *h = g_hash_table_new (g_str_hash, g_str_equal);
   SymTable t;
-  /* Ascending versions: a later table replaces an earlier entry. */
-  for (guint i = 0; builtin_table (i, &t); i++)
-    {
-      if (t.version > opset)
-        continue;
-      for (gsize j = 0; j < t.n_entries; j++)
-        g_hash_table_insert (h, (gpointer) intern_name (t.entries[j].name),
-                             (gpointer) &t.entries[j]);
-    }
+  /* Ascending versions: a later opset's table replaces an earlier entry
+   * (the list above is not sorted by version: the family tables added later
+   * sit at its end). */
+  for (int v = SYM_OPSET_MIN; v <= opset; v++)
+    for (guint i = 0; builtin_table (i, &t); i++)
+      {
+        if (t.version != v)
+          continue;
+        for (gsize j = 0; j < t.n_entries; j++)
+          g_hash_table_insert (h, (gpointer) intern_name (t.entries[j].name),
+                               (gpointer) &t.entries[j]);
+      }
   reg->builtin[opset] = h;
   return h;
 }
@@ -296,13 +301,12 @@ sym_registry_builtin_versions (SymRegistry *reg, const char *kind)
   GArray *out = g_array_new (FALSE, FALSE, sizeof (int));
   const char *k = intern_name (kind);
   SymTable t;
-  for (guint i = 0; k && builtin_table (i, &t); i++)
-    for (gsize j = 0; j < t.n_entries; j++)
-      if (intern_name (t.entries[j].name) == k)
-        {
-          if (out->len == 0 || g_array_index (out, int, out->len - 1) != t.version)
-            g_array_append_val (out, t.version);
-        }
+  for (int v = SYM_OPSET_MIN; k && v <= SYM_OPSET_MAX; v++)
+    for (guint i = 0; builtin_table (i, &t); i++)
+      for (gsize j = 0; j < t.n_entries; j++)
+        if (t.version == v && intern_name (t.entries[j].name) == k
+            && (out->len == 0 || g_array_index (out, int, out->len - 1) != v))
+          g_array_append_val (out, v);
   return out;
 }
 

@@ -31,6 +31,9 @@ extern const SymEntry sym_opset13_table[];  extern const gsize sym_opset13_table
 extern const SymEntry sym_opset14_table[];  extern const gsize sym_opset14_table_len;
 extern const SymEntry sym_opset16_table[];  extern const gsize sym_opset16_table_len;
 extern const SymEntry sym_opset17_table[];  extern const gsize sym_opset17_table_len;
+/* Issue 12's additions, one table per family and opset. */
+extern const SymEntry sym_opset9_extra[];   extern const gsize sym_opset9_extra_len;
+extern const SymEntry sym_opset11_extra[];  extern const gsize sym_opset11_extra_len;
 
 /* Helpers shared between the opset-9 files. */
 /* A 1-element 1-D float constant, as torch's torch.tensor([v]) (opset9-math.c). */
@@ -40,6 +43,22 @@ GraphValue  *sym_constant_of_shape (SymContext *ctx, GraphValue *shape, GraphDTy
 /* A constant of `dims` filled with v in dt, or NULL when too large (opset9-create.c). */
 GraphValue  *sym_const_filled (SymContext *ctx, gsize rank, const gint64 *dims, GraphDType dt,
                                double v);
+/* Shared with opset9-extra.c: torch ScalarType code → element type, dflt
+ * when src is not a constant code (opset9-create.c); the pairwise distance
+ * as torch writes it (opset9-reduce.c); a Split node's outputs as the
+ * node's results or list output, squeezed along dim for unbind
+ * (opset9-shape.c); and the symbolics whose aliases it lists. */
+GraphDType   sym_scalar_type (GraphValue *src, GraphDType dflt);
+GraphValue  *sym_pairwise_distance_values (SymContext *ctx, GraphValue *a, GraphValue *b,
+                                           double p, double eps, gboolean keep);
+gboolean     sym_finish_split (SymContext *ctx, GraphNode *n, GraphNode *sp, GraphValue **out,
+                               gboolean squeeze, gint64 dim);
+gboolean     sym_chunk (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error);
+gboolean     sym_split_op (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error);
+gboolean     sym_unbind (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error);
+gboolean     sym_transpose (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error);
+gboolean     sym_upsample_mode (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error,
+                                const char *mode);
 /* Symbolics listed again by a later opset's table, whose translation
  * depends on the target opset (defined in the opset-9 files). */
 gboolean     sym_layer_norm_any (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error);
