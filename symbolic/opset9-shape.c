@@ -135,7 +135,7 @@ sym_flatten (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 }
 
 /* aten::transpose(self, dim0, dim1) */
-static gboolean
+gboolean
 sym_transpose (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {
   GraphValue *self;
@@ -224,8 +224,8 @@ sym_stack (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 
 /* Splits producing a Tensor[]: the element count comes from the
  * prim::ListUnpack consumer. */
-static gboolean
-finish_split (SymContext *ctx, GraphNode *n, GraphNode *sp, GraphValue **out, gboolean squeeze,
+gboolean
+sym_finish_split (SymContext *ctx, GraphNode *n, GraphNode *sp, GraphValue **out, gboolean squeeze,
               gint64 dim)
 {
   guint k = graph_node_n_outputs (sp);
@@ -265,7 +265,7 @@ split_sizes (SymContext *ctx, GraphNode *n, GraphValue *self, gint64 dim, gint64
 }
 
 /* aten::split(self, split_size, dim) (also with a size list) */
-static gboolean
+gboolean
 sym_split_op (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {
   GraphValue *self;
@@ -288,11 +288,11 @@ sym_split_op (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   else if (!split_sizes (ctx, n, self, dim, chunk, &k, sizes, error))
     return FALSE;
   GraphNode *sp = sym_split (ctx, self, dim, k, sizes);
-  return sp && finish_split (ctx, n, sp, out, FALSE, dim);
+  return sp && sym_finish_split (ctx, n, sp, out, FALSE, dim);
 }
 
 /* aten::chunk(self, chunks, dim) */
-static gboolean
+gboolean
 sym_chunk (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {
   GraphValue *self;
@@ -309,7 +309,7 @@ sym_chunk (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   if (!split_sizes (ctx, n, self, dim, (len + chunks - 1) / chunks, &k, sizes, error))
     return FALSE;
   GraphNode *sp = sym_split (ctx, self, dim, k, sizes);
-  return sp && finish_split (ctx, n, sp, out, FALSE, dim);
+  return sp && sym_finish_split (ctx, n, sp, out, FALSE, dim);
 }
 
 /* aten::unfold(self, dimension, size, step): each window of `size` along
@@ -353,7 +353,7 @@ sym_unfold (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 }
 
 /* aten::unbind(self, dim) */
-static gboolean
+gboolean
 sym_unbind (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {
   GraphValue *self;
@@ -365,7 +365,7 @@ sym_unbind (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   if (!split_sizes (ctx, n, self, dim, 1, &k, sizes, error))
     return FALSE;
   GraphNode *sp = sym_split (ctx, self, dim, k, sizes);
-  return sp && finish_split (ctx, n, sp, out, TRUE, dim);
+  return sp && sym_finish_split (ctx, n, sp, out, TRUE, dim);
 }
 
 /* aten::squeeze(self) / squeeze(self, dim) */
@@ -576,11 +576,14 @@ sym_topk (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   return TRUE;
 }
 
-/* aten::upsample_{nearest,bilinear}2d(input, output_size, [align_corners,]
- * scale_factors) — the .vec overloads traces record. */
-static gboolean
-upsample (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error, gboolean linear)
+/* aten::upsample_{nearest,bilinear,bicubic}2d(input, output_size,
+ * [align_corners,] scale_factors) — the .vec overloads traces record; mode
+ * is Resize's ("nearest", "linear", "cubic"). */
+gboolean
+sym_upsample_mode (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error,
+                   const char *mode)
 {
+  gboolean linear = strcmp (mode, "nearest") != 0;
   GraphValue *input;
   if (!sym_parse_args (ctx, n, "v", &input, error))
     return FALSE;
@@ -665,7 +668,6 @@ upsample (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error, gbool
       for (int i = 2; i < r; i++)
         scales[i] = (double) out_d[i] / (double) in_d[i];
     }
-  const char *mode = linear ? "linear" : "nearest";
   gint64 nr = r;
   g_autoptr (Tensor) st = tensor_new_zeroed (GRAPH_DTYPE_FLOAT, 1, &nr, NULL);
   for (int i = 0; i < r; i++)
@@ -686,23 +688,35 @@ upsample (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error, gbool
     }
   g_autoptr (Tensor) empty = tensor_new_zeroed (GRAPH_DTYPE_FLOAT, 1, (gint64[]) { 0 }, NULL);
   GraphValue *roi = sym_constant (ctx, empty);
+  GraphValue *scale_in = sym_constant (ctx, st), *sizes_in = NULL;
+  if (!have_scales && sizes)
+    {
+      /* Given sizes, Resize gets them (as torch writes it): a float scale
+       * such as 5/3 can floor to one element fewer. */
+      scale_in = sym_constant (ctx, empty);
+      sizes_in = sym_const_ints (ctx, (gsize) r, out_d);
+    }
   const char *ctm = linear ? (align ? "align_corners" : "half_pixel") : "asymmetric";
-  out[0] = graph_op (G, "Resize", input, roi, sym_constant (ctx, st),
-                     "coordinate_transformation_mode_s", ctm, "cubic_coeff_a_f", -0.75,
-                     "mode_s", mode, "nearest_mode_s", "floor", NULL);
+  GraphValue *ins[] = { input, roi, scale_in, sizes_in };
+  GraphNode *rs = graph_opv_outputs (G, "Resize", sizes_in ? 4 : 3, ins, 1,
+                                     "coordinate_transformation_mode_s", ctm, "cubic_coeff_a_f", -0.75,
+                                     "mode_s", mode, "nearest_mode_s", "floor", NULL);
+  if (rs == NULL)
+    return FALSE;
+  out[0] = graph_node_output (rs, 0);
   return TRUE;
 }
 
 static gboolean
 sym_upsample_nearest (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {
-  return upsample (ctx, n, out, error, FALSE);
+  return sym_upsample_mode (ctx, n, out, error, "nearest");
 }
 
 static gboolean
 sym_upsample_bilinear (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {
-  return upsample (ctx, n, out, error, TRUE);
+  return sym_upsample_mode (ctx, n, out, error, "linear");
 }
 
 /* x rolled by `shift` along `dim`: Concat of two Slices */
