@@ -40,7 +40,7 @@ extern const SymTable sym_opset9_math, sym_opset9_reduce, sym_opset9_nn, sym_ops
                       sym_opset10, sym_opset11, sym_opset12, sym_opset13, sym_opset14,
                       sym_opset16, sym_opset17,
                       /* Issue 12's additions: torch 1.13 names the first tables lacked. */
-                      sym_opset9_extra, sym_opset11_extra;
+                      sym_opset9_extra, sym_opset9_aliases, sym_opset11_extra;
 
 /* Helpers shared between the opset-9 files. */
 /* A 1-element 1-D float constant, as torch's torch.tensor([v]) (opset9-math.c). */
@@ -66,6 +66,17 @@ gboolean     sym_unbind (SymContext *ctx, GraphNode *n, GraphValue **out, GError
 gboolean     sym_transpose (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error);
 gboolean     sym_upsample_mode (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error,
                                 const char *mode);
+/* Softmax/LogSoftmax of input along dim: one op, or the Transpose form
+ * torch writes before opset 13 (opset9-nn.c; the rank must be known). */
+GraphValue  *sym_softmax_values (SymContext *ctx, GraphValue *input, gint64 dim, const char *op,
+                                 gboolean pre13_form);
+/* layer_norm over the last ns dims as torch's opset-9 symbolic writes it
+ * (ReduceMean, Sub, Pow, Sqrt, Div, then weight and bias when given); the
+ * mean and the denominator sqrt(var + eps) through the optional pointers
+ * (opset9-nn.c). */
+GraphValue  *sym_layer_norm_values (SymContext *ctx, GraphValue *input, gsize ns, GraphValue *weight,
+                                    GraphValue *bias, double eps, GraphValue **mean_out,
+                                    GraphValue **den_out);
 /* Symbolics listed again by a later opset's table, whose translation
  * depends on the target opset (defined in the opset-9 files). */
 gboolean     sym_layer_norm_any (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error);

@@ -164,11 +164,8 @@ sym_layer_norm_any (SymContext *ctx, GraphNode *n, GraphValue **out, GError **er
   double eps;
   if (!sym_parse_args (ctx, n, "v,is,v,v,f", &input, &ns, &shape, &weight, &bias, &eps, error))
     return FALSE;
-  gint64 axes[TENSOR_MAX_RANK];
   if (ns == 0 || ns > TENSOR_MAX_RANK)
     return sym_unimplemented (ctx, n, error, "an empty normalized_shape");
-  for (gsize i = 0; i < ns; i++)
-    axes[i] = -(gint64) (ns - i);
   if (sym_opset (ctx) >= 17)
     {
       GraphValue *ins[3] = { input, weight, bias };
@@ -179,6 +176,17 @@ sym_layer_norm_any (SymContext *ctx, GraphNode *n, GraphValue **out, GError **er
       out[0] = ln ? graph_node_output (ln, 0) : NULL;
       return out[0] != NULL;
     }
+  out[0] = sym_layer_norm_values (ctx, input, ns, weight, bias, eps, NULL, NULL);
+  return TRUE;
+}
+
+GraphValue *
+sym_layer_norm_values (SymContext *ctx, GraphValue *input, gsize ns, GraphValue *weight,
+                       GraphValue *bias, double eps, GraphValue **mean_out, GraphValue **den_out)
+{
+  gint64 axes[TENSOR_MAX_RANK];
+  for (gsize i = 0; i < ns; i++)
+    axes[i] = -(gint64) (ns - i);
   /* torch leaves keepdims at its default (1) here. */
   GraphValue *mean = graph_op (G, "ReduceMean", input, "axes_is", (int) ns, axes, NULL);
   GraphValue *num = graph_op (G, "Sub", input, mean, NULL);
@@ -192,8 +200,11 @@ sym_layer_norm_any (SymContext *ctx, GraphNode *n, GraphValue **out, GError **er
     y = graph_op (G, "Mul", y, weight, NULL);
   if (bias)
     y = graph_op (G, "Add", y, bias, NULL);
-  out[0] = y;
-  return TRUE;
+  if (mean_out)
+    *mean_out = mean;
+  if (den_out)
+    *den_out = den;
+  return y;
 }
 
 /* Pooling: aten::max_pool{1,2,3}d(input, kernel, stride, padding,
@@ -395,25 +406,18 @@ sym_embedding (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   return TRUE;
 }
 
-/* softmax / log_softmax before opset 13: Softmax coerces to 2-D at axis,
- * so a dim other than the last is transposed there and back. */
-static gboolean
-softmax_common (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error, const char *op)
+/* softmax / log_softmax: from opset 13 one op along dim; before, Softmax
+ * coerces to 2-D at axis, so a dim other than the last is transposed there
+ * and back (pre13_form).  dim was checked by the caller's 'd' parse. */
+GraphValue *
+sym_softmax_values (SymContext *ctx, GraphValue *input, gint64 dim, const char *op,
+                    gboolean pre13_form)
 {
-  GraphValue *input;
-  gint64 dim;
-  if (!sym_parse_args (ctx, n, "vd", &input, &dim, error))
-    return FALSE;
   int r = sym_rank (input);
-  if (r < 0)
-    return sym_unimplemented (ctx, n, error, "softmax on an input of unknown rank");
+  if (!pre13_form || r == 0)
+    return graph_op (G, op, input, "axis_i", r == 0 ? (gint64) 0 : dim, NULL);
   if (dim < 0)
     dim += r;
-  if (r == 0)
-    {
-      out[0] = graph_op (G, op, input, "axis_i", (gint64) 0, NULL);
-      return TRUE;
-    }
   gboolean transpose = dim != r - 1;
   gint64 perm[TENSOR_MAX_RANK];
   for (int i = 0; i < r; i++)
@@ -427,6 +431,19 @@ softmax_common (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error,
   GraphValue *y = graph_op (G, op, input, "axis_i", (gint64) (r - 1), NULL);
   if (transpose)
     y = graph_op (G, "Transpose", y, "perm_is", r, perm, NULL);
+  return y;
+}
+
+static gboolean
+softmax_common (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error, const char *op)
+{
+  GraphValue *input;
+  gint64 dim;
+  if (!sym_parse_args (ctx, n, "vd", &input, &dim, error))
+    return FALSE;
+  if (sym_rank (input) < 0)
+    return sym_unimplemented (ctx, n, error, "softmax on an input of unknown rank");
+  GraphValue *y = sym_softmax_values (ctx, input, dim, op, sym_opset (ctx) < 13);
   if (graph_node_n_inputs (n) > 2 && !sym_is_none (graph_node_input (n, 2)))
     {
       gint64 st;

@@ -254,6 +254,19 @@ OP_CASES.update({
     "upsample_bicubic2d_ac": (Fn(lambda s, x: F.interpolate(x, size=(5, 4), mode="bicubic", align_corners=True)),
                               [R(1, 1, 3, 3)]),
 })
+
+# Issue 12: no-ops on real tensors, aliases and multi-output forms.
+OP_CASES.update({
+    "conj_resolve": (Fn(lambda s, x: torch.conj_physical(x) + torch.resolve_neg(torch.resolve_conj(x * 2))),
+                     [R(2, 3)]),
+    "numpy_T": (Fn(lambda s, x: x.T * 2), [R(2, 3, 4)]),
+    "reshape_from_tensor": (Fn(lambda s, x: torch._reshape_from_tensor(x, torch.tensor([3, 2])) * 2), [R(2, 3)]),
+    "underscore_log_softmax": (Fn(lambda s, x: torch._log_softmax(x, 1, False)), [R(2, 3, 4)]),
+    "native_layer_norm": (Fn(lambda s, x, w, b: torch.native_layer_norm(x, [4], w, b, 1e-5)),
+                          [R(2, 3, 4), R(4), R(4)]),
+    "weight_norm": (Fn(lambda s, v, g: torch._weight_norm(v, g, 0)), [R(3, 2, 4), R(3, 1, 1)]),
+    "weight_norm_all": (Fn(lambda s, v, g: torch._weight_norm(v, g, -1)), [R(3, 4), R(1, 1)]),
+})
 CASES.update(OP_CASES)
 
 
