@@ -9,7 +9,7 @@ weights_backbone=None) and a small input; each model runs in its own process
 opset the table says whether torch.onnx.export wrote a file, whether symonnx
 exported one (or the first line of its error), and whether symonnx's file run
 in symonnx's executor gives PyTorch's outputs (numpy allclose, rtol 1e-3,
-atol 1e-4), and the same for torch's file run in symonnx's executor.
+atol 1e-4 + 1e-5 of the largest output), and the same for torch's file run in symonnx's executor.
 
   bench/torchvision-corpus.py [--opsets 13,17] [--family classification,...]
                               [--models a,b] [--skip-large] [--timeout S]
@@ -86,6 +86,14 @@ def one(name, family, opsets, work):
     import symonnx
     model, args = make(name, family)
     n_params = sum(p.numel() for p in model.parameters())
+    # Random weights through untrained BatchNorm reach 1e10 in some models
+    # (inception_v3): an absolute tolerance of 1e-5 of the largest output
+    # keeps float32 cancellation there from counting as a mismatch.
+    with torch.no_grad():
+        from symonnx import _trace
+        scale = max((float(t.abs().max()) for t in _trace.flatten(model(*args))
+                     if t.numel() and t.is_floating_point()), default=0.0)
+    atol = 1e-4 + 1e-5 * scale
     for opset in opsets:
         row = {"model": name, "family": family, "opset": opset, "params": n_params}
         tf = os.path.join(work, f"{name}.torch{opset}.onnx")
@@ -110,7 +118,7 @@ def one(name, family, opsets, work):
                 continue
             buf = io.StringIO()
             try:
-                ok = symonnx.verify(model, args, path, rtol=1e-3, atol=1e-4, file=buf)
+                ok = symonnx.verify(model, args, path, rtol=1e-3, atol=atol, file=buf)
                 row[key] = "yes" if ok else "NO: " + first_line(buf.getvalue().splitlines()[-2:-1])
             except Exception as e:  # noqa: BLE001
                 row[key] = "error: " + first_line(e)

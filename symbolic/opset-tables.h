@@ -40,7 +40,8 @@ extern const SymTable sym_opset9_math, sym_opset9_reduce, sym_opset9_nn, sym_ops
                       sym_opset10, sym_opset11, sym_opset12, sym_opset13, sym_opset14,
                       sym_opset16, sym_opset17,
                       /* Issue 12's additions: torch 1.13 names the first tables lacked. */
-                      sym_opset9_extra, sym_opset9_aliases, sym_opset11_extra;
+                      sym_opset9_extra, sym_opset9_aliases, sym_opset9_beyond,
+                      sym_opset11_extra;
 
 /* Helpers shared between the opset-9 files. */
 /* A 1-element 1-D float constant, as torch's torch.tensor([v]) (opset9-math.c). */

@@ -186,5 +186,8 @@ static const SymEntry entries[] = {
   SYM_CAST ("aten::_cast_Bool", BOOL),
   SYM_FN ("aten::native_layer_norm", sym_native_layer_norm),
   SYM_FN ("aten::_weight_norm", sym_weight_norm),
+  /* not in torch 1.13's registry: traces of x.swapaxes/swapdims record them */
+  SYM_FN ("aten::swapaxes", sym_transpose),
+  SYM_FN ("aten::swapdims", sym_transpose),
 };
 const SymTable sym_opset9_aliases = SYM_TABLE (9, entries);

@@ -328,6 +328,66 @@ sym_avg_pool (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   return v != NULL;
 }
 
+/* Adaptive pooling along one axis whose output size o need not divide the
+ * input size in: PyTorch's bin i is [floor(i·in/o), ceil((i+1)·in/o)).  A
+ * Gather of a static [o, K] index table (K the longest bin; a shorter bin
+ * repeats its last index) gives [..., o, K, ...]; max reduces over K, the
+ * average weights each entry by 1/len (0 for the repeats) and sums.  dt:
+ * the input's element type. */
+static GraphValue *
+adaptive_axis (SymContext *ctx, GraphValue *x, GraphDType dt, int rank, int axis, gint64 in,
+               gint64 o, gboolean is_max, GError **error)
+{
+  if (in == o)
+    return x;
+  if (!is_max && dt != GRAPH_DTYPE_FLOAT && dt != GRAPH_DTYPE_DOUBLE)
+    {
+      g_set_error (error, SYM_ERROR, SYM_ERROR_UNSUPPORTED,
+                   "adaptive average pooling of %s with bins of unequal size (float and double only)",
+                   graph_dtype_name (dt));
+      return NULL;
+    }
+  gint64 k = 0;
+  for (gint64 i = 0; i < o; i++)
+    k = MAX (k, ((i + 1) * in + o - 1) / o - (i * in) / o);
+  if (o > (1 << 16) || k * o > (1 << 24))
+    {
+      g_set_error (error, SYM_ERROR, SYM_ERROR_UNSUPPORTED,
+                   "adaptive pooling from %" G_GINT64_FORMAT " to %" G_GINT64_FORMAT
+                   " elements: index table too large", in, o);
+      return NULL;
+    }
+  gint64 wdims[TENSOR_MAX_RANK] = { o, k };
+  for (int d = axis + 1; d < rank; d++)
+    wdims[2 + d - axis - 1] = 1;
+  g_autoptr (Tensor) idx = tensor_new_zeroed (GRAPH_DTYPE_INT64, 2, wdims, error);
+  g_autoptr (Tensor) w = is_max ? NULL : tensor_new_zeroed (dt, (guint) (rank - axis + 1), wdims, error);
+  if (idx == NULL || (!is_max && w == NULL))
+    return NULL;
+  gint64 *ip = (gint64 *) tensor_data (idx);   /* new, owned: writable */
+  for (gint64 i = 0; i < o; i++)
+    {
+      gint64 start = (i * in) / o, end = ((i + 1) * in + o - 1) / o;
+      for (gint64 j = 0; j < k; j++)
+        {
+          ip[i * k + j] = MIN (start + j, end - 1);
+          if (w && start + j < end)
+            {
+              double v = 1.0 / (double) (end - start);
+              if (dt == GRAPH_DTYPE_FLOAT)
+                ((float *) tensor_data (w))[i * k + j] = (float) v;
+              else
+                ((double *) tensor_data (w))[i * k + j] = v;
+            }
+        }
+    }
+  GraphValue *g = graph_op (G, "Gather", x, sym_constant (ctx, idx), "axis_i", (gint64) axis, NULL);
+  if (w)
+    g = graph_op (G, "Mul", g, sym_constant (ctx, w), NULL);
+  const gint64 red = axis + 1;
+  return sym_reduce (ctx, is_max ? "ReduceMax" : "ReduceSum", g, 1, &red, FALSE);
+}
+
 /* aten::adaptive_avg_pool{1,2,3}d(input, output_size) */
 static gboolean
 adaptive_pool (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error, gboolean is_max)
@@ -350,18 +410,32 @@ adaptive_pool (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error, 
   int r = sym_rank (input);
   if (r < (int) no + 1 || !sym_static_shape (input, dims))
     return sym_unimplemented (ctx, n, error, "adaptive pooling on an input of unknown size");
-  gint64 kernel[8], strides[8], pads[16] = { 0 };
+  gint64 kernel[8], strides[8];
   if (no > 8)
     return sym_unimplemented (ctx, n, error, "%zu-d adaptive pooling", no);
+  if (is_max && graph_node_n_outputs (n) > 1 && graph_value_n_uses (graph_node_output (n, 1)) > 0)
+    return sym_unimplemented (ctx, n, error, "adaptive max pooling's indices");
+  gboolean divides = TRUE;
   for (gsize i = 0; i < no; i++)
     {
       gint64 in = dims[r - (int) no + (int) i];
-      if (osize[i] <= 0 || in % osize[i] != 0)
-        return sym_unimplemented (ctx, n, error,
-                                  "adaptive pooling where the output size does not divide the input size");
+      if (osize[i] <= 0 || in <= 0)
+        return sym_unimplemented (ctx, n, error, "adaptive pooling from size %" G_GINT64_FORMAT
+                                  " to %" G_GINT64_FORMAT, in, osize[i]);
+      divides = divides && in % osize[i] == 0;
       strides[i] = kernel[i] = in / osize[i];
     }
-  (void) pads;
+  if (!divides)
+    {
+      /* torch cannot export this (it refuses); the bins are static, so
+       * each pooled axis is a Gather of its bins and a reduction. */
+      GraphValue *v = input;
+      for (gsize i = 0; v && i < no; i++)
+        v = adaptive_axis (ctx, v, sym_dtype (input), r, r - (int) no + (int) i, dims[r - (int) no + (int) i], osize[i],
+                           is_max, error);
+      out[0] = v;
+      return v != NULL;
+    }
   out[0] = graph_op (G, is_max ? "MaxPool" : "AveragePool", input, "kernel_shape_is", (int) no,
                      kernel, "strides_is", (int) no, strides, NULL);
   return out[0] != NULL;

@@ -266,6 +266,27 @@ OP_CASES.update({
                           [R(2, 3, 4), R(4), R(4)]),
     "weight_norm": (Fn(lambda s, v, g: torch._weight_norm(v, g, 0)), [R(3, 2, 4), R(3, 1, 1)]),
     "weight_norm_all": (Fn(lambda s, v, g: torch._weight_norm(v, g, -1)), [R(3, 4), R(1, 1)]),
+    "adaptive_avg_uneven": (nn.AdaptiveAvgPool2d((3, 2)), [R(1, 2, 7, 5)]),
+    "adaptive_max_uneven": (nn.AdaptiveMaxPool2d((4, 3)), [R(1, 2, 6, 5)]),
+    "adaptive_avg1d_uneven": (nn.AdaptiveAvgPool1d(4), [R(2, 3, 10)]),
+    "adaptive_avg3d_uneven": (nn.AdaptiveAvgPool3d((2, 3, 2)), [R(1, 1, 3, 5, 4)]),
+    "alexnet_head_pool": (nn.AdaptiveAvgPool2d((6, 6)), [R(1, 3, 1, 1)]),
+    "swapaxes_call": (Fn(lambda s, x: torch.swapaxes(x, 0, 1) * 2), [R(2, 3)]),
+})
+
+# Issue 12, beyond torch: ops torch 1.13 exports only with ATEN_FALLBACK
+# that standard ONNX expresses (torch's refusal is recorded; the test runs
+# ours against PyTorch's outputs).
+OP_CASES.update({
+    "trunc_frac": (Fn(lambda s, x: (torch.trunc(x * 3), torch.frac(x * 3))),
+                   [torch.tensor([[-2.5, -0.4, 0.0, 0.4, 1.7, 2.0], [-1.0, 3.3, -3.3, 0.5, -0.5, 7.9]])]),
+    "atan2": (Fn(lambda s, y, x: torch.atan2(y, x)),
+              [torch.tensor([[1.0, -1.0, 1.0, -1.0, 0.0, 2.0, -2.0, 0.0], [0.3, -0.7, 5.0, -5.0, 1.0, 0.0, 0.0, 0.0]]),
+               torch.tensor([[1.0, 1.0, -1.0, -1.0, -1.0, 0.0, 0.0, 0.0], [-0.2, 0.4, -3.0, 2.0, 0.0, 1.0, -1.0, 2.0]])]),
+    "cumprod": (Fn(lambda s, x: torch.cumprod(x, dim=1)), [R(2, 5, 3)]),
+    "cumprod_last": (Fn(lambda s, x: torch.cumprod(x, -1, dtype=torch.float64)), [R(3, 4)]),
+    "affine_grid": (Fn(lambda s, t: F.affine_grid(t, [2, 3, 4, 5], align_corners=False)), [R(2, 2, 3)]),
+    "affine_grid_ac": (Fn(lambda s, t: F.affine_grid(t, [1, 1, 3, 1], align_corners=True)), [R(1, 2, 3)]),
 })
 CASES.update(OP_CASES)
 
