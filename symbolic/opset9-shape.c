@@ -415,6 +415,30 @@ sym_unsqueeze_op (SymContext *ctx, GraphNode *n, GraphValue **out, GError **erro
   return TRUE;
 }
 
+/* A computed slice bound (a 0-d int) as the 1-D value Slice takes. */
+static GraphValue *
+slice_bound (SymContext *ctx, GraphNode *n, GraphValue *src, GError **error)
+{
+  GraphValue *v = sym_value (ctx, src, error);
+  if (v == NULL)
+    {
+      if (error && *error == NULL)
+        sym_unimplemented (ctx, n, error, "a slice bound with no value");
+      return NULL;
+    }
+  int r = sym_rank (src);
+  if (r == 1)
+    return v;
+  if (r != 0)
+    {
+      sym_unimplemented (ctx, n, error, "a slice bound of rank %d", r);
+      return NULL;
+    }
+  static const gint64 zero = 0;
+  return sym_unsqueeze (ctx, sym_dtype (src) == GRAPH_DTYPE_INT64 ? v : sym_cast (ctx, v, GRAPH_DTYPE_INT64), 1,
+                        &zero);
+}
+
 /* aten::slice(self, dim, start, end, step) */
 static gboolean
 sym_slice_op (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
@@ -427,10 +451,25 @@ sym_slice_op (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   if (nin == 5 && !sym_parse_args (ctx, n, "none,i", &dim, error))
     return FALSE;
   GraphValue *s = graph_node_input (n, nin - 3), *e = graph_node_input (n, nin - 2);
-  if ((!sym_is_none (s) && !sym_get_const_int (s, &start))
-      || (!sym_is_none (e) && !sym_get_const_int (e, &end))
-      || !sym_get_const_int (graph_node_input (n, nin - 1), &step))
-    return sym_unimplemented (ctx, n, error, "slice with computed bounds");
+  if (!sym_get_const_int (graph_node_input (n, nin - 1), &step))
+    return sym_unimplemented (ctx, n, error, "slice with a computed step");
+  gboolean s_const = sym_is_none (s) || sym_get_const_int (s, &start);
+  gboolean e_const = sym_is_none (e) || sym_get_const_int (e, &end);
+  if (!s_const || !e_const)
+    {
+      /* x[:, :H] with H = x.size(1) computed: Slice takes its bounds as
+       * inputs from opset 10, as torch writes it (folded again when the
+       * shapes are static) */
+      if (sym_opset (ctx) < 10)
+        return sym_unimplemented (ctx, n, error, "slice with computed bounds (from opset 10)");
+      GraphValue *sv = s_const ? sym_const_ints (ctx, 1, &start) : slice_bound (ctx, n, s, error);
+      GraphValue *ev = sv == NULL ? NULL : e_const ? sym_const_ints (ctx, 1, &end) : slice_bound (ctx, n, e, error);
+      if (ev == NULL)
+        return FALSE;
+      out[0] = graph_op (G, "Slice", self, sv, ev, sym_const_ints (ctx, 1, &dim), sym_const_ints (ctx, 1, &step),
+                         NULL);
+      return TRUE;
+    }
   if (step != 1 && sym_opset (ctx) < 10)
     return sym_unimplemented (ctx, n, error, "slice with step != 1 (supported from opset 10)");
   if (start == 0 && end == G_MAXINT64 && step == 1)

@@ -2,6 +2,7 @@
 #include "export/export.h"
 #include "symbolic/translate.h"
 #include "export/onnx-check.h"
+#include "export/pipeline/view-mutation.h"
 #include <string.h>
 
 G_DEFINE_QUARK (export-error-quark, export_error)
@@ -340,7 +341,7 @@ translate (const Graph *trace, const ExportOptions *o, GPtrArray *kinds, GPtrArr
         skip = poisoned (bad, graph_node_input (n, i), 0);
       g_autoptr (GError) local = NULL;
       GraphNode *mark = graph_last_node (dst);
-      if (!skip && sym_context_translate (ctx, n, &local))
+      if (!skip && sym_context_translate (ctx, n, &local) && export_view_mutation (ctx, n, &local))
         {
           for (GraphNode *m = mark ? graph_node_next (mark) : graph_first_node (dst); origin && m;
                m = graph_node_next (m))
