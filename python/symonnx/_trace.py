@@ -62,6 +62,30 @@ def all_nodes(graph):
 
 
 
+def _traceable(out):
+    """Whether torch.jit.trace takes this output as it is: a tensor, or
+    tuples/lists of them, or a dict of tensors."""
+    if isinstance(out, torch.Tensor):
+        return True
+    if isinstance(out, (tuple, list)):
+        return all(isinstance(o, torch.Tensor) or (isinstance(o, (tuple, list)) and _traceable(o))
+                   for o in out)
+    if isinstance(out, dict):
+        return all(isinstance(o, torch.Tensor) for o in out.values())
+    return False
+
+
+class _Flattened(torch.nn.Module):
+    """A model whose outputs are flattened into one tuple."""
+
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, *args):
+        return tuple(flatten(self.model(*args)))
+
+
 def trace(model, args):
     """(text, tensors, outputs): the trace text, the state_dict plus every
     tensor constant of the trace under "__constant__.<value name>" (PyTorch
@@ -70,11 +94,18 @@ def trace(model, args):
         args = (args,)
     args = tuple(args)
     with torch.no_grad():
-        traced = torch.jit.trace(model, args, check_trace=False)
-        outputs = flatten(model(*args))
+        outputs = model(*args)
+        traced_model = model
+        if not _traceable(outputs):
+            # a list of dicts (detection models): trace a module returning
+            # the flattened tuple, as torch.onnx.export does; its weights
+            # are then named "model.<name>"
+            traced_model = _Flattened(model)
+        traced = torch.jit.trace(traced_model, args, check_trace=False, strict=False)
+        outputs = flatten(outputs)
     graph = traced.inlined_graph
     text = graph_text(graph)   # renames the bodies' values: before reading their names
-    tensors = dict(model.state_dict())
+    tensors = dict(traced_model.state_dict())
     for node in all_nodes(graph):
         if node.kind() == "prim::Constant" and node.hasAttribute("value") and node.kindOf("value") == "t":
             tensors[CONSTANT_PREFIX + node.output().debugName()] = node.t("value")
@@ -82,9 +113,12 @@ def trace(model, args):
 
 
 def flatten(out):
-    """A model's outputs as a list of tensors (tuples and lists flattened)."""
+    """A model's outputs as a list of tensors (tuples and lists flattened,
+    dicts by their values in insertion order, as torch.onnx.export does)."""
     if isinstance(out, torch.Tensor):
         return [out]
     if isinstance(out, (tuple, list)):
         return [t for o in out for t in flatten(o)]
+    if isinstance(out, dict):
+        return [t for o in out.values() for t in flatten(o)]
     raise TypeError(f"symonnx: cannot handle an output of type {type(out).__name__}")
