@@ -52,6 +52,14 @@ def pad_slice_computed(x):
     return y[:, :h, :w, :].contiguous() + y.sum()
 
 
+def topk_split_fill_computed(x):
+    k = min(5, x.shape[1] // 2)
+    v, i = x.topk(k, dim=1)
+    a, b = x.split([x.shape[1] // 3, x.shape[1] - x.shape[1] // 3], dim=1)
+    s = torch.empty((), dtype=torch.int64).fill_(x.shape[1] // 4)
+    return v * s + i.float() + a.sum() - b.mean()
+
+
 def view_write(x):
     m = x.new_zeros((4, 5))
     m.view(20)[3:6] = 1
@@ -93,6 +101,12 @@ CASES = {
     "pow_int_float": (lambda x: x ** 0.5 + x ** 2, (torch.tensor([[1, 4, 9], [2, 3, 16]]),)),
     # F.dropout(x, p=0.0) in training mode is the identity
     "dropout_p0_training": (lambda x: F.dropout(x, p=0.0) * 2, (torch.randn(3, 4),)),
+    # advanced indexing with several index tensors (negative, broadcast, split by a slice)
+    "index_multi": (lambda x, a, b, c, d: x[a, b].sum(-1) + x[:, c, d].sum() + x[c, :, d].sum(),
+                    (torch.randn(3, 4, 5), torch.tensor([[0], [2]]), torch.tensor([1, -1, 0]),
+                     torch.tensor([0, 1]), torch.tensor([2, -3]))),
+    # run-time values of detection heads: topk's k, split sizes, fill_ values
+    "topk_split_fill_computed": (topk_split_fill_computed, (torch.randn(2, 12),)),
 }
 
 # Exported with dynamic axes (input name: {axis: symbol}) and run at the

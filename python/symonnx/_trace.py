@@ -76,14 +76,38 @@ def _traceable(out):
 
 
 class _Flattened(torch.nn.Module):
-    """A model whose outputs are flattened into one tuple."""
+    """A model whose inputs are plain tensors (a list-of-tensors argument,
+    a detection model's images, becomes one input per element) and whose
+    outputs are flattened into one tuple, as torch.onnx.export does."""
 
-    def __init__(self, model):
+    def __init__(self, model, lengths):
         super().__init__()
         self.model = model
+        self.lengths = lengths   # per argument: None (a tensor) or its list's length
 
-    def forward(self, *args):
+    def forward(self, *flat):
+        args, k = [], 0
+        for n in self.lengths:
+            if n is None:
+                args.append(flat[k])
+                k += 1
+            else:
+                args.append(list(flat[k:k + n]))
+                k += n
         return tuple(flatten(self.model(*args)))
+
+
+def _flat_args(args):
+    """(flat tensors, per-argument list lengths or None)."""
+    flat, lengths = [], []
+    for a in args:
+        if isinstance(a, (list, tuple)) and all(isinstance(t, torch.Tensor) for t in a):
+            flat.extend(a)
+            lengths.append(len(a))
+        else:
+            flat.append(a)
+            lengths.append(None)
+    return tuple(flat), lengths
 
 
 def trace(model, args):
@@ -95,13 +119,14 @@ def trace(model, args):
     args = tuple(args)
     with torch.no_grad():
         outputs = model(*args)
-        traced_model = model
-        if not _traceable(outputs):
-            # a list of dicts (detection models): trace a module returning
-            # the flattened tuple, as torch.onnx.export does; its weights
-            # are then named "model.<name>"
-            traced_model = _Flattened(model)
-        traced = torch.jit.trace(traced_model, args, check_trace=False, strict=False)
+        traced_model, traced_args = model, args
+        flat, lengths = _flat_args(args)
+        if not _traceable(outputs) or any(n is not None for n in lengths):
+            # a list of dicts out or a list of tensors in (detection models):
+            # trace a module with plain inputs and a flat tuple out, as
+            # torch.onnx.export does; its weights are named "model.<name>"
+            traced_model, traced_args = _Flattened(model, lengths), flat
+        traced = torch.jit.trace(traced_model, traced_args, check_trace=False, strict=False)
         outputs = flatten(outputs)
     graph = traced.inlined_graph
     text = graph_text(graph)   # renames the bodies' values: before reading their names
