@@ -60,6 +60,23 @@ def topk_split_fill_computed(x):
     return v * s + i.float() + a.sum() - b.mean()
 
 
+def index_put(x, i, j, m):
+    x = x.clone()
+    x[i] = 5.0
+    x[:, i] = x[:, 0:1] * 2
+    x[i, j] = torch.arange(5.0)
+    x[:, i, j] = -1.0
+    x[m] = x[m] * 3
+    x[i] += 1
+    return x
+
+
+def index_put_accumulate(x, i):
+    x = x.clone()
+    x.index_put_((i,), torch.ones(2, 4), accumulate=True)
+    return x
+
+
 def view_write(x):
     m = x.new_zeros((4, 5))
     m.view(20)[3:6] = 1
@@ -107,6 +124,9 @@ CASES = {
                      torch.tensor([0, 1]), torch.tensor([2, -3]))),
     # run-time values of detection heads: topk's k, split sizes, fill_ values
     "topk_split_fill_computed": (topk_split_fill_computed, (torch.randn(2, 12),)),
+    # x[i] = v, x[:, i] = v, x[i, j] = v, x[mask] = v, x[i] += 1 (index_put_), x[mask]
+    "index_put": (index_put, (torch.randn(3, 4, 5), torch.tensor([0, -1]), torch.tensor([1, -1]),
+                              torch.randn(3, 4, 5) > 0.3)),
 }
 
 # Exported with dynamic axes (input name: {axis: symbol}) and run at the
@@ -128,6 +148,8 @@ REFUSALS = {
     "batch_norm_training": (torch.nn.BatchNorm2d(3).train(), (torch.randn(2, 3, 4, 4),)),
     # an in-place write through a view() whose base is read afterwards
     "view_write": (Fn(view_write), (torch.randn(4, 5),)),
+    # ScatterND adds only from opset 16 (the test exports at 13)
+    "index_put_accumulate": (Fn(index_put_accumulate), (torch.randn(4, 4), torch.tensor([0, 2]))),
 }
 
 

@@ -15,7 +15,7 @@ static const char *const cases[] = {
   "softplus_threshold", "clamp_tensor_bounds", "remainder_int_negative", "floor_divide_int",
   "div_floor_int", "div_trunc_int", "expand_keep_dims", "interpolate_size_of_other",
   "slice_assign", "select_zero_copy", "pad_slice_computed", "pow_int_float", "dropout_p0_training",
-  "index_multi", "topk_split_fill_computed",
+  "index_multi", "topk_split_fill_computed", "index_put",
 };
 static const int opsets[] = { 11, 13, 17 };
 
@@ -118,6 +118,8 @@ static const struct { const char *cas, *says; } refusals[] = {
   { "batch_norm_training", "batch_norm in training mode" },
   /* a write through view() would be dropped */
   { "view_write", "in-place write into a view" },
+  /* ScatterND's add reduction is opset 16 */
+  { "index_put_accumulate", "accumulate=True (from opset 16)" },
 };
 
 static void
