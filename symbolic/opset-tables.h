@@ -74,6 +74,10 @@ gboolean     sym_upsample_mode (SymContext *ctx, GraphNode *n, GraphValue **out,
  * torch writes before opset 13 (opset9-nn.c; the rank must be known). */
 GraphValue  *sym_softmax_values (SymContext *ctx, GraphValue *input, gint64 dim, const char *op,
                                  gboolean pre13_form);
+/* layer_norm's arguments (input, normalized_shape's length, weight, bias,
+ * eps), an empty or too long normalized_shape refused (opset9-nn.c). */
+gboolean     sym_parse_layer_norm (SymContext *ctx, GraphNode *n, GraphValue **input, gsize *ns,
+                                   GraphValue **weight, GraphValue **bias, double *eps, GError **error);
 /* layer_norm over the last ns dims as torch's opset-9 symbolic writes it
  * (ReduceMean, Sub, Pow, Sqrt, Div, then weight and bias when given); the
  * mean and the denominator sqrt(var + eps) through the optional pointers

@@ -130,12 +130,9 @@ sym_native_layer_norm (SymContext *ctx, GraphNode *n, GraphValue **out, GError *
 {
   GraphValue *input, *weight, *bias;
   gsize ns;
-  const gint64 *shape;
   double eps;
-  if (!sym_parse_args (ctx, n, "v,is,v,v,f", &input, &ns, &shape, &weight, &bias, &eps, error))
+  if (!sym_parse_layer_norm (ctx, n, &input, &ns, &weight, &bias, &eps, error))
     return FALSE;
-  if (ns == 0 || ns > TENSOR_MAX_RANK)
-    return sym_unimplemented (ctx, n, error, "an empty normalized_shape");
   GraphValue *mean, *den;
   out[0] = sym_layer_norm_values (ctx, input, ns, weight, bias, eps, &mean, &den);
   if (graph_node_n_outputs (n) > 1)
