@@ -304,7 +304,7 @@ sym_linspace (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   for (gint64 i = 0; i < steps; i++)
     ((double *) tensor_data (d))[i] = i < half ? start + step * (double) i
                                                : end - step * (double) (steps - 1 - i);
-  g_autoptr (Tensor) t = sym_tensor_cast (d, dt, error);
+  g_autoptr (Tensor) t = tensor_cast (d, dt, error);
   if (t == NULL)
     return FALSE;
   out[0] = sym_constant (ctx, t);
