@@ -491,6 +491,12 @@ gboolean     graph_node_get_is (const GraphNode *n, const char *name, gsize *len
 gboolean     graph_node_get_ss (const GraphNode *n, const char *name, gsize *len, const char *const **v);
 gboolean     graph_node_get_ts (const GraphNode *n, const char *name, gsize *len, Tensor *const **v);
 gboolean     graph_node_get_gs (const GraphNode *n, const char *name, gsize *len, Graph *const **v);
+/* The subgraphs attribute `name` holds: one (a graph attribute, stored in
+ * *one and pointed to by *subs) or a list; 0 for any other attribute.
+ *   Graph *one; Graph *const *subs;
+ *   for (gsize k = 0, len = graph_node_attr_subgraphs (n, name, &one, &subs); k < len; k++) */
+gsize        graph_node_attr_subgraphs (const GraphNode *n, const char *name, Graph **one,
+                                        Graph *const **subs);
 gboolean     graph_node_get_tps (const GraphNode *n, const char *name, gsize *len, GraphType *const **v);
 /* Copies every attribute of `from` onto `to` (deep-copying subgraphs). */
 void         graph_node_copy_attrs (GraphNode *to, const GraphNode *from);
