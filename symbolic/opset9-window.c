@@ -1,0 +1,49 @@
+/* aten::hann_window (issue 12; torch 1.13 registers it in
+ * symbolic_opset9.py).  torch builds sin²(π·n / N) from arange at run
+ * time, which its constant folding turns into one constant for a constant
+ * length: we write that constant, computed in double and cast to the
+ * window's type.  Ours follows PyTorch where torch's graph does not: a
+ * window of length 1 is [1] (torch's graph gives 0, or NaN when not
+ * periodic).  A computed length declines. */
+#include "symbolic/opset-tables.h"
+#include <math.h>
+
+/* aten::hann_window(window_length, periodic?, dtype, layout, device,
+ * pin_memory): the 5- and 6-argument overloads (periodic defaults TRUE). */
+static gboolean
+sym_hann_window (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  gint64 len;
+  if (!sym_get_const_int (graph_node_input (n, 0), &len))
+    return sym_unimplemented (ctx, n, error, "hann_window of a computed length");
+  if (len < 0 || len > (1 << 24))
+    return sym_unimplemented (ctx, n, error, "hann_window of length %" G_GINT64_FORMAT, len);
+  /* hann_window(N, dtype, ...) has 5 inputs; hann_window(N, periodic, dtype, ...) 6 */
+  gboolean six = graph_node_n_inputs (n) >= 6, periodic = TRUE;
+  if (six && !sym_get_const_bool (graph_node_input (n, 1), &periodic))
+    return sym_unimplemented (ctx, n, error, "hann_window with a computed `periodic`");
+  GraphDType traced = sym_dtype (graph_node_output (n, 0));
+  GraphDType dt = sym_scalar_type (graph_node_input (n, six ? 2 : 1),
+                                   graph_dtype_is_floating (traced) ? traced : GRAPH_DTYPE_FLOAT);
+  if (!graph_dtype_is_floating (dt))
+    return sym_unimplemented (ctx, n, error, "hann_window of a non-floating type");
+  g_autoptr (Tensor) d = tensor_new_zeroed (GRAPH_DTYPE_DOUBLE, 1, &len, error);
+  if (d == NULL)
+    return FALSE;
+  double denom = (double) (periodic ? len : len - 1);
+  for (gint64 i = 0; i < len; i++)
+    {
+      double s = sin (G_PI * (double) i / denom);
+      ((double *) tensor_data (d))[i] = len == 1 ? 1.0 : s * s;
+    }
+  g_autoptr (Tensor) t = sym_tensor_cast (d, dt, error);
+  if (t == NULL)
+    return FALSE;
+  out[0] = sym_constant (ctx, t);
+  return TRUE;
+}
+
+static const SymEntry entries[] = {
+  SYM_FN ("aten::hann_window", sym_hann_window),
+};
+const SymTable sym_opset9_window = SYM_TABLE (9, entries);
