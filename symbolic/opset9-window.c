@@ -1,10 +1,10 @@
 /* aten::hann_window (issue 12; torch 1.13 registers it in
- * symbolic_opset9.py).  torch builds sin²(π·n / N) from arange at run
- * time, which its constant folding turns into one constant for a constant
- * length: we write that constant, computed in double and cast to the
- * window's type.  Ours follows PyTorch where torch's graph does not: a
- * window of length 1 is [1] (torch's graph gives 0, or NaN when not
- * periodic).  A computed length declines. */
+ * symbolic_opset9.py).  With a constant length torch's export never runs
+ * that symbolic: its constant propagation evaluates the op with PyTorch
+ * and writes the window as a constant.  We write the same constant,
+ * computed in double as sin²(π·n / N) (N − 1 when not periodic; [1] for
+ * length 1, as PyTorch) and cast to the window's type.  A computed length
+ * (torch's symbolic: arange, Mul, Div, Sin at run time) declines. */
 #include "symbolic/opset-tables.h"
 #include <math.h>
 

@@ -333,6 +333,11 @@ OP_CASES.update({
     "hann_window": (Fn(lambda s, x: x * torch.hann_window(5)), [R(2, 5)]),
     "hann_window_symmetric": (Fn(lambda s, x: torch.hann_window(4, periodic=False, dtype=torch.float64) + x),
                               [R(4)]),
+    # a double rand_like, a window of length 1 ([1]), and a float mean with a tensor std, where
+    # torch draws one sample for every element (doc/symbolic.md)
+    "rand_like_double": (Fn(lambda s, x: torch.rand_like(x) * x), [R(2, 3).double()]),
+    "normal_mean_float": (Fn(lambda s, sd: torch.normal(0.5, sd)), [torch.rand(2, 3)]),
+    "hann_window_1": (Fn(lambda s, x: x * torch.hann_window(1)), [R(2, 1)]),
 })
 CASES.update(OP_CASES)
 
