@@ -7,12 +7,12 @@
  * the same values on every run, from /dev/urandom otherwise.  Values are
  * drawn in double and converted to the output type (float, double,
  * float16). */
-#include "runtime/kernel.h"
+#include "runtime/kernels-private.h"
 #include <math.h>
 #include <string.h>
 
-static GRand *
-node_rand (const RtCall *call)
+GRand *
+rt_random_new (const RtCall *call)
 {
   double seed;
   if (graph_node_get_f (call->node, "seed", &seed))
@@ -20,9 +20,9 @@ node_rand (const RtCall *call)
   return g_rand_new ();
 }
 
-/* A standard normal sample (Box-Muller; 1 − u keeps the log finite). */
-static double
-rand_normal (GRand *r)
+/* Box-Muller; 1 − u keeps the log finite. */
+double
+rt_random_normal (GRand *r)
 {
   double u1 = 1.0 - g_rand_double (r), u2 = g_rand_double (r);
   return sqrt (-2.0 * log (u1)) * cos (2.0 * G_PI * u2);
@@ -93,9 +93,9 @@ k_random (RtCall *call, GError **error)
   double *v = rt_call_scratch (call, (gsize) MAX (o->numel, 1) * sizeof (double), error);
   if (v == NULL)
     return FALSE;
-  g_autoptr (GRand) r = node_rand (call);
+  g_autoptr (GRand) r = rt_random_new (call);
   for (gint64 i = 0; i < o->numel; i++)
-    v[i] = normal ? a + b * rand_normal (r) : a + (b - a) * g_rand_double (r);
+    v[i] = normal ? a + b * rt_random_normal (r) : a + (b - a) * g_rand_double (r);
   return rt_convert (v, GRAPH_DTYPE_DOUBLE, o->data, dt, o->numel);
 }
 
@@ -117,7 +117,7 @@ k_bernoulli (RtCall *call, GError **error)
   double *v = rt_call_scratch (call, (gsize) MAX (o->numel, 1) * sizeof (double), error);
   if (v == NULL)
     return FALSE;
-  g_autoptr (GRand) r = node_rand (call);
+  g_autoptr (GRand) r = rt_random_new (call);
   for (gint64 i = 0; i < p->numel; i++)
     {
       double pi = rt_get_f64 (p, i);
@@ -158,7 +158,7 @@ k_multinomial (RtCall *call, GError **error)
   double *cum = rt_call_scratch (call, (gsize) MAX (C, 1) * sizeof (double), error);
   if (cum == NULL)
     return FALSE;
-  g_autoptr (GRand) r = node_rand (call);
+  g_autoptr (GRand) r = rt_random_new (call);
   for (gint64 b = 0; b < B; b++)
     {
       double m = -INFINITY, total = 0;
@@ -218,7 +218,7 @@ k_dropout (RtCall *call, GError **error)
   double *v = rt_call_scratch (call, (gsize) MAX (x->numel, 1) * sizeof (double), error);
   if (v == NULL)
     return FALSE;
-  g_autoptr (GRand) r = node_rand (call);
+  g_autoptr (GRand) r = rt_random_new (call);
   double scale = p < 1.0 ? 1.0 / (1.0 - p) : 0.0;
   for (gint64 i = 0; i < x->numel; i++)
     {

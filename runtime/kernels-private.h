@@ -52,3 +52,9 @@ gboolean rt_grid_sample (RtCall *call, const RtTensor *x, const RtTensor *g, int
 /* Output 0 := einsum(equation) of inputs first, first + 1, ... (one per
  * term of the equation) (k-einsum.c; aten::einsum). */
 gboolean rt_einsum (RtCall *call, const char *equation, guint first, GError **error);
+/* The random kernels' generator (k-random.c): GLib's Mersenne Twister,
+ * seeded by the node's `seed` attribute when it has one (the same values on
+ * every run), else from /dev/urandom; free with g_rand_free.  And a
+ * standard normal sample drawn from it. */
+GRand   *rt_random_new (const RtCall *call);
+double   rt_random_normal (GRand *r);

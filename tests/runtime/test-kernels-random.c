@@ -9,6 +9,7 @@
 #include "tests/runtime/test-runtime.h"
 #include "export/onnxio.h"
 #include "runtime/kernel.h"
+#include "tests/runtime/aten-testutil.h"
 #include <math.h>
 #include <string.h>
 
@@ -319,6 +320,109 @@ test_backend_data (gconstpointer data)
     }
 }
 
+/* The ATen random kernels, run as the aten:: nodes of a trace.  An aten
+ * node has no seed: the checks are exact properties, and moments within 6
+ * standard errors (a false failure about once in 10^9 runs). */
+static const char aten_trace[] =
+  "graph(%x : Float(100, 100), %p : Float(2, 3), %q : Float(2, 3)):\n"
+  "  %n : NoneType = prim::Constant()\n"
+  "  %c100 : int = prim::Constant[value=100]()\n"
+  "  %s : int[] = prim::ListConstruct(%c100, %c100)\n"
+  "  %u : Float(100, 100) = aten::rand(%s, %n, %n, %n, %n)\n"
+  "  %z : Float(100, 100) = aten::randn(%s, %n, %n, %n, %n)\n"
+  "  %ul : Float(100, 100) = aten::rand_like(%x, %n, %n, %n, %n, %n)\n"
+  "  %b : Float(100, 100) = aten::bernoulli(%x, %n)\n"
+  "  %three : int = prim::Constant[value=3]()\n"
+  "  %two : int = prim::Constant[value=2]()\n"
+  "  %f : bool = prim::Constant[value=0]()\n"
+  "  %perm : Long(2, 3) = aten::multinomial(%p, %three, %f, %n)\n"
+  "  %pick : Long(2, 2) = aten::multinomial(%q, %two, %f, %n)\n"
+  "  %sd : float = prim::Constant[value=2.]()\n"
+  "  %g : Float(100, 100) = aten::normal(%x, %sd, %n)\n"
+  "  %pd : float = prim::Constant[value=0.25]()\n"
+  "  %t : bool = prim::Constant[value=1]()\n"
+  "  %d : Float(100, 100), %m : Bool(100, 100) = aten::native_dropout(%x, %pd, %t)\n"
+  "  %lo : float = prim::Constant[value=0.1]()\n"
+  "  %hi : float = prim::Constant[value=0.3]()\n"
+  "  %xm : Float(100, 100) = aten::sub(%x, %pd, %three)\n"
+  "  %rr : Float(100, 100) = aten::rrelu(%xm, %lo, %hi, %t, %n)\n"
+  "  return (%u, %z, %ul, %b, %perm, %pick, %g, %d, %m, %xm, %rr)\n";
+
+static void
+test_aten_random (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (Graph) g = graph_parse (aten_trace, strlen (aten_trace), "aten_trace", &error);
+  g_assert_no_error (error);
+  static const gint64 xd[2] = { 100, 100 }, pd[2] = { 2, 3 };
+  static const double pv[6] = { 1, 2, 3, 0.5, 0.5, 0.5 }, qv[6] = { 1, 0, 1, 0, 4, 2 };
+  g_autoptr (GHashTable) in = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, (GDestroyNotify) tensor_unref);
+  g_hash_table_insert (in, "x", filled (GRAPH_DTYPE_FLOAT, 2, xd, 0.3));
+  g_hash_table_insert (in, "p", tensor_of (GRAPH_DTYPE_FLOAT, 2, pd, pv));
+  g_hash_table_insert (in, "q", tensor_of (GRAPH_DTYPE_FLOAT, 2, pd, qv));
+  g_autoptr (GHashTable) out = aten_test_run (g, in);
+  Tensor *y[11];
+  for (guint i = 0; i < 11; i++)
+    {
+      y[i] = g_hash_table_lookup (out, graph_value_get_name (graph_output (g, i)));
+      g_assert_nonnull (y[i]);
+    }
+  double m, var;
+  /* rand, rand_like: U(0, 1), mean 1/2 (se 0.0029), variance 1/12 (se 0.00075) */
+  for (guint k = 0; k < 3; k += 2)
+    {
+      g_assert_cmpint (tensor_dtype (y[k]), ==, GRAPH_DTYPE_FLOAT);
+      g_assert_cmpuint (tensor_numel (y[k]), ==, 10000);
+      for (gint64 i = 0; i < 10000; i++)
+        g_assert_true (tensor_get_double (y[k], i) >= 0 && tensor_get_double (y[k], i) < 1);
+      moments (y[k], &m, &var);
+      g_assert_cmpfloat (fabs (m - 0.5), <, 6 * 0.0029);
+      g_assert_cmpfloat (fabs (var - 1.0 / 12), <, 6 * 0.00075);
+    }
+  /* randn: N(0, 1) (se 0.01 and 0.014) */
+  moments (y[1], &m, &var);
+  g_assert_cmpfloat (fabs (m), <, 6 * 0.01);
+  g_assert_cmpfloat (fabs (var - 1), <, 6 * 0.014);
+  /* bernoulli(0.3): 0 or 1, mean 0.3 (se 0.0046) */
+  for (gint64 i = 0; i < 10000; i++)
+    g_assert_true (tensor_get_double (y[3], i) == 0 || tensor_get_double (y[3], i) == 1);
+  moments (y[3], &m, &var);
+  g_assert_cmpfloat (fabs (m - 0.3), <, 6 * 0.0046);
+  /* multinomial without replacement: 3 of 3 classes is a permutation of
+   * each row; 2 from (1, 0, 1) are classes 0 and 2, from (0, 4, 2) 1 and 2 */
+  g_assert_cmpint (tensor_dtype (y[4]), ==, GRAPH_DTYPE_INT64);
+  for (int r = 0; r < 2; r++)
+    {
+      gint64 seen = 0;
+      for (int k = 0; k < 3; k++)
+        seen |= (gint64) 1 << (gint64) tensor_get_double (y[4], r * 3 + k);
+      g_assert_cmpint (seen, ==, 7);
+      gint64 a = (gint64) tensor_get_double (y[5], r * 2), b = (gint64) tensor_get_double (y[5], r * 2 + 1);
+      g_assert_cmpint (MIN (a, b), ==, r == 0 ? 0 : 1);
+      g_assert_cmpint (MAX (a, b), ==, 2);
+    }
+  /* normal(0.3, 2): se 0.02 and 0.057 */
+  moments (y[6], &m, &var);
+  g_assert_cmpfloat (fabs (m - 0.3), <, 6 * 0.02);
+  g_assert_cmpfloat (fabs (var - 4), <, 6 * 0.057);
+  /* native_dropout(0.25) in training: kept ones are 0.3 / 0.75, as the mask says */
+  double kept = 0;
+  for (gint64 i = 0; i < 10000; i++)
+    {
+      gboolean mk = tensor_get_double (y[8], i) != 0;
+      g_assert_cmpfloat (fabs (tensor_get_double (y[7], i) - (mk ? 0.3 / 0.75 : 0)), <, 1e-6);
+      kept += mk;
+    }
+  g_assert_cmpfloat (fabs (kept / 10000 - 0.75), <, 6 * 0.0043);
+  /* rrelu in training on x − 3·0.25 = −0.45: slopes in [0.1, 0.3) */
+  for (gint64 i = 0; i < 10000; i++)
+    {
+      double xi = tensor_get_double (y[9], i), yi = tensor_get_double (y[10], i);
+      g_assert_cmpfloat (xi, <, 0);
+      g_assert_true (yi / xi >= 0.1 - 1e-6 && yi / xi < 0.3 + 1e-6);
+    }
+}
+
 void
 test_kernels_random_register (void)
 {
@@ -327,6 +431,7 @@ test_kernels_random_register (void)
   g_test_add_func ("/runtime/random/bernoulli", test_bernoulli);
   g_test_add_func ("/runtime/random/multinomial", test_multinomial);
   g_test_add_func ("/runtime/random/dropout-training", test_dropout_training);
+  g_test_add_func ("/runtime/random/aten", test_aten_random);
   static const char *const backend[] = {
     "test_bernoulli", "test_bernoulli_double", "test_bernoulli_seed", "test_bernoulli_expanded",
     "test_bernoulli_double_expanded", "test_bernoulli_seed_expanded", "test_training_dropout",
