@@ -538,35 +538,26 @@ a_native_dropout (RtCall *call, GError **error)
       rt_call_error (call, error, RT_ERROR_INVALID_GRAPH, "argument 0 must be a tensor");
       return FALSE;
     }
-  if (train && !(p >= 0.0 && p <= 1.0))
-    {
-      rt_call_error (call, error, RT_ERROR_INVALID_GRAPH, "p %g is outside [0, 1]", p);
-      return FALSE;
-    }
   RtTensor *o = rt_call_output_like (call, 0, x, error);
   RtTensor *m = o && call->n_outputs > 1 ? rt_call_output (call, 1, GRAPH_DTYPE_BOOL, x->rank, x->dims, error) : NULL;
   if (o == NULL || (call->n_outputs > 1 && m == NULL))
     return FALSE;
-  if (!train)
-    {
-      memcpy (o->data, x->data, (gsize) x->numel * rt_dtype_size (x->dtype));
-      if (m)
-        memset (m->data, 1, (gsize) m->numel);
-      return TRUE;
-    }
-  double *v = rt_call_scratch (call, (gsize) MAX (x->numel, 1) * sizeof (double), error);
-  if (v == NULL)
-    return FALSE;
-  g_autoptr (GRand) r = rt_random_new (call);
-  double scale = p < 1.0 ? 1.0 / (1.0 - p) : 0.0;
-  for (gint64 i = 0; i < x->numel; i++)
-    {
-      gboolean keep = g_rand_double (r) >= p;
-      v[i] = keep ? rt_get_f64 (x, i) * scale : 0.0;
-      if (m)
-        ((guint8 *) m->data)[i] = (guint8) keep;
-    }
-  return rt_convert (v, GRAPH_DTYPE_DOUBLE, o->data, o->dtype, o->numel);
+  return rt_random_dropout (call, x, p, train, o, m, error);
+}
+
+typedef struct
+{
+  const RtTensor *x;
+  double          lower, upper;
+} Rrelu;
+
+/* x, or x times a slope drawn from U(lower, upper) where x < 0. */
+static double
+rrelu_draw (GRand *r, gint64 i, gpointer data)
+{
+  const Rrelu *st = data;
+  double xi = rt_get_f64 (st->x, i);
+  return xi >= 0 ? xi : xi * (st->lower + (st->upper - st->lower) * g_rand_double (r));
 }
 
 /* rrelu(self, lower, upper, training, generator?): a leaky relu of slope
@@ -582,16 +573,8 @@ a_rrelu (RtCall *call, GError **error)
   if (aten_i (call, 3, 0) == 0)
     return rt_elementwise_unary (call, x, "LeakyRelu", (lower + upper) / 2, 0, 0, error);
   RtTensor *o = rt_call_output_like (call, 0, x, error);
-  double *v = o ? rt_call_scratch (call, (gsize) MAX (x->numel, 1) * sizeof (double), error) : NULL;
-  if (v == NULL)
-    return FALSE;
-  g_autoptr (GRand) r = rt_random_new (call);
-  for (gint64 i = 0; i < x->numel; i++)
-    {
-      double xi = rt_get_f64 (x, i);
-      v[i] = xi >= 0 ? xi : xi * (lower + (upper - lower) * g_rand_double (r));
-    }
-  return rt_convert (v, GRAPH_DTYPE_DOUBLE, o->data, o->dtype, o->numel);
+  Rrelu st = { x, lower, upper };
+  return o && rt_random_fill (call, o, rrelu_draw, &st, error);
 }
 
 /* im2col(self, kernel_size, dilation, padding, stride): (N, C, H, W) →

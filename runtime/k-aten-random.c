@@ -6,11 +6,9 @@
 #include "runtime/k-aten-private.h"
 #include <math.h>
 
-/* Output 0 of (dt, rank, dims) := lo + (hi − lo)·U[0, 1), or lo + hi·N(0, 1)
- * when normal. */
+/* Output 0 of (dt, rank, dims) := U[0, 1), or N(0, 1) when normal. */
 static gboolean
-draw (RtCall *call, GraphDType dt, guint rank, const gint64 *dims, gboolean normal, double lo, double hi,
-      GError **error)
+draw (RtCall *call, GraphDType dt, guint rank, const gint64 *dims, gboolean normal, GError **error)
 {
   if (!graph_dtype_is_floating (dt))
     {
@@ -19,49 +17,7 @@ draw (RtCall *call, GraphDType dt, guint rank, const gint64 *dims, gboolean norm
       return FALSE;
     }
   RtTensor *o = rt_call_output (call, 0, dt, rank, dims, error);
-  if (o == NULL)
-    return FALSE;
-  double *v = rt_call_scratch (call, (gsize) MAX (o->numel, 1) * sizeof (double), error);
-  if (v == NULL)
-    return FALSE;
-  g_autoptr (GRand) r = rt_random_new (call);
-  for (gint64 i = 0; i < o->numel; i++)
-    v[i] = normal ? lo + hi * rt_random_normal (r) : lo + (hi - lo) * g_rand_double (r);
-  return rt_convert (v, GRAPH_DTYPE_DOUBLE, o->data, dt, o->numel);
-}
-
-/* The ScalarType argument i, def when absent. */
-static gboolean
-dtype_arg (RtCall *call, guint i, GraphDType def, GraphDType *dt, GError **error)
-{
-  *dt = def;
-  if (aten_arg (call, i) && !aten_scalar_type (aten_i (call, i, 6), dt))
-    {
-      rt_call_error (call, error, RT_ERROR_UNSUPPORTED, "unsupported dtype code %" G_GINT64_FORMAT,
-                     aten_i (call, i, 6));
-      return FALSE;
-    }
-  return TRUE;
-}
-
-/* The int[] size argument i. */
-static gboolean
-size_arg (RtCall *call, guint i, guint *rank, gint64 *dims, GError **error)
-{
-  const RtTensor *s = aten_arg (call, i);
-  if (s == NULL || !graph_dtype_is_integer (s->dtype) || s->rank > 1 || s->numel > RT_MAX_RANK)
-    {
-      rt_call_error (call, error, RT_ERROR_INVALID_GRAPH, "argument %u must be a size (int list)", i);
-      return FALSE;
-    }
-  *rank = (guint) s->numel;
-  for (guint d = 0; d < *rank; d++)
-    if ((dims[d] = rt_get_i64 (s, d)) < 0)
-      {
-        rt_call_error (call, error, RT_ERROR_SHAPE, "negative size");
-        return FALSE;
-      }
-  return TRUE;
+  return o && rt_random_dist (call, o, normal, 0.0, 1.0, error);
 }
 
 /* rand/randn(size, dtype?, layout?, device?, pin_memory?) */
@@ -71,8 +27,8 @@ rand_sized (RtCall *call, gboolean normal, GError **error)
   guint rank;
   gint64 dims[RT_MAX_RANK];
   GraphDType dt;
-  return size_arg (call, 0, &rank, dims, error) && dtype_arg (call, 1, GRAPH_DTYPE_FLOAT, &dt, error)
-         && draw (call, dt, rank, dims, normal, 0.0, 1.0, error);
+  return aten_size_arg (call, 0, &rank, dims, error) && aten_dtype_arg (call, 1, GRAPH_DTYPE_FLOAT, &dt, error)
+         && draw (call, dt, rank, dims, normal, error);
 }
 
 /* rand_like/randn_like(self, dtype?, ...): self's shape and type. */
@@ -81,8 +37,8 @@ rand_like (RtCall *call, gboolean normal, GError **error)
 {
   const RtTensor *a;
   GraphDType dt;
-  return aten_tensor_arg (call, 0, &a, error) && dtype_arg (call, 1, a->dtype, &dt, error)
-         && draw (call, dt, a->rank, a->dims, normal, 0.0, 1.0, error);
+  return aten_tensor_arg (call, 0, &a, error) && aten_dtype_arg (call, 1, a->dtype, &dt, error)
+         && draw (call, dt, a->rank, a->dims, normal, error);
 }
 
 static gboolean a_rand (RtCall *c, GError **e) { return rand_sized (c, FALSE, e); }
@@ -101,23 +57,7 @@ a_bernoulli (RtCall *call, GError **error)
     return FALSE;
   gboolean scalar_p = p1 && p1->kind == RT_KIND_TENSOR && p1->numel == 1 && graph_dtype_is_floating (p1->dtype);
   RtTensor *o = rt_call_output_like (call, 0, a, error);
-  if (o == NULL)
-    return FALSE;
-  double *v = rt_call_scratch (call, (gsize) MAX (o->numel, 1) * sizeof (double), error);
-  if (v == NULL)
-    return FALSE;
-  g_autoptr (GRand) r = rt_random_new (call);
-  for (gint64 i = 0; i < a->numel; i++)
-    {
-      double p = scalar_p ? rt_get_f64 (p1, 0) : rt_get_f64 (a, i);
-      if (!(p >= 0.0 && p <= 1.0))
-        {
-          rt_call_error (call, error, RT_ERROR_INVALID_GRAPH, "probability %g is outside [0, 1]", p);
-          return FALSE;
-        }
-      v[i] = g_rand_double (r) < p ? 1.0 : 0.0;
-    }
-  return rt_convert (v, GRAPH_DTYPE_DOUBLE, o->data, o->dtype, o->numel);
+  return o && rt_random_bernoulli (call, scalar_p ? NULL : a, scalar_p ? rt_get_f64 (p1, 0) : 0, o, error);
 }
 
 /* multinomial(self, num_samples, replacement, generator?): self (classes)
@@ -189,6 +129,30 @@ a_multinomial (RtCall *call, GError **error)
   return TRUE;
 }
 
+/* Sequential draws of mean + std·N(0, 1) with mean and std broadcast to
+ * the output: the coordinate c advances with each element. */
+typedef struct
+{
+  const RtTensor *m, *s;
+  guint           rank;
+  gint64          dims[RT_MAX_RANK], ms[RT_MAX_RANK], ss[RT_MAX_RANK], c[RT_MAX_RANK];
+} Normal;
+
+static double
+draw_normal (GRand *r, gint64 i, gpointer data)
+{
+  Normal *st = data;
+  gint64 mi = 0, si = 0;
+  (void) i;
+  for (guint d = 0; d < st->rank; d++)
+    {
+      mi += st->c[d] * st->ms[d];
+      si += st->c[d] * st->ss[d];
+    }
+  rt_index_next (st->c, st->dims, st->rank);
+  return rt_get_f64 (st->m, mi) + rt_get_f64 (st->s, si) * rt_random_normal (r);
+}
+
 /* normal(mean, std, generator?) with tensor or number mean and std
  * (broadcast; the tensor's type), or normal(mean, std, size, generator?,
  * dtype?, ...) with numbers. */
@@ -209,7 +173,7 @@ a_normal (RtCall *call, GError **error)
           rt_call_error (call, error, RT_ERROR_INVALID_GRAPH, "normal with a size takes a number mean and std");
           return FALSE;
         }
-      if (!size_arg (call, 2, &rank, dims, error) || !dtype_arg (call, 4, GRAPH_DTYPE_FLOAT, &dt, error))
+      if (!aten_size_arg (call, 2, &rank, dims, error) || !aten_dtype_arg (call, 4, GRAPH_DTYPE_FLOAT, &dt, error))
         return FALSE;
     }
   else
@@ -221,34 +185,20 @@ a_normal (RtCall *call, GError **error)
     }
   if (!graph_dtype_is_floating (dt))
     dt = GRAPH_DTYPE_FLOAT;
+  for (gint64 i = 0; i < s->numel; i++)
+    if (!(rt_get_f64 (s, i) >= 0))
+      {
+        rt_call_error (call, error, RT_ERROR_INVALID_GRAPH, "std %g is negative", rt_get_f64 (s, i));
+        return FALSE;
+      }
   RtTensor *o = rt_call_output (call, 0, dt, rank, dims, error);
   if (o == NULL)
     return FALSE;
-  double *v = rt_call_scratch (call, (gsize) MAX (o->numel, 1) * sizeof (double), error);
-  if (v == NULL)
-    return FALSE;
-  gint64 ms[RT_MAX_RANK], ss[RT_MAX_RANK], c[RT_MAX_RANK] = { 0 };
-  rt_broadcast_strides (m, rank, dims, ms);
-  rt_broadcast_strides (s, rank, dims, ss);
-  g_autoptr (GRand) r = rt_random_new (call);
-  for (gint64 i = 0; i < o->numel; i++)
-    {
-      gint64 mi = 0, si = 0;
-      for (guint d = 0; d < rank; d++)
-        {
-          mi += c[d] * ms[d];
-          si += c[d] * ss[d];
-        }
-      double sd = rt_get_f64 (s, si);
-      if (!(sd >= 0))
-        {
-          rt_call_error (call, error, RT_ERROR_INVALID_GRAPH, "std %g is negative", sd);
-          return FALSE;
-        }
-      v[i] = rt_get_f64 (m, mi) + sd * rt_random_normal (r);
-      rt_index_next (c, dims, rank);
-    }
-  return rt_convert (v, GRAPH_DTYPE_DOUBLE, o->data, dt, o->numel);
+  Normal st = { .m = m, .s = s, .rank = rank };
+  memcpy (st.dims, dims, rank * sizeof (gint64));
+  rt_broadcast_strides (m, rank, dims, st.ms);
+  rt_broadcast_strides (s, rank, dims, st.ss);
+  return rt_random_fill (call, o, draw_normal, &st, error);
 }
 
 static const RtKernelDef defs[] = {

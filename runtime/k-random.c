@@ -28,6 +28,106 @@ rt_random_normal (GRand *r)
   return sqrt (-2.0 * log (u1)) * cos (2.0 * G_PI * u2);
 }
 
+gboolean
+rt_random_fill (RtCall *call, RtTensor *o, RtDrawFn fn, gpointer data, GError **error)
+{
+  double *v = rt_call_scratch (call, (gsize) MAX (o->numel, 1) * sizeof (double), error);
+  if (v == NULL)
+    return FALSE;
+  g_autoptr (GRand) r = rt_random_new (call);
+  for (gint64 i = 0; i < o->numel; i++)
+    v[i] = fn (r, i, data);
+  return rt_convert (v, GRAPH_DTYPE_DOUBLE, o->data, o->dtype, o->numel);
+}
+
+typedef struct
+{
+  gboolean normal;
+  double   a, b;
+} Dist;
+
+static double
+draw_dist (GRand *r, gint64 i, gpointer data)
+{
+  const Dist *d = data;
+  (void) i;
+  return d->normal ? d->a + d->b * rt_random_normal (r) : d->a + (d->b - d->a) * g_rand_double (r);
+}
+
+gboolean
+rt_random_dist (RtCall *call, RtTensor *o, gboolean normal, double a, double b, GError **error)
+{
+  Dist d = { normal, a, b };
+  return rt_random_fill (call, o, draw_dist, &d, error);
+}
+
+typedef struct
+{
+  const RtTensor *p;
+  double          scalar;   /* the probability when p is NULL */
+} Coin;
+
+static double
+draw_coin (GRand *r, gint64 i, gpointer data)
+{
+  const Coin *c = data;
+  return g_rand_double (r) < (c->p ? rt_get_f64 (c->p, i) : c->scalar) ? 1.0 : 0.0;
+}
+
+gboolean
+rt_random_bernoulli (RtCall *call, const RtTensor *p, double scalar, RtTensor *o, GError **error)
+{
+  for (gint64 i = 0; i < (p ? p->numel : 1); i++)
+    {
+      double pi = p ? rt_get_f64 (p, i) : scalar;
+      if (!(pi >= 0.0 && pi <= 1.0))
+        {
+          rt_call_error (call, error, RT_ERROR_INVALID_GRAPH, "probability %g (element %" G_GINT64_FORMAT
+                         ") is outside [0, 1]", pi, i);
+          return FALSE;
+        }
+    }
+  Coin c = { p, scalar };
+  return rt_random_fill (call, o, draw_coin, &c, error);
+}
+
+typedef struct
+{
+  const RtTensor *x;
+  double          p, scale;
+  guint8         *mask;
+} Drop;
+
+static double
+draw_drop (GRand *r, gint64 i, gpointer data)
+{
+  const Drop *d = data;
+  gboolean keep = g_rand_double (r) >= d->p;
+  if (d->mask)
+    d->mask[i] = (guint8) keep;
+  return keep ? rt_get_f64 (d->x, i) * d->scale : 0.0;
+}
+
+gboolean
+rt_random_dropout (RtCall *call, const RtTensor *x, double p, gboolean train, RtTensor *o, RtTensor *mask,
+                   GError **error)
+{
+  if (train && !(p >= 0.0 && p <= 1.0))
+    {
+      rt_call_error (call, error, RT_ERROR_INVALID_GRAPH, "ratio %g is outside [0, 1]", p);
+      return FALSE;
+    }
+  if (!train || p == 0.0)
+    {
+      memcpy (o->data, x->data, (gsize) x->numel * rt_dtype_size (x->dtype));
+      if (mask)
+        memset (mask->data, 1, (gsize) mask->numel);
+      return TRUE;
+    }
+  Drop d = { x, p, p < 1.0 ? 1.0 / (1.0 - p) : 0.0, mask ? mask->data : NULL };
+  return rt_random_fill (call, o, draw_drop, &d, error);
+}
+
 #define RT_DT_RANDOM (RT_DT_FLOATS | RT_DT (FLOAT16))
 
 /* The `dtype` attribute (default dflt), which must be a floating type. */
@@ -88,15 +188,7 @@ k_random (RtCall *call, GError **error)
   double a = normal ? rt_attr_f (call->node, "mean", 0.0) : rt_attr_f (call->node, "low", 0.0);
   double b = normal ? rt_attr_f (call->node, "scale", 1.0) : rt_attr_f (call->node, "high", 1.0);
   RtTensor *o = rt_call_output (call, 0, dt, rank, dims, error);
-  if (o == NULL)
-    return FALSE;
-  double *v = rt_call_scratch (call, (gsize) MAX (o->numel, 1) * sizeof (double), error);
-  if (v == NULL)
-    return FALSE;
-  g_autoptr (GRand) r = rt_random_new (call);
-  for (gint64 i = 0; i < o->numel; i++)
-    v[i] = normal ? a + b * rt_random_normal (r) : a + (b - a) * g_rand_double (r);
-  return rt_convert (v, GRAPH_DTYPE_DOUBLE, o->data, dt, o->numel);
+  return o && rt_random_dist (call, o, normal, a, b, error);
 }
 
 /* Bernoulli (opset 15): 1 with probability input[i], in `dtype` (default
@@ -112,24 +204,7 @@ k_bernoulli (RtCall *call, GError **error)
       return FALSE;
     }
   RtTensor *o = rt_call_output (call, 0, (GraphDType) dt, p->rank, p->dims, error);
-  if (o == NULL)
-    return FALSE;
-  double *v = rt_call_scratch (call, (gsize) MAX (o->numel, 1) * sizeof (double), error);
-  if (v == NULL)
-    return FALSE;
-  g_autoptr (GRand) r = rt_random_new (call);
-  for (gint64 i = 0; i < p->numel; i++)
-    {
-      double pi = rt_get_f64 (p, i);
-      if (!(pi >= 0.0 && pi <= 1.0))
-        {
-          rt_call_error (call, error, RT_ERROR_INVALID_GRAPH, "probability %g (element %" G_GINT64_FORMAT
-                         ") is outside [0, 1]", pi, i);
-          return FALSE;
-        }
-      v[i] = g_rand_double (r) < pi ? 1.0 : 0.0;
-    }
-  return rt_convert (v, GRAPH_DTYPE_DOUBLE, o->data, o->dtype, o->numel);
+  return o && rt_random_bernoulli (call, p, 0, o, error);
 }
 
 /* Multinomial (opset 7): input (batch, classes) of unnormalised log
@@ -198,36 +273,12 @@ k_dropout (RtCall *call, GError **error)
   const RtTensor *training = call->n_inputs > 2 ? call->inputs[2] : NULL;
   gboolean train = training && training->numel == 1 && rt_get_i64 (training, 0) != 0;
   double p = ratio && ratio->numel == 1 ? rt_get_f64 (ratio, 0) : 0.5;
-  if (train && !(p >= 0.0 && p <= 1.0))
-    {
-      rt_call_error (call, error, RT_ERROR_INVALID_GRAPH, "ratio %g is outside [0, 1]", p);
-      return FALSE;
-    }
   RtTensor *o = rt_call_output_like (call, 0, x, error);
   RtTensor *m = o && call->n_outputs > 1
                 ? rt_call_output (call, 1, GRAPH_DTYPE_BOOL, x->rank, x->dims, error) : NULL;
   if (o == NULL || (call->n_outputs > 1 && m == NULL))
     return FALSE;
-  if (!train || p == 0.0)
-    {
-      memcpy (o->data, x->data, (gsize) x->numel * rt_dtype_size (x->dtype));
-      if (m)
-        memset (m->data, 1, (gsize) m->numel);
-      return TRUE;
-    }
-  double *v = rt_call_scratch (call, (gsize) MAX (x->numel, 1) * sizeof (double), error);
-  if (v == NULL)
-    return FALSE;
-  g_autoptr (GRand) r = rt_random_new (call);
-  double scale = p < 1.0 ? 1.0 / (1.0 - p) : 0.0;
-  for (gint64 i = 0; i < x->numel; i++)
-    {
-      gboolean keep = g_rand_double (r) >= p;
-      v[i] = keep ? rt_get_f64 (x, i) * scale : 0.0;
-      if (m)
-        ((guint8 *) m->data)[i] = (guint8) keep;
-    }
-  return rt_convert (v, GRAPH_DTYPE_DOUBLE, o->data, o->dtype, o->numel);
+  return rt_random_dropout (call, x, p, train, o, m, error);
 }
 
 static const RtKernelDef defs[] = {

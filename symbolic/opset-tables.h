@@ -54,6 +54,10 @@ GraphValue  *sym_constant_of_shape (SymContext *ctx, GraphValue *shape, GraphDTy
 /* A constant of `dims` filled with v in dt, or NULL when too large (opset9-create.c). */
 GraphValue  *sym_const_filled (SymContext *ctx, gsize rank, const gint64 *dims, GraphDType dt,
                                double v);
+/* A constant of dt and dims holding the doubles v (converted as Cast
+ * does); NULL and an error when it cannot be made (opset9-extra.c). */
+GraphValue  *sym_const_doubles (SymContext *ctx, GraphDType dt, guint rank, const gint64 *dims,
+                                const double *v, GError **error);
 /* Shared with opset9-extra.c: torch ScalarType code → element type, dflt
  * when src is not a constant code (opset9-create.c); the pairwise distance
  * as torch writes it (opset9-reduce.c); a Split node's outputs as the

@@ -27,20 +27,14 @@ sym_hann_window (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error
                                    graph_dtype_is_floating (traced) ? traced : GRAPH_DTYPE_FLOAT);
   if (!graph_dtype_is_floating (dt))
     return sym_unimplemented (ctx, n, error, "hann_window of a non-floating type");
-  g_autoptr (Tensor) d = tensor_new_zeroed (GRAPH_DTYPE_DOUBLE, 1, &len, error);
-  if (d == NULL)
-    return FALSE;
+  g_autofree double *v = g_new (double, MAX (len, 1));
   double denom = (double) (periodic ? len : len - 1);
   for (gint64 i = 0; i < len; i++)
     {
       double s = sin (G_PI * (double) i / denom);
-      ((double *) tensor_data (d))[i] = len == 1 ? 1.0 : s * s;
+      v[i] = len == 1 ? 1.0 : s * s;
     }
-  g_autoptr (Tensor) t = sym_tensor_cast (d, dt, error);
-  if (t == NULL)
-    return FALSE;
-  out[0] = sym_constant (ctx, t);
-  return TRUE;
+  return (out[0] = sym_const_doubles (ctx, dt, 1, &len, v, error)) != NULL;
 }
 
 static const SymEntry entries[] = {
