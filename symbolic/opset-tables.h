@@ -43,7 +43,7 @@ extern const SymTable sym_opset9_math, sym_opset9_reduce, sym_opset9_nn, sym_ops
                       sym_opset9_extra, sym_opset9_aliases, sym_opset9_beyond,
                       sym_opset11_extra,
                       /* Issue 12: random ops, losses, windows. */
-                      sym_opset9_random, sym_opset9_loss, sym_opset12_loss,
+                      sym_opset9_random, sym_opset12_random, sym_opset9_loss, sym_opset12_loss,
                       sym_opset9_window;
 
 /* Helpers shared between the opset-9 files. */

@@ -165,7 +165,8 @@ sym_native_dropout (SymContext *ctx, GraphNode *n, GraphValue **out, GError **er
   if (d == NULL)
     return FALSE;
   out[0] = graph_node_output (d, 0);
-  out[1] = graph_node_output (d, 1);
+  if (graph_node_n_outputs (n) > 1)   /* native_dropout's mask (aten::dropout has none) */
+    out[1] = graph_node_output (d, 1);
   return TRUE;
 }
 
@@ -237,3 +238,11 @@ static const SymEntry entries[] = {
   SYM_FN ("aten::normal", sym_normal),   /* torch: from 11; RandomNormalLike and Expand are older */
 };
 const SymTable sym_opset9_random = SYM_TABLE (9, entries);
+
+/* aten::dropout(input, p, train) from 12, as torch's symbolic_opset12.py:
+ * training-mode Dropout (before 12 the opset-9 symbolic declines a
+ * training dropout, where torch writes an inference Dropout: no dropout). */
+static const SymEntry entries12[] = {
+  SYM_FN ("aten::dropout", sym_native_dropout),
+};
+const SymTable sym_opset12_random = SYM_TABLE (12, entries12);

@@ -329,6 +329,7 @@ OP_CASES.update({
     "native_dropout": (Fn(lambda s, x: torch.native_dropout(x, 0.3, False)[0] * 2), [R(2, 3)]),
     "native_dropout_train": (Fn(lambda s, x: torch.native_dropout(x, 0.3, True)), [R(2, 3)]),
     "native_dropout_mask": (Fn(lambda s, x: torch.native_dropout(x, 0.3, False)), [R(2, 3)]),
+    "dropout_train": (Fn(lambda s, x: F.dropout(x, 0.3, training=True)), [R(2, 3)]),
     "rrelu": (Fn(lambda s, x: F.rrelu(x, 0.1, 0.3, training=False)), [R(2, 3)]),
     "rrelu_train": (Fn(lambda s, x: F.rrelu(x, 0.1, 0.3, training=True)), [R(2, 3)]),
     "hann_window": (Fn(lambda s, x: x * torch.hann_window(5)), [R(2, 5)]),

@@ -436,6 +436,8 @@ static const struct { const char *cas, *opset, *why; } known_diffs[] = {
   { "upsample_bicubic2d_ac", "13", "same" }, { "upsample_bicubic2d_ac", "17", "same" },
   { "normal_size", "11", "torch expands the mean with Expand's run-time -1 handling (ConstantOfShape/Equal/Where) and draws in double; we Expand to a constant shape in the result's type" },
   { "normal_size", "13", "same" }, { "normal_size", "17", "same" },
+  { "dropout_train", "9", "torch writes an inference Dropout (no dropout at all) for a training-mode dropout; we refuse before opset 12 (Dropout's training_mode input)" },
+  { "dropout_train", "11", "same" },
   { "normal_mean_float", "11", "torch draws one sample in the float mean's 0-d shape for every element; we Expand the mean to the result's shape first (and write it in the result's type, where torch Casts)" },
   { "normal_mean_float", "13", "same" }, { "normal_mean_float", "17", "same" },
   { "dim_arange", "9", "torch builds the range at run time (Shape/Gather/ConstantOfShape/NonZero); the size is static, we write the range (torch folds it from 11)" },
@@ -492,7 +494,7 @@ static const struct { const char *cas, *opset, *why; } known_refusals[] = {
 static const char *const random_cases[] = {
   "rand", "rand_size_of", "randn_double", "rand_like_randn_like", "bernoulli", "bernoulli_p",
   "normal", "normal_std_float", "normal_size", "multinomial", "multinomial_replacement",
-  "native_dropout_train", "rrelu_train", "rand_like_double", "normal_mean_float",
+  "native_dropout_train", "rrelu_train", "rand_like_double", "normal_mean_float", "dropout_train",
 };
 
 static gboolean
