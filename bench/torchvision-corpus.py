@@ -32,7 +32,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, ".."))
 FAMILIES = ["classification", "segmentation", "detection", "video", "optical_flow", "quantization"]
 LARGE = {"vit_h_14", "regnet_y_128gf", "vit_l_16", "vit_l_32", "regnet_y_32gf", "regnet_y_16gf",
-         "efficientnet_v2_l", "vit_b_32", "vit_b_16", "quantized_resnext101_64x4d"}
+         "efficientnet_v2_l", "vit_b_32", "vit_b_16", "quantized_resnext101_64x4d", "mvit_v1_b",
+         "mvit_v2_s"}
 
 
 def builders(family):
@@ -52,6 +53,8 @@ def make(name, family):
         kw["weights_backbone"] = None
     if family == "quantization":
         kw["quantize"] = True
+        kw["backend"] = "qnnpack"   # Debian's torch has no fbgemm
+        torch.backends.quantized.engine = "qnnpack"
     model = m.get_model(name, **kw).eval()
     if family == "detection":
         size = 320 if "ssd" in name else 128
@@ -59,6 +62,8 @@ def make(name, family):
     if family == "video":
         if name.startswith("mvit"):
             return model, (torch.rand(1, 3, 16, 224, 224),)
+        if name == "s3d":
+            return model, (torch.rand(1, 3, 16, 112, 112),)
         return model, (torch.rand(1, 3, 4, 64, 64),)
     if family == "optical_flow":
         return model, (torch.rand(1, 3, 128, 128), torch.rand(1, 3, 128, 128))

@@ -64,6 +64,9 @@ GraphValue  *sym_const_doubles (SymContext *ctx, GraphDType dt, guint rank, cons
  * node's results or list output, squeezed along dim for unbind
  * (opset9-shape.c); and the symbolics whose aliases it lists. */
 GraphDType   sym_scalar_type (GraphValue *src, GraphDType dflt);
+/* aten::nonzero_numpy(self), also where(condition): one index tensor per
+ * dim (opset9-extra.c). */
+gboolean     sym_nonzero_numpy (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error);
 GraphValue  *sym_pairwise_distance_values (SymContext *ctx, GraphValue *a, GraphValue *b,
                                            double p, double eps, gboolean keep);
 gboolean     sym_finish_split (SymContext *ctx, GraphNode *n, GraphNode *sp, GraphValue **out,

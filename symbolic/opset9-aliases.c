@@ -172,7 +172,47 @@ sym_weight_norm (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error
   return TRUE;
 }
 
+/* aten::copy(self, src, non_blocking) (the functional form of copy_, which
+ * resolves to it): src cast to self's type and expanded to self's shape.
+ * Used in place on a slice (m[a:b] = t), view-mutation.c scatters it back
+ * into the base. */
+static gboolean
+sym_copy (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self, *src;
+  if (!sym_parse_args (ctx, n, "vv", &self, &src, error))
+    return FALSE;
+  GraphDType dt = sym_dtype (graph_node_input (n, 0));
+  if (dt == GRAPH_DTYPE_UNDEFINED || src == NULL)
+    return sym_unimplemented (ctx, n, error, "copy_ into a tensor of unknown type");
+  if (sym_dtype (graph_node_input (n, 1)) != dt)
+    src = sym_cast (ctx, src, dt);
+  out[0] = graph_op (G, "Expand", src, sym_size (ctx, self, G_MININT64), NULL);
+  return TRUE;
+}
+
+/* aten::zero(self) (zero_): zeros of self's shape and type, a constant when
+ * the shape is static. */
+static gboolean
+sym_zero (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self;
+  if (!sym_parse_args (ctx, n, "v", &self, error))
+    return FALSE;
+  GraphDType dt = sym_dtype (graph_node_input (n, 0));
+  if (dt == GRAPH_DTYPE_UNDEFINED)
+    return sym_unimplemented (ctx, n, error, "zero_ of a tensor of unknown type");
+  gint64 dims[TENSOR_MAX_RANK];
+  int rank = sym_rank (graph_node_input (n, 0));
+  GraphValue *c = rank >= 0 && sym_static_shape (graph_node_input (n, 0), dims)
+                    ? sym_const_filled (ctx, (gsize) rank, dims, dt, 0.0) : NULL;
+  out[0] = c ? c : sym_constant_of_shape (ctx, sym_size (ctx, self, G_MININT64), dt, 0.0);
+  return TRUE;
+}
+
 static const SymEntry entries[] = {
+  SYM_FN ("aten::copy", sym_copy),
+  SYM_FN ("aten::zero", sym_zero),
   SYM_FN ("aten::resolve_conj", sym_passthrough),
   SYM_FN ("aten::resolve_neg", sym_passthrough),
   SYM_FN ("aten::lift", sym_passthrough),

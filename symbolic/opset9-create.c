@@ -262,9 +262,23 @@ sym_fill (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {
   GraphValue *self;
   double v;
-  if (!sym_parse_args (ctx, n, "vf", &self, &v, error))
+  if (!sym_parse_args (ctx, n, "v", &self, error))
     return FALSE;
   GraphDType dt = sym_dtype (self) ? sym_dtype (self) : GRAPH_DTYPE_FLOAT;
+  if (!sym_get_const_double (graph_node_input (n, 1), &v))
+    {
+      /* a computed value (torch.empty(()).fill_(h // g), detection anchors):
+       * the value cast to self's type, expanded to self's shape */
+      GraphValue *val;
+      if (!sym_parse_args (ctx, n, "none,v", &val, error))
+        return FALSE;
+      if (val == NULL || sym_rank (graph_node_input (n, 1)) > 0)
+        return sym_unimplemented (ctx, n, error, "fill_ with a value that is not a scalar");
+      if (sym_dtype (graph_node_input (n, 1)) != dt)
+        val = sym_cast (ctx, val, dt);
+      out[0] = graph_op (G, "Expand", val, sym_size (ctx, self, G_MININT64), NULL);
+      return TRUE;
+    }
   gint64 dims[TENSOR_MAX_RANK];
   int rank = sym_rank (self);
   GraphValue *c = rank >= 0 && rank <= TENSOR_MAX_RANK && sym_static_shape (self, dims)

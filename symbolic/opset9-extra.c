@@ -151,7 +151,7 @@ sym_nonzero (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 
 /* aten::nonzero_numpy(self) (nonzero(as_tuple=True)): unbind(nonzero, 1),
  * one index tensor per dimension of self. */
-static gboolean
+gboolean
 sym_nonzero_numpy (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {
   GraphValue *self;

@@ -453,7 +453,8 @@ sym_adaptive_max_pool (SymContext *ctx, GraphNode *n, GraphValue **out, GError *
   return adaptive_pool (ctx, n, out, error, TRUE);
 }
 
-/* Dropout family (inference form): identity; training mode is refused. */
+/* Dropout family (inference form): identity; training mode is refused
+ * unless p is 0. */
 static gboolean
 sym_dropout (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {
@@ -463,7 +464,11 @@ sym_dropout (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
     return FALSE;
   if (graph_node_n_inputs (n) > 2 && !sym_parse_args (ctx, n, "none,none,b", &train, error))
     return FALSE;
-  if (train)
+  double p = 1.0;
+  /* F.dropout(x, p=0.0) (training defaults to True: torchvision's Swin
+   * attention) is the identity in either mode */
+  if (train && !(graph_node_n_inputs (n) > 1 && sym_get_const_double (graph_node_input (n, 1), &p)
+                 && p == 0.0))
     return sym_unimplemented (ctx, n, error, "training-mode dropout");
   out[0] = input;
   return TRUE;
@@ -864,16 +869,59 @@ sym_pads_from_torch (SymContext *ctx, GraphNode *n, GraphValue *self, gsize np, 
   return TRUE;
 }
 
+/* The ONNX pads for torch's pad list (input 1 of n): constant → *pads
+ * (and *pv a constant from opset 11); a list computed at run time (swin's
+ * `(window - W % window) % window`) → *pv reorders it with one Gather
+ * (from opset 11, where Pad takes its pads as an input; constant folding
+ * makes it a constant again when the shapes are static).  *pads is then
+ * unset. */
+static gboolean
+onnx_pads (SymContext *ctx, GraphNode *n, GraphValue *self, GraphValue **pv, gint64 *pads, int *rank,
+           GError **error)
+{
+  GraphValue *src = graph_node_n_inputs (n) > 1 ? graph_node_input (n, 1) : NULL;
+  g_autoptr (GArray) pad = src ? sym_get_const_ints (src) : NULL;
+  if (pad)
+    {
+      if (!sym_pads_from_torch (ctx, n, self, pad->len, (const gint64 *) pad->data, pads, rank, error))
+        return FALSE;
+      *pv = sym_opset (ctx) >= 11 ? sym_const_ints (ctx, 2 * (gsize) *rank, pads) : NULL;
+      return TRUE;
+    }
+  GraphNode *lc = src ? graph_value_node (src) : NULL;
+  int r = sym_rank (self);
+  if (sym_opset (ctx) < 11)
+    return sym_unimplemented (ctx, n, error, "a pad list computed at run time (from opset 11)");
+  if (lc == NULL || !graph_node_is (lc, "prim::ListConstruct") || r < 0)
+    return sym_unimplemented (ctx, n, error, "a pad list of unknown length");
+  guint np = graph_node_n_inputs (lc);
+  if (np % 2 != 0 || np / 2 > (guint) r)
+    return sym_unimplemented (ctx, n, error, "%u pads for a rank-%d input", np, r);
+  GraphValue *v = sym_value (ctx, src, error);
+  if (v == NULL)
+    return FALSE;
+  static const gint64 zero[] = { 0 };
+  GraphValue *ext = graph_op (G, "Concat", v, sym_const_ints (ctx, 1, zero), "axis_i", (gint64) 0, NULL);
+  gint64 idx[2 * TENSOR_MAX_RANK];
+  for (int d = 0; d < r; d++)
+    {
+      guint j = (guint) (r - 1 - d);   /* torch lists the last dim first */
+      idx[d] = j < np / 2 ? 2 * j : np;
+      idx[r + d] = j < np / 2 ? 2 * j + 1 : np;
+    }
+  *pv = graph_op (G, "Gather", ext, sym_const_ints (ctx, 2 * (gsize) r, idx), "axis_i", (gint64) 0, NULL);
+  *rank = r;
+  return TRUE;
+}
+
 /* Pad(self, pad) in constant mode, the value at input `value_index`
  * (absent or None: 0), in the form the target opset wants. */
 static gboolean
 constant_pad (SymContext *ctx, GraphNode *n, guint value_index, GraphValue **out, GError **error)
 {
   GraphValue *self;
-  gsize np;
-  const gint64 *pad;
   double value = 0.0;
-  if (!sym_parse_args (ctx, n, "v,is", &self, &np, &pad, error))
+  if (!sym_parse_args (ctx, n, "v", &self, error))
     return FALSE;
   if (graph_node_n_inputs (n) > value_index && !sym_is_none (graph_node_input (n, value_index)))
     {
@@ -886,11 +934,11 @@ constant_pad (SymContext *ctx, GraphNode *n, guint value_index, GraphValue **out
     }
   gint64 pads[2 * TENSOR_MAX_RANK];
   int r;
-  if (!sym_pads_from_torch (ctx, n, self, np, pad, pads, &r, error))
+  GraphValue *pv;
+  if (!onnx_pads (ctx, n, self, &pv, pads, &r, error))
     return FALSE;
   if (sym_opset (ctx) >= 11)
-    out[0] = graph_op (G, "Pad", self, sym_const_ints (ctx, 2 * r, pads),
-                       sym_scalar_like (ctx, value, self), "mode_s", "constant", NULL);
+    out[0] = graph_op (G, "Pad", self, pv, sym_scalar_like (ctx, value, self), "mode_s", "constant", NULL);
   else
     out[0] = graph_op (G, "Pad", self, "mode_s", "constant", "pads_is", 2 * r, pads, "value_f",
                        value, NULL);
@@ -940,16 +988,15 @@ static gboolean
 mode_pad (SymContext *ctx, GraphNode *n, const char *onnx_mode, GraphValue **out, GError **error)
 {
   GraphValue *self;
-  gsize np;
-  const gint64 *pad;
-  if (!sym_parse_args (ctx, n, "v,is", &self, &np, &pad, error))
+  if (!sym_parse_args (ctx, n, "v", &self, error))
     return FALSE;
   gint64 pads[2 * TENSOR_MAX_RANK];
   int r;
-  if (!sym_pads_from_torch (ctx, n, self, np, pad, pads, &r, error))
+  GraphValue *pv;
+  if (!onnx_pads (ctx, n, self, &pv, pads, &r, error))
     return FALSE;
   if (sym_opset (ctx) >= 11)
-    out[0] = graph_op (G, "Pad", self, sym_const_ints (ctx, 2 * r, pads), "mode_s", onnx_mode, NULL);
+    out[0] = graph_op (G, "Pad", self, pv, "mode_s", onnx_mode, NULL);
   else
     out[0] = graph_op (G, "Pad", self, "mode_s", onnx_mode, "pads_is", 2 * r, pads, NULL);
   return TRUE;
