@@ -148,6 +148,12 @@ aten_scalar_type (gint64 code, GraphDType *out)
   return TRUE;
 }
 
+/* The ScalarType argument i (def when absent) and the int[] size argument
+ * i (no negative sizes), with an error naming the argument
+ * (k-aten-create.c). */
+gboolean aten_dtype_arg (RtCall *call, guint i, GraphDType def, GraphDType *dt, GError **error);
+gboolean aten_size_arg (RtCall *call, guint i, guint *rank, gint64 *dims, GError **error);
+
 /* Element-wise loops of the ATen kernels (runtime/k-aten-math.c) for what
  * ONNX's element-wise kernels do not compute.  Floating outputs are
  * computed in double by the F functions (params: the kernel's scalars);
