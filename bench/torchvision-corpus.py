@@ -63,7 +63,7 @@ def make(name, family):
         if name.startswith("mvit"):
             return model, (torch.rand(1, 3, 16, 224, 224),)
         if name == "s3d":
-            return model, (torch.rand(1, 3, 16, 112, 112),)
+            return model, (torch.rand(1, 3, 16, 224, 224),)   # its last pooling is 2x7x7
         return model, (torch.rand(1, 3, 4, 64, 64),)
     if family == "optical_flow":
         return model, (torch.rand(1, 3, 128, 128), torch.rand(1, 3, 128, 128))
