@@ -92,6 +92,10 @@ gboolean     sym_parse_layer_norm (SymContext *ctx, GraphNode *n, GraphValue **i
 GraphValue  *sym_layer_norm_values (SymContext *ctx, GraphValue *input, gsize ns, GraphValue *weight,
                                     GraphValue *bias, double eps, GraphValue **mean_out,
                                     GraphValue **den_out);
+/* aten::tensor_split(self, int sections, dim) as one Split (opset13.c;
+ * sym_split writes the form each opset takes, so opset9-beyond.c lists it
+ * from 9). */
+gboolean     sym_tensor_split13 (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error);
 /* Symbolics listed again by a later opset's table, whose translation
  * depends on the target opset (defined in the opset-9 files). */
 gboolean     sym_layer_norm_any (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error);

@@ -1,6 +1,7 @@
 /* Opset 9: operators torch 1.13 cannot export in ONNX mode (it needs
  * ATEN_FALLBACK) that standard ONNX expresses exactly (issue 12, "beyond
- * torch"): atan2, trunc, frac, cumprod, affine_grid_generator (2-D).  Each
+ * torch"): atan2, trunc, frac, cumprod, affine_grid_generator (2-D), and
+ * outer, tril/triu and tensor_split below the opsets torch needs.  Each
  * is checked against eager PyTorch (tests/fixtures/symbolic, the cases
  * torch.onnx.export refuses) and listed in doc/symbolic.md. */
 #include "symbolic/opset-tables.h"
@@ -202,7 +203,72 @@ sym_affine_grid_generator (SymContext *ctx, GraphNode *n, GraphValue **out, GErr
   return TRUE;
 }
 
+/* aten::outer(self, vec2) before opset 12 (Einsum): self[:, None] * vec2,
+ * the same single multiplication per element. */
+static gboolean
+sym_outer9 (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *a, *b;
+  if (!sym_parse_args (ctx, n, "vv", &a, &b, error))
+    return FALSE;
+  GraphDType dt = sym_dtype (graph_node_output (n, 0));
+  if (dt != GRAPH_DTYPE_UNDEFINED && sym_dtype (graph_node_input (n, 0)) != dt)
+    a = sym_cast (ctx, a, dt);
+  if (dt != GRAPH_DTYPE_UNDEFINED && sym_dtype (graph_node_input (n, 1)) != dt)
+    b = sym_cast (ctx, b, dt);
+  static const gint64 one = 1;
+  out[0] = graph_op (G, "Mul", sym_unsqueeze (ctx, a, 1, &one), b, NULL);
+  return TRUE;
+}
+
+/* aten::tril/triu(self, diagonal) before opset 14 (Trilu): the kept
+ * triangle of the last two (static) dims as a constant mask, Where(mask,
+ * self, 0) — NaNs outside the triangle become 0, as PyTorch. */
+static gboolean
+trilu9 (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error, gboolean upper)
+{
+  GraphValue *self;
+  gint64 k = 0;
+  if (!sym_parse_args (ctx, n, "v", &self, error))
+    return FALSE;
+  if (graph_node_n_inputs (n) > 1 && !sym_parse_args (ctx, n, "none,i", &k, error))
+    return FALSE;
+  int r = sym_rank (graph_node_input (n, 0));
+  gint64 dims[TENSOR_MAX_RANK];
+  if (r < 2 || !sym_static_shape (graph_node_input (n, 0), dims))
+    return sym_unimplemented (ctx, n, error, "tril/triu of an input of unknown shape before opset 14");
+  gint64 h = dims[r - 2], w = dims[r - 1];
+  if (h * w > (1 << 24))
+    return sym_unimplemented (ctx, n, error, "a %" G_GINT64_FORMAT "x%" G_GINT64_FORMAT " mask", h, w);
+  const gint64 md[] = { h, w };
+  g_autoptr (Tensor) mask = tensor_new_zeroed (GRAPH_DTYPE_BOOL, 2, md, error);
+  if (mask == NULL)
+    return FALSE;
+  guint8 *m = (guint8 *) tensor_data (mask);   /* new, owned: writable */
+  for (gint64 i = 0; i < h; i++)
+    for (gint64 j = 0; j < w; j++)
+      m[i * w + j] = upper ? j - i >= k : j - i <= k;
+  out[0] = graph_op (G, "Where", sym_constant (ctx, mask), self, sym_scalar_like (ctx, 0.0, self), NULL);
+  return TRUE;
+}
+
+static gboolean
+sym_tril9 (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  return trilu9 (ctx, n, out, error, FALSE);
+}
+
+static gboolean
+sym_triu9 (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  return trilu9 (ctx, n, out, error, TRUE);
+}
+
 static const SymEntry entries[] = {
+  SYM_FN ("aten::outer", sym_outer9),
+  SYM_FN ("aten::tril", sym_tril9),
+  SYM_FN ("aten::triu", sym_triu9),
+  SYM_FN ("aten::tensor_split", sym_tensor_split13),
   SYM_FN ("aten::trunc", sym_trunc),
   SYM_FN ("aten::frac", sym_frac),
   SYM_FN ("aten::atan2", sym_atan2),

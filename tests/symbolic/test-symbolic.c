@@ -854,12 +854,14 @@ test_torch_ref_case (gconstpointer data)
           const char *why_refused = known_refusal (cas, opset);
           if (why_refused == NULL)
             g_error ("%s at opset %s: torch cannot export it and neither can we: %s (export it, or "
-                     "list it in known_refusals[] with the reason)", cas, opset, error->message);
+                     "list it in the refusals of tests/fixtures/torch-diffs.json with the reason)", cas,
+                     opset, error->message);
           g_test_message ("refused, as torch (%s): %s", why_refused, error->message);
           return;
         }
       if (known_refusal (cas, opset))
-        g_error ("%s at opset %s now exports: remove its known_refusals[] entry", cas, opset);
+        g_error ("%s at opset %s now exports: remove it from the refusals of "
+                 "tests/fixtures/torch-diffs.json", cas, opset);
       assert_lint (g);
       if (!check_numeric (g, dir, cas, opset))
         g_error ("%s at opset %s: exported where torch cannot, but has no PyTorch "
