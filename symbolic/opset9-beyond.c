@@ -87,14 +87,17 @@ sym_atan2 (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   return TRUE;
 }
 
-/* aten::cumprod(self, dim, dtype): along a dim of static length L, the
- * running products y_i = y_{i−1} · x_i as L Slices, L − 1 Muls and one
- * Concat — PyTorch's own order of multiplication, so the same numbers. */
-#define CUMPROD_MAX_LEN 1024
+/* aten::cumprod / cumsum (before opset 11's CumSum) (self, dim, dtype):
+ * along a dim of static length L, the running products or sums
+ * y_i = y_{i−1} ∘ x_i as L Slices, L − 1 Muls or Adds and one Concat —
+ * PyTorch's own order of operations, so the same numbers.  The op is the
+ * table line's data. */
+#define RUNNING_MAX_LEN 1024
 
 static gboolean
-sym_cumprod (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+sym_running (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {
+  const char *op = sym_user_data (ctx);
   GraphValue *x;
   gint64 dim;
   if (!sym_parse_args (ctx, n, "vd", &x, &dim, error))
@@ -109,7 +112,7 @@ sym_cumprod (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   int r = sym_rank (graph_node_input (n, 0));
   gint64 dims[TENSOR_MAX_RANK];
   if (r < 0 || !sym_static_shape (graph_node_input (n, 0), dims))
-    return sym_unimplemented (ctx, n, error, "cumprod of an input of unknown shape");
+    return sym_unimplemented (ctx, n, error, "a running %s of an input of unknown shape", op);
   if (r == 0)
     {
       out[0] = x;
@@ -117,15 +120,15 @@ sym_cumprod (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
     }
   gint64 ax = dim < 0 ? dim + r : dim;
   gint64 len = dims[ax];
-  if (len == 0 || len > CUMPROD_MAX_LEN)
-    return sym_unimplemented (ctx, n, error, "cumprod along a dim of %" G_GINT64_FORMAT
-                              " elements (1 to %d)", len, CUMPROD_MAX_LEN);
+  if (len == 0 || len > RUNNING_MAX_LEN)
+    return sym_unimplemented (ctx, n, error, "a running %s along a dim of %" G_GINT64_FORMAT
+                              " elements (1 to %d)", op, len, RUNNING_MAX_LEN);
   g_autofree GraphValue **parts = g_new (GraphValue *, len);
   for (gint64 i = 0; i < len; i++)
     {
       const gint64 start = i, end = i + 1;
       GraphValue *xi = sym_slice (ctx, x, 1, &ax, &start, &end, NULL);
-      parts[i] = i == 0 ? xi : graph_op (G, "Mul", parts[i - 1], xi, NULL);
+      parts[i] = i == 0 ? xi : graph_op (G, op, parts[i - 1], xi, NULL);
     }
   out[0] = len == 1 ? parts[0] : graph_opv (G, "Concat", (guint) len, parts, "axis_i", ax, NULL);
   return out[0] != NULL;
@@ -272,7 +275,8 @@ static const SymEntry entries[] = {
   SYM_FN ("aten::trunc", sym_trunc),
   SYM_FN ("aten::frac", sym_frac),
   SYM_FN ("aten::atan2", sym_atan2),
-  SYM_FN ("aten::cumprod", sym_cumprod),
+  SYM_DATA ("aten::cumprod", sym_running, "Mul"),
+  SYM_DATA ("aten::cumsum", sym_running, "Add"),   /* opset 11: CumSum */
   SYM_FN ("aten::affine_grid_generator", sym_affine_grid_generator),
 };
 const SymTable sym_opset9_beyond = SYM_TABLE (9, entries);
