@@ -149,6 +149,17 @@ DYNAMIC = {
 }
 
 
+# Run at the traced input and at a second one of the same shape whose data
+# gives other data-dependent shapes (CASE.size2.input_N.npy): the traced
+# size of x[x > 0] must not be folded.
+DATA_DEPENDENT = {
+    "data_dependent_size": (
+        lambda x: (x[x > 0] * x[x > 0].size(0)).sum() + torch.zeros(torch.nonzero(x).shape[0]).sum() + 1,
+        (torch.tensor([1.0, -1.0, 2.0, 3.0, 0.0]),),
+        (torch.tensor([1.0, -1.0, -2.0, -3.0, 4.0]),)),
+}
+
+
 # Traces an export must refuse (CASE.trace only): exporting them in the
 # inference form would compute other numbers.
 REFUSALS = {
@@ -180,6 +191,14 @@ def main():
             f.write(str(traced.inlined_graph))
         with open(os.path.join(OUT, name + ".axes"), "w") as f:
             f.write(axes + "\n")
+        for tag, xs in (("", inputs), (".size2", inputs2)):
+            for i, x in enumerate(xs):
+                np.save(os.path.join(OUT, "%s%s.input_%d.npy" % (name, tag, i)), x.numpy())
+            np.save(os.path.join(OUT, "%s%s.expected.npy" % (name, tag)), fn(*xs).numpy())
+    for name, (fn, inputs, inputs2) in DATA_DEPENDENT.items():
+        traced = torch.jit.trace(Fn(fn).eval(), inputs)
+        with open(os.path.join(OUT, name + ".trace"), "w") as f:
+            f.write(str(traced.inlined_graph))
         for tag, xs in (("", inputs), (".size2", inputs2)):
             for i, x in enumerate(xs):
                 np.save(os.path.join(OUT, "%s%s.input_%d.npy" % (name, tag, i)), x.numpy())
