@@ -79,6 +79,70 @@ test_cli_run (void)
   g_assert_true (g_regex_match_simple ("^median [0-9.]+ ms, min [0-9.]+ ms\n$", out, 0, 0));
 }
 
+#define RELU_ARGS(cmd) cmd, NODE "/test_relu/model.onnx", \
+  "--input", "x=" NODE "/test_relu/test_data_set_0/input_0.pb"
+
+/* --device cuda where the CUDA backend or a GPU is missing: one line
+ * "symonnx run: no CUDA device: <reason>", exit status 4, for run and
+ * verify alike. */
+static void
+test_cli_device_cuda_unavailable (void)
+{
+  g_autoptr (GError) probe = NULL;
+  if (rt_device_available (RT_DEVICE_CUDA, &probe))
+    {
+      g_test_skip ("a CUDA device is present");
+      return;
+    }
+  const char *run_args[] = { RELU_ARGS ("run"), "--device", "cuda", "--verbose", NULL };
+  const char *verify_args[] = {
+    RELU_ARGS ("verify"), "--expected", NODE "/test_relu/test_data_set_0/output_0.pb",
+    "--device", "cuda", NULL,
+  };
+  const char *const *cases[] = { run_args, verify_args };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *out = NULL, *err = NULL;
+      int status;
+      if (!run_cli (cases[i], &out, &err, &status))
+        {
+          g_test_skip ("no CLI or no libonnx-testdata");
+          return;
+        }
+      g_assert_true (WIFEXITED (status));
+      g_assert_cmpint (WEXITSTATUS (status), ==, 4);
+      g_autofree char *want = g_strdup_printf ("symonnx %s: %s\n", cases[i][0], probe->message);
+      g_assert_cmpstr (err, ==, want);
+      g_assert_cmpstr (out, ==, "");
+    }
+}
+
+/* --device cpu --verbose: the run as before, and where it ran; an unknown
+ * device is a usage error. */
+static void
+test_cli_device_cpu (void)
+{
+  const char *args[] = { RELU_ARGS ("run"), "--device", "cpu", "--verbose", NULL };
+  g_autofree char *out = NULL, *err = NULL;
+  int status;
+  if (!run_cli (args, &out, &err, &status))
+    {
+      g_test_skip ("no CLI or no libonnx-testdata");
+      return;
+    }
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  g_assert_cmpstr (out, ==, "y: float(3, 4, 5)\n");
+  g_assert_cmpstr (err, ==, "device cpu: 1 node, all on the CPU\n");
+
+  const char *bad[] = { RELU_ARGS ("run"), "--device", "gpu", NULL };
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  run_cli (bad, &out, &err, &status);
+  g_assert_true (WIFEXITED (status));
+  g_assert_cmpint (WEXITSTATUS (status), ==, 2);
+  g_assert_cmpstr (err, ==, "symonnx run: --device: unknown device 'gpu' (expected cpu or cuda)\n");
+}
+
 /* Output names with characters outside [A-Za-z0-9._-] become '_'. */
 static void
 test_cli_output_names (void)
@@ -227,6 +291,8 @@ void
 test_cli_register (void)
 {
   g_test_add_func ("/runtime/cli/run", test_cli_run);
+  g_test_add_func ("/runtime/cli/device-cuda-unavailable", test_cli_device_cuda_unavailable);
+  g_test_add_func ("/runtime/cli/device-cpu", test_cli_device_cpu);
   g_test_add_func ("/runtime/cli/output-names", test_cli_output_names);
   g_test_add_func ("/runtime/cli/sequence-output", test_cli_sequence_output);
   g_test_add_func ("/runtime/cli/test-suite", test_cli_test_suite);

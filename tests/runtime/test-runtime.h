@@ -13,3 +13,4 @@ void test_cli_register (void);
 void test_kernels_register (void);
 void test_kernels_index_register (void);
 void test_sequence_register (void);
+void test_backend_register (void);
