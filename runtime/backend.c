@@ -84,12 +84,15 @@ load_cuda (gpointer unused)
       r->reason = g_strdup_printf ("cannot load the CUDA backend %s: %s", path, g_module_error ());
       return r;
     }
+  /* Kept loaded, also when no device is found: sessions point into it,
+   * and unloading the C++ runtime it pulled in would orphan that
+   * runtime's allocations. */
+  g_module_make_resident (m);
   gpointer sym = NULL;
   if (!g_module_symbol (m, "symonnx_cuda_backend", &sym) || sym == NULL)
     {
       r->reason = g_strdup_printf ("%s has no symonnx_cuda_backend(): not a symonnx CUDA "
                                    "backend", path);
-      g_module_close (m);
       return r;
     }
   const RtBackend *b = ((RtCudaBackendFn) sym) ();
@@ -97,11 +100,8 @@ load_cuda (gpointer unused)
   if (b == NULL || (b->probe && !b->probe (&error)))
     {
       r->reason = g_strdup (error ? error->message : "the CUDA backend returned no table");
-      g_module_close (m);
       return r;
     }
-  /* Kept loaded: sessions and their device memory point into it. */
-  g_module_make_resident (m);
   r->backend = b;
   return r;
 }

@@ -8,6 +8,7 @@
  * found, that the build compiled every .cu file of cuda/. */
 #include "tests/common/test-util.h"
 #include "runtime/runtime.h"
+#include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
 
@@ -384,6 +385,54 @@ test_every_cu_compiled (void)
   g_assert_cmpuint (n, >=, 5);
 }
 
+/* ---- doc/cuda.md's example ------------------------------------------------------------ */
+
+#define RELU_DIR "/usr/share/libonnx-testdata/data/node/test_relu"
+
+/* doc/examples/device-run.c on ONNX's test_relu: on the GPU when there is
+ * one, else the probe's message and the CPU report. */
+static void
+test_doc_example (void)
+{
+  const char *example = g_getenv ("SYMONNX_DEVICE_EXAMPLE");
+  if (example == NULL || !g_file_test (RELU_DIR, G_FILE_TEST_IS_DIR))
+    {
+      g_test_skip ("no example binary or no libonnx-testdata");
+      return;
+    }
+  g_autoptr (GError) error = NULL;
+  g_autoptr (Tensor) x = onnxio_tensor_load (RELU_DIR "/test_data_set_0/input_0.pb", NULL, &error);
+  g_assert_no_error (error);
+  g_autofree char *dir = g_dir_make_tmp ("symonnx-device-XXXXXX", &error);
+  g_assert_no_error (error);
+  g_autofree char *npy = g_build_filename (dir, "x.npy", NULL);
+  g_assert_true (export_npy_save (x, npy, &error));
+  g_assert_no_error (error);
+  const char *argv[] = { example, RELU_DIR "/model.onnx", "x", npy, NULL };
+  g_autofree char *out = NULL, *err = NULL;
+  int status;
+  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err,
+                               &status, &error));
+  g_assert_no_error (error);
+  g_remove (npy);
+  g_rmdir (dir);
+  if (!g_spawn_check_wait_status (status, NULL))
+    g_error ("device-run failed: %s", err);
+  g_autoptr (GError) probe = NULL;
+  gsize bytes = (gsize) tensor_numel (x) * sizeof (float);
+  g_autofree char *want = NULL;
+  if (rt_device_available (RT_DEVICE_CUDA, &probe))
+    want = g_strdup_printf ("device cuda: 1 node, 0 planned on the CPU; last run: 1 node run on "
+                            "the device, 0 on the CPU\n"
+                            "copies to the device: 1 input (%zu bytes), 0 fallback results (0 bytes)\n"
+                            "copies to the host: 1 output (%zu bytes), 0 fallback inputs (0 bytes)\n"
+                            "bytes copied: %zu to the device, %zu back\n", bytes, bytes, bytes, bytes);
+  else
+    want = g_strdup_printf ("%s; running on the CPU\ndevice cpu: 1 node, all on the CPU\n"
+                            "bytes copied: 0 to the device, 0 back\n", probe->message);
+  g_assert_cmpstr (out, ==, want);
+}
+
 /* ---- registration ------------------------------------------------------------------------ */
 
 static const GraphDType all_dtypes[] = { GRAPH_DTYPE_FLOAT, GRAPH_DTYPE_DOUBLE, GRAPH_DTYPE_INT32,
@@ -506,5 +555,6 @@ main (int argc, char **argv)
     }
 
   g_test_add_func ("/cuda/graph/with-fallback", test_graph_with_fallback);
+  g_test_add_func ("/cuda/doc/example", test_doc_example);
   return g_test_run ();
 }
