@@ -69,10 +69,12 @@ gboolean cli_apply_limits (const char *command, RtOptions *o);
 /* tools/cli-device.c: --device cpu|cuda and --verbose (CLI_DEVICE_ENTRIES). */
 extern char *cli_device;
 extern gboolean cli_device_verbose;
-#define CLI_DEVICE_ENTRIES                                                           \
+#define CLI_DEVICE_ENTRY                                                             \
   { "device", 0, 0, G_OPTION_ARG_STRING, &cli_device,                                \
     "Run on DEVICE: cpu (the default) or cuda (an NVIDIA GPU, doc/cuda.md; nodes without a "  \
-    "CUDA kernel run on the CPU). No usable device is an error (exit status 4)", "DEVICE" }, \
+    "CUDA kernel run on the CPU). No usable device is an error (exit status 4)", "DEVICE" }
+#define CLI_DEVICE_ENTRIES                                                           \
+  CLI_DEVICE_ENTRY,                                                                  \
   { "verbose", 0, 0, G_OPTION_ARG_NONE, &cli_device_verbose,                         \
     "Print on stderr where the nodes ran: the device, each node run on the CPU instead and " \
     "why, and the copies between host and device", NULL }

@@ -83,8 +83,8 @@ test_cli_run (void)
   "--input", "x=" NODE "/test_relu/test_data_set_0/input_0.pb"
 
 /* --device cuda where the CUDA backend or a GPU is missing: one line
- * "symonnx run: no CUDA device: <reason>", exit status 4, for run and
- * verify alike. */
+ * "symonnx run: no CUDA device: <reason>", exit status 4, for run, verify
+ * and test-suite alike. */
 static void
 test_cli_device_cuda_unavailable (void)
 {
@@ -99,7 +99,8 @@ test_cli_device_cuda_unavailable (void)
     RELU_ARGS ("verify"), "--expected", NODE "/test_relu/test_data_set_0/output_0.pb",
     "--device", "cuda", NULL,
   };
-  const char *const *cases[] = { run_args, verify_args };
+  const char *suite_args[] = { "test-suite", "--device", "cuda", NODE "/test_relu", NULL };
+  const char *const *cases[] = { run_args, verify_args, suite_args };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
       g_autofree char *out = NULL, *err = NULL;
