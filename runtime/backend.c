@@ -9,11 +9,11 @@
  * request ("no CUDA device: <reason>") instead of a failure to start.
  * (dlopen-ing libcudart ourselves would not do: the kernels nvcc compiles
  * register themselves with libcudart when their object is loaded, so they
- * must live in an object that is itself loaded on demand.)  The plugin is
- * looked for at $SYMONNX_CUDA_PLUGIN, else where it is installed
- * (SYMONNX_CUDA_PLUGIN_PATH, empty when the build has no CUDA backend). */
+ * must live in an object that is itself loaded on demand.)  Where it is
+ * looked for: plugin_candidates(). */
 #include "runtime/backend.h"
 #include <gmodule.h>
+#include <dlfcn.h>
 #include <string.h>
 
 #ifndef SYMONNX_CUDA_PLUGIN_PATH
@@ -64,18 +64,57 @@ typedef struct
   char            *reason;    /* or why not */
 } CudaLoad;
 
+/* Where the plugin may be: $SYMONNX_CUDA_PLUGIN, else next to this
+ * library as installed (LIBDIR/symonnx/) or as built (BUILDDIR/cuda/),
+ * else the configured install path.  Empty when this build has no CUDA
+ * backend and the environment names none. */
+static GPtrArray *
+plugin_candidates (void)
+{
+  GPtrArray *paths = g_ptr_array_new_with_free_func (g_free);
+  const char *env = g_getenv ("SYMONNX_CUDA_PLUGIN");
+  if (env && *env)
+    {
+      g_ptr_array_add (paths, g_strdup (env));
+      return paths;
+    }
+  if (*SYMONNX_CUDA_PLUGIN_PATH == '\0')
+    return paths;
+  Dl_info info;
+  if (dladdr (&rt_backend_cpu, &info) && info.dli_fname && strchr (info.dli_fname, '/'))
+    {
+      g_autofree char *dir = g_path_get_dirname (info.dli_fname);
+      g_ptr_array_add (paths, g_build_filename (dir, "symonnx", "libsymonnx-cuda.so", NULL));
+      g_ptr_array_add (paths, g_build_filename (dir, "cuda", "libsymonnx-cuda.so", NULL));
+    }
+  g_ptr_array_add (paths, g_strdup (SYMONNX_CUDA_PLUGIN_PATH));
+  return paths;
+}
+
 static gpointer
 load_cuda (gpointer unused)
 {
   (void) unused;
   CudaLoad *r = g_new0 (CudaLoad, 1);
-  const char *path = g_getenv ("SYMONNX_CUDA_PLUGIN");
-  if (path == NULL || *path == '\0')
-    path = SYMONNX_CUDA_PLUGIN_PATH;
-  if (*path == '\0')
+  g_autoptr (GPtrArray) paths = plugin_candidates ();
+  if (paths->len == 0)
     {
       r->reason = g_strdup ("this symonnx was built without the CUDA backend (meson "
                             "-Dcuda=disabled, or nvcc was not found; see doc/cuda.md)");
+      return r;
+    }
+  /* The first that exists (or the environment's, which must). */
+  const char *path = NULL;
+  for (guint i = 0; i < paths->len && path == NULL; i++)
+    if (g_file_test (paths->pdata[i], G_FILE_TEST_EXISTS))
+      path = paths->pdata[i];
+  if (path == NULL)
+    {
+      g_autofree char *tried = NULL;
+      g_ptr_array_add (paths, NULL);
+      tried = g_strjoinv (", ", (char **) paths->pdata);
+      r->reason = g_strdup_printf ("the CUDA backend libsymonnx-cuda.so is not installed "
+                                   "(looked for %s)", tried);
       return r;
     }
   GModule *m = g_module_open (path, G_MODULE_BIND_LAZY | G_MODULE_BIND_LOCAL);

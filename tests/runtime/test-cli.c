@@ -118,6 +118,32 @@ test_cli_device_cuda_unavailable (void)
     }
 }
 
+/* $SYMONNX_CUDA_PLUGIN names the plugin to load; a wrong one is the
+ * "no CUDA device" error naming it. */
+static void
+test_cli_device_plugin_env (void)
+{
+  const char *cli = g_getenv ("SYMONNX_CLI");
+  if (cli == NULL || !g_file_test (NODE, G_FILE_TEST_IS_DIR))
+    {
+      g_test_skip ("no CLI or no libonnx-testdata");
+      return;
+    }
+  g_auto (GStrv) env = g_environ_setenv (g_get_environ (), "SYMONNX_CUDA_PLUGIN",
+                                         "/nonexistent/libsymonnx-cuda.so", TRUE);
+  const char *argv[] = { cli, RELU_ARGS ("run"), "--device", "cuda", NULL };
+  g_autofree char *out = NULL, *err = NULL;
+  int status;
+  g_autoptr (GError) error = NULL;
+  g_assert_true (g_spawn_sync (NULL, (char **) argv, env, G_SPAWN_DEFAULT, NULL, NULL, &out, &err,
+                               &status, &error));
+  g_assert_no_error (error);
+  g_assert_true (WIFEXITED (status));
+  g_assert_cmpint (WEXITSTATUS (status), ==, 4);
+  g_assert_cmpstr (err, ==, "symonnx run: no CUDA device: the CUDA backend libsymonnx-cuda.so is "
+                            "not installed (looked for /nonexistent/libsymonnx-cuda.so)\n");
+}
+
 /* --device cpu --verbose: the run as before, and where it ran; an unknown
  * device is a usage error. */
 static void
@@ -294,6 +320,7 @@ test_cli_register (void)
   g_test_add_func ("/runtime/cli/run", test_cli_run);
   g_test_add_func ("/runtime/cli/device-cuda-unavailable", test_cli_device_cuda_unavailable);
   g_test_add_func ("/runtime/cli/device-cpu", test_cli_device_cpu);
+  g_test_add_func ("/runtime/cli/device-plugin-env", test_cli_device_plugin_env);
   g_test_add_func ("/runtime/cli/output-names", test_cli_output_names);
   g_test_add_func ("/runtime/cli/sequence-output", test_cli_sequence_output);
   g_test_add_func ("/runtime/cli/test-suite", test_cli_test_suite);
