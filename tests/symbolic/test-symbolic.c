@@ -8,6 +8,7 @@
 #include <json-glib/json-glib.h>
 #include <math.h>
 #include <string.h>
+#include <sys/wait.h>
 
 static Graph *
 parse (const char *text)
@@ -384,79 +385,100 @@ test_plugin (void)
 
 /* ---- per-op references from torch.onnx.export ---------------------------- */
 
-/* RNN cases without explicit initial states: nn.LSTM/GRU/RNN build
- * zeros(layers * dirs, input.size(batch), hidden) and torch keeps
- * Shape/Gather/Unsqueeze/Concat/Expand per layer (and per h/c) to compute
- * them at run time; the traced shapes are static, so we fold the shape and
- * write one ConstantOfShape each.  Everything else must still match. */
-#define ZERO_STATES "torch computes the zero initial states at run time; we fold their shape"
+/* tests/fixtures/torch-diffs.json: where our single-op exports differ from
+ * torch 1.13's on purpose (kind "zero_states": the RNN cases without
+ * initial states, whose zero states torch computes at run time and we fold;
+ * "invalid": torch's file fails the checker too), the exports that do not
+ * compute PyTorch's numbers (numeric_skips) and the cases torch cannot
+ * export that we refuse too (refusals).  Its reasons are written once:
+ * tools/gen_torch_diffs_doc.py renders them into doc/symbolic.md. */
+typedef struct
+{
+  char *why, *kind;
+} Diff;
 
-/* Cases where we differ from torch 1.13 on purpose; "*" = every opset.
- * Documented in doc/symbolic.md. */
-static const struct { const char *cas, *opset, *why; } known_diffs[] = {
-  { "lstm_bi", "*", ZERO_STATES }, { "lstm_2l_nobias", "*", ZERO_STATES },
-  { "gru", "*", ZERO_STATES }, { "gru_bi_bf", "*", ZERO_STATES },
-  { "rnn_tanh_bf_nobias", "*", ZERO_STATES }, { "rnn_relu_2l_bi", "*", ZERO_STATES },
-  { "chunk", "11", "torch computes chunk sizes at run time (Shape/Slice); we Split statically" },
-  { "chunk", "13", "same" }, { "chunk", "17", "same" },
-  { "constant_pad_nd", "11", "torch builds the pads input at run time; we fold it" },
-  { "constant_pad_nd", "13", "same" }, { "constant_pad_nd", "17", "same" },
-  { "expand", "*", "torch replaces -1 sizes at run time (ConstantOfShape/Equal/Where)" },
-  { "compare", "9", "Equal-7 has no float inputs; torch 1.13 writes the same invalid node" },
-  { "gather", "9", "gather before opset 11 (torch's OneHot form) is not implemented" },
-  { "group_norm", "*", "torch keeps Shape(input) for the reshape back; its shape is static, we fold it" },
-  { "embedding_bag", "11", "torch builds a Loop over the bags; we unroll them (torch's opset 10 form)" },
-  { "embedding_bag", "13", "same" }, { "embedding_bag", "17", "same" },
-  { "embedding_bag_mean", "11", "same" }, { "embedding_bag_mean", "13", "same" },
-  { "embedding_bag_mean", "17", "same" },
-  { "index_fill", "*", "torch computes the expanded index shape at run time (Shape/Scatter/Expand); we fold it" },
-  { "index_copy", "*", "same" }, { "index_add", "*", "same" },
-  { "meshgrid", "*", "torch reads the input lengths with Shape at run time; we fold them" },
-  { "meshgrid_xy", "*", "same" },
-  { "repeat_interleave", "*", "torch splits into elements and expands each (Split/Expand/Concat); we Unsqueeze/Expand/Reshape once" },
-  { "repeat_interleave_flat", "*", "same" },
-  { "diagonal", "13", "torch masks with EyeLike and gathers through an If at run time; we Gather statically" },
-  { "diagonal", "17", "same" },
-  { "broadcast_tensors", "*", "torch finds the broadcast shape at run time (Shape/ConstantOfShape/Add); we fold it" },
-  { "tensor_split", "13", "torch computes the sizes at run time into a sequence (SplitToSequence); we Split statically" },
-  { "tensor_split", "17", "same" },
-  { "reflection_pad", "11", "torch builds the pads input at run time; we fold it" },
-  { "reflection_pad", "13", "same" }, { "reflection_pad", "17", "same" },
-  { "replication_pad", "11", "same" }, { "replication_pad", "13", "same" },
-  { "replication_pad", "17", "same" },
-  { "std_var", "*", "torch counts the reduced elements at run time (Shape/Gather/ReduceProd); we fold it" },
-  { "std_mean", "*", "same" }, { "var_mean", "*", "same" },
-  { "sort", "11", "torch reads the sorted dim's size at run time (Shape/Gather); we fold it" },
-  { "sort", "13", "same" }, { "sort", "17", "same" },
-  { "argsort", "11", "same" }, { "argsort", "13", "same" }, { "argsort", "17", "same" },
-};
+static GHashTable *diff_tables[3];   /* "case/opset" → Diff */
+enum { DIFFS, NUMERIC_SKIPS, REFUSALS };
 
-/* Exports that match torch's file but not PyTorch's numbers: not run.
- * Documented in doc/symbolic.md. */
-#define UPSAMPLE9 "Upsample-9 'linear' has no half-pixel mode; torch warns its export differs"
-static const struct { const char *cas, *opset, *why; } numeric_skips[] = {
-  { "upsample_linear1d", "9", UPSAMPLE9 },
-  { "upsample_bilinear2d", "9", UPSAMPLE9 },
-  { "upsample_trilinear3d", "9", UPSAMPLE9 },
-};
+static void
+diff_free (gpointer p)
+{
+  Diff *d = p;
+  g_free (d->why);
+  g_free (d->kind);
+  g_free (d);
+}
+
+static void
+load_diff_table (JsonObject *root, const char *member, GHashTable *into)
+{
+  JsonArray *a = json_object_get_array_member (root, member);
+  g_assert_nonnull (a);
+  for (guint i = 0; i < json_array_get_length (a); i++)
+    {
+      JsonObject *e = json_array_get_object_element (a, i);
+      JsonArray *cases = json_object_get_array_member (e, "cases");
+      JsonNode *opsets = json_object_get_member (e, "opsets");
+      g_assert_nonnull (cases);
+      g_assert_nonnull (opsets);
+      for (guint c = 0; c < json_array_get_length (cases); c++)
+        for (int o = SYM_OPSET_MIN; o <= SYM_OPSET_MAX; o++)
+          {
+            gboolean all = JSON_NODE_HOLDS_VALUE (opsets);   /* "*" */
+            gboolean listed = all;
+            for (guint k = 0; !all && k < json_array_get_length (json_node_get_array (opsets)); k++)
+              listed = listed || json_array_get_int_element (json_node_get_array (opsets), k) == o;
+            if (!listed)
+              continue;
+            Diff *d = g_new0 (Diff, 1);
+            d->why = g_strdup (json_object_get_string_member (e, "why"));
+            d->kind = g_strdup (json_object_get_string_member_with_default (e, "kind", ""));
+            g_hash_table_insert (into, g_strdup_printf ("%s/%d", json_array_get_string_element (cases, c), o), d);
+          }
+    }
+}
+
+static void
+load_torch_diffs (void)
+{
+  g_autofree char *path = test_source_path ("tests/fixtures/torch-diffs.json");
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_autoptr (GError) error = NULL;
+  g_assert_true (json_parser_load_from_file (parser, path, &error));
+  JsonObject *root = json_node_get_object (json_parser_get_root (parser));
+  static const char *const members[] = { "differences", "numeric_skips", "refusals" };
+  for (guint t = 0; t < G_N_ELEMENTS (members); t++)
+    {
+      diff_tables[t] = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, diff_free);
+      load_diff_table (root, members[t], diff_tables[t]);
+    }
+}
+
+static const Diff *
+diff_lookup (guint table, const char *cas, const char *opset)
+{
+  g_autofree char *key = g_strdup_printf ("%s/%s", cas, opset);
+  return diff_tables[table] ? g_hash_table_lookup (diff_tables[table], key) : NULL;
+}
 
 static gboolean
 numeric_skip (const char *cas, const char *opset)
 {
-  for (guint i = 0; i < G_N_ELEMENTS (numeric_skips); i++)
-    if (strcmp (numeric_skips[i].cas, cas) == 0 && strcmp (numeric_skips[i].opset, opset) == 0)
-      return TRUE;
-  return FALSE;
+  return diff_lookup (NUMERIC_SKIPS, cas, opset) != NULL;
 }
 
 static const char *
+known_refusal (const char *cas, const char *opset)
+{
+  const Diff *d = diff_lookup (REFUSALS, cas, opset);
+  return d ? d->why : NULL;
+}
+
+/* The documented difference of (cas, opset), or NULL. */
+static const Diff *
 known_diff (const char *cas, const char *opset)
 {
-  for (guint i = 0; i < G_N_ELEMENTS (known_diffs); i++)
-    if (strcmp (known_diffs[i].cas, cas) == 0
-        && (strcmp (known_diffs[i].opset, "*") == 0 || strcmp (known_diffs[i].opset, opset) == 0))
-      return known_diffs[i].why;
-  return NULL;
+  return diff_lookup (DIFFS, cas, opset);
 }
 
 /* Compares our attribute with the reference JSON value. */
@@ -531,7 +553,7 @@ zero_state_run (GPtrArray *ref, guint i)
 
 /* Our non-Constant nodes against torch's, in order; NULL when equal.
  * zero_states: first drop torch's zero-state runs and our ConstantOfShape
- * nodes (as many of each), see ZERO_STATES. */
+ * nodes (as many of each), see the zero_states kind of tests/fixtures/torch-diffs.json. */
 static char *
 compare_nodes (const Graph *g, JsonArray *ref_array, gboolean zero_states)
 {
@@ -636,9 +658,14 @@ check_numeric (Graph *g, const char *dir, const char *cas, const char *opset)
       g_assert_no_error (error);
       Tensor *a = g_hash_table_lookup (outs, graph_value_get_name (graph_output (g, i)));
       g_assert_nonnull (a);
-      g_assert_cmpuint (tensor_rank (a), ==, tensor_rank (e));
-      for (guint d = 0; d < tensor_rank (e); d++)
-        g_assert_cmpint (tensor_dim (a, d), ==, tensor_dim (e, d));
+      gboolean same_shape = tensor_rank (a) == tensor_rank (e);
+      for (guint d = 0; same_shape && d < tensor_rank (e); d++)
+        same_shape = tensor_dim (a, d) == tensor_dim (e, d);
+      if (!same_shape)
+        g_error ("%s at opset %s: output %u has another shape than torch's", cas, opset, i);
+      if (tensor_dtype (a) != tensor_dtype (e))
+        g_error ("%s at opset %s: output %u is of type %d, torch's %d", cas, opset, i,
+                 (int) tensor_dtype (a), (int) tensor_dtype (e));
       for (gint64 k = 0; k < tensor_numel (e); k++)
         {
           double x = tensor_get_double (a, k), y = tensor_get_double (e, k);
@@ -753,14 +780,15 @@ test_registry_threads (void)
  * onnx.checker run are /symbolic/torch-refs-all/summary, after them. */
 typedef struct
 {
-  char *cas, *opset;
+  char     *cas, *opset;
+  gboolean  beyond;   /* torch cannot export it at this opset */
 } RefCase;
 
 static struct
 {
   char      *dir, *outdir;
   GPtrArray *files;
-  guint      registered, compared, matched, known, numeric;
+  guint      registered, compared, matched, known, numeric, beyond;
 } refs;
 
 static void
@@ -796,7 +824,29 @@ test_torch_ref_case (gconstpointer data)
   o.weights = w;
   g_autoptr (Graph) g = export_graph (trace, &o, &error);
   export_options_clear (&o);
-  const char *why = known_diff (cas, opset);
+  if (rc->beyond)
+    {
+      /* torch cannot export this op at this opset: where we can, the
+       * export must run to PyTorch's outputs */
+      if (g == NULL)
+        {
+          const char *why_refused = known_refusal (cas, opset);
+          if (why_refused == NULL)
+            g_error ("%s at opset %s: torch cannot export it and neither can we: %s (export it, or "
+                     "list it in known_refusals[] with the reason)", cas, opset, error->message);
+          g_test_message ("refused, as torch (%s): %s", why_refused, error->message);
+          return;
+        }
+      assert_lint (g);
+      if (!check_numeric (g, dir, cas, opset))
+        g_error ("%s at opset %s: exported where torch cannot, but has no PyTorch "
+                 "outputs to run against", cas, opset);
+      refs.beyond++;
+      return;
+    }
+  const Diff *kd = known_diff (cas, opset);
+  const char *why = kd ? kd->why : NULL;
+  gboolean invalid = kd && strcmp (kd->kind, "invalid") == 0;
   refs.compared++;
   if (g == NULL)
     {
@@ -808,7 +858,7 @@ test_torch_ref_case (gconstpointer data)
       g_error ("%s at opset %s: export failed: %s", cas, opset, error->message);
     }
   assert_lint (g);
-  gboolean zero_states = why && strcmp (why, ZERO_STATES) == 0;
+  gboolean zero_states = kd && strcmp (kd->kind, "zero_states") == 0;
   g_autofree char *diff = compare_nodes (g, json_node_get_array (ref), FALSE);
   if (diff && zero_states)
     {
@@ -823,14 +873,14 @@ test_torch_ref_case (gconstpointer data)
   if (diff && !why)
     g_error ("%s at opset %s differs from torch.onnx.export: %s", cas, opset, diff);
   /* ("invalid" entries match torch; they only keep the file from the checker) */
-  if (!diff && why && strstr (why, "invalid") == NULL)
-    g_error ("%s at opset %s now matches torch.onnx.export: remove its known_diffs "
-             "entry and its row in doc/symbolic.md", cas, opset);
+  if (!diff && why && !invalid)
+    g_error ("%s at opset %s now matches torch.onnx.export: remove it from "
+             "tests/fixtures/torch-diffs.json and regenerate doc/symbolic.md", cas, opset);
   if (diff)
     refs.known++;
   else
     refs.matched++;
-  if (why == NULL || strstr (why, "invalid") == NULL)
+  if (!invalid)
     {
       if (refs.outdir == NULL)   /* made by the first case, removed by the summary */
         refs.outdir = g_dir_make_tmp ("symonnx-refs-XXXXXX", NULL);
@@ -872,16 +922,39 @@ register_torch_refs (void)
       g_autoptr (GList) ops = json_object_get_members (opsets);
       for (GList *l = ops; l; l = l->next)
         {
-          if (JSON_NODE_HOLDS_OBJECT (json_object_get_member (opsets, l->data)))
-            continue;   /* torch cannot export this op at this opset */
           RefCase *rc = g_new0 (RefCase, 1);
           rc->cas = g_strdup (cas);
           rc->opset = g_strdup (l->data);
+          /* an object, not a node list: torch cannot export this op here */
+          rc->beyond = JSON_NODE_HOLDS_OBJECT (json_object_get_member (opsets, l->data));
           g_autofree char *path = g_strdup_printf ("/symbolic/torch-refs/%s/%s", cas, rc->opset);
           g_test_add_data_func_full (path, rc, test_torch_ref_case, ref_case_free);
-          refs.registered++;
+          if (!rc->beyond)
+            refs.registered++;
         }
     }
+}
+
+/* tools/gen_torch_diffs_doc.py --check with this run's counts. */
+static void
+check_generated_docs (void)
+{
+  if (!g_file_test ("/usr/bin/python3", G_FILE_TEST_IS_EXECUTABLE))
+    {
+      g_test_message ("no /usr/bin/python3: generated docs not checked");
+      return;
+    }
+  g_autofree char *script = test_source_path ("tools/gen_torch_diffs_doc.py");
+  g_autofree char *counts = g_strdup_printf ("%u,%u,%u,%u,%u", refs.compared, refs.matched, refs.known,
+                                             refs.numeric, refs.beyond);
+  const char *argv[] = { "/usr/bin/python3", script, "--counts", counts, "--check", NULL };
+  g_autofree char *out = NULL;
+  int status = 0;
+  g_autoptr (GError) error = NULL;
+  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, NULL,
+                               &status, &error));
+  if (!g_spawn_check_wait_status (status, NULL))
+    g_error ("%s", out);
 }
 
 static void
@@ -896,14 +969,17 @@ test_torch_refs_summary (void)
       return;
     }
   g_test_message ("%u exports compared with torch 1.13: %u identical, %u documented differences; "
-                  "%u run and equal to torch's outputs", refs.compared, refs.matched, refs.known,
-                  refs.numeric);
+                  "%u run and equal to torch's outputs; %u exports where torch has none, run and "
+                  "equal to PyTorch's outputs", refs.compared, refs.matched, refs.known,
+                  refs.numeric, refs.beyond);
   g_assert_cmpuint (refs.matched, >=, refs.compared - refs.known);
   if (refs.compared == refs.registered)
     {
-      /* the whole set ran (not a -p selection): its floor */
+      /* the whole set ran (not a -p selection): its floor, and the counts
+       * and tables in doc/symbolic.md and README.md must be these */
       g_assert_cmpuint (refs.numeric, >=, 13 * 4);
       g_assert_cmpuint (refs.matched, >, 200);
+      check_generated_docs ();
     }
 
   /* onnx.checker.check_model(full_check=True) on every file, one process. */
@@ -979,29 +1055,36 @@ test_conv_aliases (void)
     }
 }
 
-/* doc/symbolic-ops.md is the output of `symonnx ops --markdown`. */
+/* The registry against torch 1.13's, computed now from torch's own registry
+ * by tools/op_coverage.py: every aten name torch exports at an opset is
+ * exported by symonnx at that opset or listed in
+ * tests/fixtures/symbolic/coverage-not-yet.txt (and a listed name that is
+ * covered fails, so the list only shrinks); doc/symbolic-ops.md is what the
+ * script prints. */
 static void
-test_coverage_doc (void)
+test_coverage_torch (void)
 {
   const char *cli = g_getenv ("SYMONNX_CLI");
-  if (cli == NULL)
+  if (cli == NULL || !g_file_test ("/usr/bin/python3", G_FILE_TEST_IS_EXECUTABLE))
     {
-      g_test_skip ("SYMONNX_CLI not set");
+      g_test_skip ("SYMONNX_CLI not set or no /usr/bin/python3");
       return;
     }
-  const char *argv[] = { cli, "ops", "--markdown", NULL };
+  g_autofree char *script = test_source_path ("tools/op_coverage.py");
+  const char *argv[] = { "/usr/bin/python3", script, "--cli", cli, "--check", NULL };
   g_autofree char *out = NULL;
   int status;
   g_autoptr (GError) error = NULL;
   g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, NULL,
                                &status, &error));
-  g_assert_true (g_spawn_check_wait_status (status, NULL));
-  g_autofree char *path = test_source_path ("doc/symbolic-ops.md");
-  g_autofree char *doc = NULL;
-  g_assert_true (g_file_get_contents (path, &doc, NULL, &error));
-  if (strcmp (doc, out) != 0)
-    g_error ("doc/symbolic-ops.md is out of date: regenerate it with "
-             "`./build-sym/tools/symonnx ops --markdown > doc/symbolic-ops.md`");
+  g_test_message ("%s", out);
+  if (WIFEXITED (status) && WEXITSTATUS (status) == 77)
+    {
+      g_test_skip ("torch is not installed");
+      return;
+    }
+  if (!g_spawn_check_wait_status (status, NULL))
+    g_error ("coverage against torch 1.13 failed:\n%s", out);
 }
 
 void test_fold_register (void);
@@ -1148,10 +1231,11 @@ main (int argc, char **argv)
   g_test_add_func ("/symbolic/export/collect-all", test_collect_all);
   g_test_add_func ("/symbolic/export/module", test_pipeline_module);
   g_test_add_func ("/symbolic/plugin", test_plugin);
+  load_torch_diffs ();
   register_torch_refs ();
   g_test_add_func ("/symbolic/torch-refs-all/summary", test_torch_refs_summary);
   g_test_add_func ("/symbolic/conv-aliases", test_conv_aliases);
-  g_test_add_func ("/symbolic/coverage-doc", test_coverage_doc);
+  g_test_add_func ("/symbolic/coverage-torch", test_coverage_torch);
   g_test_add_func ("/symbolic/python-op-args", test_python_op_args);
   int status = g_test_run ();
   /* A run of single cases (-p) skips the summary, which removes the files
@@ -1165,5 +1249,7 @@ main (int argc, char **argv)
     }
   g_clear_pointer (&refs.files, g_ptr_array_unref);
   g_clear_pointer (&refs.dir, g_free);
+  for (guint t = 0; t < G_N_ELEMENTS (diff_tables); t++)
+    g_clear_pointer (&diff_tables[t], g_hash_table_unref);
   return status;
 }
