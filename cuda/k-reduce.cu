@@ -1,53 +1,16 @@
 // Reductions (ReduceSum, Mean, Max, Min, Prod, SumSquare): one block per
-// output element, accumulating in double as the CPU kernel does
-// (runtime/k-reduce.c): Max/Min let NaN through, an empty Mean is NaN,
-// integer results that are not finite become 0.
+// output element, its threads folding strided shares of the reduced
+// elements, then a tree in shared memory; the arithmetic is in ops.cuh
+// (as the CPU kernel: Max/Min let NaN through, an empty Mean is NaN,
+// integer results that are not finite become 0).
 #include "cuda/cuda-private.cuh"
+#include "cuda/ops.cuh"
 #include <cmath>
 #include <type_traits>
 
 using namespace rt_cuda;
 
 namespace {
-
-__device__ __forceinline__ double
-reduce_init (RtCudaReduceOp op)
-{
-  switch (op)
-    {
-    case RT_CUDA_RMAX: return -INFINITY;
-    case RT_CUDA_RMIN: return INFINITY;
-    case RT_CUDA_RPROD: return 1.0;
-    default: return 0.0;
-    }
-}
-
-// Folds an input element into an accumulator.
-__device__ __forceinline__ double
-reduce_fold (RtCudaReduceOp op, double acc, double x)
-{
-  switch (op)
-    {
-    case RT_CUDA_RMAX: return (x > acc || isnan (x)) ? x : acc;
-    case RT_CUDA_RMIN: return (x < acc || isnan (x)) ? x : acc;
-    case RT_CUDA_RPROD: return acc * x;
-    case RT_CUDA_RSUMSQUARE: return acc + x * x;
-    default: return acc + x;
-    }
-}
-
-// Combines two partial accumulators.
-__device__ __forceinline__ double
-reduce_combine (RtCudaReduceOp op, double a, double b)
-{
-  switch (op)
-    {
-    case RT_CUDA_RMAX: return isnan (a) ? a : (isnan (b) || b > a) ? b : a;
-    case RT_CUDA_RMIN: return isnan (a) ? a : (isnan (b) || b < a) ? b : a;
-    case RT_CUDA_RPROD: return a * b;
-    default: return a + b;
-    }
-}
 
 template <typename T>
 __global__ void
@@ -56,23 +19,10 @@ reduce_kernel (RtCudaReduceOp op, RtCudaReduce r, const T *x, T *y)
   __shared__ double part[kThreads];
   for (int64_t o = blockIdx.x; o < r.n_out; o += gridDim.x)
     {
-      int64_t base = 0, rem = o;
-      for (int d = r.n_kept - 1; d >= 0; d--)
-        {
-          base += (rem % r.kept_dims[d]) * r.kept_strides[d];
-          rem /= r.kept_dims[d];
-        }
+      int64_t base = reduce_base (r, o);
       double acc = reduce_init (op);
       for (int64_t j = threadIdx.x; j < r.n_red_elems; j += blockDim.x)
-        {
-          int64_t off = base, rr = j;
-          for (int d = r.n_red - 1; d >= 0; d--)
-            {
-              off += (rr % r.red_dims[d]) * r.red_strides[d];
-              rr /= r.red_dims[d];
-            }
-          acc = reduce_fold (op, acc, (double) x[off]);
-        }
+        acc = reduce_fold (op, acc, (double) x[reduce_offset (r, base, j)]);
       part[threadIdx.x] = acc;
       __syncthreads ();
       for (unsigned s = blockDim.x / 2; s > 0; s >>= 1)
@@ -82,17 +32,7 @@ reduce_kernel (RtCudaReduceOp op, RtCudaReduce r, const T *x, T *y)
           __syncthreads ();
         }
       if (threadIdx.x == 0)
-        {
-          double v = part[0];
-          if (op == RT_CUDA_RMEAN)
-            v = r.n_red_elems ? v / (double) r.n_red_elems : NAN;
-          if constexpr (!std::is_floating_point<T>::value)
-            {
-              if (!isfinite (v))
-                v = 0;
-            }
-          y[o] = (T) v;
-        }
+        y[o] = reduce_finish<T> (op, part[0], r.n_red_elems);
       __syncthreads ();   // part[] is reused by the next output
     }
 }

@@ -2,6 +2,7 @@
 // block per (outer, inner) row; max, sum of exp and the result in double,
 // as the CPU kernel (runtime/k-reduce.c), whose max skips NaN.
 #include "cuda/cuda-private.cuh"
+#include "cuda/ops.cuh"
 #include <cmath>
 #include <type_traits>
 
@@ -55,7 +56,7 @@ softmax_kernel (int log_softmax, const T *x, T *y, int64_t outer, int64_t len, i
       for (int64_t j = threadIdx.x; j < len; j += blockDim.x)
         {
           double v = (double) px[j * inner];
-          py[j * inner] = (T) (log_softmax ? v - m - ls : exp (v - m) / s);
+          py[j * inner] = (T) softmax_value (log_softmax, v, m, s, ls);
         }
     }
 }

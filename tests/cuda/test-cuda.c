@@ -5,7 +5,10 @@
  * node would make the comparison CPU against CPU) and compares every
  * output.  Without a GPU (or without the plugin) the run-time cases skip
  * with the reason; /cuda/build/every-cu-compiled checks, where nvcc was
- * found, that the build compiled every .cu file of cuda/. */
+ * found, that the build compiled every .cu file of cuda/.  The test
+ * `cuda-emulated` runs the same cases through the host emulator of the
+ * kernels (Note [The CUDA emulator] in cuda/emulator.cc), on any machine
+ * where the backend is built. */
 #include "tests/common/test-util.h"
 #include "runtime/runtime.h"
 #include <glib/gstdio.h>
@@ -127,7 +130,9 @@ case_check (Case *c, guint on_device, double rtol, double atol)
   g_assert_nonnull (a);
   RtCompareResult r;
   if (!rt_compare (e, a, rtol, atol, TRUE, &r))
-    g_error ("the GPU differs from the CPU: %s", rt_compare_result_to_string (&r, e, a));
+    g_error ("the CUDA backend%s differs from the CPU: %s",
+             g_getenv ("SYMONNX_CUDA_EMULATED") ? " (emulated)" : "",
+             rt_compare_result_to_string (&r, e, a));
 }
 
 static double
