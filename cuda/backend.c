@@ -22,6 +22,7 @@ typedef enum
   K_SOFTMAX,
   K_MATMUL,
   K_GEMM,
+  K_SHAPE,       /* data movement only: any element type */
 } CudaKind;
 
 /* The ONNX ops with a CUDA kernel, listed once. */
@@ -66,6 +67,12 @@ static const struct
   { "LogSoftmax", K_SOFTMAX, 1, 1, 0 },
   { "MatMul", K_MATMUL, 0, 1, 0 },
   { "Gemm", K_GEMM, 0, 7, 0 },
+  { "Reshape", K_SHAPE, 0, 1, 0 },
+  { "Flatten", K_SHAPE, 0, 1, 0 },
+  { "Squeeze", K_SHAPE, 0, 1, 0 },
+  { "Unsqueeze", K_SHAPE, 0, 1, 0 },
+  { "Transpose", K_SHAPE, 0, 1, 0 },
+  { "Expand", K_SHAPE, 0, 8, 0 },
 };
 
 static int
@@ -457,7 +464,7 @@ run_gemm (RtCall *call, RtCudaDType dt, GError **error)
   double beta = c ? rt_attr_f (call->node, "beta", 1.0) : 0.0;
   if (c)
     {
-      const char *err = rt_cuda_expand (dt, &bc, c->data, o->data, o->numel);
+      const char *err = rt_cuda_expand (rt_dtype_size (c->dtype), &bc, c->data, o->data, o->numel);
       if (err)
         return launch_result (call, err, error);
     }
@@ -469,6 +476,77 @@ run_gemm (RtCall *call, RtCudaDType dt, GError **error)
   return launch_result (call, rt_cuda_gemm (dt, &g, a->data, b->data, o->data), error);
 }
 
+/* An int64 list input (shape, axes), copied from the device. */
+static RtBackendStatus
+read_list (RtCall *call, guint i, gint64 *list, guint *n, GError **error)
+{
+  const RtTensor *t = i < call->n_inputs ? call->inputs[i] : NULL;
+  *n = 0;
+  if (t == NULL)
+    return RT_BACKEND_DONE;
+  if (t->dtype != GRAPH_DTYPE_INT64 || t->rank > 1 || t->numel > RT_MAX_RANK)
+    return decline (error, "input %u is not a list of up to %d int64 values", i, RT_MAX_RANK);
+  const char *err = t->numel ? rt_cuda_copy_to_host (list, t->data,
+                                                     (gsize) t->numel * sizeof (gint64))
+                             : NULL;
+  if (err)
+    return launch_result (call, err, error);
+  *n = (guint) t->numel;
+  return RT_BACKEND_DONE;
+}
+
+/* Reshape, Flatten, Squeeze, Unsqueeze (a copy on the device), Transpose
+ * and Expand (a strided gather), shapes from the CPU kernels' rules. */
+static RtBackendStatus
+run_shape (RtCall *call, GError **error)
+{
+  const RtTensor *a = call->inputs[0];
+  gsize es = rt_dtype_size (a->dtype);
+  if (es != 1 && es != 2 && es != 4 && es != 8)
+    return decline (error, "elements of %zu bytes", es);
+  gint64 list[RT_MAX_RANK];
+  guint n = 0;
+  const char *attr;
+  int input = rt_shape_op_list_input (call, &attr);
+  if (input > 0)
+    {
+      RtBackendStatus st = read_list (call, (guint) input, list, &n, error);
+      if (st != RT_BACKEND_DONE)
+        return st;
+    }
+  else if (input < 0)
+    {
+      gsize len;
+      const gint64 *v;
+      if (rt_attr_ints (call->node, attr, &len, &v))
+        {
+          if (len > RT_MAX_RANK)
+            return decline (error, "attribute '%s' has %zu entries", attr, len);
+          if (len)
+            memcpy (list, v, len * sizeof (gint64));
+          n = (guint) len;
+        }
+    }
+  guint rank;
+  gint64 dims[RT_MAX_RANK];
+  RtCudaBroadcast bc;
+  gboolean same_bytes;
+  memset (&bc, 0, sizeof bc);
+  g_autoptr (GError) why = NULL;
+  if (!rt_shape_op_dims (call, a, list, n, &rank, dims, bc.a_strides, &same_bytes, &why))
+    return decline (error, "%s", why->message);   /* the CPU kernel says it again */
+  RtTensor *o = rt_call_output (call, 0, a->dtype, rank, dims, error);
+  if (o == NULL)
+    return RT_BACKEND_FAILED;
+  if (same_bytes)
+    return launch_result (call, o->numel ? rt_cuda_copy_device (o->data, a->data,
+                                                                (gsize) o->numel * es)
+                                         : NULL, error);
+  bc.rank = (int) rank;
+  memcpy (bc.dims, dims, rank * sizeof (gint64));
+  return launch_result (call, rt_cuda_expand (es, &bc, a->data, o->data, o->numel), error);
+}
+
 static RtBackendStatus
 cuda_run (RtCall *call, GError **error)
 {
@@ -477,6 +555,8 @@ cuda_run (RtCall *call, GError **error)
   RtCudaDType dt;
   if (i < 0 || a == NULL)
     return decline (error, "no CUDA kernel");
+  if (cuda_ops[i].kind == K_SHAPE)
+    return run_shape (call, error);
   if (!cuda_dtype (a->dtype, &dt))
     return decline (error, "no CUDA kernel for element type %s", rt_dtype_name (a->dtype));
   switch (cuda_ops[i].kind)

@@ -50,4 +50,19 @@ dispatch (RtCudaDType dt, F f)
   return "unknown element type";
 }
 
+// Calls f with a null pointer of an unsigned type of `size` bytes.
+template <typename F>
+inline const char *
+dispatch_size (size_t size, F f)
+{
+  switch (size)
+    {
+    case 1: return f ((uint8_t *) nullptr);
+    case 2: return f ((uint16_t *) nullptr);
+    case 4: return f ((uint32_t *) nullptr);
+    case 8: return f ((uint64_t *) nullptr);
+    }
+  return "no kernel for elements of this size";
+}
+
 }  // namespace rt_cuda

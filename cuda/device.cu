@@ -97,6 +97,13 @@ rt_cuda_copy_to_device (void *dst, const void *src, size_t nbytes)
 }
 
 extern "C" const char *
+rt_cuda_copy_device (void *dst, const void *src, size_t nbytes)
+{
+  return error ("cudaMemcpyAsync (on the device)",
+                cudaMemcpyAsync (dst, src, nbytes, cudaMemcpyDeviceToDevice, stream ()));
+}
+
+extern "C" const char *
 rt_cuda_copy_to_host (void *dst, const void *src, size_t nbytes)
 {
   const char *err = error ("cudaMemcpyAsync (to the host)",

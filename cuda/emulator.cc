@@ -154,6 +154,13 @@ rt_cuda_copy_to_device (void *dst, const void *src, size_t nbytes)
 }
 
 extern "C" const char *
+rt_cuda_copy_device (void *dst, const void *src, size_t nbytes)
+{
+  memmove (dst, src, nbytes);
+  return nullptr;
+}
+
+extern "C" const char *
 rt_cuda_copy_to_host (void *dst, const void *src, size_t nbytes)
 {
   memcpy (dst, src, nbytes);
@@ -179,9 +186,9 @@ rt_cuda_binary (RtCudaBinaryOp op, RtCudaDType dt, const RtCudaBroadcast *bc, co
 }
 
 extern "C" const char *
-rt_cuda_expand (RtCudaDType dt, const RtCudaBroadcast *bc, const void *a, void *out, int64_t n)
+rt_cuda_expand (size_t elem_size, const RtCudaBroadcast *bc, const void *a, void *out, int64_t n)
 {
-  return dispatch (dt, [&] (auto *tag) -> const char * {
+  return dispatch_size (elem_size, [&] (auto *tag) -> const char * {
     using T = std::remove_pointer_t<decltype (tag)>;
     for (int64_t i = 0; i < n; i++)
       {

@@ -62,12 +62,12 @@ rt_cuda_binary (RtCudaBinaryOp op, RtCudaDType dt, const RtCudaBroadcast *bc, co
 }
 
 extern "C" const char *
-rt_cuda_expand (RtCudaDType dt, const RtCudaBroadcast *bc, const void *a, void *out, int64_t n)
+rt_cuda_expand (size_t elem_size, const RtCudaBroadcast *bc, const void *a, void *out, int64_t n)
 {
   if (n <= 0)
     return nullptr;
   RtCudaBroadcast shape = *bc;
-  return dispatch (dt, [&] (auto *tag) {
+  return dispatch_size (elem_size, [&] (auto *tag) {
     using T = std::remove_pointer_t<decltype (tag)>;
     expand_kernel<T><<<blocks_for (n), kThreads, 0, stream ()>>> (shape, (const T *) a, (T *) out,
                                                                   n);

@@ -38,6 +38,8 @@ void        rt_cuda_free (void *p);
 /* Both complete before they return. */
 const char *rt_cuda_copy_to_device (void *dst, const void *src, size_t nbytes);
 const char *rt_cuda_copy_to_host (void *dst, const void *src, size_t nbytes);
+/* Device to device, queued on the stream (Reshape and its kin). */
+const char *rt_cuda_copy_device (void *dst, const void *src, size_t nbytes);
 
 /* ---- element-wise (k-elementwise.cu) --------------------------------------- */
 
@@ -65,8 +67,9 @@ typedef enum
 /* out[n] = a op b over bc (integers wrap, two's complement). */
 const char *rt_cuda_binary (RtCudaBinaryOp op, RtCudaDType dt, const RtCudaBroadcast *bc,
                             const void *a, const void *b, void *out, int64_t n);
-/* out[n] = a broadcast over bc (a_strides); Gemm's C. */
-const char *rt_cuda_expand (RtCudaDType dt, const RtCudaBroadcast *bc, const void *a, void *out,
+/* out[n] = a at the offsets of bc (a_strides), elements of elem_size
+ * bytes (1, 2, 4 or 8), any type: Gemm's C, Expand, Transpose. */
+const char *rt_cuda_expand (size_t elem_size, const RtCudaBroadcast *bc, const void *a, void *out,
                             int64_t n);
 
 typedef enum

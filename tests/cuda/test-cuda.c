@@ -39,7 +39,7 @@ random_tensor (GraphDType dt, guint rank, const gint64 *dims, Values values, gui
   gint64 n = 1;
   for (guint i = 0; i < rank; i++)
     n *= dims[i];
-  gsize esz = dt == GRAPH_DTYPE_FLOAT || dt == GRAPH_DTYPE_INT32 ? 4 : 8;
+  gsize esz = dt == GRAPH_DTYPE_BOOL ? 1 : dt == GRAPH_DTYPE_FLOAT || dt == GRAPH_DTYPE_INT32 ? 4 : 8;
   g_autofree guint8 *buf = g_malloc0 (MAX ((gsize) n * esz, 1));
   for (gint64 i = 0; i < n; i++)
     {
@@ -54,6 +54,7 @@ random_tensor (GraphDType dt, guint rank, const gint64 *dims, Values values, gui
         case GRAPH_DTYPE_DOUBLE: ((double *) buf)[i] = v; break;
         case GRAPH_DTYPE_INT32: ((gint32 *) buf)[i] = (gint32) (values == VALUES_ANY ? v * 1000 : v); break;
         case GRAPH_DTYPE_INT64: ((gint64 *) buf)[i] = (gint64) (values == VALUES_ANY ? v * 1e6 : v); break;
+        case GRAPH_DTYPE_BOOL: buf[i] = v > 0; break;
         default: g_assert_not_reached ();
         }
     }
@@ -332,6 +333,83 @@ test_gemm (gconstpointer data)
   case_clear (&c);
 }
 
+/* ---- shape ops: data movement, any element type ------------------------------------ */
+
+typedef struct
+{
+  const char *name;
+  GraphDType  dt;
+} ShapeCase;
+
+static void
+test_shape (gconstpointer data)
+{
+  const ShapeCase *sc = data;
+  if (!need_device ())
+    return;
+  const char *n = sc->name;
+  Case c = case_new (strstr (n, "opset11") ? 11 : 17);
+  GraphValue *y = NULL;
+  if (strcmp (n, "reshape-zero-infer") == 0)
+    {
+      gint64 d[3] = { 2, 3, 4 }, shape[2] = { 0, -1 };
+      GraphValue *x = case_input (&c, "x", random_tensor (sc->dt, 3, d, VALUES_ANY, 20));
+      y = graph_op (c.g, "Reshape", x, case_input (&c, "s", tensor_new_int64_vector (2, shape)), NULL);
+    }
+  else if (strcmp (n, "flatten-axis2") == 0)
+    {
+      gint64 d[4] = { 2, 3, 4, 5 };
+      GraphValue *x = case_input (&c, "x", random_tensor (sc->dt, 4, d, VALUES_ANY, 21));
+      y = graph_op (c.g, "Flatten", x, "axis_i", (gint64) 2, NULL);
+    }
+  else if (strcmp (n, "squeeze-input") == 0)
+    {
+      gint64 d[3] = { 3, 1, 5 }, axes[1] = { 1 };
+      GraphValue *x = case_input (&c, "x", random_tensor (sc->dt, 3, d, VALUES_ANY, 22));
+      y = graph_op (c.g, "Squeeze", x, case_input (&c, "a", tensor_new_int64_vector (1, axes)), NULL);
+    }
+  else if (strcmp (n, "squeeze-all-opset11") == 0)
+    {
+      gint64 d[4] = { 1, 3, 1, 5 };
+      y = graph_op (c.g, "Squeeze", case_input (&c, "x", random_tensor (sc->dt, 4, d, VALUES_ANY, 23)),
+                    NULL);
+    }
+  else if (strcmp (n, "unsqueeze-input") == 0)
+    {
+      gint64 d[2] = { 3, 5 }, axes[2] = { 0, -1 };
+      GraphValue *x = case_input (&c, "x", random_tensor (sc->dt, 2, d, VALUES_ANY, 24));
+      y = graph_op (c.g, "Unsqueeze", x, case_input (&c, "a", tensor_new_int64_vector (2, axes)), NULL);
+    }
+  else if (strcmp (n, "unsqueeze-opset11") == 0)
+    {
+      gint64 d[2] = { 3, 5 }, axes[1] = { 1 };
+      y = graph_op (c.g, "Unsqueeze", case_input (&c, "x", random_tensor (sc->dt, 2, d, VALUES_ANY, 25)),
+                    "axes_is", (gsize) 1, axes, NULL);
+    }
+  else if (strcmp (n, "transpose-perm") == 0)
+    {
+      gint64 d[4] = { 3, 5, 7, 2 }, perm[4] = { 2, 0, 3, 1 };
+      y = graph_op (c.g, "Transpose", case_input (&c, "x", random_tensor (sc->dt, 4, d, VALUES_ANY, 26)),
+                    "perm_is", (gsize) 4, perm, NULL);
+    }
+  else if (strcmp (n, "transpose-default") == 0)
+    {
+      gint64 d[3] = { 3, 5, 7 };
+      y = graph_op (c.g, "Transpose", case_input (&c, "x", random_tensor (sc->dt, 3, d, VALUES_ANY, 27)),
+                    NULL);
+    }
+  else if (strcmp (n, "expand") == 0)
+    {
+      gint64 d[2] = { 3, 1 }, shape[3] = { 2, 1, 4 };
+      GraphValue *x = case_input (&c, "x", random_tensor (sc->dt, 2, d, VALUES_ANY, 28));
+      y = graph_op (c.g, "Expand", x, case_input (&c, "s", tensor_new_int64_vector (3, shape)), NULL);
+    }
+  g_assert_nonnull (y);
+  case_output (&c, y);
+  case_check (&c, 1, 0, 0);   /* data movement: identical */
+  case_clear (&c);
+}
+
 /* ---- a graph with a fallback in the middle ------------------------------------------ */
 
 /* MatMul → Add (bias) → Relu → TopK (no CUDA kernel) → Softmax: the TopK
@@ -558,6 +636,21 @@ main (int argc, char **argv)
       g_autofree char *path = g_strdup_printf ("/cuda/gemm/%s", gemms[i].name);
       g_test_add_data_func (path, &gemms[i].c, test_gemm);
     }
+
+  static const char *shape_names[] = { "reshape-zero-infer", "flatten-axis2", "squeeze-input",
+                                       "squeeze-all-opset11", "unsqueeze-input", "unsqueeze-opset11",
+                                       "transpose-perm", "transpose-default", "expand" };
+  static const GraphDType shape_dtypes[] = { GRAPH_DTYPE_FLOAT, GRAPH_DTYPE_INT64, GRAPH_DTYPE_BOOL };
+  static ShapeCase shcs[G_N_ELEMENTS (shape_names) * G_N_ELEMENTS (shape_dtypes)];
+  guint nsh = 0;
+  for (guint i = 0; i < G_N_ELEMENTS (shape_names); i++)
+    for (guint d = 0; d < G_N_ELEMENTS (shape_dtypes); d++)
+      {
+        shcs[nsh] = (ShapeCase) { shape_names[i], shape_dtypes[d] };
+        g_autofree char *path = g_strdup_printf ("/cuda/shape/%s/%s", shape_names[i],
+                                                 graph_dtype_name (shape_dtypes[d]));
+        g_test_add_data_func (path, &shcs[nsh++], test_shape);
+      }
 
   g_test_add_func ("/cuda/graph/with-fallback", test_graph_with_fallback);
   g_test_add_func ("/cuda/doc/example", test_doc_example);
