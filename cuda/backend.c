@@ -23,6 +23,7 @@ typedef enum
   K_MATMUL,
   K_GEMM,
   K_SHAPE,       /* data movement only: any element type */
+  K_SPLIT,
 } CudaKind;
 
 /* The ONNX ops with a CUDA kernel, listed once. */
@@ -73,6 +74,7 @@ static const struct
   { "Unsqueeze", K_SHAPE, 0, 1, 0 },
   { "Transpose", K_SHAPE, 0, 1, 0 },
   { "Expand", K_SHAPE, 0, 8, 0 },
+  { "Split", K_SPLIT, 0, 2, 0 },
 };
 
 static int
@@ -547,6 +549,53 @@ run_shape (RtCall *call, GError **error)
   return launch_result (call, rt_cuda_expand (es, &bc, a->data, o->data, o->numel), error);
 }
 
+/* Split: each output a strided gather from its offset along the axis. */
+static RtBackendStatus
+run_split (RtCall *call, GError **error)
+{
+  const RtTensor *a = call->inputs[0];
+  gsize es = rt_dtype_size (a->dtype);
+  if (es != 1 && es != 2 && es != 4 && es != 8)
+    return decline (error, "elements of %zu bytes", es);
+  g_autofree gint64 *split = g_new0 (gint64, MAX (call->n_outputs, RT_MAX_RANK));
+  guint n = 0;
+  gsize len;
+  const gint64 *v;
+  if (call->opset < 13 && rt_attr_ints (call->node, "split", &len, &v))
+    {
+      n = (guint) len;
+      memcpy (split, v, MIN (len, (gsize) call->n_outputs) * sizeof (gint64));
+    }
+  else
+    {
+      RtBackendStatus st = read_list (call, 1, split, &n, error);
+      if (st != RT_BACKEND_DONE)
+        return st;
+    }
+  guint ax;
+  g_autoptr (GError) why = NULL;
+  if (!rt_split_sizes (call, a, split, n, &ax, &why))
+    return decline (error, "%s", why->message);   /* the CPU kernel says it again */
+  gint64 strides[RT_MAX_RANK], inner = rt_shape_inner (a->rank, a->dims, ax), off = 0;
+  rt_contiguous_strides (a->rank, a->dims, strides);
+  for (guint i = 0; i < call->n_outputs; i++)
+    {
+      RtCudaBroadcast bc = { .rank = (int) a->rank };
+      memcpy (bc.dims, a->dims, a->rank * sizeof (gint64));
+      memcpy (bc.a_strides, strides, a->rank * sizeof (gint64));
+      bc.dims[ax] = split[i];
+      RtTensor *o = rt_call_output (call, i, a->dtype, a->rank, bc.dims, error);
+      if (o == NULL)
+        return RT_BACKEND_FAILED;
+      const char *err = rt_cuda_expand (es, &bc, (const char *) a->data + off * (gint64) es,
+                                        o->data, o->numel);
+      if (err)
+        return launch_result (call, err, error);
+      off += split[i] * inner;
+    }
+  return RT_BACKEND_DONE;
+}
+
 static RtBackendStatus
 cuda_run (RtCall *call, GError **error)
 {
@@ -557,6 +606,8 @@ cuda_run (RtCall *call, GError **error)
     return decline (error, "no CUDA kernel");
   if (cuda_ops[i].kind == K_SHAPE)
     return run_shape (call, error);
+  if (cuda_ops[i].kind == K_SPLIT)
+    return run_split (call, error);
   if (!cuda_dtype (a->dtype, &dt))
     return decline (error, "no CUDA kernel for element type %s", rt_dtype_name (a->dtype));
   switch (cuda_ops[i].kind)

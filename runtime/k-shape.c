@@ -425,37 +425,14 @@ k_concat (RtCall *call, GError **error)
   return TRUE;
 }
 
-static gboolean
-k_split (RtCall *call, GError **error)
+gboolean
+rt_split_sizes (const RtCall *call, const RtTensor *a, gint64 *split, guint n, guint *axis,
+                GError **error)
 {
-  const RtTensor *a = call->inputs[0];
   guint ax;
   if (!rt_axis (call, rt_attr_i (call->node, "axis", 0), a->rank, &ax, error))
     return FALSE;
-  g_autofree gint64 *split = g_new0 (gint64, call->n_outputs);
-  guint n = 0;
-  if (call->opset < 13)
-    {
-      gsize len;
-      const gint64 *v;
-      if (rt_attr_ints (call->node, "split", &len, &v))
-        {
-          n = (guint) len;
-          memcpy (split, v, MIN (len, call->n_outputs) * sizeof (gint64));
-        }
-      else if (call->n_inputs > 1 && call->inputs[1])
-        {
-          n = (guint) call->inputs[1]->numel;
-          for (guint i = 0; i < MIN (n, call->n_outputs); i++)
-            split[i] = rt_get_i64 (call->inputs[1], i);
-        }
-    }
-  else if (call->n_inputs > 1 && call->inputs[1])
-    {
-      n = (guint) call->inputs[1]->numel;
-      for (guint i = 0; i < MIN (n, call->n_outputs); i++)
-        split[i] = rt_get_i64 (call->inputs[1], i);
-    }
+  *axis = ax;
   gint64 total = a->dims[ax];
   if (n == 0)
     {
@@ -474,6 +451,36 @@ k_split (RtCall *call, GError **error)
                      G_GINT64_FORMAT ")", ax, total);
       return FALSE;
     }
+  return TRUE;
+}
+
+static gboolean
+k_split (RtCall *call, GError **error)
+{
+  const RtTensor *a = call->inputs[0];
+  g_autofree gint64 *split = g_new0 (gint64, call->n_outputs);
+  guint n = 0;
+  gboolean from_attr = FALSE;
+  if (call->opset < 13)
+    {
+      gsize len;
+      const gint64 *v;
+      if ((from_attr = rt_attr_ints (call->node, "split", &len, &v)))
+        {
+          n = (guint) len;
+          memcpy (split, v, MIN (len, call->n_outputs) * sizeof (gint64));
+        }
+    }
+  if (!from_attr && call->n_inputs > 1 && call->inputs[1])
+    {
+      n = (guint) call->inputs[1]->numel;
+      for (guint i = 0; i < MIN (n, call->n_outputs); i++)
+        split[i] = rt_get_i64 (call->inputs[1], i);
+    }
+  guint ax;
+  if (!rt_split_sizes (call, a, split, n, &ax, error))
+    return FALSE;
+  gint64 total = a->dims[ax];
   gsize es = rt_dtype_size (a->dtype);
   gint64 outer = rt_shape_numel (ax, a->dims), inner = rt_shape_inner (a->rank, a->dims, ax);
   gint64 off = 0;

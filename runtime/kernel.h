@@ -248,6 +248,11 @@ int          rt_shape_op_list_input (const RtCall *call, const char **attr);
 gboolean     rt_shape_op_dims (const RtCall *call, const RtTensor *a, const gint64 *list, guint n,
                                guint *rank, gint64 *dims, gint64 *strides, gboolean *same_bytes,
                                GError **error);
+/* Split: checks the n sizes in split[0 .. n_outputs) (read from the
+ * attribute or input, as the CPU kernel reads them; n = 0: equal parts,
+ * filled in) against the input's `axis` dimension. */
+gboolean     rt_split_sizes (const RtCall *call, const RtTensor *a, gint64 *split, guint n,
+                             guint *axis, GError **error);
 /* Element-wise conversion between any two supported dtypes (Cast). */
 gboolean     rt_convert (const void *src, GraphDType sdt, void *dst, GraphDType ddt,
                          gint64 n);

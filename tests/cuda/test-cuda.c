@@ -126,14 +126,20 @@ case_check (Case *c, guint on_device, double rtol, double atol)
   g_autofree char *report = rt_session_fallback_report (gpu);
   if (st.n_device_runs != on_device)
     g_error ("%u node runs on the GPU, expected %u:\n%s", st.n_device_runs, on_device, report);
-  Tensor *e = g_hash_table_lookup (want, "y"), *a = g_hash_table_lookup (got, "y");
-  g_assert_nonnull (e);
-  g_assert_nonnull (a);
-  RtCompareResult r;
-  if (!rt_compare (e, a, rtol, atol, TRUE, &r))
-    g_error ("the CUDA backend%s differs from the CPU: %s",
-             g_getenv ("SYMONNX_CUDA_EMULATED") ? " (emulated)" : "",
-             rt_compare_result_to_string (&r, e, a));
+  g_assert_cmpuint (g_hash_table_size (got), ==, g_hash_table_size (want));
+  GHashTableIter it;
+  gpointer name, e;
+  g_hash_table_iter_init (&it, want);
+  while (g_hash_table_iter_next (&it, &name, &e))
+    {
+      Tensor *a = g_hash_table_lookup (got, name);
+      g_assert_nonnull (a);
+      RtCompareResult r;
+      if (!rt_compare (e, a, rtol, atol, TRUE, &r))
+        g_error ("the CUDA backend%s differs from the CPU on %s: %s",
+                 g_getenv ("SYMONNX_CUDA_EMULATED") ? " (emulated)" : "", (char *) name,
+                 rt_compare_result_to_string (&r, e, a));
+    }
 }
 
 static double
@@ -404,6 +410,34 @@ test_shape (gconstpointer data)
       GraphValue *x = case_input (&c, "x", random_tensor (sc->dt, 2, d, VALUES_ANY, 28));
       y = graph_op (c.g, "Expand", x, case_input (&c, "s", tensor_new_int64_vector (3, shape)), NULL);
     }
+  else if (g_str_has_prefix (n, "split-"))
+    {
+      /* 3 outputs along axis 1 of (2, 7, 3): equal parts (3, 3, 1) at opset 18, sizes from
+       * the input at 13, from the attribute at 11. */
+      Case split = case_new (strstr (n, "opset11") ? 11 : strstr (n, "equal") ? 18 : 13);
+      case_clear (&c);
+      c = split;
+      gint64 d[3] = { 2, 7, 3 }, sizes[3] = { 2, 4, 1 };
+      GraphValue *x = case_input (&c, "x", random_tensor (sc->dt, 3, d, VALUES_ANY, 29));
+      GraphValue *in[2] = { x, NULL };
+      guint nin = 1;
+      if (strstr (n, "input"))
+        in[nin++] = case_input (&c, "s", tensor_new_int64_vector (3, sizes));
+      GraphNode *node = graph_create_node (c.g, "onnx::Split", nin, in, 3);
+      graph_node_set_i (node, "axis", 1);
+      if (strstr (n, "opset11"))
+        graph_node_set_is (node, "split", 3, sizes);
+      graph_insert_node (c.g, node);
+      for (guint i = 0; i < 3; i++)
+        {
+          g_autofree char *oname = g_strdup_printf ("y%u", i);
+          graph_value_set_name (graph_node_output (node, i), oname);
+          graph_add_output (c.g, graph_node_output (node, i));
+        }
+      case_check (&c, 1, 0, 0);
+      case_clear (&c);
+      return;
+    }
   g_assert_nonnull (y);
   case_output (&c, y);
   case_check (&c, 1, 0, 0);   /* data movement: identical */
@@ -639,7 +673,8 @@ main (int argc, char **argv)
 
   static const char *shape_names[] = { "reshape-zero-infer", "flatten-axis2", "squeeze-input",
                                        "squeeze-all-opset11", "unsqueeze-input", "unsqueeze-opset11",
-                                       "transpose-perm", "transpose-default", "expand" };
+                                       "transpose-perm", "transpose-default", "expand",
+                                       "split-equal", "split-input", "split-opset11" };
   static const GraphDType shape_dtypes[] = { GRAPH_DTYPE_FLOAT, GRAPH_DTYPE_INT64, GRAPH_DTYPE_BOOL };
   static ShapeCase shcs[G_N_ELEMENTS (shape_names) * G_N_ELEMENTS (shape_dtypes)];
   guint nsh = 0;
