@@ -75,17 +75,8 @@ collect_free_values (Graph *g, GHashTable *set)
         }
       for (guint a = 0; a < graph_node_n_attrs (n); a++)
         {
-          const char *name = graph_node_attr_name (n, a);
-          Graph *sub = NULL;
-          gsize len = 0;
-          Graph *const *subs = NULL;
-          if (graph_node_get_g (n, name, &sub))
-            {
-              subs = &sub;
-              len = 1;
-            }
-          else
-            graph_node_get_gs (n, name, &len, &subs);
+          Graph *sub, *const *subs;
+          gsize len = graph_node_attr_subgraphs (n, graph_node_attr_name (n, a), &sub, &subs);
           for (gsize k = 0; k < len; k++)
             {
               g_autoptr (GHashTable) inner = g_hash_table_new (g_direct_hash, g_direct_equal);
@@ -109,14 +100,8 @@ node_free_values (GraphNode *n)
   GHashTable *set = NULL;
   for (guint a = 0; a < graph_node_n_attrs (n); a++)
     {
-      const char *name = graph_node_attr_name (n, a);
-      Graph *sub = NULL;
-      gsize len = 0;
-      Graph *const *subs = NULL;
-      if (graph_node_get_g (n, name, &sub))
-        subs = &sub, len = 1;
-      else
-        graph_node_get_gs (n, name, &len, &subs);
+      Graph *sub, *const *subs;
+      gsize len = graph_node_attr_subgraphs (n, graph_node_attr_name (n, a), &sub, &subs);
       for (gsize k = 0; k < len; k++)
         {
           if (set == NULL)

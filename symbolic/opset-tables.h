@@ -41,7 +41,10 @@ extern const SymTable sym_opset9_math, sym_opset9_reduce, sym_opset9_nn, sym_ops
                       sym_opset16, sym_opset17,
                       /* Issue 12's additions: torch 1.13 names the first tables lacked. */
                       sym_opset9_extra, sym_opset9_aliases, sym_opset9_beyond,
-                      sym_opset11_extra;
+                      sym_opset11_extra,
+                      /* Issue 12: random ops, losses, windows. */
+                      sym_opset9_random, sym_opset12_random, sym_opset9_loss, sym_opset12_loss,
+                      sym_opset9_window;
 
 /* Helpers shared between the opset-9 files. */
 /* A 1-element 1-D float constant, as torch's torch.tensor([v]) (opset9-math.c). */
@@ -51,6 +54,10 @@ GraphValue  *sym_constant_of_shape (SymContext *ctx, GraphValue *shape, GraphDTy
 /* A constant of `dims` filled with v in dt, or NULL when too large (opset9-create.c). */
 GraphValue  *sym_const_filled (SymContext *ctx, gsize rank, const gint64 *dims, GraphDType dt,
                                double v);
+/* A constant of dt and dims holding the doubles v (converted as Cast
+ * does); NULL and an error when it cannot be made (opset9-extra.c). */
+GraphValue  *sym_const_doubles (SymContext *ctx, GraphDType dt, guint rank, const gint64 *dims,
+                                const double *v, GError **error);
 /* Shared with opset9-extra.c: torch ScalarType code → element type, dflt
  * when src is not a constant code (opset9-create.c); the pairwise distance
  * as torch writes it (opset9-reduce.c); a Split node's outputs as the

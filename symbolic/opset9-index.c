@@ -45,13 +45,16 @@ typedef struct
  * boolean masks are refused unless allow_mask (then p->k = 1 and p->pos[0]
  * is the mask's position, p->stacked unset). */
 static gboolean
-index_plan (SymContext *ctx, GraphNode *n, GraphNode *lc, gboolean allow_mask, IndexPlan *p,
-            gboolean *is_mask, GError **error)
+index_plan (SymContext *ctx, GraphNode *n, GraphValue *self, GraphNode *lc, gboolean allow_mask,
+            IndexPlan *p, gboolean *is_mask, GError **error)
 {
   memset (p, 0, sizeof *p);
   *is_mask = FALSE;
   guint ni = graph_node_n_inputs (lc);
-  p->rank = sym_rank (graph_node_input (n, 0));
+  /* the trace's type, or the value's own (a parameter read with GetAttr
+   * is typed by its initializer) */
+  GraphValue *typed = sym_rank (graph_node_input (n, 0)) >= 0 ? graph_node_input (n, 0) : self;
+  p->rank = sym_rank (typed);
   if (p->rank < 0 || ni > (guint) p->rank)
     return sym_unimplemented (ctx, n, error, "indexing an input of unknown rank");
   for (guint i = 0; i < ni; i++)
@@ -72,7 +75,7 @@ index_plan (SymContext *ctx, GraphNode *n, GraphNode *lc, gboolean allow_mask, I
     return TRUE;
   if (sym_opset (ctx) < 11)
     return sym_unimplemented (ctx, n, error, "indexing with several index tensors (from opset 11)");
-  if (!sym_static_shape (graph_node_input (n, 0), p->dims))
+  if (!sym_static_shape (typed, p->dims))
     return sym_unimplemented (ctx, n, error, "indexing several dims of an input of unknown shape");
   for (guint j = 0; j < p->k; j++)
     {
@@ -171,7 +174,7 @@ sym_index (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
     return sym_unimplemented (ctx, n, error, "indices that are not a list");
   IndexPlan p;
   gboolean mask;
-  if (!index_plan (ctx, n, lc, sym_opset (ctx) >= 11, &p, &mask, error))
+  if (!index_plan (ctx, n, self, lc, sym_opset (ctx) >= 11, &p, &mask, error))
     return FALSE;
   if (p.k == 0)
     {
@@ -234,7 +237,7 @@ sym_index_put (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
     return sym_unimplemented (ctx, n, error, "indices that are not a list");
   IndexPlan p;
   gboolean mask;
-  if (!index_plan (ctx, n, lc, TRUE, &p, &mask, error))
+  if (!index_plan (ctx, n, self, lc, TRUE, &p, &mask, error))
     return FALSE;
   GraphDType dt = sym_dtype (graph_node_input (n, 0));
   if (dt == GRAPH_DTYPE_UNDEFINED || values == NULL)

@@ -67,7 +67,5 @@ const char  *sym_op_short_name (const char *kind);
  * non-constants.  (transfer full) */
 Tensor      *sym_const_as_tensor (GraphValue *src);
 
-/* Element type helpers used by the passes. */
-Tensor      *sym_tensor_cast (const Tensor *t, GraphDType to, GError **error);
 
 G_END_DECLS

@@ -44,6 +44,13 @@ def select_zero_copy(x):
     return y
 
 
+def slice_write_computed_start(x):
+    b = x.clone() * 2
+    n = b.numel() // 3
+    b[n:2 * n].zero_()   # Swin V2's qkv_bias[length:2 * length].zero_()
+    return b
+
+
 def pad_slice_computed(x):
     _, h, w, _ = x.shape
     pr = (7 - w % 7) % 7
@@ -112,6 +119,7 @@ CASES = {
     # in-place writes into slices and selects reach the base (m[a:b] = v)
     "slice_assign": (slice_assign, (torch.randn(4, 5),)),
     "select_zero_copy": (select_zero_copy, (torch.randn(4, 5),)),
+    "slice_write_computed_start": (slice_write_computed_start, (torch.randn(12),)),
     # a pad list and slice bounds computed from the input's shape (Swin)
     "pad_slice_computed": (pad_slice_computed, (torch.randn(1, 5, 9, 3),)),
     # an integer base with a float exponent is float
