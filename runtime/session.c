@@ -22,6 +22,7 @@ plan_node_clear (RtNodePlan *p)
   g_free (p->in_idx);
   g_free (p->out_idx);
   g_free (p->release);
+  g_free (p->fallback);
 }
 
 void
@@ -29,6 +30,7 @@ rt_session_free (RtSession *s)
 {
   if (s == NULL)
     return;
+  rt_device_free (s);
   for (guint i = 0; i < s->n_nodes; i++)
     plan_node_clear (&s->nodes[i]);
   g_free (s->nodes);
@@ -530,7 +532,7 @@ rt_session_new (Graph *graph, const RtOptions *options, GError **error)
           }
         g_ptr_array_add (s->returned, v);
       }
-  if (!plan_values (s, error))
+  if (!plan_values (s, error) || !rt_device_plan (s, error))
     return NULL;
   return g_steal_pointer (&s);
 }
@@ -692,6 +694,8 @@ bind_outer (RtSession *s, int vi, GError **error)
       int pi = GPOINTER_TO_INT (idx);
       if (p->present == NULL || !p->present[pi])
         continue;
+      if (p->device && !rt_device_to_host (p, pi, FALSE, error))
+        return FALSE;
       s->rt[vi] = p->rt[pi];
       s->present[vi] = TRUE;
       return TRUE;
@@ -789,6 +793,8 @@ bind_inputs (RtSession *s, GHashTable *inputs, gboolean any, gboolean body, GErr
               if (!bind_any (s, (int) vi, a, error))
                 return FALSE;
               s->present[vi] = TRUE;
+              if (s->device)
+                rt_device_bound (s, (int) vi, FALSE);
               continue;
             }
         }
@@ -797,12 +803,16 @@ bind_inputs (RtSession *s, GHashTable *inputs, gboolean any, gboolean body, GErr
           if (!check_input (s, val->v, given, error) || !bind_tensor (s, vi, given, "input", error))
             return FALSE;
           s->present[vi] = TRUE;
+          if (s->device)
+            rt_device_bound (s, (int) vi, FALSE);
         }
       else if (val->constant)
         {
           if (!bind_tensor (s, vi, val->constant, "constant", error))
             return FALSE;
           s->present[vi] = TRUE;
+          if (s->device)
+            rt_device_bound (s, (int) vi, TRUE);
         }
       else if (val->outer)
         {
@@ -872,8 +882,18 @@ run_node (RtSession *s, RtNodePlan *p, GError **error)
                      graph_dtype_name (in0->dtype));
       return FALSE;
     }
-  if (!p->def->run (&call, error))
+  gboolean ran = FALSE;
+  if (s->device && !rt_device_run_node (s, p, &call, &ran, error))
     return FALSE;
+  if (!ran)
+    {
+      if (s->device && !rt_device_inputs_to_host (s, p, error))
+        return FALSE;
+      if (!p->def->run (&call, error))
+        return FALSE;
+      if (s->device)
+        rt_device_outputs_on_host (s, p);
+    }
   for (guint i = 0; i < p->n_out; i++)
     if (!s->present[p->out_idx[i]])
       {
@@ -985,6 +1005,8 @@ session_run (RtSession *s, GHashTable *inputs, gboolean any, GHashTable *outputs
   s->deadline = s->options.max_seconds > 0
                   ? g_get_monotonic_time () + (gint64) (s->options.max_seconds * G_USEC_PER_SEC)
                   : 0;
+  if (s->device)
+    rt_device_begin_run (s);
   gboolean ok = bind_inputs (s, inputs, any, FALSE, error);
   for (guint ni = 0; ok && ni < s->n_nodes; ni++)
     ok = run_node (s, &s->nodes[ni], error);
@@ -998,6 +1020,11 @@ session_run (RtSession *s, GHashTable *inputs, gboolean any, GHashTable *outputs
         {
           g_set_error (error, RT_ERROR, RT_ERROR_FAILED, "output '%s' was not computed",
                        value_label (v));
+          ok = FALSE;
+          break;
+        }
+      if (s->device && !rt_device_to_host (s, vi, TRUE, error))
+        {
           ok = FALSE;
           break;
         }
@@ -1073,6 +1100,27 @@ rt_call_output (RtCall *call, guint i, GraphDType dtype, guint rank, const gint6
     }
   int vi = p->out_idx[i];
   RtSlot *slot = &s->slots[s->values[vi].slot];
+  if (s->device_node_running)
+    {
+      /* A device kernel's output (Note [Backends]): the host view has no data. */
+      gpointer dmem = rt_device_slot_mem (s, slot, nbytes, error);
+      if (dmem == NULL)
+        {
+          g_prefix_error (error, "%s: output %u: ", rt_node_label (call->node), i);
+          return NULL;
+        }
+      RtTensor *r = &s->rt[vi];
+      memset (r, 0, sizeof *r);
+      r->dtype = dtype;
+      r->rank = rank;
+      if (rank)
+        memcpy (r->dims, dims, rank * sizeof (gint64));
+      r->numel = rt_shape_numel (rank, dims);
+      s->drt[vi] = *r;
+      s->drt[vi].data = dmem;
+      s->present[vi] = TRUE;
+      return &s->drt[vi];
+    }
   if (slot->cap < nbytes || slot->mem == NULL)
     {
       free (slot->mem);

@@ -14,6 +14,7 @@ void test_cli_register (void);
 void test_kernels_register (void);
 void test_kernels_index_register (void);
 void test_sequence_register (void);
+void test_backend_register (void);
 void test_kernels_random_register (void);
 
 /* Runs one ONNX node on `ts` (taken) with builder attribute pairs from ap;
