@@ -221,6 +221,7 @@ static const SymEntry entries[] = {
   SYM_FN ("aten::tensor", sym_tensor),
   SYM_FN ("aten::as_tensor", sym_tensor),
   SYM_CAST ("aten::_cast_Bool", BOOL),
+  SYM_CAST ("aten::Bool", BOOL),   /* bool(tensor) in scripted code: a 0-d bool */
   SYM_FN ("aten::native_layer_norm", sym_native_layer_norm),
   SYM_FN ("aten::_weight_norm", sym_weight_norm),
   /* not in torch 1.13's registry: traces of x.swapaxes/swapdims record them */
