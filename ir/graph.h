@@ -326,6 +326,9 @@ void         graph_remove_output (Graph *g, guint i);
  * in graph.input only if graph_value_initializer_is_input() says so. */
 GraphValue  *graph_add_initializer (Graph *g, const char *name, Tensor *t /* transfer none */);
 Tensor      *graph_value_get_initializer (const GraphValue *v);   /* (transfer none) */
+/* The tensor of an onnx::Constant node's `value` that v is the output of,
+ * or NULL (an initializer is not a Constant).  (transfer none) */
+Tensor      *graph_value_constant_tensor (const GraphValue *v);
 void         graph_value_set_initializer (GraphValue *v, Tensor *t);/* ref taken; NULL clears */
 gboolean     graph_value_initializer_is_input (const GraphValue *v);
 void         graph_value_set_initializer_is_input (GraphValue *v, gboolean is_input);

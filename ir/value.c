@@ -35,6 +35,16 @@ const char *graph_value_get_name (const GraphValue *v) { return v->name; }
 guint graph_value_id (const GraphValue *v) { return v->id; }
 guint graph_value_n_uses (const GraphValue *v) { return v->n_uses; }
 Tensor *graph_value_get_initializer (const GraphValue *v) { return v->initializer; }
+
+Tensor *
+graph_value_constant_tensor (const GraphValue *v)
+{
+  GraphNode *p = v ? graph_value_node (v) : NULL;
+  Tensor *t = NULL;
+  if (p && graph_node_is (p, "onnx::Constant") && graph_node_get_t (p, "value", &t))
+    return t;
+  return NULL;
+}
 gboolean graph_value_initializer_is_input (const GraphValue *v) { return v->initializer_is_input; }
 
 void

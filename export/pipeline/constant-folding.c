@@ -26,11 +26,8 @@ const_of (GraphValue *v, gboolean *from_weight)
       *from_weight = TRUE;
       return tensor_has_data (t) ? t : NULL;
     }
-  GraphNode *p = graph_value_node (v);
-  if (p && graph_node_is (p, "onnx::Constant") && graph_node_get_t (p, "value", &t)
-      && tensor_has_data (t))
-    return t;
-  return NULL;
+  t = graph_value_constant_tensor (v);
+  return t && tensor_has_data (t) ? t : NULL;
 }
 
 static gint64
@@ -734,18 +731,15 @@ export_fold_constants (Graph *g, GError **error)
 static gboolean
 is_scalar_const (GraphValue *v)
 {
-  GraphNode *p = v ? graph_value_node (v) : NULL;
-  Tensor *t;
-  return p && graph_node_is (p, "onnx::Constant") && graph_node_get_t (p, "value", &t)
-         && tensor_rank (t) == 0;
+  Tensor *t = graph_value_constant_tensor (v);
+  return t && tensor_rank (t) == 0;
 }
 
 static GraphDType
 value_dtype (GraphValue *v)
 {
-  GraphNode *p = v ? graph_value_node (v) : NULL;
-  Tensor *t;
-  if (p && graph_node_is (p, "onnx::Constant") && graph_node_get_t (p, "value", &t))
+  Tensor *t = graph_value_constant_tensor (v);
+  if (t)
     return tensor_dtype (t);
   if (v && graph_value_get_initializer (v))
     return tensor_dtype (graph_value_get_initializer (v));

@@ -148,9 +148,8 @@ shape_const_tensor (GraphValue *v)
   if (v == NULL)
     return NULL;
   Tensor *t = graph_value_get_initializer (v);
-  GraphNode *p = graph_value_node (v);
-  if (t == NULL && p && graph_node_is (p, "onnx::Constant"))
-    graph_node_get_t (p, "value", &t);
+  if (t == NULL)
+    t = graph_value_constant_tensor (v);
   return t && tensor_has_data (t) && tensor_dtype (t) != GRAPH_DTYPE_STRING ? t : NULL;
 }
 
