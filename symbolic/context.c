@@ -144,6 +144,14 @@ sym_context_free (SymContext *ctx)
 }
 
 Graph *sym_graph (SymContext *ctx) { return ctx->s.dst; }
+
+Graph *
+sym_context_swap_graph (SymContext *ctx, Graph *dst)
+{
+  Graph *old = ctx->s.dst;
+  ctx->s.dst = dst;
+  return old;
+}
 int sym_opset (SymContext *ctx) { return ctx->s.opset; }
 SymMode sym_mode (SymContext *ctx) { return ctx->s.mode; }
 gpointer sym_user_data (SymContext *ctx) { return ctx->user_data; }
@@ -231,6 +239,30 @@ sym_get_const_double (GraphValue *src, double *v)
   return FALSE;
 }
 
+/* prim::dtype(x) (x.dtype in scripted code) is a constant: the torch
+ * ScalarType code of x's element type when the trace (or the value x
+ * reads) declares it. */
+static gboolean
+prim_dtype_code (GraphValue *src, gint64 *v)
+{
+  GraphNode *p = src ? graph_value_node (src) : NULL;
+  if (p == NULL || !graph_node_is (p, "prim::dtype") || graph_node_n_inputs (p) != 1)
+    return FALSE;
+  static const GraphDType codes[] = {
+    GRAPH_DTYPE_UINT8, GRAPH_DTYPE_INT8, GRAPH_DTYPE_INT16, GRAPH_DTYPE_INT32, GRAPH_DTYPE_INT64,
+    GRAPH_DTYPE_FLOAT16, GRAPH_DTYPE_FLOAT, GRAPH_DTYPE_DOUBLE, GRAPH_DTYPE_UNDEFINED,
+    GRAPH_DTYPE_COMPLEX64, GRAPH_DTYPE_COMPLEX128, GRAPH_DTYPE_BOOL,
+  };
+  GraphDType dt = sym_dtype (graph_node_input (p, 0));
+  for (guint i = 0; dt != GRAPH_DTYPE_UNDEFINED && i < G_N_ELEMENTS (codes); i++)
+    if (codes[i] == dt)
+      {
+        *v = i;
+        return TRUE;
+      }
+  return FALSE;
+}
+
 gboolean
 sym_get_const_int (GraphValue *src, gint64 *v)
 {
@@ -238,7 +270,7 @@ sym_get_const_int (GraphValue *src, gint64 *v)
   double d;
   Tensor *t;
   if (p == NULL)
-    return FALSE;
+    return prim_dtype_code (src, v);
   if (graph_node_get_i (p, "value", v))
     return TRUE;
   if (graph_node_get_t (p, "value", &t) && tensor_has_data (t) && tensor_numel (t) == 1
@@ -1012,6 +1044,7 @@ gboolean
 sym_context_is_lazy (GraphNode *n)
 {
   return graph_node_is (n, "prim::Constant") || graph_node_is (n, "prim::GetAttr")
+         || graph_node_is (n, "prim::device") || graph_node_is (n, "prim::dtype")
          || graph_node_is (n, "prim::ListConstruct") || graph_node_is (n, "prim::NumToTensor")
          || graph_node_is (n, "prim::TupleConstruct") || graph_node_is (n, "prim::DictConstruct")
          || graph_node_is (n, "aten::Int") || graph_node_is (n, "aten::Float")

@@ -11,7 +11,71 @@ sym_upsample_bicubic (SymContext *ctx, GraphNode *n, GraphValue **out, GError **
   return sym_upsample_mode (ctx, n, out, error, "cubic");
 }
 
+/* torchvision::nms(boxes, scores, iou_threshold), as torchvision 0.14's own
+ * symbolic (ops/_register_onnx_ops.py): NonMaxSuppression of boxes[None]
+ * and scores[None, None] with no cap on the output count, then column 2
+ * of its [n, 3] result (the box indices, by decreasing score). */
+static gboolean
+sym_torchvision_nms (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *boxes, *scores;
+  double iou;
+  if (!sym_parse_args (ctx, n, "vvf", &boxes, &scores, &iou, error))
+    return FALSE;
+  static const gint64 zero = 0, two = 2, one = 1;
+  GraphValue *b = sym_unsqueeze (ctx, boxes, 1, &zero);
+  GraphValue *s = sym_unsqueeze (ctx, sym_unsqueeze (ctx, scores, 1, &zero), 1, &zero);
+  const gint64 cap = G_MAXINT64;
+  float thr = (float) iou;
+  const gint64 one_dim = 1;
+  g_autoptr (Tensor) t = tensor_new_from_data (GRAPH_DTYPE_FLOAT, 1, &one_dim, &thr, sizeof thr, error);
+  if (t == NULL)
+    return FALSE;
+  GraphValue *sel = graph_op (sym_graph (ctx), "NonMaxSuppression", b, s, sym_const_ints (ctx, 1, &cap),
+                              sym_constant (ctx, t), NULL);
+  GraphValue *col = graph_op (sym_graph (ctx), "Gather", sel, sym_const_ints (ctx, 1, &two), "axis_i", one,
+                              NULL);
+  out[0] = sym_squeeze (ctx, col, 1, &one);
+  return TRUE;
+}
+
+/* torchvision::roi_align(input, rois, spatial_scale, pooled_h, pooled_w,
+ * sampling_ratio, aligned), as torchvision 0.14's symbolic: RoiAlign of the
+ * boxes rois[:, 1:5] with batch indices rois[:, 0] as int64, sampling
+ * ratio 0 for a negative one.  aligned=True needs opset 16's
+ * coordinate_transformation_mode (half_pixel); before it, refused (ONNX's
+ * RoiAlign-10 is torchvision's aligned=False). */
+static gboolean
+sym_torchvision_roi_align (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *input, *rois;
+  double scale;
+  gint64 ph, pw, sampling;
+  gboolean aligned;
+  if (!sym_parse_args (ctx, n, "vvfiiib", &input, &rois, &scale, &ph, &pw, &sampling, &aligned, error))
+    return FALSE;
+  if (aligned && sym_opset (ctx) < 16)
+    return sym_unimplemented (ctx, n, error, "roi_align with aligned=True (from opset 16)");
+  Graph *g = sym_graph (ctx);
+  static const gint64 one = 1, zero = 0;
+  const gint64 box_cols[] = { 1, 2, 3, 4 };
+  GraphValue *idx = graph_op (g, "Gather", rois, sym_const_ints (ctx, 1, &zero), "axis_i", one, NULL);
+  idx = sym_cast (ctx, sym_squeeze (ctx, idx, 1, &one), GRAPH_DTYPE_INT64);
+  GraphValue *boxes = graph_op (g, "Gather", rois, sym_const_ints (ctx, 4, box_cols), "axis_i", one, NULL);
+  if (sym_opset (ctx) >= 16)
+    out[0] = graph_op (g, "RoiAlign", input, boxes, idx, "spatial_scale_f", scale, "output_height_i", ph,
+                       "output_width_i", pw, "sampling_ratio_i", MAX (sampling, (gint64) 0),
+                       "coordinate_transformation_mode_s", aligned ? "half_pixel" : "output_half_pixel",
+                       NULL);
+  else
+    out[0] = graph_op (g, "RoiAlign", input, boxes, idx, "spatial_scale_f", scale, "output_height_i", ph,
+                       "output_width_i", pw, "sampling_ratio_i", MAX (sampling, (gint64) 0), NULL);
+  return out[0] != NULL;
+}
+
 static const SymEntry entries[] = {
+  SYM_FN ("torchvision::roi_align", sym_torchvision_roi_align),
+  SYM_FN ("torchvision::nms", sym_torchvision_nms),
   SYM_FN ("aten::upsample_bicubic2d", sym_upsample_bicubic),
 };
 const SymTable sym_opset11_extra = SYM_TABLE (11, entries);

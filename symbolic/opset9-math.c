@@ -41,7 +41,38 @@ sym_cast_to (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
     return out[0] != NULL;                                                     \
   }
 
-BINARY (mul, "Mul")
+
+/* Arithmetic in PyTorch's result type, as the trace records it: a 0-d
+ * tensor computed at run time (anchor strides: int32 arange * an int64 0-d
+ * stride is int32 in PyTorch) is cast to it; constant scalars are left to
+ * the scalar type analysis pass. */
+static void
+result_typed (SymContext *ctx, GraphNode *n, GraphValue **a, GraphValue **b)
+{
+  GraphDType want = sym_dtype (graph_node_output (n, 0));
+  if (want == GRAPH_DTYPE_UNDEFINED || want == GRAPH_DTYPE_BOOL)
+    return;
+  GraphValue **v[2] = { a, b };
+  for (guint i = 0; i < 2; i++)
+    {
+      GraphValue *src = graph_node_input (n, i);
+      GraphDType d = sym_dtype (src);
+      if (*v[i] && d != GRAPH_DTYPE_UNDEFINED && d != want && !sym_is_constant (src)
+          && graph_value_type (src) && graph_type_is_tensor (graph_value_type (src)))
+        *v[i] = sym_cast (ctx, *v[i], want);
+    }
+}
+
+static gboolean
+sym_mul (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self, *other;
+  if (!sym_parse_args (ctx, n, "vv", &self, &other, error))
+    return FALSE;
+  result_typed (ctx, n, &self, &other);
+  out[0] = graph_op (G, "Mul", self, other, NULL);
+  return out[0] != NULL;
+}
 BINARY (eq, "Equal")
 BINARY (gt, "Greater")
 BINARY (lt, "Less")
@@ -207,6 +238,7 @@ sym_add (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   other = scaled (ctx, n, other, self, error);
   if (other == NULL)
     return FALSE;
+  result_typed (ctx, n, &self, &other);
   out[0] = graph_op (G, "Add", self, other, NULL);
   return TRUE;
 }
@@ -220,6 +252,7 @@ sym_sub (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   other = scaled (ctx, n, other, self, error);
   if (other == NULL)
     return FALSE;
+  result_typed (ctx, n, &self, &other);
   out[0] = graph_op (G, "Sub", self, other, NULL);
   return TRUE;
 }

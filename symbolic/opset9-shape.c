@@ -47,6 +47,29 @@ sym_to (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
     return FALSE;
   GraphDType want = sym_dtype (graph_node_output (n, 0));
   GraphDType have = sym_dtype (self);
+  guint nin = graph_node_n_inputs (n);
+  /* scripted code records no result type: take it from the arguments,
+   * to(other) / type_as(other), to(dtype, ...), to(device, dtype, ...) */
+  for (guint i = 1; want == GRAPH_DTYPE_UNDEFINED && i < MIN (nin, 3); i++)
+    {
+      GraphValue *a = graph_node_input (n, i);
+      GraphType *t = graph_value_type (a);
+      if (t && graph_type_is_tensor (t))
+        {
+          want = sym_dtype (a);
+          if (want == GRAPH_DTYPE_UNDEFINED && sym_context_mapped (ctx, a))
+            want = sym_dtype (sym_context_mapped (ctx, a));
+          break;
+        }
+      gint64 code;
+      if (t && graph_type_kind (t) == GRAPH_TYPE_DEVICE)
+        continue;
+      GraphType *t1 = graph_value_type (graph_node_input (n, 1));
+      if ((i == 1 || (i == 2 && t1 && graph_type_kind (t1) == GRAPH_TYPE_DEVICE))
+          && sym_get_const_int (a, &code))
+        want = sym_scalar_type (a, GRAPH_DTYPE_UNDEFINED);
+      break;
+    }
   if (want == GRAPH_DTYPE_UNDEFINED)
     return sym_unimplemented (ctx, n, error, "a conversion whose result type the trace does not record");
   out[0] = want == have ? self : sym_cast (ctx, self, want);
@@ -400,6 +423,15 @@ sym_unbind (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   guint k = 0;
   if (!sym_parse_args (ctx, n, "vd", &self, &dim, error))
     return FALSE;
+  gint64 d[TENSOR_MAX_RANK];
+  int unpacked = sym_list_unpack_size (ctx, n, 0);
+  if (!sym_static_shape (graph_node_input (n, 0), d) && unpacked > 0 && unpacked <= 256)
+    {
+      /* a length known only from the consumer (boxes.unbind(1) of a
+       * data-dependent count of boxes: 4 coordinates): equal pieces */
+      GraphNode *sp = sym_split (ctx, self, dim, (guint) unpacked, NULL);
+      return sp && sym_finish_split (ctx, n, sp, out, TRUE, dim);
+    }
   if (!split_sizes (ctx, n, self, dim, 1, &k, sizes, error))
     return FALSE;
   GraphNode *sp = sym_split (ctx, self, dim, k, sizes);

@@ -30,6 +30,12 @@ SymContext  *sym_context_new (const SymContextSetup *setup);
 void         sym_context_free (SymContext *ctx);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SymContext, sym_context_free)
 
+/* Makes dst the graph symbolics build into (a control-flow body while its
+ * block is translated); returns the previous one. */
+Graph       *sym_context_swap_graph (SymContext *ctx, Graph *dst);
+/* prim::If: the selected block inline for a constant condition, else ONNX
+ * If with both blocks as subgraphs (control-flow.c). */
+gboolean     sym_lower_if (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error);
 /* Whether source value src's shape (or int value) depends on the data
  * (Note [Data-dependent shapes] in context.c): sym_static_shape() calls
  * it unknown while a symbolic runs. */

@@ -735,15 +735,61 @@ is_scalar_const (GraphValue *v)
   return t && tensor_rank (t) == 0;
 }
 
+static gboolean standard_op (GraphNode *n, guint *first);
+
+/* A value's element type: a constant's or initializer's, its declared
+ * type's, or — for an untyped result (built inside a control-flow body from
+ * scripted code, whose trace says only "Tensor") — that of the tensor its
+ * arithmetic op or If computes it from. */
 static GraphDType
-value_dtype (GraphValue *v)
+value_dtype_at (GraphValue *v, guint depth)
 {
   Tensor *t = graph_value_constant_tensor (v);
   if (t)
     return tensor_dtype (t);
   if (v && graph_value_get_initializer (v))
     return tensor_dtype (graph_value_get_initializer (v));
-  return sym_dtype (v);
+  GraphDType d = sym_dtype (v);
+  GraphNode *p = v ? graph_value_node (v) : NULL;
+  if (d != GRAPH_DTYPE_UNDEFINED || p == NULL || depth > 32)
+    return d;
+  guint first;
+  Graph *then_b;
+  if (graph_node_is (p, "onnx::If") && graph_node_get_g (p, "then_branch", &then_b))
+    {
+      for (guint i = 0; i < graph_node_n_outputs (p); i++)
+        if (graph_node_output (p, i) == v && i < graph_n_outputs (then_b))
+          return value_dtype_at (graph_output (then_b, i), depth + 1);
+      return d;
+    }
+  static const char *const keeps_input0_type[] = {
+    "ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2",
+    "Neg", "Abs", "Relu", "Sigmoid", "Tanh", "Exp", "Log", "Sqrt", "Identity", "Transpose", "Reshape",
+    "Squeeze", "Unsqueeze", "Slice", "Gather", "GatherND", "Flatten", "Expand", "Softmax", "LogSoftmax",
+    "Floor", "Ceil", "Round", "Clip", "Tile", "Pad", "TopK", "ScatterElements", "ScatterND",
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (keeps_input0_type); i++)
+    if (strcmp (graph_node_domain (p), GRAPH_ONNX_DOMAIN) == 0
+        && strcmp (graph_node_op_type (p), keeps_input0_type[i]) == 0 && graph_node_n_inputs (p) > 0
+        && graph_node_output (p, 0) == v)
+      return value_dtype_at (graph_node_input (p, 0), depth + 1);
+  if (standard_op (p, &first) && !graph_node_is (p, "onnx::Equal") && !graph_node_is (p, "onnx::Greater")
+      && !graph_node_is (p, "onnx::Less") && !graph_node_is (p, "onnx::GreaterOrEqual")
+      && !graph_node_is (p, "onnx::LessOrEqual"))
+    for (guint i = first; i < graph_node_n_inputs (p); i++)
+      {
+        GraphValue *in = graph_node_input (p, i);
+        Tensor *c = graph_value_constant_tensor (in);
+        if (in && !(c && tensor_rank (c) == 0))
+          return value_dtype_at (in, depth + 1);
+      }
+  return d;
+}
+
+static GraphDType
+value_dtype (GraphValue *v)
+{
+  return value_dtype_at (v, 0);
 }
 
 static gboolean
@@ -769,6 +815,14 @@ export_scalar_type_analysis (Graph *g)
   guint changes = 0;
   graph_foreach_node (g, n)
     {
+      /* control-flow bodies (If from scripted code) too */
+      for (guint a = 0; a < graph_node_n_attrs (n); a++)
+        {
+          Graph *one, *const *subs;
+          gsize len = graph_node_attr_subgraphs (n, graph_node_attr_name (n, a), &one, &subs);
+          for (gsize b = 0; b < len; b++)
+            changes += export_scalar_type_analysis (subs[b]);
+        }
       guint first;
       if (!standard_op (n, &first))
         continue;
