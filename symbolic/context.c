@@ -732,10 +732,13 @@ sym_value (SymContext *ctx, GraphValue *src, GError **error)
     dst = weight_value (ctx, src, error);
   else if (graph_node_is (p, "prim::NumToTensor") || graph_node_is (p, "aten::ScalarImplicit"))
     dst = sym_value (ctx, graph_node_input (p, 0), error);
-  else if (graph_node_is (p, "aten::Int") || graph_node_is (p, "aten::Float"))
+  else if (graph_node_is (p, "aten::Int") || graph_node_is (p, "aten::Float")
+           || graph_node_is (p, "aten::IntImplicit") || graph_node_is (p, "aten::FloatImplicit"))
     {
-      /* Int(tensor) / Float(tensor): a cast when the element type differs. */
-      GraphDType want = graph_node_is (p, "aten::Int") ? GRAPH_DTYPE_INT64 : GRAPH_DTYPE_DOUBLE;
+      /* Int(tensor) / Float(tensor) (and scripted code's implicit forms): a
+       * cast when the element type differs. */
+      GraphDType want = graph_node_is (p, "aten::Int") || graph_node_is (p, "aten::IntImplicit")
+                          ? GRAPH_DTYPE_INT64 : GRAPH_DTYPE_DOUBLE;
       dst = sym_value (ctx, graph_node_input (p, 0), error);
       if (dst && sym_dtype (dst) != want)
         dst = sym_cast (ctx, dst, want);
@@ -1048,6 +1051,7 @@ sym_context_is_lazy (GraphNode *n)
          || graph_node_is (n, "prim::ListConstruct") || graph_node_is (n, "prim::NumToTensor")
          || graph_node_is (n, "prim::TupleConstruct") || graph_node_is (n, "prim::DictConstruct")
          || graph_node_is (n, "aten::Int") || graph_node_is (n, "aten::Float")
+         || graph_node_is (n, "aten::IntImplicit") || graph_node_is (n, "aten::FloatImplicit")
          || graph_node_is (n, "aten::ScalarImplicit");
 }
 

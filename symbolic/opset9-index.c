@@ -38,6 +38,7 @@ typedef struct
   int        rank, br;
   gint64     dims[TENSOR_MAX_RANK], b[TENSOR_MAX_RANK], perm[TENSOR_MAX_RANK];
   gboolean   identity, adjacent;
+  gboolean   dynamic;   /* a shape known only at run time: p->dims and p->b unset */
   GraphValue *stacked;
 } IndexPlan;
 
@@ -75,15 +76,24 @@ index_plan (SymContext *ctx, GraphNode *n, GraphValue *self, GraphNode *lc, gboo
     return TRUE;
   if (sym_opset (ctx) < 11)
     return sym_unimplemented (ctx, n, error, "indexing with several index tensors (from opset 11)");
-  if (!sym_static_shape (typed, p->dims))
-    return sym_unimplemented (ctx, n, error, "indexing several dims of an input of unknown shape");
+  /* static: the indices expanded to their constant broadcast shape and
+   * reduced modulo constant dims; otherwise (data-dependent counts, as
+   * Mask R-CNN's probs[arange(n), labels]) broadcast at run time by adding
+   * their zeroed sum, modulo run-time sizes */
+  p->dynamic = !sym_static_shape (typed, p->dims);
   for (guint j = 0; j < p->k; j++)
     {
       GraphValue *s = graph_node_input (lc, p->pos[j]);
       gint64 d[TENSOR_MAX_RANK];
       int rr = sym_rank (s);
-      if (rr < 0 || !sym_static_shape (s, d))
-        return sym_unimplemented (ctx, n, error, "index tensors of unknown shape");
+      if (rr < 0)
+        return sym_unimplemented (ctx, n, error, "index tensors of unknown rank");
+      if (!sym_static_shape (s, d))
+        {
+          p->dynamic = TRUE;
+          for (int a = 0; a < rr; a++)
+            d[a] = 1;
+        }
       if (rr > p->br)
         {
           /* right-align the shape so far to the longer one */
@@ -124,7 +134,9 @@ index_plan (SymContext *ctx, GraphNode *n, GraphValue *self, GraphNode *lc, gboo
   g_autoptr (Tensor) bshape = tensor_new_int64_vector ((guint) p->br, p->b);
   GraphValue *bs = sym_constant (ctx, bshape);
   g_autofree GraphValue **parts = g_new (GraphValue *, p->k);
+  g_autofree GraphValue **ivs = g_new (GraphValue *, p->k);
   const gint64 last = p->br;
+  GraphValue *zeros = NULL;   /* the dynamic case's broadcast: Σ 0·index */
   for (guint j = 0; j < p->k; j++)
     {
       GraphValue *iv = sym_value (ctx, graph_node_input (lc, p->pos[j]), error);
@@ -132,8 +144,18 @@ index_plan (SymContext *ctx, GraphNode *n, GraphValue *self, GraphNode *lc, gboo
         return FALSE;
       if (sym_dtype (graph_node_input (lc, p->pos[j])) != GRAPH_DTYPE_INT64)
         iv = sym_cast (ctx, iv, GRAPH_DTYPE_INT64);
-      iv = graph_op (G, "Mod", iv, sym_const_i64 (ctx, p->dims[p->pos[j]]), NULL);   /* negative indices */
-      parts[j] = sym_unsqueeze (ctx, graph_op (G, "Expand", iv, bs, NULL), 1, &last);
+      GraphValue *dim = p->dynamic ? sym_size (ctx, self, p->pos[j]) : sym_const_i64 (ctx, p->dims[p->pos[j]]);
+      ivs[j] = graph_op (G, "Mod", iv, dim, NULL);   /* negative indices */
+      if (p->dynamic)
+        {
+          GraphValue *z = graph_op (G, "Mul", ivs[j], sym_const_i64 (ctx, 0), NULL);
+          zeros = zeros ? graph_op (G, "Add", zeros, z, NULL) : z;
+        }
+    }
+  for (guint j = 0; j < p->k; j++)
+    {
+      GraphValue *e = p->dynamic ? graph_op (G, "Add", ivs[j], zeros, NULL) : graph_op (G, "Expand", ivs[j], bs, NULL);
+      parts[j] = sym_unsqueeze (ctx, e, 1, &last);
     }
   p->stacked = graph_opv (G, "Concat", p->k, parts, "axis_i", (gint64) p->br, NULL);
   return TRUE;
@@ -311,6 +333,9 @@ sym_index_put (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
     }
   else
     {
+      if (p.dynamic)
+        return sym_unimplemented (ctx, n, error, "index_put with several index tensors of a shape known "
+                                  "only at run time");
       if (!p.identity)
         t = graph_op (G, "Transpose", self, "perm_is", p.rank, p.perm, NULL);
       idx = p.stacked;

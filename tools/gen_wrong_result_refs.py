@@ -84,6 +84,13 @@ def index_put_accumulate(x, i):
     return x
 
 
+@torch.jit._script_if_tracing
+def script_if_helper(x: torch.Tensor) -> torch.Tensor:
+    if x.sum() > 0:
+        return x * 2
+    return x - 1
+
+
 def view_write(x):
     m = x.new_zeros((4, 5))
     m.view(20)[3:6] = 1
@@ -153,6 +160,8 @@ DYNAMIC = {
 # gives other data-dependent shapes (CASE.size2.input_N.npy): the traced
 # size of x[x > 0] must not be folded.
 DATA_DEPENDENT = {
+    # scripted code in a trace (prim::If, exported as ONNX If): each input takes another branch
+    "script_if": (lambda x: script_if_helper(x) + 1, (torch.ones(3),), (-torch.ones(3),)),
     "data_dependent_size": (
         lambda x: (x[x > 0] * x[x > 0].size(0)).sum() + torch.zeros(torch.nonzero(x).shape[0]).sum() + 1,
         (torch.tensor([1.0, -1.0, 2.0, 3.0, 0.0]),),

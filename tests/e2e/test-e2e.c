@@ -878,7 +878,8 @@ test_python_api (gconstpointer data)
  * point and run in the executor must match PyTorch.  alexnet at 64x64 is
  * one torch.onnx.export refuses (its 6x6 adaptive pooling of a 1x1 map);
  * lraspp returns a dict; swin_t needs computed pads and slices and in-place
- * writes into slices. */
+ * writes into slices; Faster R-CNN takes a list of images and returns a list
+ * of dicts, and runs scripted code (prim::If), nms and roi_align. */
 static void
 test_corpus_subset (gconstpointer data)
 {
@@ -928,6 +929,7 @@ main (int argc, char **argv)
   g_test_add_data_func ("/e2e/corpus/classification", "alexnet,squeezenet1_1,mobilenet_v3_small",
                         test_corpus_subset);
   g_test_add_data_func ("/e2e/corpus/dict-and-swin", "lraspp_mobilenet_v3_large,swin_t", test_corpus_subset);
+  g_test_add_data_func ("/e2e/corpus/detection", "fasterrcnn_mobilenet_v3_large_320_fpn", test_corpus_subset);
   for (guint i = 0; i < G_N_ELEMENTS (seed_models); i++)
     {
       g_autofree char *p = g_strdup_printf ("/e2e/models/%s", seed_models[i].name);
