@@ -282,29 +282,17 @@ im2col_range (gint64 c0, gint64 c1, gpointer data)
     im2col_DOUBLE (j->x, c0, c1, j->w, j->col, j->oh0, j->oh1);
 }
 
-/* y[m, 0:n] (row stride ld) = bias[m0 + m] so the GEMM adds onto it
- * (beta 1) instead of zeroing C and adding the bias in another pass. */
-static double
-fill_bias (GraphDType dt, void *y, const RtTensor *bias, gint64 m0, gint64 M, gint64 n, gint64 ld)
+gboolean
+rt_conv_window (RtCall *call, const RtTensor *x, const RtTensor *wt, gint64 *group, RtWindow *w,
+                GError **error)
 {
-  if (bias == NULL)
-    return 0.0;
-  for (gint64 m = 0; m < M; m++)
+  *group = rt_attr_i (call->node, "group", 1);
+  if (wt->dtype != x->dtype || wt->rank != x->rank || *group <= 0)
     {
-      if (dt == GRAPH_DTYPE_FLOAT)
-        {
-          float b = ((const float *) bias->data)[m0 + m], *p = (float *) y + m * ld;
-          for (gint64 i = 0; i < n; i++)
-            p[i] = b;
-        }
-      else
-        {
-          double b = ((const double *) bias->data)[m0 + m], *p = (double *) y + m * ld;
-          for (gint64 i = 0; i < n; i++)
-            p[i] = b;
-        }
+      rt_call_error (call, error, RT_ERROR_SHAPE, "W must match X's type and rank, group >= 1");
+      return FALSE;
     }
-  return 1.0;
+  return rt_window_init (call, x, wt->dims + 2, FALSE, w, error);
 }
 
 static gboolean
@@ -312,14 +300,9 @@ k_conv (RtCall *call, GError **error)
 {
   const RtTensor *x = call->inputs[0], *wt = call->inputs[1];
   const RtTensor *bias = call->n_inputs > 2 ? call->inputs[2] : NULL;
-  gint64 group = rt_attr_i (call->node, "group", 1);
-  if (wt->dtype != x->dtype || wt->rank != x->rank || group <= 0)
-    {
-      rt_call_error (call, error, RT_ERROR_SHAPE, "W must match X's type and rank, group >= 1");
-      return FALSE;
-    }
+  gint64 group;
   RtWindow w;
-  if (!rt_window_init (call, x, wt->dims + 2, FALSE, &w, error))
+  if (!rt_conv_window (call, x, wt, &group, &w, error))
     return FALSE;
   return rt_conv (call, x, wt, bias, group, &w, error);
 }
@@ -327,6 +310,14 @@ k_conv (RtCall *call, GError **error)
 gboolean
 rt_conv (RtCall *call, const RtTensor *x, const RtTensor *wt, const RtTensor *bias, gint64 group,
          const RtWindow *win, GError **error)
+{
+  return rt_conv_ex (call, x, wt, bias, group, win, NULL, NULL, error);
+}
+
+gboolean
+rt_conv_ex (RtCall *call, const RtTensor *x, const RtTensor *wt, const RtTensor *bias,
+            gint64 group, const RtWindow *win, const RtEpilogue *ep, RtTensor *into,
+            GError **error)
 {
   const RtWindow w = *win;
   gint64 N = x->dims[0], C = x->dims[1], M = wt->dims[0];
@@ -350,9 +341,19 @@ rt_conv (RtCall *call, const RtTensor *x, const RtTensor *wt, const RtTensor *bi
   gint64 dims[5] = { N, M };
   for (guint i = 0; i < w.nsp; i++)
     dims[2 + i] = w.out[3 - w.nsp + i];
-  RtTensor *y = rt_call_output (call, 0, x->dtype, x->rank, dims, error);
-  if (y == NULL)
+  RtTensor *y = into;
+  if (y)
+    {
+      /* The caller's buffer (a fused kernel's scratch), large enough. */
+      y->dtype = x->dtype;
+      y->rank = x->rank;
+      memcpy (y->dims, dims, sizeof (gint64) * x->rank);
+      y->numel = rt_shape_numel (x->rank, dims);
+    }
+  else if ((y = rt_call_output (call, 0, x->dtype, x->rank, dims, error)) == NULL)
     return FALSE;
+  if (rt_conv_depthwise_applies (x, wt, group, &w))
+    return rt_conv_depthwise (call, x, wt, bias, &w, y, ep, error);
   gint64 Cg = C / group, Mg = M / group;
   gint64 isz = w.in[0] * w.in[1] * w.in[2], osz = w.out[0] * w.out[1] * w.out[2];
   gint64 ksz = Cg * w.k[0] * w.k[1] * w.k[2];
@@ -377,22 +378,34 @@ rt_conv (RtCall *call, const RtTensor *x, const RtTensor *wt, const RtTensor *bi
         const char *xi = (const char *) x->data + ((n * C + g * Cg) * isz) * (gint64) es;
         const char *wg = (const char *) wt->data + g * Mg * ksz * (gint64) es;
         char *yg = (char *) y->data + ((n * M + g * Mg) * osz) * (gint64) es;
+        /* The bias is added by the epilogue, after each GEMM. */
+        const char *bg = bias ? (const char *) bias->data + g * Mg * (gint64) es : NULL;
         if (direct)
           {
-            double beta = fill_bias (x->dtype, yg, bias, g * Mg, Mg, osz, osz);
-            gemm (x->dtype, FALSE, FALSE, Mg, osz, ksz, wg, ksz, xi, osz, beta, yg, osz);
+            /* Blocks of columns whose Mg rows of y are about 1 MiB, so that
+             * the bias fill, the GEMM and the epilogue meet y in cache. */
+            gint64 cols = MAX ((1 << 20) / MAX (Mg * (gint64) es, 1), 512);
+            for (gint64 c0 = 0; c0 < osz; c0 += cols)
+              {
+                gint64 bn = MIN (cols, osz - c0);
+                char *yb = yg + c0 * (gint64) es;
+                gemm (x->dtype, FALSE, FALSE, Mg, bn, ksz, wg, ksz, xi + c0 * (gint64) es, osz,
+                      0.0, yb, osz);
+                rt_epilogue_rows (x->dtype, yb, bg, (n * M + g * Mg) * osz + c0, Mg, bn, osz, ep);
+              }
             continue;
           }
         for (gint64 oh0 = 0; oh0 < w.out[1]; oh0 += rows)
           {
             gint64 oh1 = MIN (oh0 + rows, w.out[1]), bn = w.out[0] * (oh1 - oh0) * w.out[2];
             char *yb = yg + oh0 * w.out[2] * (gint64) es;
-            double beta = fill_bias (x->dtype, yb, bias, g * Mg, Mg, bn, osz);
             /* Channels in parallel: each writes its own rows of col. */
             Im2col job = { x->dtype, xi, &w, col, oh0, oh1 };
             rt_parallel_for (call, Cg, MAX (1, 16384 / MAX (ksz / MAX (Cg, 1) * bn, 1)),
                              im2col_range, &job);
-            gemm (x->dtype, FALSE, FALSE, Mg, bn, ksz, wg, ksz, col, bn, beta, yb, osz);
+            gemm (x->dtype, FALSE, FALSE, Mg, bn, ksz, wg, ksz, col, bn, 0.0, yb, osz);
+            rt_epilogue_rows (x->dtype, yb, bg, (n * M + g * Mg) * osz + oh0 * w.out[2], Mg, bn, osz,
+                              ep);
           }
       }
   return TRUE;

@@ -47,6 +47,9 @@ typedef struct
   /* Wall-clock budget of one rt_session_run in seconds (0: none); past it
    * the run stops at the next node with RT_ERROR_TOO_LARGE. */
   double       max_seconds;
+  /* Run every node as its own kernel: no Conv+Relu-style fusion at
+   * session creation (runtime/fuse.c), for comparing against. */
+  gboolean     no_fusion;
 } RtOptions;
 
 #define RT_DEFAULT_MAX_TENSOR_BYTES (G_GUINT64_CONSTANT (1) << 33)  /* 8 GiB */

@@ -65,6 +65,10 @@ typedef struct
   int               *out_idx;
   int               *release;   /* slots freed after the node (planning record) */
   guint              n_release;
+  /* A fused node's values (Note [Fusion], runtime/fuse.c): n_in inputs and
+   * n_out outputs that replace the graph node's own; NULL: the node's. */
+  GraphValue       **fused_in;
+  GraphValue       **fused_out;
 } RtNodePlan;
 
 struct _RtSession
@@ -113,3 +117,13 @@ RtSession *rt_body_new (Graph *body, GError **error);
 gboolean   rt_body_run (RtSession *body, RtCall *call, guint n_inputs,
                         const RtTensor *const *inputs, guint n_outputs,
                         const RtTensor **outputs, GError **error);
+
+/* Note [Fusion]
+ * After the plan's nodes are resolved and before buffers are planned,
+ * rt_fuse_plan() (runtime/fuse.c) merges chains of plan nodes into one
+ * (Conv + Add + Relu/Clip, Add + Relu): the first node's plan entry takes
+ * the chain's inputs and last output (fused_in/fused_out) and a kernel of
+ * fuse.c; the later nodes leave the plan.  Only values with one reader
+ * that are neither graph outputs nor requested outputs are fused away.
+ * RtOptions.no_fusion turns it off (the tests compare both runs). */
+void       rt_fuse_plan (RtSession *s);
