@@ -7,31 +7,7 @@
  * has it).  Every output is bias + its taps in (kh, kw) order, each a
  * separate multiply and add; padding contributes zeros, as in im2col. */
 #include "runtime/spatial.h"
-#include <string.h>
-
-typedef float v8sf __attribute__ ((vector_size (32)));
-typedef int v8si __attribute__ ((vector_size (32)));
-
-/* Unaligned loads as macros: a function returning a 32-byte vector would
- * change the ABI on baseline x86-64. */
-#define LOAD8(v, p) memcpy (&(v), (p), sizeof (v8sf))
-/* v := p[0], p[2], ... p[14]. */
-#define LOAD8_STRIDE2(v, p)                                                  \
-  do                                                                         \
-    {                                                                        \
-      v8sf a_, b_;                                                           \
-      LOAD8 (a_, (p));                                                       \
-      LOAD8 (b_, (p) + 8);                                                   \
-      (v) = __builtin_shuffle (a_, b_, (v8si) { 0, 2, 4, 6, 8, 10, 12, 14 }); \
-    }                                                                        \
-  while (0)
-
-/* AVX2 where the CPU has it (an ifunc picks the clone once). */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define VECTOR_CLONES __attribute__ ((target_clones ("avx2", "default")))
-#else
-#define VECTOR_CLONES
-#endif
+#include "runtime/simd.h"
 
 /* The padded plane's geometry: rows PH0 + H + PH1, row length PW. */
 typedef struct
@@ -93,26 +69,11 @@ dw_row (const float *xp, Padded g, const float *k, float b, const RtWindow *w, g
         {
           const float *xr = x0 + kh * w->dil[1] * g.ld + ow * SW;
           const float *kr = k + kh * KW;
-          if (SW == 1)
-            for (gint64 kw = 0; kw < KW; kw++)
-              {
-                LOAD8 (v, xr + kw * DW);
-                acc = acc + kr[kw] * v;
-              }
-          else if (SW == 2)
-            for (gint64 kw = 0; kw < KW; kw++)
-              {
-                LOAD8_STRIDE2 (v, xr + kw * DW);
-                acc = acc + kr[kw] * v;
-              }
-          else
-            for (gint64 kw = 0; kw < KW; kw++)
-              {
-                const float *q = xr + kw * DW;
-                v = (v8sf) { q[0], q[SW], q[2 * SW], q[3 * SW], q[4 * SW], q[5 * SW],
-                             q[6 * SW], q[7 * SW] };
-                acc = acc + kr[kw] * v;
-              }
+          for (gint64 kw = 0; kw < KW; kw++)
+            {
+              LOAD8_STRIDED (v, xr + kw * DW, SW);
+              acc = acc + kr[kw] * v;
+            }
         }
       memcpy (yr + ow, &acc, sizeof acc);
     }

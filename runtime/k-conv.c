@@ -282,6 +282,67 @@ im2col_range (gint64 c0, gint64 c1, gpointer data)
     im2col_DOUBLE (j->x, c0, c1, j->w, j->col, j->oh0, j->oh1);
 }
 
+typedef struct
+{
+  const RtCall     *call;
+  GraphDType        dt;
+  const RtWindow   *w;
+  const RtEpilogue *ep;
+  const char       *x, *wt, *bias;
+  char             *y;
+  gint64            C, M, group, Cg, Mg, isz, osz, ksz, es;
+  gboolean          direct;          /* 1x1, stride 1, no pads: x is col */
+  gint64            block, nblocks;  /* columns (direct) or output rows per block, per (n, g) */
+  gint64            items;           /* N x group x nblocks */
+  gint64            tasks;
+  char             *col;             /* tasks x col_elems */
+  gint64            col_elems;
+  gboolean          inner_parallel;  /* one task: im2col over channels in parallel */
+} ConvJob;
+
+/* Block `item` of the output: im2col, GEMM, then bias and epilogue while
+ * the block is in cache. */
+static void
+conv_block (const ConvJob *j, gint64 item, char *col)
+{
+  const RtWindow *w = j->w;
+  gint64 b = item % j->nblocks, ng = item / j->nblocks, g = ng % j->group, n = ng / j->group;
+  const char *xi = j->x + ((n * j->C + g * j->Cg) * j->isz) * j->es;
+  const char *wg = j->wt + g * j->Mg * j->ksz * j->es;
+  char *yg = j->y + ((n * j->M + g * j->Mg) * j->osz) * j->es;
+  const char *bg = j->bias ? j->bias + g * j->Mg * j->es : NULL;
+  gint64 z0 = (n * j->M + g * j->Mg) * j->osz;
+  if (j->direct)
+    {
+      gint64 c0 = b * j->block, bn = MIN (j->block, j->osz - c0);
+      gemm (j->dt, FALSE, FALSE, j->Mg, bn, j->ksz, wg, j->ksz, xi + c0 * j->es, j->osz, 0.0,
+            yg + c0 * j->es, j->osz);
+      rt_epilogue_rows (j->dt, yg + c0 * j->es, bg, z0 + c0, j->Mg, bn, j->osz, j->ep);
+      return;
+    }
+  gint64 oh0 = b * j->block, oh1 = MIN (oh0 + j->block, w->out[1]);
+  gint64 bn = w->out[0] * (oh1 - oh0) * w->out[2];
+  Im2col job = { j->dt, xi, w, col, oh0, oh1 };
+  if (j->inner_parallel)   /* channels in parallel: each writes its own rows of col */
+    rt_parallel_for (j->call, j->Cg, MAX (1, 16384 / MAX (j->ksz / MAX (j->Cg, 1) * bn, 1)),
+                     im2col_range, &job);
+  else
+    im2col_range (0, j->Cg, &job);
+  char *yb = yg + oh0 * w->out[2] * j->es;
+  gemm (j->dt, FALSE, FALSE, j->Mg, bn, j->ksz, wg, j->ksz, col, bn, 0.0, yb, j->osz);
+  rt_epilogue_rows (j->dt, yb, bg, z0 + oh0 * w->out[2], j->Mg, bn, j->osz, j->ep);
+}
+
+/* Tasks [t0, t1): task t takes items [items t / tasks, items (t + 1) / tasks). */
+static void
+conv_tasks (gint64 t0, gint64 t1, gpointer data)
+{
+  const ConvJob *j = data;
+  for (gint64 t = t0; t < t1; t++)
+    for (gint64 i = j->items * t / j->tasks; i < j->items * (t + 1) / j->tasks; i++)
+      conv_block (j, i, j->col ? j->col + t * j->col_elems * j->es : NULL);
+}
+
 gboolean
 rt_conv_window (RtCall *call, const RtTensor *x, const RtTensor *wt, gint64 *group, RtWindow *w,
                 GError **error)
@@ -354,60 +415,61 @@ rt_conv_ex (RtCall *call, const RtTensor *x, const RtTensor *wt, const RtTensor 
     return FALSE;
   if (rt_conv_depthwise_applies (x, wt, group, &w))
     return rt_conv_depthwise (call, x, wt, bias, &w, y, ep, error);
-  gint64 Cg = C / group, Mg = M / group;
-  gint64 isz = w.in[0] * w.in[1] * w.in[2], osz = w.out[0] * w.out[1] * w.out[2];
-  gint64 ksz = Cg * w.k[0] * w.k[1] * w.k[2];
-  gsize es = rt_dtype_size (x->dtype);
-  gboolean direct = w.k[0] * w.k[1] * w.k[2] == 1 && w.stride[0] * w.stride[1] * w.stride[2] == 1
-                    && !w.pad0[0] && !w.pad0[1] && !w.pad0[2] && !w.pad1[0] && !w.pad1[1] && !w.pad1[2];
-  /* 2-D: im2col a block of output rows at a time, about 1 MiB of col (at least
-   * 1024 columns, so the GEMM stays efficient), so col stays in cache. */
-  gint64 rows = w.out[1];
-  if (!direct && w.out[0] == 1)
+  ConvJob j = { .call = call, .dt = x->dtype, .w = &w, .ep = ep, .x = x->data, .wt = wt->data,
+                .bias = bias ? bias->data : NULL, .y = y->data, .C = C, .M = M, .group = group };
+  j.Cg = C / group;
+  j.Mg = M / group;
+  j.isz = w.in[0] * w.in[1] * w.in[2];
+  j.osz = w.out[0] * w.out[1] * w.out[2];
+  j.ksz = j.Cg * w.k[0] * w.k[1] * w.k[2];
+  j.es = (gint64) rt_dtype_size (x->dtype);
+  if (j.osz == 0)
+    return TRUE;
+  j.direct = w.k[0] * w.k[1] * w.k[2] == 1 && w.stride[0] * w.stride[1] * w.stride[2] == 1
+             && !w.pad0[0] && !w.pad0[1] && !w.pad0[2] && !w.pad1[0] && !w.pad1[1] && !w.pad1[2];
+  gint64 threads = rt_call_threads (call);
+  if (j.direct)
     {
-      rows = MAX ((1 << 20) / MAX (ksz * w.out[2] * (gint64) es, 1), (1024 + w.out[2] - 1) / w.out[2]);
-      rows = CLAMP (rows, 1, w.out[1]);
+      /* Blocks of columns whose Mg rows of y are about 1 MiB, so that the
+       * GEMM and the epilogue meet y in cache; at least one per thread. */
+      j.block = MAX ((1 << 20) / MAX (j.Mg * j.es, 1), 512);
+      if (threads > 1)
+        j.block = MIN (j.block, (j.osz + threads - 1) / threads + 15) / 16 * 16;
+      j.block = CLAMP (j.block, 1, j.osz);
+      j.nblocks = (j.osz + j.block - 1) / j.block;
     }
-  void *col = NULL;
-  if (!direct && osz > 0
-      && (col = rt_call_scratch (call, (gsize) (ksz * w.out[0] * rows * w.out[2]) * es, error)) == NULL)
+  else
+    {
+      /* 2-D: im2col a block of output rows at a time, about 1 MiB of col (at
+       * least 1024 columns, so the GEMM stays efficient), so col stays in
+       * cache; at least one block per thread.  3-D: one block. */
+      j.block = w.out[1];
+      if (w.out[0] == 1)
+        {
+          j.block = MAX ((1 << 20) / MAX (j.ksz * w.out[2] * j.es, 1),
+                         (1024 + w.out[2] - 1) / w.out[2]);
+          if (threads > 1)
+            j.block = MIN (j.block, (w.out[1] + threads - 1) / threads);
+          j.block = CLAMP (j.block, 1, w.out[1]);
+        }
+      j.nblocks = (w.out[1] + j.block - 1) / j.block;
+    }
+  j.items = N * group * j.nblocks;
+  /* Threads each take whole blocks (im2col, GEMM on one BLAS thread,
+   * epilogue) when there are enough blocks and work; otherwise one block
+   * at a time, im2col split over channels and BLAS's own threads. */
+  double work = (double) N * (double) M * (double) j.osz * (double) j.ksz;
+  j.tasks = MIN (MIN (threads, j.items), (gint64) MAX (1.0, work / (1 << 20)));
+  j.inner_parallel = j.tasks == 1 && threads > 1;
+  j.col_elems = j.direct ? 0 : j.ksz * w.out[0] * j.block * w.out[2];
+  if (!j.direct && (j.col = rt_call_scratch (call, (gsize) (j.tasks * j.col_elems * j.es),
+                                             error)) == NULL)
     return FALSE;
-  for (gint64 n = 0; n < N && osz > 0; n++)
-    for (gint64 g = 0; g < group; g++)
-      {
-        const char *xi = (const char *) x->data + ((n * C + g * Cg) * isz) * (gint64) es;
-        const char *wg = (const char *) wt->data + g * Mg * ksz * (gint64) es;
-        char *yg = (char *) y->data + ((n * M + g * Mg) * osz) * (gint64) es;
-        /* The bias is added by the epilogue, after each GEMM. */
-        const char *bg = bias ? (const char *) bias->data + g * Mg * (gint64) es : NULL;
-        if (direct)
-          {
-            /* Blocks of columns whose Mg rows of y are about 1 MiB, so that
-             * the bias fill, the GEMM and the epilogue meet y in cache. */
-            gint64 cols = MAX ((1 << 20) / MAX (Mg * (gint64) es, 1), 512);
-            for (gint64 c0 = 0; c0 < osz; c0 += cols)
-              {
-                gint64 bn = MIN (cols, osz - c0);
-                char *yb = yg + c0 * (gint64) es;
-                gemm (x->dtype, FALSE, FALSE, Mg, bn, ksz, wg, ksz, xi + c0 * (gint64) es, osz,
-                      0.0, yb, osz);
-                rt_epilogue_rows (x->dtype, yb, bg, (n * M + g * Mg) * osz + c0, Mg, bn, osz, ep);
-              }
-            continue;
-          }
-        for (gint64 oh0 = 0; oh0 < w.out[1]; oh0 += rows)
-          {
-            gint64 oh1 = MIN (oh0 + rows, w.out[1]), bn = w.out[0] * (oh1 - oh0) * w.out[2];
-            char *yb = yg + oh0 * w.out[2] * (gint64) es;
-            /* Channels in parallel: each writes its own rows of col. */
-            Im2col job = { x->dtype, xi, &w, col, oh0, oh1 };
-            rt_parallel_for (call, Cg, MAX (1, 16384 / MAX (ksz / MAX (Cg, 1) * bn, 1)),
-                             im2col_range, &job);
-            gemm (x->dtype, FALSE, FALSE, Mg, bn, ksz, wg, ksz, col, bn, 0.0, yb, osz);
-            rt_epilogue_rows (x->dtype, yb, bg, (n * M + g * Mg) * osz + oh0 * w.out[2], Mg, bn, osz,
-                              ep);
-          }
-      }
+  if (j.tasks > 1 && rt_blas.set_num_threads)
+    rt_blas.set_num_threads (1);
+  rt_parallel_for (call, j.tasks, 1, conv_tasks, &j);
+  if (j.tasks > 1 && rt_blas.set_num_threads)
+    rt_blas.set_num_threads ((int) threads);
   return TRUE;
 }
 

@@ -1,8 +1,9 @@
-/* Fusion at session creation (runtime/fuse.c) and the depthwise Conv loop
- * (runtime/conv-depthwise.c): each fused graph gives the same bits as its
- * unfused run (RtOptions.no_fusion) and has fewer plan nodes; values that
- * are read twice or returned are not fused away; the depthwise loop
- * matches a direct evaluation of ONNX's Conv formula in the test. */
+/* Fusion at session creation (runtime/fuse.c) and the hand-vectorised
+ * loops (depthwise Conv, max pooling): each fused graph gives the same
+ * bits as its unfused run (RtOptions.no_fusion) and has fewer plan nodes;
+ * values that are read twice or returned are not fused away; the
+ * depthwise Conv and MaxPool match direct evaluations of ONNX's formulas
+ * in the test. */
 #include "tests/runtime/test-runtime.h"
 #include "runtime/session-private.h"
 #include <math.h>
@@ -322,6 +323,49 @@ test_depthwise_clip (void)
   check_fusion (g, in, "y", 1, 2);
 }
 
+/* MaxPool over strides 1-3, pads 0-1 and widths around the 8-column
+ * blocks against the maximum of each window computed here. */
+static void
+test_max_pool (void)
+{
+  const struct { gint64 k, s, p, h, w; } cases[] = {
+    { 3, 2, 0, 11, 40 }, { 3, 2, 1, 9, 33 }, { 2, 1, 0, 5, 30 }, { 3, 1, 1, 4, 17 },
+    { 3, 3, 1, 7, 50 }, { 5, 2, 2, 12, 24 }, { 3, 2, 0, 3, 3 },
+  };
+  for (guint t = 0; t < G_N_ELEMENTS (cases); t++)
+    {
+      gint64 K = cases[t].k, S = cases[t].s, P = cases[t].p, H = cases[t].h, W = cases[t].w;
+      g_autoptr (Graph) g = new_graph_at (17);
+      gint64 xd[4] = { 1, 3, H, W }, ks[2] = { K, K }, st[2] = { S, S }, pd[4] = { P, P, P, P };
+      GraphValue *y = graph_op (g, "MaxPool", input (g, "x", 4, xd), "kernel_shape_is", 2, ks,
+                                "strides_is", 2, st, "pads_is", 4, pd, NULL);
+      graph_value_set_name (y, "y");
+      graph_add_output (g, y);
+      g_autoptr (GHashTable) in = inputs_new ();
+      Tensor *tx = random_tensor (4, xd);
+      g_hash_table_insert (in, g_strdup ("x"), tx);
+      guint nodes;
+      g_autoptr (Tensor) out = run (g, in, FALSE, "y", &nodes);
+      gint64 OH = (H + 2 * P - K) / S + 1, OW = (W + 2 * P - K) / S + 1;
+      g_assert_cmpint (tensor_dim (out, 3), ==, OW);
+      const float *xv = tensor_data (tx), *yv = tensor_data (out);
+      for (gint64 c = 0; c < 3; c++)
+        for (gint64 oh = 0; oh < OH; oh++)
+          for (gint64 ow = 0; ow < OW; ow++)
+            {
+              float want = -INFINITY;
+              for (gint64 kh = 0; kh < K; kh++)
+                for (gint64 kw = 0; kw < K; kw++)
+                  {
+                    gint64 ih = oh * S - P + kh, iw = ow * S - P + kw;
+                    if (ih >= 0 && ih < H && iw >= 0 && iw < W)
+                      want = MAX (want, xv[(c * H + ih) * W + iw]);
+                  }
+              g_assert_cmpfloat (yv[(c * OH + oh) * OW + ow], ==, want);
+            }
+    }
+}
+
 void
 test_fusion_register (void)
 {
@@ -332,4 +376,5 @@ test_fusion_register (void)
   g_test_add_func ("/runtime/fusion/not-fused", test_not_fused);
   g_test_add_func ("/runtime/fusion/depthwise-clip", test_depthwise_clip);
   g_test_add_func ("/runtime/conv/depthwise", test_depthwise);
+  g_test_add_func ("/runtime/pool/max-vector", test_max_pool);
 }
