@@ -9,6 +9,7 @@
 #include "runtime/session-private.h"
 #include "runtime/kernels-private.h"
 #include "runtime/spatial.h"
+#include "runtime/conv-packed.h"
 #include <math.h>
 #include <string.h>
 
@@ -18,7 +19,16 @@ typedef struct
   RtActKind act;
   gint64    clip_opset;   /* Clip before opset 11 has its bounds as attributes */
   double    lo, hi;       /* ... read here */
+  RtPackedW *packed;      /* the Conv's state: its packed weights (or NULL) */
 } Fused;
+
+static void
+fused_free (gpointer state)
+{
+  Fused *f = state;
+  rt_conv_packed_free (f->packed);
+  g_free (f);
+}
 
 /* Inputs of a fused Conv: X, W, B, Z (the Add's other operand), Clip's min and max. */
 enum { F_X, F_W, F_B, F_Z, F_MIN, F_MAX, F_N_IN };
@@ -73,7 +83,7 @@ k_conv_fused (RtCall *call, GError **error)
   RtEpilogue ep = { 0 };
   fused_act (call, f, F_MIN, &ep);
   if (!f->has_sum)
-    return rt_conv_ex (call, x, wt, bias, group, &w, &ep, NULL, error);
+    return rt_conv_ex (call, x, wt, bias, group, &w, &ep, NULL, f->packed, error);
   gboolean same = z->dtype == x->dtype && z->rank == x->rank && z->dims[0] == x->dims[0]
                   && z->dims[1] == wt->dims[0];
   for (guint i = 0; same && i < w.nsp; i++)
@@ -81,7 +91,7 @@ k_conv_fused (RtCall *call, GError **error)
   if (same)
     {
       ep.sum = z;
-      return rt_conv_ex (call, x, wt, bias, group, &w, &ep, NULL, error);
+      return rt_conv_ex (call, x, wt, bias, group, &w, &ep, NULL, f->packed, error);
     }
   /* The Add broadcasts: Conv into scratch, then Add, then the activation. */
   gint64 dims[5] = { x->dims[0], wt->dims[0] };
@@ -95,7 +105,7 @@ k_conv_fused (RtCall *call, GError **error)
     }
   RtTensor tmp = { .dtype = x->dtype };
   if ((tmp.data = rt_call_scratch_n (call, RT_N_SCRATCH - 1, nbytes, error)) == NULL
-      || !rt_conv_ex (call, x, wt, bias, group, &w, NULL, &tmp, error)
+      || !rt_conv_ex (call, x, wt, bias, group, &w, NULL, &tmp, f->packed, error)
       || !rt_elementwise_binary (call, &tmp, z, "Add", error))
     return FALSE;
   act_in_place (call, &ep);
@@ -169,10 +179,11 @@ k_add_fused (RtCall *call, GError **error)
 
 static const RtKernelDef conv_fused_def = {
   RT_ONNX ("Conv", 1), RT_IN (F_N_IN, F_N_IN), RT_OUT (1, 1), .dtypes = RT_DT_FLOATS,
-  .run = k_conv_fused,
+  .run = k_conv_fused, .free_state = fused_free,
 };
 static const RtKernelDef add_fused_def = {
   RT_ONNX ("Add", 1), RT_IN (A_N_IN, A_N_IN), RT_OUT (1, 1), .run = k_add_fused,
+  .free_state = fused_free,
 };
 
 /* ---- finding the chains --------------------------------------------------- */
@@ -261,6 +272,8 @@ make_fused (Fuser *fz, int i, const RtKernelDef *def, Fused *f, GraphValue **ins
             GraphValue *out)
 {
   RtNodePlan *p = &fz->s->nodes[i];
+  /* The Conv's state moves into the fused one (Add has none). */
+  f->packed = def == &conv_fused_def ? p->state : NULL;
   p->def = def;
   p->state = g_memdup2 (f, sizeof *f);
   p->n_in = n_in;
@@ -313,7 +326,7 @@ static void
 try_add (Fuser *fz, int i)
 {
   RtNodePlan *p = &fz->s->nodes[i];
-  if (p->n_in != 2 || p->n_out != 1)
+  if (p->n_in != 2 || p->n_out != 1 || p->state != NULL)
     return;
   int j = sole_reader (fz, graph_node_output (p->node, 0));
   Fused f = { 0 };

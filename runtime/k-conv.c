@@ -1,6 +1,7 @@
 /* Conv (im2col + GEMM; groups, dilations, pads and auto_pad, 1-D to 3-D)
  * and ConvTranspose (GEMM + col2im). */
 #include "runtime/spatial.h"
+#include "runtime/conv-packed.h"
 #include "runtime/blas.h"
 #include <string.h>
 
@@ -298,6 +299,7 @@ typedef struct
   char             *col;             /* tasks x col_elems */
   gint64            col_elems;
   gboolean          inner_parallel;  /* one task: im2col over channels in parallel */
+  const RtPackedW  *pw;              /* packed weights (conv-packed.c), or NULL: sgemm */
 } ConvJob;
 
 /* Block `item` of the output: im2col, GEMM, then bias and epilogue while
@@ -312,6 +314,29 @@ conv_block (const ConvJob *j, gint64 item, char *col)
   char *yg = j->y + ((n * j->M + g * j->Mg) * j->osz) * j->es;
   const char *bg = j->bias ? j->bias + g * j->Mg * j->es : NULL;
   gint64 z0 = (n * j->M + g * j->Mg) * j->osz;
+  if (j->pw)
+    {
+      /* Packed B then the packed GEMM; col holds B and a row of im2col. */
+      gint64 c0, bn;
+      float *bp = (float *) col;
+      if (j->direct)
+        {
+          c0 = b * j->block;
+          bn = MIN (j->block, j->osz - c0);
+          rt_conv_pack_b_rows (j->pw, (const float *) xi + c0, j->osz, bn, bp);
+        }
+      else
+        {
+          gint64 oh0 = b * j->block, oh1 = MIN (oh0 + j->block, w->out[1]);
+          c0 = oh0 * w->out[2];
+          bn = (oh1 - oh0) * w->out[2];
+          rt_conv_pack_b_im2col (j->pw, (const float *) xi, j->Cg, w, oh0, oh1, bp,
+                                 bp + rt_conv_packed_b_floats (j->pw, bn));
+        }
+      rt_conv_packed_gemm (j->pw, g, bp, bn, (float *) yg + c0, j->osz);
+      rt_epilogue_rows (j->dt, (float *) yg + c0, bg, z0 + c0, j->Mg, bn, j->osz, j->ep);
+      return;
+    }
   if (j->direct)
     {
       gint64 c0 = b * j->block, bn = MIN (j->block, j->osz - c0);
@@ -365,20 +390,45 @@ k_conv (RtCall *call, GError **error)
   RtWindow w;
   if (!rt_conv_window (call, x, wt, &group, &w, error))
     return FALSE;
-  return rt_conv (call, x, wt, bias, group, &w, error);
+  return rt_conv_ex (call, x, wt, bias, group, &w, NULL, NULL, call->state, error);
+}
+
+/* A constant W (an initializer or a Constant node's value), or NULL. */
+static Tensor *
+constant_weights (const GraphNode *node)
+{
+  GraphValue *v = graph_node_n_inputs (node) > 1 ? graph_node_input (node, 1) : NULL;
+  if (v == NULL)
+    return NULL;
+  Tensor *t = graph_value_get_initializer (v);
+  GraphNode *src = graph_value_node (v);
+  if (t == NULL && src && strcmp (graph_node_kind (src), "onnx::Constant") == 0)
+    graph_node_get_t (src, "value", &t);
+  return t && tensor_has_data (t) ? t : NULL;
+}
+
+/* W packed once for the packed GEMM (conv-packed.c) when it is constant;
+ * no state otherwise. */
+static gboolean
+conv_prepare (const GraphNode *node, gint64 opset, gpointer *state, GError **error)
+{
+  (void) opset, (void) error;
+  Tensor *t = constant_weights (node);
+  *state = t ? rt_conv_pack_weights (t, rt_attr_i (node, "group", 1)) : NULL;
+  return TRUE;
 }
 
 gboolean
 rt_conv (RtCall *call, const RtTensor *x, const RtTensor *wt, const RtTensor *bias, gint64 group,
          const RtWindow *win, GError **error)
 {
-  return rt_conv_ex (call, x, wt, bias, group, win, NULL, NULL, error);
+  return rt_conv_ex (call, x, wt, bias, group, win, NULL, NULL, NULL, error);
 }
 
 gboolean
 rt_conv_ex (RtCall *call, const RtTensor *x, const RtTensor *wt, const RtTensor *bias,
             gint64 group, const RtWindow *win, const RtEpilogue *ep, RtTensor *into,
-            GError **error)
+            const RtPackedW *pw, GError **error)
 {
   const RtWindow w = *win;
   gint64 N = x->dims[0], C = x->dims[1], M = wt->dims[0];
@@ -461,8 +511,17 @@ rt_conv_ex (RtCall *call, const RtTensor *x, const RtTensor *wt, const RtTensor 
   double work = (double) N * (double) M * (double) j.osz * (double) j.ksz;
   j.tasks = MIN (MIN (threads, j.items), (gint64) MAX (1.0, work / (1 << 20)));
   j.inner_parallel = j.tasks == 1 && threads > 1;
+  if (rt_conv_packed_usable (pw, wt, group) && x->rank == 4)
+    j.pw = pw;
   j.col_elems = j.direct ? 0 : j.ksz * w.out[0] * j.block * w.out[2];
-  if (!j.direct && (j.col = rt_call_scratch (call, (gsize) (j.tasks * j.col_elems * j.es),
+  if (j.pw)
+    {
+      /* Packed B and a row of im2col, in 64-byte multiples. */
+      gint64 bn = j.direct ? j.block : j.block * w.out[2];
+      j.col_elems = (rt_conv_packed_b_floats (j.pw, bn) + bn + 15) / 16 * 16;
+      j.inner_parallel = FALSE;
+    }
+  if (j.col_elems && (j.col = rt_call_scratch (call, (gsize) (j.tasks * j.col_elems * j.es),
                                              error)) == NULL)
     return FALSE;
   if (j.tasks > 1 && rt_blas.set_num_threads)
@@ -632,7 +691,8 @@ rt_conv_transpose (RtCall *call, const RtTensor *x, const RtTensor *wt, const Rt
 }
 
 static const RtKernelDef defs[] = {
-  { RT_ONNX ("Conv", 1), RT_IN (2, 3), RT_OUT (1, 1), .dtypes = RT_DT_FLOATS, .run = k_conv },
+  { RT_ONNX ("Conv", 1), RT_IN (2, 3), RT_OUT (1, 1), .dtypes = RT_DT_FLOATS, .run = k_conv,
+    .prepare = conv_prepare, .free_state = (GDestroyNotify) rt_conv_packed_free },
   { RT_ONNX ("ConvTranspose", 1), RT_IN (2, 3), RT_OUT (1, 1), .dtypes = RT_DT_FLOATS, .run = k_conv_transpose },
 };
 

@@ -31,10 +31,12 @@ gboolean rt_conv (RtCall *call, const RtTensor *x, const RtTensor *wt, const RtT
                   gint64 group, const RtWindow *w, GError **error);
 /* The same with a fused epilogue (NULL: none) applied to the result, which
  * goes to `into` (data large enough; dims set here) instead of output 0
- * when not NULL. */
+ * when not NULL, and W's packed panels (conv-packed.h; NULL: none, or
+ * made from other data: not used). */
+typedef struct _RtPackedW RtPackedW;
 gboolean rt_conv_ex (RtCall *call, const RtTensor *x, const RtTensor *wt, const RtTensor *bias,
                      gint64 group, const RtWindow *w, const RtEpilogue *ep, RtTensor *into,
-                     GError **error);
+                     const RtPackedW *pw, GError **error);
 /* Depthwise convolution (group = C = M, float, 2-D) with its own loop
  * (conv-depthwise.c): whether it applies, and y := conv then ep. */
 gboolean rt_conv_depthwise_applies (const RtTensor *x, const RtTensor *wt, gint64 group,

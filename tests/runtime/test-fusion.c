@@ -3,7 +3,7 @@
  * bits as its unfused run (RtOptions.no_fusion) and has fewer plan nodes;
  * values that are read twice or returned are not fused away; the
  * depthwise Conv and MaxPool match direct evaluations of ONNX's formulas
- * in the test. */
+ * in the test; the packed-weights Conv matches im2col + OpenBLAS. */
 #include "tests/runtime/test-runtime.h"
 #include "runtime/session-private.h"
 #include <math.h>
@@ -366,6 +366,68 @@ test_max_pool (void)
     }
 }
 
+/* Output y of g run with the environment variable `env` set (NULL: none). */
+static Tensor *
+run_with_env (Graph *g, GHashTable *in, const char *env)
+{
+  if (env)
+    g_setenv (env, "1", TRUE);
+  guint nodes;
+  Tensor *t = run (g, in, FALSE, "y", &nodes);
+  if (env)
+    g_unsetenv (env);
+  return t;
+}
+
+/* Conv through the packed GEMM (conv-packed.c; both kernels where the CPU
+ * has them) against im2col + OpenBLAS sgemm: 1x1 (no im2col), 3x3 with
+ * pads, strides, dilations, groups, output channels that fill no whole
+ * tile, widths that fill no whole panel, two images, bias or none. */
+static void
+test_packed (void)
+{
+  const struct { gint64 n, c, m, k, s, p, d, g, h, w; gboolean bias; } cases[] = {
+    { 1, 16, 24, 1, 1, 0, 1, 1, 9, 13, TRUE }, { 2, 8, 13, 3, 1, 1, 1, 1, 10, 11, FALSE },
+    { 1, 6, 20, 3, 2, 1, 1, 2, 15, 17, TRUE }, { 1, 3, 7, 5, 2, 2, 1, 1, 23, 19, TRUE },
+    { 1, 40, 9, 3, 1, 2, 2, 1, 8, 8, FALSE }, { 2, 300, 17, 1, 1, 0, 1, 1, 5, 7, TRUE },
+  };
+  for (guint t = 0; t < G_N_ELEMENTS (cases); t++)
+    {
+      g_autoptr (Graph) g = new_graph_at (17);
+      gint64 xd[4] = { cases[t].n, cases[t].c, cases[t].h, cases[t].w };
+      gint64 wd[4] = { cases[t].m, cases[t].c / cases[t].g, cases[t].k, cases[t].k };
+      gint64 bd[1] = { cases[t].m }, st[2] = { cases[t].s, cases[t].s };
+      gint64 pd[4] = { cases[t].p, cases[t].p, cases[t].p, cases[t].p };
+      gint64 dl[2] = { cases[t].d, cases[t].d };
+      GraphValue *x = input (g, "x", 4, xd), *w = weights (g, "w", 4, wd);
+      GraphValue *y = cases[t].bias
+                        ? graph_op (g, "Conv", x, w, weights (g, "b", 1, bd), "group_i",
+                                    cases[t].g, "strides_is", 2, st, "pads_is", 4, pd,
+                                    "dilations_is", 2, dl, NULL)
+                        : graph_op (g, "Conv", x, w, "group_i", cases[t].g, "strides_is", 2, st,
+                                    "pads_is", 4, pd, "dilations_is", 2, dl, NULL);
+      graph_value_set_name (y, "y");
+      graph_add_output (g, y);
+      g_autoptr (GHashTable) in = inputs_new ();
+      g_hash_table_insert (in, g_strdup ("x"), random_tensor (4, xd));
+      g_autoptr (Tensor) ref = run_with_env (g, in, "SYMONNX_NO_PACKED_CONV");
+      g_autoptr (Tensor) best = run_with_env (g, in, NULL);
+      g_autoptr (Tensor) avx2 = run_with_env (g, in, "SYMONNX_PACKED_CONV_AVX2");
+      Tensor *got[2] = { best, avx2 };
+      for (int v = 0; v < 2; v++)
+        {
+          g_assert_cmpint (tensor_numel (got[v]), ==, tensor_numel (ref));
+          for (gint64 i = 0; i < tensor_numel (ref); i++)
+            {
+              double a = tensor_get_double (got[v], i), b = tensor_get_double (ref, i);
+              if (fabs (a - b) > 1e-5 * (1 + fabs (b)))
+                g_error ("case %u, variant %d: y[%" G_GINT64_FORMAT "] = %g, sgemm gives %g", t,
+                         v, i, a, b);
+            }
+        }
+    }
+}
+
 void
 test_fusion_register (void)
 {
@@ -377,4 +439,5 @@ test_fusion_register (void)
   g_test_add_func ("/runtime/fusion/depthwise-clip", test_depthwise_clip);
   g_test_add_func ("/runtime/conv/depthwise", test_depthwise);
   g_test_add_func ("/runtime/pool/max-vector", test_max_pool);
+  g_test_add_func ("/runtime/conv/packed", test_packed);
 }
