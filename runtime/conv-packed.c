@@ -178,8 +178,9 @@ rt_conv_pack_weights (const Tensor *w, gint64 group)
   KernelFn kernel = pick_kernel (&mr, &nr);
   if (kernel == NULL || getenv ("SYMONNX_NO_PACKED_CONV")
       || tensor_dtype (w) != GRAPH_DTYPE_FLOAT || tensor_rank (w) != 4 || !tensor_has_data (w)
-      || group <= 0 || tensor_dim (w, 0) % group != 0 || tensor_numel (w) == 0)
-    return NULL;
+      || group <= 0 || tensor_dim (w, 0) % group != 0 || tensor_numel (w) == 0
+      || (group > 1 && tensor_dim (w, 0) == group && tensor_dim (w, 1) == 1))
+    return NULL;   /* (depthwise: conv-depthwise.c's loop) */
   RtPackedW *p = g_new0 (RtPackedW, 1);
   p->src = tensor_data (w);
   p->M = tensor_dim (w, 0);

@@ -524,10 +524,11 @@ rt_conv_ex (RtCall *call, const RtTensor *x, const RtTensor *wt, const RtTensor 
   if (j.col_elems && (j.col = rt_call_scratch (call, (gsize) (j.tasks * j.col_elems * j.es),
                                              error)) == NULL)
     return FALSE;
-  if (j.tasks > 1 && rt_blas.set_num_threads)
+  gboolean one_blas_thread = j.tasks > 1 && j.pw == NULL && rt_blas.set_num_threads;
+  if (one_blas_thread)
     rt_blas.set_num_threads (1);
   rt_parallel_for (call, j.tasks, 1, conv_tasks, &j);
-  if (j.tasks > 1 && rt_blas.set_num_threads)
+  if (one_blas_thread)
     rt_blas.set_num_threads ((int) threads);
   return TRUE;
 }
