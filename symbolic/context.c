@@ -917,13 +917,14 @@ sym_unimplemented (SymContext *ctx, GraphNode *n, GError **error, const char *fm
 /* ------------------------------------------------------------------------ */
 /* Translating one node                                                      */
 
-static gboolean
-is_lazy (GraphNode *n)
+gboolean
+sym_context_is_lazy (GraphNode *n)
 {
   return graph_node_is (n, "prim::Constant") || graph_node_is (n, "prim::GetAttr")
          || graph_node_is (n, "prim::ListConstruct") || graph_node_is (n, "prim::NumToTensor")
-         || graph_node_is (n, "prim::TupleConstruct") || graph_node_is (n, "aten::Int")
-         || graph_node_is (n, "aten::Float") || graph_node_is (n, "aten::ScalarImplicit");
+         || graph_node_is (n, "prim::TupleConstruct") || graph_node_is (n, "prim::DictConstruct")
+         || graph_node_is (n, "aten::Int") || graph_node_is (n, "aten::Float")
+         || graph_node_is (n, "aten::ScalarImplicit");
 }
 
 void
@@ -1249,7 +1250,7 @@ check_declared_shapes (GraphNode *n, GError **error)
 gboolean
 sym_context_translate (SymContext *ctx, GraphNode *n, GError **error)
 {
-  if (is_lazy (n))
+  if (sym_context_is_lazy (n))
     return TRUE;
   if (graph_node_is (n, "prim::ListUnpack") || graph_node_is (n, "prim::TupleUnpack"))
     return translate_unpack (ctx, n, error);

@@ -235,3 +235,33 @@ sym_emit_aten (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
     out[i] = graph_node_output (at, i);
   return TRUE;
 }
+
+GraphValue *
+sym_int_input_1d (SymContext *ctx, GraphNode *n, guint i, GError **error)
+{
+  GraphValue *src = i < graph_node_n_inputs (n) ? graph_node_input (n, i) : NULL;
+  gint64 c;
+  if (src && sym_get_const_int (src, &c))
+    return sym_const_ints (ctx, 1, &c);
+  GraphValue *v = src ? sym_value (ctx, src, error) : NULL;
+  if (v == NULL)
+    {
+      if (error && *error == NULL)
+        sym_unimplemented (ctx, n, error, "argument %u is None where an int is required", i);
+      return NULL;
+    }
+  int r = sym_rank (src);
+  GraphDType dt = sym_dtype (src);
+  if (r > 1 || dt == GRAPH_DTYPE_UNDEFINED || graph_dtype_is_floating (dt))
+    {
+      sym_unimplemented (ctx, n, error, "argument %u is not an int scalar (%s, rank %d)", i,
+                         graph_dtype_name (dt), r);
+      return NULL;
+    }
+  if (dt != GRAPH_DTYPE_INT64)
+    v = sym_cast (ctx, v, GRAPH_DTYPE_INT64);
+  if (r == 1)
+    return v;
+  static const gint64 zero = 0;
+  return sym_unsqueeze (ctx, v, 1, &zero);
+}

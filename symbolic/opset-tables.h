@@ -38,7 +38,10 @@ gboolean     sym_cast_to (SymContext *ctx, GraphNode *n, GraphValue **out, GErro
 extern const SymTable sym_opset9_math, sym_opset9_reduce, sym_opset9_nn, sym_opset9_shape,
                       sym_opset9_index, sym_opset9_create, sym_opset9_misc, sym_opset9_rnn,
                       sym_opset10, sym_opset11, sym_opset12, sym_opset13, sym_opset14,
-                      sym_opset16, sym_opset17;
+                      sym_opset16, sym_opset17,
+                      /* Issue 12's additions: torch 1.13 names the first tables lacked. */
+                      sym_opset9_extra, sym_opset9_aliases, sym_opset9_beyond,
+                      sym_opset11_extra;
 
 /* Helpers shared between the opset-9 files. */
 /* A 1-element 1-D float constant, as torch's torch.tensor([v]) (opset9-math.c). */
@@ -48,6 +51,36 @@ GraphValue  *sym_constant_of_shape (SymContext *ctx, GraphValue *shape, GraphDTy
 /* A constant of `dims` filled with v in dt, or NULL when too large (opset9-create.c). */
 GraphValue  *sym_const_filled (SymContext *ctx, gsize rank, const gint64 *dims, GraphDType dt,
                                double v);
+/* Shared with opset9-extra.c: torch ScalarType code → element type, dflt
+ * when src is not a constant code (opset9-create.c); the pairwise distance
+ * as torch writes it (opset9-reduce.c); a Split node's outputs as the
+ * node's results or list output, squeezed along dim for unbind
+ * (opset9-shape.c); and the symbolics whose aliases it lists. */
+GraphDType   sym_scalar_type (GraphValue *src, GraphDType dflt);
+/* aten::nonzero_numpy(self), also where(condition): one index tensor per
+ * dim (opset9-extra.c). */
+gboolean     sym_nonzero_numpy (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error);
+GraphValue  *sym_pairwise_distance_values (SymContext *ctx, GraphValue *a, GraphValue *b,
+                                           double p, double eps, gboolean keep);
+gboolean     sym_finish_split (SymContext *ctx, GraphNode *n, GraphNode *sp, GraphValue **out,
+                               gboolean squeeze, gint64 dim);
+gboolean     sym_chunk (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error);
+gboolean     sym_split_op (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error);
+gboolean     sym_unbind (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error);
+gboolean     sym_transpose (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error);
+gboolean     sym_upsample_mode (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error,
+                                const char *mode);
+/* Softmax/LogSoftmax of input along dim: one op, or the Transpose form
+ * torch writes before opset 13 (opset9-nn.c; the rank must be known). */
+GraphValue  *sym_softmax_values (SymContext *ctx, GraphValue *input, gint64 dim, const char *op,
+                                 gboolean pre13_form);
+/* layer_norm over the last ns dims as torch's opset-9 symbolic writes it
+ * (ReduceMean, Sub, Pow, Sqrt, Div, then weight and bias when given); the
+ * mean and the denominator sqrt(var + eps) through the optional pointers
+ * (opset9-nn.c). */
+GraphValue  *sym_layer_norm_values (SymContext *ctx, GraphValue *input, gsize ns, GraphValue *weight,
+                                    GraphValue *bias, double eps, GraphValue **mean_out,
+                                    GraphValue **den_out);
 /* Symbolics listed again by a later opset's table, whose translation
  * depends on the target opset (defined in the opset-9 files). */
 gboolean     sym_layer_norm_any (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error);

@@ -9,8 +9,8 @@
 #define G sym_graph (ctx)
 
 /* torch ScalarType codes → ONNX element types. */
-static GraphDType
-scalar_type (GraphValue *src, GraphDType dflt)
+GraphDType
+sym_scalar_type (GraphValue *src, GraphDType dflt)
 {
   static const GraphDType map[] = {
     GRAPH_DTYPE_UINT8, GRAPH_DTYPE_INT8, GRAPH_DTYPE_INT16, GRAPH_DTYPE_INT32,
@@ -78,7 +78,7 @@ fill (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   GraphDType dflt = like ? sym_dtype (first) : GRAPH_DTYPE_FLOAT;
   if (dflt == GRAPH_DTYPE_UNDEFINED)
     dflt = sym_dtype (graph_node_output (n, 0));
-  GraphDType dt = scalar_type (dt_index < graph_node_n_inputs (n) ? graph_node_input (n, dt_index)
+  GraphDType dt = sym_scalar_type (dt_index < graph_node_n_inputs (n) ? graph_node_input (n, dt_index)
                                                                   : NULL, dflt);
   GraphValue *shape = like ? sym_size (ctx, first, G_MININT64) : first;
   out[0] = sym_constant_of_shape (ctx, shape, dt, v);
@@ -211,7 +211,7 @@ sym_empty (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   GraphValue *shape;
   if (!sym_parse_args (ctx, n, "v", &shape, error))
     return FALSE;
-  GraphDType dt = scalar_type (graph_node_n_inputs (n) > 1 ? graph_node_input (n, 1) : NULL,
+  GraphDType dt = sym_scalar_type (graph_node_n_inputs (n) > 1 ? graph_node_input (n, 1) : NULL,
                                GRAPH_DTYPE_FLOAT);
   out[0] = filled (ctx, graph_node_input (n, 0), shape, dt, 0.0);
   return TRUE;
@@ -224,7 +224,7 @@ sym_empty_like (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   if (!sym_parse_args (ctx, n, "v", &self, error))
     return FALSE;
   GraphDType dflt = sym_dtype (self) ? sym_dtype (self) : GRAPH_DTYPE_FLOAT;
-  GraphDType dt = scalar_type (graph_node_n_inputs (n) > 1 ? graph_node_input (n, 1) : NULL, dflt);
+  GraphDType dt = sym_scalar_type (graph_node_n_inputs (n) > 1 ? graph_node_input (n, 1) : NULL, dflt);
   gint64 dims[TENSOR_MAX_RANK];
   int rank = sym_rank (self);
   GraphValue *c = rank >= 0 && rank <= TENSOR_MAX_RANK && sym_static_shape (self, dims)
@@ -250,7 +250,7 @@ new_fill (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   GraphDType dflt = sym_dtype (self);
   if (dflt == GRAPH_DTYPE_UNDEFINED)
     dflt = sym_dtype (graph_node_output (n, 0));
-  GraphDType dt = scalar_type (dt_index < graph_node_n_inputs (n) ? graph_node_input (n, dt_index)
+  GraphDType dt = sym_scalar_type (dt_index < graph_node_n_inputs (n) ? graph_node_input (n, dt_index)
                                                                   : NULL, dflt);
   out[0] = filled (ctx, graph_node_input (n, 1), shape, dt, v);
   return TRUE;
@@ -262,9 +262,23 @@ sym_fill (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {
   GraphValue *self;
   double v;
-  if (!sym_parse_args (ctx, n, "vf", &self, &v, error))
+  if (!sym_parse_args (ctx, n, "v", &self, error))
     return FALSE;
   GraphDType dt = sym_dtype (self) ? sym_dtype (self) : GRAPH_DTYPE_FLOAT;
+  if (!sym_get_const_double (graph_node_input (n, 1), &v))
+    {
+      /* a computed value (torch.empty(()).fill_(h // g), detection anchors):
+       * the value cast to self's type, expanded to self's shape */
+      GraphValue *val;
+      if (!sym_parse_args (ctx, n, "none,v", &val, error))
+        return FALSE;
+      if (val == NULL || sym_rank (graph_node_input (n, 1)) > 0)
+        return sym_unimplemented (ctx, n, error, "fill_ with a value that is not a scalar");
+      if (sym_dtype (graph_node_input (n, 1)) != dt)
+        val = sym_cast (ctx, val, dt);
+      out[0] = graph_op (G, "Expand", val, sym_size (ctx, self, G_MININT64), NULL);
+      return TRUE;
+    }
   gint64 dims[TENSOR_MAX_RANK];
   int rank = sym_rank (self);
   GraphValue *c = rank >= 0 && rank <= TENSOR_MAX_RANK && sym_static_shape (self, dims)
@@ -286,7 +300,7 @@ sym_eye (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   cols = rows;
   if (nin == 6 && !sym_parse_args (ctx, n, "none,v", &cols, error))
     return FALSE;
-  GraphDType dt = scalar_type (graph_node_input (n, nin - 4), GRAPH_DTYPE_FLOAT);
+  GraphDType dt = sym_scalar_type (graph_node_input (n, nin - 4), GRAPH_DTYPE_FLOAT);
   gint64 dims[2];
   /* Constant sizes: the matrix itself (torch's constant folding gives the
    * same; ours does not fold EyeLike). */

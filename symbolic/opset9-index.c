@@ -5,6 +5,7 @@
  * here need them static and write them as constants.  The zero-filled
  * tensors they add into come from opset9-create.c (sym_const_filled). */
 #include "symbolic/opset-tables.h"
+#include <string.h>
 
 #define G sym_graph (ctx)
 
@@ -27,7 +28,13 @@ sym_index_select (SymContext *ctx, GraphNode *n, GraphValue **out, GError **erro
   return TRUE;
 }
 
-/* aten::index(self, indices): one index tensor on the first dim. */
+/* aten::index(self, indices), indices a list of tensors or None (x[:, i],
+ * x[i, j]).  One integer index at dim p: Gather along p.  Several (from
+ * opset 11): the indexed dims moved to the front, the indices broadcast to
+ * their common static shape B, stacked on a last axis and reduced modulo
+ * their dims (negative indices), one GatherND; the B dims go back where the
+ * first index was when the indexed dims are adjacent, as PyTorch does.
+ * Boolean masks are refused. */
 static gboolean
 sym_index (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {
@@ -35,14 +42,121 @@ sym_index (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   if (!sym_parse_args (ctx, n, "v", &self, error))
     return FALSE;
   GraphNode *lc = graph_value_node (graph_node_input (n, 1));
-  if (lc == NULL || !graph_node_is (lc, "prim::ListConstruct") || graph_node_n_inputs (lc) != 1)
-    return sym_unimplemented (ctx, n, error, "indexing with more than one index tensor");
-  GraphValue *idx = sym_value (ctx, graph_node_input (lc, 0), error);
-  if (idx == NULL)
-    return FALSE;
-  if (sym_dtype (idx) == GRAPH_DTYPE_BOOL || sym_dtype (idx) == GRAPH_DTYPE_UINT8)
-    return sym_unimplemented (ctx, n, error, "boolean mask indexing");
-  out[0] = graph_op (G, "Gather", self, idx, "axis_i", (gint64) 0, NULL);
+  if (lc == NULL || !graph_node_is (lc, "prim::ListConstruct"))
+    return sym_unimplemented (ctx, n, error, "indices that are not a list");
+  guint ni = graph_node_n_inputs (lc);
+  int r = sym_rank (graph_node_input (n, 0));
+  gint64 dims[TENSOR_MAX_RANK];
+  guint pos[TENSOR_MAX_RANK], k = 0;
+  if (r < 0 || ni > (guint) r)
+    return sym_unimplemented (ctx, n, error, "indexing an input of unknown rank");
+  for (guint i = 0; i < ni; i++)
+    {
+      GraphValue *s = graph_node_input (lc, i);
+      if (sym_is_none (s))
+        continue;
+      GraphDType dt = sym_dtype (s);
+      if (dt == GRAPH_DTYPE_BOOL || dt == GRAPH_DTYPE_UINT8)
+        return sym_unimplemented (ctx, n, error, "boolean mask indexing");
+      pos[k++] = i;
+    }
+  if (k == 0)
+    {
+      out[0] = self;
+      return TRUE;
+    }
+  if (k == 1)
+    {
+      GraphValue *idx = sym_value (ctx, graph_node_input (lc, pos[0]), error);
+      if (idx == NULL)
+        return FALSE;
+      out[0] = graph_op (G, "Gather", self, idx, "axis_i", (gint64) pos[0], NULL);
+      return TRUE;
+    }
+  if (sym_opset (ctx) < 11)
+    return sym_unimplemented (ctx, n, error, "indexing with several index tensors (from opset 11)");
+  if (!sym_static_shape (graph_node_input (n, 0), dims))
+    return sym_unimplemented (ctx, n, error, "indexing several dims of an input of unknown shape");
+  /* the broadcast shape of the indices */
+  gint64 b[TENSOR_MAX_RANK];
+  int br = 0;
+  for (guint j = 0; j < k; j++)
+    {
+      GraphValue *s = graph_node_input (lc, pos[j]);
+      gint64 d[TENSOR_MAX_RANK];
+      int rr = sym_rank (s);
+      if (rr < 0 || !sym_static_shape (s, d))
+        return sym_unimplemented (ctx, n, error, "index tensors of unknown shape");
+      for (int a = 0; a < rr; a++)
+        {
+          int o = a + (br > rr ? br - rr : 0);
+          if (rr > br)
+            {
+              memmove (b + (rr - br), b, (gsize) br * sizeof *b);
+              for (int c = 0; c < rr - br; c++)
+                b[c] = 1;
+              br = rr;
+              o = a;
+            }
+          if (b[o] == 1)
+            b[o] = d[a];
+          else if (d[a] != 1 && d[a] != b[o])
+            return sym_unimplemented (ctx, n, error, "index tensors that do not broadcast");
+        }
+    }
+  if (br + r - (int) k + 1 > TENSOR_MAX_RANK)
+    return sym_unimplemented (ctx, n, error, "an index result of too high a rank");
+  /* indexed dims first */
+  gint64 perm[TENSOR_MAX_RANK];
+  gboolean adjacent = TRUE;
+  int np = 0;
+  for (guint j = 0; j < k; j++)
+    {
+      perm[np++] = pos[j];
+      adjacent = adjacent && (j == 0 || pos[j] == pos[j - 1] + 1);
+    }
+  for (int d = 0; d < r; d++)
+    {
+      gboolean indexed = FALSE;
+      for (guint j = 0; j < k; j++)
+        indexed = indexed || pos[j] == (guint) d;
+      if (!indexed)
+        perm[np++] = d;
+    }
+  gboolean identity = TRUE;
+  for (int d = 0; d < r; d++)
+    identity = identity && perm[d] == d;
+  GraphValue *t = identity ? self : graph_op (G, "Transpose", self, "perm_is", r, perm, NULL);
+  g_autoptr (Tensor) bshape = tensor_new_int64_vector ((guint) br, b);
+  GraphValue *bs = sym_constant (ctx, bshape);
+  g_autofree GraphValue **parts = g_new (GraphValue *, k);
+  const gint64 last = br;
+  for (guint j = 0; j < k; j++)
+    {
+      GraphValue *iv = sym_value (ctx, graph_node_input (lc, pos[j]), error);
+      if (iv == NULL)
+        return FALSE;
+      if (sym_dtype (graph_node_input (lc, pos[j])) != GRAPH_DTYPE_INT64)
+        iv = sym_cast (ctx, iv, GRAPH_DTYPE_INT64);
+      iv = graph_op (G, "Mod", iv, sym_const_i64 (ctx, dims[pos[j]]), NULL);   /* negative indices */
+      parts[j] = sym_unsqueeze (ctx, graph_op (G, "Expand", iv, bs, NULL), 1, &last);
+    }
+  GraphValue *stacked = graph_opv (G, "Concat", k, parts, "axis_i", (gint64) br, NULL);
+  GraphValue *g = graph_op (G, "GatherND", t, stacked, NULL);
+  if (adjacent && pos[0] > 0)
+    {
+      /* GatherND gives B + dims[:p] + dims[p+k:]; PyTorch dims[:p] + B + ... */
+      gint64 back[TENSOR_MAX_RANK];
+      int m = 0, p = (int) pos[0], rest = r - (int) k;
+      for (int d = 0; d < p; d++)
+        back[m++] = br + d;
+      for (int d = 0; d < br; d++)
+        back[m++] = d;
+      for (int d = p; d < rest; d++)
+        back[m++] = br + d;
+      g = graph_op (G, "Transpose", g, "perm_is", m, back, NULL);
+    }
+  out[0] = g;
   return TRUE;
 }
 

@@ -57,11 +57,28 @@ sym_pow (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   double e;
   if (!sym_parse_args (ctx, n, "v", &self, error))
     return FALSE;
+  /* Compute in PyTorch's result type (the trace's output type): an integer
+   * base with a float exponent gives a float (x ** 0.5), and an integer
+   * result before opset 12 (Pow takes no integers there) goes through
+   * float and back. */
+  GraphDType odt = sym_dtype (graph_node_output (n, 0));
+  if (odt == GRAPH_DTYPE_UNDEFINED)
+    odt = sym_dtype (self);
+  GraphDType cdt = odt;
+  if (!graph_dtype_is_floating (cdt) && sym_opset (ctx) < 12)
+    cdt = GRAPH_DTYPE_FLOAT;
+  if (cdt != GRAPH_DTYPE_UNDEFINED && sym_dtype (self) != cdt)
+    self = sym_cast (ctx, self, cdt);
   if (sym_get_const_double (graph_node_input (n, 1), &e) && sym_rank (graph_node_input (n, 1)) <= 0)
-    exp = sym_scalar_like (ctx, e, self);
+    exp = cdt != GRAPH_DTYPE_UNDEFINED ? sym_const_scalar (ctx, cdt, e) : sym_scalar_like (ctx, e, self);
   else if (!sym_parse_args (ctx, n, "none,v", &exp, error))
     return FALSE;
+  else if (cdt != GRAPH_DTYPE_UNDEFINED && sym_dtype (exp) != cdt
+           && (sym_opset (ctx) < 12 || !graph_dtype_is_floating (sym_dtype (exp))))
+    exp = sym_cast (ctx, exp, cdt);
   out[0] = graph_op (G, "Pow", self, exp, NULL);
+  if (cdt != odt)
+    out[0] = sym_cast (ctx, out[0], odt);
   return TRUE;
 }
 BINARY (matmul, "MatMul")

@@ -164,11 +164,8 @@ sym_layer_norm_any (SymContext *ctx, GraphNode *n, GraphValue **out, GError **er
   double eps;
   if (!sym_parse_args (ctx, n, "v,is,v,v,f", &input, &ns, &shape, &weight, &bias, &eps, error))
     return FALSE;
-  gint64 axes[TENSOR_MAX_RANK];
   if (ns == 0 || ns > TENSOR_MAX_RANK)
     return sym_unimplemented (ctx, n, error, "an empty normalized_shape");
-  for (gsize i = 0; i < ns; i++)
-    axes[i] = -(gint64) (ns - i);
   if (sym_opset (ctx) >= 17)
     {
       GraphValue *ins[3] = { input, weight, bias };
@@ -179,6 +176,17 @@ sym_layer_norm_any (SymContext *ctx, GraphNode *n, GraphValue **out, GError **er
       out[0] = ln ? graph_node_output (ln, 0) : NULL;
       return out[0] != NULL;
     }
+  out[0] = sym_layer_norm_values (ctx, input, ns, weight, bias, eps, NULL, NULL);
+  return TRUE;
+}
+
+GraphValue *
+sym_layer_norm_values (SymContext *ctx, GraphValue *input, gsize ns, GraphValue *weight,
+                       GraphValue *bias, double eps, GraphValue **mean_out, GraphValue **den_out)
+{
+  gint64 axes[TENSOR_MAX_RANK];
+  for (gsize i = 0; i < ns; i++)
+    axes[i] = -(gint64) (ns - i);
   /* torch leaves keepdims at its default (1) here. */
   GraphValue *mean = graph_op (G, "ReduceMean", input, "axes_is", (int) ns, axes, NULL);
   GraphValue *num = graph_op (G, "Sub", input, mean, NULL);
@@ -192,8 +200,11 @@ sym_layer_norm_any (SymContext *ctx, GraphNode *n, GraphValue **out, GError **er
     y = graph_op (G, "Mul", y, weight, NULL);
   if (bias)
     y = graph_op (G, "Add", y, bias, NULL);
-  out[0] = y;
-  return TRUE;
+  if (mean_out)
+    *mean_out = mean;
+  if (den_out)
+    *den_out = den;
+  return y;
 }
 
 /* Pooling: aten::max_pool{1,2,3}d(input, kernel, stride, padding,
@@ -317,6 +328,66 @@ sym_avg_pool (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   return v != NULL;
 }
 
+/* Adaptive pooling along one axis whose output size o need not divide the
+ * input size in: PyTorch's bin i is [floor(i·in/o), ceil((i+1)·in/o)).  A
+ * Gather of a static [o, K] index table (K the longest bin; a shorter bin
+ * repeats its last index) gives [..., o, K, ...]; max reduces over K, the
+ * average weights each entry by 1/len (0 for the repeats) and sums.  dt:
+ * the input's element type. */
+static GraphValue *
+adaptive_axis (SymContext *ctx, GraphValue *x, GraphDType dt, int rank, int axis, gint64 in,
+               gint64 o, gboolean is_max, GError **error)
+{
+  if (in == o)
+    return x;
+  if (!is_max && dt != GRAPH_DTYPE_FLOAT && dt != GRAPH_DTYPE_DOUBLE)
+    {
+      g_set_error (error, SYM_ERROR, SYM_ERROR_UNSUPPORTED,
+                   "adaptive average pooling of %s with bins of unequal size (float and double only)",
+                   graph_dtype_name (dt));
+      return NULL;
+    }
+  gint64 k = 0;
+  for (gint64 i = 0; i < o; i++)
+    k = MAX (k, ((i + 1) * in + o - 1) / o - (i * in) / o);
+  if (o > (1 << 16) || k * o > (1 << 24))
+    {
+      g_set_error (error, SYM_ERROR, SYM_ERROR_UNSUPPORTED,
+                   "adaptive pooling from %" G_GINT64_FORMAT " to %" G_GINT64_FORMAT
+                   " elements: index table too large", in, o);
+      return NULL;
+    }
+  gint64 wdims[TENSOR_MAX_RANK] = { o, k };
+  for (int d = axis + 1; d < rank; d++)
+    wdims[2 + d - axis - 1] = 1;
+  g_autoptr (Tensor) idx = tensor_new_zeroed (GRAPH_DTYPE_INT64, 2, wdims, error);
+  g_autoptr (Tensor) w = is_max ? NULL : tensor_new_zeroed (dt, (guint) (rank - axis + 1), wdims, error);
+  if (idx == NULL || (!is_max && w == NULL))
+    return NULL;
+  gint64 *ip = (gint64 *) tensor_data (idx);   /* new, owned: writable */
+  for (gint64 i = 0; i < o; i++)
+    {
+      gint64 start = (i * in) / o, end = ((i + 1) * in + o - 1) / o;
+      for (gint64 j = 0; j < k; j++)
+        {
+          ip[i * k + j] = MIN (start + j, end - 1);
+          if (w && start + j < end)
+            {
+              double v = 1.0 / (double) (end - start);
+              if (dt == GRAPH_DTYPE_FLOAT)
+                ((float *) tensor_data (w))[i * k + j] = (float) v;
+              else
+                ((double *) tensor_data (w))[i * k + j] = v;
+            }
+        }
+    }
+  GraphValue *g = graph_op (G, "Gather", x, sym_constant (ctx, idx), "axis_i", (gint64) axis, NULL);
+  if (w)
+    g = graph_op (G, "Mul", g, sym_constant (ctx, w), NULL);
+  const gint64 red = axis + 1;
+  return sym_reduce (ctx, is_max ? "ReduceMax" : "ReduceSum", g, 1, &red, FALSE);
+}
+
 /* aten::adaptive_avg_pool{1,2,3}d(input, output_size) */
 static gboolean
 adaptive_pool (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error, gboolean is_max)
@@ -339,18 +410,32 @@ adaptive_pool (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error, 
   int r = sym_rank (input);
   if (r < (int) no + 1 || !sym_static_shape (input, dims))
     return sym_unimplemented (ctx, n, error, "adaptive pooling on an input of unknown size");
-  gint64 kernel[8], strides[8], pads[16] = { 0 };
+  gint64 kernel[8], strides[8];
   if (no > 8)
     return sym_unimplemented (ctx, n, error, "%zu-d adaptive pooling", no);
+  if (is_max && graph_node_n_outputs (n) > 1 && graph_value_n_uses (graph_node_output (n, 1)) > 0)
+    return sym_unimplemented (ctx, n, error, "adaptive max pooling's indices");
+  gboolean divides = TRUE;
   for (gsize i = 0; i < no; i++)
     {
       gint64 in = dims[r - (int) no + (int) i];
-      if (osize[i] <= 0 || in % osize[i] != 0)
-        return sym_unimplemented (ctx, n, error,
-                                  "adaptive pooling where the output size does not divide the input size");
+      if (osize[i] <= 0 || in <= 0)
+        return sym_unimplemented (ctx, n, error, "adaptive pooling from size %" G_GINT64_FORMAT
+                                  " to %" G_GINT64_FORMAT, in, osize[i]);
+      divides = divides && in % osize[i] == 0;
       strides[i] = kernel[i] = in / osize[i];
     }
-  (void) pads;
+  if (!divides)
+    {
+      /* torch cannot export this (it refuses); the bins are static, so
+       * each pooled axis is a Gather of its bins and a reduction. */
+      GraphValue *v = input;
+      for (gsize i = 0; v && i < no; i++)
+        v = adaptive_axis (ctx, v, sym_dtype (input), r, r - (int) no + (int) i, dims[r - (int) no + (int) i], osize[i],
+                           is_max, error);
+      out[0] = v;
+      return v != NULL;
+    }
   out[0] = graph_op (G, is_max ? "MaxPool" : "AveragePool", input, "kernel_shape_is", (int) no,
                      kernel, "strides_is", (int) no, strides, NULL);
   return out[0] != NULL;
@@ -368,7 +453,8 @@ sym_adaptive_max_pool (SymContext *ctx, GraphNode *n, GraphValue **out, GError *
   return adaptive_pool (ctx, n, out, error, TRUE);
 }
 
-/* Dropout family (inference form): identity; training mode is refused. */
+/* Dropout family (inference form): identity; training mode is refused
+ * unless p is 0. */
 static gboolean
 sym_dropout (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {
@@ -378,7 +464,11 @@ sym_dropout (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
     return FALSE;
   if (graph_node_n_inputs (n) > 2 && !sym_parse_args (ctx, n, "none,none,b", &train, error))
     return FALSE;
-  if (train)
+  double p = 1.0;
+  /* F.dropout(x, p=0.0) (training defaults to True: torchvision's Swin
+   * attention) is the identity in either mode */
+  if (train && !(graph_node_n_inputs (n) > 1 && sym_get_const_double (graph_node_input (n, 1), &p)
+                 && p == 0.0))
     return sym_unimplemented (ctx, n, error, "training-mode dropout");
   out[0] = input;
   return TRUE;
@@ -395,25 +485,18 @@ sym_embedding (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   return TRUE;
 }
 
-/* softmax / log_softmax before opset 13: Softmax coerces to 2-D at axis,
- * so a dim other than the last is transposed there and back. */
-static gboolean
-softmax_common (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error, const char *op)
+/* softmax / log_softmax: from opset 13 one op along dim; before, Softmax
+ * coerces to 2-D at axis, so a dim other than the last is transposed there
+ * and back (pre13_form).  dim was checked by the caller's 'd' parse. */
+GraphValue *
+sym_softmax_values (SymContext *ctx, GraphValue *input, gint64 dim, const char *op,
+                    gboolean pre13_form)
 {
-  GraphValue *input;
-  gint64 dim;
-  if (!sym_parse_args (ctx, n, "vd", &input, &dim, error))
-    return FALSE;
   int r = sym_rank (input);
-  if (r < 0)
-    return sym_unimplemented (ctx, n, error, "softmax on an input of unknown rank");
+  if (!pre13_form || r == 0)
+    return graph_op (G, op, input, "axis_i", r == 0 ? (gint64) 0 : dim, NULL);
   if (dim < 0)
     dim += r;
-  if (r == 0)
-    {
-      out[0] = graph_op (G, op, input, "axis_i", (gint64) 0, NULL);
-      return TRUE;
-    }
   gboolean transpose = dim != r - 1;
   gint64 perm[TENSOR_MAX_RANK];
   for (int i = 0; i < r; i++)
@@ -427,6 +510,19 @@ softmax_common (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error,
   GraphValue *y = graph_op (G, op, input, "axis_i", (gint64) (r - 1), NULL);
   if (transpose)
     y = graph_op (G, "Transpose", y, "perm_is", r, perm, NULL);
+  return y;
+}
+
+static gboolean
+softmax_common (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error, const char *op)
+{
+  GraphValue *input;
+  gint64 dim;
+  if (!sym_parse_args (ctx, n, "vd", &input, &dim, error))
+    return FALSE;
+  if (sym_rank (input) < 0)
+    return sym_unimplemented (ctx, n, error, "softmax on an input of unknown rank");
+  GraphValue *y = sym_softmax_values (ctx, input, dim, op, sym_opset (ctx) < 13);
   if (graph_node_n_inputs (n) > 2 && !sym_is_none (graph_node_input (n, 2)))
     {
       gint64 st;
@@ -773,16 +869,59 @@ sym_pads_from_torch (SymContext *ctx, GraphNode *n, GraphValue *self, gsize np, 
   return TRUE;
 }
 
+/* The ONNX pads for torch's pad list (input 1 of n): constant → *pads
+ * (and *pv a constant from opset 11); a list computed at run time (swin's
+ * `(window - W % window) % window`) → *pv reorders it with one Gather
+ * (from opset 11, where Pad takes its pads as an input; constant folding
+ * makes it a constant again when the shapes are static).  *pads is then
+ * unset. */
+static gboolean
+onnx_pads (SymContext *ctx, GraphNode *n, GraphValue *self, GraphValue **pv, gint64 *pads, int *rank,
+           GError **error)
+{
+  GraphValue *src = graph_node_n_inputs (n) > 1 ? graph_node_input (n, 1) : NULL;
+  g_autoptr (GArray) pad = src ? sym_get_const_ints (src) : NULL;
+  if (pad)
+    {
+      if (!sym_pads_from_torch (ctx, n, self, pad->len, (const gint64 *) pad->data, pads, rank, error))
+        return FALSE;
+      *pv = sym_opset (ctx) >= 11 ? sym_const_ints (ctx, 2 * (gsize) *rank, pads) : NULL;
+      return TRUE;
+    }
+  GraphNode *lc = src ? graph_value_node (src) : NULL;
+  int r = sym_rank (self);
+  if (sym_opset (ctx) < 11)
+    return sym_unimplemented (ctx, n, error, "a pad list computed at run time (from opset 11)");
+  if (lc == NULL || !graph_node_is (lc, "prim::ListConstruct") || r < 0)
+    return sym_unimplemented (ctx, n, error, "a pad list of unknown length");
+  guint np = graph_node_n_inputs (lc);
+  if (np % 2 != 0 || np / 2 > (guint) r)
+    return sym_unimplemented (ctx, n, error, "%u pads for a rank-%d input", np, r);
+  GraphValue *v = sym_value (ctx, src, error);
+  if (v == NULL)
+    return FALSE;
+  static const gint64 zero[] = { 0 };
+  GraphValue *ext = graph_op (G, "Concat", v, sym_const_ints (ctx, 1, zero), "axis_i", (gint64) 0, NULL);
+  gint64 idx[2 * TENSOR_MAX_RANK];
+  for (int d = 0; d < r; d++)
+    {
+      guint j = (guint) (r - 1 - d);   /* torch lists the last dim first */
+      idx[d] = j < np / 2 ? 2 * j : np;
+      idx[r + d] = j < np / 2 ? 2 * j + 1 : np;
+    }
+  *pv = graph_op (G, "Gather", ext, sym_const_ints (ctx, 2 * (gsize) r, idx), "axis_i", (gint64) 0, NULL);
+  *rank = r;
+  return TRUE;
+}
+
 /* Pad(self, pad) in constant mode, the value at input `value_index`
  * (absent or None: 0), in the form the target opset wants. */
 static gboolean
 constant_pad (SymContext *ctx, GraphNode *n, guint value_index, GraphValue **out, GError **error)
 {
   GraphValue *self;
-  gsize np;
-  const gint64 *pad;
   double value = 0.0;
-  if (!sym_parse_args (ctx, n, "v,is", &self, &np, &pad, error))
+  if (!sym_parse_args (ctx, n, "v", &self, error))
     return FALSE;
   if (graph_node_n_inputs (n) > value_index && !sym_is_none (graph_node_input (n, value_index)))
     {
@@ -795,11 +934,11 @@ constant_pad (SymContext *ctx, GraphNode *n, guint value_index, GraphValue **out
     }
   gint64 pads[2 * TENSOR_MAX_RANK];
   int r;
-  if (!sym_pads_from_torch (ctx, n, self, np, pad, pads, &r, error))
+  GraphValue *pv;
+  if (!onnx_pads (ctx, n, self, &pv, pads, &r, error))
     return FALSE;
   if (sym_opset (ctx) >= 11)
-    out[0] = graph_op (G, "Pad", self, sym_const_ints (ctx, 2 * r, pads),
-                       sym_scalar_like (ctx, value, self), "mode_s", "constant", NULL);
+    out[0] = graph_op (G, "Pad", self, pv, sym_scalar_like (ctx, value, self), "mode_s", "constant", NULL);
   else
     out[0] = graph_op (G, "Pad", self, "mode_s", "constant", "pads_is", 2 * r, pads, "value_f",
                        value, NULL);
@@ -849,16 +988,15 @@ static gboolean
 mode_pad (SymContext *ctx, GraphNode *n, const char *onnx_mode, GraphValue **out, GError **error)
 {
   GraphValue *self;
-  gsize np;
-  const gint64 *pad;
-  if (!sym_parse_args (ctx, n, "v,is", &self, &np, &pad, error))
+  if (!sym_parse_args (ctx, n, "v", &self, error))
     return FALSE;
   gint64 pads[2 * TENSOR_MAX_RANK];
   int r;
-  if (!sym_pads_from_torch (ctx, n, self, np, pad, pads, &r, error))
+  GraphValue *pv;
+  if (!onnx_pads (ctx, n, self, &pv, pads, &r, error))
     return FALSE;
   if (sym_opset (ctx) >= 11)
-    out[0] = graph_op (G, "Pad", self, sym_const_ints (ctx, 2 * r, pads), "mode_s", onnx_mode, NULL);
+    out[0] = graph_op (G, "Pad", self, pv, "mode_s", onnx_mode, NULL);
   else
     out[0] = graph_op (G, "Pad", self, "mode_s", onnx_mode, "pads_is", 2 * r, pads, NULL);
   return TRUE;

@@ -178,11 +178,18 @@ sym_pairwise_distance (SymContext *ctx, GraphNode *n, GraphValue **out, GError *
   gboolean keep;
   if (!sym_parse_args (ctx, n, "vvffb", &a, &b, &p, &eps, &keep, error))
     return FALSE;
+  out[0] = sym_pairwise_distance_values (ctx, a, b, p, eps, keep);
+  return TRUE;
+}
+
+GraphValue *
+sym_pairwise_distance_values (SymContext *ctx, GraphValue *a, GraphValue *b, double p, double eps,
+                              gboolean keep)
+{
   gint64 last = -1;
   GraphValue *d = graph_op (G, "Pow", graph_op (G, "Sub", a, b, NULL), sym_scalar_like (ctx, p, a), NULL);
   GraphValue *sum = reducesum (ctx, d, 1, &last, keep);
-  out[0] = graph_op (G, "Pow", sum, sym_float_1d (ctx, (float) 1.0 / (float) (p + (float) eps)), NULL);
-  return TRUE;
+  return graph_op (G, "Pow", sum, sym_float_1d (ctx, (float) 1.0 / (float) (p + (float) eps)), NULL);
 }
 
 /* aten::norm(self, p, dim, keepdim): ReduceL1 / ReduceL2 */

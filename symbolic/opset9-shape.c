@@ -135,7 +135,7 @@ sym_flatten (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 }
 
 /* aten::transpose(self, dim0, dim1) */
-static gboolean
+gboolean
 sym_transpose (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {
   GraphValue *self;
@@ -224,8 +224,8 @@ sym_stack (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 
 /* Splits producing a Tensor[]: the element count comes from the
  * prim::ListUnpack consumer. */
-static gboolean
-finish_split (SymContext *ctx, GraphNode *n, GraphNode *sp, GraphValue **out, gboolean squeeze,
+gboolean
+sym_finish_split (SymContext *ctx, GraphNode *n, GraphNode *sp, GraphValue **out, gboolean squeeze,
               gint64 dim)
 {
   guint k = graph_node_n_outputs (sp);
@@ -265,7 +265,7 @@ split_sizes (SymContext *ctx, GraphNode *n, GraphValue *self, gint64 dim, gint64
 }
 
 /* aten::split(self, split_size, dim) (also with a size list) */
-static gboolean
+gboolean
 sym_split_op (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {
   GraphValue *self;
@@ -274,6 +274,43 @@ sym_split_op (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   guint k;
   if (!sym_parse_args (ctx, n, "v,none,i", &self, &dim, error))
     return FALSE;
+  GraphNode *lc = graph_value_node (graph_node_input (n, 1));
+  g_autoptr (GArray) const_sizes = sym_get_const_ints (graph_node_input (n, 1));
+  if (const_sizes == NULL && sym_opset (ctx) >= 11 && lc && graph_node_is (lc, "prim::ListConstruct")
+      && graph_node_n_inputs (lc) > 0 && graph_node_n_inputs (lc) <= 256)
+    {
+      /* sizes computed at run time (anchors per level), their count the
+       * list's: Split takes them as an input from opset 13; at 11 and 12
+       * each piece is a Slice between the sizes' running sums */
+      guint k = graph_node_n_inputs (lc);
+      GraphValue *sv = sym_value (ctx, graph_node_input (n, 1), error);
+      if (sv == NULL)
+        return FALSE;
+      if (sym_opset (ctx) >= 13)
+        {
+          GraphNode *sp = graph_op_outputs (G, "Split", k, self, sv, "axis_i", dim, NULL);
+          return sp && sym_finish_split (ctx, n, sp, out, FALSE, dim);
+        }
+      GraphValue *ends = graph_op (G, "CumSum", sv, sym_const_i64 (ctx, 0), NULL);
+      GraphValue *starts = graph_op (G, "Sub", ends, sv, NULL);
+      g_autofree GraphValue **pieces = g_new (GraphValue *, k);
+      for (guint i = 0; i < k; i++)
+        {
+          const gint64 a = i, b = i + 1, zero = 0;
+          GraphValue *st = sym_slice (ctx, starts, 1, &zero, &a, &b, NULL);
+          GraphValue *en = sym_slice (ctx, ends, 1, &zero, &a, &b, NULL);
+          pieces[i] = graph_op (G, "Slice", self, st, en, sym_const_ints (ctx, 1, &dim), NULL);
+        }
+      if (graph_node_n_outputs (n) == k && k > 1)
+        {
+          for (guint i = 0; i < k; i++)
+            out[i] = pieces[i];
+          return TRUE;
+        }
+      sym_set_list_output (ctx, n, 0, k, pieces);
+      out[0] = NULL;
+      return TRUE;
+    }
   if (!sym_get_const_int (graph_node_input (n, 1), &chunk))
     {
       gsize ns;
@@ -288,11 +325,11 @@ sym_split_op (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   else if (!split_sizes (ctx, n, self, dim, chunk, &k, sizes, error))
     return FALSE;
   GraphNode *sp = sym_split (ctx, self, dim, k, sizes);
-  return sp && finish_split (ctx, n, sp, out, FALSE, dim);
+  return sp && sym_finish_split (ctx, n, sp, out, FALSE, dim);
 }
 
 /* aten::chunk(self, chunks, dim) */
-static gboolean
+gboolean
 sym_chunk (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {
   GraphValue *self;
@@ -309,7 +346,7 @@ sym_chunk (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   if (!split_sizes (ctx, n, self, dim, (len + chunks - 1) / chunks, &k, sizes, error))
     return FALSE;
   GraphNode *sp = sym_split (ctx, self, dim, k, sizes);
-  return sp && finish_split (ctx, n, sp, out, FALSE, dim);
+  return sp && sym_finish_split (ctx, n, sp, out, FALSE, dim);
 }
 
 /* aten::unfold(self, dimension, size, step): each window of `size` along
@@ -353,7 +390,7 @@ sym_unfold (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 }
 
 /* aten::unbind(self, dim) */
-static gboolean
+gboolean
 sym_unbind (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {
   GraphValue *self;
@@ -365,7 +402,7 @@ sym_unbind (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   if (!split_sizes (ctx, n, self, dim, 1, &k, sizes, error))
     return FALSE;
   GraphNode *sp = sym_split (ctx, self, dim, k, sizes);
-  return sp && finish_split (ctx, n, sp, out, TRUE, dim);
+  return sp && sym_finish_split (ctx, n, sp, out, TRUE, dim);
 }
 
 /* aten::squeeze(self) / squeeze(self, dim) */
@@ -427,10 +464,26 @@ sym_slice_op (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   if (nin == 5 && !sym_parse_args (ctx, n, "none,i", &dim, error))
     return FALSE;
   GraphValue *s = graph_node_input (n, nin - 3), *e = graph_node_input (n, nin - 2);
-  if ((!sym_is_none (s) && !sym_get_const_int (s, &start))
-      || (!sym_is_none (e) && !sym_get_const_int (e, &end))
-      || !sym_get_const_int (graph_node_input (n, nin - 1), &step))
-    return sym_unimplemented (ctx, n, error, "slice with computed bounds");
+  if (!sym_get_const_int (graph_node_input (n, nin - 1), &step))
+    return sym_unimplemented (ctx, n, error, "slice with a computed step");
+  gboolean s_const = sym_is_none (s) || sym_get_const_int (s, &start);
+  gboolean e_const = sym_is_none (e) || sym_get_const_int (e, &end);
+  if (!s_const || !e_const)
+    {
+      /* x[:, :H] with H = x.size(1) computed: Slice takes its bounds as
+       * inputs from opset 10, as torch writes it (folded again when the
+       * shapes are static) */
+      if (sym_opset (ctx) < 10)
+        return sym_unimplemented (ctx, n, error, "slice with computed bounds (from opset 10)");
+      GraphValue *sv = s_const ? sym_const_ints (ctx, 1, &start) : sym_int_input_1d (ctx, n, nin - 3, error);
+      GraphValue *ev = sv == NULL ? NULL
+                       : e_const ? sym_const_ints (ctx, 1, &end) : sym_int_input_1d (ctx, n, nin - 2, error);
+      if (ev == NULL)
+        return FALSE;
+      out[0] = graph_op (G, "Slice", self, sv, ev, sym_const_ints (ctx, 1, &dim), sym_const_ints (ctx, 1, &step),
+                         NULL);
+      return TRUE;
+    }
   if (step != 1 && sym_opset (ctx) < 10)
     return sym_unimplemented (ctx, n, error, "slice with step != 1 (supported from opset 10)");
   if (start == 0 && end == G_MAXINT64 && step == 1)
@@ -527,8 +580,10 @@ static gboolean
 sym_where (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {
   GraphValue *cond, *self, *other;
+  if (graph_node_n_inputs (n) == 1)
+    return sym_nonzero_numpy (ctx, n, out, error);   /* where(condition): nonzero(as_tuple=True) */
   if (graph_node_n_inputs (n) < 3)
-    return sym_unimplemented (ctx, n, error, "where(condition) (nonzero form)");
+    return sym_unimplemented (ctx, n, error, "where with %u arguments", graph_node_n_inputs (n));
   if (!sym_parse_args (ctx, n, "vvv", &cond, &self, &other, error))
     return FALSE;
   if (sym_dtype (cond) != GRAPH_DTYPE_BOOL)
@@ -554,19 +609,24 @@ sym_masked_fill (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error
 static gboolean
 sym_topk (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {
-  GraphValue *self;
-  gint64 k, dim;
+  GraphValue *self, *kv = NULL;
+  gint64 k = 0, dim;
   gboolean largest, sorted;
-  if (!sym_parse_args (ctx, n, "vidbb", &self, &k, &dim, &largest, &sorted, error))
+  if (!sym_parse_args (ctx, n, "v,none,d,b,b", &self, &dim, &largest, &sorted, error))
     return FALSE;
   if (!largest && sym_opset (ctx) < 11)
     return sym_unimplemented (ctx, n, error, "topk with largest=False (supported from opset 11)");
+  /* k may be computed (min(pre_nms_top_n, anchors)) from opset 10, where
+   * TopK takes it as an input */
+  if (sym_opset (ctx) >= 10 ? (kv = sym_int_input_1d (ctx, n, 1, error)) == NULL
+                            : !sym_parse_args (ctx, n, "none,i", &k, error))
+    return FALSE;
   GraphNode *tk;
   if (sym_opset (ctx) >= 11)
-    tk = graph_op_outputs (G, "TopK", 2, self, sym_const_ints (ctx, 1, &k), "axis_i", dim,
+    tk = graph_op_outputs (G, "TopK", 2, self, kv, "axis_i", dim,
                            "largest_i", (gint64) largest, "sorted_i", (gint64) sorted, NULL);
   else if (sym_opset (ctx) >= 10)
-    tk = graph_op_outputs (G, "TopK", 2, self, sym_const_ints (ctx, 1, &k), "axis_i", dim, NULL);
+    tk = graph_op_outputs (G, "TopK", 2, self, kv, "axis_i", dim, NULL);
   else
     tk = graph_op_outputs (G, "TopK", 2, self, "axis_i", dim, "k_i", k, NULL);
   if (tk == NULL)
@@ -576,11 +636,14 @@ sym_topk (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   return TRUE;
 }
 
-/* aten::upsample_{nearest,bilinear}2d(input, output_size, [align_corners,]
- * scale_factors) — the .vec overloads traces record. */
-static gboolean
-upsample (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error, gboolean linear)
+/* aten::upsample_{nearest,bilinear,bicubic}2d(input, output_size,
+ * [align_corners,] scale_factors) — the .vec overloads traces record; mode
+ * is Resize's ("nearest", "linear", "cubic"). */
+gboolean
+sym_upsample_mode (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error,
+                   const char *mode)
 {
+  gboolean linear = strcmp (mode, "nearest") != 0;
   GraphValue *input;
   if (!sym_parse_args (ctx, n, "v", &input, error))
     return FALSE;
@@ -665,7 +728,6 @@ upsample (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error, gbool
       for (int i = 2; i < r; i++)
         scales[i] = (double) out_d[i] / (double) in_d[i];
     }
-  const char *mode = linear ? "linear" : "nearest";
   gint64 nr = r;
   g_autoptr (Tensor) st = tensor_new_zeroed (GRAPH_DTYPE_FLOAT, 1, &nr, NULL);
   for (int i = 0; i < r; i++)
@@ -686,23 +748,35 @@ upsample (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error, gbool
     }
   g_autoptr (Tensor) empty = tensor_new_zeroed (GRAPH_DTYPE_FLOAT, 1, (gint64[]) { 0 }, NULL);
   GraphValue *roi = sym_constant (ctx, empty);
+  GraphValue *scale_in = sym_constant (ctx, st), *sizes_in = NULL;
+  if (!have_scales && sizes)
+    {
+      /* Given sizes, Resize gets them (as torch writes it): a float scale
+       * such as 5/3 can floor to one element fewer. */
+      scale_in = sym_constant (ctx, empty);
+      sizes_in = sym_const_ints (ctx, (gsize) r, out_d);
+    }
   const char *ctm = linear ? (align ? "align_corners" : "half_pixel") : "asymmetric";
-  out[0] = graph_op (G, "Resize", input, roi, sym_constant (ctx, st),
-                     "coordinate_transformation_mode_s", ctm, "cubic_coeff_a_f", -0.75,
-                     "mode_s", mode, "nearest_mode_s", "floor", NULL);
+  GraphValue *ins[] = { input, roi, scale_in, sizes_in };
+  GraphNode *rs = graph_opv_outputs (G, "Resize", sizes_in ? 4 : 3, ins, 1,
+                                     "coordinate_transformation_mode_s", ctm, "cubic_coeff_a_f", -0.75,
+                                     "mode_s", mode, "nearest_mode_s", "floor", NULL);
+  if (rs == NULL)
+    return FALSE;
+  out[0] = graph_node_output (rs, 0);
   return TRUE;
 }
 
 static gboolean
 sym_upsample_nearest (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {
-  return upsample (ctx, n, out, error, FALSE);
+  return sym_upsample_mode (ctx, n, out, error, "nearest");
 }
 
 static gboolean
 sym_upsample_bilinear (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {
-  return upsample (ctx, n, out, error, TRUE);
+  return sym_upsample_mode (ctx, n, out, error, "linear");
 }
 
 /* x rolled by `shift` along `dim`: Concat of two Slices */

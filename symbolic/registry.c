@@ -10,7 +10,8 @@ G_DEFINE_QUARK (sym-error-quark, sym_error)
  * earlier entry of the same name). */
 static const SymTable *const builtin_tables[] = {
   &sym_opset9_math, &sym_opset9_reduce, &sym_opset9_nn, &sym_opset9_shape, &sym_opset9_index,
-  &sym_opset9_create, &sym_opset9_misc, &sym_opset9_rnn, &sym_opset10, &sym_opset11,
+  &sym_opset9_create, &sym_opset9_misc, &sym_opset9_rnn, &sym_opset9_extra, &sym_opset9_aliases, &sym_opset9_beyond, &sym_opset10,
+  &sym_opset11, &sym_opset11_extra,
   &sym_opset12, &sym_opset13, &sym_opset14, &sym_opset16, &sym_opset17,
 };
 
@@ -345,13 +346,12 @@ sym_registry_builtin_versions (SymRegistry *reg, const char *kind)
   GArray *out = g_array_new (FALSE, FALSE, sizeof (int));
   const char *k = intern_name (kind);
   SymTable t;
-  for (guint i = 0; k && builtin_table (i, &t); i++)
-    for (gsize j = 0; j < t.n_entries; j++)
-      if (intern_name (t.entries[j].name) == k)
-        {
-          if (out->len == 0 || g_array_index (out, int, out->len - 1) != t.version)
-            g_array_append_val (out, t.version);
-        }
+  for (int v = SYM_OPSET_MIN; k && v <= SYM_OPSET_MAX; v++)
+    for (guint i = 0; builtin_table (i, &t); i++)
+      for (gsize j = 0; j < t.n_entries; j++)
+        if (t.version == v && intern_name (t.entries[j].name) == k
+            && (out->len == 0 || g_array_index (out, int, out->len - 1) != v))
+          g_array_append_val (out, v);
   return out;
 }
 

@@ -195,6 +195,14 @@ void         sym_set_list_output (SymContext *ctx, GraphNode *n, guint output,
  * argument. */
 gboolean     sym_parse_args (SymContext *ctx, GraphNode *n, const char *spec, ...);
 
+/* Run-time values.  Input i of n, an int that may be computed at run time
+ * (x.size(1) // 2): a constant gives a 1-element int64 constant, a computed
+ * 0-d int its value cast to int64 and unsqueezed to [1] — the form of
+ * Slice's bounds, TopK's k, Split's sizes.  Constant folding turns it back
+ * into a constant when the shapes it reads are static.  NULL with an error
+ * for None, floats and tensors of rank > 1. */
+GraphValue  *sym_int_input_1d (SymContext *ctx, GraphNode *n, guint i, GError **error);
+
 /* Constants in the source graph (torch's _maybe_get_const / _is_none). */
 gboolean     sym_is_none (GraphValue *src);
 gboolean     sym_is_constant (GraphValue *src);

@@ -30,6 +30,9 @@ SymContext  *sym_context_new (const SymContextSetup *setup);
 void         sym_context_free (SymContext *ctx);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SymContext, sym_context_free)
 
+/* Nodes translated on first use of their value, not in order (constants,
+ * attributes, list/tuple/dict constructions, scalar conversions). */
+gboolean     sym_context_is_lazy (GraphNode *n);
 /* Translates one source node into dst.  Returns FALSE with an error for an
  * unconvertible node; the caller collects them.  prim:: nodes are handled
  * here too (lowering). */

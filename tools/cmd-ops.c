@@ -18,7 +18,7 @@ static const GOptionEntry ops_entries[] = {
   { "missing", 0, 0, G_OPTION_ARG_FILENAME, &opt_missing,
     "List the operators of TRACE that would not export (exit 1 if any)", "TRACE" },
   { "markdown", 0, 0, G_OPTION_ARG_NONE, &opt_markdown,
-    "Print the coverage table in Markdown (doc/symbolic-ops.md is generated with it)", NULL },
+    "Print the registry's table in Markdown (tools/op_coverage.py adds torch's column for doc/symbolic-ops.md)", NULL },
   { "plugin", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &opt_plugins,
     "Load custom symbolic functions from a plugin first (repeatable)", "LIB.so" },
   { "weights", 'w', 0, G_OPTION_ARG_FILENAME, &opt_weights,

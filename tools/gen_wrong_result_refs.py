@@ -28,6 +28,44 @@ class Fn(torch.nn.Module):
         return self.fn(*xs)
 
 
+def slice_assign(x):
+    m = x.new_zeros((4, 5))
+    m[0:2, 1:3] = 5
+    m[2:, :] = 1
+    m[:, -1] = x[:, 0]
+    m[3, 1:4:2] = 7
+    return x + m
+
+
+def select_zero_copy(x):
+    y = x * 2
+    y[1].zero_()
+    y[:, 0].copy_(x[:, 1])
+    return y
+
+
+def pad_slice_computed(x):
+    _, h, w, _ = x.shape
+    pr = (7 - w % 7) % 7
+    pb = (7 - h % 7) % 7
+    y = F.pad(x, (0, 0, 0, pr, 0, pb)) * 2
+    return y[:, :h, :w, :].contiguous() + y.sum()
+
+
+def topk_split_fill_computed(x):
+    k = min(5, x.shape[1] // 2)
+    v, i = x.topk(k, dim=1)
+    a, b = x.split([x.shape[1] // 3, x.shape[1] - x.shape[1] // 3], dim=1)
+    s = torch.empty((), dtype=torch.int64).fill_(x.shape[1] // 4)
+    return v * s + i.float() + a.sum() - b.mean()
+
+
+def view_write(x):
+    m = x.new_zeros((4, 5))
+    m.view(20)[3:6] = 1
+    return x + m
+
+
 CASES = {
     # integer true division is float division
     "int_true_divide": (lambda x, y: x / y, (torch.tensor([[7, -3, 5]]), torch.tensor([[2, 2, 3]]))),
@@ -54,6 +92,21 @@ CASES = {
     # expand's -1 with a size computed at run time keeps the dim
     "expand_keep_dims": (lambda t, x: torch.cat([t.expand(x.shape[0], -1, -1), x], 1),
                          (torch.randn(1, 1, 4), torch.randn(2, 3, 4))),
+    # in-place writes into slices and selects reach the base (m[a:b] = v)
+    "slice_assign": (slice_assign, (torch.randn(4, 5),)),
+    "select_zero_copy": (select_zero_copy, (torch.randn(4, 5),)),
+    # a pad list and slice bounds computed from the input's shape (Swin)
+    "pad_slice_computed": (pad_slice_computed, (torch.randn(1, 5, 9, 3),)),
+    # an integer base with a float exponent is float
+    "pow_int_float": (lambda x: x ** 0.5 + x ** 2, (torch.tensor([[1, 4, 9], [2, 3, 16]]),)),
+    # F.dropout(x, p=0.0) in training mode is the identity
+    "dropout_p0_training": (lambda x: F.dropout(x, p=0.0) * 2, (torch.randn(3, 4),)),
+    # advanced indexing with several index tensors (negative, broadcast, split by a slice)
+    "index_multi": (lambda x, a, b, c, d: x[a, b].sum(-1) + x[:, c, d].sum() + x[c, :, d].sum(),
+                    (torch.randn(3, 4, 5), torch.tensor([[0], [2]]), torch.tensor([1, -1, 0]),
+                     torch.tensor([0, 1]), torch.tensor([2, -3]))),
+    # run-time values of detection heads: topk's k, split sizes, fill_ values
+    "topk_split_fill_computed": (topk_split_fill_computed, (torch.randn(2, 12),)),
 }
 
 # Exported with dynamic axes (input name: {axis: symbol}) and run at the
@@ -73,6 +126,8 @@ DYNAMIC = {
 REFUSALS = {
     # batch statistics (a module traced in training mode)
     "batch_norm_training": (torch.nn.BatchNorm2d(3).train(), (torch.randn(2, 3, 4, 4),)),
+    # an in-place write through a view() whose base is read afterwards
+    "view_write": (Fn(view_write), (torch.randn(4, 5),)),
 }
 
 

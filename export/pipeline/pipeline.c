@@ -2,6 +2,7 @@
 #include "export/export.h"
 #include "symbolic/translate.h"
 #include "export/onnx-check.h"
+#include "export/pipeline/view-mutation.h"
 #include <string.h>
 
 G_DEFINE_QUARK (export-error-quark, export_error)
@@ -94,14 +95,6 @@ is_module_input (GraphValue *v)
   return t && graph_type_kind (t) == GRAPH_TYPE_CLASS;
 }
 
-static gboolean
-is_lazy_kind (GraphNode *n)
-{
-  return graph_node_is (n, "prim::Constant") || graph_node_is (n, "prim::GetAttr")
-         || graph_node_is (n, "prim::ListConstruct") || graph_node_is (n, "prim::NumToTensor")
-         || graph_node_is (n, "prim::TupleConstruct") || graph_node_is (n, "aten::Int")
-         || graph_node_is (n, "aten::Float") || graph_node_is (n, "aten::ScalarImplicit");
-}
 
 /* Whether v depends on a node that failed (through lazily lowered nodes). */
 static gboolean
@@ -112,7 +105,7 @@ poisoned (GHashTable *bad, GraphValue *v, guint depth)
   if (g_hash_table_contains (bad, v))
     return TRUE;
   GraphNode *p = graph_value_node (v);
-  if (p == NULL || !is_lazy_kind (p))
+  if (p == NULL || !sym_context_is_lazy (p))
     return FALSE;
   for (guint i = 0; i < graph_node_n_inputs (p); i++)
     if (poisoned (bad, graph_node_input (p, i), depth + 1))
@@ -144,17 +137,26 @@ input_name_at (const char *const *names, guint i)
   return NULL;
 }
 
-/* Flattens tuple outputs into dst values. */
+/* Flattens tuple, list and dict outputs into dst values, as torch does: a
+ * dict gives its values in insertion order (a segmentation model's "out"
+ * and "aux"; a detection model's list of {boxes, labels, scores}). */
 static gboolean
 collect_outputs (SymContext *ctx, GraphValue *src, GPtrArray *out, GError **error)
 {
   GraphNode *p = graph_value_node (src);
+  if (p && graph_node_is (p, "prim::DictConstruct"))
+    {
+      for (guint i = 1; i < graph_node_n_inputs (p); i += 2)
+        if (!collect_outputs (ctx, graph_node_input (p, i), out, error))
+          return FALSE;
+      return TRUE;
+    }
   if (p && (graph_node_is (p, "prim::TupleConstruct") || graph_node_is (p, "prim::ListConstruct")))
     {
       GraphType *t = graph_value_type (src);
+      GraphType *et = t && graph_type_n_elems (t) == 1 ? graph_type_elem (t, 0) : NULL;
       gboolean tensor_list = graph_node_is (p, "prim::TupleConstruct")
-                             || (t && graph_type_n_elems (t) == 1 && graph_type_elem (t, 0)
-                                 && graph_type_is_tensor (graph_type_elem (t, 0)));
+                             || (et && (graph_type_is_tensor (et) || graph_type_kind (et) == GRAPH_TYPE_DICT));
       if (tensor_list)
         {
           for (guint i = 0; i < graph_node_n_inputs (p); i++)
@@ -340,7 +342,7 @@ translate (const Graph *trace, const ExportOptions *o, GPtrArray *kinds, GPtrArr
         skip = poisoned (bad, graph_node_input (n, i), 0);
       g_autoptr (GError) local = NULL;
       GraphNode *mark = graph_last_node (dst);
-      if (!skip && sym_context_translate (ctx, n, &local))
+      if (!skip && sym_context_translate (ctx, n, &local) && export_view_mutation (ctx, n, &local))
         {
           for (GraphNode *m = mark ? graph_node_next (mark) : graph_first_node (dst); origin && m;
                m = graph_node_next (m))

@@ -62,6 +62,54 @@ def all_nodes(graph):
 
 
 
+def _traceable(out):
+    """Whether torch.jit.trace takes this output as it is: a tensor, or
+    tuples/lists of them, or a dict of tensors."""
+    if isinstance(out, torch.Tensor):
+        return True
+    if isinstance(out, (tuple, list)):
+        return all(isinstance(o, torch.Tensor) or (isinstance(o, (tuple, list)) and _traceable(o))
+                   for o in out)
+    if isinstance(out, dict):
+        return all(isinstance(o, torch.Tensor) for o in out.values())
+    return False
+
+
+class _Flattened(torch.nn.Module):
+    """A model whose inputs are plain tensors (a list-of-tensors argument,
+    a detection model's images, becomes one input per element) and whose
+    outputs are flattened into one tuple, as torch.onnx.export does."""
+
+    def __init__(self, model, lengths):
+        super().__init__()
+        self.model = model
+        self.lengths = lengths   # per argument: None (a tensor) or its list's length
+
+    def forward(self, *flat):
+        args, k = [], 0
+        for n in self.lengths:
+            if n is None:
+                args.append(flat[k])
+                k += 1
+            else:
+                args.append(list(flat[k:k + n]))
+                k += n
+        return tuple(flatten(self.model(*args)))
+
+
+def _flat_args(args):
+    """(flat tensors, per-argument list lengths or None)."""
+    flat, lengths = [], []
+    for a in args:
+        if isinstance(a, (list, tuple)) and all(isinstance(t, torch.Tensor) for t in a):
+            flat.extend(a)
+            lengths.append(len(a))
+        else:
+            flat.append(a)
+            lengths.append(None)
+    return tuple(flat), lengths
+
+
 def trace(model, args):
     """(text, tensors, outputs): the trace text, the state_dict plus every
     tensor constant of the trace under "__constant__.<value name>" (PyTorch
@@ -70,11 +118,19 @@ def trace(model, args):
         args = (args,)
     args = tuple(args)
     with torch.no_grad():
-        traced = torch.jit.trace(model, args, check_trace=False)
-        outputs = flatten(model(*args))
+        outputs = model(*args)
+        traced_model, traced_args = model, args
+        flat, lengths = _flat_args(args)
+        if not _traceable(outputs) or any(n is not None for n in lengths):
+            # a list of dicts out or a list of tensors in (detection models):
+            # trace a module with plain inputs and a flat tuple out, as
+            # torch.onnx.export does; its weights are named "model.<name>"
+            traced_model, traced_args = _Flattened(model, lengths), flat
+        traced = torch.jit.trace(traced_model, traced_args, check_trace=False, strict=False)
+        outputs = flatten(outputs)
     graph = traced.inlined_graph
     text = graph_text(graph)   # renames the bodies' values: before reading their names
-    tensors = dict(model.state_dict())
+    tensors = dict(traced_model.state_dict())
     for node in all_nodes(graph):
         if node.kind() == "prim::Constant" and node.hasAttribute("value") and node.kindOf("value") == "t":
             tensors[CONSTANT_PREFIX + node.output().debugName()] = node.t("value")
@@ -82,9 +138,12 @@ def trace(model, args):
 
 
 def flatten(out):
-    """A model's outputs as a list of tensors (tuples and lists flattened)."""
+    """A model's outputs as a list of tensors (tuples and lists flattened,
+    dicts by their values in insertion order, as torch.onnx.export does)."""
     if isinstance(out, torch.Tensor):
         return [out]
     if isinstance(out, (tuple, list)):
         return [t for o in out for t in flatten(o)]
+    if isinstance(out, dict):
+        return [t for o in out.values() for t in flatten(o)]
     raise TypeError(f"symonnx: cannot handle an output of type {type(out).__name__}")

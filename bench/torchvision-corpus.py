@@ -1,0 +1,198 @@
+#!/usr/bin/python3
+"""The real-model corpus: every torchvision 0.14 builder, exported by
+torch.onnx.export and by symonnx, and symonnx's export run in symonnx's
+executor against PyTorch.
+
+Each builder gets random seeded weights (nothing is downloaded: weights=None,
+weights_backbone=None) and a small input; each model runs in its own process
+(a crash or a hang is one failed row, not a failed corpus).  Per model and
+opset the table says whether torch.onnx.export wrote a file, whether symonnx
+exported one (or the first line of its error), and whether symonnx's file run
+in symonnx's executor gives PyTorch's outputs (numpy allclose, rtol 1e-3,
+atol 1e-4 + 1e-5 of the largest output), and the same for torch's file run in symonnx's executor.
+
+  bench/torchvision-corpus.py [--opsets 13,17] [--family classification,...]
+                              [--models a,b] [--skip-large] [--timeout S]
+                              [--json FILE]
+
+Environment: SYMONNX_LIBRARY (default build/libsymonnx.so).  Run from the
+source tree.  The whole corpus takes about an hour on 2 cores; --skip-large
+leaves out the builders with more than 150M parameters.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.normpath(os.path.join(HERE, ".."))
+FAMILIES = ["classification", "segmentation", "detection", "video", "optical_flow", "quantization"]
+LARGE = {"vit_h_14", "regnet_y_128gf", "vit_l_16", "vit_l_32", "regnet_y_32gf", "regnet_y_16gf",
+         "efficientnet_v2_l", "vit_b_32", "vit_b_16", "quantized_resnext101_64x4d", "mvit_v1_b",
+         "mvit_v2_s"}
+
+
+def builders(family):
+    import torchvision.models as m
+    mod = {"classification": m, "segmentation": m.segmentation, "detection": m.detection,
+           "video": m.video, "optical_flow": m.optical_flow, "quantization": m.quantization}[family]
+    return sorted(m.list_models(module=mod))
+
+
+def make(name, family):
+    """The model (eval, random seeded weights) and its input tuple."""
+    import torch
+    import torchvision.models as m
+    torch.manual_seed(0)
+    kw = {"weights": None}
+    if family in ("segmentation", "detection"):
+        kw["weights_backbone"] = None
+    if family == "quantization":
+        kw["quantize"] = True
+        kw["backend"] = "qnnpack"   # Debian's torch has no fbgemm
+        torch.backends.quantized.engine = "qnnpack"
+    model = m.get_model(name, **kw).eval()
+    if family == "detection":
+        size = 320 if "ssd" in name else 128
+        return model, ([torch.rand(3, size, size)],)
+    if family == "video":
+        if name.startswith("mvit"):
+            return model, (torch.rand(1, 3, 16, 224, 224),)
+        if name == "s3d":
+            return model, (torch.rand(1, 3, 16, 112, 112),)
+        return model, (torch.rand(1, 3, 4, 64, 64),)
+    if family == "optical_flow":
+        return model, (torch.rand(1, 3, 128, 128), torch.rand(1, 3, 128, 128))
+    size = 64
+    if name.startswith(("vit_", "maxvit", "swin")):
+        size = 224
+    elif "inception" in name or "googlenet" in name:
+        size = 128
+    elif family == "segmentation":
+        size = 96
+    return model, (torch.rand(1, 3, size, size),)
+
+
+def first_line(e):
+    s = str(e).strip().splitlines()
+    return (s[0] if s else type(e).__name__)[:160]
+
+
+def one(name, family, opsets, work):
+    """Runs one model; prints one JSON line per opset."""
+    warnings.simplefilter("ignore")
+    sys.path.insert(0, os.path.join(ROOT, "python"))
+    import io
+    import torch
+    import symonnx
+    model, args = make(name, family)
+    n_params = sum(p.numel() for p in model.parameters())
+    # Random weights through untrained BatchNorm reach 1e10 in some models
+    # (inception_v3): an absolute tolerance of 1e-5 of the largest output
+    # keeps float32 cancellation there from counting as a mismatch.
+    with torch.no_grad():
+        from symonnx import _trace
+        scale = max((float(t.abs().max()) for t in _trace.flatten(model(*args))
+                     if t.numel() and t.is_floating_point()), default=0.0)
+    atol = 1e-4 + 1e-5 * scale
+    for opset in opsets:
+        row = {"model": name, "family": family, "opset": opset, "params": n_params}
+        tf = os.path.join(work, f"{name}.torch{opset}.onnx")
+        sf = os.path.join(work, f"{name}.symonnx{opset}.onnx")
+        t0 = time.perf_counter()
+        try:
+            with torch.no_grad():
+                torch.onnx.export(model, args, tf, opset_version=opset)
+            row["torch"] = "ok"
+        except Exception as e:  # noqa: BLE001  torch refuses: record why
+            row["torch"] = "fail: " + first_line(e)
+        row["torch_s"] = round(time.perf_counter() - t0, 2)
+        t0 = time.perf_counter()
+        try:
+            symonnx.export(model, args, sf, opset_version=opset)
+            row["symonnx"] = "ok"
+        except Exception as e:  # noqa: BLE001
+            row["symonnx"] = "fail: " + first_line(e)
+        row["symonnx_s"] = round(time.perf_counter() - t0, 2)
+        for key, path in (("match", sf), ("torch_file_match", tf)):
+            if not os.path.exists(path):
+                continue
+            buf = io.StringIO()
+            try:
+                ok = symonnx.verify(model, args, path, rtol=1e-3, atol=atol, file=buf)
+                row[key] = "yes" if ok else "NO: " + first_line(buf.getvalue().splitlines()[-2:-1])
+            except Exception as e:  # noqa: BLE001
+                row[key] = "error: " + first_line(e)
+        for path in (tf, sf):
+            if os.path.exists(path):
+                os.unlink(path)
+        print(json.dumps(row), flush=True)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--opsets", default="13")
+    ap.add_argument("--family", default=",".join(FAMILIES))
+    ap.add_argument("--models", default="")
+    ap.add_argument("--skip-large", action="store_true")
+    ap.add_argument("--timeout", type=int, default=900)
+    ap.add_argument("--json", help="also write the rows here")
+    ap.add_argument("--one", nargs=2, metavar=("NAME", "FAMILY"), help=argparse.SUPPRESS)
+    ap.add_argument("--work", help=argparse.SUPPRESS)
+    a = ap.parse_args()
+    opsets = [int(x) for x in a.opsets.split(",")]
+    os.environ.setdefault("SYMONNX_LIBRARY", os.path.join(ROOT, "build", "libsymonnx.so"))
+    if a.one:
+        one(a.one[0], a.one[1], opsets, a.work)
+        return 0
+    wanted = set(filter(None, a.models.split(",")))
+    todo = [(n, f) for f in a.family.split(",") for n in builders(f)
+            if (not wanted or n in wanted) and not (a.skip_large and n in LARGE)]
+    rows = []
+    with tempfile.TemporaryDirectory() as work:
+        for name, family in todo:
+            cmd = [sys.executable, os.path.abspath(__file__), "--one", name, family,
+                   "--opsets", a.opsets, "--work", work]
+            try:
+                p = subprocess.run(cmd, capture_output=True, text=True, timeout=a.timeout)
+                got = [json.loads(l) for l in p.stdout.splitlines() if l.startswith("{")]
+                if not got:
+                    err = (p.stderr.strip().splitlines() or ["exit %d" % p.returncode])[-1]
+                    got = [{"model": name, "family": family, "opset": o, "torch": "?",
+                            "symonnx": "crash: " + err[:160]} for o in opsets]
+            except subprocess.TimeoutExpired:
+                got = [{"model": name, "family": family, "opset": o, "torch": "?",
+                        "symonnx": f"timeout after {a.timeout} s"} for o in opsets]
+            for r in got:
+                rows.append(r)
+                print(f"{r['model']:<36} {r['opset']:>3} torch {r['torch'][:40]:<40} "
+                      f"symonnx {r['symonnx'][:70]:<70} match {r.get('match', '-')[:40]:<12} "
+                      f"torch-file {r.get('torch_file_match', '-')[:30]}", flush=True)
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(rows, f, indent=1)
+    print()
+    print("| family | opset | models | torch exports | symonnx exports | symonnx matches PyTorch "
+          "| torch can, symonnx matches | symonnx only | torch's file matches in symonnx |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for fam in FAMILIES + ["all"]:
+        for o in opsets:
+            rs = [r for r in rows if r["opset"] == o and (fam == "all" or r["family"] == fam)]
+            if not rs:
+                continue
+            t = sum(r["torch"] == "ok" for r in rs)
+            s = sum(r["symonnx"] == "ok" for r in rs)
+            m = sum(r.get("match") == "yes" for r in rs)
+            both = sum(r["torch"] == "ok" and r.get("match") == "yes" for r in rs)
+            only = sum(r["torch"] != "ok" and r.get("match") == "yes" for r in rs)
+            tf = sum(r.get("torch_file_match") == "yes" for r in rs)
+            print(f"| {fam} | {o} | {len(rs)} | {t} | {s} | {m} | {both}/{t} | {only} | {tf}/{t} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

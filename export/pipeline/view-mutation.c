@@ -1,0 +1,240 @@
+/* In-place ops on views: `m[0:2, 1:3] = 5` traces as
+ *   %v = aten::slice(%m, ...); %w = aten::slice(%v, ...); aten::fill_(%w, 5)
+ * and every later use of %m reads the trace's stale %m: the tracer records
+ * no new value for the base.  Translated op by op, the export would drop the
+ * assignment and compute other numbers than PyTorch (torch.onnx rewrites
+ * such mutations into index_put with a pass of its own).
+ *
+ * After an in-place node is translated, export_view_mutation() walks its
+ * self argument up the chain of aten::slice / aten::select views to the
+ * base and writes each level back into its parent with ScatterElements
+ * (Scatter before opset 11) at the static positions the view covers; the
+ * source values of the chain are then remapped, so later nodes read the
+ * updated tensors.  A mutation through any other view (view, transpose,
+ * expand...) whose base is read afterwards is refused: a refusal, not a
+ * wrong number. */
+#include "export/export.h"
+#include "export/pipeline/view-mutation.h"
+#include "symbolic/translate.h"
+#include <string.h>
+
+/* Largest view written back, in elements (bad-input guard). */
+#define VIEW_MAX_NUMEL (G_GINT64_CONSTANT (1) << 24)
+
+/* "aten::fill_" and the like: an in-place aten op (not "aten::__and__"). */
+static gboolean
+is_inplace (GraphNode *n)
+{
+  const char *k = graph_node_kind (n);
+  gsize len = strlen (k);
+  return g_str_has_prefix (k, "aten::") && len > 7 && k[len - 1] == '_' && k[len - 2] != '_'
+         && graph_node_n_inputs (n) > 0 && graph_node_n_outputs (n) == 1;
+}
+
+static gboolean
+is_kind (GraphNode *p, const char *kind)
+{
+  return p && strcmp (graph_node_kind (p), kind) == 0;
+}
+
+/* Ops whose output shares its input's storage (a write through them
+ * reaches the input). */
+static gboolean
+is_view (GraphNode *p)
+{
+  static const char *const views[] = {
+    "aten::slice", "aten::select", "aten::view", "aten::reshape", "aten::narrow", "aten::transpose",
+    "aten::permute", "aten::t", "aten::expand", "aten::expand_as", "aten::unsqueeze", "aten::squeeze",
+    "aten::diagonal", "aten::as_strided", "aten::unfold", "aten::view_as", "aten::flatten",
+    "aten::alias", "aten::detach", "aten::numpy_T", "aten::swapaxes", "aten::movedim",
+    "aten::unflatten", "aten::real", "aten::imag", "prim::ListUnpack", "aten::split",
+    "aten::split_with_sizes", "aten::chunk", "aten::unbind", "aten::tensor_split",
+    "aten::unsafe_split", "aten::unsafe_chunk",
+  };
+  for (guint i = 0; p && i < G_N_ELEMENTS (views); i++)
+    if (strcmp (graph_node_kind (p), views[i]) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+/* Whether any node after n reads v, or the graph returns it. */
+static gboolean
+used_after (GraphNode *n, GraphValue *v)
+{
+  Graph *g = graph_node_graph (n);
+  for (guint i = 0; g && i < graph_n_outputs (g); i++)
+    if (graph_output (g, i) == v)
+      return TRUE;
+  for (GraphNode *m = graph_node_next (n); m; m = graph_node_next (m))
+    for (guint i = 0; i < graph_node_n_inputs (m); i++)
+      if (graph_node_input (m, i) == v)
+        return TRUE;
+  return FALSE;
+}
+
+static gboolean
+refuse (GraphNode *n, GError **error, const char *why)
+{
+  GraphValue *o = graph_node_n_outputs (n) ? graph_node_output (n, 0) : NULL;
+  g_set_error (error, SYM_ERROR, SYM_ERROR_UNSUPPORTED,
+               "Couldn't export operator %s (node %%%s): an in-place write into a view of a tensor "
+               "that is read afterwards (%s); symonnx would drop the write", graph_node_kind (n),
+               o && graph_value_get_name (o) ? graph_value_get_name (o) : "?", why);
+  return FALSE;
+}
+
+/* The constant index tensor of `child_dims` positions along `dim` of the
+ * parent for a slice (start, step) or a select (index, step 0). */
+static Tensor *
+scatter_indices (guint rank, const gint64 *dims, gint64 dim, gint64 start, gint64 step, GError **error)
+{
+  g_autoptr (Tensor) t = tensor_new_zeroed (GRAPH_DTYPE_INT64, rank, dims, error);
+  if (t == NULL)
+    return NULL;
+  gint64 numel = tensor_numel (t), inner = 1;
+  for (guint d = (guint) dim + 1; d < rank; d++)
+    inner *= dims[d];
+  gint64 *p = (gint64 *) tensor_data (t);   /* new, owned: writable */
+  for (gint64 i = 0; i < numel; i++)
+    p[i] = start + step * ((i / inner) % dims[dim]);
+  return g_steal_pointer (&t);
+}
+
+/* Writes `child` (the new value of view node p's output) back into p's
+ * input: the parent's new ONNX value, or NULL with an error. */
+static GraphValue *
+write_back (SymContext *ctx, GraphNode *p, GraphValue *child, GError **error)
+{
+  Graph *g = sym_graph (ctx);
+  GraphValue *parent_src = graph_node_input (p, 0), *view_src = graph_node_output (p, 0);
+  GraphValue *parent = sym_value (ctx, parent_src, error);
+  if (parent == NULL)
+    {
+      if (error && *error == NULL)
+        refuse (p, error, "a view of None");
+      return NULL;
+    }
+  int pr = sym_rank (parent_src), vr = sym_rank (view_src);
+  gint64 pdims[TENSOR_MAX_RANK], vdims[TENSOR_MAX_RANK];
+  if (pr <= 0 || vr < 0 || !sym_static_shape (parent_src, pdims)
+      || !sym_static_shape (view_src, vdims))
+    {
+      refuse (p, error, "a view of unknown shape");
+      return NULL;
+    }
+  gboolean select = is_kind (p, "aten::select");
+  gint64 dim, start = 0, step = 1, end = G_MAXINT64;
+  guint nin = graph_node_n_inputs (p);
+  if (!sym_get_const_int (graph_node_input (p, 1), &dim) || (select && nin != 3) || (!select && nin != 5))
+    {
+      refuse (p, error, "a view with a computed dim");
+      return NULL;
+    }
+  if (dim < 0)
+    dim += pr;
+  if (dim < 0 || dim >= pr)
+    {
+      refuse (p, error, "a view's dim out of range");
+      return NULL;
+    }
+  if (select)
+    {
+      if (!sym_get_const_int (graph_node_input (p, 2), &start))
+        {
+          refuse (p, error, "a select with a computed index");
+          return NULL;
+        }
+      if (start < 0)
+        start += pdims[dim];
+      step = 0;
+    }
+  else
+    {
+      GraphValue *s = graph_node_input (p, 2), *e = graph_node_input (p, 3);
+      if ((!sym_is_none (s) && !sym_get_const_int (s, &start)) || (!sym_is_none (e) && !sym_get_const_int (e, &end))
+          || !sym_get_const_int (graph_node_input (p, 4), &step) || step <= 0)
+        {
+          refuse (p, error, "a slice with computed bounds");
+          return NULL;
+        }
+      if (start < 0)
+        start += pdims[dim];
+      start = CLAMP (start, 0, pdims[dim]);
+    }
+  /* the positions the view covers, as a tensor of the child's shape (a
+   * select's child gets its dim back first) */
+  gint64 cdims[TENSOR_MAX_RANK];
+  guint cr = (guint) pr;
+  for (int d = 0, k = 0; d < pr; d++)
+    cdims[d] = select && d == dim ? 1 : vdims[k++];
+  if ((select && vr != pr - 1) || (!select && vr != pr))
+    {
+      refuse (p, error, "a view whose shape does not match its arguments");
+      return NULL;
+    }
+  gint64 numel = 1;
+  for (guint d = 0; d < cr; d++)
+    numel *= cdims[d];
+  if (numel > VIEW_MAX_NUMEL || (cdims[dim] > 0 && start + step * (cdims[dim] - 1) >= pdims[dim]))
+    {
+      refuse (p, error, "a view too large or out of its parent's range");
+      return NULL;
+    }
+  g_autoptr (Tensor) idx = scatter_indices (cr, cdims, dim, start, step, error);
+  if (idx == NULL)
+    return NULL;
+  GraphDType dt = sym_dtype (parent_src);
+  if (dt != GRAPH_DTYPE_UNDEFINED && sym_dtype (view_src) != dt)
+    child = sym_cast (ctx, child, dt);
+  /* the new child may broadcast (fill_ of a scalar): expand it to the
+   * view's shape, then back to the parent's rank for a select */
+  g_autoptr (Tensor) shape = tensor_new_int64_vector (cr, cdims);
+  if (select)
+    child = sym_unsqueeze (ctx, child, 1, &dim);
+  child = graph_op (g, "Expand", child, sym_constant (ctx, shape), NULL);
+  GraphValue *r = graph_op (g, sym_opset (ctx) >= 11 ? "ScatterElements" : "Scatter", parent,
+                            sym_constant (ctx, idx), child, "axis_i", dim, NULL);
+  if (r && dt != GRAPH_DTYPE_UNDEFINED)
+    sym_set_type (r, dt, pr, pdims);   /* the base's type (a graph output needs one) */
+  return r;
+}
+
+gboolean
+export_view_mutation (SymContext *ctx, GraphNode *n, GError **error)
+{
+  if (!is_inplace (n))
+    return TRUE;
+  GraphValue *self = graph_node_input (n, 0);
+  GraphNode *p = self ? graph_value_node (self) : NULL;
+  if (!is_view (p))
+    return TRUE;   /* the tracer maps self's tensor to n's output */
+  /* every view level up to the base must be a slice or a select, else the
+   * write is lost: refuse when the base (or a level) is read later */
+  GraphValue *child = sym_context_mapped (ctx, graph_node_output (n, 0));
+  GraphValue *child_src = self;
+  gboolean later = used_after (n, self);
+  const char *unsupported = NULL;
+  for (GraphNode *q = p; is_view (q); q = graph_value_node (graph_node_input (q, 0)))
+    {
+      later = later || used_after (n, graph_node_input (q, 0));
+      if (unsupported == NULL && !is_kind (q, "aten::slice") && !is_kind (q, "aten::select"))
+        unsupported = graph_node_kind (q);
+    }
+  if (!later)
+    return TRUE;
+  if (unsupported)
+    return refuse (n, error, unsupported);
+  if (child == NULL)
+    return refuse (n, error, "its result has no value");
+  /* write back level by level; the view itself reads the new value too */
+  sym_map_value (ctx, child_src, child);
+  for (GraphNode *q = p; is_view (q); q = graph_value_node (graph_node_input (q, 0)))
+    {
+      GraphValue *parent = write_back (ctx, q, child, error);
+      if (parent == NULL)
+        return FALSE;
+      sym_map_value (ctx, graph_node_input (q, 0), parent);
+      child = parent;
+    }
+  return TRUE;
+}

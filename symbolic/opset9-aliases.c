@@ -1,0 +1,233 @@
+/* Opset 9: torch 1.13's no-ops on real tensors, aliases and multi-output
+ * forms of existing symbolics (issue 12): _conj, conj_physical,
+ * resolve_conj/neg, lift, numpy_T, _reshape_from_tensor, _log_softmax,
+ * tensor/as_tensor, _cast_Bool, native_layer_norm, _weight_norm.  Each
+ * does what torch's symbolic_opset9.py does, node for node. */
+#include "symbolic/opset-tables.h"
+
+#define G sym_graph (ctx)
+
+static gboolean
+is_complex (GraphValue *v)
+{
+  GraphDType dt = sym_dtype (v);
+  return dt == GRAPH_DTYPE_COMPLEX64 || dt == GRAPH_DTYPE_COMPLEX128;
+}
+
+/* aten::resolve_conj/resolve_neg/lift(self): self (torch returns its
+ * input: no node). */
+static gboolean
+sym_passthrough (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  return sym_parse_args (ctx, n, "v", &out[0], error);
+}
+
+/* aten::_conj/conj_physical(self): self on real tensors; ONNX has no
+ * complex arithmetic, so a complex input is refused (as torch). */
+static gboolean
+sym_conj_real (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  if (graph_node_n_inputs (n) > 0 && is_complex (graph_node_input (n, 0)))
+    return sym_unimplemented (ctx, n, error, "the conjugate of a complex tensor (ONNX has no complex "
+                              "arithmetic)");
+  return sym_passthrough (ctx, n, out, error);
+}
+
+/* aten::numpy_T(self): Transpose with the dims reversed. */
+static gboolean
+sym_numpy_t (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self;
+  if (!sym_parse_args (ctx, n, "v", &self, error))
+    return FALSE;
+  int r = sym_rank (self);
+  if (r < 0)
+    return sym_unimplemented (ctx, n, error, "numpy_T of an input of unknown rank");
+  gint64 perm[TENSOR_MAX_RANK];
+  for (int i = 0; i < r; i++)
+    perm[i] = r - 1 - i;
+  out[0] = graph_op (G, "Transpose", self, "perm_is", r, perm, NULL);
+  return TRUE;
+}
+
+/* aten::_reshape_from_tensor(self, shape): Reshape to a 1-D shape tensor
+ * (a list of them is concatenated, as torch). */
+static gboolean
+sym_reshape_from_tensor (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self, *shape;
+  if (!sym_parse_args (ctx, n, "vv", &self, &shape, error))
+    return FALSE;
+  if (shape == NULL)
+    return sym_unimplemented (ctx, n, error, "a None shape");
+  out[0] = sym_reshape (ctx, self, shape);
+  return TRUE;
+}
+
+/* aten::_log_softmax(self, dim, half_to_float): log_softmax in its opset-9
+ * form at every opset (torch registers it at 9 only), a float16 input cast
+ * to float first when half_to_float. */
+static gboolean
+sym_underscore_log_softmax (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self;
+  gint64 dim;
+  gboolean half_to_float;
+  if (!sym_parse_args (ctx, n, "vdb", &self, &dim, &half_to_float, error))
+    return FALSE;
+  if (sym_rank (self) < 0)
+    return sym_unimplemented (ctx, n, error, "_log_softmax on an input of unknown rank");
+  if (half_to_float && sym_dtype (self) == GRAPH_DTYPE_FLOAT16)
+    self = sym_cast (ctx, self, GRAPH_DTYPE_FLOAT);
+  out[0] = sym_softmax_values (ctx, self, dim, "LogSoftmax", TRUE);
+  return TRUE;
+}
+
+/* aten::tensor/as_tensor(data, dtype, device, requires_grad): a Cast of a
+ * tensor to dtype (its own when None); a list of 0-d tensors is reshaped
+ * to [1] each, cast and concatenated, as torch. */
+static gboolean
+sym_tensor (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  if (graph_node_n_inputs (n) < 1)
+    return sym_unimplemented (ctx, n, error, "no data argument");
+  GraphValue *data = graph_node_input (n, 0);
+  GraphValue *dtv = graph_node_n_inputs (n) > 1 ? graph_node_input (n, 1) : NULL;
+  GraphType *t = graph_value_type (data);
+  if (t && graph_type_kind (t) == GRAPH_TYPE_LIST)
+    {
+      g_autoptr (GPtrArray) items = sym_list_values (ctx, data, error);
+      if (items == NULL)
+        return FALSE;
+      if (items->len == 0)
+        return sym_unimplemented (ctx, n, error, "an empty list");
+      GraphDType dt = sym_scalar_type (dtv, sym_dtype (items->pdata[0]));
+      if (dt == GRAPH_DTYPE_UNDEFINED)
+        return sym_unimplemented (ctx, n, error, "a list of elements of unknown type");
+      static const gint64 one[] = { 1 };
+      g_autofree GraphValue **parts = g_new (GraphValue *, items->len);
+      for (guint i = 0; i < items->len; i++)
+        parts[i] = graph_op (G, "Cast", sym_reshape_static (ctx, items->pdata[i], 1, one),
+                             "to_i", (gint64) dt, NULL);
+      out[0] = graph_opv (G, "Concat", items->len, parts, "axis_i", (gint64) 0, NULL);
+      return out[0] != NULL;
+    }
+  GraphValue *v;
+  if (!sym_parse_args (ctx, n, "v", &v, error))
+    return FALSE;
+  GraphDType dt = sym_scalar_type (dtv, sym_dtype (data));
+  if (dt == GRAPH_DTYPE_UNDEFINED)
+    return sym_unimplemented (ctx, n, error, "data of unknown type");
+  out[0] = graph_op (G, "Cast", v, "to_i", (gint64) dt, NULL);
+  return TRUE;
+}
+
+/* aten::native_layer_norm(input, normalized_shape, weight, bias, eps):
+ * layer_norm's opset-9 form at every opset (torch has no later one), and
+ * the mean and 1/sqrt(var + eps) as its second and third outputs. */
+static gboolean
+sym_native_layer_norm (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *input, *weight, *bias;
+  gsize ns;
+  const gint64 *shape;
+  double eps;
+  if (!sym_parse_args (ctx, n, "v,is,v,v,f", &input, &ns, &shape, &weight, &bias, &eps, error))
+    return FALSE;
+  if (ns == 0 || ns > TENSOR_MAX_RANK)
+    return sym_unimplemented (ctx, n, error, "an empty normalized_shape");
+  GraphValue *mean, *den;
+  out[0] = sym_layer_norm_values (ctx, input, ns, weight, bias, eps, &mean, &den);
+  if (graph_node_n_outputs (n) > 1)
+    out[1] = mean;
+  if (graph_node_n_outputs (n) > 2)
+    out[2] = graph_op (G, "Reciprocal", den, NULL);
+  return TRUE;
+}
+
+/* aten::_weight_norm(v, g, dim): g * v / ||v||, the L2 norm over every dim
+ * but dim (over all of them for dim -1, as torch's weight_norm module
+ * passes for dim=None), kept. */
+static gboolean
+sym_weight_norm (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *v, *g;
+  gint64 dim;
+  if (!sym_parse_args (ctx, n, "vvi", &v, &g, &dim, error))
+    return FALSE;
+  int r = sym_rank (v);
+  if (r < 0)
+    return sym_unimplemented (ctx, n, error, "_weight_norm of a weight of unknown rank");
+  if (dim < -1)
+    dim += r;
+  if (dim < -1 || dim >= r)
+    return sym_unimplemented (ctx, n, error, "dim %" G_GINT64_FORMAT " of a rank-%d weight", dim, r);
+  gint64 axes[TENSOR_MAX_RANK];
+  gsize na = 0;
+  for (int i = 0; i < r; i++)
+    if (i != dim)
+      axes[na++] = i;
+  GraphValue *norm = sym_reduce (ctx, "ReduceL2", v, na, axes, TRUE);
+  out[0] = graph_op (G, "Mul", graph_op (G, "Div", v, norm, NULL), g, NULL);
+  return TRUE;
+}
+
+/* aten::copy(self, src, non_blocking) (the functional form of copy_, which
+ * resolves to it): src cast to self's type and expanded to self's shape.
+ * Used in place on a slice (m[a:b] = t), view-mutation.c scatters it back
+ * into the base. */
+static gboolean
+sym_copy (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self, *src;
+  if (!sym_parse_args (ctx, n, "vv", &self, &src, error))
+    return FALSE;
+  GraphDType dt = sym_dtype (graph_node_input (n, 0));
+  if (dt == GRAPH_DTYPE_UNDEFINED || src == NULL)
+    return sym_unimplemented (ctx, n, error, "copy_ into a tensor of unknown type");
+  if (sym_dtype (graph_node_input (n, 1)) != dt)
+    src = sym_cast (ctx, src, dt);
+  out[0] = graph_op (G, "Expand", src, sym_size (ctx, self, G_MININT64), NULL);
+  return TRUE;
+}
+
+/* aten::zero(self) (zero_): zeros of self's shape and type, a constant when
+ * the shape is static. */
+static gboolean
+sym_zero (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self;
+  if (!sym_parse_args (ctx, n, "v", &self, error))
+    return FALSE;
+  GraphDType dt = sym_dtype (graph_node_input (n, 0));
+  if (dt == GRAPH_DTYPE_UNDEFINED)
+    return sym_unimplemented (ctx, n, error, "zero_ of a tensor of unknown type");
+  gint64 dims[TENSOR_MAX_RANK];
+  int rank = sym_rank (graph_node_input (n, 0));
+  GraphValue *c = rank >= 0 && sym_static_shape (graph_node_input (n, 0), dims)
+                    ? sym_const_filled (ctx, (gsize) rank, dims, dt, 0.0) : NULL;
+  out[0] = c ? c : sym_constant_of_shape (ctx, sym_size (ctx, self, G_MININT64), dt, 0.0);
+  return TRUE;
+}
+
+static const SymEntry entries[] = {
+  SYM_FN ("aten::copy", sym_copy),
+  SYM_FN ("aten::zero", sym_zero),
+  SYM_FN ("aten::resolve_conj", sym_passthrough),
+  SYM_FN ("aten::resolve_neg", sym_passthrough),
+  SYM_FN ("aten::lift", sym_passthrough),
+  SYM_FN ("aten::_conj", sym_conj_real),
+  SYM_FN ("aten::conj_physical", sym_conj_real),
+  SYM_FN ("aten::numpy_T", sym_numpy_t),
+  SYM_FN ("aten::_reshape_from_tensor", sym_reshape_from_tensor),
+  SYM_FN ("aten::_log_softmax", sym_underscore_log_softmax),
+  SYM_FN ("aten::tensor", sym_tensor),
+  SYM_FN ("aten::as_tensor", sym_tensor),
+  SYM_CAST ("aten::_cast_Bool", BOOL),
+  SYM_FN ("aten::native_layer_norm", sym_native_layer_norm),
+  SYM_FN ("aten::_weight_norm", sym_weight_norm),
+  /* not in torch 1.13's registry: traces of x.swapaxes/swapdims record them */
+  SYM_FN ("aten::swapaxes", sym_transpose),
+  SYM_FN ("aten::swapdims", sym_transpose),
+};
+const SymTable sym_opset9_aliases = SYM_TABLE (9, entries);
