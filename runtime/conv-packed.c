@@ -21,8 +21,18 @@
 #define MAX_MR 8
 #define MAX_NR 32
 
+/* What the last K slice's store applies to a tile (epilogue.h's order:
+ * bias, then the sum, then the activation): NULL on the other slices. */
+typedef struct
+{
+  const float *bias;   /* the tile's first row's bias, or NULL */
+  const float *z;      /* the sum at the tile's (0, 0), row stride ldc, or NULL */
+  RtActKind    act;
+  float        lo, hi;
+} TileEp;
+
 typedef void (*KernelFn) (gint64 kc, const float *a, const float *b, float *c, gint64 ldc,
-                          gboolean acc, gint64 mr, gint64 nr);
+                          gboolean acc, gint64 mr, gint64 nr, const TileEp *e);
 
 struct _RtPackedW
 {
@@ -34,13 +44,20 @@ struct _RtPackedW
   float      *a;       /* group x panels x K x mr */
 };
 
-/* An edge tile from its accumulators t (mr x nr of MAX_MR x MAX_NR) into c. */
+/* An edge tile from its accumulators t (mr x nr of MAX_MR x MAX_NR) into
+ * c, then e's epilogue over it with epilogue.c's loops. */
 static void
-store_edge (float t[MAX_MR][MAX_NR], float *c, gint64 ldc, gboolean acc, gint64 mr, gint64 nr)
+store_edge (float t[MAX_MR][MAX_NR], float *c, gint64 ldc, gboolean acc, gint64 mr, gint64 nr,
+            const TileEp *e)
 {
   for (gint64 i = 0; i < mr; i++)
     for (gint64 j = 0; j < nr; j++)
       c[i * ldc + j] = acc ? c[i * ldc + j] + t[i][j] : t[i][j];
+  if (e == NULL)
+    return;
+  RtTensor z = { .dtype = GRAPH_DTYPE_FLOAT, .data = (void *) e->z };
+  RtEpilogue ep = { .sum = e->z ? &z : NULL, .act = e->act, .lo = e->lo, .hi = e->hi };
+  rt_epilogue_rows (GRAPH_DTYPE_FLOAT, c, e->bias, 0, mr, nr, ldc, &ep);
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -52,7 +69,7 @@ store_edge (float t[MAX_MR][MAX_NR], float *c, gint64 ldc, gboolean acc, gint64 
 /* C[0..mr, 0..nr) (+)= A panel slice (kc x 6) · B panel slice (kc x 16). */
 __attribute__ ((target ("avx2,fma"))) static void
 kernel_6x16 (gint64 kc, const float *a, const float *b, float *c, gint64 ldc, gboolean acc,
-             gint64 mr, gint64 nr)
+             gint64 mr, gint64 nr, const TileEp *e)
 {
   __m256 c0a = _mm256_setzero_ps (), c0b = c0a, c1a = c0a, c1b = c0a, c2a = c0a, c2b = c0a;
   __m256 c3a = c0a, c3b = c0a, c4a = c0a, c4b = c0a, c5a = c0a, c5b = c0a;
@@ -70,13 +87,40 @@ kernel_6x16 (gint64 kc, const float *a, const float *b, float *c, gint64 ldc, gb
     }
   if (mr == MR && nr == NR)
     {
-#define STORE(i)                                                              \
-      if (acc)                                                                \
-        {                                                                     \
-          c##i##a = _mm256_add_ps (_mm256_loadu_ps (c + i * ldc), c##i##a);   \
-          c##i##b = _mm256_add_ps (_mm256_loadu_ps (c + i * ldc + 8), c##i##b); \
-        }                                                                     \
-      _mm256_storeu_ps (c + i * ldc, c##i##a);                                \
+      __m256 lo8 = _mm256_set1_ps (e ? e->lo : 0), hi8 = _mm256_set1_ps (e ? e->hi : 0);
+#define STORE(i)                                                                    \
+      if (acc)                                                                      \
+        {                                                                           \
+          c##i##a = _mm256_add_ps (_mm256_loadu_ps (c + i * ldc), c##i##a);         \
+          c##i##b = _mm256_add_ps (_mm256_loadu_ps (c + i * ldc + 8), c##i##b);     \
+        }                                                                           \
+      if (e)                                                                        \
+        {                                                                           \
+          if (e->bias)                                                              \
+            {                                                                       \
+              __m256 bv = _mm256_set1_ps (e->bias[i]);                              \
+              c##i##a = _mm256_add_ps (c##i##a, bv);                                \
+              c##i##b = _mm256_add_ps (c##i##b, bv);                                \
+            }                                                                       \
+          if (e->z)                                                                 \
+            {                                                                       \
+              c##i##a = _mm256_add_ps (c##i##a, _mm256_loadu_ps (e->z + i * ldc));  \
+              c##i##b = _mm256_add_ps (c##i##b, _mm256_loadu_ps (e->z + i * ldc + 8)); \
+            }                                                                       \
+          /* max (lo, v), min (hi, v): Clip's v < lo ? lo : v, NaN v kept;        \
+           * Relu is max (0, v) the other way round: NaN → 0, as x > 0 ? x : 0. */  \
+          if (e->act == RT_ACT_RELU)                                                \
+            {                                                                       \
+              c##i##a = _mm256_max_ps (c##i##a, _mm256_setzero_ps ());              \
+              c##i##b = _mm256_max_ps (c##i##b, _mm256_setzero_ps ());              \
+            }                                                                       \
+          else if (e->act == RT_ACT_CLIP)                                           \
+            {                                                                       \
+              c##i##a = _mm256_min_ps (hi8, _mm256_max_ps (lo8, c##i##a));          \
+              c##i##b = _mm256_min_ps (hi8, _mm256_max_ps (lo8, c##i##b));          \
+            }                                                                       \
+        }                                                                           \
+      _mm256_storeu_ps (c + i * ldc, c##i##a);                                      \
       _mm256_storeu_ps (c + i * ldc + 8, c##i##b);
       STORE (0) STORE (1) STORE (2) STORE (3) STORE (4) STORE (5)
 #undef STORE
@@ -90,7 +134,7 @@ kernel_6x16 (gint64 kc, const float *a, const float *b, float *c, gint64 ldc, gb
       _mm256_storeu_ps (t[i], regs[i][0]);
       _mm256_storeu_ps (t[i] + 8, regs[i][1]);
     }
-  store_edge (t, c, ldc, acc, mr, nr);
+  store_edge (t, c, ldc, acc, mr, nr, e);
 }
 #undef MR
 #undef NR
@@ -100,7 +144,7 @@ kernel_6x16 (gint64 kc, const float *a, const float *b, float *c, gint64 ldc, gb
 /* The same with 8 x 32 tiles in zmm registers. */
 __attribute__ ((target ("avx512f"))) static void
 kernel_8x32 (gint64 kc, const float *a, const float *b, float *c, gint64 ldc, gboolean acc,
-             gint64 mr, gint64 nr)
+             gint64 mr, gint64 nr, const TileEp *e)
 {
   __m512 c0a = _mm512_setzero_ps (), c0b = c0a, c1a = c0a, c1b = c0a, c2a = c0a, c2b = c0a;
   __m512 c3a = c0a, c3b = c0a, c4a = c0a, c4b = c0a, c5a = c0a, c5b = c0a, c6a = c0a;
@@ -119,13 +163,38 @@ kernel_8x32 (gint64 kc, const float *a, const float *b, float *c, gint64 ldc, gb
     }
   if (mr == MR && nr == NR)
     {
-#define STORE(i)                                                                \
-      if (acc)                                                                  \
-        {                                                                       \
-          c##i##a = _mm512_add_ps (_mm512_loadu_ps (c + i * ldc), c##i##a);     \
-          c##i##b = _mm512_add_ps (_mm512_loadu_ps (c + i * ldc + 16), c##i##b); \
-        }                                                                       \
-      _mm512_storeu_ps (c + i * ldc, c##i##a);                                  \
+      __m512 lo16 = _mm512_set1_ps (e ? e->lo : 0), hi16 = _mm512_set1_ps (e ? e->hi : 0);
+#define STORE(i)                                                                      \
+      if (acc)                                                                        \
+        {                                                                             \
+          c##i##a = _mm512_add_ps (_mm512_loadu_ps (c + i * ldc), c##i##a);           \
+          c##i##b = _mm512_add_ps (_mm512_loadu_ps (c + i * ldc + 16), c##i##b);      \
+        }                                                                             \
+      if (e)                                                                          \
+        {                                                                             \
+          if (e->bias)                                                                \
+            {                                                                         \
+              __m512 bv = _mm512_set1_ps (e->bias[i]);                                \
+              c##i##a = _mm512_add_ps (c##i##a, bv);                                  \
+              c##i##b = _mm512_add_ps (c##i##b, bv);                                  \
+            }                                                                         \
+          if (e->z)                                                                   \
+            {                                                                         \
+              c##i##a = _mm512_add_ps (c##i##a, _mm512_loadu_ps (e->z + i * ldc));    \
+              c##i##b = _mm512_add_ps (c##i##b, _mm512_loadu_ps (e->z + i * ldc + 16)); \
+            }                                                                         \
+          if (e->act == RT_ACT_RELU)                                                  \
+            {                                                                         \
+              c##i##a = _mm512_max_ps (c##i##a, _mm512_setzero_ps ());                \
+              c##i##b = _mm512_max_ps (c##i##b, _mm512_setzero_ps ());                \
+            }                                                                         \
+          else if (e->act == RT_ACT_CLIP)                                             \
+            {                                                                         \
+              c##i##a = _mm512_min_ps (hi16, _mm512_max_ps (lo16, c##i##a));          \
+              c##i##b = _mm512_min_ps (hi16, _mm512_max_ps (lo16, c##i##b));          \
+            }                                                                         \
+        }                                                                             \
+      _mm512_storeu_ps (c + i * ldc, c##i##a);                                        \
       _mm512_storeu_ps (c + i * ldc + 16, c##i##b);
       STORE (0) STORE (1) STORE (2) STORE (3) STORE (4) STORE (5) STORE (6) STORE (7)
 #undef STORE
@@ -139,7 +208,7 @@ kernel_8x32 (gint64 kc, const float *a, const float *b, float *c, gint64 ldc, gb
       _mm512_storeu_ps (t[i], regs[i][0]);
       _mm512_storeu_ps (t[i] + 16, regs[i][1]);
     }
-  store_edge (t, c, ldc, acc, mr, nr);
+  store_edge (t, c, ldc, acc, mr, nr, e);
 }
 #undef MR
 #undef NR
@@ -241,6 +310,13 @@ static inline void
 scatter_row (const float *row, gint64 n, gint64 k, gint64 K, gint64 nr, float *bp)
 {
   gint64 j = 0;
+  /* Constant sizes, so the copies are inlined as vector moves. */
+  if (nr == 32)
+    for (; j + 32 <= n; j += 32)
+      memcpy (bp + (j / 32) * K * 32 + k * 32, row + j, 32 * sizeof (float));
+  else if (nr == 16)
+    for (; j + 16 <= n; j += 16)
+      memcpy (bp + (j / 16) * K * 16 + k * 16, row + j, 16 * sizeof (float));
   for (; j + nr <= n; j += nr)
     memcpy (bp + (j / nr) * K * nr + k * nr, row + j, (gsize) nr * sizeof (float));
   if (j < n)
@@ -301,20 +377,29 @@ rt_conv_pack_b_im2col (const RtPackedW *p, const float *x, gint64 C, const RtWin
 
 void
 rt_conv_packed_gemm (const RtPackedW *p, gint64 g, const float *bp, gint64 n, float *c,
-                     gint64 ldc)
+                     gint64 ldc, const float *bias, const float *z, const RtEpilogue *ep)
 {
   gint64 K = p->K, mr = p->mr, nr = p->nr, np = (n + nr - 1) / nr;
   const float *ag = p->a + g * p->panels * K * mr;
+  gboolean act = rt_epilogue_active (ep);
   for (gint64 pc = 0; pc < K; pc += p->kc)
     {
       gint64 kc = MIN (p->kc, K - pc);
+      gboolean last = pc + kc >= K;
       for (gint64 jp = 0; jp < np; jp++)
         {
           const float *b = bp + jp * K * nr + pc * nr;
           gint64 nc = MIN (nr, n - jp * nr);
           for (gint64 mb = 0; mb < p->panels; mb++)
-            p->kernel (kc, ag + (mb * K + pc) * mr, b, c + mb * mr * ldc + jp * nr, ldc, pc > 0,
-                       MIN (mr, p->Mg - mb * mr), nc);
+            {
+              gint64 off = mb * mr * ldc + jp * nr;
+              TileEp e = { bias ? bias + mb * mr : NULL, act && ep->sum ? z + off : NULL,
+                           act ? ep->act : RT_ACT_NONE, act ? (float) ep->lo : 0,
+                           act ? (float) ep->hi : 0 };
+              p->kernel (kc, ag + (mb * K + pc) * mr, b, c + off, ldc, pc > 0,
+                         MIN (mr, p->Mg - mb * mr), nc,
+                         last && (e.bias || e.z || e.act != RT_ACT_NONE) ? &e : NULL);
+            }
         }
     }
 }

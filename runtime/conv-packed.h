@@ -22,6 +22,9 @@ void       rt_conv_pack_b_rows (const RtPackedW *p, const float *src, gint64 ld,
 void       rt_conv_pack_b_im2col (const RtPackedW *p, const float *x, gint64 C,
                                   const RtWindow *w, gint64 oh0, gint64 oh1, float *bp,
                                   float *row);
-/* c (Mg rows of group g, n columns, row stride ldc) := A_g · B. */
+/* c (Mg rows of group g, n columns, row stride ldc) := A_g · B, then
+ * (epilogue.h's order, as each tile is stored) + bias[row] (NULL: none),
+ * + z (ep->sum's data at c's (0, 0), same row stride) and ep's activation. */
 void       rt_conv_packed_gemm (const RtPackedW *p, gint64 g, const float *bp, gint64 n,
-                                float *c, gint64 ldc);
+                                float *c, gint64 ldc, const float *bias, const float *z,
+                                const RtEpilogue *ep);

@@ -333,8 +333,10 @@ conv_block (const ConvJob *j, gint64 item, char *col)
           rt_conv_pack_b_im2col (j->pw, (const float *) xi, j->Cg, w, oh0, oh1, bp,
                                  bp + rt_conv_packed_b_floats (j->pw, bn));
         }
-      rt_conv_packed_gemm (j->pw, g, bp, bn, (float *) yg + c0, j->osz);
-      rt_epilogue_rows (j->dt, (float *) yg + c0, bg, z0 + c0, j->Mg, bn, j->osz, j->ep);
+      const float *z = rt_epilogue_active (j->ep) && j->ep->sum
+                         ? (const float *) j->ep->sum->data + z0 + c0 : NULL;
+      rt_conv_packed_gemm (j->pw, g, bp, bn, (float *) yg + c0, j->osz, (const float *) bg, z,
+                           j->ep);
       return;
     }
   if (j->direct)

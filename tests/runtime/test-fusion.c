@@ -97,6 +97,17 @@ check_fusion (Graph *g, GHashTable *in, const char *out, guint fused_nodes, guin
   g_assert_cmpuint (at_lowest, >, 1);
 }
 
+/* check_fusion with each packed Conv kernel (AVX-512F where the CPU has
+ * it, then AVX2), so both kernels' fused stores are compared. */
+static void
+check_fusion_kernels (Graph *g, GHashTable *in, const char *out, guint fused, guint plain)
+{
+  check_fusion (g, in, out, fused, plain);
+  g_setenv ("SYMONNX_PACKED_CONV_AVX2", "1", TRUE);
+  check_fusion (g, in, out, fused, plain);
+  g_unsetenv ("SYMONNX_PACKED_CONV_AVX2");
+}
+
 static GHashTable *
 inputs_new (void)
 {
@@ -112,21 +123,26 @@ new_graph_at (gint64 opset)
   return g;
 }
 
-static const gint64 dx[4] = { 2, 8, 9, 7 }, dw[4] = { 6, 8, 3, 3 }, db[1] = { 6 };
+static const gint64 dx[4] = { 2, 8, 9, 7 }, dw[4] = { 6, 8, 3, 3 };
 static const gint64 pads[4] = { 1, 1, 1, 1 };
 
-/* Conv (3x3, pad 1, bias) + Relu. */
+/* Conv (3x3, pad 1, bias) + Relu: 6 output channels (edge tiles of the
+ * packed kernels) and 16 (whole tiles, the epilogue in registers). */
 static void
 test_conv_relu (void)
 {
-  g_autoptr (Graph) g = new_graph_at (17);
-  GraphValue *c = graph_op (g, "Conv", input (g, "x", 4, dx), weights (g, "w", 4, dw),
-                            weights (g, "b", 1, db), "pads_is", 4, pads, NULL);
-  graph_value_set_name (graph_op (g, "Relu", c, NULL), "y");
-  graph_add_output (g, graph_find_value (g, "y"));
-  g_autoptr (GHashTable) in = inputs_new ();
-  g_hash_table_insert (in, g_strdup ("x"), random_tensor (4, dx));
-  check_fusion (g, in, "y", 1, 2);
+  for (gint64 m = 6; m <= 16; m += 10)
+    {
+      g_autoptr (Graph) g = new_graph_at (17);
+      const gint64 wm[4] = { m, 8, 3, 3 }, bm[1] = { m };
+      GraphValue *c = graph_op (g, "Conv", input (g, "x", 4, dx), weights (g, "w", 4, wm),
+                                weights (g, "b", 1, bm), "pads_is", 4, pads, NULL);
+      graph_value_set_name (graph_op (g, "Relu", c, NULL), "y");
+      graph_add_output (g, graph_find_value (g, "y"));
+      g_autoptr (GHashTable) in = inputs_new ();
+      g_hash_table_insert (in, g_strdup ("x"), random_tensor (4, dx));
+      check_fusion_kernels (g, in, "y", 1, 2);
+    }
 }
 
 /* Conv (1x1, no bias) + Clip with bound inputs (opset 13), and with bound
@@ -134,7 +150,7 @@ test_conv_relu (void)
 static void
 test_conv_clip (void)
 {
-  const gint64 w1[4] = { 5, 8, 1, 1 };
+  const gint64 w1[4] = { 16, 8, 1, 1 };
   for (int opset = 10; opset <= 13; opset += 3)
     {
       g_autoptr (Graph) g = new_graph_at (opset);
@@ -146,7 +162,7 @@ test_conv_clip (void)
       graph_add_output (g, y);
       g_autoptr (GHashTable) in = inputs_new ();
       g_hash_table_insert (in, g_strdup ("x"), random_tensor (4, dx));
-      check_fusion (g, in, "y", 1, 2);
+      check_fusion_kernels (g, in, "y", 1, 2);
     }
 }
 
@@ -155,13 +171,14 @@ test_conv_clip (void)
 static void
 test_conv_add_relu (void)
 {
-  const gint64 dz[4] = { 2, 6, 9, 7 }, dzb[4] = { 1, 6, 1, 7 };
+  const gint64 dz[4] = { 2, 16, 9, 7 }, dzb[4] = { 1, 16, 1, 7 };
+  const gint64 w16[4] = { 16, 8, 3, 3 }, b16[1] = { 16 };
   for (int k = 0; k < 3; k++)
     {
       g_autoptr (Graph) g = new_graph_at (17);
       GraphValue *z = input (g, "z", 4, k == 2 ? dzb : dz);
-      GraphValue *c = graph_op (g, "Conv", input (g, "x", 4, dx), weights (g, "w", 4, dw),
-                                weights (g, "b", 1, db), "pads_is", 4, pads, NULL);
+      GraphValue *c = graph_op (g, "Conv", input (g, "x", 4, dx), weights (g, "w", 4, w16),
+                                weights (g, "b", 1, b16), "pads_is", 4, pads, NULL);
       GraphValue *s = k == 1 ? graph_op (g, "Add", z, c, NULL) : graph_op (g, "Add", c, z, NULL);
       GraphValue *y = graph_op (g, "Relu", s, NULL);
       graph_value_set_name (y, "y");
@@ -169,7 +186,7 @@ test_conv_add_relu (void)
       g_autoptr (GHashTable) in = inputs_new ();
       g_hash_table_insert (in, g_strdup ("x"), random_tensor (4, dx));
       g_hash_table_insert (in, g_strdup ("z"), random_tensor (4, k == 2 ? dzb : dz));
-      check_fusion (g, in, "y", 1, 3);
+      check_fusion_kernels (g, in, "y", 1, 3);
     }
 }
 
