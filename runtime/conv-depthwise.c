@@ -54,17 +54,21 @@ pad_plane (const float *x, const RtWindow *w, Padded g, float *dst)
   memset (dst + (PH + H) * g.ld, 0, (gsize) ((g.rows - PH - H) * g.ld) * sizeof (float));
 }
 
-/* Output row oh of one channel from its padded plane xp; yr has room for
- * a multiple of 8 columns. */
+/* Output row oh of one channel from its padded plane xp into yr (OW
+ * columns; the last partial vector goes through tail), then the
+ * activation act in registers (lo, hi: Clip's bounds), with the scalar
+ * kernels' comparisons: Relu x > 0 ? x : 0, Clip v < lo ? lo : v then
+ * v > hi ? hi : v. */
 VECTOR_CLONES static void
 dw_row (const float *xp, Padded g, const float *k, float b, const RtWindow *w, gint64 oh,
-        float *yr)
+        float *yr, float *tail, RtActKind act, float lo, float hi)
 {
-  const gint64 KH = w->k[1], KW = w->k[2], SW = w->stride[2], DW = w->dil[2];
+  const gint64 KH = w->k[1], KW = w->k[2], SW = w->stride[2], DW = w->dil[2], OW = w->out[2];
   const float *x0 = xp + oh * w->stride[1] * g.ld;
-  for (gint64 ow = 0; ow < w->out[2]; ow += 8)
+  const v8sf zero = { 0 }, lo8 = zero + lo, hi8 = zero + hi;
+  for (gint64 ow = 0; ow < OW; ow += 8)
     {
-      v8sf acc = (v8sf) { 0 } + b, v;
+      v8sf acc = zero + b, v;
       for (gint64 kh = 0; kh < KH; kh++)
         {
           const float *xr = x0 + kh * w->dil[1] * g.ld + ow * SW;
@@ -75,7 +79,22 @@ dw_row (const float *xp, Padded g, const float *k, float b, const RtWindow *w, g
               acc = acc + kr[kw] * v;
             }
         }
-      memcpy (yr + ow, &acc, sizeof acc);
+      if (act == RT_ACT_RELU)
+        acc = (v8sf) ((v8si) acc & (acc > zero));
+      else if (act == RT_ACT_CLIP)
+        {
+          v8si below = acc < lo8;
+          acc = (v8sf) (((v8si) lo8 & below) | ((v8si) acc & ~below));
+          v8si above = acc > hi8;
+          acc = (v8sf) (((v8si) hi8 & above) | ((v8si) acc & ~above));
+        }
+      if (ow + 8 <= OW)
+        memcpy (yr + ow, &acc, sizeof acc);
+      else
+        {
+          memcpy (tail, &acc, sizeof acc);
+          memcpy (yr + ow, tail, (gsize) (OW - ow) * sizeof (float));
+        }
     }
 }
 
@@ -86,7 +105,7 @@ typedef struct
   RtTensor         *y;
   const RtEpilogue *ep;
   Padded            g;
-  float            *scratch;   /* per task: a padded plane and a row */
+  float            *scratch;   /* per task: a padded plane and 8 floats */
   gint64            tasks, planes;
 } DwJob;
 
@@ -97,7 +116,7 @@ dw_task (gint64 t0, gint64 t1, gpointer data)
   const DwJob *j = data;
   const RtWindow *w = j->w;
   gint64 C = j->x->dims[1], isz = w->in[1] * w->in[2], osz = w->out[1] * w->out[2];
-  gint64 ksz = w->k[1] * w->k[2], OW = w->out[2], row = (OW + 7) / 8 * 8;
+  gint64 ksz = w->k[1] * w->k[2], OW = w->out[2], row = 8;
   for (gint64 t = t0; t < t1; t++)
     {
       float *xp = j->scratch + t * (j->g.rows * j->g.ld + row), *yrow = xp + j->g.rows * j->g.ld;
@@ -110,9 +129,12 @@ dw_task (gint64 t0, gint64 t1, gpointer data)
           pad_plane ((const float *) j->x->data + p * isz, w, j->g, xp);
           for (gint64 oh = 0; oh < w->out[1]; oh++)
             {
-              dw_row (xp, j->g, k, b, w, oh, yrow);
-              memcpy (y + oh * OW, yrow, (gsize) OW * sizeof (float));
-              rt_epilogue_apply (GRAPH_DTYPE_FLOAT, y + oh * OW, p * osz + oh * OW, OW, j->ep);
+              /* The activation in registers unless a sum comes first. */
+              gboolean in_row = rt_epilogue_active (j->ep) && j->ep->sum == NULL;
+              dw_row (xp, j->g, k, b, w, oh, y + oh * OW, yrow, in_row ? j->ep->act : RT_ACT_NONE,
+                      in_row ? (float) j->ep->lo : 0, in_row ? (float) j->ep->hi : 0);
+              if (!in_row)
+                rt_epilogue_apply (GRAPH_DTYPE_FLOAT, y + oh * OW, p * osz + oh * OW, OW, j->ep);
             }
         }
     }
@@ -127,7 +149,7 @@ rt_conv_depthwise (RtCall *call, const RtTensor *x, const RtTensor *wt, const Rt
   gint64 work = MAX (w->out[1] * w->out[2] * w->k[1] * w->k[2], 1);
   gint64 tasks = MIN (rt_call_threads (call), MAX (planes * work / 65536, 1));
   tasks = CLAMP (tasks, 1, MAX (planes, 1));
-  gint64 per_task = g.rows * g.ld + (w->out[2] + 7) / 8 * 8;
+  gint64 per_task = g.rows * g.ld + 8;
   float *scratch = rt_call_scratch_n (call, 1, (gsize) (tasks * per_task) * sizeof (float), error);
   if (scratch == NULL)
     return FALSE;

@@ -322,22 +322,27 @@ test_depthwise (void)
     }
 }
 
-/* Depthwise Conv + Clip, as MobileNetV2's ReLU6: fused = unfused. */
+/* Depthwise Conv + Clip (MobileNetV2's ReLU6) and + Relu: fused = unfused. */
 static void
 test_depthwise_clip (void)
 {
-  g_autoptr (Graph) g = new_graph_at (13);
-  const gint64 xd[4] = { 1, 6, 13, 19 }, wd[4] = { 6, 1, 3, 3 }, bd[1] = { 6 };
-  const gint64 st[2] = { 2, 2 };
-  GraphValue *c = graph_op (g, "Conv", input (g, "x", 4, xd), weights (g, "w", 4, wd),
-                            weights (g, "b", 1, bd), "group_i", (gint64) 6, "strides_is", 2, st,
-                            "pads_is", 4, pads, NULL);
-  GraphValue *y = graph_op (g, "Clip", c, scalar (g, "lo", 0.0f), scalar (g, "hi", 0.3f), NULL);
-  graph_value_set_name (y, "y");
-  graph_add_output (g, y);
-  g_autoptr (GHashTable) in = inputs_new ();
-  g_hash_table_insert (in, g_strdup ("x"), random_tensor (4, xd));
-  check_fusion (g, in, "y", 1, 2);
+  for (int relu = 0; relu < 2; relu++)
+    {
+      g_autoptr (Graph) g = new_graph_at (13);
+      const gint64 xd[4] = { 1, 6, 13, 19 }, wd[4] = { 6, 1, 3, 3 }, bd[1] = { 6 };
+      const gint64 st[2] = { 2, 2 };
+      GraphValue *c = graph_op (g, "Conv", input (g, "x", 4, xd), weights (g, "w", 4, wd),
+                                weights (g, "b", 1, bd), "group_i", (gint64) 6, "strides_is", 2,
+                                st, "pads_is", 4, pads, NULL);
+      GraphValue *y = relu ? graph_op (g, "Relu", c, NULL)
+                           : graph_op (g, "Clip", c, scalar (g, "lo", 0.0f), scalar (g, "hi", 0.3f),
+                                       NULL);
+      graph_value_set_name (y, "y");
+      graph_add_output (g, y);
+      g_autoptr (GHashTable) in = inputs_new ();
+      g_hash_table_insert (in, g_strdup ("x"), random_tensor (4, xd));
+      check_fusion (g, in, "y", 1, 2);
+    }
 }
 
 /* MaxPool over strides 1-3, pads 0-1 and widths around the 8-column
