@@ -450,6 +450,49 @@ test_packed (void)
     }
 }
 
+/* A graph large enough for every threaded loop (Conv blocks, depthwise
+ * planes, MaxPool planes, broadcasting Add, Clip) gives the same bits
+ * with 1 and 3 threads. */
+static void
+test_threads_same_bits (void)
+{
+  g_autoptr (Graph) g = new_graph_at (13);
+  const gint64 xd[4] = { 1, 16, 56, 56 }, wd[4] = { 32, 16, 3, 3 }, dwd[4] = { 32, 1, 3, 3 };
+  const gint64 bd[1] = { 32 }, zd[3] = { 32, 1, 28 }, ks[2] = { 3, 3 }, st[2] = { 2, 2 };
+  GraphValue *c = graph_op (g, "Conv", input (g, "x", 4, xd), weights (g, "w", 4, wd),
+                            weights (g, "b", 1, bd), "pads_is", 4, pads, NULL);
+  GraphValue *r = graph_op (g, "Relu", c, NULL);
+  GraphValue *d = graph_op (g, "Conv", r, weights (g, "dw", 4, dwd), "group_i", (gint64) 32,
+                            "pads_is", 4, pads, NULL);
+  GraphValue *m = graph_op (g, "MaxPool", d, "kernel_shape_is", 2, ks, "strides_is", 2, st,
+                            "pads_is", 4, pads, NULL);
+  GraphValue *a = graph_op (g, "Add", m, weights (g, "z", 3, zd), NULL);
+  GraphValue *y = graph_op (g, "Clip", a, scalar (g, "lo", -0.5f), scalar (g, "hi", 0.5f), NULL);
+  graph_value_set_name (y, "y");
+  graph_add_output (g, y);
+  g_autoptr (GHashTable) in = inputs_new ();
+  g_hash_table_insert (in, g_strdup ("x"), random_tensor (4, xd));
+  Tensor *out[2];
+  for (int k = 0; k < 2; k++)
+    {
+      RtOptions o;
+      rt_options_init (&o);
+      o.threads = k ? 3 : 1;
+      g_autoptr (GError) error = NULL;
+      g_autoptr (RtSession) s = rt_session_new (g, &o, &error);
+      g_assert_no_error (error);
+      g_autoptr (GHashTable) res = inputs_new ();
+      g_assert_true (rt_session_run (s, in, res, &error));
+      g_assert_no_error (error);
+      out[k] = tensor_ref (g_hash_table_lookup (res, "y"));
+    }
+  g_assert_cmpint (tensor_numel (out[0]), ==, 32 * 28 * 28);
+  g_assert_cmpmem (tensor_data (out[0]), tensor_nbytes (out[0]), tensor_data (out[1]),
+                   tensor_nbytes (out[1]));
+  tensor_unref (out[0]);
+  tensor_unref (out[1]);
+}
+
 void
 test_fusion_register (void)
 {
@@ -462,4 +505,5 @@ test_fusion_register (void)
   g_test_add_func ("/runtime/conv/depthwise", test_depthwise);
   g_test_add_func ("/runtime/pool/max-vector", test_max_pool);
   g_test_add_func ("/runtime/conv/packed", test_packed);
+  g_test_add_func ("/runtime/threads/same-bits", test_threads_same_bits);
 }
