@@ -382,9 +382,11 @@ rt_conv_packed_gemm (const RtPackedW *p, gint64 g, const float *bp, gint64 n, fl
   gint64 K = p->K, mr = p->mr, nr = p->nr, np = (n + nr - 1) / nr;
   const float *ag = p->a + g * p->panels * K * mr;
   gboolean act = rt_epilogue_active (ep);
-  for (gint64 pc = 0; pc < K; pc += p->kc)
+  /* Slices of even length (K = 147: 74 + 73, not 128 + 19). */
+  gint64 slices = (K + p->kc - 1) / p->kc, step = (K + slices - 1) / slices;
+  for (gint64 pc = 0; pc < K; pc += step)
     {
-      gint64 kc = MIN (p->kc, K - pc);
+      gint64 kc = MIN (step, K - pc);
       gboolean last = pc + kc >= K;
       for (gint64 jp = 0; jp < np; jp++)
         {
