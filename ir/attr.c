@@ -320,6 +320,21 @@ LIST_GETTER (graph_node_get_is, GRAPH_ATTR_IS, const gint64, is)
 LIST_GETTER (graph_node_get_ss, GRAPH_ATTR_SS, const char *const, ss)
 LIST_GETTER (graph_node_get_ts, GRAPH_ATTR_TS, Tensor *const, ts)
 LIST_GETTER (graph_node_get_gs, GRAPH_ATTR_GS, Graph *const, gs)
+
+gsize
+graph_node_attr_subgraphs (const GraphNode *n, const char *name, Graph **one, Graph *const **subs)
+{
+  gsize len = 0;
+  if (graph_node_get_g (n, name, one))
+    {
+      *subs = one;
+      return 1;
+    }
+  if (graph_node_get_gs (n, name, &len, subs))
+    return len;
+  *subs = NULL;
+  return 0;
+}
 LIST_GETTER (graph_node_get_tps, GRAPH_ATTR_TPS, GraphType *const, tps)
 #undef LIST_GETTER
 

@@ -79,6 +79,23 @@ graph_dtype_is_floating (GraphDType dtype)
       || dtype == GRAPH_DTYPE_FLOAT16 || dtype == GRAPH_DTYPE_BFLOAT16;
 }
 
+int
+graph_dtype_promotion_rank (GraphDType dtype)
+{
+  switch (dtype)
+    {
+    case GRAPH_DTYPE_BOOL: return 0;
+    case GRAPH_DTYPE_UINT8: case GRAPH_DTYPE_INT8: return 1;
+    case GRAPH_DTYPE_INT16: return 2;
+    case GRAPH_DTYPE_INT32: return 3;
+    case GRAPH_DTYPE_INT64: return 4;
+    case GRAPH_DTYPE_FLOAT16: case GRAPH_DTYPE_BFLOAT16: return 5;
+    case GRAPH_DTYPE_FLOAT: return 6;
+    case GRAPH_DTYPE_DOUBLE: return 7;
+    default: return -1;
+    }
+}
+
 gboolean
 graph_dtype_is_integer (GraphDType dtype)
 {

@@ -86,6 +86,9 @@ const char  *graph_dtype_name (GraphDType dtype);
 gboolean     graph_dtype_from_torch_name (const char *name, GraphDType *out);
 gboolean     graph_dtype_from_name (const char *name, GraphDType *out);
 gboolean     graph_dtype_is_floating (GraphDType dtype);
+/* torch's promotion order of the numeric types (bool < 8-bit < int16 <
+ * int32 < int64 < 16-bit floats < float < double); -1 for the others. */
+int          graph_dtype_promotion_rank (GraphDType dtype);
 gboolean     graph_dtype_is_integer (GraphDType dtype);
 
 /* ------------------------------------------------------------------------ */
@@ -106,6 +109,11 @@ typedef struct _Tensor Tensor;
 Tensor      *tensor_new (GraphDType dtype, guint rank, const gint64 *dims,
                          GBytes *data, GError **error);
 /* A zero-filled tensor (fails on overflow or absurd size). */
+/* t's elements converted to `to` (numbers through double, as C casts
+ * them; booleans are nonzero), a new tensor of t's shape; NULL with
+ * GRAPH_ERROR_TENSOR for a data-less or string tensor or an unsupported
+ * target.  (transfer full) */
+Tensor      *tensor_cast (const Tensor *t, GraphDType to, GError **error);
 Tensor      *tensor_new_zeroed (GraphDType dtype, guint rank, const gint64 *dims,
                                 GError **error);
 /* Copies `nbytes` from `data`. */
@@ -483,6 +491,12 @@ gboolean     graph_node_get_is (const GraphNode *n, const char *name, gsize *len
 gboolean     graph_node_get_ss (const GraphNode *n, const char *name, gsize *len, const char *const **v);
 gboolean     graph_node_get_ts (const GraphNode *n, const char *name, gsize *len, Tensor *const **v);
 gboolean     graph_node_get_gs (const GraphNode *n, const char *name, gsize *len, Graph *const **v);
+/* The subgraphs attribute `name` holds: one (a graph attribute, stored in
+ * *one and pointed to by *subs) or a list; 0 for any other attribute.
+ *   Graph *one; Graph *const *subs;
+ *   for (gsize k = 0, len = graph_node_attr_subgraphs (n, name, &one, &subs); k < len; k++) */
+gsize        graph_node_attr_subgraphs (const GraphNode *n, const char *name, Graph **one,
+                                        Graph *const **subs);
 gboolean     graph_node_get_tps (const GraphNode *n, const char *name, gsize *len, GraphType *const **v);
 /* Copies every attribute of `from` onto `to` (deep-copying subgraphs). */
 void         graph_node_copy_attrs (GraphNode *to, const GraphNode *from);

@@ -9,6 +9,7 @@
 static const char *const named_types[] = {
   "Layout", "ScalarType", "MemoryFormat", "Generator", "Any", "Storage", "QScheme",
   "Stream", "Capsule", "complex", "SymInt", "Quantizer", "AnyEnumType", "Type",
+  "Function",   /* a scripted function called from a trace: prim::Constant[name="f"] */
 };
 
 static gboolean

@@ -45,15 +45,10 @@ reserve_names (Printer *pr, const Graph *g)
         }
       for (guint a = 0; a < graph_node_n_attrs (n); a++)
         {
-          const char *attr = graph_node_attr_name (n, a);
-          Graph *sub;
-          Graph *const *subs;
-          gsize len;
-          if (graph_node_get_g (n, attr, &sub))
-            reserve_names (pr, sub);
-          else if (graph_node_get_gs (n, attr, &len, &subs))
-            for (gsize k = 0; k < len; k++)
-              reserve_names (pr, subs[k]);
+          Graph *sub, *const *subs;
+          gsize len = graph_node_attr_subgraphs (n, graph_node_attr_name (n, a), &sub, &subs);
+          for (gsize k = 0; k < len; k++)
+            reserve_names (pr, subs[k]);
         }
     }
 }

@@ -336,3 +336,42 @@ tensor_equal (const Tensor *a, const Tensor *b)
         return FALSE;
   return TRUE;
 }
+
+Tensor *
+tensor_cast (const Tensor *t, GraphDType to, GError **error)
+{
+  gint64 n = tensor_numel (t);
+  gsize es = graph_dtype_size (to);
+  if (!tensor_has_data (t) || es == 0 || tensor_dtype (t) == GRAPH_DTYPE_STRING)
+    {
+      g_set_error (error, GRAPH_ERROR, GRAPH_ERROR_TENSOR, "cannot convert a %s tensor to %s",
+                   graph_dtype_name (tensor_dtype (t)), graph_dtype_name (to));
+      return NULL;
+    }
+  g_autoptr (Tensor) out = tensor_new_zeroed (to, tensor_rank (t), tensor_dims (t), error);
+  if (out == NULL)
+    return NULL;
+  guint8 *p = (guint8 *) tensor_data (out);
+  for (gint64 i = 0; i < n; i++)
+    {
+      guint8 *e = p + (gsize) i * es;
+      double d = tensor_get_double (t, i);
+      gint64 v = graph_dtype_is_floating (tensor_dtype (t)) ? (gint64) d : tensor_get_int64 (t, i);
+      switch (to)
+        {
+        case GRAPH_DTYPE_FLOAT: { float f = (float) d; memcpy (e, &f, 4); break; }
+        case GRAPH_DTYPE_DOUBLE: memcpy (e, &d, 8); break;
+        case GRAPH_DTYPE_INT64: memcpy (e, &v, 8); break;
+        case GRAPH_DTYPE_INT32: { gint32 x = (gint32) v; memcpy (e, &x, 4); break; }
+        case GRAPH_DTYPE_INT16: { gint16 x = (gint16) v; memcpy (e, &x, 2); break; }
+        case GRAPH_DTYPE_INT8: { gint8 x = (gint8) v; memcpy (e, &x, 1); break; }
+        case GRAPH_DTYPE_UINT8: { guint8 x = (guint8) v; memcpy (e, &x, 1); break; }
+        case GRAPH_DTYPE_BOOL: { guint8 x = d != 0; memcpy (e, &x, 1); break; }
+        default:
+          g_set_error (error, GRAPH_ERROR, GRAPH_ERROR_TENSOR, "cannot convert constants to %s",
+                       graph_dtype_name (to));
+          return NULL;
+        }
+    }
+  return g_steal_pointer (&out);
+}

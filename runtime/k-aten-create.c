@@ -19,8 +19,8 @@ filled (RtCall *call, GraphDType dt, guint rank, const gint64 *dims, double v, G
   return TRUE;
 }
 
-static gboolean
-dtype_at (RtCall *call, guint i, GraphDType def, GraphDType *dt, GError **error)
+gboolean
+aten_dtype_arg (RtCall *call, guint i, GraphDType def, GraphDType *dt, GError **error)
 {
   *dt = def;
   if (aten_arg (call, i) && !aten_scalar_type (aten_i (call, i, 6), dt))
@@ -39,7 +39,7 @@ like (RtCall *call, double v, guint dtype_at_i, GError **error)
 {
   const RtTensor *a;
   GraphDType dt;
-  return aten_tensor_arg (call, 0, &a, error) && dtype_at (call, dtype_at_i, a->dtype, &dt, error)
+  return aten_tensor_arg (call, 0, &a, error) && aten_dtype_arg (call, dtype_at_i, a->dtype, &dt, error)
          && filled (call, dt, a->rank, a->dims, v, error);
 }
 
@@ -49,8 +49,8 @@ static gboolean a_full_like (RtCall *c, GError **e) { return like (c, aten_f (c,
 /* fill(self, value): self's shape and dtype */
 static gboolean a_fill (RtCall *c, GError **e) { return like (c, aten_f (c, 1, 0), G_MAXUINT, e); }
 
-static gboolean
-size_arg (RtCall *call, guint i, guint *rank, gint64 *dims, GError **error)
+gboolean
+aten_size_arg (RtCall *call, guint i, guint *rank, gint64 *dims, GError **error)
 {
   const RtTensor *s = aten_arg (call, i);
   if (s == NULL || !graph_dtype_is_integer (s->dtype) || s->rank > 1 || s->numel > RT_MAX_RANK)
@@ -78,7 +78,7 @@ a_full (RtCall *call, GError **error)
   GraphDType def = v && graph_dtype_is_floating (v->dtype) ? GRAPH_DTYPE_FLOAT
                  : v && v->dtype == GRAPH_DTYPE_BOOL ? GRAPH_DTYPE_BOOL : GRAPH_DTYPE_INT64;
   GraphDType dt;
-  return size_arg (call, 0, &rank, dims, error) && dtype_at (call, 2, def, &dt, error)
+  return aten_size_arg (call, 0, &rank, dims, error) && aten_dtype_arg (call, 2, def, &dt, error)
          && filled (call, dt, rank, dims, aten_f (call, 1, 0), error);
 }
 
@@ -91,8 +91,8 @@ new_filled (RtCall *call, gboolean full, double v, GError **error)
   guint rank;
   gint64 dims[RT_MAX_RANK];
   GraphDType dt;
-  return aten_tensor_arg (call, 0, &a, error) && size_arg (call, 1, &rank, dims, error)
-         && dtype_at (call, full ? 3 : 2, a->dtype, &dt, error)
+  return aten_tensor_arg (call, 0, &a, error) && aten_size_arg (call, 1, &rank, dims, error)
+         && aten_dtype_arg (call, full ? 3 : 2, a->dtype, &dt, error)
          && filled (call, dt, rank, dims, full ? aten_f (call, 2, 0) : v, error);
 }
 
@@ -128,7 +128,7 @@ a_arange (RtCall *call, GError **error)
         step = aten_f (call, 2, 1);
     }
   GraphDType dt;
-  if (!dtype_at (call, nargs, fl ? GRAPH_DTYPE_FLOAT : GRAPH_DTYPE_INT64, &dt, error))
+  if (!aten_dtype_arg (call, nargs, fl ? GRAPH_DTYPE_FLOAT : GRAPH_DTYPE_INT64, &dt, error))
     return FALSE;
   double n = ceil ((end - start) / step);
   if (step == 0 || !(n >= 0) || n > 1e12)
@@ -161,7 +161,7 @@ a_eye (RtCall *call, GError **error)
       rt_call_error (call, error, RT_ERROR_SHAPE, "negative size");
       return FALSE;
     }
-  if (!dtype_at (call, two ? 2 : 1, GRAPH_DTYPE_FLOAT, &dt, error) || !filled (call, dt, 2, dims, 0, error))
+  if (!aten_dtype_arg (call, two ? 2 : 1, GRAPH_DTYPE_FLOAT, &dt, error) || !filled (call, dt, 2, dims, 0, error))
     return FALSE;
   RtTensor *o = rt_call_output (call, 0, dt, 2, dims, error);
   double one = 1;

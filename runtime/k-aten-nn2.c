@@ -1,7 +1,7 @@
 /* More ATen nn ops: layer_norm, group_norm, instance_norm (statistics per
  * group of elements, torch's biased variance), nearest and bicubic
  * upsampling, reflection / replication / circular / constant padding,
- * max pooling with indices, im2col, eval-mode native_dropout and rrelu,
+ * max pooling with indices, im2col, native_dropout and rrelu,
  * pixel_unshuffle, diagonal, cosine_similarity, pairwise_distance, and
  * eval-mode feature_alpha_dropout (the identity). */
 #include "runtime/k-aten-private.h"
@@ -525,16 +525,14 @@ a_eval_dropout (RtCall *call, GError **error)
   return rt_kernel_copy (call, error);
 }
 
-/* native_dropout(input, p, train?) → (output, mask): eval mode only. */
+/* native_dropout(input, p, train?) → (output, mask): in training each
+ * element is kept with probability 1 − p and scaled by 1 / (1 − p). */
 static gboolean
 a_native_dropout (RtCall *call, GError **error)
 {
   const RtTensor *x = aten_arg (call, 0);
-  if (aten_arg (call, 2) && aten_i (call, 2, 0) != 0)
-    {
-      rt_call_error (call, error, RT_ERROR_UNSUPPORTED, "training-mode dropout is random: export in eval mode");
-      return FALSE;
-    }
+  gboolean train = aten_arg (call, 2) && aten_i (call, 2, 0) != 0;
+  double p = aten_f (call, 1, 0.5);
   if (x == NULL || x->kind != RT_KIND_TENSOR)
     {
       rt_call_error (call, error, RT_ERROR_INVALID_GRAPH, "argument 0 must be a tensor");
@@ -544,27 +542,39 @@ a_native_dropout (RtCall *call, GError **error)
   RtTensor *m = o && call->n_outputs > 1 ? rt_call_output (call, 1, GRAPH_DTYPE_BOOL, x->rank, x->dims, error) : NULL;
   if (o == NULL || (call->n_outputs > 1 && m == NULL))
     return FALSE;
-  memcpy (o->data, x->data, (gsize) x->numel * rt_dtype_size (x->dtype));
-  if (m)
-    memset (m->data, 1, (gsize) m->numel);
-  return TRUE;
+  return rt_random_dropout (call, x, p, train, o, m, error);
 }
 
-/* rrelu(self, lower, upper, training, generator?): in eval mode a leaky
- * relu of slope (lower + upper) / 2. */
+typedef struct
+{
+  const RtTensor *x;
+  double          lower, upper;
+} Rrelu;
+
+/* x, or x times a slope drawn from U(lower, upper) where x < 0. */
+static double
+rrelu_draw (GRand *r, gint64 i, gpointer data)
+{
+  const Rrelu *st = data;
+  double xi = rt_get_f64 (st->x, i);
+  return xi >= 0 ? xi : xi * (st->lower + (st->upper - st->lower) * g_rand_double (r));
+}
+
+/* rrelu(self, lower, upper, training, generator?): a leaky relu of slope
+ * (lower + upper) / 2, or in training a slope drawn from U(lower, upper)
+ * for each negative element. */
 static gboolean
 a_rrelu (RtCall *call, GError **error)
 {
   const RtTensor *x;
   if (!float_arg (call, 0, &x, error))
     return FALSE;
-  if (aten_i (call, 3, 0) != 0)
-    {
-      rt_call_error (call, error, RT_ERROR_UNSUPPORTED, "training-mode rrelu is random: export in eval mode");
-      return FALSE;
-    }
-  double slope = (aten_f (call, 1, 0.125) + aten_f (call, 2, 1.0 / 3)) / 2;
-  return rt_elementwise_unary (call, x, "LeakyRelu", slope, 0, 0, error);
+  double lower = aten_f (call, 1, 0.125), upper = aten_f (call, 2, 1.0 / 3);
+  if (aten_i (call, 3, 0) == 0)
+    return rt_elementwise_unary (call, x, "LeakyRelu", (lower + upper) / 2, 0, 0, error);
+  RtTensor *o = rt_call_output_like (call, 0, x, error);
+  Rrelu st = { x, lower, upper };
+  return o && rt_random_fill (call, o, rrelu_draw, &st, error);
 }
 
 /* im2col(self, kernel_size, dilation, padding, stride): (N, C, H, W) →

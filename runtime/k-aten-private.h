@@ -97,18 +97,8 @@ aten_is_float (const RtTensor *t)
 static inline int
 aten_dtype_rank (GraphDType d)
 {
-  switch (d)
-    {
-    case GRAPH_DTYPE_BOOL: return 0;
-    case GRAPH_DTYPE_UINT8: case GRAPH_DTYPE_INT8: return 1;
-    case GRAPH_DTYPE_INT16: return 2;
-    case GRAPH_DTYPE_INT32: return 3;
-    case GRAPH_DTYPE_INT64: return 4;
-    case GRAPH_DTYPE_FLOAT16: return 5;
-    case GRAPH_DTYPE_FLOAT: return 6;
-    case GRAPH_DTYPE_DOUBLE: return 7;
-    default: return 8;
-    }
+  int r = graph_dtype_promotion_rank (d);
+  return r < 0 ? 8 : r;   /* other types win, as a kernel then refuses them */
 }
 
 /* torch.result_type for two operands (dimensioned tensors win over 0-d
@@ -157,6 +147,12 @@ aten_scalar_type (gint64 code, GraphDType *out)
   *out = (GraphDType) map[code];
   return TRUE;
 }
+
+/* The ScalarType argument i (def when absent) and the int[] size argument
+ * i (no negative sizes), with an error naming the argument
+ * (k-aten-create.c). */
+gboolean aten_dtype_arg (RtCall *call, guint i, GraphDType def, GraphDType *dt, GError **error);
+gboolean aten_size_arg (RtCall *call, guint i, guint *rank, gint64 *dims, GError **error);
 
 /* Element-wise loops of the ATen kernels (runtime/k-aten-math.c) for what
  * ONNX's element-wise kernels do not compute.  Floating outputs are

@@ -383,31 +383,6 @@ k_unary (RtCall *call, GError **error)
 }
 
 /* Dropout in inference: identity; the optional mask output is all true. */
-static gboolean
-k_dropout (RtCall *call, GError **error)
-{
-  const RtTensor *training = call->n_inputs > 2 ? call->inputs[2] : NULL;
-  const RtTensor *ratio = call->n_inputs > 1 ? call->inputs[1] : NULL;
-  if (training && training->numel == 1 && rt_get_i64 (training, 0) != 0
-      && !(ratio && ratio->numel == 1 && rt_get_f64 (ratio, 0) == 0))
-    {
-      rt_call_error (call, error, RT_ERROR_UNSUPPORTED,
-                     "training_mode=true (random dropout) is not supported");
-      return FALSE;
-    }
-  if (!k_unary (call, error))
-    return FALSE;
-  if (call->n_outputs > 1)
-    {
-      RtTensor *m = rt_call_output (call, 1, GRAPH_DTYPE_BOOL, call->inputs[0]->rank,
-                                    call->inputs[0]->dims, error);
-      if (m == NULL)
-        return FALSE;
-      memset (m->data, 1, (gsize) m->numel);
-    }
-  return TRUE;
-}
-
 /* ---- binary --------------------------------------------------------------- */
 
 /* A binary kernel row's .data: which loop table and which op in it. */
@@ -751,8 +726,6 @@ static const RtKernelDef defs[] = {
   RT_UNARY (Celu, RT_DT_FLOATS), RT_UNARY (Selu, RT_DT_FLOATS), RT_UNARY (ThresholdedRelu, RT_DT_FLOATS),
   RT_UNARY (HardSigmoid, RT_DT_FLOATS), RT_UNARY (HardSwish, RT_DT_FLOATS),
   RT_UNARY (Shrink, RT_DT_NUMERIC),
-  { RT_ONNX ("Dropout", 1), RT_IN (1, 3), RT_OUT (1, 2), .dtypes = RT_DT_FLOATS, .run = k_dropout,
-    .data = &unary_info[OP_Identity] },
   RT_ARITH (Add, RT_DT_NUMERIC), RT_ARITH (Sub, RT_DT_NUMERIC), RT_ARITH (Mul, RT_DT_NUMERIC),
   RT_ARITH (Div, RT_DT_NUMERIC), RT_ARITH (Pow, RT_DT_NUMERIC), RT_ARITH (PRelu, RT_DT_NUMERIC),
   RT_CMP (Equal, RT_DT_ALL), RT_CMP (Greater, RT_DT_NUMERIC), RT_CMP (Less, RT_DT_NUMERIC),

@@ -110,22 +110,57 @@ attr_ints (RtCall *call, const char *name, gint64 *out, guint max, guint *n, GEr
   return TRUE;
 }
 
-/* ---- Reshape, Flatten, Squeeze, Unsqueeze -------------------------------- */
+/* ---- Reshape, Flatten, Squeeze, Unsqueeze, Transpose (and Expand) ---------- */
+
+int
+rt_shape_op_list_input (const RtCall *call, const char **attr)
+{
+  const char *op = graph_node_op_type (call->node);
+  *attr = NULL;
+  if (strcmp (op, "Reshape") == 0)
+    {
+      if (call->opset >= 5)
+        return 1;
+      *attr = "shape";
+      return -1;
+    }
+  if (strcmp (op, "Squeeze") == 0 || strcmp (op, "Unsqueeze") == 0)
+    {
+      if (call->opset >= 13 && strcmp (graph_node_domain (call->node), "onnx") == 0)
+        return 1;
+      *attr = "axes";
+      return -1;
+    }
+  if (strcmp (op, "Transpose") == 0)
+    {
+      *attr = "perm";
+      return -1;
+    }
+  return strcmp (op, "Expand") == 0 ? 1 : 0;
+}
+
+/* The list argument of a shape op, from its attribute or input. */
+static gboolean
+shape_op_list (RtCall *call, gint64 *list, guint *n, GError **error)
+{
+  const char *attr;
+  int input = rt_shape_op_list_input (call, &attr);
+  *n = 0;
+  if (input < 0)
+    return attr_ints (call, attr, list, RT_MAX_RANK, n, error);
+  return input == 0 || input_ints (call, (guint) input, list, RT_MAX_RANK, n, error);
+}
 
 static gboolean
-k_reshape (RtCall *call, GError **error)
+reshape_dims (const RtCall *call, const RtTensor *a, const gint64 *list, guint n, gint64 *shape,
+              GError **error)
 {
-  const RtTensor *a = call->inputs[0];
-  gint64 shape[RT_MAX_RANK];
-  guint n;
-  if (!(call->opset < 5 ? attr_ints (call, "shape", shape, RT_MAX_RANK, &n, error)
-                        : input_ints (call, 1, shape, RT_MAX_RANK, &n, error)))
-    return FALSE;
   gboolean allowzero = rt_attr_i (call->node, "allowzero", 0) != 0;
   int infer = -1;
   gint64 known = 1;
   for (guint i = 0; i < n; i++)
     {
+      shape[i] = list[i];
       if (shape[i] == 0 && !allowzero)
         {
           if (i >= a->rank)
@@ -166,43 +201,14 @@ k_reshape (RtCall *call, GError **error)
         }
       shape[infer] = a->numel / known;
     }
-  return emit_copy (call, a, n, shape, error);
+  return TRUE;
 }
 
 static gboolean
-k_flatten (RtCall *call, GError **error)
+squeeze_dims (const RtCall *call, const RtTensor *a, const gint64 *axes, guint n, guint *r,
+              gint64 *dims, GError **error)
 {
-  const RtTensor *a = call->inputs[0];
-  gint64 axis = rt_attr_i (call->node, "axis", 1);
-  if (axis < 0)
-    axis += a->rank;
-  if (axis < 0 || axis > (gint64) a->rank)
-    {
-      rt_call_error (call, error, RT_ERROR_INVALID_GRAPH, "axis out of range");
-      return FALSE;
-    }
-  gint64 dims[2] = { rt_shape_numel ((guint) axis, a->dims), 1 };
-  dims[1] = rt_shape_numel (a->rank - (guint) axis, a->dims + axis);
-  return emit_copy (call, a, 2, dims, error);
-}
-
-static gboolean
-axes_list (RtCall *call, gint64 *axes, guint *n, GError **error)
-{
-  if (call->opset < 13 || strcmp (graph_node_domain (call->node), "onnx") != 0)
-    return attr_ints (call, "axes", axes, RT_MAX_RANK, n, error);
-  return input_ints (call, 1, axes, RT_MAX_RANK, n, error);
-}
-
-static gboolean
-k_squeeze (RtCall *call, GError **error)
-{
-  const RtTensor *a = call->inputs[0];
-  gint64 axes[RT_MAX_RANK];
-  guint n;
   gboolean drop[RT_MAX_RANK] = { 0 };
-  if (!axes_list (call, axes, &n, error))
-    return FALSE;
   for (guint i = 0; i < n; i++)
     {
       guint ax;
@@ -216,33 +222,28 @@ k_squeeze (RtCall *call, GError **error)
         }
       drop[ax] = TRUE;
     }
-  gint64 dims[RT_MAX_RANK];
-  guint r = 0;
+  *r = 0;
   for (guint i = 0; i < a->rank; i++)
     if (!(n ? drop[i] : a->dims[i] == 1))
-      dims[r++] = a->dims[i];
-  return emit_copy (call, a, r, dims, error);
+      dims[(*r)++] = a->dims[i];
+  return TRUE;
 }
 
 static gboolean
-k_unsqueeze (RtCall *call, GError **error)
+unsqueeze_dims (const RtCall *call, const RtTensor *a, const gint64 *axes, guint n, guint *r,
+                gint64 *dims, GError **error)
 {
-  const RtTensor *a = call->inputs[0];
-  gint64 axes[RT_MAX_RANK];
-  guint n;
   gboolean ins[RT_MAX_RANK] = { 0 };
-  if (!axes_list (call, axes, &n, error))
-    return FALSE;
-  guint r = a->rank + n;
-  if (r > RT_MAX_RANK)
+  *r = a->rank + n;
+  if (*r > RT_MAX_RANK)
     {
-      rt_call_error (call, error, RT_ERROR_UNSUPPORTED, "rank %u is too large", r);
+      rt_call_error (call, error, RT_ERROR_UNSUPPORTED, "rank %u is too large", *r);
       return FALSE;
     }
   for (guint i = 0; i < n; i++)
     {
       guint ax;
-      if (!rt_axis (call, axes[i], r, &ax, error))
+      if (!rt_axis (call, axes[i], *r, &ax, error))
         return FALSE;
       if (ins[ax])
         {
@@ -251,28 +252,17 @@ k_unsqueeze (RtCall *call, GError **error)
         }
       ins[ax] = TRUE;
     }
-  gint64 dims[RT_MAX_RANK];
-  for (guint i = 0, k = 0; i < r; i++)
+  for (guint i = 0, k = 0; i < *r; i++)
     dims[i] = ins[i] ? 1 : a->dims[k++];
-  return emit_copy (call, a, r, dims, error);
+  return TRUE;
 }
 
 static gboolean
-k_identity_shape (RtCall *call, GError **error)
+transpose_dims (const RtCall *call, const RtTensor *a, const gint64 *list, guint n, gint64 *dims,
+                gint64 *ss, GError **error)
 {
-  return emit_copy (call, call->inputs[0], call->inputs[0]->rank, call->inputs[0]->dims, error);
-}
-
-/* ---- Transpose -------------------------------------------------------------- */
-
-static gboolean
-k_transpose (RtCall *call, GError **error)
-{
-  const RtTensor *a = call->inputs[0];
-  gint64 perm[RT_MAX_RANK];
-  guint n;
-  if (!attr_ints (call, "perm", perm, RT_MAX_RANK, &n, error))
-    return FALSE;
+  gint64 perm[RT_MAX_RANK], st[RT_MAX_RANK];
+  gboolean seen[RT_MAX_RANK] = { 0 };
   if (n == 0)
     for (guint i = 0; i < a->rank; i++)
       perm[i] = a->rank - 1 - i;
@@ -281,8 +271,8 @@ k_transpose (RtCall *call, GError **error)
       rt_call_error (call, error, RT_ERROR_SHAPE, "perm has %u entries for rank %u", n, a->rank);
       return FALSE;
     }
-  gint64 st[RT_MAX_RANK], dims[RT_MAX_RANK], ss[RT_MAX_RANK];
-  gboolean seen[RT_MAX_RANK] = { 0 };
+  else
+    memcpy (perm, list, n * sizeof (gint64));
   rt_contiguous_strides (a->rank, a->dims, st);
   for (guint i = 0; i < a->rank; i++)
     {
@@ -295,11 +285,98 @@ k_transpose (RtCall *call, GError **error)
       dims[i] = a->dims[perm[i]];
       ss[i] = st[perm[i]];
     }
-  RtTensor *o = rt_call_output (call, 0, a->dtype, a->rank, dims, error);
+  return TRUE;
+}
+
+static gboolean
+view_dims (const RtCall *call, const RtTensor *a, const gint64 *list, guint n, guint *rank,
+           gint64 *dims, GError **error)
+{
+  const char *op = graph_node_op_type (call->node);
+  if (strcmp (op, "Reshape") == 0)
+    {
+      *rank = n;
+      return reshape_dims (call, a, list, n, dims, error);
+    }
+  if (strcmp (op, "Flatten") == 0)
+    {
+      gint64 axis = rt_attr_i (call->node, "axis", 1);
+      if (axis < 0)
+        axis += a->rank;
+      if (axis < 0 || axis > (gint64) a->rank)
+        {
+          rt_call_error (call, error, RT_ERROR_INVALID_GRAPH, "axis out of range");
+          return FALSE;
+        }
+      *rank = 2;
+      dims[0] = rt_shape_numel ((guint) axis, a->dims);
+      dims[1] = rt_shape_numel (a->rank - (guint) axis, a->dims + axis);
+      return TRUE;
+    }
+  if (strcmp (op, "Squeeze") == 0)
+    return squeeze_dims (call, a, list, n, rank, dims, error);
+  return unsqueeze_dims (call, a, list, n, rank, dims, error);
+}
+
+gboolean
+rt_shape_op_dims (const RtCall *call, const RtTensor *a, const gint64 *list, guint n,
+                  guint *rank, gint64 *dims, gint64 *strides, gboolean *same_bytes, GError **error)
+{
+  const char *op = graph_node_op_type (call->node);
+  *same_bytes = strcmp (op, "Reshape") == 0 || strcmp (op, "Flatten") == 0
+                || strcmp (op, "Squeeze") == 0 || strcmp (op, "Unsqueeze") == 0;
+  if (*same_bytes)
+    {
+      if (!view_dims (call, a, list, n, rank, dims, error))
+        return FALSE;
+      if (rt_shape_numel (*rank, dims) != a->numel)
+        {
+          rt_call_error (call, error, RT_ERROR_SHAPE, "cannot reshape %" G_GINT64_FORMAT
+                         " elements to %" G_GINT64_FORMAT, a->numel, rt_shape_numel (*rank, dims));
+          return FALSE;
+        }
+      return TRUE;
+    }
+  if (strcmp (op, "Transpose") == 0)
+    {
+      *rank = a->rank;
+      return transpose_dims (call, a, list, n, dims, strides, error);
+    }
+  if (strcmp (op, "Expand") == 0)
+    {
+      if (!rt_broadcast_shape (call, a->rank, a->dims, n, list, rank, dims, error))
+        return FALSE;
+      rt_broadcast_strides (a, *rank, dims, strides);
+      return TRUE;
+    }
+  rt_call_error (call, error, RT_ERROR_UNSUPPORTED, "not a shape op");
+  return FALSE;
+}
+
+/* Reshape, Flatten, Squeeze, Unsqueeze, Transpose, Expand. */
+static gboolean
+k_shape_op (RtCall *call, GError **error)
+{
+  const RtTensor *a = call->inputs[0];
+  gint64 list[RT_MAX_RANK], dims[RT_MAX_RANK], ss[RT_MAX_RANK];
+  guint n, rank;
+  gboolean same_bytes;
+  if (!shape_op_list (call, list, &n, error)
+      || !rt_shape_op_dims (call, a, list, n, &rank, dims, ss, &same_bytes, error))
+    return FALSE;
+  if (same_bytes)
+    return emit_copy (call, a, rank, dims, error);
+  RtTensor *o = rt_call_output (call, 0, a->dtype, rank, dims, error);
   if (o == NULL)
     return FALSE;
-  copy_strided (o->data, a->data, a->rank, dims, ss, rt_dtype_size (a->dtype));
+  copy_strided (o->data, a->data, rank, dims, ss, rt_dtype_size (a->dtype));
   return TRUE;
+}
+
+static gboolean
+k_identity_shape (RtCall *call, GError **error)
+{
+  return emit_copy (call, call->inputs[0], call->inputs[0]->rank, call->inputs[0]->dims, error);
 }
 
 /* ---- Concat, Split ----------------------------------------------------------- */
@@ -348,37 +425,14 @@ k_concat (RtCall *call, GError **error)
   return TRUE;
 }
 
-static gboolean
-k_split (RtCall *call, GError **error)
+gboolean
+rt_split_sizes (const RtCall *call, const RtTensor *a, gint64 *split, guint n, guint *axis,
+                GError **error)
 {
-  const RtTensor *a = call->inputs[0];
   guint ax;
   if (!rt_axis (call, rt_attr_i (call->node, "axis", 0), a->rank, &ax, error))
     return FALSE;
-  g_autofree gint64 *split = g_new0 (gint64, call->n_outputs);
-  guint n = 0;
-  if (call->opset < 13)
-    {
-      gsize len;
-      const gint64 *v;
-      if (rt_attr_ints (call->node, "split", &len, &v))
-        {
-          n = (guint) len;
-          memcpy (split, v, MIN (len, call->n_outputs) * sizeof (gint64));
-        }
-      else if (call->n_inputs > 1 && call->inputs[1])
-        {
-          n = (guint) call->inputs[1]->numel;
-          for (guint i = 0; i < MIN (n, call->n_outputs); i++)
-            split[i] = rt_get_i64 (call->inputs[1], i);
-        }
-    }
-  else if (call->n_inputs > 1 && call->inputs[1])
-    {
-      n = (guint) call->inputs[1]->numel;
-      for (guint i = 0; i < MIN (n, call->n_outputs); i++)
-        split[i] = rt_get_i64 (call->inputs[1], i);
-    }
+  *axis = ax;
   gint64 total = a->dims[ax];
   if (n == 0)
     {
@@ -397,6 +451,36 @@ k_split (RtCall *call, GError **error)
                      G_GINT64_FORMAT ")", ax, total);
       return FALSE;
     }
+  return TRUE;
+}
+
+static gboolean
+k_split (RtCall *call, GError **error)
+{
+  const RtTensor *a = call->inputs[0];
+  g_autofree gint64 *split = g_new0 (gint64, call->n_outputs);
+  guint n = 0;
+  gboolean from_attr = FALSE;
+  if (call->opset < 13)
+    {
+      gsize len;
+      const gint64 *v;
+      if ((from_attr = rt_attr_ints (call->node, "split", &len, &v)))
+        {
+          n = (guint) len;
+          memcpy (split, v, MIN (len, call->n_outputs) * sizeof (gint64));
+        }
+    }
+  if (!from_attr && call->n_inputs > 1 && call->inputs[1])
+    {
+      n = (guint) call->inputs[1]->numel;
+      for (guint i = 0; i < MIN (n, call->n_outputs); i++)
+        split[i] = rt_get_i64 (call->inputs[1], i);
+    }
+  guint ax;
+  if (!rt_split_sizes (call, a, split, n, &ax, error))
+    return FALSE;
+  gint64 total = a->dims[ax];
   gsize es = rt_dtype_size (a->dtype);
   gint64 outer = rt_shape_numel (ax, a->dims), inner = rt_shape_inner (a->rank, a->dims, ax);
   gint64 off = 0;
@@ -677,23 +761,6 @@ k_scatter_elements (RtCall *call, GError **error)
 }
 
 /* ---- Expand, Tile ------------------------------------------------------------ */
-
-static gboolean
-k_expand (RtCall *call, GError **error)
-{
-  const RtTensor *a = call->inputs[0];
-  gint64 shape[RT_MAX_RANK], dims[RT_MAX_RANK], ss[RT_MAX_RANK];
-  guint n, r;
-  if (!input_ints (call, 1, shape, RT_MAX_RANK, &n, error)
-      || !rt_broadcast_shape (call, a->rank, a->dims, n, shape, &r, dims, error))
-    return FALSE;
-  RtTensor *o = rt_call_output (call, 0, a->dtype, r, dims, error);
-  if (o == NULL)
-    return FALSE;
-  rt_broadcast_strides (a, r, dims, ss);
-  copy_strided (o->data, a->data, r, dims, ss, rt_dtype_size (a->dtype));
-  return TRUE;
-}
 
 static gboolean
 k_tile (RtCall *call, GError **error)
@@ -1105,18 +1172,18 @@ k_depth_space (RtCall *call, GError **error)
     .run = (fn) }
 
 static const RtKernelDef defs[] = {
-  K ("Reshape", 1, 0, 1, 2, 1, 1, k_reshape),
-  K ("Flatten", 1, 0, 1, 1, 1, 1, k_flatten),
-  K ("Squeeze", 1, 0, 1, 2, 1, 1, k_squeeze),
-  K ("Unsqueeze", 1, 0, 1, 2, 1, 1, k_unsqueeze),
-  K ("Transpose", 1, 0, 1, 1, 1, 1, k_transpose),
+  K ("Reshape", 1, 0, 1, 2, 1, 1, k_shape_op),
+  K ("Flatten", 1, 0, 1, 1, 1, 1, k_shape_op),
+  K ("Squeeze", 1, 0, 1, 2, 1, 1, k_shape_op),
+  K ("Unsqueeze", 1, 0, 1, 2, 1, 1, k_shape_op),
+  K ("Transpose", 1, 0, 1, 1, 1, 1, k_shape_op),
   K ("Concat", 1, 0, 1, RT_VARIADIC, 1, 1, k_concat),
   K ("Split", 1, 0, 1, 2, 1, RT_VARIADIC, k_split),
   K ("Slice", 1, 0, 1, 5, 1, 1, k_slice),
   K ("Gather", 1, 0, 2, 2, 1, 1, k_gather),
   K ("GatherElements", 11, 0, 2, 2, 1, 1, k_gather_elements),
   K ("ScatterElements", 11, 0, 3, 3, 1, 1, k_scatter_elements),
-  K ("Expand", 8, 0, 2, 2, 1, 1, k_expand),
+  K ("Expand", 8, 0, 2, 2, 1, 1, k_shape_op),
   K ("Tile", 6, 0, 2, 2, 1, 1, k_tile),
   K ("Pad", 1, 0, 1, 4, 1, 1, k_pad),
   K ("Shape", 1, 0, 1, 1, 1, 1, k_shape),

@@ -237,6 +237,22 @@ rt_index_next (gint64 *c, const gint64 *dims, gint64 rank)
       c[j] = 0;
     }
 }
+/* Reshape, Flatten, Squeeze, Unsqueeze, Transpose and Expand, for backends
+ * that run them elsewhere: where the op's list argument is (the input
+ * index, or -1 and *attr the attribute's name, or 0: none), and the output
+ * shape from that list as the CPU kernel computes it (its errors too).
+ * *same_bytes: the output is the input's bytes in order (the first four);
+ * otherwise output element i is the input's at the offset `strides` gives
+ * for i's index (element strides, 0 where Expand broadcasts). */
+int          rt_shape_op_list_input (const RtCall *call, const char **attr);
+gboolean     rt_shape_op_dims (const RtCall *call, const RtTensor *a, const gint64 *list, guint n,
+                               guint *rank, gint64 *dims, gint64 *strides, gboolean *same_bytes,
+                               GError **error);
+/* Split: checks the n sizes in split[0 .. n_outputs) (read from the
+ * attribute or input, as the CPU kernel reads them; n = 0: equal parts,
+ * filled in) against the input's `axis` dimension. */
+gboolean     rt_split_sizes (const RtCall *call, const RtTensor *a, gint64 *split, guint n,
+                             guint *axis, GError **error);
 /* Element-wise conversion between any two supported dtypes (Cast). */
 gboolean     rt_convert (const void *src, GraphDType sdt, void *dst, GraphDType ddt,
                          gint64 n);

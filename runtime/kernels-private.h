@@ -52,3 +52,22 @@ gboolean rt_grid_sample (RtCall *call, const RtTensor *x, const RtTensor *g, int
 /* Output 0 := einsum(equation) of inputs first, first + 1, ... (one per
  * term of the equation) (k-einsum.c; aten::einsum). */
 gboolean rt_einsum (RtCall *call, const char *equation, guint first, GError **error);
+/* The random kernels' generator (k-random.c): GLib's Mersenne Twister,
+ * seeded by the node's `seed` attribute when it has one (the same values on
+ * every run), else from /dev/urandom; free with g_rand_free.  And a
+ * standard normal sample drawn from it. */
+GRand   *rt_random_new (const RtCall *call);
+double   rt_random_normal (GRand *r);
+/* Output o (any float type; its shape) := fn (r, i, data) for i = 0, 1, ...
+ * in order, drawn in double from rt_random_new's generator. */
+typedef double (*RtDrawFn) (GRand *r, gint64 i, gpointer data);
+gboolean rt_random_fill (RtCall *call, RtTensor *o, RtDrawFn fn, gpointer data, GError **error);
+/* o := U[a, b), or a + b·N(0, 1) when normal. */
+gboolean rt_random_dist (RtCall *call, RtTensor *o, gboolean normal, double a, double b, GError **error);
+/* o := 1 with probability p[i] (p NULL: `scalar` for every element), else
+ * 0; a probability outside [0, 1] is an error. */
+gboolean rt_random_bernoulli (RtCall *call, const RtTensor *p, double scalar, RtTensor *o, GError **error);
+/* o (x's shape and type) and mask (bool, may be NULL) := x and all true,
+ * or in training x[i] / (1 − p) kept with probability 1 − p, else 0. */
+gboolean rt_random_dropout (RtCall *call, const RtTensor *x, double p, gboolean train, RtTensor *o,
+                            RtTensor *mask, GError **error);

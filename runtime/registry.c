@@ -47,6 +47,8 @@ extern const RtKernelTable rt_kernels_text;
 extern const RtKernelTable rt_kernels_scan8;
 extern const RtKernelTable rt_kernels_string;
 extern const RtKernelTable rt_kernels_sequence;
+extern const RtKernelTable rt_kernels_random;
+extern const RtKernelTable rt_kernels_aten_random;
 
 static const RtKernelTable *const tables[] = {
   &rt_kernels_elementwise,
@@ -93,6 +95,8 @@ static const RtKernelTable *const tables[] = {
   &rt_kernels_scan8,
   &rt_kernels_string,
   &rt_kernels_sequence,
+  &rt_kernels_random,
+  &rt_kernels_aten_random,
 };
 
 /* "domain::op" → GPtrArray of const RtKernelDef* */

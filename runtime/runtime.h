@@ -32,7 +32,26 @@ typedef enum
   RT_ERROR_SHAPE,         /* shapes that do not fit at run time */
   RT_ERROR_TOO_LARGE,     /* a tensor above RtOptions.max_tensor_bytes */
   RT_ERROR_FAILED,        /* anything else raised by a kernel */
+  RT_ERROR_NO_DEVICE,     /* the chosen device cannot be used ("no CUDA device: ...") */
 } RtErrorCode;
+
+/* Where a session computes (Note [Backends] in runtime/backend.h). */
+typedef enum
+{
+  RT_DEVICE_CPU = 0,      /* the default */
+  RT_DEVICE_CUDA,         /* an NVIDIA GPU through the CUDA backend plugin (doc/cuda.md) */
+} RtDevice;
+
+/* "cpu", "cuda". */
+const char  *rt_device_name (RtDevice device);
+/* "cpu" or "cuda" → *device; FALSE with RT_ERROR_INPUT otherwise. */
+gboolean     rt_device_parse (const char *name, RtDevice *device, GError **error);
+/* Whether `device` can be used here: FALSE with RT_ERROR_NO_DEVICE
+ * ("no CUDA device: <reason>") when its backend is not built, cannot be
+ * loaded or finds no device. */
+gboolean     rt_device_available (RtDevice device, GError **error);
+
+typedef struct _RtBackend RtBackend;
 
 typedef struct
 {
@@ -47,6 +66,13 @@ typedef struct
   /* Wall-clock budget of one rt_session_run in seconds (0: none); past it
    * the run stops at the next node with RT_ERROR_TOO_LARGE. */
   double       max_seconds;
+  /* Where nodes run (RT_DEVICE_CPU, the default of a zeroed struct); a
+   * node the device has no kernel for runs on the CPU with counted copies
+   * (rt_session_device_stats). */
+  RtDevice     device;
+  /* Another backend instead of `device`'s (runtime/backend.h; tests use a
+   * mock); NULL: the device's. */
+  const RtBackend *backend;
   /* Run every node as its own kernel: no Conv+Relu-style fusion at
    * session creation (runtime/fuse.c), for comparing against. */
   gboolean     no_fusion;
@@ -118,6 +144,34 @@ GPtrArray   *rt_kernel_ops (const char *domain);
 /* Buffer allocations (fresh or grown slot memory) made by the last run;
  * 0 on a repeated run with the same shapes. */
 guint64      rt_session_last_run_allocations (const RtSession *s);
+
+/* What ran where in the last run, under a device backend (all counts
+ * 0 on the CPU backend, where nothing is copied). */
+typedef struct
+{
+  const char *backend;              /* "cpu", "cuda", or a custom backend's name */
+  guint    n_nodes;                 /* nodes with a kernel (Constants excluded) */
+  guint    n_planned_fallbacks;     /* nodes the backend has no kernel for */
+  guint    n_device_runs;           /* node runs on the device in the last run */
+  guint    n_fallback_runs;         /* node runs on the CPU in the last run (declined ones included) */
+  guint64  input_copies, input_bytes;         /* host→device: graph inputs, initializers' first upload */
+  guint64  output_copies, output_bytes;       /* device→host: graph (and extra) outputs */
+  guint64  fallback_to_host, fallback_to_host_bytes;     /* device→host for fallback nodes */
+  guint64  fallback_to_device, fallback_to_device_bytes; /* host→device of fallback results */
+} RtDeviceStats;
+
+void         rt_session_device_stats (const RtSession *s, RtDeviceStats *stats);
+/* The nodes that ran (or are planned to run) on the CPU under a device
+ * backend, in graph order: node i and why (the backend has no kernel, or
+ * it declined these inputs).  (transfer none) */
+guint        rt_session_n_fallbacks (const RtSession *s);
+const GraphNode *rt_session_fallback (const RtSession *s, guint i, const char **reason);
+/* The stats and one line per fallback node, for `symonnx run --verbose`:
+ *   device cuda: 12 nodes, 11 on the device, 1 on the CPU
+ *   copies: inputs 1 (602112 bytes), outputs 1 (4000 bytes), fallback 2 to host ...
+ *   fallback: TopK node 'topk1' (no cuda kernel for onnx::TopK)
+ * (transfer full) */
+char        *rt_session_fallback_report (const RtSession *s);
 
 /* ---- verification -------------------------------------------------------- */
 

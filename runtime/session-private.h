@@ -2,6 +2,7 @@
 #pragma once
 
 #include "runtime/kernel.h"
+#include "runtime/backend.h"
 
 typedef struct
 {
@@ -18,6 +19,9 @@ typedef struct
   void       *own;         /* aligned copy of misaligned data */
   gsize       own_cap;
   struct _RtStore *store;  /* a caller's sequence input, copied */
+  void       *dev_own;     /* device copy of an input or constant (Note [Backends]) */
+  gsize       dev_own_cap;
+  gboolean    dev_const;   /* dev_own holds `constant`'s data, uploaded by an earlier run */
 } RtValue;
 
 /* Owned memory for a value of any kind (Note [Sequences and optionals]):
@@ -52,6 +56,8 @@ typedef struct
   void *mem;
   gsize cap;
   RtStore *store;           /* sequences / optionals written to the slot */
+  void *dmem;               /* device memory (device backends) */
+  gsize dcap;
 } RtSlot;
 
 typedef struct
@@ -65,6 +71,8 @@ typedef struct
   int               *out_idx;
   int               *release;   /* slots freed after the node (planning record) */
   guint              n_release;
+  gboolean           on_device; /* a device backend runs it (Note [Backends]) */
+  char              *fallback;  /* why it runs on the CPU under a device backend; NULL */
   /* A fused node's values (Note [Fusion], runtime/fuse.c): n_in inputs and
    * n_out outputs that replace the graph node's own; NULL: the node's. */
   GraphValue       **fused_in;
@@ -101,7 +109,36 @@ struct _RtSession
   /* GBytes that string tensors of a run point to (rt_call_keep_string);
    * held by the outermost session, emptied when its next run starts. */
   GPtrArray      *strings;
+  /* Device backends (Note [Backends], runtime/session-device.c). */
+  const RtBackend *backend;
+  gboolean        device;     /* backend has memory of its own */
+  gboolean        device_node_running;  /* rt_call_output hands out device memory */
+  guint8         *where;      /* per value: RT_ON_HOST | RT_ON_DEVICE, during a run */
+  RtTensor       *drt;        /* per value: its device view (data: device memory) */
+  const RtTensor **dev_inputs;
+  RtDeviceStats   stats;
 };
+
+/* runtime/session-device.c: the session's side of Note [Backends]. */
+/* RT_FROM_CONSTANT: bound from the value's constant in this run. */
+enum { RT_ON_HOST = 1, RT_ON_DEVICE = 2, RT_FROM_CONSTANT = 4 };
+/* Chooses the backend and which nodes it runs; after plan_values. */
+gboolean  rt_device_plan (RtSession *s, GError **error);
+void      rt_device_free (RtSession *s);
+void      rt_device_begin_run (RtSession *s);
+/* Value vi was bound on the host (from its constant or not). */
+void      rt_device_bound (RtSession *s, int vi, gboolean from_constant);
+/* Runs p on the device when it is planned there and the backend takes
+ * these inputs: *ran tells; FALSE only on an error. */
+gboolean  rt_device_run_node (RtSession *s, RtNodePlan *p, RtCall *call, gboolean *ran,
+                              GError **error);
+/* Before a CPU kernel: its inputs on the host; after it: its outputs. */
+gboolean  rt_device_inputs_to_host (RtSession *s, RtNodePlan *p, GError **error);
+void      rt_device_outputs_on_host (RtSession *s, RtNodePlan *p);
+/* Value vi on the host (a graph output when `output`). */
+gboolean  rt_device_to_host (RtSession *s, int vi, gboolean output, GError **error);
+/* Device memory of at least nbytes for a slot. */
+gpointer  rt_device_slot_mem (RtSession *s, RtSlot *slot, gsize nbytes, GError **error);
 
 /* Note [Subgraphs]
  * A body (If's branches, Loop's and Scan's body) is a session of its own,
@@ -125,5 +162,6 @@ gboolean   rt_body_run (RtSession *body, RtCall *call, guint n_inputs,
  * the chain's inputs and last output (fused_in/fused_out) and a kernel of
  * fuse.c; the later nodes leave the plan.  Only values with one reader
  * that are neither graph outputs nor requested outputs are fused away.
- * RtOptions.no_fusion turns it off (the tests compare both runs). */
+ * RtOptions.no_fusion turns it off (the tests compare both runs); it is
+ * off too with a device backend (the fused kernels are CPU kernels). */
 void       rt_fuse_plan (RtSession *s);

@@ -22,6 +22,7 @@ plan_node_clear (RtNodePlan *p)
   g_free (p->in_idx);
   g_free (p->out_idx);
   g_free (p->release);
+  g_free (p->fallback);
   g_free (p->fused_in);
   g_free (p->fused_out);
 }
@@ -31,6 +32,7 @@ rt_session_free (RtSession *s)
 {
   if (s == NULL)
     return;
+  rt_device_free (s);
   for (guint i = 0; i < s->n_nodes; i++)
     plan_node_clear (&s->nodes[i]);
   g_free (s->nodes);
@@ -75,17 +77,8 @@ collect_free_values (Graph *g, GHashTable *set)
         }
       for (guint a = 0; a < graph_node_n_attrs (n); a++)
         {
-          const char *name = graph_node_attr_name (n, a);
-          Graph *sub = NULL;
-          gsize len = 0;
-          Graph *const *subs = NULL;
-          if (graph_node_get_g (n, name, &sub))
-            {
-              subs = &sub;
-              len = 1;
-            }
-          else
-            graph_node_get_gs (n, name, &len, &subs);
+          Graph *sub, *const *subs;
+          gsize len = graph_node_attr_subgraphs (n, graph_node_attr_name (n, a), &sub, &subs);
           for (gsize k = 0; k < len; k++)
             {
               g_autoptr (GHashTable) inner = g_hash_table_new (g_direct_hash, g_direct_equal);
@@ -109,14 +102,8 @@ node_free_values (GraphNode *n)
   GHashTable *set = NULL;
   for (guint a = 0; a < graph_node_n_attrs (n); a++)
     {
-      const char *name = graph_node_attr_name (n, a);
-      Graph *sub = NULL;
-      gsize len = 0;
-      Graph *const *subs = NULL;
-      if (graph_node_get_g (n, name, &sub))
-        subs = &sub, len = 1;
-      else
-        graph_node_get_gs (n, name, &len, &subs);
+      Graph *sub, *const *subs;
+      gsize len = graph_node_attr_subgraphs (n, graph_node_attr_name (n, a), &sub, &subs);
       for (gsize k = 0; k < len; k++)
         {
           if (set == NULL)
@@ -548,9 +535,10 @@ rt_session_new (Graph *graph, const RtOptions *options, GError **error)
           }
         g_ptr_array_add (s->returned, v);
       }
-  if (!s->options.no_fusion)
+  /* Fusion makes CPU kernels: only when every node runs on the CPU. */
+  if (!s->options.no_fusion && s->options.device == RT_DEVICE_CPU && s->options.backend == NULL)
     rt_fuse_plan (s);
-  if (!plan_values (s, error))
+  if (!plan_values (s, error) || !rt_device_plan (s, error))
     return NULL;
   return g_steal_pointer (&s);
 }
@@ -712,6 +700,8 @@ bind_outer (RtSession *s, int vi, GError **error)
       int pi = GPOINTER_TO_INT (idx);
       if (p->present == NULL || !p->present[pi])
         continue;
+      if (p->device && !rt_device_to_host (p, pi, FALSE, error))
+        return FALSE;
       s->rt[vi] = p->rt[pi];
       s->present[vi] = TRUE;
       return TRUE;
@@ -809,6 +799,8 @@ bind_inputs (RtSession *s, GHashTable *inputs, gboolean any, gboolean body, GErr
               if (!bind_any (s, (int) vi, a, error))
                 return FALSE;
               s->present[vi] = TRUE;
+              if (s->device)
+                rt_device_bound (s, (int) vi, FALSE);
               continue;
             }
         }
@@ -817,12 +809,16 @@ bind_inputs (RtSession *s, GHashTable *inputs, gboolean any, gboolean body, GErr
           if (!check_input (s, val->v, given, error) || !bind_tensor (s, vi, given, "input", error))
             return FALSE;
           s->present[vi] = TRUE;
+          if (s->device)
+            rt_device_bound (s, (int) vi, FALSE);
         }
       else if (val->constant)
         {
           if (!bind_tensor (s, vi, val->constant, "constant", error))
             return FALSE;
           s->present[vi] = TRUE;
+          if (s->device)
+            rt_device_bound (s, (int) vi, TRUE);
         }
       else if (val->outer)
         {
@@ -892,8 +888,18 @@ run_node (RtSession *s, RtNodePlan *p, GError **error)
                      graph_dtype_name (in0->dtype));
       return FALSE;
     }
-  if (!p->def->run (&call, error))
+  gboolean ran = FALSE;
+  if (s->device && !rt_device_run_node (s, p, &call, &ran, error))
     return FALSE;
+  if (!ran)
+    {
+      if (s->device && !rt_device_inputs_to_host (s, p, error))
+        return FALSE;
+      if (!p->def->run (&call, error))
+        return FALSE;
+      if (s->device)
+        rt_device_outputs_on_host (s, p);
+    }
   for (guint i = 0; i < p->n_out; i++)
     if (!s->present[p->out_idx[i]])
       {
@@ -1005,6 +1011,8 @@ session_run (RtSession *s, GHashTable *inputs, gboolean any, GHashTable *outputs
   s->deadline = s->options.max_seconds > 0
                   ? g_get_monotonic_time () + (gint64) (s->options.max_seconds * G_USEC_PER_SEC)
                   : 0;
+  if (s->device)
+    rt_device_begin_run (s);
   gboolean ok = bind_inputs (s, inputs, any, FALSE, error);
   for (guint ni = 0; ok && ni < s->n_nodes; ni++)
     ok = run_node (s, &s->nodes[ni], error);
@@ -1018,6 +1026,11 @@ session_run (RtSession *s, GHashTable *inputs, gboolean any, GHashTable *outputs
         {
           g_set_error (error, RT_ERROR, RT_ERROR_FAILED, "output '%s' was not computed",
                        value_label (v));
+          ok = FALSE;
+          break;
+        }
+      if (s->device && !rt_device_to_host (s, vi, TRUE, error))
+        {
           ok = FALSE;
           break;
         }
@@ -1093,6 +1106,27 @@ rt_call_output (RtCall *call, guint i, GraphDType dtype, guint rank, const gint6
     }
   int vi = p->out_idx[i];
   RtSlot *slot = &s->slots[s->values[vi].slot];
+  if (s->device_node_running)
+    {
+      /* A device kernel's output (Note [Backends]): the host view has no data. */
+      gpointer dmem = rt_device_slot_mem (s, slot, nbytes, error);
+      if (dmem == NULL)
+        {
+          g_prefix_error (error, "%s: output %u: ", rt_node_label (call->node), i);
+          return NULL;
+        }
+      RtTensor *r = &s->rt[vi];
+      memset (r, 0, sizeof *r);
+      r->dtype = dtype;
+      r->rank = rank;
+      if (rank)
+        memcpy (r->dims, dims, rank * sizeof (gint64));
+      r->numel = rt_shape_numel (rank, dims);
+      s->drt[vi] = *r;
+      s->drt[vi].data = dmem;
+      s->present[vi] = TRUE;
+      return &s->drt[vi];
+    }
   if (slot->cap < nbytes || slot->mem == NULL)
     {
       free (slot->mem);

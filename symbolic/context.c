@@ -17,7 +17,90 @@ struct _SymContext
   gpointer    user_data;
   Graph      *scratch;    /* PythonOps' scalar arguments as prim::Constants */
   GHashTable *py_args;    /* PythonOp node → GPtrArray of its arguments */
+  GHashTable *dynamic;    /* src values whose shape (or int value) depends on data */
 };
+
+/* Note [Data-dependent shapes]
+ * A trace records the shapes of one run.  The output of nonzero (and of
+ * everything computed from it: y = x[x > 0]; y.size(0); zeros(y.size(0)))
+ * has another shape on other data, so its traced shape must not be folded
+ * into the export: sym_static_shape() says "unknown" for such values and
+ * their ONNX types get unknown dims, so Shape(y) stays a run-time Shape.
+ * The set is computed once from the source graph: the outputs of the ops
+ * below, then every output of a node with such an input (conservatively,
+ * all its dims).  Dynamic axes are not in it (they are applied after
+ * translation, see export/pipeline). */
+static const char *const data_dependent_ops[] = {
+  "aten::nonzero", "aten::nonzero_numpy", "aten::masked_select", "aten::unique_dim",
+  "aten::_unique", "aten::_unique2", "aten::unique_consecutive", "aten::unique_dim_consecutive",
+  "torchvision::nms", "aten::repeat_interleave", "aten::bincount", "aten::histc",
+};
+
+static gboolean
+starts_data_dependence (GraphNode *n)
+{
+  if (graph_node_is (n, "aten::where") && graph_node_n_inputs (n) == 1)
+    return TRUE;   /* where(condition) is nonzero */
+  if (graph_node_is (n, "aten::index"))
+    {
+      /* a boolean mask among the indices */
+      GraphNode *lc = graph_value_node (graph_node_input (n, 1));
+      for (guint i = 0; lc && graph_node_is (lc, "prim::ListConstruct") && i < graph_node_n_inputs (lc); i++)
+        {
+          GraphDType dt = sym_dtype (graph_node_input (lc, i));
+          if (dt == GRAPH_DTYPE_BOOL || dt == GRAPH_DTYPE_UINT8)
+            return TRUE;
+        }
+      return FALSE;
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (data_dependent_ops); i++)
+    if (graph_node_is (n, data_dependent_ops[i]))
+      return TRUE;
+  return FALSE;
+}
+
+/* Ops whose output has self's shape whatever the other inputs hold
+ * (x[m] = x[m] * 3 keeps x's shape): in-place ops and these. */
+static gboolean
+keeps_self_shape (GraphNode *n)
+{
+  static const char *const ops[] = {
+    "aten::index_put", "aten::masked_fill", "aten::masked_scatter", "aten::index_fill",
+    "aten::index_copy", "aten::index_add", "aten::scatter", "aten::scatter_add", "aten::scatter_reduce",
+  };
+  const char *k = graph_node_kind (n);
+  gsize len = strlen (k);
+  if (g_str_has_prefix (k, "aten::") && len > 7 && k[len - 1] == '_' && k[len - 2] != '_')
+    return TRUE;
+  for (guint i = 0; i < G_N_ELEMENTS (ops); i++)
+    if (strcmp (k, ops[i]) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+static void
+mark_data_dependent (Graph *src, GHashTable *dynamic)
+{
+  graph_foreach_node (src, n)
+    {
+      gboolean dyn = starts_data_dependence (n);
+      guint nin = keeps_self_shape (n) ? MIN (1, graph_node_n_inputs (n)) : graph_node_n_inputs (n);
+      for (guint i = 0; !dyn && i < nin; i++)
+        dyn = graph_node_input (n, i) && g_hash_table_contains (dynamic, graph_node_input (n, i));
+      for (guint i = 0; dyn && i < graph_node_n_outputs (n); i++)
+        g_hash_table_add (dynamic, graph_node_output (n, i));
+    }
+}
+
+/* The context of the symbolic running on this thread, for
+ * sym_static_shape's Note [Data-dependent shapes] check. */
+static _Thread_local SymContext *current_ctx;
+
+gboolean
+sym_context_is_data_dependent (SymContext *ctx, GraphValue *src)
+{
+  return ctx && src && g_hash_table_contains (ctx->dynamic, src);
+}
 
 SymContext *
 sym_context_new (const SymContextSetup *setup)
@@ -34,6 +117,9 @@ sym_context_new (const SymContextSetup *setup)
   ctx->tensors = g_ptr_array_new_with_free_func ((GDestroyNotify) tensor_unref);
   ctx->py_args = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) g_ptr_array_unref);
   ctx->origins = g_hash_table_new (NULL, NULL);
+  ctx->dynamic = g_hash_table_new (NULL, NULL);
+  if (ctx->s.src)
+    mark_data_dependent (ctx->s.src, ctx->dynamic);
   return ctx;
 }
 
@@ -53,6 +139,7 @@ sym_context_free (SymContext *ctx)
   g_hash_table_unref (ctx->py_args);
   graph_free (ctx->scratch);
   g_hash_table_unref (ctx->origins);
+  g_hash_table_unref (ctx->dynamic);
   g_free (ctx);
 }
 
@@ -346,6 +433,8 @@ sym_dtype (GraphValue *v)
 gboolean
 sym_static_shape (GraphValue *v, gint64 *dims)
 {
+  if (sym_context_is_data_dependent (current_ctx, v))
+    return FALSE;   /* Note [Data-dependent shapes] */
   GraphType *t = sym_type (v);
   if (t == NULL || !graph_type_is_tensor (t) || graph_type_rank (t) < 0)
     return FALSE;
@@ -404,6 +493,8 @@ onnx_type_of (GraphType *t)
     default: return NULL;
     }
 }
+
+static void unknown_dims (GraphValue *v, GraphType *traced);
 
 /* ------------------------------------------------------------------------ */
 /* New constants                                                             */
@@ -966,7 +1057,9 @@ translate_unpack (SymContext *ctx, GraphNode *n, GError **error)
       for (guint i = 0; i < n_out; i++)
         {
           GraphValue *dv = elems->pdata[i];
-          if (graph_value_type (dv) == NULL)
+          if (sym_context_is_data_dependent (ctx, graph_node_output (n, i)))
+            unknown_dims (dv, graph_value_type (graph_node_output (n, i)));
+          else if (graph_value_type (dv) == NULL)
             {
               g_autoptr (GraphType) t = onnx_type_of (graph_value_type (graph_node_output (n, i)));
               if (t)
@@ -1091,6 +1184,34 @@ unsupported_error (SymContext *ctx, GraphNode *n, GError *cause, GError **error)
   return FALSE;
 }
 
+/* A data-dependent value's type: its element type and rank (from the value
+ * or the trace), every dim unknown. */
+static void
+unknown_dims (GraphValue *v, GraphType *traced)
+{
+  GraphType *t = graph_value_type (v) ? graph_value_type (v) : traced;
+  if (t == NULL || !graph_type_is_tensor (t))
+    {
+      g_autoptr (GraphType) ot = onnx_type_of (traced);
+      if (ot == NULL || graph_type_rank (ot) <= 0)
+        {
+          if (ot && graph_value_type (v) == NULL)
+            graph_value_set_type (v, ot);
+          return;
+        }
+      sym_set_type (v, graph_type_dtype (ot), graph_type_rank (ot), NULL);
+      return;
+    }
+  if (graph_type_rank (t) > 0)
+    sym_set_type (v, graph_type_dtype (t), graph_type_rank (t), NULL);
+  else if (graph_value_type (v) == NULL)
+    {
+      g_autoptr (GraphType) ot = onnx_type_of (traced);
+      if (ot)
+        graph_value_set_type (v, ot);
+    }
+}
+
 static void
 finish_outputs (SymContext *ctx, GraphNode *n, GraphValue **out)
 {
@@ -1099,7 +1220,9 @@ finish_outputs (SymContext *ctx, GraphNode *n, GraphValue **out)
       GraphValue *src = graph_node_output (n, i);
       if (out[i] == NULL)
         continue;
-      if (graph_value_type (out[i]) == NULL)
+      if (sym_context_is_data_dependent (ctx, src))
+        unknown_dims (out[i], graph_value_type (src));
+      else if (graph_value_type (out[i]) == NULL)
         {
           g_autoptr (GraphType) t = onnx_type_of (graph_value_type (src));
           if (t)
@@ -1247,8 +1370,20 @@ check_declared_shapes (GraphNode *n, GError **error)
   return FALSE;
 }
 
+static gboolean translate_node (SymContext *ctx, GraphNode *n, GError **error);
+
 gboolean
 sym_context_translate (SymContext *ctx, GraphNode *n, GError **error)
+{
+  SymContext *saved = current_ctx;
+  current_ctx = ctx;
+  gboolean ok = translate_node (ctx, n, error);
+  current_ctx = saved;
+  return ok;
+}
+
+static gboolean
+translate_node (SymContext *ctx, GraphNode *n, GError **error)
 {
   if (sym_context_is_lazy (n))
     return TRUE;

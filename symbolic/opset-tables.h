@@ -41,7 +41,11 @@ extern const SymTable sym_opset9_math, sym_opset9_reduce, sym_opset9_nn, sym_ops
                       sym_opset16, sym_opset17,
                       /* Issue 12's additions: torch 1.13 names the first tables lacked. */
                       sym_opset9_extra, sym_opset9_aliases, sym_opset9_beyond,
-                      sym_opset11_extra;
+                      sym_opset9_isinf,   /* opset10.c: isinf & co. from 9 */
+                      sym_opset11_extra,
+                      /* Issue 12: random ops, losses, windows. */
+                      sym_opset9_random, sym_opset12_random, sym_opset9_loss, sym_opset12_loss,
+                      sym_opset9_window;
 
 /* Helpers shared between the opset-9 files. */
 /* A 1-element 1-D float constant, as torch's torch.tensor([v]) (opset9-math.c). */
@@ -51,6 +55,10 @@ GraphValue  *sym_constant_of_shape (SymContext *ctx, GraphValue *shape, GraphDTy
 /* A constant of `dims` filled with v in dt, or NULL when too large (opset9-create.c). */
 GraphValue  *sym_const_filled (SymContext *ctx, gsize rank, const gint64 *dims, GraphDType dt,
                                double v);
+/* A constant of dt and dims holding the doubles v (converted as Cast
+ * does); NULL and an error when it cannot be made (opset9-extra.c). */
+GraphValue  *sym_const_doubles (SymContext *ctx, GraphDType dt, guint rank, const gint64 *dims,
+                                const double *v, GError **error);
 /* Shared with opset9-extra.c: torch ScalarType code → element type, dflt
  * when src is not a constant code (opset9-create.c); the pairwise distance
  * as torch writes it (opset9-reduce.c); a Split node's outputs as the
@@ -74,6 +82,10 @@ gboolean     sym_upsample_mode (SymContext *ctx, GraphNode *n, GraphValue **out,
  * torch writes before opset 13 (opset9-nn.c; the rank must be known). */
 GraphValue  *sym_softmax_values (SymContext *ctx, GraphValue *input, gint64 dim, const char *op,
                                  gboolean pre13_form);
+/* layer_norm's arguments (input, normalized_shape's length, weight, bias,
+ * eps), an empty or too long normalized_shape refused (opset9-nn.c). */
+gboolean     sym_parse_layer_norm (SymContext *ctx, GraphNode *n, GraphValue **input, gsize *ns,
+                                   GraphValue **weight, GraphValue **bias, double *eps, GError **error);
 /* layer_norm over the last ns dims as torch's opset-9 symbolic writes it
  * (ReduceMean, Sub, Pow, Sqrt, Div, then weight and bias when given); the
  * mean and the denominator sqrt(var + eps) through the optional pointers
@@ -81,6 +93,10 @@ GraphValue  *sym_softmax_values (SymContext *ctx, GraphValue *input, gint64 dim,
 GraphValue  *sym_layer_norm_values (SymContext *ctx, GraphValue *input, gsize ns, GraphValue *weight,
                                     GraphValue *bias, double eps, GraphValue **mean_out,
                                     GraphValue **den_out);
+/* aten::tensor_split(self, int sections, dim) as one Split (opset13.c;
+ * sym_split writes the form each opset takes, so opset9-beyond.c lists it
+ * from 9). */
+gboolean     sym_tensor_split13 (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error);
 /* Symbolics listed again by a later opset's table, whose translation
  * depends on the target opset (defined in the opset-9 files). */
 gboolean     sym_layer_norm_any (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error);

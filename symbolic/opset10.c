@@ -100,11 +100,17 @@ sym_fmod (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   return TRUE;
 }
 
-/* IsInf of x cast to double, as torch writes it. */
+/* IsInf of x cast to double, as torch writes it; before opset 10 (no
+ * IsInf, where torch refuses) |x| > DBL_MAX, exact: only ±inf is larger. */
 static GraphValue *
 isinf_of (SymContext *ctx, GraphValue *x)
 {
-  return graph_op (sym_graph (ctx), "IsInf", sym_cast (ctx, x, GRAPH_DTYPE_DOUBLE), NULL);
+  Graph *g = sym_graph (ctx);
+  GraphValue *d = sym_cast (ctx, x, GRAPH_DTYPE_DOUBLE);
+  if (sym_opset (ctx) < 10)
+    return graph_op (g, "Greater", graph_op (g, "Abs", d, NULL),
+                     sym_const_scalar (ctx, GRAPH_DTYPE_DOUBLE, G_MAXDOUBLE), NULL);
+  return graph_op (g, "IsInf", d, NULL);
 }
 
 static gboolean
@@ -186,11 +192,16 @@ sym_nan_to_num (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   return TRUE;
 }
 
-static const SymEntry entries[] = {
-  SYM_FN ("aten::fmod", sym_fmod),
+/* From opset 9 (torch: 10), isinf_of's form before 10. */
+static const SymEntry entries9[] = {
   SYM_FN ("aten::isinf", sym_isinf),
   SYM_FN ("aten::isfinite", sym_isfinite),
   SYM_FN ("aten::nan_to_num", sym_nan_to_num),
+};
+const SymTable sym_opset9_isinf = SYM_TABLE (9, entries9);
+
+static const SymEntry entries[] = {
+  SYM_FN ("aten::fmod", sym_fmod),
   SYM_FN ("aten::flip", sym_flip),
   SYM_FN ("aten::embedding_bag", sym_embedding_bag),
 };

@@ -38,7 +38,7 @@ sym_log_softmax13 (SymContext *ctx, GraphNode *n, GraphValue **out, GError **err
 /* aten::tensor_split(self, sections, dim) with an int number of sections
  * and a static dim size: one Split, the first size % sections pieces one
  * longer (from 13, as torch).  The index-list form is not handled. */
-static gboolean
+gboolean
 sym_tensor_split13 (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {
   GraphValue *self;

@@ -130,12 +130,9 @@ sym_native_layer_norm (SymContext *ctx, GraphNode *n, GraphValue **out, GError *
 {
   GraphValue *input, *weight, *bias;
   gsize ns;
-  const gint64 *shape;
   double eps;
-  if (!sym_parse_args (ctx, n, "v,is,v,v,f", &input, &ns, &shape, &weight, &bias, &eps, error))
+  if (!sym_parse_layer_norm (ctx, n, &input, &ns, &weight, &bias, &eps, error))
     return FALSE;
-  if (ns == 0 || ns > TENSOR_MAX_RANK)
-    return sym_unimplemented (ctx, n, error, "an empty normalized_shape");
   GraphValue *mean, *den;
   out[0] = sym_layer_norm_values (ctx, input, ns, weight, bias, eps, &mean, &den);
   if (graph_node_n_outputs (n) > 1)
@@ -224,6 +221,7 @@ static const SymEntry entries[] = {
   SYM_FN ("aten::tensor", sym_tensor),
   SYM_FN ("aten::as_tensor", sym_tensor),
   SYM_CAST ("aten::_cast_Bool", BOOL),
+  SYM_CAST ("aten::Bool", BOOL),   /* bool(tensor) in scripted code: a 0-d bool */
   SYM_FN ("aten::native_layer_norm", sym_native_layer_norm),
   SYM_FN ("aten::_weight_norm", sym_weight_norm),
   /* not in torch 1.13's registry: traces of x.swapaxes/swapdims record them */

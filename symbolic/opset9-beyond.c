@@ -1,6 +1,7 @@
 /* Opset 9: operators torch 1.13 cannot export in ONNX mode (it needs
  * ATEN_FALLBACK) that standard ONNX expresses exactly (issue 12, "beyond
- * torch"): atan2, trunc, frac, cumprod, affine_grid_generator (2-D).  Each
+ * torch"): atan2, trunc, frac, cumprod, affine_grid_generator (2-D), and
+ * outer, tril/triu and tensor_split below the opsets torch needs.  Each
  * is checked against eager PyTorch (tests/fixtures/symbolic, the cases
  * torch.onnx.export refuses) and listed in doc/symbolic.md. */
 #include "symbolic/opset-tables.h"
@@ -86,14 +87,17 @@ sym_atan2 (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   return TRUE;
 }
 
-/* aten::cumprod(self, dim, dtype): along a dim of static length L, the
- * running products y_i = y_{i−1} · x_i as L Slices, L − 1 Muls and one
- * Concat — PyTorch's own order of multiplication, so the same numbers. */
-#define CUMPROD_MAX_LEN 1024
+/* aten::cumprod / cumsum (before opset 11's CumSum) (self, dim, dtype):
+ * along a dim of static length L, the running products or sums
+ * y_i = y_{i−1} ∘ x_i as L Slices, L − 1 Muls or Adds and one Concat —
+ * PyTorch's own order of operations, so the same numbers.  The op is the
+ * table line's data. */
+#define RUNNING_MAX_LEN 1024
 
 static gboolean
-sym_cumprod (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+sym_running (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {
+  const char *op = sym_user_data (ctx);
   GraphValue *x;
   gint64 dim;
   if (!sym_parse_args (ctx, n, "vd", &x, &dim, error))
@@ -108,7 +112,7 @@ sym_cumprod (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   int r = sym_rank (graph_node_input (n, 0));
   gint64 dims[TENSOR_MAX_RANK];
   if (r < 0 || !sym_static_shape (graph_node_input (n, 0), dims))
-    return sym_unimplemented (ctx, n, error, "cumprod of an input of unknown shape");
+    return sym_unimplemented (ctx, n, error, "a running %s of an input of unknown shape", op);
   if (r == 0)
     {
       out[0] = x;
@@ -116,15 +120,15 @@ sym_cumprod (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
     }
   gint64 ax = dim < 0 ? dim + r : dim;
   gint64 len = dims[ax];
-  if (len == 0 || len > CUMPROD_MAX_LEN)
-    return sym_unimplemented (ctx, n, error, "cumprod along a dim of %" G_GINT64_FORMAT
-                              " elements (1 to %d)", len, CUMPROD_MAX_LEN);
+  if (len == 0 || len > RUNNING_MAX_LEN)
+    return sym_unimplemented (ctx, n, error, "a running %s along a dim of %" G_GINT64_FORMAT
+                              " elements (1 to %d)", op, len, RUNNING_MAX_LEN);
   g_autofree GraphValue **parts = g_new (GraphValue *, len);
   for (gint64 i = 0; i < len; i++)
     {
       const gint64 start = i, end = i + 1;
       GraphValue *xi = sym_slice (ctx, x, 1, &ax, &start, &end, NULL);
-      parts[i] = i == 0 ? xi : graph_op (G, "Mul", parts[i - 1], xi, NULL);
+      parts[i] = i == 0 ? xi : graph_op (G, op, parts[i - 1], xi, NULL);
     }
   out[0] = len == 1 ? parts[0] : graph_opv (G, "Concat", (guint) len, parts, "axis_i", ax, NULL);
   return out[0] != NULL;
@@ -202,11 +206,77 @@ sym_affine_grid_generator (SymContext *ctx, GraphNode *n, GraphValue **out, GErr
   return TRUE;
 }
 
+/* aten::outer(self, vec2) before opset 12 (Einsum): self[:, None] * vec2,
+ * the same single multiplication per element. */
+static gboolean
+sym_outer9 (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *a, *b;
+  if (!sym_parse_args (ctx, n, "vv", &a, &b, error))
+    return FALSE;
+  GraphDType dt = sym_dtype (graph_node_output (n, 0));
+  if (dt != GRAPH_DTYPE_UNDEFINED && sym_dtype (graph_node_input (n, 0)) != dt)
+    a = sym_cast (ctx, a, dt);
+  if (dt != GRAPH_DTYPE_UNDEFINED && sym_dtype (graph_node_input (n, 1)) != dt)
+    b = sym_cast (ctx, b, dt);
+  static const gint64 one = 1;
+  out[0] = graph_op (G, "Mul", sym_unsqueeze (ctx, a, 1, &one), b, NULL);
+  return TRUE;
+}
+
+/* aten::tril/triu(self, diagonal) before opset 14 (Trilu): the kept
+ * triangle of the last two (static) dims as a constant mask, Where(mask,
+ * self, 0) — NaNs outside the triangle become 0, as PyTorch. */
+static gboolean
+trilu9 (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error, gboolean upper)
+{
+  GraphValue *self;
+  gint64 k = 0;
+  if (!sym_parse_args (ctx, n, "v", &self, error))
+    return FALSE;
+  if (graph_node_n_inputs (n) > 1 && !sym_parse_args (ctx, n, "none,i", &k, error))
+    return FALSE;
+  int r = sym_rank (graph_node_input (n, 0));
+  gint64 dims[TENSOR_MAX_RANK];
+  if (r < 2 || !sym_static_shape (graph_node_input (n, 0), dims))
+    return sym_unimplemented (ctx, n, error, "tril/triu of an input of unknown shape before opset 14");
+  gint64 h = dims[r - 2], w = dims[r - 1];
+  if (h * w > (1 << 24))
+    return sym_unimplemented (ctx, n, error, "a %" G_GINT64_FORMAT "x%" G_GINT64_FORMAT " mask", h, w);
+  const gint64 md[] = { h, w };
+  g_autoptr (Tensor) mask = tensor_new_zeroed (GRAPH_DTYPE_BOOL, 2, md, error);
+  if (mask == NULL)
+    return FALSE;
+  guint8 *m = (guint8 *) tensor_data (mask);   /* new, owned: writable */
+  for (gint64 i = 0; i < h; i++)
+    for (gint64 j = 0; j < w; j++)
+      m[i * w + j] = upper ? j - i >= k : j - i <= k;
+  out[0] = graph_op (G, "Where", sym_constant (ctx, mask), self, sym_scalar_like (ctx, 0.0, self), NULL);
+  return TRUE;
+}
+
+static gboolean
+sym_tril9 (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  return trilu9 (ctx, n, out, error, FALSE);
+}
+
+static gboolean
+sym_triu9 (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  return trilu9 (ctx, n, out, error, TRUE);
+}
+
 static const SymEntry entries[] = {
+  SYM_FN ("aten::outer", sym_outer9),
+  SYM_FN ("aten::tril", sym_tril9),
+  SYM_FN ("aten::triu", sym_triu9),
+  SYM_FN ("aten::tensor_split", sym_tensor_split13),
   SYM_FN ("aten::trunc", sym_trunc),
   SYM_FN ("aten::frac", sym_frac),
   SYM_FN ("aten::atan2", sym_atan2),
-  SYM_FN ("aten::cumprod", sym_cumprod),
+  SYM_DATA ("aten::cumprod", sym_running, "Mul"),
+  SYM_DATA ("aten::cumsum", sym_running, "Add"),   /* opset 11: CumSum */
   SYM_FN ("aten::affine_grid_generator", sym_affine_grid_generator),
 };
 const SymTable sym_opset9_beyond = SYM_TABLE (9, entries);

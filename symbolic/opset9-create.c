@@ -164,7 +164,7 @@ sym_arange (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   g_autoptr (Tensor) d = tensor_new_zeroed (GRAPH_DTYPE_DOUBLE, 1, &count, error);
   for (gint64 i = 0; i < count; i++)
     ((double *) tensor_data (d))[i] = start + (double) i * step;
-  g_autoptr (Tensor) c = sym_tensor_cast (d, dt, error);
+  g_autoptr (Tensor) c = tensor_cast (d, dt, error);
   if (c == NULL)
     return FALSE;
   out[0] = sym_constant (ctx, c);
@@ -191,7 +191,7 @@ sym_const_filled (SymContext *ctx, gsize rank, const gint64 *dims, GraphDType dt
     d[i] = v;
   g_autoptr (Tensor) t = tensor_new_from_data (GRAPH_DTYPE_DOUBLE, (guint) rank, dims, d,
                                                (gsize) numel * sizeof (double), NULL);
-  g_autoptr (Tensor) c = t ? sym_tensor_cast (t, dt, NULL) : NULL;
+  g_autoptr (Tensor) c = t ? tensor_cast (t, dt, NULL) : NULL;
   return c ? sym_constant (ctx, c) : NULL;
 }
 
@@ -314,7 +314,7 @@ sym_eye (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
       g_autoptr (Tensor) d = tensor_new_from_data (GRAPH_DTYPE_DOUBLE, 2, dims, id,
                                                    (gsize) (dims[0] * dims[1]) * sizeof (double),
                                                    error);
-      g_autoptr (Tensor) t = d ? sym_tensor_cast (d, dt, error) : NULL;
+      g_autoptr (Tensor) t = d ? tensor_cast (d, dt, error) : NULL;
       if (t == NULL)
         return FALSE;
       out[0] = sym_constant (ctx, t);

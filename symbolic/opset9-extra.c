@@ -296,19 +296,28 @@ sym_linspace (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   if (steps < 0 || steps > (1 << 24))
     return sym_unimplemented (ctx, n, error, "linspace of %" G_GINT64_FORMAT " steps", steps);
   GraphDType dt = sym_scalar_type (graph_node_input (n, 3), GRAPH_DTYPE_FLOAT);
-  g_autoptr (Tensor) d = tensor_new_zeroed (GRAPH_DTYPE_DOUBLE, 1, &steps, error);
-  if (d == NULL)
-    return FALSE;
+  g_autofree double *v = g_new (double, MAX (steps, 1));
   double step = steps > 1 ? (end - start) / (double) (steps - 1) : 0.0;
   gint64 half = steps / 2;
   for (gint64 i = 0; i < steps; i++)
-    ((double *) tensor_data (d))[i] = i < half ? start + step * (double) i
-                                               : end - step * (double) (steps - 1 - i);
-  g_autoptr (Tensor) t = sym_tensor_cast (d, dt, error);
-  if (t == NULL)
-    return FALSE;
-  out[0] = sym_constant (ctx, t);
-  return TRUE;
+    v[i] = i < half ? start + step * (double) i : end - step * (double) (steps - 1 - i);
+  return (out[0] = sym_const_doubles (ctx, dt, 1, &steps, v, error)) != NULL;
+}
+
+GraphValue *
+sym_const_doubles (SymContext *ctx, GraphDType dt, guint rank, const gint64 *dims, const double *v,
+                   GError **error)
+{
+  gint64 n;
+  if (!tensor_shape_numel (rank, dims, &n))
+    {
+      g_set_error (error, SYM_ERROR, SYM_ERROR_INVALID, "a constant of too many elements");
+      return NULL;
+    }
+  g_autoptr (Tensor) d = tensor_new_from_data (GRAPH_DTYPE_DOUBLE, rank, dims, v, (gsize) n * sizeof (double),
+                                               error);
+  g_autoptr (Tensor) t = d ? tensor_cast (d, dt, error) : NULL;
+  return t ? sym_constant (ctx, t) : NULL;
 }
 
 static const SymEntry entries[] = {

@@ -28,13 +28,141 @@ sym_index_select (SymContext *ctx, GraphNode *n, GraphValue **out, GError **erro
   return TRUE;
 }
 
+/* Several integer index tensors (x[i, j], x[:, i, j]) as GatherND and
+ * ScatterND take them: the indexed dims moved to the front (perm), the
+ * indices broadcast to their common static shape b, reduced modulo their
+ * dims (negative indices) and stacked on a last axis. */
+typedef struct
+{
+  guint      k, pos[TENSOR_MAX_RANK];
+  int        rank, br;
+  gint64     dims[TENSOR_MAX_RANK], b[TENSOR_MAX_RANK], perm[TENSOR_MAX_RANK];
+  gboolean   identity, adjacent;
+  GraphValue *stacked;
+} IndexPlan;
+
+/* The index tensors of list lc into p (p->k = 0 when all are None);
+ * boolean masks are refused unless allow_mask (then p->k = 1 and p->pos[0]
+ * is the mask's position, p->stacked unset). */
+static gboolean
+index_plan (SymContext *ctx, GraphNode *n, GraphValue *self, GraphNode *lc, gboolean allow_mask,
+            IndexPlan *p, gboolean *is_mask, GError **error)
+{
+  memset (p, 0, sizeof *p);
+  *is_mask = FALSE;
+  guint ni = graph_node_n_inputs (lc);
+  /* the trace's type, or the value's own (a parameter read with GetAttr
+   * is typed by its initializer) */
+  GraphValue *typed = sym_rank (graph_node_input (n, 0)) >= 0 ? graph_node_input (n, 0) : self;
+  p->rank = sym_rank (typed);
+  if (p->rank < 0 || ni > (guint) p->rank)
+    return sym_unimplemented (ctx, n, error, "indexing an input of unknown rank");
+  for (guint i = 0; i < ni; i++)
+    {
+      GraphValue *s = graph_node_input (lc, i);
+      if (sym_is_none (s))
+        continue;
+      GraphDType dt = sym_dtype (s);
+      if (dt == GRAPH_DTYPE_BOOL || dt == GRAPH_DTYPE_UINT8)
+        {
+          if (!allow_mask || ni != 1)
+            return sym_unimplemented (ctx, n, error, "boolean mask indexing");
+          *is_mask = TRUE;
+        }
+      p->pos[p->k++] = i;
+    }
+  if (p->k <= 1)
+    return TRUE;
+  if (sym_opset (ctx) < 11)
+    return sym_unimplemented (ctx, n, error, "indexing with several index tensors (from opset 11)");
+  if (!sym_static_shape (typed, p->dims))
+    return sym_unimplemented (ctx, n, error, "indexing several dims of an input of unknown shape");
+  for (guint j = 0; j < p->k; j++)
+    {
+      GraphValue *s = graph_node_input (lc, p->pos[j]);
+      gint64 d[TENSOR_MAX_RANK];
+      int rr = sym_rank (s);
+      if (rr < 0 || !sym_static_shape (s, d))
+        return sym_unimplemented (ctx, n, error, "index tensors of unknown shape");
+      if (rr > p->br)
+        {
+          /* right-align the shape so far to the longer one */
+          memmove (p->b + (rr - p->br), p->b, (gsize) p->br * sizeof *p->b);
+          for (int c = 0; c < rr - p->br; c++)
+            p->b[c] = 1;
+          p->br = rr;
+        }
+      for (int a = 0; a < rr; a++)
+        {
+          gint64 *o = &p->b[p->br - rr + a];
+          if (*o == 1)
+            *o = d[a];
+          else if (d[a] != 1 && d[a] != *o)
+            return sym_unimplemented (ctx, n, error, "index tensors that do not broadcast");
+        }
+    }
+  if (p->br + p->rank - (int) p->k + 1 > TENSOR_MAX_RANK)
+    return sym_unimplemented (ctx, n, error, "an index result of too high a rank");
+  int np = 0;
+  p->adjacent = TRUE;
+  for (guint j = 0; j < p->k; j++)
+    {
+      p->perm[np++] = p->pos[j];
+      p->adjacent = p->adjacent && (j == 0 || p->pos[j] == p->pos[j - 1] + 1);
+    }
+  for (int d = 0; d < p->rank; d++)
+    {
+      gboolean indexed = FALSE;
+      for (guint j = 0; j < p->k; j++)
+        indexed = indexed || p->pos[j] == (guint) d;
+      if (!indexed)
+        p->perm[np++] = d;
+    }
+  p->identity = TRUE;
+  for (int d = 0; d < p->rank; d++)
+    p->identity = p->identity && p->perm[d] == d;
+  g_autoptr (Tensor) bshape = tensor_new_int64_vector ((guint) p->br, p->b);
+  GraphValue *bs = sym_constant (ctx, bshape);
+  g_autofree GraphValue **parts = g_new (GraphValue *, p->k);
+  const gint64 last = p->br;
+  for (guint j = 0; j < p->k; j++)
+    {
+      GraphValue *iv = sym_value (ctx, graph_node_input (lc, p->pos[j]), error);
+      if (iv == NULL)
+        return FALSE;
+      if (sym_dtype (graph_node_input (lc, p->pos[j])) != GRAPH_DTYPE_INT64)
+        iv = sym_cast (ctx, iv, GRAPH_DTYPE_INT64);
+      iv = graph_op (G, "Mod", iv, sym_const_i64 (ctx, p->dims[p->pos[j]]), NULL);   /* negative indices */
+      parts[j] = sym_unsqueeze (ctx, graph_op (G, "Expand", iv, bs, NULL), 1, &last);
+    }
+  p->stacked = graph_opv (G, "Concat", p->k, parts, "axis_i", (gint64) p->br, NULL);
+  return TRUE;
+}
+
+/* PyTorch's order of an index result whose GatherND form is B + the
+ * unindexed dims: B goes back where the first index was when the indexed
+ * dims are adjacent. */
+static gboolean
+index_result_perm (const IndexPlan *p, gint64 *back, int *m)
+{
+  *m = 0;
+  if (!p->adjacent || p->pos[0] == 0)
+    return FALSE;
+  int q = (int) p->pos[0], rest = p->rank - (int) p->k;
+  for (int d = 0; d < q; d++)
+    back[(*m)++] = p->br + d;
+  for (int d = 0; d < p->br; d++)
+    back[(*m)++] = d;
+  for (int d = q; d < rest; d++)
+    back[(*m)++] = p->br + d;
+  return TRUE;
+}
+
 /* aten::index(self, indices), indices a list of tensors or None (x[:, i],
  * x[i, j]).  One integer index at dim p: Gather along p.  Several (from
- * opset 11): the indexed dims moved to the front, the indices broadcast to
- * their common static shape B, stacked on a last axis and reduced modulo
- * their dims (negative indices), one GatherND; the B dims go back where the
- * first index was when the indexed dims are adjacent, as PyTorch does.
- * Boolean masks are refused. */
+ * opset 11): GatherND of the indexed dims moved first (index_plan), the
+ * result's dims in PyTorch's order.  One boolean mask over the leading
+ * dims (from 11): GatherND at its NonZero positions. */
 static gboolean
 sym_index (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {
@@ -44,119 +172,181 @@ sym_index (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   GraphNode *lc = graph_value_node (graph_node_input (n, 1));
   if (lc == NULL || !graph_node_is (lc, "prim::ListConstruct"))
     return sym_unimplemented (ctx, n, error, "indices that are not a list");
-  guint ni = graph_node_n_inputs (lc);
-  int r = sym_rank (graph_node_input (n, 0));
-  gint64 dims[TENSOR_MAX_RANK];
-  guint pos[TENSOR_MAX_RANK], k = 0;
-  if (r < 0 || ni > (guint) r)
-    return sym_unimplemented (ctx, n, error, "indexing an input of unknown rank");
-  for (guint i = 0; i < ni; i++)
-    {
-      GraphValue *s = graph_node_input (lc, i);
-      if (sym_is_none (s))
-        continue;
-      GraphDType dt = sym_dtype (s);
-      if (dt == GRAPH_DTYPE_BOOL || dt == GRAPH_DTYPE_UINT8)
-        return sym_unimplemented (ctx, n, error, "boolean mask indexing");
-      pos[k++] = i;
-    }
-  if (k == 0)
+  IndexPlan p;
+  gboolean mask;
+  if (!index_plan (ctx, n, self, lc, sym_opset (ctx) >= 11, &p, &mask, error))
+    return FALSE;
+  if (p.k == 0)
     {
       out[0] = self;
       return TRUE;
     }
-  if (k == 1)
+  if (mask)
     {
-      GraphValue *idx = sym_value (ctx, graph_node_input (lc, pos[0]), error);
-      if (idx == NULL)
+      /* x[mask], mask over self's leading dims: GatherND at NonZero's
+       * positions (masked_select's form) */
+      GraphValue *m = sym_value (ctx, graph_node_input (lc, 0), error);
+      if (m == NULL)
         return FALSE;
-      out[0] = graph_op (G, "Gather", self, idx, "axis_i", (gint64) pos[0], NULL);
+      if (sym_dtype (graph_node_input (lc, 0)) != GRAPH_DTYPE_BOOL)
+        m = sym_cast (ctx, m, GRAPH_DTYPE_BOOL);
+      static const gint64 perm2[] = { 1, 0 };
+      GraphValue *idx = graph_op (G, "Transpose", graph_op (G, "NonZero", m, NULL), "perm_is", 2, perm2, NULL);
+      out[0] = graph_op (G, "GatherND", self, idx, NULL);
       return TRUE;
     }
+  if (p.k == 1)
+    {
+      GraphValue *idx = sym_value (ctx, graph_node_input (lc, p.pos[0]), error);
+      if (idx == NULL)
+        return FALSE;
+      out[0] = graph_op (G, "Gather", self, idx, "axis_i", (gint64) p.pos[0], NULL);
+      return TRUE;
+    }
+  GraphValue *t = p.identity ? self : graph_op (G, "Transpose", self, "perm_is", p.rank, p.perm, NULL);
+  GraphValue *g = graph_op (G, "GatherND", t, p.stacked, NULL);
+  gint64 back[TENSOR_MAX_RANK];
+  int m;
+  if (index_result_perm (&p, back, &m))
+    g = graph_op (G, "Transpose", g, "perm_is", m, back, NULL);
+  out[0] = g;
+  return TRUE;
+}
+
+/* aten::index_put(self, indices, values, accumulate) (index_put_, x[i] = v),
+ * from opset 11: ScatterND of values into self at the positions
+ * index_plan stacks (self transposed so the indexed dims come first, and
+ * back), values expanded to the indexed region's shape; a boolean mask of
+ * self's shape: the positions of NonZero(mask) (x[mask] = v).  accumulate:
+ * ScatterND's "add" reduction (opset 16). */
+static gboolean
+sym_index_put (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self, *values;
+  gboolean accumulate = FALSE;
+  if (!sym_parse_args (ctx, n, "v,none,v", &self, &values, error))
+    return FALSE;
+  if (graph_node_n_inputs (n) > 3 && !sym_parse_args (ctx, n, "none,none,none,b", &accumulate, error))
+    return FALSE;
   if (sym_opset (ctx) < 11)
-    return sym_unimplemented (ctx, n, error, "indexing with several index tensors (from opset 11)");
-  if (!sym_static_shape (graph_node_input (n, 0), dims))
-    return sym_unimplemented (ctx, n, error, "indexing several dims of an input of unknown shape");
-  /* the broadcast shape of the indices */
-  gint64 b[TENSOR_MAX_RANK];
-  int br = 0;
-  for (guint j = 0; j < k; j++)
+    return sym_unimplemented (ctx, n, error, "index_put (from opset 11)");
+  if (accumulate && sym_opset (ctx) < 16)
+    return sym_unimplemented (ctx, n, error, "index_put with accumulate=True (from opset 16)");
+  GraphNode *lc = graph_value_node (graph_node_input (n, 1));
+  if (lc == NULL || !graph_node_is (lc, "prim::ListConstruct"))
+    return sym_unimplemented (ctx, n, error, "indices that are not a list");
+  IndexPlan p;
+  gboolean mask;
+  if (!index_plan (ctx, n, self, lc, TRUE, &p, &mask, error))
+    return FALSE;
+  GraphDType dt = sym_dtype (graph_node_input (n, 0));
+  if (dt == GRAPH_DTYPE_UNDEFINED || values == NULL)
+    return sym_unimplemented (ctx, n, error, "index_put into a tensor of unknown type");
+  if (sym_dtype (graph_node_input (n, 2)) != dt)
+    values = sym_cast (ctx, values, dt);
+  if (p.k == 0)
     {
-      GraphValue *s = graph_node_input (lc, pos[j]);
+      out[0] = graph_op (G, "Expand", values, sym_size (ctx, self, G_MININT64), NULL);
+      return TRUE;
+    }
+  GraphValue *t = self, *idx;
+  GraphValue *region;   /* the shape values must take */
+  if (mask || p.k == 1)
+    {
       gint64 d[TENSOR_MAX_RANK];
-      int rr = sym_rank (s);
-      if (rr < 0 || !sym_static_shape (s, d))
-        return sym_unimplemented (ctx, n, error, "index tensors of unknown shape");
-      for (int a = 0; a < rr; a++)
-        {
-          int o = a + (br > rr ? br - rr : 0);
-          if (rr > br)
-            {
-              memmove (b + (rr - br), b, (gsize) br * sizeof *b);
-              for (int c = 0; c < rr - br; c++)
-                b[c] = 1;
-              br = rr;
-              o = a;
-            }
-          if (b[o] == 1)
-            b[o] = d[a];
-          else if (d[a] != 1 && d[a] != b[o])
-            return sym_unimplemented (ctx, n, error, "index tensors that do not broadcast");
-        }
-    }
-  if (br + r - (int) k + 1 > TENSOR_MAX_RANK)
-    return sym_unimplemented (ctx, n, error, "an index result of too high a rank");
-  /* indexed dims first */
-  gint64 perm[TENSOR_MAX_RANK];
-  gboolean adjacent = TRUE;
-  int np = 0;
-  for (guint j = 0; j < k; j++)
-    {
-      perm[np++] = pos[j];
-      adjacent = adjacent && (j == 0 || pos[j] == pos[j - 1] + 1);
-    }
-  for (int d = 0; d < r; d++)
-    {
-      gboolean indexed = FALSE;
-      for (guint j = 0; j < k; j++)
-        indexed = indexed || pos[j] == (guint) d;
-      if (!indexed)
-        perm[np++] = d;
-    }
-  gboolean identity = TRUE;
-  for (int d = 0; d < r; d++)
-    identity = identity && perm[d] == d;
-  GraphValue *t = identity ? self : graph_op (G, "Transpose", self, "perm_is", r, perm, NULL);
-  g_autoptr (Tensor) bshape = tensor_new_int64_vector ((guint) br, b);
-  GraphValue *bs = sym_constant (ctx, bshape);
-  g_autofree GraphValue **parts = g_new (GraphValue *, k);
-  const gint64 last = br;
-  for (guint j = 0; j < k; j++)
-    {
-      GraphValue *iv = sym_value (ctx, graph_node_input (lc, pos[j]), error);
+      GraphValue *iv = sym_value (ctx, graph_node_input (lc, p.pos[0]), error);
       if (iv == NULL)
         return FALSE;
-      if (sym_dtype (graph_node_input (lc, pos[j])) != GRAPH_DTYPE_INT64)
-        iv = sym_cast (ctx, iv, GRAPH_DTYPE_INT64);
-      iv = graph_op (G, "Mod", iv, sym_const_i64 (ctx, dims[pos[j]]), NULL);   /* negative indices */
-      parts[j] = sym_unsqueeze (ctx, graph_op (G, "Expand", iv, bs, NULL), 1, &last);
+      if (mask)
+        {
+          if (sym_rank (graph_node_input (lc, 0)) != p.rank)
+            return sym_unimplemented (ctx, n, error, "a boolean mask of another rank than self");
+          static const gint64 perm2[] = { 1, 0 };
+          idx = graph_op (G, "Transpose", graph_op (G, "NonZero", iv, NULL), "perm_is", 2, perm2, NULL);
+          /* values: one per selected position */
+          static const gint64 zero = 0, one = 1;
+          region = sym_slice (ctx, sym_size (ctx, idx, G_MININT64), 1, &zero, &zero, &one, NULL);
+        }
+      else
+        {
+          /* one integer index at dim q: scatter along q with the index
+           * stacked on a last axis (self transposed so q comes first) */
+          int q = (int) p.pos[0], ir = sym_rank (graph_node_input (lc, q));
+          if (ir < 0 || !sym_static_shape (graph_node_input (n, 0), d))
+            return sym_unimplemented (ctx, n, error, "index_put into a tensor of unknown shape");
+          p.perm[0] = q;
+          for (int a = 0, m = 1; a < p.rank; a++)
+            if (a != q)
+              p.perm[m++] = a;
+          p.identity = q == 0;
+          if (!p.identity)
+            t = graph_op (G, "Transpose", self, "perm_is", p.rank, p.perm, NULL);
+          if (sym_dtype (graph_node_input (lc, q)) != GRAPH_DTYPE_INT64)
+            iv = sym_cast (ctx, iv, GRAPH_DTYPE_INT64);
+          iv = graph_op (G, "Mod", iv, sym_const_i64 (ctx, d[q]), NULL);
+          const gint64 last = ir;
+          idx = sym_unsqueeze (ctx, iv, 1, &last);
+          GraphValue *is = sym_size (ctx, iv, G_MININT64);
+          GraphValue *rest = sym_slice (ctx, sym_size (ctx, t, G_MININT64), 1, (const gint64[]) { 0 },
+                                        (const gint64[]) { 1 }, (const gint64[]) { G_MAXINT64 }, NULL);
+          region = graph_op (G, "Concat", is, rest, "axis_i", (gint64) 0, NULL);
+          /* PyTorch's values are in x[:, i]'s order: dims before q, then
+           * the index's, then the rest */
+          if (q > 0 && sym_rank (graph_node_input (n, 2)) == ir + p.rank - 1)
+            {
+              gint64 vp[TENSOR_MAX_RANK];
+              int m = 0;
+              for (int a = 0; a < ir; a++)
+                vp[m++] = q + a;
+              for (int a = 0; a < q; a++)
+                vp[m++] = a;
+              for (int a = q + ir; a < ir + p.rank - 1; a++)
+                vp[m++] = a;
+              values = graph_op (G, "Transpose", values, "perm_is", m, vp, NULL);
+            }
+          else if (q > 0 && sym_rank (graph_node_input (n, 2)) > 1)
+            return sym_unimplemented (ctx, n, error, "index_put at dim %d with values of rank %d", q,
+                                      sym_rank (graph_node_input (n, 2)));
+        }
     }
-  GraphValue *stacked = graph_opv (G, "Concat", k, parts, "axis_i", (gint64) br, NULL);
-  GraphValue *g = graph_op (G, "GatherND", t, stacked, NULL);
-  if (adjacent && pos[0] > 0)
+  else
     {
-      /* GatherND gives B + dims[:p] + dims[p+k:]; PyTorch dims[:p] + B + ... */
+      if (!p.identity)
+        t = graph_op (G, "Transpose", self, "perm_is", p.rank, p.perm, NULL);
+      idx = p.stacked;
+      gint64 rd[TENSOR_MAX_RANK];
+      int m = 0;
+      for (int a = 0; a < p.br; a++)
+        rd[m++] = p.b[a];
+      for (int a = (int) p.k; a < p.rank; a++)
+        rd[m++] = p.dims[p.perm[a]];
+      g_autoptr (Tensor) rs = tensor_new_int64_vector ((guint) m, rd);
+      region = sym_constant (ctx, rs);
       gint64 back[TENSOR_MAX_RANK];
-      int m = 0, p = (int) pos[0], rest = r - (int) k;
-      for (int d = 0; d < p; d++)
-        back[m++] = br + d;
-      for (int d = 0; d < br; d++)
-        back[m++] = d;
-      for (int d = p; d < rest; d++)
-        back[m++] = br + d;
-      g = graph_op (G, "Transpose", g, "perm_is", m, back, NULL);
+      int bm;
+      if (index_result_perm (&p, back, &bm) && sym_rank (graph_node_input (n, 2)) == bm)
+        {
+          /* values come in PyTorch's order: to GatherND's */
+          gint64 inv[TENSOR_MAX_RANK];
+          for (int a = 0; a < bm; a++)
+            inv[back[a]] = a;
+          values = graph_op (G, "Transpose", values, "perm_is", bm, inv, NULL);
+        }
+      else if (p.adjacent && p.pos[0] > 0 && sym_rank (graph_node_input (n, 2)) > 1)
+        return sym_unimplemented (ctx, n, error, "index_put with values of rank %d",
+                                  sym_rank (graph_node_input (n, 2)));
     }
-  out[0] = g;
+  GraphValue *upd = graph_op (G, "Expand", values, region, NULL);
+  GraphValue *r = accumulate ? graph_op (G, "ScatterND", t, idx, upd, "reduction_s", "add", NULL)
+                             : graph_op (G, "ScatterND", t, idx, upd, NULL);
+  if (!p.identity && !mask)
+    {
+      gint64 inv[TENSOR_MAX_RANK];
+      for (int a = 0; a < p.rank; a++)
+        inv[p.perm[a]] = a;
+      r = graph_op (G, "Transpose", r, "perm_is", p.rank, inv, NULL);
+    }
+  out[0] = r;
   return TRUE;
 }
 
@@ -325,6 +515,7 @@ sym_index_add (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 static const SymEntry entries[] = {
   SYM_FN ("aten::index_select", sym_index_select),
   SYM_FN ("aten::index", sym_index),
+  SYM_FN ("aten::index_put", sym_index_put),
   SYM_FN ("aten::take", sym_take),
   SYM_FN ("aten::index_fill", sym_index_fill),
   SYM_FN ("aten::index_copy", sym_index_copy),

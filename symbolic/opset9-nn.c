@@ -156,16 +156,25 @@ sym_batch_norm (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
  * a decomposition before 17, LayerNormalization from 17 (opset17.c lists
  * this function again). */
 gboolean
+sym_parse_layer_norm (SymContext *ctx, GraphNode *n, GraphValue **input, gsize *ns, GraphValue **weight,
+                      GraphValue **bias, double *eps, GError **error)
+{
+  const gint64 *shape;
+  if (!sym_parse_args (ctx, n, "v,is,v,v,f", input, ns, &shape, weight, bias, eps, error))
+    return FALSE;
+  if (*ns == 0 || *ns > TENSOR_MAX_RANK)
+    return sym_unimplemented (ctx, n, error, "an empty normalized_shape");
+  return TRUE;
+}
+
+gboolean
 sym_layer_norm_any (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {
   GraphValue *input, *weight, *bias;
   gsize ns;
-  const gint64 *shape;
   double eps;
-  if (!sym_parse_args (ctx, n, "v,is,v,v,f", &input, &ns, &shape, &weight, &bias, &eps, error))
+  if (!sym_parse_layer_norm (ctx, n, &input, &ns, &weight, &bias, &eps, error))
     return FALSE;
-  if (ns == 0 || ns > TENSOR_MAX_RANK)
-    return sym_unimplemented (ctx, n, error, "an empty normalized_shape");
   if (sym_opset (ctx) >= 17)
     {
       GraphValue *ins[3] = { input, weight, bias };

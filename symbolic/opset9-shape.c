@@ -222,6 +222,21 @@ sym_stack (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   return out[0] != NULL;
 }
 
+/* The k pieces of a split as n's outputs, or as the elements of its
+ * Tensor[] output. */
+static void
+finish_pieces (SymContext *ctx, GraphNode *n, guint k, GraphValue **vals, GraphValue **out)
+{
+  if (graph_node_n_outputs (n) == k && k > 1)
+    {
+      for (guint i = 0; i < k; i++)
+        out[i] = vals[i];
+      return;
+    }
+  sym_set_list_output (ctx, n, 0, k, vals);
+  out[0] = NULL;
+}
+
 /* Splits producing a Tensor[]: the element count comes from the
  * prim::ListUnpack consumer. */
 gboolean
@@ -233,14 +248,7 @@ sym_finish_split (SymContext *ctx, GraphNode *n, GraphNode *sp, GraphValue **out
   for (guint i = 0; i < k; i++)
     vals[i] = squeeze ? sym_squeeze (ctx, graph_node_output (sp, i), 1, &dim)
                       : graph_node_output (sp, i);
-  if (graph_node_n_outputs (n) == k && graph_node_n_outputs (n) > 1)
-    {
-      for (guint i = 0; i < k; i++)
-        out[i] = vals[i];
-      return TRUE;
-    }
-  sym_set_list_output (ctx, n, 0, k, vals);
-  out[0] = NULL;
+  finish_pieces (ctx, n, k, vals, out);
   return TRUE;
 }
 
@@ -301,14 +309,7 @@ sym_split_op (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
           GraphValue *en = sym_slice (ctx, ends, 1, &zero, &a, &b, NULL);
           pieces[i] = graph_op (G, "Slice", self, st, en, sym_const_ints (ctx, 1, &dim), NULL);
         }
-      if (graph_node_n_outputs (n) == k && k > 1)
-        {
-          for (guint i = 0; i < k; i++)
-            out[i] = pieces[i];
-          return TRUE;
-        }
-      sym_set_list_output (ctx, n, 0, k, pieces);
-      out[0] = NULL;
+      finish_pieces (ctx, n, k, pieces, out);
       return TRUE;
     }
   if (!sym_get_const_int (graph_node_input (n, 1), &chunk))

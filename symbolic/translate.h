@@ -30,6 +30,10 @@ SymContext  *sym_context_new (const SymContextSetup *setup);
 void         sym_context_free (SymContext *ctx);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SymContext, sym_context_free)
 
+/* Whether source value src's shape (or int value) depends on the data
+ * (Note [Data-dependent shapes] in context.c): sym_static_shape() calls
+ * it unknown while a symbolic runs. */
+gboolean     sym_context_is_data_dependent (SymContext *ctx, GraphValue *src);
 /* Nodes translated on first use of their value, not in order (constants,
  * attributes, list/tuple/dict constructions, scalar conversions). */
 gboolean     sym_context_is_lazy (GraphNode *n);
@@ -67,7 +71,5 @@ const char  *sym_op_short_name (const char *kind);
  * non-constants.  (transfer full) */
 Tensor      *sym_const_as_tensor (GraphValue *src);
 
-/* Element type helpers used by the passes. */
-Tensor      *sym_tensor_cast (const Tensor *t, GraphDType to, GError **error);
 
 G_END_DECLS

@@ -291,6 +291,7 @@ backend_suite_run_case (BackendSuite *s, const char *case_dir, char **reason)
   RtOptions opts;
   rt_options_init (&opts);
   opts.threads = s->threads;
+  opts.device = s->device;
   g_autoptr (RtSession) session = rt_session_new (g, &opts, &error);
   if (session == NULL)
     {
@@ -307,7 +308,12 @@ backend_suite_run_case (BackendSuite *s, const char *case_dir, char **reason)
     {
       g_autofree char *set_dir = g_build_filename (case_dir, g_ptr_array_index (sets, i), NULL);
       g_autofree char *why = NULL;
-      if (!run_set (s, g, session, set_dir, &why))
+      gboolean ok = run_set (s, g, session, set_dir, &why);
+      RtDeviceStats st;
+      rt_session_device_stats (session, &st);
+      s->device_runs += st.n_device_runs;
+      s->fallback_runs += st.n_fallback_runs;
+      if (!ok)
         {
           *reason = g_strdup_printf ("%s: %s", (char *) g_ptr_array_index (sets, i), why);
           return FALSE;

@@ -12,6 +12,10 @@ typedef struct
   GHashTable *expectations;   /* case name → reason (may be NULL) */
   double rtol, atol;
   int threads;
+  RtDevice device;            /* where the cases run (RT_DEVICE_CPU) */
+  /* Node runs on the device and on the CPU over every case's runs
+   * (under RT_DEVICE_CPU: all on the CPU, not counted). */
+  guint64 device_runs, fallback_runs;
   /* Called with one line per case ("PASS name", "FAIL name: why",
    * "SKIP name: why"). */
   void (*report) (const char *line, gpointer user_data);

@@ -47,6 +47,22 @@ cli=$dest$prefix/bin/symonnx
 env -u LD_LIBRARY_PATH "$cli" --version | grep -q '^symonnx '
 ldd "$cli" | grep -q "libsymonnx.so.* => $dest" ||
   { echo "check-install: $cli does not find the installed libsymonnx:"; ldd "$cli"; exit 1; }
+# the CUDA plugin, when built: installed beside the library, where the installed CLI finds
+# it (it then fails for want of a GPU or driver, not of the plugin)
+plugin=$(find "$dest" -name libsymonnx-cuda.so | head -n1)
+if [ -n "$plugin" ]; then
+  [ "$plugin" = "$libdir/symonnx/libsymonnx-cuda.so" ] ||
+    { echo "check-install: the CUDA plugin is installed as $plugin, not in $libdir/symonnx/"; exit 1; }
+  relu=/usr/share/libonnx-testdata/data/node/test_relu
+  if [ -d "$relu" ]; then
+    out=$(env -u LD_LIBRARY_PATH -u SYMONNX_CUDA_PLUGIN "$cli" run "$relu/model.onnx" \
+            -i "x=$relu/test_data_set_0/input_0.pb" --device cuda 2>&1) || true
+    case "$out" in
+      *"not installed"*|*"cannot load"*|*"built without"*)
+        echo "check-install: the installed CLI does not load the installed CUDA plugin: $out"; exit 1 ;;
+    esac
+  fi
+fi
 # the Python package and torch2trace.py (for Debian's python3; the files
 # name the real prefix, so the DESTDIR's library is given by environment)
 pydir=$(find "$dest" -type d -path '*dist-packages/symonnx' | head -n1)

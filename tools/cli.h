@@ -66,6 +66,24 @@ extern gint64 cli_max_loop_iterations;
     "Stop a Loop node after N iterations, with an error (0: the default, 10000000)", "N" }
 gboolean cli_apply_limits (const char *command, RtOptions *o);
 
+/* tools/cli-device.c: --device cpu|cuda and --verbose (CLI_DEVICE_ENTRIES). */
+extern char *cli_device;
+extern gboolean cli_device_verbose;
+#define CLI_DEVICE_ENTRY                                                             \
+  { "device", 0, 0, G_OPTION_ARG_STRING, &cli_device,                                \
+    "Run on DEVICE: cpu (the default) or cuda (an NVIDIA GPU, doc/cuda.md; nodes without a "  \
+    "CUDA kernel run on the CPU). No usable device is an error (exit status 4)", "DEVICE" }
+#define CLI_DEVICE_ENTRIES                                                           \
+  CLI_DEVICE_ENTRY,                                                                  \
+  { "verbose", 0, 0, G_OPTION_ARG_NONE, &cli_device_verbose,                         \
+    "Print on stderr where the nodes ran: the device, each node run on the CPU instead and " \
+    "why, and the copies between host and device", NULL }
+/* Sets o->device; an unknown name is CLI_EXIT_USAGE, a device that cannot
+ * be used CLI_EXIT_PROCESS, each with its message printed. */
+CliExit  cli_apply_device (const char *command, RtOptions *o);
+/* With --verbose: rt_session_fallback_report on stderr. */
+void     cli_device_report (const RtSession *s);
+
 extern const CliCommand cli_cmd_info;
 extern const CliCommand cli_cmd_print;
 extern const CliCommand cli_cmd_convert;

@@ -30,6 +30,7 @@ static const GOptionEntry run_entries[] = {
     "Run every node as its own kernel (no Conv+Add+Relu/Clip or Add+Relu fusion at session "
     "creation), for comparing against", NULL },
   CLI_LIMIT_ENTRIES,
+  CLI_DEVICE_ENTRIES,
   { NULL, 0, 0, 0, NULL, NULL, NULL },
 };
 
@@ -148,6 +149,8 @@ run_run (int argc, char **argv)
   o.no_fusion = opt_no_fusion;
   if (!cli_apply_limits ("run", &o))
     return CLI_EXIT_USAGE;
+  if ((code = cli_apply_device ("run", &o)) != CLI_EXIT_OK)
+    return code;
   o.extra_outputs = (const char *const *) opt_extra;
   g_autoptr (GError) error = NULL;
   g_autoptr (RtSession) s = rt_session_new (g, &o, &error);
@@ -186,6 +189,7 @@ run_run (int argc, char **argv)
       cli_error ("run", "%s: %s", argv[0], error->message);
       return CLI_EXIT_PROCESS;
     }
+  cli_device_report (s);
   if (opt_repeat > 0)
     {
       g_autofree double *ms = g_new (double, opt_repeat);
@@ -256,14 +260,16 @@ run_run (int argc, char **argv)
 const CliCommand cli_cmd_run = {
   .name = "run",
   .parameters = "MODEL",
-  .summary = "Run a model (.onnx or trace text) with the bundled CPU executor",
+  .summary = "Run a model (.onnx or trace text) with the bundled executor (CPU, or CUDA)",
   .description = "Loads MODEL, checks that every node has a kernel (all missing ones are listed at once), "
                  "binds each --input NAME=FILE (.npy or TensorProto .pb) and runs it. With --output-dir, "
                  "each graph output is written as DIR/<output name>.npy (a sequence as <name>_0.npy, "
                  "<name>_1.npy..., an absent optional not at all); without it, the outputs' types and "
                  "shapes are printed. A graph input without an initializer and without --input is an "
                  "error naming it. --repeat N prints the median and minimum time of N runs after one "
-                 "warm-up run (model loading excluded).",
+                 "warm-up run (model loading excluded). --device cuda runs the nodes that have a CUDA "
+                 "kernel on the GPU and the others on the CPU (doc/cuda.md); --verbose says which, and "
+                 "what was copied between host and device.",
   .options = run_options,
   .run = run_run,
 };

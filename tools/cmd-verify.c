@@ -57,6 +57,7 @@ static const GOptionEntry verify_entries[] = {
   { "all", 0, 0, G_OPTION_ARG_NONE, &opt_all,
     "With --localize: print every translated node's figures as a table (implies --localize)", NULL },
   CLI_LIMIT_ENTRIES,
+  CLI_DEVICE_ENTRIES,
   { NULL, 0, 0, 0, NULL, NULL, NULL },
 };
 
@@ -490,6 +491,8 @@ verify_run (int argc, char **argv)
   rt_options_init (&ro);
   if (!cli_apply_limits ("verify", &ro))
     return CLI_EXIT_USAGE;
+  if ((code = cli_apply_device ("verify", &ro)) != CLI_EXIT_OK)
+    return code;
   g_autoptr (GError) error = NULL;
   g_autoptr (RtSession) s = rt_session_new (model, &ro, &error);
   if (s == NULL)
@@ -512,6 +515,7 @@ verify_run (int argc, char **argv)
       cli_error ("verify", "%s: %s", path, error->message);
       return CLI_EXIT_PROCESS;
     }
+  cli_device_report (s);
   guint failed = print_table (model, ref, outs);
   if (trace)
     printf ("exported at opset %d, mode %s; ", opt_opset, sym_mode_name (mode));
@@ -550,7 +554,9 @@ const CliCommand cli_cmd_verify = {
                  "tolerance is named with its scope, source line, the symbolic that translated it "
                  "(built-in, or sym_register and its plugin), the opset and its error figures; --all "
                  "prints every node's figures first. Exit status 1 when any output is past tolerance "
-                 "or has another shape, or --localize finds a divergent node.",
+                 "or has another shape, or --localize finds a divergent node. --device cuda runs the "
+                 "model (not the reference) on the GPU, the nodes without a CUDA kernel on the CPU; "
+                 "--verbose says which.",
   .options = verify_options,
   .run = verify_run,
 };

@@ -288,6 +288,59 @@ OP_CASES.update({
     "affine_grid": (Fn(lambda s, t: F.affine_grid(t, [2, 3, 4, 5], align_corners=False)), [R(2, 2, 3)]),
     "affine_grid_ac": (Fn(lambda s, t: F.affine_grid(t, [1, 1, 3, 1], align_corners=True)), [R(1, 2, 3)]),
 })
+
+
+def C(*shape, n=3):
+    """Class indices in [0, n) (loss targets)."""
+    return torch.randint(0, n, shape)
+
+
+# Issue 12: losses and random ops.  The random ops' values cannot be compared
+# with PyTorch's: the test compares their output shapes and types only
+# (random_cases[] in tests/symbolic/test-symbolic.c).
+OP_CASES.update({
+    "nll_loss_nd": (Fn(lambda s, x, t: F.nll_loss(x, t)), [R(3, 4), C(3, n=4)]),
+    "nll_loss_nd_weight_sum": (Fn(lambda s, x, t, w: F.nll_loss(x, t, w, reduction="sum", ignore_index=1)),
+                               [R(4, 3), C(4), torch.rand(3)]),
+    "nll_loss_nd_4d_none": (Fn(lambda s, x, t: F.nll_loss(x, t, reduction="none")), [R(2, 3, 2, 2), C(2, 2, 2)]),
+    "nll_loss": (Fn(lambda s, x, t: torch._C._nn.nll_loss(x, t, None, 2, -100)), [R(3, 4), C(3, n=4)]),
+    "nll_loss2d": (Fn(lambda s, x, t, w: torch._C._nn.nll_loss2d(x, t, w, 1, 0)),
+                   [R(2, 3, 2, 2), C(2, 2, 2), torch.rand(3)]),
+    "cross_entropy": (Fn(lambda s, x, t: F.cross_entropy(x, t)), [R(3, 4), C(3, n=4)]),
+    "cross_entropy_weight_none": (Fn(lambda s, x, t, w: F.cross_entropy(x, t, w, reduction="none", ignore_index=0)),
+                                  [R(2, 3, 4), C(2, 4), torch.rand(3)]),
+    "cross_entropy_smoothing": (Fn(lambda s, x, t: F.cross_entropy(x, t, label_smoothing=0.1)), [R(3, 4), C(3, n=4)]),
+    "bce_with_logits": (Fn(lambda s, x, y: F.binary_cross_entropy_with_logits(x, y)), [R(2, 3), torch.rand(2, 3)]),
+    "bce_with_logits_weights": (Fn(lambda s, x, y, w, pw: F.binary_cross_entropy_with_logits(
+        x, y, w, reduction="sum", pos_weight=pw)), [R(2, 3), torch.rand(2, 3), torch.rand(3), torch.rand(3)]),
+    "bce_with_logits_none": (Fn(lambda s, x, y: F.binary_cross_entropy_with_logits(x, y, reduction="none")),
+                             [R(2, 3), torch.rand(2, 3)]),
+    "rand": (Fn(lambda s, x: x + torch.rand(2, 3)), [R(2, 3)]),
+    "rand_size_of": (Fn(lambda s, x: x + torch.rand(x.size())), [R(2, 3)]),
+    "randn_double": (Fn(lambda s, x: torch.randn(2, 3, dtype=torch.float64) * x), [R(2, 3)]),
+    "rand_like_randn_like": (Fn(lambda s, x: torch.rand_like(x) + torch.randn_like(x)), [R(2, 3)]),
+    "bernoulli": (Fn(lambda s, x: torch.bernoulli(x)), [torch.rand(2, 3)]),
+    "bernoulli_p": (Fn(lambda s, x: x.bernoulli(0.3)), [torch.rand(2, 3)]),
+    "normal": (Fn(lambda s, m, sd: torch.normal(m, sd)), [R(2, 3), torch.rand(2, 3)]),
+    "normal_std_float": (Fn(lambda s, m: torch.normal(m, 2.0)), [R(2, 3)]),
+    "normal_size": (Fn(lambda s, x: x + torch.normal(1.0, 2.0, size=(2, 3))), [R(2, 3)]),
+    "multinomial": (Fn(lambda s, p: torch.multinomial(p, 1)), [torch.rand(2, 4)]),
+    "multinomial_replacement": (Fn(lambda s, p: torch.multinomial(p, 5, replacement=True)), [torch.rand(2, 4)]),
+    "native_dropout": (Fn(lambda s, x: torch.native_dropout(x, 0.3, False)[0] * 2), [R(2, 3)]),
+    "native_dropout_train": (Fn(lambda s, x: torch.native_dropout(x, 0.3, True)), [R(2, 3)]),
+    "native_dropout_mask": (Fn(lambda s, x: torch.native_dropout(x, 0.3, False)), [R(2, 3)]),
+    "dropout_train": (Fn(lambda s, x: F.dropout(x, 0.3, training=True)), [R(2, 3)]),
+    "rrelu": (Fn(lambda s, x: F.rrelu(x, 0.1, 0.3, training=False)), [R(2, 3)]),
+    "rrelu_train": (Fn(lambda s, x: F.rrelu(x, 0.1, 0.3, training=True)), [R(2, 3)]),
+    "hann_window": (Fn(lambda s, x: x * torch.hann_window(5)), [R(2, 5)]),
+    "hann_window_symmetric": (Fn(lambda s, x: torch.hann_window(4, periodic=False, dtype=torch.float64) + x),
+                              [R(4)]),
+    # a double rand_like, a window of length 1 ([1]), and a float mean with a tensor std, where
+    # torch draws one sample for every element (doc/symbolic.md)
+    "rand_like_double": (Fn(lambda s, x: torch.rand_like(x) * x), [R(2, 3).double()]),
+    "normal_mean_float": (Fn(lambda s, sd: torch.normal(0.5, sd)), [torch.rand(2, 3)]),
+    "hann_window_1": (Fn(lambda s, x: x * torch.hann_window(1)), [R(2, 1)]),
+})
 CASES.update(OP_CASES)
 
 

@@ -44,6 +44,13 @@ def select_zero_copy(x):
     return y
 
 
+def slice_write_computed_start(x):
+    b = x.clone() * 2
+    n = b.numel() // 3
+    b[n:2 * n].zero_()   # Swin V2's qkv_bias[length:2 * length].zero_()
+    return b
+
+
 def pad_slice_computed(x):
     _, h, w, _ = x.shape
     pr = (7 - w % 7) % 7
@@ -58,6 +65,23 @@ def topk_split_fill_computed(x):
     a, b = x.split([x.shape[1] // 3, x.shape[1] - x.shape[1] // 3], dim=1)
     s = torch.empty((), dtype=torch.int64).fill_(x.shape[1] // 4)
     return v * s + i.float() + a.sum() - b.mean()
+
+
+def index_put(x, i, j, m):
+    x = x.clone()
+    x[i] = 5.0
+    x[:, i] = x[:, 0:1] * 2
+    x[i, j] = torch.arange(5.0)
+    x[:, i, j] = -1.0
+    x[m] = x[m] * 3
+    x[i] += 1
+    return x
+
+
+def index_put_accumulate(x, i):
+    x = x.clone()
+    x.index_put_((i,), torch.ones(2, 4), accumulate=True)
+    return x
 
 
 def view_write(x):
@@ -95,6 +119,7 @@ CASES = {
     # in-place writes into slices and selects reach the base (m[a:b] = v)
     "slice_assign": (slice_assign, (torch.randn(4, 5),)),
     "select_zero_copy": (select_zero_copy, (torch.randn(4, 5),)),
+    "slice_write_computed_start": (slice_write_computed_start, (torch.randn(12),)),
     # a pad list and slice bounds computed from the input's shape (Swin)
     "pad_slice_computed": (pad_slice_computed, (torch.randn(1, 5, 9, 3),)),
     # an integer base with a float exponent is float
@@ -107,6 +132,9 @@ CASES = {
                      torch.tensor([0, 1]), torch.tensor([2, -3]))),
     # run-time values of detection heads: topk's k, split sizes, fill_ values
     "topk_split_fill_computed": (topk_split_fill_computed, (torch.randn(2, 12),)),
+    # x[i] = v, x[:, i] = v, x[i, j] = v, x[mask] = v, x[i] += 1 (index_put_), x[mask]
+    "index_put": (index_put, (torch.randn(3, 4, 5), torch.tensor([0, -1]), torch.tensor([1, -1]),
+                              torch.randn(3, 4, 5) > 0.3)),
 }
 
 # Exported with dynamic axes (input name: {axis: symbol}) and run at the
@@ -121,6 +149,17 @@ DYNAMIC = {
 }
 
 
+# Run at the traced input and at a second one of the same shape whose data
+# gives other data-dependent shapes (CASE.size2.input_N.npy): the traced
+# size of x[x > 0] must not be folded.
+DATA_DEPENDENT = {
+    "data_dependent_size": (
+        lambda x: (x[x > 0] * x[x > 0].size(0)).sum() + torch.zeros(torch.nonzero(x).shape[0]).sum() + 1,
+        (torch.tensor([1.0, -1.0, 2.0, 3.0, 0.0]),),
+        (torch.tensor([1.0, -1.0, -2.0, -3.0, 4.0]),)),
+}
+
+
 # Traces an export must refuse (CASE.trace only): exporting them in the
 # inference form would compute other numbers.
 REFUSALS = {
@@ -128,6 +167,8 @@ REFUSALS = {
     "batch_norm_training": (torch.nn.BatchNorm2d(3).train(), (torch.randn(2, 3, 4, 4),)),
     # an in-place write through a view() whose base is read afterwards
     "view_write": (Fn(view_write), (torch.randn(4, 5),)),
+    # ScatterND adds only from opset 16 (the test exports at 13)
+    "index_put_accumulate": (Fn(index_put_accumulate), (torch.randn(4, 4), torch.tensor([0, 2]))),
 }
 
 
@@ -150,6 +191,14 @@ def main():
             f.write(str(traced.inlined_graph))
         with open(os.path.join(OUT, name + ".axes"), "w") as f:
             f.write(axes + "\n")
+        for tag, xs in (("", inputs), (".size2", inputs2)):
+            for i, x in enumerate(xs):
+                np.save(os.path.join(OUT, "%s%s.input_%d.npy" % (name, tag, i)), x.numpy())
+            np.save(os.path.join(OUT, "%s%s.expected.npy" % (name, tag)), fn(*xs).numpy())
+    for name, (fn, inputs, inputs2) in DATA_DEPENDENT.items():
+        traced = torch.jit.trace(Fn(fn).eval(), inputs)
+        with open(os.path.join(OUT, name + ".trace"), "w") as f:
+            f.write(str(traced.inlined_graph))
         for tag, xs in (("", inputs), (".size2", inputs2)):
             for i, x in enumerate(xs):
                 np.save(os.path.join(OUT, "%s%s.input_%d.npy" % (name, tag, i)), x.numpy())

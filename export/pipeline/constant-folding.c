@@ -512,7 +512,7 @@ fold_binary (const char *op, const Tensor *a, const Tensor *b, GError **error)
       else
         return NULL;
     }
-  return sym_tensor_cast (d, dt, error);
+  return tensor_cast (d, dt, error);
 }
 
 /* Evaluates one node; NULL (no error) when it cannot be folded. */
@@ -546,7 +546,7 @@ fold_node (GraphNode *n, Tensor **ins, guint nin, GError **error)
       if (!graph_node_get_i (n, "to", &to) || !graph_dtype_is_valid ((int) to))
         return NULL;
       g_autoptr (GError) local = NULL;
-      return sym_tensor_cast (ins[0], (GraphDType) to, &local);  /* unsupported: not folded */
+      return tensor_cast (ins[0], (GraphDType) to, &local);  /* unsupported: not folded */
     }
   if (nin == 2 && (strcmp (op, "Add") == 0 || strcmp (op, "Sub") == 0 || strcmp (op, "Mul") == 0
                    || strcmp (op, "Div") == 0))
@@ -752,23 +752,6 @@ value_dtype (GraphValue *v)
   return sym_dtype (v);
 }
 
-static int
-promote_rank (GraphDType d)
-{
-  switch (d)
-    {
-    case GRAPH_DTYPE_BOOL: return 0;
-    case GRAPH_DTYPE_UINT8: case GRAPH_DTYPE_INT8: return 1;
-    case GRAPH_DTYPE_INT16: return 2;
-    case GRAPH_DTYPE_INT32: return 3;
-    case GRAPH_DTYPE_INT64: return 4;
-    case GRAPH_DTYPE_FLOAT16: case GRAPH_DTYPE_BFLOAT16: return 5;
-    case GRAPH_DTYPE_FLOAT: return 6;
-    case GRAPH_DTYPE_DOUBLE: return 7;
-    default: return -1;
-    }
-}
-
 static gboolean
 standard_op (GraphNode *n, guint *first)
 {
@@ -802,12 +785,12 @@ export_scalar_type_analysis (Graph *g)
         {
           GraphValue *v = graph_node_input (n, i);
           GraphDType d = value_dtype (v);
-          if (v == NULL || promote_rank (d) < 0)
+          if (v == NULL || graph_dtype_promotion_rank (d) < 0)
             continue;
           GraphDType *slot = is_scalar_const (v) ? &scalar_t : &tensor_t;
           if (*slot != GRAPH_DTYPE_UNDEFINED && *slot != d)
             mixed = TRUE;
-          if (*slot == GRAPH_DTYPE_UNDEFINED || promote_rank (d) > promote_rank (*slot))
+          if (*slot == GRAPH_DTYPE_UNDEFINED || graph_dtype_promotion_rank (d) > graph_dtype_promotion_rank (*slot))
             *slot = d;
         }
       GraphDType target = tensor_t != GRAPH_DTYPE_UNDEFINED ? tensor_t : scalar_t;
@@ -822,7 +805,7 @@ export_scalar_type_analysis (Graph *g)
         {
           GraphValue *v = graph_node_input (n, i);
           GraphDType d = value_dtype (v);
-          if (v == NULL || d == target || promote_rank (d) < 0)
+          if (v == NULL || d == target || graph_dtype_promotion_rank (d) < 0)
             continue;
           GraphNode *p = graph_value_node (v);
           Tensor *t;
@@ -832,7 +815,7 @@ export_scalar_type_analysis (Graph *g)
           if (p && graph_node_is (p, "onnx::Constant") && graph_node_get_t (p, "value", &t))
             {
               g_autoptr (GError) local = NULL;
-              g_autoptr (Tensor) ct = sym_tensor_cast (t, target, &local);
+              g_autoptr (Tensor) ct = tensor_cast (t, target, &local);
               nv = ct ? graph_op (g, "Constant", "value_t", ct, NULL) : NULL;
               if (nv)
                 {

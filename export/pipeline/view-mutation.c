@@ -124,6 +124,7 @@ write_back (SymContext *ctx, GraphNode *p, GraphValue *child, GError **error)
     }
   gboolean select = is_kind (p, "aten::select");
   gint64 dim, start = 0, step = 1, end = G_MAXINT64;
+  GraphValue *start_v = NULL;   /* a start computed at run time */
   guint nin = graph_node_n_inputs (p);
   if (!sym_get_const_int (graph_node_input (p, 1), &dim) || (select && nin != 3) || (!select && nin != 5))
     {
@@ -150,16 +151,35 @@ write_back (SymContext *ctx, GraphNode *p, GraphValue *child, GError **error)
     }
   else
     {
-      GraphValue *s = graph_node_input (p, 2), *e = graph_node_input (p, 3);
-      if ((!sym_is_none (s) && !sym_get_const_int (s, &start)) || (!sym_is_none (e) && !sym_get_const_int (e, &end))
-          || !sym_get_const_int (graph_node_input (p, 4), &step) || step <= 0)
+      GraphValue *s = graph_node_input (p, 2);
+      if (!sym_get_const_int (graph_node_input (p, 4), &step) || step <= 0)
         {
-          refuse (p, error, "a slice with computed bounds");
+          refuse (p, error, "a slice with a computed or non-positive step");
           return NULL;
+        }
+      if (!sym_is_none (s) && !sym_get_const_int (s, &start))
+        {
+          /* qkv_bias[n // 3 : 2 * n // 3].zero_() (Swin V2): the view's
+           * length is the trace's; its start is added at run time (from
+           * opset 11, negative starts wrapped) */
+          if (sym_opset (ctx) < 11)
+            {
+              refuse (p, error, "a slice with a computed start (from opset 11)");
+              return NULL;
+            }
+          start_v = sym_int_input_1d (ctx, p, 2, error);
+          if (start_v == NULL)
+            return NULL;
+          GraphValue *neg = graph_op (g, "Cast", graph_op (g, "Less", start_v, sym_const_i64 (ctx, 0), NULL),
+                                      "to_i", (gint64) GRAPH_DTYPE_INT64, NULL);
+          start_v = graph_op (g, "Add", start_v, graph_op (g, "Mul", neg, sym_const_i64 (ctx, pdims[dim]), NULL),
+                              NULL);
+          start = 0;
         }
       if (start < 0)
         start += pdims[dim];
       start = CLAMP (start, 0, pdims[dim]);
+      (void) end;   /* the view's length is its traced shape's */
     }
   /* the positions the view covers, as a tensor of the child's shape (a
    * select's child gets its dim back first) */
@@ -175,7 +195,8 @@ write_back (SymContext *ctx, GraphNode *p, GraphValue *child, GError **error)
   gint64 numel = 1;
   for (guint d = 0; d < cr; d++)
     numel *= cdims[d];
-  if (numel > VIEW_MAX_NUMEL || (cdims[dim] > 0 && start + step * (cdims[dim] - 1) >= pdims[dim]))
+  if (numel > VIEW_MAX_NUMEL
+      || (start_v == NULL && cdims[dim] > 0 && start + step * (cdims[dim] - 1) >= pdims[dim]))
     {
       refuse (p, error, "a view too large or out of its parent's range");
       return NULL;
@@ -192,8 +213,11 @@ write_back (SymContext *ctx, GraphNode *p, GraphValue *child, GError **error)
   if (select)
     child = sym_unsqueeze (ctx, child, 1, &dim);
   child = graph_op (g, "Expand", child, sym_constant (ctx, shape), NULL);
-  GraphValue *r = graph_op (g, sym_opset (ctx) >= 11 ? "ScatterElements" : "Scatter", parent,
-                            sym_constant (ctx, idx), child, "axis_i", dim, NULL);
+  GraphValue *iv = sym_constant (ctx, idx);
+  if (start_v)
+    iv = graph_op (g, "Add", iv, start_v, NULL);
+  GraphValue *r = graph_op (g, sym_opset (ctx) >= 11 ? "ScatterElements" : "Scatter", parent, iv, child,
+                            "axis_i", dim, NULL);
   if (r && dt != GRAPH_DTYPE_UNDEFINED)
     sym_set_type (r, dt, pr, pdims);   /* the base's type (a graph output needs one) */
   return r;

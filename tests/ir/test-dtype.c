@@ -216,9 +216,40 @@ test_tensor_deferred (void)
   g_assert_true (bad.destroyed);
 }
 
+/* tensor_cast against numpy's astype: [1.5, -2.7, 0, 300] as int64 is
+ * [1, -2, 0, 300], as bool [1, 1, 0, 1]; the promotion order is torch's. */
+static void
+test_tensor_cast (void)
+{
+  g_autoptr (GError) error = NULL;
+  const gint64 four = 4;
+  g_autoptr (Tensor) f = tensor_new_zeroed (GRAPH_DTYPE_DOUBLE, 1, &four, &error);
+  g_assert_no_error (error);
+  const double v[] = { 1.5, -2.7, 0.0, 300.0 };
+  memcpy ((void *) tensor_data (f), v, sizeof v);
+  g_autoptr (Tensor) i = tensor_cast (f, GRAPH_DTYPE_INT64, &error);
+  g_assert_no_error (error);
+  const gint64 want_i[] = { 1, -2, 0, 300 };
+  for (int k = 0; k < 4; k++)
+    g_assert_cmpint (tensor_get_int64 (i, k), ==, want_i[k]);
+  g_autoptr (Tensor) b = tensor_cast (f, GRAPH_DTYPE_BOOL, &error);
+  g_assert_no_error (error);
+  const gint64 want_b[] = { 1, 1, 0, 1 };
+  for (int k = 0; k < 4; k++)
+    g_assert_cmpint (tensor_get_int64 (b, k), ==, want_b[k]);
+  g_assert_cmpuint (tensor_rank (b), ==, 1);
+  g_assert_null (tensor_cast (f, GRAPH_DTYPE_STRING, &error));
+  g_assert_error (error, GRAPH_ERROR, GRAPH_ERROR_TENSOR);
+  g_assert_cmpint (graph_dtype_promotion_rank (GRAPH_DTYPE_BOOL), <, graph_dtype_promotion_rank (GRAPH_DTYPE_UINT8));
+  g_assert_cmpint (graph_dtype_promotion_rank (GRAPH_DTYPE_INT64), <, graph_dtype_promotion_rank (GRAPH_DTYPE_FLOAT16));
+  g_assert_cmpint (graph_dtype_promotion_rank (GRAPH_DTYPE_FLOAT), <, graph_dtype_promotion_rank (GRAPH_DTYPE_DOUBLE));
+  g_assert_cmpint (graph_dtype_promotion_rank (GRAPH_DTYPE_STRING), ==, -1);
+}
+
 void
 test_dtype_register (void)
 {
+  g_test_add_func ("/ir/tensor/cast", test_tensor_cast);
   g_test_add_func ("/ir/dtype/matches-onnx-proto", test_dtype_matches_onnx_proto);
   g_test_add_func ("/ir/dtype/names-round-trip", test_dtype_names_round_trip);
   g_test_add_func ("/ir/dtype/sizes", test_dtype_sizes);

@@ -386,6 +386,7 @@ test_text_types (void)
     graph_type_new_simple (GRAPH_TYPE_DEVICE),
     graph_type_new_simple (GRAPH_TYPE_NUMBER),
     graph_type_new_named ("Layout"),
+    graph_type_new_named ("Function"),   /* a scripted function's constant in a trace */
     graph_type_new_class ("__torch__.torchvision.models.resnet.ResNet"),
   };
   g_autoptr (Graph) g = graph_new ();

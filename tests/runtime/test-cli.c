@@ -79,6 +79,97 @@ test_cli_run (void)
   g_assert_true (g_regex_match_simple ("^median [0-9.]+ ms, min [0-9.]+ ms\n$", out, 0, 0));
 }
 
+#define RELU_ARGS(cmd) cmd, NODE "/test_relu/model.onnx", \
+  "--input", "x=" NODE "/test_relu/test_data_set_0/input_0.pb"
+
+/* --device cuda where the CUDA backend or a GPU is missing: one line
+ * "symonnx run: no CUDA device: <reason>", exit status 4, for run, verify
+ * and test-suite alike. */
+static void
+test_cli_device_cuda_unavailable (void)
+{
+  g_autoptr (GError) probe = NULL;
+  if (rt_device_available (RT_DEVICE_CUDA, &probe))
+    {
+      g_test_skip ("a CUDA device is present");
+      return;
+    }
+  const char *run_args[] = { RELU_ARGS ("run"), "--device", "cuda", "--verbose", NULL };
+  const char *verify_args[] = {
+    RELU_ARGS ("verify"), "--expected", NODE "/test_relu/test_data_set_0/output_0.pb",
+    "--device", "cuda", NULL,
+  };
+  const char *suite_args[] = { "test-suite", "--device", "cuda", NODE "/test_relu", NULL };
+  const char *const *cases[] = { run_args, verify_args, suite_args };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *out = NULL, *err = NULL;
+      int status;
+      if (!run_cli (cases[i], &out, &err, &status))
+        {
+          g_test_skip ("no CLI or no libonnx-testdata");
+          return;
+        }
+      g_assert_true (WIFEXITED (status));
+      g_assert_cmpint (WEXITSTATUS (status), ==, 4);
+      g_autofree char *want = g_strdup_printf ("symonnx %s: %s\n", cases[i][0], probe->message);
+      g_assert_cmpstr (err, ==, want);
+      g_assert_cmpstr (out, ==, "");
+    }
+}
+
+/* $SYMONNX_CUDA_PLUGIN names the plugin to load; a wrong one is the
+ * "no CUDA device" error naming it. */
+static void
+test_cli_device_plugin_env (void)
+{
+  const char *cli = g_getenv ("SYMONNX_CLI");
+  if (cli == NULL || !g_file_test (NODE, G_FILE_TEST_IS_DIR))
+    {
+      g_test_skip ("no CLI or no libonnx-testdata");
+      return;
+    }
+  g_auto (GStrv) env = g_environ_setenv (g_get_environ (), "SYMONNX_CUDA_PLUGIN",
+                                         "/nonexistent/libsymonnx-cuda.so", TRUE);
+  const char *argv[] = { cli, RELU_ARGS ("run"), "--device", "cuda", NULL };
+  g_autofree char *out = NULL, *err = NULL;
+  int status;
+  g_autoptr (GError) error = NULL;
+  g_assert_true (g_spawn_sync (NULL, (char **) argv, env, G_SPAWN_DEFAULT, NULL, NULL, &out, &err,
+                               &status, &error));
+  g_assert_no_error (error);
+  g_assert_true (WIFEXITED (status));
+  g_assert_cmpint (WEXITSTATUS (status), ==, 4);
+  g_assert_cmpstr (err, ==, "symonnx run: no CUDA device: the CUDA backend libsymonnx-cuda.so is "
+                            "not installed (looked for /nonexistent/libsymonnx-cuda.so)\n");
+}
+
+/* --device cpu --verbose: the run as before, and where it ran; an unknown
+ * device is a usage error. */
+static void
+test_cli_device_cpu (void)
+{
+  const char *args[] = { RELU_ARGS ("run"), "--device", "cpu", "--verbose", NULL };
+  g_autofree char *out = NULL, *err = NULL;
+  int status;
+  if (!run_cli (args, &out, &err, &status))
+    {
+      g_test_skip ("no CLI or no libonnx-testdata");
+      return;
+    }
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  g_assert_cmpstr (out, ==, "y: float(3, 4, 5)\n");
+  g_assert_cmpstr (err, ==, "device cpu: 1 node, all on the CPU\n");
+
+  const char *bad[] = { RELU_ARGS ("run"), "--device", "gpu", NULL };
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  run_cli (bad, &out, &err, &status);
+  g_assert_true (WIFEXITED (status));
+  g_assert_cmpint (WEXITSTATUS (status), ==, 2);
+  g_assert_cmpstr (err, ==, "symonnx run: --device: unknown device 'gpu' (expected cpu or cuda)\n");
+}
+
 /* Output names with characters outside [A-Za-z0-9._-] become '_'. */
 static void
 test_cli_output_names (void)
@@ -227,6 +318,9 @@ void
 test_cli_register (void)
 {
   g_test_add_func ("/runtime/cli/run", test_cli_run);
+  g_test_add_func ("/runtime/cli/device-cuda-unavailable", test_cli_device_cuda_unavailable);
+  g_test_add_func ("/runtime/cli/device-cpu", test_cli_device_cpu);
+  g_test_add_func ("/runtime/cli/device-plugin-env", test_cli_device_plugin_env);
   g_test_add_func ("/runtime/cli/output-names", test_cli_output_names);
   g_test_add_func ("/runtime/cli/sequence-output", test_cli_sequence_output);
   g_test_add_func ("/runtime/cli/test-suite", test_cli_test_suite);

@@ -28,11 +28,13 @@ i64 (guint rank, const gint64 *dims, const gint64 *v)
   return tensor_new_from_data (GRAPH_DTYPE_INT64, rank, dims, v, (gsize) n * sizeof (gint64), NULL);
 }
 
-/* Runs one `op` node (opset `opset`) on the tensors `ts` (taking them) with
- * the attribute pairs that follow, up to NULL; *out (when not NULL) gets
- * output 0.  Returns the error of making or running the session. */
-static GError *
-run_op (gint64 opset, const char *op, guint n_in, Tensor **ts, guint n_out, Tensor **out, ...)
+/* Runs one `op` node (opset `opset`) on the tensors `ts` (taking them; a
+ * NULL is an absent input) with the attribute pairs in `ap`; outs (when not
+ * NULL) gets the n_out outputs.  Returns the error of making or running the
+ * session.  (Shared with test-kernels-random.c.) */
+GError *
+test_run_op_valist (gint64 opset, const char *op, guint n_in, Tensor **ts, guint n_out, Tensor **outs,
+                    va_list ap)
 {
   g_autoptr (Graph) g = graph_new ();
   graph_set_opset (g, "", opset);
@@ -54,10 +56,7 @@ run_op (gint64 opset, const char *op, guint n_in, Tensor **ts, guint n_out, Tens
       ins[i] = graph_add_input (g, name, ty);
       g_hash_table_insert (in, g_strdup (name), ts[i]);
     }
-  va_list ap;
-  va_start (ap, out);
   GraphNode *n = graph_opv_outputs_valist (g, op, n_in, ins, n_out, ap);
-  va_end (ap);
   g_assert_nonnull (n);
   for (guint i = 0; i < n_out; i++)
     {
@@ -74,9 +73,31 @@ run_op (gint64 opset, const char *op, guint n_in, Tensor **ts, guint n_out, Tens
                                                       (GDestroyNotify) tensor_unref);
   if (!rt_session_run (s, in, res, &error))
     return error;
-  if (out)
-    *out = tensor_ref (g_hash_table_lookup (res, "o0"));
+  for (guint i = 0; outs && i < n_out; i++)
+    {
+      char name[16];
+      g_snprintf (name, sizeof name, "o%u", i);
+      outs[i] = tensor_ref (g_hash_table_lookup (res, name));
+    }
   return NULL;
+}
+
+/* test_run_op_valist with the attribute pairs up to NULL; *out (when not
+ * NULL) gets output 0. */
+static GError *
+run_op (gint64 opset, const char *op, guint n_in, Tensor **ts, guint n_out, Tensor **out, ...)
+{
+  Tensor *all[8] = { NULL };
+  g_assert_cmpuint (n_out, <=, G_N_ELEMENTS (all));
+  va_list ap;
+  va_start (ap, out);
+  GError *error = test_run_op_valist (opset, op, n_in, ts, n_out, out ? all : NULL, ap);
+  va_end (ap);
+  if (out)
+    *out = all[0];
+  for (guint i = 1; i < n_out; i++)
+    g_clear_pointer (&all[i], tensor_unref);
+  return error;
 }
 
 static void

@@ -14,7 +14,9 @@ main (int argc, char **argv)
   test_aten_ops_register ();
   test_kernels_register ();
   test_kernels_index_register ();
+  test_kernels_random_register ();
   test_sequence_register ();
+  test_backend_register ();
   test_conformance_register ();
   test_cli_register ();
   return g_test_run ();
