@@ -27,7 +27,7 @@ rt_device_plan (RtSession *s, GError **error)
   s->backend = b;
   s->device = !b->host_memory;
   s->stats.backend = b->name;
-  s->stats.n_nodes = s->n_nodes;
+  s->stats.n_nodes = s->n_graph_nodes ? s->n_graph_nodes : s->n_nodes;   /* before fusion */
   if (!s->device)
     return TRUE;
   if (b->probe && !b->probe (error))

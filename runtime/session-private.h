@@ -88,6 +88,7 @@ struct _RtSession
   guint           n_values;
   RtNodePlan     *nodes;
   guint           n_nodes;
+  guint           n_graph_nodes;  /* plan nodes before fusion (the reports count these) */
   RtSlot         *slots;
   guint           n_slots;
   RtTensor       *rt;         /* per value, during a run */

@@ -535,6 +535,7 @@ rt_session_new (Graph *graph, const RtOptions *options, GError **error)
           }
         g_ptr_array_add (s->returned, v);
       }
+  s->n_graph_nodes = s->n_nodes;
   /* Fusion makes CPU kernels: only when every node runs on the CPU. */
   if (!s->options.no_fusion && s->options.device == RT_DEVICE_CPU && s->options.backend == NULL)
     rt_fuse_plan (s);
