@@ -4,7 +4,7 @@
     /usr/bin/python3 bench/runtime-export-models.py OUTDIR
 
 writes OUTDIR/<name>.onnx and OUTDIR/<name>.input.npy for resnet18, resnet50, alexnet,
-squeezenet1_0 (1x3x224x224) and superres (the ONNX tutorial's SuperResolution net,
+squeezenet1_0, squeezenet1_1, mobilenet_v2 (1x3x224x224) and superres (the ONNX tutorial's SuperResolution net,
 1x1x224x224): opset 13, batch 1, random weights (seeded, nothing downloaded), eval mode.
 The graph input is named 'input' and the output 'output'.
 
@@ -31,6 +31,8 @@ def models():
         ("resnet50", torchvision.models.resnet50(), (1, 3, 224, 224)),
         ("alexnet", torchvision.models.alexnet(), (1, 3, 224, 224)),
         ("squeezenet1_0", torchvision.models.squeezenet1_0(), (1, 3, 224, 224)),
+        ("squeezenet1_1", torchvision.models.squeezenet1_1(), (1, 3, 224, 224)),
+        ("mobilenet_v2", torchvision.models.mobilenet_v2(), (1, 3, 224, 224)),
         ("superres", torch_models.SuperResolutionNet(upscale_factor=3), (1, 1, 224, 224)),
     ]
 

@@ -1,6 +1,7 @@
 /* Conv (im2col + GEMM; groups, dilations, pads and auto_pad, 1-D to 3-D)
  * and ConvTranspose (GEMM + col2im). */
 #include "runtime/spatial.h"
+#include "runtime/conv-packed.h"
 #include "runtime/blas.h"
 #include <string.h>
 
@@ -282,29 +283,104 @@ im2col_range (gint64 c0, gint64 c1, gpointer data)
     im2col_DOUBLE (j->x, c0, c1, j->w, j->col, j->oh0, j->oh1);
 }
 
-/* y[m, 0:n] (row stride ld) = bias[m0 + m] so the GEMM adds onto it
- * (beta 1) instead of zeroing C and adding the bias in another pass. */
-static double
-fill_bias (GraphDType dt, void *y, const RtTensor *bias, gint64 m0, gint64 M, gint64 n, gint64 ld)
+typedef struct
 {
-  if (bias == NULL)
-    return 0.0;
-  for (gint64 m = 0; m < M; m++)
+  const RtCall     *call;
+  GraphDType        dt;
+  const RtWindow   *w;
+  const RtEpilogue *ep;
+  const char       *x, *wt, *bias;
+  char             *y;
+  gint64            C, M, group, Cg, Mg, isz, osz, ksz, es;
+  gboolean          direct;          /* 1x1, stride 1, no pads: x is col */
+  gint64            block, nblocks;  /* columns (direct) or output rows per block, per (n, g) */
+  gint64            items;           /* N x group x nblocks */
+  gint64            tasks;
+  char             *col;             /* tasks x col_elems */
+  gint64            col_elems;
+  gboolean          inner_parallel;  /* one task: im2col over channels in parallel */
+  const RtPackedW  *pw;              /* packed weights (conv-packed.c), or NULL: sgemm */
+} ConvJob;
+
+/* Block `item` of the output: im2col, GEMM, then bias and epilogue while
+ * the block is in cache. */
+static void
+conv_block (const ConvJob *j, gint64 item, char *col)
+{
+  const RtWindow *w = j->w;
+  gint64 b = item % j->nblocks, ng = item / j->nblocks, g = ng % j->group, n = ng / j->group;
+  const char *xi = j->x + ((n * j->C + g * j->Cg) * j->isz) * j->es;
+  const char *wg = j->wt + g * j->Mg * j->ksz * j->es;
+  char *yg = j->y + ((n * j->M + g * j->Mg) * j->osz) * j->es;
+  const char *bg = j->bias ? j->bias + g * j->Mg * j->es : NULL;
+  gint64 z0 = (n * j->M + g * j->Mg) * j->osz;
+  if (j->pw)
     {
-      if (dt == GRAPH_DTYPE_FLOAT)
+      /* Packed B then the packed GEMM; col holds B and a row of im2col. */
+      gint64 c0, bn;
+      float *bp = (float *) col;
+      if (j->direct)
         {
-          float b = ((const float *) bias->data)[m0 + m], *p = (float *) y + m * ld;
-          for (gint64 i = 0; i < n; i++)
-            p[i] = b;
+          c0 = b * j->block;
+          bn = MIN (j->block, j->osz - c0);
+          rt_conv_pack_b_rows (j->pw, (const float *) xi + c0, j->osz, bn, bp);
         }
       else
         {
-          double b = ((const double *) bias->data)[m0 + m], *p = (double *) y + m * ld;
-          for (gint64 i = 0; i < n; i++)
-            p[i] = b;
+          gint64 oh0 = b * j->block, oh1 = MIN (oh0 + j->block, w->out[1]);
+          c0 = oh0 * w->out[2];
+          bn = (oh1 - oh0) * w->out[2];
+          rt_conv_pack_b_im2col (j->pw, (const float *) xi, j->Cg, w, oh0, oh1, bp,
+                                 bp + rt_conv_packed_b_floats (j->pw, bn));
         }
+      const float *z = rt_epilogue_active (j->ep) && j->ep->sum
+                         ? (const float *) j->ep->sum->data + z0 + c0 : NULL;
+      rt_conv_packed_gemm (j->pw, g, bp, bn, (float *) yg + c0, j->osz, (const float *) bg, z,
+                           j->ep);
+      return;
     }
-  return 1.0;
+  if (j->direct)
+    {
+      gint64 c0 = b * j->block, bn = MIN (j->block, j->osz - c0);
+      gemm (j->dt, FALSE, FALSE, j->Mg, bn, j->ksz, wg, j->ksz, xi + c0 * j->es, j->osz, 0.0,
+            yg + c0 * j->es, j->osz);
+      rt_epilogue_rows (j->dt, yg + c0 * j->es, bg, z0 + c0, j->Mg, bn, j->osz, j->ep);
+      return;
+    }
+  gint64 oh0 = b * j->block, oh1 = MIN (oh0 + j->block, w->out[1]);
+  gint64 bn = w->out[0] * (oh1 - oh0) * w->out[2];
+  Im2col job = { j->dt, xi, w, col, oh0, oh1 };
+  if (j->inner_parallel)   /* channels in parallel: each writes its own rows of col */
+    rt_parallel_for (j->call, j->Cg, MAX (1, 16384 / MAX (j->ksz / MAX (j->Cg, 1) * bn, 1)),
+                     im2col_range, &job);
+  else
+    im2col_range (0, j->Cg, &job);
+  char *yb = yg + oh0 * w->out[2] * j->es;
+  gemm (j->dt, FALSE, FALSE, j->Mg, bn, j->ksz, wg, j->ksz, col, bn, 0.0, yb, j->osz);
+  rt_epilogue_rows (j->dt, yb, bg, z0 + oh0 * w->out[2], j->Mg, bn, j->osz, j->ep);
+}
+
+/* Tasks [t0, t1): task t takes items [items t / tasks, items (t + 1) / tasks). */
+static void
+conv_tasks (gint64 t0, gint64 t1, gpointer data)
+{
+  const ConvJob *j = data;
+  for (gint64 t = t0; t < t1; t++)
+    for (gint64 i = j->items * t / j->tasks; i < j->items * (t + 1) / j->tasks; i++)
+      conv_block (j, i, j->col ? j->col + t * j->col_elems * j->es : NULL);
+}
+
+gboolean
+rt_conv_window (RtCall *call, const RtTensor *x, const RtTensor *wt, gint64 *group, RtWindow *w,
+                GError **error)
+{
+  *group = rt_attr_i (call->node, "group", 1);
+  if (wt->dtype != x->dtype || wt->rank != x->rank || *group <= 0)
+    {
+      rt_call_error (call, error, RT_ERROR_SHAPE, "W must match X's type and rank, group >= 1");
+      return FALSE;
+    }
+  return rt_window_init (call, x, wt->dims + 2, FALSE, w, error);
 }
 
 static gboolean
@@ -312,21 +388,49 @@ k_conv (RtCall *call, GError **error)
 {
   const RtTensor *x = call->inputs[0], *wt = call->inputs[1];
   const RtTensor *bias = call->n_inputs > 2 ? call->inputs[2] : NULL;
-  gint64 group = rt_attr_i (call->node, "group", 1);
-  if (wt->dtype != x->dtype || wt->rank != x->rank || group <= 0)
-    {
-      rt_call_error (call, error, RT_ERROR_SHAPE, "W must match X's type and rank, group >= 1");
-      return FALSE;
-    }
+  gint64 group;
   RtWindow w;
-  if (!rt_window_init (call, x, wt->dims + 2, FALSE, &w, error))
+  if (!rt_conv_window (call, x, wt, &group, &w, error))
     return FALSE;
-  return rt_conv (call, x, wt, bias, group, &w, error);
+  return rt_conv_ex (call, x, wt, bias, group, &w, NULL, NULL, call->state, error);
+}
+
+/* A constant W (an initializer or a Constant node's value), or NULL. */
+static Tensor *
+constant_weights (const GraphNode *node)
+{
+  GraphValue *v = graph_node_n_inputs (node) > 1 ? graph_node_input (node, 1) : NULL;
+  if (v == NULL)
+    return NULL;
+  Tensor *t = graph_value_get_initializer (v);
+  GraphNode *src = graph_value_node (v);
+  if (t == NULL && src && strcmp (graph_node_kind (src), "onnx::Constant") == 0)
+    graph_node_get_t (src, "value", &t);
+  return t && tensor_has_data (t) ? t : NULL;
+}
+
+/* W packed once for the packed GEMM (conv-packed.c) when it is constant;
+ * no state otherwise. */
+static gboolean
+conv_prepare (const GraphNode *node, gint64 opset, gpointer *state, GError **error)
+{
+  (void) opset, (void) error;
+  Tensor *t = constant_weights (node);
+  *state = t ? rt_conv_pack_weights (t, rt_attr_i (node, "group", 1)) : NULL;
+  return TRUE;
 }
 
 gboolean
 rt_conv (RtCall *call, const RtTensor *x, const RtTensor *wt, const RtTensor *bias, gint64 group,
          const RtWindow *win, GError **error)
+{
+  return rt_conv_ex (call, x, wt, bias, group, win, NULL, NULL, NULL, error);
+}
+
+gboolean
+rt_conv_ex (RtCall *call, const RtTensor *x, const RtTensor *wt, const RtTensor *bias,
+            gint64 group, const RtWindow *win, const RtEpilogue *ep, RtTensor *into,
+            const RtPackedW *pw, GError **error)
 {
   const RtWindow w = *win;
   gint64 N = x->dims[0], C = x->dims[1], M = wt->dims[0];
@@ -350,51 +454,84 @@ rt_conv (RtCall *call, const RtTensor *x, const RtTensor *wt, const RtTensor *bi
   gint64 dims[5] = { N, M };
   for (guint i = 0; i < w.nsp; i++)
     dims[2 + i] = w.out[3 - w.nsp + i];
-  RtTensor *y = rt_call_output (call, 0, x->dtype, x->rank, dims, error);
-  if (y == NULL)
-    return FALSE;
-  gint64 Cg = C / group, Mg = M / group;
-  gint64 isz = w.in[0] * w.in[1] * w.in[2], osz = w.out[0] * w.out[1] * w.out[2];
-  gint64 ksz = Cg * w.k[0] * w.k[1] * w.k[2];
-  gsize es = rt_dtype_size (x->dtype);
-  gboolean direct = w.k[0] * w.k[1] * w.k[2] == 1 && w.stride[0] * w.stride[1] * w.stride[2] == 1
-                    && !w.pad0[0] && !w.pad0[1] && !w.pad0[2] && !w.pad1[0] && !w.pad1[1] && !w.pad1[2];
-  /* 2-D: im2col a block of output rows at a time, about 1 MiB of col (at least
-   * 1024 columns, so the GEMM stays efficient), so col stays in cache. */
-  gint64 rows = w.out[1];
-  if (!direct && w.out[0] == 1)
+  RtTensor *y = into;
+  if (y)
     {
-      rows = MAX ((1 << 20) / MAX (ksz * w.out[2] * (gint64) es, 1), (1024 + w.out[2] - 1) / w.out[2]);
-      rows = CLAMP (rows, 1, w.out[1]);
+      /* The caller's buffer (a fused kernel's scratch), large enough. */
+      y->dtype = x->dtype;
+      y->rank = x->rank;
+      memcpy (y->dims, dims, sizeof (gint64) * x->rank);
+      y->numel = rt_shape_numel (x->rank, dims);
     }
-  void *col = NULL;
-  if (!direct && osz > 0
-      && (col = rt_call_scratch (call, (gsize) (ksz * w.out[0] * rows * w.out[2]) * es, error)) == NULL)
+  else if ((y = rt_call_output (call, 0, x->dtype, x->rank, dims, error)) == NULL)
     return FALSE;
-  for (gint64 n = 0; n < N && osz > 0; n++)
-    for (gint64 g = 0; g < group; g++)
-      {
-        const char *xi = (const char *) x->data + ((n * C + g * Cg) * isz) * (gint64) es;
-        const char *wg = (const char *) wt->data + g * Mg * ksz * (gint64) es;
-        char *yg = (char *) y->data + ((n * M + g * Mg) * osz) * (gint64) es;
-        if (direct)
-          {
-            double beta = fill_bias (x->dtype, yg, bias, g * Mg, Mg, osz, osz);
-            gemm (x->dtype, FALSE, FALSE, Mg, osz, ksz, wg, ksz, xi, osz, beta, yg, osz);
-            continue;
-          }
-        for (gint64 oh0 = 0; oh0 < w.out[1]; oh0 += rows)
-          {
-            gint64 oh1 = MIN (oh0 + rows, w.out[1]), bn = w.out[0] * (oh1 - oh0) * w.out[2];
-            char *yb = yg + oh0 * w.out[2] * (gint64) es;
-            double beta = fill_bias (x->dtype, yb, bias, g * Mg, Mg, bn, osz);
-            /* Channels in parallel: each writes its own rows of col. */
-            Im2col job = { x->dtype, xi, &w, col, oh0, oh1 };
-            rt_parallel_for (call, Cg, MAX (1, 16384 / MAX (ksz / MAX (Cg, 1) * bn, 1)),
-                             im2col_range, &job);
-            gemm (x->dtype, FALSE, FALSE, Mg, bn, ksz, wg, ksz, col, bn, beta, yb, osz);
-          }
-      }
+  if (rt_conv_depthwise_applies (x, wt, group, &w))
+    return rt_conv_depthwise (call, x, wt, bias, &w, y, ep, error);
+  ConvJob j = { .call = call, .dt = x->dtype, .w = &w, .ep = ep, .x = x->data, .wt = wt->data,
+                .bias = bias ? bias->data : NULL, .y = y->data, .C = C, .M = M, .group = group };
+  j.Cg = C / group;
+  j.Mg = M / group;
+  j.isz = w.in[0] * w.in[1] * w.in[2];
+  j.osz = w.out[0] * w.out[1] * w.out[2];
+  j.ksz = j.Cg * w.k[0] * w.k[1] * w.k[2];
+  j.es = (gint64) rt_dtype_size (x->dtype);
+  if (j.osz == 0)
+    return TRUE;
+  j.direct = w.k[0] * w.k[1] * w.k[2] == 1 && w.stride[0] * w.stride[1] * w.stride[2] == 1
+             && !w.pad0[0] && !w.pad0[1] && !w.pad0[2] && !w.pad1[0] && !w.pad1[1] && !w.pad1[2];
+  gint64 threads = rt_call_threads (call);
+  if (j.direct)
+    {
+      /* Blocks of columns whose Mg rows of y are about 1 MiB, so that the
+       * GEMM and the epilogue meet y in cache; at least one per thread. */
+      j.block = MAX ((1 << 20) / MAX (j.Mg * j.es, 1), 512);
+      if (threads > 1)
+        j.block = MIN (j.block, (j.osz + threads - 1) / threads + 15) / 16 * 16;
+      j.block = CLAMP (j.block, 1, j.osz);
+      j.nblocks = (j.osz + j.block - 1) / j.block;
+    }
+  else
+    {
+      /* 2-D: im2col a block of output rows at a time, about 1 MiB of col (at
+       * least 1024 columns, so the GEMM stays efficient), so col stays in
+       * cache; at least one block per thread.  3-D: one block. */
+      j.block = w.out[1];
+      if (w.out[0] == 1)
+        {
+          j.block = MAX ((1 << 20) / MAX (j.ksz * w.out[2] * j.es, 1),
+                         (1024 + w.out[2] - 1) / w.out[2]);
+          if (threads > 1)
+            j.block = MIN (j.block, (w.out[1] + threads - 1) / threads);
+          j.block = CLAMP (j.block, 1, w.out[1]);
+        }
+      j.nblocks = (w.out[1] + j.block - 1) / j.block;
+    }
+  j.items = N * group * j.nblocks;
+  /* Threads each take whole blocks (im2col, GEMM on one BLAS thread,
+   * epilogue) when there are enough blocks and work; otherwise one block
+   * at a time, im2col split over channels and BLAS's own threads. */
+  double work = (double) N * (double) M * (double) j.osz * (double) j.ksz;
+  j.tasks = MIN (MIN (threads, j.items), (gint64) MAX (1.0, work / (1 << 20)));
+  j.inner_parallel = j.tasks == 1 && threads > 1;
+  if (rt_conv_packed_usable (pw, wt, group) && x->rank == 4)
+    j.pw = pw;
+  j.col_elems = j.direct ? 0 : j.ksz * w.out[0] * j.block * w.out[2];
+  if (j.pw)
+    {
+      /* Packed B and a row of im2col, in 64-byte multiples. */
+      gint64 bn = j.direct ? j.block : j.block * w.out[2];
+      j.col_elems = (rt_conv_packed_b_floats (j.pw, bn) + bn + 15) / 16 * 16;
+      j.inner_parallel = FALSE;
+    }
+  if (j.col_elems && (j.col = rt_call_scratch (call, (gsize) (j.tasks * j.col_elems * j.es),
+                                             error)) == NULL)
+    return FALSE;
+  gboolean one_blas_thread = j.tasks > 1 && j.pw == NULL && rt_blas.set_num_threads;
+  if (one_blas_thread)
+    rt_blas.set_num_threads (1);
+  rt_parallel_for (call, j.tasks, 1, conv_tasks, &j);
+  if (one_blas_thread)
+    rt_blas.set_num_threads ((int) threads);
   return TRUE;
 }
 
@@ -557,7 +694,8 @@ rt_conv_transpose (RtCall *call, const RtTensor *x, const RtTensor *wt, const Rt
 }
 
 static const RtKernelDef defs[] = {
-  { RT_ONNX ("Conv", 1), RT_IN (2, 3), RT_OUT (1, 1), .dtypes = RT_DT_FLOATS, .run = k_conv },
+  { RT_ONNX ("Conv", 1), RT_IN (2, 3), RT_OUT (1, 1), .dtypes = RT_DT_FLOATS, .run = k_conv,
+    .prepare = conv_prepare, .free_state = (GDestroyNotify) rt_conv_packed_free },
   { RT_ONNX ("ConvTranspose", 1), RT_IN (2, 3), RT_OUT (1, 1), .dtypes = RT_DT_FLOATS, .run = k_conv_transpose },
 };
 

@@ -18,17 +18,72 @@
 
 typedef void (*BinFn) (gint64 n, const void *a, gint64 sa, const void *b, gint64 sb, void *o);
 
+typedef struct
+{
+  const RtTensor *a, *b;
+  RtTensor       *out;
+  BinFn           fn;
+  guint           n;                      /* merged dims */
+  gint64          cd[RT_MAX_RANK], ca[RT_MAX_RANK], cb[RT_MAX_RANK];
+  gint64          inner, outer;
+  gsize           esa, esb, eso;
+} Broadcast;
+
+/* Rows [k0, k1) of the outer loop, or, with one row, elements [k0, k1). */
+static void
+broadcast_range (gint64 k0, gint64 k1, gpointer data)
+{
+  const Broadcast *j = data;
+  const char *pa = j->a->data, *pb = j->b->data;
+  char *po = j->out->data;
+  gint64 ia = j->ca[j->n - 1], ib = j->cb[j->n - 1];
+  if (j->outer == 1)
+    {
+      j->fn (k1 - k0, pa + k0 * ia * j->esa, ia, pb + k0 * ib * j->esb, ib, po + k0 * j->eso);
+      return;
+    }
+  /* The multi-index of row k0 over the merged dims before the last. */
+  gint64 idx[RT_MAX_RANK] = { 0 }, off_a = 0, off_b = 0, rem = k0;
+  for (gint64 d = (gint64) j->n - 2; d >= 0; d--)
+    {
+      idx[d] = rem % j->cd[d];
+      rem /= j->cd[d];
+      off_a += idx[d] * j->ca[d];
+      off_b += idx[d] * j->cb[d];
+    }
+  for (gint64 k = k0; k < k1; k++)
+    {
+      j->fn (j->inner, pa + off_a * j->esa, ia, pb + off_b * j->esb, ib,
+             po + k * j->inner * j->eso);
+      for (gint64 d = (gint64) j->n - 2; d >= 0; d--)
+        {
+          idx[d]++;
+          off_a += j->ca[d];
+          off_b += j->cb[d];
+          if (idx[d] < j->cd[d])
+            break;
+          off_a -= j->ca[d] * j->cd[d];
+          off_b -= j->cb[d] * j->cd[d];
+          idx[d] = 0;
+        }
+    }
+}
+
 /* Applies fn over out's shape; a and b are broadcast to it.  Adjacent
  * dimensions are merged when both operands step through them alike, so the
- * inner loop is as long as possible. */
+ * inner loop is as long as possible.  Large outputs are split over threads
+ * (rows of the outer loop, or ranges of one long row); every element is
+ * computed as in one thread.  a or b may be out itself (same shape). */
 static void
-broadcast_apply (const RtTensor *a, const RtTensor *b, RtTensor *out, BinFn fn)
+broadcast_apply (const RtCall *call, const RtTensor *a, const RtTensor *b, RtTensor *out,
+                 BinFn fn)
 {
   guint r = out->rank;
   gint64 sa[RT_MAX_RANK], sb[RT_MAX_RANK];
-  gint64 ca[RT_MAX_RANK], cb[RT_MAX_RANK], cd[RT_MAX_RANK];
   if (out->numel == 0)
     return;
+  Broadcast j = { .a = a, .b = b, .out = out, .fn = fn, .esa = rt_dtype_size (a->dtype),
+                  .esb = rt_dtype_size (b->dtype), .eso = rt_dtype_size (out->dtype) };
   rt_broadcast_strides (a, r, out->dims, sa);
   rt_broadcast_strides (b, r, out->dims, sb);
   guint n = 0;
@@ -37,46 +92,30 @@ broadcast_apply (const RtTensor *a, const RtTensor *b, RtTensor *out, BinFn fn)
       gint64 d = out->dims[i];
       if (d == 1)
         continue;
-      if (n > 0 && ca[n - 1] == sa[i] * d && cb[n - 1] == sb[i] * d)
+      if (n > 0 && j.ca[n - 1] == sa[i] * d && j.cb[n - 1] == sb[i] * d)
         {
-          cd[n - 1] *= d;
-          ca[n - 1] = sa[i];
-          cb[n - 1] = sb[i];
+          j.cd[n - 1] *= d;
+          j.ca[n - 1] = sa[i];
+          j.cb[n - 1] = sb[i];
           continue;
         }
-      cd[n] = d;
-      ca[n] = sa[i];
-      cb[n] = sb[i];
+      j.cd[n] = d;
+      j.ca[n] = sa[i];
+      j.cb[n] = sb[i];
       n++;
     }
-  gsize esa = rt_dtype_size (a->dtype), esb = rt_dtype_size (b->dtype);
-  gsize eso = rt_dtype_size (out->dtype);
   if (n == 0)
     {
       fn (1, a->data, 0, b->data, 0, out->data);
       return;
     }
-  gint64 inner = cd[n - 1], ia = ca[n - 1], ib = cb[n - 1];
-  gint64 outer = out->numel / inner;
-  gint64 idx[RT_MAX_RANK] = { 0 };
-  gint64 off_a = 0, off_b = 0;
-  char *po = out->data;
-  for (gint64 k = 0; k < outer; k++)
-    {
-      fn (inner, (const char *) a->data + off_a * esa, ia, (const char *) b->data + off_b * esb,
-          ib, po + k * inner * eso);
-      for (gint64 j = (gint64) n - 2; j >= 0; j--)
-        {
-          idx[j]++;
-          off_a += ca[j];
-          off_b += cb[j];
-          if (idx[j] < cd[j])
-            break;
-          off_a -= ca[j] * cd[j];
-          off_b -= cb[j] * cd[j];
-          idx[j] = 0;
-        }
-    }
+  j.n = n;
+  j.inner = j.cd[n - 1];
+  j.outer = out->numel / j.inner;
+  if (j.outer == 1)
+    rt_parallel_for (call, j.inner, 32768, broadcast_range, &j);
+  else
+    rt_parallel_for (call, j.outer, MAX (1, 32768 / j.inner), broadcast_range, &j);
 }
 
 /* One loop body, specialised on the common stride patterns so that the
@@ -397,7 +436,7 @@ binary_run (RtCall *call, const RtTensor *a, const RtTensor *b, int index, gbool
   RtTensor *o = rt_call_output (call, 0, compare ? GRAPH_DTYPE_BOOL : a->dtype, rank, dims, error);
   if (o == NULL)
     return FALSE;
-  broadcast_apply (a, b, o, fn);
+  broadcast_apply (call, a, b, o, fn);
   return TRUE;
 }
 
@@ -480,9 +519,9 @@ k_variadic (RtCall *call, GError **error)
   RtTensor *o = rt_call_output (call, 0, a->dtype, rank, dims, error);
   if (o == NULL)
     return FALSE;
-  broadcast_apply (a, a, o, first);
+  broadcast_apply (call, a, a, o, first);
   for (guint i = 1; i < call->n_inputs; i++)
-    broadcast_apply (o, call->inputs[i], o, fn);
+    broadcast_apply (call, o, call->inputs[i], o, fn);
   if (strcmp (op, "Mean") == 0)
     {
       for (gint64 k = 0; k < o->numel; k++)
@@ -575,6 +614,31 @@ k_where (RtCall *call, GError **error)
   }
 RT_FOREACH_NUMERIC (GEN_CLIP)
 
+typedef struct
+{
+  const RtTensor *a;
+  RtTensor       *o;
+  const RtTensor *tlo, *thi;
+  double          flo, fhi;
+} ClipJob;
+
+static void
+clip_range (gint64 begin, gint64 end, gpointer data)
+{
+  const ClipJob *j = data;
+  gsize es = rt_dtype_size (j->a->dtype);
+  const char *a = (const char *) j->a->data + (gsize) begin * es;
+  char *o = (char *) j->o->data + (gsize) begin * es;
+  switch (j->a->dtype)
+    {
+#define CASE(E, T) case GRAPH_DTYPE_##E: clip_##E (end - begin, a, o, j->tlo, j->thi, j->flo, j->fhi); break;
+      RT_FOREACH_NUMERIC (CASE)
+#undef CASE
+    default:
+      break;
+    }
+}
+
 static gboolean
 k_clip (RtCall *call, GError **error)
 {
@@ -597,14 +661,8 @@ k_clip (RtCall *call, GError **error)
   RtTensor *o = rt_call_output_like (call, 0, a, error);
   if (o == NULL)
     return FALSE;
-  switch (a->dtype)
-    {
-#define CASE(E, T) case GRAPH_DTYPE_##E: clip_##E (a->numel, a->data, o->data, tlo, thi, flo, fhi); break;
-      RT_FOREACH_NUMERIC (CASE)
-#undef CASE
-    default:
-      break;
-    }
+  ClipJob job = { a, o, tlo, thi, flo, fhi };
+  rt_parallel_for (call, a->numel, 32768, clip_range, &job);
   return TRUE;
 }
 

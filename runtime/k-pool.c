@@ -2,6 +2,7 @@
  * AveragePool (count_include_pad), LpPool, GlobalAveragePool,
  * GlobalMaxPool, GlobalLpPool, MaxUnpool: 1-D to 3-D. */
 #include "runtime/spatial.h"
+#include "runtime/simd.h"
 #include <math.h>
 #include <string.h>
 
@@ -89,6 +90,35 @@ typedef struct
   gboolean        include_pad;
 } Pool2d;
 
+/* Max pooling of output row oh, columns [lo, hi) whose windows lie inside
+ * the row, 8 at a time: each lane takes the window's taps in the scalar
+ * loop's order with its comparison (v > m), so NaNs fall the same way.
+ * Returns the first column not done. */
+VECTOR_CLONES static gint64
+max_row_interior (const float *xp, const RtWindow *w, gint64 hs, gint64 he, gint64 lo, gint64 hi,
+                  float *yr)
+{
+  gint64 W = w->in[2], KW = w->k[2], SW = w->stride[2], PW = w->pad0[2];
+  /* The last input a block's strided loads read, past its first tap. */
+  gint64 reach = SW == 2 ? 15 : 7 * SW;
+  gint64 ow = lo;
+  for (; ow + 8 <= hi && ow * SW - PW + KW - 1 + reach <= W - 1; ow += 8)
+    {
+      const float *x0 = xp + ow * SW - PW;
+      v8sf m, v;
+      LOAD8_STRIDED (m, x0 + hs * W, SW);
+      for (gint64 h = hs; h < he; h++)
+        for (gint64 c = h == hs ? 1 : 0; c < KW; c++)
+          {
+            LOAD8_STRIDED (v, x0 + h * W + c, SW);
+            v8si gt = v > m;
+            m = (v8sf) (((v8si) v & gt) | ((v8si) m & ~gt));
+          }
+      memcpy (yr + ow, &m, sizeof m);
+    }
+  return ow;
+}
+
 static void
 pool2d_float (gint64 p0, gint64 p1, gpointer data)
 {
@@ -105,8 +135,18 @@ pool2d_float (gint64 p0, gint64 p1, gpointer data)
         {
           gint64 h0 = oh * SH - PH, hs = MAX (h0, 0), he = MIN (h0 + KH, H);
           gint64 ph = MIN (h0 + KH, H + w->pad1[1]) - h0;
+          /* Columns whose window is inside the row: [lo, hi). */
+          gint64 lo = (PW + SW - 1) / SW, hi = W - KW + PW < 0 ? 0 : (W - KW + PW) / SW + 1;
+          hi = MIN (hi, OW);
+          lo = MIN (lo, hi);
+          gint64 done = j->kind == P_MAX && he > hs
+                          ? max_row_interior (xp, w, hs, he, lo, hi, yp + oh * OW) : lo;
           for (gint64 ow = 0; ow < OW; ow++)
             {
+              if (ow == lo)
+                ow = done;   /* [lo, done) computed above */
+              if (ow >= OW)
+                break;
               gint64 w0 = ow * SW - PW, ws = MAX (w0, 0), we = MIN (w0 + KW, W);
               float r;
               if (he <= hs || we <= ws)

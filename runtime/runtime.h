@@ -73,6 +73,9 @@ typedef struct
   /* Another backend instead of `device`'s (runtime/backend.h; tests use a
    * mock); NULL: the device's. */
   const RtBackend *backend;
+  /* Run every node as its own kernel: no Conv+Relu-style fusion at
+   * session creation (runtime/fuse.c), for comparing against. */
+  gboolean     no_fusion;
 } RtOptions;
 
 #define RT_DEFAULT_MAX_TENSOR_BYTES (G_GUINT64_CONSTANT (1) << 33)  /* 8 GiB */

@@ -27,7 +27,7 @@ rt_device_plan (RtSession *s, GError **error)
   s->backend = b;
   s->device = !b->host_memory;
   s->stats.backend = b->name;
-  s->stats.n_nodes = s->n_nodes;
+  s->stats.n_nodes = s->n_graph_nodes ? s->n_graph_nodes : s->n_nodes;   /* before fusion */
   if (!s->device)
     return TRUE;
   if (b->probe && !b->probe (error))
@@ -42,6 +42,8 @@ rt_device_plan (RtSession *s, GError **error)
       RtNodePlan *p = &s->nodes[i];
       if (node_has_subgraph (p->node))
         p->fallback = g_strdup ("a node with a subgraph: its body runs on the CPU");
+      else if (p->fused_in)   /* (not made with a device backend: session.c) */
+        p->fallback = g_strdup ("a fused node (runtime/fuse.c) runs on the CPU");
       else if (!b->supports (p->node, p->opset))
         p->fallback = g_strdup_printf ("no %s kernel for %s::%s", b->name,
                                        graph_node_domain (p->node),

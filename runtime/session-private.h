@@ -73,6 +73,10 @@ typedef struct
   guint              n_release;
   gboolean           on_device; /* a device backend runs it (Note [Backends]) */
   char              *fallback;  /* why it runs on the CPU under a device backend; NULL */
+  /* A fused node's values (Note [Fusion], runtime/fuse.c): n_in inputs and
+   * n_out outputs that replace the graph node's own; NULL: the node's. */
+  GraphValue       **fused_in;
+  GraphValue       **fused_out;
 } RtNodePlan;
 
 struct _RtSession
@@ -84,6 +88,7 @@ struct _RtSession
   guint           n_values;
   RtNodePlan     *nodes;
   guint           n_nodes;
+  guint           n_graph_nodes;  /* plan nodes before fusion (the reports count these) */
   RtSlot         *slots;
   guint           n_slots;
   RtTensor       *rt;         /* per value, during a run */
@@ -150,3 +155,14 @@ RtSession *rt_body_new (Graph *body, GError **error);
 gboolean   rt_body_run (RtSession *body, RtCall *call, guint n_inputs,
                         const RtTensor *const *inputs, guint n_outputs,
                         const RtTensor **outputs, GError **error);
+
+/* Note [Fusion]
+ * After the plan's nodes are resolved and before buffers are planned,
+ * rt_fuse_plan() (runtime/fuse.c) merges chains of plan nodes into one
+ * (Conv + Add + Relu/Clip, Add + Relu): the first node's plan entry takes
+ * the chain's inputs and last output (fused_in/fused_out) and a kernel of
+ * fuse.c; the later nodes leave the plan.  Only values with one reader
+ * that are neither graph outputs nor requested outputs are fused away.
+ * RtOptions.no_fusion turns it off (the tests compare both runs); it is
+ * off too with a device backend (the fused kernels are CPU kernels). */
+void       rt_fuse_plan (RtSession *s);

@@ -23,6 +23,8 @@ plan_node_clear (RtNodePlan *p)
   g_free (p->out_idx);
   g_free (p->release);
   g_free (p->fallback);
+  g_free (p->fused_in);
+  g_free (p->fused_out);
 }
 
 void
@@ -402,7 +404,7 @@ plan_values (RtSession *s, GError **error)
       max_in = MAX (max_in, p->n_in);
       for (guint i = 0; i < p->n_in; i++)
         {
-          GraphValue *v = graph_node_input (p->node, i);
+          GraphValue *v = p->fused_in ? p->fused_in[i] : graph_node_input (p->node, i);
           if (v == NULL)
             {
               p->in_idx[i] = -1;
@@ -432,7 +434,8 @@ plan_values (RtSession *s, GError **error)
         }
       for (guint i = 0; i < p->n_out; i++)
         {
-          int vi = value_index (s, graph_node_output (p->node, i));
+          int vi = value_index (s, p->fused_out ? p->fused_out[i]
+                                                : graph_node_output (p->node, i));
           s->values[vi].producer = (int) ni;
           p->out_idx[i] = vi;
         }
@@ -532,6 +535,10 @@ rt_session_new (Graph *graph, const RtOptions *options, GError **error)
           }
         g_ptr_array_add (s->returned, v);
       }
+  s->n_graph_nodes = s->n_nodes;
+  /* Fusion makes CPU kernels: only when every node runs on the CPU. */
+  if (!s->options.no_fusion && s->options.device == RT_DEVICE_CPU && s->options.backend == NULL)
+    rt_fuse_plan (s);
   if (!plan_values (s, error) || !rt_device_plan (s, error))
     return NULL;
   return g_steal_pointer (&s);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "runtime/kernel.h"
+#include "runtime/epilogue.h"
 
 typedef struct
 {
@@ -21,10 +22,28 @@ gboolean rt_window_init (RtCall *call, const RtTensor *x, const gint64 *kernel_f
 gboolean rt_window_set (RtCall *call, const RtTensor *x, const gint64 *k, const gint64 *stride,
                         const gint64 *dil, const gint64 *pad0, const gint64 *pad1,
                         gboolean ceil_mode, RtWindow *w, GError **error);
+/* ONNX Conv's group and window from the node's attributes and W. */
+gboolean rt_conv_window (RtCall *call, const RtTensor *x, const RtTensor *wt, gint64 *group,
+                         RtWindow *w, GError **error);
 /* Output 0 := Conv (x, wt, bias or NULL) over a window from the above
  * (k-conv.c; checks channels against group). */
 gboolean rt_conv (RtCall *call, const RtTensor *x, const RtTensor *wt, const RtTensor *bias,
                   gint64 group, const RtWindow *w, GError **error);
+/* The same with a fused epilogue (NULL: none) applied to the result, which
+ * goes to `into` (data large enough; dims set here) instead of output 0
+ * when not NULL, and W's packed panels (conv-packed.h; NULL: none, or
+ * made from other data: not used). */
+typedef struct _RtPackedW RtPackedW;
+gboolean rt_conv_ex (RtCall *call, const RtTensor *x, const RtTensor *wt, const RtTensor *bias,
+                     gint64 group, const RtWindow *w, const RtEpilogue *ep, RtTensor *into,
+                     const RtPackedW *pw, GError **error);
+/* Depthwise convolution (group = C = M, float, 2-D) with its own loop
+ * (conv-depthwise.c): whether it applies, and y := conv then ep. */
+gboolean rt_conv_depthwise_applies (const RtTensor *x, const RtTensor *wt, gint64 group,
+                                    const RtWindow *w);
+gboolean rt_conv_depthwise (RtCall *call, const RtTensor *x, const RtTensor *wt,
+                            const RtTensor *bias, const RtWindow *w, RtTensor *y,
+                            const RtEpilogue *ep, GError **error);
 /* Output 0 := ConvTranspose; w->in is the output's spatial size, w->out
  * x's, w->k wt's (C, M/group, k...). */
 gboolean rt_conv_transpose (RtCall *call, const RtTensor *x, const RtTensor *wt,

@@ -12,6 +12,7 @@ static char *opt_output_dir;
 static int opt_threads;
 static int opt_repeat;
 static char **opt_extra;
+static gboolean opt_no_fusion;
 
 static const GOptionEntry run_entries[] = {
   { "input", 'i', 0, G_OPTION_ARG_STRING_ARRAY, &opt_inputs,
@@ -19,11 +20,15 @@ static const GOptionEntry run_entries[] = {
   { "output-dir", 'o', 0, G_OPTION_ARG_FILENAME, &opt_output_dir,
     "Write each output to DIR/<output name>.npy (characters outside [A-Za-z0-9._-] become '_')", "DIR" },
   { "threads", 't', 0, G_OPTION_ARG_INT, &opt_threads,
-    "Number of threads (OpenBLAS); 0 keeps OpenBLAS's default", "N" },
+    "Number of threads (the executor's and OpenBLAS's); 0 keeps OpenBLAS's default and runs the "
+    "executor's own loops on one", "N" },
   { "repeat", 'r', 0, G_OPTION_ARG_INT, &opt_repeat,
     "After one warm-up run, time N more runs and print `median X ms, min Y ms`", "N" },
   { "extra-output", 0, 0, G_OPTION_ARG_STRING_ARRAY, &opt_extra,
     "Also write the intermediate value NAME (for finding where two runs diverge)", "NAME" },
+  { "no-fusion", 0, 0, G_OPTION_ARG_NONE, &opt_no_fusion,
+    "Run every node as its own kernel (no Conv+Add+Relu/Clip or Add+Relu fusion at session "
+    "creation), for comparing against", NULL },
   CLI_LIMIT_ENTRIES,
   CLI_DEVICE_ENTRIES,
   { NULL, 0, 0, 0, NULL, NULL, NULL },
@@ -141,6 +146,7 @@ run_run (int argc, char **argv)
   RtOptions o;
   rt_options_init (&o);
   o.threads = opt_threads;
+  o.no_fusion = opt_no_fusion;
   if (!cli_apply_limits ("run", &o))
     return CLI_EXIT_USAGE;
   if ((code = cli_apply_device ("run", &o)) != CLI_EXIT_OK)

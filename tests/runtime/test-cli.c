@@ -54,6 +54,22 @@ test_cli_run (void)
   g_assert_no_error (error);
   g_assert_true (rt_compare (expected, y, RT_DEFAULT_RTOL, RT_DEFAULT_ATOL, FALSE, NULL));
   g_unlink (ypath);
+
+  /* --no-fusion and two threads: the same output. */
+  const char *plain[] = {
+    "run", NODE "/test_conv_with_strides_padding/model.onnx",
+    "--input", "x=" NODE "/test_conv_with_strides_padding/test_data_set_0/input_0.pb",
+    "--input", "W=" NODE "/test_conv_with_strides_padding/test_data_set_0/input_1.pb",
+    "--output-dir", dir, "--threads", "2", "--no-fusion", NULL,
+  };
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  run_cli (plain, &out, &err, &status);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  g_autoptr (Tensor) y2 = export_npy_load (ypath, &error);
+  g_assert_no_error (error);
+  g_assert_true (rt_compare (expected, y2, RT_DEFAULT_RTOL, RT_DEFAULT_ATOL, FALSE, NULL));
+  g_unlink (ypath);
   g_rmdir (dir);
 
   /* A missing input is named. */

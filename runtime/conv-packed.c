@@ -1,0 +1,407 @@
+/* Convolution as GEMM with weights packed once, when the session is made,
+ * and im2col written straight into the GEMM's packed layout (no col
+ * matrix, no copy of it into BLAS's panels, no repacking of W per call).
+ *
+ *   A (weights, per group Mg x K): panels of MR rows, k-major:
+ *       a[panel][k][0..MR), rows past Mg zero;
+ *   B (im2col of a block of output columns, K x n): panels of NR
+ *       columns, k-major: b[panel][k][0..NR), columns past n zero;
+ *   C (y, row stride ldc) += A·B by MR x NR tiles of accumulators in
+ *       registers, K in slices so that a B panel slice (16 KiB) stays in
+ *       L1 while the A panels stream past it.
+ *
+ * Two kernels: AVX-512F 8x32 (16 zmm accumulators; the A values are
+ * broadcast inside the FMAs) and AVX2 + FMA 6x16 (12 ymm accumulators),
+ * picked by the CPU at packing time.  Elsewhere rt_conv_pack_weights()
+ * returns NULL and Conv keeps im2col + sgemm. */
+#include "runtime/conv-packed.h"
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_MR 8
+#define MAX_NR 32
+
+/* What the last K slice's store applies to a tile (epilogue.h's order:
+ * bias, then the sum, then the activation): NULL on the other slices. */
+typedef struct
+{
+  const float *bias;   /* the tile's first row's bias, or NULL */
+  const float *z;      /* the sum at the tile's (0, 0), row stride ldc, or NULL */
+  RtActKind    act;
+  float        lo, hi;
+} TileEp;
+
+typedef void (*KernelFn) (gint64 kc, const float *a, const float *b, float *c, gint64 ldc,
+                          gboolean acc, gint64 mr, gint64 nr, const TileEp *e);
+
+struct _RtPackedW
+{
+  const void *src;     /* W's data the panels were made from */
+  gint64      M, group, Mg, K, panels;  /* panels of A per group */
+  gint64      mr, nr;  /* the kernel's tile */
+  gint64      kc;      /* K slice: a B panel slice, kc x nr floats, is 16 KiB (half of L1) */
+  KernelFn    kernel;
+  float      *a;       /* group x panels x K x mr */
+};
+
+/* An edge tile from its accumulators t (mr x nr of MAX_MR x MAX_NR) into
+ * c, then e's epilogue over it with epilogue.c's loops. */
+static void
+store_edge (float t[MAX_MR][MAX_NR], float *c, gint64 ldc, gboolean acc, gint64 mr, gint64 nr,
+            const TileEp *e)
+{
+  for (gint64 i = 0; i < mr; i++)
+    for (gint64 j = 0; j < nr; j++)
+      c[i * ldc + j] = acc ? c[i * ldc + j] + t[i][j] : t[i][j];
+  if (e == NULL)
+    return;
+  RtTensor z = { .dtype = GRAPH_DTYPE_FLOAT, .data = (void *) e->z };
+  RtEpilogue ep = { .sum = e->z ? &z : NULL, .act = e->act, .lo = e->lo, .hi = e->hi };
+  rt_epilogue_rows (GRAPH_DTYPE_FLOAT, c, e->bias, 0, mr, nr, ldc, &ep);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define HAVE_KERNEL 1
+
+#define MR 6
+#define NR 16
+/* C[0..mr, 0..nr) (+)= A panel slice (kc x 6) · B panel slice (kc x 16). */
+__attribute__ ((target ("avx2,fma"))) static void
+kernel_6x16 (gint64 kc, const float *a, const float *b, float *c, gint64 ldc, gboolean acc,
+             gint64 mr, gint64 nr, const TileEp *e)
+{
+  __m256 c0a = _mm256_setzero_ps (), c0b = c0a, c1a = c0a, c1b = c0a, c2a = c0a, c2b = c0a;
+  __m256 c3a = c0a, c3b = c0a, c4a = c0a, c4b = c0a, c5a = c0a, c5b = c0a;
+  for (gint64 k = 0; k < kc; k++)
+    {
+      __m256 b0 = _mm256_loadu_ps (b), b1 = _mm256_loadu_ps (b + 8), av;
+#define ROW(i)                                   \
+      av = _mm256_broadcast_ss (a + i);          \
+      c##i##a = _mm256_fmadd_ps (av, b0, c##i##a); \
+      c##i##b = _mm256_fmadd_ps (av, b1, c##i##b);
+      ROW (0) ROW (1) ROW (2) ROW (3) ROW (4) ROW (5)
+#undef ROW
+      a += MR;
+      b += NR;
+    }
+  if (mr == MR && nr == NR)
+    {
+      __m256 lo8 = _mm256_set1_ps (e ? e->lo : 0), hi8 = _mm256_set1_ps (e ? e->hi : 0);
+#define STORE(i)                                                                    \
+      if (acc)                                                                      \
+        {                                                                           \
+          c##i##a = _mm256_add_ps (_mm256_loadu_ps (c + i * ldc), c##i##a);         \
+          c##i##b = _mm256_add_ps (_mm256_loadu_ps (c + i * ldc + 8), c##i##b);     \
+        }                                                                           \
+      if (e)                                                                        \
+        {                                                                           \
+          if (e->bias)                                                              \
+            {                                                                       \
+              __m256 bv = _mm256_set1_ps (e->bias[i]);                              \
+              c##i##a = _mm256_add_ps (c##i##a, bv);                                \
+              c##i##b = _mm256_add_ps (c##i##b, bv);                                \
+            }                                                                       \
+          if (e->z)                                                                 \
+            {                                                                       \
+              c##i##a = _mm256_add_ps (c##i##a, _mm256_loadu_ps (e->z + i * ldc));  \
+              c##i##b = _mm256_add_ps (c##i##b, _mm256_loadu_ps (e->z + i * ldc + 8)); \
+            }                                                                       \
+          /* max (lo, v), min (hi, v): Clip's v < lo ? lo : v, NaN v kept;        \
+           * Relu is max (0, v) the other way round: NaN → 0, as x > 0 ? x : 0. */  \
+          if (e->act == RT_ACT_RELU)                                                \
+            {                                                                       \
+              c##i##a = _mm256_max_ps (c##i##a, _mm256_setzero_ps ());              \
+              c##i##b = _mm256_max_ps (c##i##b, _mm256_setzero_ps ());              \
+            }                                                                       \
+          else if (e->act == RT_ACT_CLIP)                                           \
+            {                                                                       \
+              c##i##a = _mm256_min_ps (hi8, _mm256_max_ps (lo8, c##i##a));          \
+              c##i##b = _mm256_min_ps (hi8, _mm256_max_ps (lo8, c##i##b));          \
+            }                                                                       \
+        }                                                                           \
+      _mm256_storeu_ps (c + i * ldc, c##i##a);                                      \
+      _mm256_storeu_ps (c + i * ldc + 8, c##i##b);
+      STORE (0) STORE (1) STORE (2) STORE (3) STORE (4) STORE (5)
+#undef STORE
+      return;
+    }
+  float t[MAX_MR][MAX_NR];
+  __m256 regs[MR][2] = { { c0a, c0b }, { c1a, c1b }, { c2a, c2b },
+                         { c3a, c3b }, { c4a, c4b }, { c5a, c5b } };
+  for (int i = 0; i < MR; i++)
+    {
+      _mm256_storeu_ps (t[i], regs[i][0]);
+      _mm256_storeu_ps (t[i] + 8, regs[i][1]);
+    }
+  store_edge (t, c, ldc, acc, mr, nr, e);
+}
+#undef MR
+#undef NR
+
+#define MR 8
+#define NR 32
+/* The same with 8 x 32 tiles in zmm registers. */
+__attribute__ ((target ("avx512f"))) static void
+kernel_8x32 (gint64 kc, const float *a, const float *b, float *c, gint64 ldc, gboolean acc,
+             gint64 mr, gint64 nr, const TileEp *e)
+{
+  __m512 c0a = _mm512_setzero_ps (), c0b = c0a, c1a = c0a, c1b = c0a, c2a = c0a, c2b = c0a;
+  __m512 c3a = c0a, c3b = c0a, c4a = c0a, c4b = c0a, c5a = c0a, c5b = c0a, c6a = c0a;
+  __m512 c6b = c0a, c7a = c0a, c7b = c0a;
+  for (gint64 k = 0; k < kc; k++)
+    {
+      __m512 b0 = _mm512_loadu_ps (b), b1 = _mm512_loadu_ps (b + 16), av;
+#define ROW(i)                                   \
+      av = _mm512_set1_ps (a[i]);                \
+      c##i##a = _mm512_fmadd_ps (av, b0, c##i##a); \
+      c##i##b = _mm512_fmadd_ps (av, b1, c##i##b);
+      ROW (0) ROW (1) ROW (2) ROW (3) ROW (4) ROW (5) ROW (6) ROW (7)
+#undef ROW
+      a += MR;
+      b += NR;
+    }
+  if (mr == MR && nr == NR)
+    {
+      __m512 lo16 = _mm512_set1_ps (e ? e->lo : 0), hi16 = _mm512_set1_ps (e ? e->hi : 0);
+#define STORE(i)                                                                      \
+      if (acc)                                                                        \
+        {                                                                             \
+          c##i##a = _mm512_add_ps (_mm512_loadu_ps (c + i * ldc), c##i##a);           \
+          c##i##b = _mm512_add_ps (_mm512_loadu_ps (c + i * ldc + 16), c##i##b);      \
+        }                                                                             \
+      if (e)                                                                          \
+        {                                                                             \
+          if (e->bias)                                                                \
+            {                                                                         \
+              __m512 bv = _mm512_set1_ps (e->bias[i]);                                \
+              c##i##a = _mm512_add_ps (c##i##a, bv);                                  \
+              c##i##b = _mm512_add_ps (c##i##b, bv);                                  \
+            }                                                                         \
+          if (e->z)                                                                   \
+            {                                                                         \
+              c##i##a = _mm512_add_ps (c##i##a, _mm512_loadu_ps (e->z + i * ldc));    \
+              c##i##b = _mm512_add_ps (c##i##b, _mm512_loadu_ps (e->z + i * ldc + 16)); \
+            }                                                                         \
+          if (e->act == RT_ACT_RELU)                                                  \
+            {                                                                         \
+              c##i##a = _mm512_max_ps (c##i##a, _mm512_setzero_ps ());                \
+              c##i##b = _mm512_max_ps (c##i##b, _mm512_setzero_ps ());                \
+            }                                                                         \
+          else if (e->act == RT_ACT_CLIP)                                             \
+            {                                                                         \
+              c##i##a = _mm512_min_ps (hi16, _mm512_max_ps (lo16, c##i##a));          \
+              c##i##b = _mm512_min_ps (hi16, _mm512_max_ps (lo16, c##i##b));          \
+            }                                                                         \
+        }                                                                             \
+      _mm512_storeu_ps (c + i * ldc, c##i##a);                                        \
+      _mm512_storeu_ps (c + i * ldc + 16, c##i##b);
+      STORE (0) STORE (1) STORE (2) STORE (3) STORE (4) STORE (5) STORE (6) STORE (7)
+#undef STORE
+      return;
+    }
+  float t[MAX_MR][MAX_NR];
+  __m512 regs[MR][2] = { { c0a, c0b }, { c1a, c1b }, { c2a, c2b }, { c3a, c3b },
+                         { c4a, c4b }, { c5a, c5b }, { c6a, c6b }, { c7a, c7b } };
+  for (int i = 0; i < MR; i++)
+    {
+      _mm512_storeu_ps (t[i], regs[i][0]);
+      _mm512_storeu_ps (t[i] + 16, regs[i][1]);
+    }
+  store_edge (t, c, ldc, acc, mr, nr, e);
+}
+#undef MR
+#undef NR
+
+/* The kernel for this CPU and its tile; NULL when none. */
+static KernelFn
+pick_kernel (gint64 *mr, gint64 *nr)
+{
+  __builtin_cpu_init ();
+  if (__builtin_cpu_supports ("avx512f") && !getenv ("SYMONNX_PACKED_CONV_AVX2"))
+    {
+      *mr = 8, *nr = 32;
+      return kernel_8x32;
+    }
+  if (__builtin_cpu_supports ("avx2") && __builtin_cpu_supports ("fma"))
+    {
+      *mr = 6, *nr = 16;
+      return kernel_6x16;
+    }
+  return NULL;
+}
+#else
+#define HAVE_KERNEL 0
+static KernelFn
+pick_kernel (gint64 *mr, gint64 *nr)
+{
+  (void) mr, (void) nr;
+  return NULL;
+}
+#endif
+
+RtPackedW *
+rt_conv_pack_weights (const Tensor *w, gint64 group)
+{
+  gint64 mr = 0, nr = 0;
+  KernelFn kernel = pick_kernel (&mr, &nr);
+  if (kernel == NULL || getenv ("SYMONNX_NO_PACKED_CONV")
+      || tensor_dtype (w) != GRAPH_DTYPE_FLOAT || tensor_rank (w) != 4 || !tensor_has_data (w)
+      || group <= 0 || tensor_dim (w, 0) % group != 0 || tensor_numel (w) == 0
+      || (group > 1 && tensor_dim (w, 0) == group && tensor_dim (w, 1) == 1))
+    return NULL;   /* (depthwise: conv-depthwise.c's loop) */
+  RtPackedW *p = g_new0 (RtPackedW, 1);
+  p->src = tensor_data (w);
+  p->M = tensor_dim (w, 0);
+  p->group = group;
+  p->Mg = p->M / group;
+  p->K = tensor_dim (w, 1) * tensor_dim (w, 2) * tensor_dim (w, 3);
+  p->mr = mr;
+  p->nr = nr;
+  p->kc = 4096 / nr;
+  p->kernel = kernel;
+  p->panels = (p->Mg + mr - 1) / mr;
+  gsize n = (gsize) (group * p->panels * p->K * mr);
+  if (posix_memalign ((void **) &p->a, 64, n * sizeof (float)) != 0)
+    {
+      g_free (p);
+      return NULL;
+    }
+  const float *src = tensor_data (w);
+  for (gint64 g = 0; g < group; g++)
+    for (gint64 pn = 0; pn < p->panels; pn++)
+      {
+        float *d = p->a + (g * p->panels + pn) * p->K * mr;
+        for (gint64 k = 0; k < p->K; k++)
+          for (gint64 i = 0; i < mr; i++)
+            {
+              gint64 m = pn * mr + i;
+              d[k * mr + i] = m < p->Mg ? src[(g * p->Mg + m) * p->K + k] : 0.0f;
+            }
+      }
+  return p;
+}
+
+void
+rt_conv_packed_free (RtPackedW *p)
+{
+  if (p == NULL)
+    return;
+  free (p->a);
+  g_free (p);
+}
+
+gboolean
+rt_conv_packed_usable (const RtPackedW *p, const RtTensor *wt, gint64 group)
+{
+  return p && wt->data == p->src && wt->dtype == GRAPH_DTYPE_FLOAT && wt->rank == 4
+         && wt->dims[0] == p->M && group == p->group
+         && wt->dims[1] * wt->dims[2] * wt->dims[3] == p->K;
+}
+
+gint64
+rt_conv_packed_b_floats (const RtPackedW *p, gint64 n)
+{
+  return p->K * ((n + p->nr - 1) / p->nr) * p->nr;
+}
+
+/* Row k of B (n values) into the panels of nr columns. */
+static inline void
+scatter_row (const float *row, gint64 n, gint64 k, gint64 K, gint64 nr, float *bp)
+{
+  gint64 j = 0;
+  /* Constant sizes, so the copies are inlined as vector moves. */
+  if (nr == 32)
+    for (; j + 32 <= n; j += 32)
+      memcpy (bp + (j / 32) * K * 32 + k * 32, row + j, 32 * sizeof (float));
+  else if (nr == 16)
+    for (; j + 16 <= n; j += 16)
+      memcpy (bp + (j / 16) * K * 16 + k * 16, row + j, 16 * sizeof (float));
+  for (; j + nr <= n; j += nr)
+    memcpy (bp + (j / nr) * K * nr + k * nr, row + j, (gsize) nr * sizeof (float));
+  if (j < n)
+    {
+      float *d = bp + (j / nr) * K * nr + k * nr;
+      memcpy (d, row + j, (gsize) (n - j) * sizeof (float));
+      memset (d + (n - j), 0, (gsize) (nr - (n - j)) * sizeof (float));
+    }
+}
+
+void
+rt_conv_pack_b_rows (const RtPackedW *p, const float *src, gint64 ld, gint64 n, float *bp)
+{
+  for (gint64 k = 0; k < p->K; k++)
+    scatter_row (src + k * ld, n, k, p->K, p->nr, bp);
+}
+
+void
+rt_conv_pack_b_im2col (const RtPackedW *p, const float *x, gint64 C, const RtWindow *w,
+                       gint64 oh0, gint64 oh1, float *bp, float *row)
+{
+  gint64 H = w->in[1], W = w->in[2], OW = w->out[2], S = w->stride[2];
+  gint64 K = C * w->k[1] * w->k[2], n = (oh1 - oh0) * OW;
+  gint64 k = 0;
+  for (gint64 c = 0; c < C; c++)
+    for (gint64 kh = 0; kh < w->k[1]; kh++)
+      for (gint64 kw = 0; kw < w->k[2]; kw++, k++)
+        {
+          gint64 iw0 = -w->pad0[2] + kw * w->dil[2];
+          /* ow in [lo, hi) reads inside the row; the rest is padding. */
+          gint64 lo = iw0 >= 0 ? 0 : (-iw0 + S - 1) / S;
+          gint64 hi = iw0 > W - 1 ? 0 : (W - 1 - iw0) / S + 1;
+          hi = MIN (hi, OW);
+          lo = MIN (lo, hi);
+          for (gint64 oh = oh0; oh < oh1; oh++)
+            {
+              float *d = row + (oh - oh0) * OW;
+              gint64 ih = oh * w->stride[1] - w->pad0[1] + kh * w->dil[1];
+              if (ih < 0 || ih >= H)
+                {
+                  memset (d, 0, (gsize) OW * sizeof (float));
+                  continue;
+                }
+              const float *s = x + (c * H + ih) * W + iw0;
+              if (lo > 0)
+                memset (d, 0, (gsize) lo * sizeof (float));
+              if (S == 1 && hi > lo)
+                memcpy (d + lo, s + lo, (gsize) (hi - lo) * sizeof (float));
+              else
+                for (gint64 ow = lo; ow < hi; ow++)
+                  d[ow] = s[ow * S];
+              if (hi < OW)
+                memset (d + hi, 0, (gsize) (OW - hi) * sizeof (float));
+            }
+          scatter_row (row, n, k, K, p->nr, bp);
+        }
+}
+
+void
+rt_conv_packed_gemm (const RtPackedW *p, gint64 g, const float *bp, gint64 n, float *c,
+                     gint64 ldc, const float *bias, const float *z, const RtEpilogue *ep)
+{
+  gint64 K = p->K, mr = p->mr, nr = p->nr, np = (n + nr - 1) / nr;
+  const float *ag = p->a + g * p->panels * K * mr;
+  gboolean act = rt_epilogue_active (ep);
+  /* Slices of even length (K = 147: 74 + 73, not 128 + 19). */
+  gint64 slices = (K + p->kc - 1) / p->kc, step = (K + slices - 1) / slices;
+  for (gint64 pc = 0; pc < K; pc += step)
+    {
+      gint64 kc = MIN (step, K - pc);
+      gboolean last = pc + kc >= K;
+      for (gint64 jp = 0; jp < np; jp++)
+        {
+          const float *b = bp + jp * K * nr + pc * nr;
+          gint64 nc = MIN (nr, n - jp * nr);
+          for (gint64 mb = 0; mb < p->panels; mb++)
+            {
+              gint64 off = mb * mr * ldc + jp * nr;
+              TileEp e = { bias ? bias + mb * mr : NULL, act && ep->sum ? z + off : NULL,
+                           act ? ep->act : RT_ACT_NONE, act ? (float) ep->lo : 0,
+                           act ? (float) ep->hi : 0 };
+              p->kernel (kc, ag + (mb * K + pc) * mr, b, c + off, ldc, pc > 0,
+                         MIN (mr, p->Mg - mb * mr), nc,
+                         last && (e.bias || e.z || e.act != RT_ACT_NONE) ? &e : NULL);
+            }
+        }
+    }
+}

@@ -1,0 +1,372 @@
+/* Fusion at session creation (Note [Fusion], session-private.h):
+ *
+ *   Conv [+ Add (z)] [+ Relu | Clip]  →  one Conv whose epilogue adds z and
+ *                                        applies the activation per block
+ *   Add + Relu | Clip                 →  one pass over the elements
+ *
+ * The fused kernels compute each element with the same operations in the
+ * same order as the unfused nodes, so results are bit-identical. */
+#include "runtime/session-private.h"
+#include "runtime/kernels-private.h"
+#include "runtime/spatial.h"
+#include "runtime/conv-packed.h"
+#include <math.h>
+#include <string.h>
+
+typedef struct
+{
+  gboolean  has_sum;
+  RtActKind act;
+  gint64    clip_opset;   /* Clip before opset 11 has its bounds as attributes */
+  double    lo, hi;       /* ... read here */
+  RtPackedW *packed;      /* the Conv's state: its packed weights (or NULL) */
+} Fused;
+
+static void
+fused_free (gpointer state)
+{
+  Fused *f = state;
+  rt_conv_packed_free (f->packed);
+  g_free (f);
+}
+
+/* Inputs of a fused Conv: X, W, B, Z (the Add's other operand), Clip's min and max. */
+enum { F_X, F_W, F_B, F_Z, F_MIN, F_MAX, F_N_IN };
+/* Of a fused Add: A, B, Clip's min and max. */
+enum { A_A, A_B, A_MIN, A_MAX, A_N_IN };
+
+/* The epilogue's activation, its Clip bounds from the node's inputs
+ * (opset 11 on; numel 1, else no bound, as Clip) or attributes. */
+static void
+fused_act (const RtCall *call, const Fused *f, guint min_at, RtEpilogue *ep)
+{
+  ep->act = f->act;
+  ep->lo = f->lo;
+  ep->hi = f->hi;
+  if (f->act != RT_ACT_CLIP || f->clip_opset < 11)
+    return;
+  const RtTensor *mn = call->inputs[min_at], *mx = call->inputs[min_at + 1];
+  if (mn && mn->numel == 1)
+    ep->lo = rt_get_f64 (mn, 0);
+  if (mx && mx->numel == 1)
+    ep->hi = rt_get_f64 (mx, 0);
+}
+
+/* Output 0 of the fused node, after a kernel made it. */
+static RtTensor *
+fused_output (RtCall *call)
+{
+  RtSession *s = call->ctx;
+  return &s->rt[s->current->out_idx[0]];
+}
+
+/* The activation alone on output 0, in place. */
+static void
+act_in_place (RtCall *call, const RtEpilogue *ep)
+{
+  RtEpilogue act = *ep;
+  act.sum = NULL;
+  RtTensor *o = fused_output (call);
+  rt_epilogue_apply (o->dtype, o->data, 0, o->numel, &act);
+}
+
+static gboolean
+k_conv_fused (RtCall *call, GError **error)
+{
+  const Fused *f = call->state;
+  const RtTensor *x = call->inputs[F_X], *wt = call->inputs[F_W], *bias = call->inputs[F_B];
+  const RtTensor *z = call->inputs[F_Z];
+  gint64 group;
+  RtWindow w;
+  if (!rt_conv_window (call, x, wt, &group, &w, error))
+    return FALSE;
+  RtEpilogue ep = { 0 };
+  fused_act (call, f, F_MIN, &ep);
+  if (!f->has_sum)
+    return rt_conv_ex (call, x, wt, bias, group, &w, &ep, NULL, f->packed, error);
+  gboolean same = z->dtype == x->dtype && z->rank == x->rank && z->dims[0] == x->dims[0]
+                  && z->dims[1] == wt->dims[0];
+  for (guint i = 0; same && i < w.nsp; i++)
+    same = z->dims[2 + i] == w.out[3 - w.nsp + i];
+  if (same)
+    {
+      ep.sum = z;
+      return rt_conv_ex (call, x, wt, bias, group, &w, &ep, NULL, f->packed, error);
+    }
+  /* The Add broadcasts: Conv into scratch, then Add, then the activation. */
+  gint64 dims[5] = { x->dims[0], wt->dims[0] };
+  for (guint i = 0; i < w.nsp; i++)
+    dims[2 + i] = w.out[3 - w.nsp + i];
+  gsize nbytes;
+  if (!tensor_shape_nbytes (x->dtype, x->rank, dims, &nbytes))
+    {
+      rt_call_error (call, error, RT_ERROR_TOO_LARGE, "the output's size overflows");
+      return FALSE;
+    }
+  RtTensor tmp = { .dtype = x->dtype };
+  if ((tmp.data = rt_call_scratch_n (call, RT_N_SCRATCH - 1, nbytes, error)) == NULL
+      || !rt_conv_ex (call, x, wt, bias, group, &w, NULL, &tmp, f->packed, error)
+      || !rt_elementwise_binary (call, &tmp, z, "Add", error))
+    return FALSE;
+  act_in_place (call, &ep);
+  return TRUE;
+}
+
+typedef struct
+{
+  const RtTensor   *a, *b;
+  RtTensor         *o;
+  const RtEpilogue *ep;
+} AddJob;
+
+#define GEN_ADD(E, T)                                                       \
+  static void add_##E (const T *a, const T *b, T *o, gint64 n)               \
+  {                                                                         \
+    for (gint64 i = 0; i < n; i++)                                          \
+      o[i] = a[i] + b[i];                                                   \
+  }
+RT_FOREACH_FLOAT (GEN_ADD)
+
+static void
+add_range (gint64 begin, gint64 end, gpointer data)
+{
+  const AddJob *j = data;
+  if (j->o->dtype == GRAPH_DTYPE_FLOAT)
+    add_FLOAT ((const float *) j->a->data + begin, (const float *) j->b->data + begin,
+               (float *) j->o->data + begin, end - begin);
+  else
+    add_DOUBLE ((const double *) j->a->data + begin, (const double *) j->b->data + begin,
+                (double *) j->o->data + begin, end - begin);
+  char *o = (char *) j->o->data + (gsize) begin * rt_dtype_size (j->o->dtype);
+  rt_epilogue_apply (j->o->dtype, o, begin, end - begin, j->ep);
+}
+
+static gboolean
+k_add_fused (RtCall *call, GError **error)
+{
+  const Fused *f = call->state;
+  const RtTensor *a = call->inputs[A_A], *b = call->inputs[A_B];
+  RtEpilogue ep = { 0 };
+  fused_act (call, f, A_MIN, &ep);
+  gboolean same = a->dtype == b->dtype && a->rank == b->rank
+                  && (a->dtype == GRAPH_DTYPE_FLOAT || a->dtype == GRAPH_DTYPE_DOUBLE)
+                  && memcmp (a->dims, b->dims, a->rank * sizeof (gint64)) == 0;
+  if (!same)
+    {
+      /* Broadcasting or other element types: the Add kernel, then the
+       * activation's own kernel in place (same errors as unfused). */
+      if (!rt_elementwise_binary (call, a, b, "Add", error))
+        return FALSE;
+      RtTensor o = *fused_output (call);
+      if (o.dtype == GRAPH_DTYPE_FLOAT || o.dtype == GRAPH_DTYPE_DOUBLE)
+        {
+          act_in_place (call, &ep);
+          return TRUE;
+        }
+      if (f->act == RT_ACT_RELU)
+        return rt_elementwise_unary (call, &o, "Relu", 0, 0, 0, error);
+      rt_call_error (call, error, RT_ERROR_UNSUPPORTED, "fused Add + Clip of %s",
+                     graph_dtype_name (o.dtype));
+      return FALSE;
+    }
+  RtTensor *o = rt_call_output_like (call, 0, a, error);
+  if (o == NULL)
+    return FALSE;
+  AddJob job = { a, b, o, &ep };
+  rt_parallel_for (call, a->numel, 32768, add_range, &job);
+  return TRUE;
+}
+
+static const RtKernelDef conv_fused_def = {
+  RT_ONNX ("Conv", 1), RT_IN (F_N_IN, F_N_IN), RT_OUT (1, 1), .dtypes = RT_DT_FLOATS,
+  .run = k_conv_fused, .free_state = fused_free,
+};
+static const RtKernelDef add_fused_def = {
+  RT_ONNX ("Add", 1), RT_IN (A_N_IN, A_N_IN), RT_OUT (1, 1), .run = k_add_fused,
+  .free_state = fused_free,
+};
+
+/* ---- finding the chains --------------------------------------------------- */
+
+typedef struct
+{
+  RtSession  *s;
+  GHashTable *pos;    /* GraphNode* → plan index + 1 */
+  gboolean   *gone;   /* plan nodes merged into an earlier one */
+} Fuser;
+
+static gboolean
+is_op (const RtNodePlan *p, const char *op)
+{
+  return p->fused_in == NULL && strcmp (p->def->domain, "onnx") == 0
+         && strcmp (p->def->op, op) == 0;
+}
+
+/* The plan index of v's only reader, when v can be fused away: one use,
+ * by a plan node not yet merged, and neither a graph output nor a
+ * requested output; -1 otherwise. */
+static int
+sole_reader (const Fuser *fz, GraphValue *v)
+{
+  if (v == NULL || graph_value_n_uses (v) != 1 || graph_value_is_graph_output (v))
+    return -1;
+  for (guint i = 0; i < fz->s->returned->len; i++)
+    if (g_ptr_array_index (fz->s->returned, i) == v)
+      return -1;
+  int j = GPOINTER_TO_INT (g_hash_table_lookup (fz->pos, graph_value_use (v, 0)->node)) - 1;
+  return j >= 0 && !fz->gone[j] ? j : -1;
+}
+
+/* Whether v (NULL: absent) has its value before plan node i runs. */
+static gboolean
+ready_before (const Fuser *fz, GraphValue *v, int i)
+{
+  GraphNode *n = v ? graph_value_node (v) : NULL;
+  int j = n ? GPOINTER_TO_INT (g_hash_table_lookup (fz->pos, n)) - 1 : -1;
+  return j < i;   /* inputs, constants (no plan node) and earlier nodes */
+}
+
+static GraphValue *
+input_or_null (const GraphNode *n, guint i)
+{
+  return i < graph_node_n_inputs (n) ? graph_node_input (n, i) : NULL;
+}
+
+/* Relu or Clip reading v alone at plan index j: its activation into f and
+ * its bounds' values into min/max; FALSE when it is neither or its bounds
+ * are not ready before plan node i. */
+static gboolean
+take_act (const Fuser *fz, int i, int j, Fused *f, GraphValue **min, GraphValue **max)
+{
+  const RtNodePlan *q = &fz->s->nodes[j];
+  *min = *max = NULL;
+  f->lo = -INFINITY;
+  f->hi = INFINITY;
+  if (is_op (q, "Relu") && q->n_in == 1 && q->n_out == 1)
+    {
+      f->act = RT_ACT_RELU;
+      return TRUE;
+    }
+  if (!is_op (q, "Clip") || q->n_out != 1)
+    return FALSE;
+  f->clip_opset = q->opset;
+  if (q->opset < 11)
+    {
+      f->lo = rt_attr_f (q->node, "min", -INFINITY);
+      f->hi = rt_attr_f (q->node, "max", INFINITY);
+    }
+  else
+    {
+      *min = input_or_null (q->node, 1);
+      *max = input_or_null (q->node, 2);
+      if (!ready_before (fz, *min, i) || !ready_before (fz, *max, i))
+        return FALSE;
+    }
+  f->act = RT_ACT_CLIP;
+  return TRUE;
+}
+
+/* Makes plan node i the fused node: `def`, inputs ins[0..n_in), output out. */
+static void
+make_fused (Fuser *fz, int i, const RtKernelDef *def, Fused *f, GraphValue **ins, guint n_in,
+            GraphValue *out)
+{
+  RtNodePlan *p = &fz->s->nodes[i];
+  /* The Conv's state moves into the fused one (Add has none). */
+  f->packed = def == &conv_fused_def ? p->state : NULL;
+  p->def = def;
+  p->state = g_memdup2 (f, sizeof *f);
+  p->n_in = n_in;
+  p->n_out = 1;
+  p->fused_in = g_memdup2 (ins, n_in * sizeof *ins);
+  p->fused_out = g_new (GraphValue *, 1);
+  p->fused_out[0] = out;
+}
+
+static void
+try_conv (Fuser *fz, int i)
+{
+  RtNodePlan *p = &fz->s->nodes[i];
+  if (p->n_out != 1)
+    return;
+  GraphValue *ins[F_N_IN] = { NULL };
+  for (guint k = 0; k < MIN (p->n_in, 3); k++)
+    ins[k] = graph_node_input (p->node, k);
+  Fused f = { .act = RT_ACT_NONE, .lo = -INFINITY, .hi = INFINITY };
+  GraphValue *out = graph_node_output (p->node, 0);
+  int j = sole_reader (fz, out), add = -1, act = -1;
+  if (j >= 0 && is_op (&fz->s->nodes[j], "Add") && fz->s->nodes[j].n_in == 2
+      && fz->s->nodes[j].n_out == 1)
+    {
+      GraphNode *a = fz->s->nodes[j].node;
+      GraphValue *z = graph_node_input (a, graph_node_input (a, 0) == out ? 1 : 0);
+      if (z == out || !ready_before (fz, z, i))
+        return;   /* x + x, or z is computed after the Conv */
+      ins[F_Z] = z;
+      f.has_sum = TRUE;
+      add = j;
+      out = graph_node_output (a, 0);
+      j = sole_reader (fz, out);
+    }
+  if (j >= 0 && take_act (fz, i, j, &f, &ins[F_MIN], &ins[F_MAX]))
+    {
+      act = j;
+      out = graph_node_output (fz->s->nodes[j].node, 0);
+    }
+  if (add < 0 && act < 0)
+    return;
+  make_fused (fz, i, &conv_fused_def, &f, ins, F_N_IN, out);
+  if (add >= 0)
+    fz->gone[add] = TRUE;
+  if (act >= 0)
+    fz->gone[act] = TRUE;
+}
+
+static void
+try_add (Fuser *fz, int i)
+{
+  RtNodePlan *p = &fz->s->nodes[i];
+  if (p->n_in != 2 || p->n_out != 1 || p->state != NULL)
+    return;
+  int j = sole_reader (fz, graph_node_output (p->node, 0));
+  Fused f = { 0 };
+  GraphValue *ins[A_N_IN] = { graph_node_input (p->node, 0), graph_node_input (p->node, 1) };
+  if (j < 0 || !take_act (fz, i, j, &f, &ins[A_MIN], &ins[A_MAX]))
+    return;
+  make_fused (fz, i, &add_fused_def, &f, ins, A_N_IN,
+              graph_node_output (fz->s->nodes[j].node, 0));
+  fz->gone[j] = TRUE;
+}
+
+void
+rt_fuse_plan (RtSession *s)
+{
+  Fuser fz = { s, g_hash_table_new (g_direct_hash, g_direct_equal),
+               g_new0 (gboolean, MAX (s->n_nodes, 1)) };
+  for (guint i = 0; i < s->n_nodes; i++)
+    g_hash_table_insert (fz.pos, s->nodes[i].node, GINT_TO_POINTER (i + 1));
+  for (guint i = 0; i < s->n_nodes; i++)
+    if (!fz.gone[i] && is_op (&s->nodes[i], "Conv"))
+      try_conv (&fz, (int) i);
+  /* Adds left (not after a Conv, or whose Conv could not take them). */
+  for (guint i = 0; i < s->n_nodes; i++)
+    if (!fz.gone[i] && is_op (&s->nodes[i], "Add"))
+      try_add (&fz, (int) i);
+  guint kept = 0;
+  for (guint i = 0; i < s->n_nodes; i++)
+    {
+      RtNodePlan *p = &s->nodes[i];
+      if (!fz.gone[i])
+        {
+          s->nodes[kept++] = *p;
+          continue;
+        }
+      if (p->state && p->def->free_state)
+        p->def->free_state (p->state);
+      else
+        g_free (p->state);
+    }
+  s->n_nodes = kept;
+  g_hash_table_unref (fz.pos);
+  g_free (fz.gone);
+}

@@ -1,0 +1,509 @@
+/* Fusion at session creation (runtime/fuse.c) and the hand-vectorised
+ * loops (depthwise Conv, max pooling): each fused graph gives the same
+ * bits as its unfused run (RtOptions.no_fusion) and has fewer plan nodes;
+ * values that are read twice or returned are not fused away; the
+ * depthwise Conv and MaxPool match direct evaluations of ONNX's formulas
+ * in the test; the packed-weights Conv matches im2col + OpenBLAS. */
+#include "tests/runtime/test-runtime.h"
+#include "runtime/session-private.h"
+#include <math.h>
+#include <string.h>
+
+static guint32 rng_state;
+
+/* Uniform in [-1, 1), reproducible. */
+static float
+rnd (void)
+{
+  rng_state = rng_state * 1664525u + 1013904223u;
+  return (float) ((rng_state >> 8) / 8388608.0 - 1.0);
+}
+
+static Tensor *
+random_tensor (guint rank, const gint64 *dims)
+{
+  gint64 n = 1;
+  for (guint i = 0; i < rank; i++)
+    n *= dims[i];
+  g_autofree float *v = g_new (float, MAX (n, 1));
+  for (gint64 i = 0; i < n; i++)
+    v[i] = rnd ();
+  return tensor_new_from_data (GRAPH_DTYPE_FLOAT, rank, dims, v, (gsize) n * sizeof (float), NULL);
+}
+
+static GraphValue *
+input (Graph *g, const char *name, guint rank, const gint64 *dims)
+{
+  g_autoptr (GraphType) ty = graph_type_new_tensor_static (GRAPH_DTYPE_FLOAT, rank, dims);
+  return graph_add_input (g, name, ty);
+}
+
+static GraphValue *
+weights (Graph *g, const char *name, guint rank, const gint64 *dims)
+{
+  g_autoptr (Tensor) t = random_tensor (rank, dims);
+  return graph_add_initializer (g, name, t);
+}
+
+static GraphValue *
+scalar (Graph *g, const char *name, float v)
+{
+  g_autoptr (Tensor) t = tensor_new_from_data (GRAPH_DTYPE_FLOAT, 0, NULL, &v, sizeof v, NULL);
+  return graph_add_initializer (g, name, t);
+}
+
+/* Runs g on `in`; returns output `name` and the plan's node count. */
+static Tensor *
+run (Graph *g, GHashTable *in, gboolean no_fusion, const char *name, guint *n_nodes)
+{
+  RtOptions o;
+  rt_options_init (&o);
+  o.no_fusion = no_fusion;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (RtSession) s = rt_session_new (g, &o, &error);
+  g_assert_no_error (error);
+  *n_nodes = s->n_nodes;
+  g_autoptr (GHashTable) out = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                                      (GDestroyNotify) tensor_unref);
+  g_assert_true (rt_session_run (s, in, out, &error));
+  g_assert_no_error (error);
+  Tensor *t = g_hash_table_lookup (out, name);
+  g_assert_nonnull (t);
+  return tensor_ref (t);
+}
+
+/* Fused and unfused runs of g agree bit for bit; the fused plan has
+ * `fused_nodes` nodes, the unfused one `plain_nodes`. */
+static void
+check_fusion (Graph *g, GHashTable *in, const char *out, guint fused_nodes, guint plain_nodes)
+{
+  guint nf, np;
+  g_autoptr (Tensor) a = run (g, in, FALSE, out, &nf);
+  g_autoptr (Tensor) b = run (g, in, TRUE, out, &np);
+  g_assert_cmpuint (np, ==, plain_nodes);
+  g_assert_cmpuint (nf, ==, fused_nodes);
+  g_assert_cmpuint (tensor_rank (a), ==, tensor_rank (b));
+  g_assert_cmpmem (tensor_dims (a), tensor_rank (a) * sizeof (gint64), tensor_dims (b),
+                   tensor_rank (b) * sizeof (gint64));
+  g_assert_cmpmem (tensor_data (a), tensor_nbytes (a), tensor_data (b), tensor_nbytes (b));
+  /* The activation did something: several outputs were clamped to the
+   * lowest value (0 or Clip's min). */
+  double lowest = INFINITY;
+  guint at_lowest = 0;
+  for (gint64 i = 0; i < tensor_numel (a); i++)
+    lowest = MIN (lowest, tensor_get_double (a, i));
+  for (gint64 i = 0; i < tensor_numel (a); i++)
+    at_lowest += tensor_get_double (a, i) == lowest;
+  g_assert_cmpuint (at_lowest, >, 1);
+}
+
+/* check_fusion with each packed Conv kernel (AVX-512F where the CPU has
+ * it, then AVX2), so both kernels' fused stores are compared. */
+static void
+check_fusion_kernels (Graph *g, GHashTable *in, const char *out, guint fused, guint plain)
+{
+  check_fusion (g, in, out, fused, plain);
+  g_setenv ("SYMONNX_PACKED_CONV_AVX2", "1", TRUE);
+  check_fusion (g, in, out, fused, plain);
+  g_unsetenv ("SYMONNX_PACKED_CONV_AVX2");
+}
+
+static GHashTable *
+inputs_new (void)
+{
+  return g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) tensor_unref);
+}
+
+static Graph *
+new_graph_at (gint64 opset)
+{
+  Graph *g = graph_new ();
+  graph_set_opset (g, "", opset);
+  rng_state = 12345;
+  return g;
+}
+
+static const gint64 dx[4] = { 2, 8, 9, 7 }, dw[4] = { 6, 8, 3, 3 };
+static const gint64 pads[4] = { 1, 1, 1, 1 };
+
+/* Conv (3x3, pad 1, bias) + Relu: 6 output channels (edge tiles of the
+ * packed kernels) and 16 (whole tiles, the epilogue in registers). */
+static void
+test_conv_relu (void)
+{
+  for (gint64 m = 6; m <= 16; m += 10)
+    {
+      g_autoptr (Graph) g = new_graph_at (17);
+      const gint64 wm[4] = { m, 8, 3, 3 }, bm[1] = { m };
+      GraphValue *c = graph_op (g, "Conv", input (g, "x", 4, dx), weights (g, "w", 4, wm),
+                                weights (g, "b", 1, bm), "pads_is", 4, pads, NULL);
+      graph_value_set_name (graph_op (g, "Relu", c, NULL), "y");
+      graph_add_output (g, graph_find_value (g, "y"));
+      g_autoptr (GHashTable) in = inputs_new ();
+      g_hash_table_insert (in, g_strdup ("x"), random_tensor (4, dx));
+      check_fusion_kernels (g, in, "y", 1, 2);
+    }
+}
+
+/* Conv (1x1, no bias) + Clip with bound inputs (opset 13), and with bound
+ * attributes (opset 10). */
+static void
+test_conv_clip (void)
+{
+  const gint64 w1[4] = { 16, 8, 1, 1 };
+  for (int opset = 10; opset <= 13; opset += 3)
+    {
+      g_autoptr (Graph) g = new_graph_at (opset);
+      GraphValue *c = graph_op (g, "Conv", input (g, "x", 4, dx), weights (g, "w", 4, w1), NULL);
+      GraphValue *y = opset >= 11
+                        ? graph_op (g, "Clip", c, scalar (g, "lo", -0.25f), scalar (g, "hi", 0.5f), NULL)
+                        : graph_op (g, "Clip", c, "min_f", -0.25, "max_f", 0.5, NULL);
+      graph_value_set_name (y, "y");
+      graph_add_output (g, y);
+      g_autoptr (GHashTable) in = inputs_new ();
+      g_hash_table_insert (in, g_strdup ("x"), random_tensor (4, dx));
+      check_fusion_kernels (g, in, "y", 1, 2);
+    }
+}
+
+/* Conv + Add (residual of the same shape, either side) + Relu; and an Add
+ * that broadcasts (the fused kernel's other path). */
+static void
+test_conv_add_relu (void)
+{
+  const gint64 dz[4] = { 2, 16, 9, 7 }, dzb[4] = { 1, 16, 1, 7 };
+  const gint64 w16[4] = { 16, 8, 3, 3 }, b16[1] = { 16 };
+  for (int k = 0; k < 3; k++)
+    {
+      g_autoptr (Graph) g = new_graph_at (17);
+      GraphValue *z = input (g, "z", 4, k == 2 ? dzb : dz);
+      GraphValue *c = graph_op (g, "Conv", input (g, "x", 4, dx), weights (g, "w", 4, w16),
+                                weights (g, "b", 1, b16), "pads_is", 4, pads, NULL);
+      GraphValue *s = k == 1 ? graph_op (g, "Add", z, c, NULL) : graph_op (g, "Add", c, z, NULL);
+      GraphValue *y = graph_op (g, "Relu", s, NULL);
+      graph_value_set_name (y, "y");
+      graph_add_output (g, y);
+      g_autoptr (GHashTable) in = inputs_new ();
+      g_hash_table_insert (in, g_strdup ("x"), random_tensor (4, dx));
+      g_hash_table_insert (in, g_strdup ("z"), random_tensor (4, k == 2 ? dzb : dz));
+      check_fusion_kernels (g, in, "y", 1, 3);
+    }
+}
+
+/* Add + Relu alone, same shapes and broadcasting. */
+static void
+test_add_relu (void)
+{
+  const gint64 da[3] = { 4, 5, 6 }, dbc[2] = { 1, 6 };
+  for (int k = 0; k < 2; k++)
+    {
+      g_autoptr (Graph) g = new_graph_at (17);
+      GraphValue *s = graph_op (g, "Add", input (g, "a", 3, da),
+                                input (g, "b", k ? 2 : 3, k ? dbc : da), NULL);
+      GraphValue *y = graph_op (g, "Relu", s, NULL);
+      graph_value_set_name (y, "y");
+      graph_add_output (g, y);
+      g_autoptr (GHashTable) in = inputs_new ();
+      g_hash_table_insert (in, g_strdup ("a"), random_tensor (3, da));
+      g_hash_table_insert (in, g_strdup ("b"), random_tensor (k ? 2 : 3, k ? dbc : da));
+      check_fusion (g, in, "y", 1, 2);
+    }
+}
+
+/* A Conv output that is also a graph output, or read twice, or requested
+ * as an extra output, stays a node of its own, with its value. */
+static void
+test_not_fused (void)
+{
+  for (int k = 0; k < 3; k++)
+    {
+      g_autoptr (Graph) g = new_graph_at (17);
+      GraphValue *c = graph_op (g, "Conv", input (g, "x", 4, dx), weights (g, "w", 4, dw),
+                                "pads_is", 4, pads, NULL);
+      graph_value_set_name (c, "c");
+      GraphValue *y = graph_op (g, "Relu", c, NULL);
+      graph_value_set_name (y, "y");
+      graph_add_output (g, y);
+      if (k == 0)
+        graph_add_output (g, c);
+      else if (k == 1)
+        graph_add_output (g, graph_op (g, "Neg", c, NULL));
+      RtOptions o;
+      rt_options_init (&o);
+      const char *extra[] = { "c", NULL };
+      if (k == 2)
+        o.extra_outputs = extra;
+      g_autoptr (GError) error = NULL;
+      g_autoptr (RtSession) s = rt_session_new (g, &o, &error);
+      g_assert_no_error (error);
+      g_assert_cmpuint (s->n_nodes, ==, k == 1 ? 3 : 2);
+      g_autoptr (GHashTable) in = inputs_new ();
+      g_hash_table_insert (in, g_strdup ("x"), random_tensor (4, dx));
+      g_autoptr (GHashTable) out = inputs_new ();
+      g_assert_true (rt_session_run (s, in, out, &error));
+      g_assert_no_error (error);
+      if (k != 1)
+        {
+          Tensor *tc = g_hash_table_lookup (out, "c"), *ty = g_hash_table_lookup (out, "y");
+          g_assert_nonnull (tc);
+          for (gint64 i = 0; i < tensor_numel (tc); i++)
+            g_assert_cmpfloat (tensor_get_double (ty, i), ==, MAX (tensor_get_double (tc, i), 0));
+        }
+    }
+}
+
+/* ONNX's Conv formula evaluated directly, one output at a time. */
+static double
+direct_conv (const float *x, const float *w, const float *b, gint64 C, gint64 H, gint64 W,
+             gint64 K, gint64 n, gint64 c, gint64 oh, gint64 ow, gint64 s, gint64 p, gint64 d)
+{
+  double acc = b ? b[c] : 0.0;
+  for (gint64 kh = 0; kh < K; kh++)
+    for (gint64 kw = 0; kw < K; kw++)
+      {
+        gint64 ih = oh * s - p + kh * d, iw = ow * s - p + kw * d;
+        if (ih >= 0 && ih < H && iw >= 0 && iw < W)
+          acc += (double) x[((n * C + c) * H + ih) * W + iw] * w[(c * K + kh) * K + kw];
+      }
+  return acc;
+}
+
+/* Depthwise Conv (group = C) over strides 1-3, pads 0-2, dilations 1-2,
+ * kernels 1-5 and widths around the 8-column blocks, with and without
+ * bias, against direct_conv. */
+static void
+test_depthwise (void)
+{
+  const struct { gint64 k, s, p, d, h, w; gboolean bias; } cases[] = {
+    { 3, 1, 1, 1, 9, 17, TRUE }, { 3, 2, 1, 1, 14, 14, TRUE }, { 3, 2, 0, 1, 7, 8, FALSE },
+    { 5, 1, 2, 1, 6, 23, TRUE }, { 3, 1, 2, 2, 8, 9, FALSE }, { 3, 3, 1, 1, 16, 31, TRUE },
+    { 1, 1, 0, 1, 3, 5, TRUE }, { 3, 1, 1, 1, 1, 1, TRUE }, { 5, 2, 2, 1, 33, 40, FALSE },
+  };
+  for (guint t = 0; t < G_N_ELEMENTS (cases); t++)
+    {
+      gint64 N = 2, C = 5, K = cases[t].k, S = cases[t].s, P = cases[t].p, D = cases[t].d;
+      gint64 H = cases[t].h, W = cases[t].w;
+      g_autoptr (Graph) g = new_graph_at (17);
+      gint64 xd[4] = { N, C, H, W }, wd[4] = { C, 1, K, K }, bd[1] = { C };
+      gint64 st[2] = { S, S }, pd[4] = { P, P, P, P }, dl[2] = { D, D };
+      GraphValue *x = input (g, "x", 4, xd), *w = weights (g, "w", 4, wd);
+      GraphValue *y = cases[t].bias
+                        ? graph_op (g, "Conv", x, w, weights (g, "b", 1, bd), "group_i", C,
+                                    "strides_is", 2, st, "pads_is", 4, pd, "dilations_is", 2, dl, NULL)
+                        : graph_op (g, "Conv", x, w, "group_i", C, "strides_is", 2, st,
+                                    "pads_is", 4, pd, "dilations_is", 2, dl, NULL);
+      graph_value_set_name (y, "y");
+      graph_add_output (g, y);
+      g_autoptr (GHashTable) in = inputs_new ();
+      Tensor *tx = random_tensor (4, xd);
+      g_hash_table_insert (in, g_strdup ("x"), tx);
+      guint nodes;
+      g_autoptr (Tensor) out = run (g, in, FALSE, "y", &nodes);
+      gint64 OH = (H + 2 * P - (K - 1) * D - 1) / S + 1, OW = (W + 2 * P - (K - 1) * D - 1) / S + 1;
+      g_assert_cmpint (tensor_dim (out, 2), ==, OH);
+      g_assert_cmpint (tensor_dim (out, 3), ==, OW);
+      const float *xv = tensor_data (tx);
+      const float *wv = tensor_data (graph_value_get_initializer (w));
+      const float *bv = cases[t].bias
+                          ? tensor_data (graph_value_get_initializer (graph_find_value (g, "b")))
+                          : NULL;
+      const float *yv = tensor_data (out);
+      for (gint64 n = 0; n < N; n++)
+        for (gint64 c = 0; c < C; c++)
+          for (gint64 oh = 0; oh < OH; oh++)
+            for (gint64 ow = 0; ow < OW; ow++)
+              {
+                double want = direct_conv (xv, wv, bv, C, H, W, K, n, c, oh, ow, S, P, D);
+                double got = yv[((n * C + c) * OH + oh) * OW + ow];
+                if (fabs (got - want) > 1e-5 * (1 + fabs (want)))
+                  g_error ("case %u: y[%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT
+                           ",%" G_GINT64_FORMAT "] = %g, expected %g", t, n, c, oh, ow, got, want);
+              }
+    }
+}
+
+/* Depthwise Conv + Clip (MobileNetV2's ReLU6) and + Relu: fused = unfused. */
+static void
+test_depthwise_clip (void)
+{
+  for (int relu = 0; relu < 2; relu++)
+    {
+      g_autoptr (Graph) g = new_graph_at (13);
+      const gint64 xd[4] = { 1, 6, 13, 19 }, wd[4] = { 6, 1, 3, 3 }, bd[1] = { 6 };
+      const gint64 st[2] = { 2, 2 };
+      GraphValue *c = graph_op (g, "Conv", input (g, "x", 4, xd), weights (g, "w", 4, wd),
+                                weights (g, "b", 1, bd), "group_i", (gint64) 6, "strides_is", 2,
+                                st, "pads_is", 4, pads, NULL);
+      GraphValue *y = relu ? graph_op (g, "Relu", c, NULL)
+                           : graph_op (g, "Clip", c, scalar (g, "lo", 0.0f), scalar (g, "hi", 0.3f),
+                                       NULL);
+      graph_value_set_name (y, "y");
+      graph_add_output (g, y);
+      g_autoptr (GHashTable) in = inputs_new ();
+      g_hash_table_insert (in, g_strdup ("x"), random_tensor (4, xd));
+      check_fusion (g, in, "y", 1, 2);
+    }
+}
+
+/* MaxPool over strides 1-3, pads 0-1 and widths around the 8-column
+ * blocks against the maximum of each window computed here. */
+static void
+test_max_pool (void)
+{
+  const struct { gint64 k, s, p, h, w; } cases[] = {
+    { 3, 2, 0, 11, 40 }, { 3, 2, 1, 9, 33 }, { 2, 1, 0, 5, 30 }, { 3, 1, 1, 4, 17 },
+    { 3, 3, 1, 7, 50 }, { 5, 2, 2, 12, 24 }, { 3, 2, 0, 3, 3 },
+  };
+  for (guint t = 0; t < G_N_ELEMENTS (cases); t++)
+    {
+      gint64 K = cases[t].k, S = cases[t].s, P = cases[t].p, H = cases[t].h, W = cases[t].w;
+      g_autoptr (Graph) g = new_graph_at (17);
+      gint64 xd[4] = { 1, 3, H, W }, ks[2] = { K, K }, st[2] = { S, S }, pd[4] = { P, P, P, P };
+      GraphValue *y = graph_op (g, "MaxPool", input (g, "x", 4, xd), "kernel_shape_is", 2, ks,
+                                "strides_is", 2, st, "pads_is", 4, pd, NULL);
+      graph_value_set_name (y, "y");
+      graph_add_output (g, y);
+      g_autoptr (GHashTable) in = inputs_new ();
+      Tensor *tx = random_tensor (4, xd);
+      g_hash_table_insert (in, g_strdup ("x"), tx);
+      guint nodes;
+      g_autoptr (Tensor) out = run (g, in, FALSE, "y", &nodes);
+      gint64 OH = (H + 2 * P - K) / S + 1, OW = (W + 2 * P - K) / S + 1;
+      g_assert_cmpint (tensor_dim (out, 3), ==, OW);
+      const float *xv = tensor_data (tx), *yv = tensor_data (out);
+      for (gint64 c = 0; c < 3; c++)
+        for (gint64 oh = 0; oh < OH; oh++)
+          for (gint64 ow = 0; ow < OW; ow++)
+            {
+              float want = -INFINITY;
+              for (gint64 kh = 0; kh < K; kh++)
+                for (gint64 kw = 0; kw < K; kw++)
+                  {
+                    gint64 ih = oh * S - P + kh, iw = ow * S - P + kw;
+                    if (ih >= 0 && ih < H && iw >= 0 && iw < W)
+                      want = MAX (want, xv[(c * H + ih) * W + iw]);
+                  }
+              g_assert_cmpfloat (yv[(c * OH + oh) * OW + ow], ==, want);
+            }
+    }
+}
+
+/* Output y of g run with the environment variable `env` set (NULL: none). */
+static Tensor *
+run_with_env (Graph *g, GHashTable *in, const char *env)
+{
+  if (env)
+    g_setenv (env, "1", TRUE);
+  guint nodes;
+  Tensor *t = run (g, in, FALSE, "y", &nodes);
+  if (env)
+    g_unsetenv (env);
+  return t;
+}
+
+/* Conv through the packed GEMM (conv-packed.c; both kernels where the CPU
+ * has them) against im2col + OpenBLAS sgemm: 1x1 (no im2col), 3x3 with
+ * pads, strides, dilations, groups, output channels that fill no whole
+ * tile, widths that fill no whole panel, two images, bias or none. */
+static void
+test_packed (void)
+{
+  const struct { gint64 n, c, m, k, s, p, d, g, h, w; gboolean bias; } cases[] = {
+    { 1, 16, 24, 1, 1, 0, 1, 1, 9, 13, TRUE }, { 2, 8, 13, 3, 1, 1, 1, 1, 10, 11, FALSE },
+    { 1, 6, 20, 3, 2, 1, 1, 2, 15, 17, TRUE }, { 1, 3, 7, 5, 2, 2, 1, 1, 23, 19, TRUE },
+    { 1, 40, 9, 3, 1, 2, 2, 1, 8, 8, FALSE }, { 2, 300, 17, 1, 1, 0, 1, 1, 5, 7, TRUE },
+  };
+  for (guint t = 0; t < G_N_ELEMENTS (cases); t++)
+    {
+      g_autoptr (Graph) g = new_graph_at (17);
+      gint64 xd[4] = { cases[t].n, cases[t].c, cases[t].h, cases[t].w };
+      gint64 wd[4] = { cases[t].m, cases[t].c / cases[t].g, cases[t].k, cases[t].k };
+      gint64 bd[1] = { cases[t].m }, st[2] = { cases[t].s, cases[t].s };
+      gint64 pd[4] = { cases[t].p, cases[t].p, cases[t].p, cases[t].p };
+      gint64 dl[2] = { cases[t].d, cases[t].d };
+      GraphValue *x = input (g, "x", 4, xd), *w = weights (g, "w", 4, wd);
+      GraphValue *y = cases[t].bias
+                        ? graph_op (g, "Conv", x, w, weights (g, "b", 1, bd), "group_i",
+                                    cases[t].g, "strides_is", 2, st, "pads_is", 4, pd,
+                                    "dilations_is", 2, dl, NULL)
+                        : graph_op (g, "Conv", x, w, "group_i", cases[t].g, "strides_is", 2, st,
+                                    "pads_is", 4, pd, "dilations_is", 2, dl, NULL);
+      graph_value_set_name (y, "y");
+      graph_add_output (g, y);
+      g_autoptr (GHashTable) in = inputs_new ();
+      g_hash_table_insert (in, g_strdup ("x"), random_tensor (4, xd));
+      g_autoptr (Tensor) ref = run_with_env (g, in, "SYMONNX_NO_PACKED_CONV");
+      g_autoptr (Tensor) best = run_with_env (g, in, NULL);
+      g_autoptr (Tensor) avx2 = run_with_env (g, in, "SYMONNX_PACKED_CONV_AVX2");
+      Tensor *got[2] = { best, avx2 };
+      for (int v = 0; v < 2; v++)
+        {
+          g_assert_cmpint (tensor_numel (got[v]), ==, tensor_numel (ref));
+          for (gint64 i = 0; i < tensor_numel (ref); i++)
+            {
+              double a = tensor_get_double (got[v], i), b = tensor_get_double (ref, i);
+              if (fabs (a - b) > 1e-5 * (1 + fabs (b)))
+                g_error ("case %u, variant %d: y[%" G_GINT64_FORMAT "] = %g, sgemm gives %g", t,
+                         v, i, a, b);
+            }
+        }
+    }
+}
+
+/* A graph large enough for every threaded loop (Conv blocks, depthwise
+ * planes, MaxPool planes, broadcasting Add, Clip) gives the same bits
+ * with 1 and 3 threads. */
+static void
+test_threads_same_bits (void)
+{
+  g_autoptr (Graph) g = new_graph_at (13);
+  const gint64 xd[4] = { 1, 16, 56, 56 }, wd[4] = { 32, 16, 3, 3 }, dwd[4] = { 32, 1, 3, 3 };
+  const gint64 bd[1] = { 32 }, zd[3] = { 32, 1, 28 }, ks[2] = { 3, 3 }, st[2] = { 2, 2 };
+  GraphValue *c = graph_op (g, "Conv", input (g, "x", 4, xd), weights (g, "w", 4, wd),
+                            weights (g, "b", 1, bd), "pads_is", 4, pads, NULL);
+  GraphValue *r = graph_op (g, "Relu", c, NULL);
+  GraphValue *d = graph_op (g, "Conv", r, weights (g, "dw", 4, dwd), "group_i", (gint64) 32,
+                            "pads_is", 4, pads, NULL);
+  GraphValue *m = graph_op (g, "MaxPool", d, "kernel_shape_is", 2, ks, "strides_is", 2, st,
+                            "pads_is", 4, pads, NULL);
+  GraphValue *a = graph_op (g, "Add", m, weights (g, "z", 3, zd), NULL);
+  GraphValue *y = graph_op (g, "Clip", a, scalar (g, "lo", -0.5f), scalar (g, "hi", 0.5f), NULL);
+  graph_value_set_name (y, "y");
+  graph_add_output (g, y);
+  g_autoptr (GHashTable) in = inputs_new ();
+  g_hash_table_insert (in, g_strdup ("x"), random_tensor (4, xd));
+  Tensor *out[2];
+  for (int k = 0; k < 2; k++)
+    {
+      RtOptions o;
+      rt_options_init (&o);
+      o.threads = k ? 3 : 1;
+      g_autoptr (GError) error = NULL;
+      g_autoptr (RtSession) s = rt_session_new (g, &o, &error);
+      g_assert_no_error (error);
+      g_autoptr (GHashTable) res = inputs_new ();
+      g_assert_true (rt_session_run (s, in, res, &error));
+      g_assert_no_error (error);
+      out[k] = tensor_ref (g_hash_table_lookup (res, "y"));
+    }
+  g_assert_cmpint (tensor_numel (out[0]), ==, 32 * 28 * 28);
+  g_assert_cmpmem (tensor_data (out[0]), tensor_nbytes (out[0]), tensor_data (out[1]),
+                   tensor_nbytes (out[1]));
+  tensor_unref (out[0]);
+  tensor_unref (out[1]);
+}
+
+void
+test_fusion_register (void)
+{
+  g_test_add_func ("/runtime/fusion/conv-relu", test_conv_relu);
+  g_test_add_func ("/runtime/fusion/conv-clip", test_conv_clip);
+  g_test_add_func ("/runtime/fusion/conv-add-relu", test_conv_add_relu);
+  g_test_add_func ("/runtime/fusion/add-relu", test_add_relu);
+  g_test_add_func ("/runtime/fusion/not-fused", test_not_fused);
+  g_test_add_func ("/runtime/fusion/depthwise-clip", test_depthwise_clip);
+  g_test_add_func ("/runtime/conv/depthwise", test_depthwise);
+  g_test_add_func ("/runtime/pool/max-vector", test_max_pool);
+  g_test_add_func ("/runtime/conv/packed", test_packed);
+  g_test_add_func ("/runtime/threads/same-bits", test_threads_same_bits);
+}
