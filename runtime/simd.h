@@ -8,6 +8,14 @@
 typedef float v8sf __attribute__ ((vector_size (32)));
 typedef int v8si __attribute__ ((vector_size (32)));
 
+/* The even elements of a and b concatenated: GCC's __builtin_shuffle,
+ * clang's __builtin_shufflevector (clang builds the fuzzing harnesses). */
+#if defined(__clang__)
+#define SHUFFLE_EVEN(a, b) __builtin_shufflevector ((a), (b), 0, 2, 4, 6, 8, 10, 12, 14)
+#else
+#define SHUFFLE_EVEN(a, b) __builtin_shuffle ((a), (b), (v8si) { 0, 2, 4, 6, 8, 10, 12, 14 })
+#endif
+
 /* Unaligned loads as macros: a function returning a 32-byte vector would
  * change the ABI on baseline x86-64. */
 #define LOAD8(v, p) memcpy (&(v), (p), sizeof (v8sf))
@@ -18,7 +26,7 @@ typedef int v8si __attribute__ ((vector_size (32)));
       v8sf a_, b_;                                                           \
       LOAD8 (a_, (p));                                                       \
       LOAD8 (b_, (p) + 8);                                                   \
-      (v) = __builtin_shuffle (a_, b_, (v8si) { 0, 2, 4, 6, 8, 10, 12, 14 }); \
+      (v) = SHUFFLE_EVEN (a_, b_);                                           \
     }                                                                        \
   while (0)
 
