@@ -35,7 +35,7 @@ _here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, _here)
 sys.path.insert(1, os.path.join(_here, "..", "python"))   # in the source tree
 import torch_models  # noqa: E402
-from symonnx._trace import CONSTANT_PREFIX, all_nodes, flatten, graph_text  # noqa: E402,F401
+from symonnx._trace import trace  # noqa: E402
 
 SAFETENSORS_DTYPES = {
     torch.float32: "F32", torch.float64: "F64", torch.float16: "F16", torch.bfloat16: "BF16",
@@ -138,16 +138,9 @@ def main():
     if not inputs:
         raise SystemExit("torch2trace: give the model's inputs with --input SHAPE[:DTYPE]")
 
-    with torch.no_grad():
-        traced = torch.jit.trace(model, inputs, check_trace=False)
-        expected = flatten(model(*inputs))
-    graph = traced.inlined_graph
-
-    text = graph_text(graph)   # renames the bodies' values: before reading their names
-    tensors = {k: v for k, v in model.state_dict().items()}
-    for node in all_nodes(graph):
-        if node.kind() == "prim::Constant" and node.hasAttribute("value") and node.kindOf("value") == "t":
-            tensors[CONSTANT_PREFIX + node.output().debugName()] = node.t("value")
+    # the Python entry point's tracing (autograd on as torch.onnx.export, dict
+    # outputs, detection models' list inputs and list-of-dict outputs)
+    text, tensors, expected = trace(model, inputs)
 
     os.makedirs(args.out_dir, exist_ok=True)
     with open(os.path.join(args.out_dir, "model.trace"), "w") as f:
@@ -158,7 +151,7 @@ def main():
         np.save(os.path.join(args.out_dir, f"input_{i}.npy"), t.numpy())
     for i, t in enumerate(expected):
         np.save(os.path.join(args.out_dir, f"expected_{i}.npy"), t.detach().numpy())
-    print(f"torch2trace: wrote {args.out_dir}: {len(list(graph.nodes()))} nodes, "
+    print(f"torch2trace: wrote {args.out_dir}: {text.count(chr(10))} lines, "
           f"{len(tensors)} tensors, {len(inputs)} inputs, {len(expected)} outputs")
 
 

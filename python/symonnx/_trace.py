@@ -119,15 +119,19 @@ def trace(model, args):
     args = tuple(args)
     with torch.no_grad():
         outputs = model(*args)
-        traced_model, traced_args = model, args
-        flat, lengths = _flat_args(args)
-        if not _traceable(outputs) or any(n is not None for n in lengths):
-            # a list of dicts out or a list of tensors in (detection models):
-            # trace a module with plain inputs and a flat tuple out, as
-            # torch.onnx.export does; its weights are named "model.<name>"
-            traced_model, traced_args = _Flattened(model, lengths), flat
-        traced = torch.jit.trace(traced_model, traced_args, check_trace=False, strict=False)
-        outputs = flatten(outputs)
+    traced_model, traced_args = model, args
+    flat, lengths = _flat_args(args)
+    if not _traceable(outputs) or any(n is not None for n in lengths):
+        # a list of dicts out or a list of tensors in (detection models):
+        # trace a module with plain inputs and a flat tuple out, as
+        # torch.onnx.export does; its weights are named "model.<name>"
+        traced_model, traced_args = _Flattened(model, lengths), flat
+    # Traced with autograd on, as torch.onnx.export does: under no_grad,
+    # nn.TransformerEncoderLayer and nn.MultiheadAttention take their fused
+    # fast path (aten::_transformer_encoder_layer_fwd,
+    # _native_multi_head_attention) instead of their ordinary ops.
+    traced = torch.jit.trace(traced_model, traced_args, check_trace=False, strict=False)
+    outputs = flatten(outputs)
     graph = traced.inlined_graph
     text = graph_text(graph)   # renames the bodies' values: before reading their names
     tensors = dict(traced_model.state_dict())

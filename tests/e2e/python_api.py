@@ -99,6 +99,23 @@ def function(d):
     print("function: ok")
 
 
+def transformer(d):
+    """nn.TransformerEncoder in eval mode exports its ordinary ops: the Python
+    entry point traces with autograd on, as torch.onnx.export does (under
+    no_grad PyTorch takes the fused _transformer_encoder_layer_fwd)."""
+    torch.manual_seed(0)
+    layer = torch.nn.TransformerEncoderLayer(16, 2, 32, batch_first=True)
+    model = torch.nn.TransformerEncoder(layer, 2).eval()
+    x = torch.rand(2, 5, 16)
+    path = os.path.join(d, "encoder.onnx")
+    symonnx.export(model, (x,), path, opset_version=13)
+    check_file(path)
+    verified(model, (x,), path)
+    kinds = {n.op_type for n in onnx.load(path).graph.node}
+    assert "MatMul" in kinds and "Softmax" in kinds and "ATen" not in kinds, kinds
+    print("transformer: ok")
+
+
 def signature():
     ours = inspect.signature(symonnx.export).parameters
     theirs = inspect.signature(torch.onnx.export).parameters
@@ -139,4 +156,5 @@ if __name__ == "__main__":
     if what == "signature":
         signature()
     else:
-        {"seeds": seeds, "function": function, "errors": errors}[what](sys.argv[2])
+        {"seeds": seeds, "function": function, "errors": errors,
+         "transformer": transformer}[what](sys.argv[2])

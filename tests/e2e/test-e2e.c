@@ -925,6 +925,7 @@ main (int argc, char **argv)
   g_test_add_data_func ("/e2e/python/errors", "errors", test_python_api);
   g_test_add_data_func ("/e2e/python/function", "function", test_python_api);
   g_test_add_data_func ("/e2e/python/seeds", "seeds", test_python_api);
+  g_test_add_data_func ("/e2e/python/transformer", "transformer", test_python_api);
   g_test_add_func ("/e2e/verify/issue13-model", test_issue13_model);
   g_test_add_data_func ("/e2e/corpus/classification", "alexnet,squeezenet1_1,mobilenet_v3_small",
                         test_corpus_subset);
