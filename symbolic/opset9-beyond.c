@@ -267,7 +267,61 @@ sym_triu9 (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   return trilu9 (ctx, n, out, error, TRUE);
 }
 
+/* aten::gather(self, dim, index, sparse_grad) before opset 11
+ * (GatherElements): self flattened, and each index element's flat position
+ * index · stride(dim) + Σ_{d ≠ dim} i_d · stride(d) (the second term a
+ * constant of index's static shape), then one Gather — exact, where torch's
+ * opset-9 form multiplies by a OneHot mask and sums (NaN wherever self holds
+ * ±inf beside the gathered element). */
+static gboolean
+sym_gather9 (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self, *index;
+  gint64 dim;
+  if (!sym_parse_args (ctx, n, "vdv", &self, &dim, &index, error))
+    return FALSE;
+  int r = sym_rank (graph_node_input (n, 0));
+  gint64 sd[TENSOR_MAX_RANK], id[TENSOR_MAX_RANK];
+  if (r <= 0 || sym_rank (graph_node_input (n, 2)) != r || !sym_static_shape (graph_node_input (n, 0), sd)
+      || !sym_static_shape (graph_node_input (n, 2), id))
+    return sym_unimplemented (ctx, n, error, "gather of inputs of unknown shape before opset 11");
+  gint64 ax = dim < 0 ? dim + r : dim;
+  gint64 stride[TENSOR_MAX_RANK], numel = 1;
+  for (int d = r - 1; d >= 0; d--)
+    {
+      stride[d] = numel;
+      numel *= sd[d];
+      if (d != ax && id[d] > sd[d])
+        return sym_unimplemented (ctx, n, error, "an index larger than self along dim %d", d);
+    }
+  g_autoptr (Tensor) base = tensor_new_zeroed (GRAPH_DTYPE_INT64, (guint) r, id, error);
+  if (base == NULL)
+    return FALSE;
+  gint64 *b = (gint64 *) tensor_data (base);   /* new, owned: writable */
+  gint64 total = tensor_numel (base);
+  for (gint64 i = 0; i < total; i++)
+    {
+      gint64 rest = i, flat = 0;
+      for (int d = r - 1; d >= 0; d--)
+        {
+          gint64 c = rest % id[d];
+          rest /= id[d];
+          if (d != ax)
+            flat += c * stride[d];
+        }
+      b[i] = flat;
+    }
+  if (sym_dtype (graph_node_input (n, 2)) != GRAPH_DTYPE_INT64)
+    index = sym_cast (ctx, index, GRAPH_DTYPE_INT64);
+  GraphValue *pos = graph_op (G, "Add", graph_op (G, "Mul", index, sym_const_i64 (ctx, stride[ax]), NULL),
+                              sym_constant (ctx, base), NULL);
+  static const gint64 flat_shape[] = { -1 };
+  out[0] = graph_op (G, "Gather", sym_reshape_static (ctx, self, 1, flat_shape), pos, "axis_i", (gint64) 0, NULL);
+  return TRUE;
+}
+
 static const SymEntry entries[] = {
+  SYM_FN ("aten::gather", sym_gather9),   /* opset 11: GatherElements */
   SYM_FN ("aten::outer", sym_outer9),
   SYM_FN ("aten::tril", sym_tril9),
   SYM_FN ("aten::triu", sym_triu9),

@@ -287,6 +287,8 @@ OP_CASES.update({
     "cumprod_last": (Fn(lambda s, x: torch.cumprod(x, -1, dtype=torch.float64)), [R(3, 4)]),
     "affine_grid": (Fn(lambda s, t: F.affine_grid(t, [2, 3, 4, 5], align_corners=False)), [R(2, 2, 3)]),
     "affine_grid_ac": (Fn(lambda s, t: F.affine_grid(t, [1, 1, 3, 1], align_corners=True)), [R(1, 2, 3)]),
+    "gather_inf": (Fn(lambda s, x: torch.gather(x * torch.tensor([1.0, float("inf"), 1.0, 1.0]), -1,
+                                                torch.tensor([[0, 3], [2, 2], [3, 0]]))), [R(3, 4)]),
 })
 
 

@@ -35,7 +35,7 @@ _here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, _here)
 sys.path.insert(1, os.path.join(_here, "..", "python"))   # in the source tree
 import torch_models  # noqa: E402
-from symonnx._trace import trace  # noqa: E402
+from symonnx._trace import CONSTANT_PREFIX, flatten, trace  # noqa: E402,F401  (the generators import these from here)
 
 SAFETENSORS_DTYPES = {
     torch.float32: "F32", torch.float64: "F64", torch.float16: "F16", torch.bfloat16: "BF16",
