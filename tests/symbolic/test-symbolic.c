@@ -74,10 +74,10 @@ test_registry_lookup (void)
                  == sym_registry_lookup (reg, "aten::relu", 9, NULL, NULL));
   g_assert_cmpstr (resolved, ==, "aten::relu");
   g_assert_null (sym_registry_lookup (reg, "aten::__and___", 9, NULL, NULL));
-  /* gather exists from 11 only. */
-  g_assert_null (sym_registry_lookup (reg, "aten::gather", 10, NULL, NULL));
-  g_assert_nonnull (sym_registry_lookup (reg, "aten::gather", 11, NULL, NULL));
-  g_assert_cmpint (sym_registry_first_opset (reg, "aten::gather"), ==, 11);
+  /* upsample_bicubic2d exists from 11 only (Resize's cubic mode). */
+  g_assert_null (sym_registry_lookup (reg, "aten::upsample_bicubic2d", 10, NULL, NULL));
+  g_assert_nonnull (sym_registry_lookup (reg, "aten::upsample_bicubic2d", 11, NULL, NULL));
+  g_assert_cmpint (sym_registry_first_opset (reg, "aten::upsample_bicubic2d"), ==, 11);
   g_assert_cmpint (sym_registry_first_opset (reg, "aten::add_"), ==, 9);
   g_assert_cmpint (sym_registry_first_opset (reg, "aten::no_such_op"), ==, -1);
   g_autoptr (GArray) vs = sym_registry_builtin_versions (reg, "aten::clamp");
