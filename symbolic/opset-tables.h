@@ -52,6 +52,10 @@ extern const SymTable sym_opset9_math, sym_opset9_reduce, sym_opset9_nn, sym_ops
 GraphValue  *sym_float_1d (SymContext *ctx, double v);
 /* ConstantOfShape of `shape` filled with `value` in `dt` (opset9-create.c). */
 GraphValue  *sym_constant_of_shape (SymContext *ctx, GraphValue *shape, GraphDType dt, double value);
+/* A tensor of source value src's shape filled with v in dt: a constant when
+ * that shape is static, else ConstantOfShape of Shape(self), self being
+ * src's ONNX value (fill_, zero_; opset9-create.c). */
+GraphValue  *sym_filled_like (SymContext *ctx, GraphValue *src, GraphValue *self, GraphDType dt, double v);
 /* A constant of `dims` filled with v in dt, or NULL when too large (opset9-create.c). */
 GraphValue  *sym_const_filled (SymContext *ctx, gsize rank, const gint64 *dims, GraphDType dt,
                                double v);

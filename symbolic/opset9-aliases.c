@@ -199,11 +199,7 @@ sym_zero (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   GraphDType dt = sym_dtype (graph_node_input (n, 0));
   if (dt == GRAPH_DTYPE_UNDEFINED)
     return sym_unimplemented (ctx, n, error, "zero_ of a tensor of unknown type");
-  gint64 dims[TENSOR_MAX_RANK];
-  int rank = sym_rank (graph_node_input (n, 0));
-  GraphValue *c = rank >= 0 && sym_static_shape (graph_node_input (n, 0), dims)
-                    ? sym_const_filled (ctx, (gsize) rank, dims, dt, 0.0) : NULL;
-  out[0] = c ? c : sym_constant_of_shape (ctx, sym_size (ctx, self, G_MININT64), dt, 0.0);
+  out[0] = sym_filled_like (ctx, graph_node_input (n, 0), self, dt, 0.0);
   return TRUE;
 }
 

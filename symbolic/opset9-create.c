@@ -279,12 +279,18 @@ sym_fill (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
       out[0] = graph_op (G, "Expand", val, sym_size (ctx, self, G_MININT64), NULL);
       return TRUE;
     }
-  gint64 dims[TENSOR_MAX_RANK];
-  int rank = sym_rank (self);
-  GraphValue *c = rank >= 0 && rank <= TENSOR_MAX_RANK && sym_static_shape (self, dims)
-                    ? sym_const_filled (ctx, (gsize) rank, dims, dt, v) : NULL;
-  out[0] = c ? c : sym_constant_of_shape (ctx, sym_size (ctx, self, G_MININT64), dt, v);
+  out[0] = sym_filled_like (ctx, graph_node_input (n, 0), self, dt, v);
   return TRUE;
+}
+
+GraphValue *
+sym_filled_like (SymContext *ctx, GraphValue *src, GraphValue *self, GraphDType dt, double v)
+{
+  gint64 dims[TENSOR_MAX_RANK];
+  int rank = sym_rank (src);
+  GraphValue *c = rank >= 0 && rank <= TENSOR_MAX_RANK && sym_static_shape (src, dims)
+                    ? sym_const_filled (ctx, (gsize) rank, dims, dt, v) : NULL;
+  return c ? c : sym_constant_of_shape (ctx, sym_size (ctx, self, G_MININT64), dt, v);
 }
 
 /* aten::eye(n, [m,] dtype, layout, device, pin_memory): EyeLike of zeros */
