@@ -69,8 +69,7 @@ keeps_self_shape (GraphNode *n)
     "aten::index_copy", "aten::index_add", "aten::scatter", "aten::scatter_add", "aten::scatter_reduce",
   };
   const char *k = graph_node_kind (n);
-  gsize len = strlen (k);
-  if (g_str_has_prefix (k, "aten::") && len > 7 && k[len - 1] == '_' && k[len - 2] != '_')
+  if (sym_kind_is_inplace (k))
     return TRUE;
   for (guint i = 0; i < G_N_ELEMENTS (ops); i++)
     if (strcmp (k, ops[i]) == 0)

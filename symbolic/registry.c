@@ -207,12 +207,19 @@ lookup_exact (SymRegistry *reg, const char *kind, int opset, Resolved *r)
 
 /* "aten::relu_" → "aten::relu"; NULL when not an in-place name ("__and__"
  * is not). */
+gboolean
+sym_kind_is_inplace (const char *kind)
+{
+  gsize len = kind ? strlen (kind) : 0;
+  return len >= 2 && kind[len - 1] == '_' && kind[len - 2] != '_' && kind[len - 2] != ':';
+}
+
 static const char *
 base_of_inplace (const char *kind)
 {
-  gsize len = strlen (kind);
-  if (len < 2 || kind[len - 1] != '_' || kind[len - 2] == '_' || kind[len - 2] == ':')
+  if (!sym_kind_is_inplace (kind))
     return NULL;
+  gsize len = strlen (kind);
   g_autofree char *base = g_strndup (kind, len - 1);
   return graph_symbol (base, "aten");
 }

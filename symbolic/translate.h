@@ -40,6 +40,11 @@ gboolean     sym_lower_if (SymContext *ctx, GraphNode *n, GraphValue **out, GErr
  * (Note [Data-dependent shapes] in context.c): sym_static_shape() calls
  * it unknown while a symbolic runs. */
 gboolean     sym_context_is_data_dependent (SymContext *ctx, GraphValue *src);
+/* Whether `kind` names an in-place op ("aten::relu_", not "aten::__and__"):
+ * the registry resolves it to its base op, and its output is self's new
+ * value (the rule the registry, data-dependent shapes and view-mutation.c
+ * share). */
+gboolean     sym_kind_is_inplace (const char *kind);
 /* Nodes translated on first use of their value, not in order (constants,
  * attributes, list/tuple/dict constructions, scalar conversions). */
 gboolean     sym_context_is_lazy (GraphNode *n);

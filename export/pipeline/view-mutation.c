@@ -21,14 +21,12 @@
 /* Largest view written back, in elements (bad-input guard). */
 #define VIEW_MAX_NUMEL (G_GINT64_CONSTANT (1) << 24)
 
-/* "aten::fill_" and the like: an in-place aten op (not "aten::__and__"). */
+/* An in-place node whose output is self's new value. */
 static gboolean
 is_inplace (GraphNode *n)
 {
-  const char *k = graph_node_kind (n);
-  gsize len = strlen (k);
-  return g_str_has_prefix (k, "aten::") && len > 7 && k[len - 1] == '_' && k[len - 2] != '_'
-         && graph_node_n_inputs (n) > 0 && graph_node_n_outputs (n) == 1;
+  return sym_kind_is_inplace (graph_node_kind (n)) && graph_node_n_inputs (n) > 0
+         && graph_node_n_outputs (n) == 1;
 }
 
 static gboolean
