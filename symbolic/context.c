@@ -238,6 +238,23 @@ sym_get_const_double (GraphValue *src, double *v)
   return FALSE;
 }
 
+/* torch's ScalarType codes (c10/core/ScalarType.h) 0..11 as element types;
+ * 8 (ComplexHalf) has none here. */
+static const GraphDType scalar_types[] = {
+  GRAPH_DTYPE_UINT8, GRAPH_DTYPE_INT8, GRAPH_DTYPE_INT16, GRAPH_DTYPE_INT32, GRAPH_DTYPE_INT64,
+  GRAPH_DTYPE_FLOAT16, GRAPH_DTYPE_FLOAT, GRAPH_DTYPE_DOUBLE, GRAPH_DTYPE_UNDEFINED,
+  GRAPH_DTYPE_COMPLEX64, GRAPH_DTYPE_COMPLEX128, GRAPH_DTYPE_BOOL,
+};
+
+gboolean
+sym_scalar_type_dtype (gint64 code, GraphDType *dt)
+{
+  if (code < 0 || code >= (gint64) G_N_ELEMENTS (scalar_types))
+    return FALSE;
+  *dt = scalar_types[code];
+  return TRUE;
+}
+
 /* prim::dtype(x) (x.dtype in scripted code) is a constant: the torch
  * ScalarType code of x's element type when the trace (or the value x
  * reads) declares it. */
@@ -247,14 +264,9 @@ prim_dtype_code (GraphValue *src, gint64 *v)
   GraphNode *p = src ? graph_value_node (src) : NULL;
   if (p == NULL || !graph_node_is (p, "prim::dtype") || graph_node_n_inputs (p) != 1)
     return FALSE;
-  static const GraphDType codes[] = {
-    GRAPH_DTYPE_UINT8, GRAPH_DTYPE_INT8, GRAPH_DTYPE_INT16, GRAPH_DTYPE_INT32, GRAPH_DTYPE_INT64,
-    GRAPH_DTYPE_FLOAT16, GRAPH_DTYPE_FLOAT, GRAPH_DTYPE_DOUBLE, GRAPH_DTYPE_UNDEFINED,
-    GRAPH_DTYPE_COMPLEX64, GRAPH_DTYPE_COMPLEX128, GRAPH_DTYPE_BOOL,
-  };
   GraphDType dt = sym_dtype (graph_node_input (p, 0));
-  for (guint i = 0; dt != GRAPH_DTYPE_UNDEFINED && i < G_N_ELEMENTS (codes); i++)
-    if (codes[i] == dt)
+  for (guint i = 0; dt != GRAPH_DTYPE_UNDEFINED && i < G_N_ELEMENTS (scalar_types); i++)
+    if (scalar_types[i] == dt)
       {
         *v = i;
         return TRUE;

@@ -8,19 +8,16 @@
 
 #define G sym_graph (ctx)
 
-/* torch ScalarType codes → ONNX element types. */
+/* A ScalarType argument (a constant code, or prim::dtype) as an element
+ * type; dflt when there is none. */
 GraphDType
 sym_scalar_type (GraphValue *src, GraphDType dflt)
 {
-  static const GraphDType map[] = {
-    GRAPH_DTYPE_UINT8, GRAPH_DTYPE_INT8, GRAPH_DTYPE_INT16, GRAPH_DTYPE_INT32,
-    GRAPH_DTYPE_INT64, GRAPH_DTYPE_FLOAT16, GRAPH_DTYPE_FLOAT, GRAPH_DTYPE_DOUBLE,
-    GRAPH_DTYPE_UNDEFINED, GRAPH_DTYPE_COMPLEX64, GRAPH_DTYPE_COMPLEX128, GRAPH_DTYPE_BOOL,
-  };
   gint64 st;
-  if (src == NULL || !sym_get_const_int (src, &st) || st < 0 || st >= (gint64) G_N_ELEMENTS (map))
+  GraphDType dt;
+  if (src == NULL || !sym_get_const_int (src, &st) || !sym_scalar_type_dtype (st, &dt))
     return dflt;
-  return map[st];
+  return dt;
 }
 
 GraphValue *

@@ -534,16 +534,9 @@ softmax_common (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error,
   GraphValue *y = sym_softmax_values (ctx, input, dim, op, sym_opset (ctx) < 13);
   if (graph_node_n_inputs (n) > 2 && !sym_is_none (graph_node_input (n, 2)))
     {
-      gint64 st;
-      if (sym_get_const_int (graph_node_input (n, 2), &st))
-        {
-          /* torch ScalarType → ONNX dtype for the common float types. */
-          static const GraphDType map[] = { GRAPH_DTYPE_UINT8, GRAPH_DTYPE_INT8, GRAPH_DTYPE_INT16,
-                                            GRAPH_DTYPE_INT32, GRAPH_DTYPE_INT64, GRAPH_DTYPE_FLOAT16,
-                                            GRAPH_DTYPE_FLOAT, GRAPH_DTYPE_DOUBLE };
-          if (st >= 0 && st < (gint64) G_N_ELEMENTS (map))
-            y = sym_cast (ctx, y, map[st]);
-        }
+      GraphDType dt = sym_scalar_type (graph_node_input (n, 2), GRAPH_DTYPE_UNDEFINED);
+      if (dt != GRAPH_DTYPE_UNDEFINED)
+        y = sym_cast (ctx, y, dt);
     }
   out[0] = y;
   return TRUE;

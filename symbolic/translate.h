@@ -40,6 +40,9 @@ gboolean     sym_lower_if (SymContext *ctx, GraphNode *n, GraphValue **out, GErr
  * (Note [Data-dependent shapes] in context.c): sym_static_shape() calls
  * it unknown while a symbolic runs. */
 gboolean     sym_context_is_data_dependent (SymContext *ctx, GraphValue *src);
+/* torch ScalarType code → element type (UNDEFINED for ComplexHalf); FALSE
+ * for a code out of range.  The one table of them (context.c). */
+gboolean     sym_scalar_type_dtype (gint64 code, GraphDType *dt);
 /* Whether `kind` names an in-place op ("aten::relu_", not "aten::__and__"):
  * the registry resolves it to its base op, and its output is self's new
  * value (the rule the registry, data-dependent shapes and view-mutation.c
