@@ -40,12 +40,14 @@ for h in $(cd "$includedir/symonnx" && find . -name '*.h'); do
 done
 # a custom symbolic and a plugin, as doc/symbolic.md says to build them
 cc -std=c11 -Wall -Werror examples/custom-symbolic.c -o "$dest/custom-symbolic" $flags
-LD_LIBRARY_PATH="$libdir" "$dest/custom-symbolic" | grep -q "opset_import mylib = 2"
+LD_LIBRARY_PATH="$libdir" "$dest/custom-symbolic" | grep "opset_import mylib = 2" >/dev/null
 cc -shared -fPIC doc/examples/plugin/myops-plugin.c -o "$dest/libmyops.so" $flags
+# (no grep -q after a pipe: under pipefail, grep -q quitting at the first
+# match can kill the writer with SIGPIPE and fail the check by chance)
 # the installed CLI runs without LD_LIBRARY_PATH, on the installed library
 cli=$dest$prefix/bin/symonnx
-env -u LD_LIBRARY_PATH "$cli" --version | grep -q '^symonnx '
-ldd "$cli" | grep -q "libsymonnx.so.* => $dest" ||
+env -u LD_LIBRARY_PATH "$cli" --version | grep '^symonnx ' >/dev/null
+ldd "$cli" | grep "libsymonnx.so.* => $dest" >/dev/null ||
   { echo "check-install: $cli does not find the installed libsymonnx:"; ldd "$cli"; exit 1; }
 # the CUDA plugin, when built: installed beside the library, where the installed CLI finds
 # it (it then fails for want of a GPU or driver, not of the plugin)
@@ -70,7 +72,7 @@ pydir=$(find "$dest" -type d -path '*dist-packages/symonnx' | head -n1)
 [ -x "$dest$prefix/share/symonnx/torch2trace.py" ] ||
   { echo "check-install: torch2trace.py was not installed"; exit 1; }
 export PYTHONPATH=$(dirname "$pydir") SYMONNX_LIBRARY=$(ls "$libdir"/libsymonnx.so.* | head -n1) SYMONNX_CLI=$cli
-/usr/bin/python3 -m symonnx --version | grep -q '^symonnx '
+/usr/bin/python3 -m symonnx --version | grep '^symonnx ' >/dev/null
 if /usr/bin/python3 -c 'import torch' 2>/dev/null; then
   (cd "$dest" && /usr/bin/python3 - <<'PY'
 import io, torch, symonnx
@@ -81,6 +83,6 @@ out = io.StringIO()
 assert symonnx.verify(m, (x,), "linear.onnx", file=out), out.getvalue()
 PY
   )
-  "$dest$prefix/share/symonnx/torch2trace.py" --help | grep -q -- '--module'
+  "$dest$prefix/share/symonnx/torch2trace.py" --help | grep -- '--module' >/dev/null
 fi
 echo "check-install: installed library, headers, symonnx.pc, CLI and Python package work"
