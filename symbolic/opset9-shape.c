@@ -280,9 +280,9 @@ split_sizes (SymContext *ctx, GraphNode *n, GraphValue *self, gint64 dim, gint64
              guint *count, gint64 *sizes, GError **error)
 {
   gint64 d[TENSOR_MAX_RANK];
-  int r = sym_rank (self);
-  if (r < 0 || !sym_static_shape (self, d))
-    return sym_unimplemented (ctx, n, error, "split of an input of unknown shape");
+  int r = sym_static_dims (self, d);
+  if (r <= 0 || dim < -r || dim >= r || d[dim < 0 ? dim + r : dim] < 0)
+    return sym_unimplemented (ctx, n, error, "split along a dim of unknown size");
   gint64 len = d[dim < 0 ? dim + r : dim];
   if (chunk <= 0)
     return sym_unimplemented (ctx, n, error, "split size %" G_GINT64_FORMAT, chunk);

@@ -144,6 +144,27 @@ CASES = {
                               torch.randn(3, 4, 5) > 0.3)),
 }
 
+def gpt_attention(x):
+    # a GPT-style causal self-attention without weights: B, T, C from
+    # x.size(), a split into q, k, v, heads by view, a causal mask by tril
+    b, t, c = x.size()
+    h = 2
+    q, k, v = torch.cat([x, x * 0.5, -x], 2).split(c, dim=2)
+    q = q.view(b, t, h, c // h).transpose(1, 2)
+    k = k.view(b, t, h, c // h).transpose(1, 2)
+    v = v.view(b, t, h, c // h).transpose(1, 2)
+    att = q @ k.transpose(-2, -1) / (k.size(-1) ** 0.5)
+    mask = torch.tril(torch.ones(t, t))
+    att = att.masked_fill(mask == 0, float("-inf")).softmax(-1)
+    return (att @ v).transpose(1, 2).contiguous().view(b, t, c)
+
+
+def class_token(x):
+    # ViT's class token: expand(n, -1, -1) with n = x.shape[0] at run time
+    tok = torch.arange(x.shape[2], dtype=x.dtype).view(1, 1, -1)
+    return torch.cat([tok.expand(x.shape[0], -1, -1), x], 1)
+
+
 # Exported with dynamic axes (input name: {axis: symbol}) and run at the
 # traced size and at a second one (CASE.size2.input_N.npy, CASE.size2.expected.npy):
 # a size the trace declares must not be folded when it depends on a dynamic dim.
@@ -153,6 +174,12 @@ DYNAMIC = {
         (torch.randn(1, 2, 4, 4), torch.randn(1, 2, 8, 8)),
         (torch.randn(1, 2, 3, 3), torch.randn(1, 2, 6, 5)),
         "input:2=a,input:3=b,y:2=h,y:3=w"),
+    # the dims a symbolic reads must come from the dynamic axes, not the
+    # trace: split's dim, tril's size (a run-time mask below opset 14)
+    "gpt_attention_dynamic": (gpt_attention, (torch.randn(2, 5, 8),), (torch.randn(3, 7, 8),),
+                              "x:0=b,x:1=t"),
+    "class_token_dynamic": (class_token, (torch.randn(2, 3, 4),), (torch.randn(5, 2, 4),),
+                            "x:0=b,x:1=t"),
 }
 
 

@@ -28,7 +28,8 @@
 /* ---- the op table -------------------------------------------------------- */
 
 /* Output element types, for outputs whose traced type did not say. */
-typedef enum { DT_SAME, DT_BOOL, DT_INT64, DT_CAST } DTypeRule;
+/* DT_SAME: input 0's; DT_INPUT1: input 1's (Where's X) */
+typedef enum { DT_SAME, DT_INPUT1, DT_BOOL, DT_INT64, DT_CAST } DTypeRule;
 
 typedef struct
 {
@@ -77,8 +78,7 @@ static const OpRule op_rules[] = {
   { "Xor", shape_rule_broadcast, DT_BOOL }, { "Equal", shape_rule_broadcast, DT_BOOL },
   { "Less", shape_rule_broadcast, DT_BOOL }, { "LessOrEqual", shape_rule_broadcast, DT_BOOL },
   { "Greater", shape_rule_broadcast, DT_BOOL }, { "GreaterOrEqual", shape_rule_broadcast, DT_BOOL },
-  /* Where's output type is its input 1's: traced types always say it. */
-  { "Where", shape_rule_broadcast, DT_SAME },
+  { "Where", shape_rule_broadcast, DT_INPUT1 },
   /* convolution and pooling */
   { "Conv", shape_rule_conv, DT_SAME }, { "ConvTranspose", shape_rule_conv_transpose, DT_SAME },
   { "MaxPool", shape_rule_pool, DT_SAME }, { "AveragePool", shape_rule_pool, DT_SAME },
@@ -285,13 +285,14 @@ output_dtype (GraphNode *n, const OpRule *r)
         return graph_dtype_is_valid ((int) to) ? (GraphDType) to : GRAPH_DTYPE_UNDEFINED;
       }
     case DT_SAME:
+    case DT_INPUT1:
     default:
       {
-        /* Gather's data, ConstantOfShape's value, else input 0 */
+        /* Gather's data, ConstantOfShape's value, else input 0 (1) */
         Tensor *v = NULL;
         if (graph_node_is (n, "onnx::ConstantOfShape"))
           return graph_node_get_t (n, "value", &v) ? tensor_dtype (v) : GRAPH_DTYPE_FLOAT;
-        GraphValue *in = shape_in_at (n, 0);
+        GraphValue *in = shape_in_at (n, r->dtype == DT_INPUT1 ? 1 : 0);
         GraphType *t = in ? graph_value_type (in) : NULL;
         return t && graph_type_is_tensor (t) ? graph_type_dtype (t) : GRAPH_DTYPE_UNDEFINED;
       }
@@ -345,10 +346,16 @@ untyped (GraphValue *v)
                                           || graph_type_rank (t) < 0));
 }
 
-static void
-infer (Graph *g, GHashTable *dynamic_inputs, gboolean fill_untyped)
+struct _ExportShapeProp
 {
-  Ctx c = {
+  Ctx c;
+};
+
+ExportShapeProp *
+export_shape_prop_new (Graph *g, GHashTable *dynamic_inputs, gboolean fill_untyped)
+{
+  ExportShapeProp *p = g_new0 (ExportShapeProp, 1);
+  p->c = (Ctx) {
     .g = g,
     .opset = (int) graph_get_opset (g, ""),
     .tainted = g_hash_table_new (NULL, NULL),
@@ -356,8 +363,8 @@ infer (Graph *g, GHashTable *dynamic_inputs, gboolean fill_untyped)
     .data = g_hash_table_new_full (NULL, NULL, NULL, g_free),
     .fill_untyped = fill_untyped,
   };
-  if (c.opset < 0)
-    c.opset = SYM_OPSET_DEFAULT;   /* a hand-built graph with no opset yet */
+  if (p->c.opset < 0)
+    p->c.opset = SYM_OPSET_DEFAULT;   /* a hand-built graph with no opset yet */
   GHashTableIter it;
   gpointer key;
   if (dynamic_inputs)
@@ -365,51 +372,83 @@ infer (Graph *g, GHashTable *dynamic_inputs, gboolean fill_untyped)
   while (dynamic_inputs && g_hash_table_iter_next (&it, &key, NULL))
     {
       Shape s;
-      g_hash_table_add (c.tainted, key);
-      if (shape_of (&c, key, &s))
-        g_hash_table_insert (c.shapes, key, g_memdup2 (&s, sizeof s));
+      g_hash_table_add (p->c.tainted, key);
+      if (shape_of (&p->c, key, &s))
+        g_hash_table_insert (p->c.shapes, key, g_memdup2 (&s, sizeof s));
     }
-  graph_foreach_node (g, n)
+  return p;
+}
+
+static void
+infer_node (Ctx *c, GraphNode *n)
+{
+  gboolean hit = FALSE;
+  for (guint i = 0; i < graph_node_n_inputs (n) && !hit; i++)
+    hit = graph_node_input (n, i) && g_hash_table_contains (c->tainted, graph_node_input (n, i));
+  guint nout = graph_node_n_outputs (n);
+  const OpRule *r = find_rule (n);
+  if (hit)
     {
-      gboolean hit = FALSE;
-      for (guint i = 0; i < graph_node_n_inputs (n) && !hit; i++)
-        hit = graph_node_input (n, i) && g_hash_table_contains (c.tainted, graph_node_input (n, i));
-      guint nout = graph_node_n_outputs (n);
-      const OpRule *r = find_rule (n);
-      if (hit)
-        {
-          Shape *out = g_new0 (Shape, MAX (nout, 1));
-          gboolean ok = r && nout > 0 && r->rule (&c, n, out);
-          for (guint i = 0; i < nout; i++)
-            set_shape (&c, n, i, ok ? &out[i] : NULL, r);
-          g_free (out);
-        }
-      else if (c.fill_untyped && r && nout > 0)
-        {
-          /* A graph built by hand: write what the rule gives for outputs
-           * that have no type; typed ones are the builder's word. */
-          Shape *out = g_new0 (Shape, nout);
-          gboolean ok = r->rule (&c, n, out);
-          for (guint i = 0; i < nout; i++)
-            if (untyped (graph_node_output (n, i)))
-              set_shape (&c, n, i, ok ? &out[i] : NULL, r);
-          g_free (out);
-        }
-      else if (r && nout == 1 && !has_rank (graph_node_output (n, 0)))
-        {
-          /* Not dynamic, but its traced type says too little to feed a
-           * dynamic node (a Transpose of a weight): computed, not written. */
-          Shape out;
-          if (r->rule (&c, n, &out))
-            g_hash_table_insert (c.shapes, graph_node_output (n, 0), g_memdup2 (&out, sizeof out));
-        }
-      DimVec d;
-      if (nout == 1 && data_rule (&c, n, &d))
-        g_hash_table_insert (c.data, graph_node_output (n, 0), g_memdup2 (&d, sizeof d));
+      Shape *out = g_new0 (Shape, MAX (nout, 1));
+      gboolean ok = r && nout > 0 && r->rule (c, n, out);
+      for (guint i = 0; i < nout; i++)
+        set_shape (c, n, i, ok ? &out[i] : NULL, r);
+      g_free (out);
     }
-  g_hash_table_unref (c.tainted);
-  g_hash_table_unref (c.shapes);
-  g_hash_table_unref (c.data);
+  else if (c->fill_untyped && r && nout > 0)
+    {
+      /* A graph built by hand: write what the rule gives for outputs
+       * that have no type; typed ones are the builder's word. */
+      Shape *out = g_new0 (Shape, nout);
+      gboolean ok = r->rule (c, n, out);
+      for (guint i = 0; i < nout; i++)
+        if (untyped (graph_node_output (n, i)))
+          set_shape (c, n, i, ok ? &out[i] : NULL, r);
+      g_free (out);
+    }
+  else if (r && nout == 1 && !has_rank (graph_node_output (n, 0)))
+    {
+      /* Not dynamic, but its traced type says too little to feed a
+       * dynamic node (a Transpose of a weight): computed, not written. */
+      Shape out;
+      if (r->rule (c, n, &out))
+        g_hash_table_insert (c->shapes, graph_node_output (n, 0), g_memdup2 (&out, sizeof out));
+    }
+  DimVec d;
+  if (nout == 1 && data_rule (c, n, &d))
+    g_hash_table_insert (c->data, graph_node_output (n, 0), g_memdup2 (&d, sizeof d));
+}
+
+void
+export_shape_prop_nodes (ExportShapeProp *p, GraphNode *from)
+{
+  for (GraphNode *n = from; n; n = graph_node_next (n))
+    infer_node (&p->c, n);
+}
+
+gboolean
+export_shape_prop_is_dynamic (ExportShapeProp *p, GraphValue *v)
+{
+  return p && v && g_hash_table_contains (p->c.tainted, v);
+}
+
+void
+export_shape_prop_free (ExportShapeProp *p)
+{
+  if (p == NULL)
+    return;
+  g_hash_table_unref (p->c.tainted);
+  g_hash_table_unref (p->c.shapes);
+  g_hash_table_unref (p->c.data);
+  g_free (p);
+}
+
+static void
+infer (Graph *g, GHashTable *dynamic_inputs, gboolean fill_untyped)
+{
+  ExportShapeProp *p = export_shape_prop_new (g, dynamic_inputs, fill_untyped);
+  export_shape_prop_nodes (p, graph_first_node (g));
+  export_shape_prop_free (p);
 }
 
 void
