@@ -502,6 +502,22 @@ sym_static_dims (GraphValue *v, gint64 *dims)
 }
 
 gboolean
+sym_has_dynamic_axes (SymContext *ctx)
+{
+  return ctx && ctx->s.dynamic_axes;
+}
+
+gint64
+sym_static_dim_size (GraphValue *v, gint64 dim)
+{
+  gint64 dims[TENSOR_MAX_RANK];
+  int r = sym_static_dims (v, dims);
+  if (dim < 0)
+    dim += r;
+  return r > 0 && dim >= 0 && dim < r ? dims[dim] : -1;
+}
+
+gboolean
 sym_static_shape (GraphValue *v, gint64 *dims)
 {
   int r = sym_static_dims (v, dims);

@@ -24,6 +24,9 @@ typedef struct
   /* TRUE: a weight missing from `weights` is an error; FALSE: it becomes
    * a graph input of its traced type (export_params = False). */
   gboolean     require_weights;
+  /* The export has dynamic axes: a traced size of a value not yet
+   * translated (the current node's outputs) may not hold. */
+  gboolean     dynamic_axes;
 } SymContextSetup;
 
 SymContext  *sym_context_new (const SymContextSetup *setup);

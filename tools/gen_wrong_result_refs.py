@@ -180,6 +180,16 @@ DYNAMIC = {
                               "x:0=b,x:1=t"),
     "class_token_dynamic": (class_token, (torch.randn(2, 3, 4),), (torch.randn(5, 2, 4),),
                             "x:0=b,x:1=t"),
+    # a constant output size of an input with dynamic dims: Resize's sizes
+    # take the run-time batch and channels (the traced ones before)
+    "interpolate_fixed_size_dynamic": (
+        lambda x: F.interpolate(x, size=(8, 6), mode="bilinear", align_corners=False),
+        (torch.randn(2, 3, 5, 4),), (torch.randn(3, 3, 7, 6),), "input:0=b,input:2=h,input:3=w"),
+    # instance_norm without weights and pixel_shuffle read only the static
+    # channels; the batch and spatial dims are dynamic
+    "instance_norm_pixel_shuffle_dynamic": (
+        lambda x: F.pixel_shuffle(F.instance_norm(x), 2),
+        (torch.randn(2, 8, 5, 4),), (torch.randn(3, 8, 7, 6),), "input:0=b,input:2=h,input:3=w"),
 }
 
 
