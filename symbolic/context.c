@@ -1466,11 +1466,18 @@ static gboolean translate_node (SymContext *ctx, GraphNode *n, GError **error);
 gboolean
 sym_context_translate (SymContext *ctx, GraphNode *n, GError **error)
 {
+  SymContext *saved = sym_context_make_current (ctx);
+  gboolean ok = translate_node (ctx, n, error);
+  sym_context_make_current (saved);
+  return ok;
+}
+
+SymContext *
+sym_context_make_current (SymContext *ctx)
+{
   SymContext *saved = current_ctx;
   current_ctx = ctx;
-  gboolean ok = translate_node (ctx, n, error);
-  current_ctx = saved;
-  return ok;
+  return saved;
 }
 
 static gboolean

@@ -58,6 +58,11 @@ gboolean     sym_context_is_lazy (GraphNode *n);
  * unconvertible node; the caller collects them.  prim:: nodes are handled
  * here too (lowering). */
 gboolean     sym_context_translate (SymContext *ctx, GraphNode *n, GError **error);
+/* Makes ctx the context whose shape knowledge sym_static_shape() and
+ * sym_static_dims() use (data-dependent values, dynamic axes), for steps
+ * that run between translations (view mutation); returns the previous
+ * one, to be made current again after. */
+SymContext  *sym_context_make_current (SymContext *ctx);
 /* What to do about an unconvertible node of `kind` (one sentence, for the
  * end of the message listing every failing node). */
 const char  *sym_unsupported_hint (const char *kind);

@@ -165,6 +165,23 @@ def class_token(x):
     return torch.cat([tok.expand(x.shape[0], -1, -1), x], 1)
 
 
+def window_mask(x):
+    # Swin's shifted-window attention mask (torchvision 0.14) on an input
+    # with a dynamic batch: sizes from x.shape through integer remainders,
+    # nine slice writes into one buffer, and F.dropout's p = 0 in training
+    # mode
+    _, h, w, _ = x.shape
+    x = F.pad(x, (0, 0, 0, (7 - w % 7) % 7, 0, (7 - h % 7) % 7))
+    _, ph, pw, _ = x.shape
+    m = x.new_zeros((ph, pw))
+    count = 0
+    for hs in ((0, -7), (-7, -3), (-3, None)):
+        for ws in ((0, -7), (-7, -3), (-3, None)):
+            m[hs[0]:hs[1], ws[0]:ws[1]] = count
+            count += 1
+    return F.dropout(x, p=0.0) + m.view(1, ph, pw, 1)
+
+
 # Exported with dynamic axes (input name: {axis: symbol}) and run at the
 # traced size and at a second one (CASE.size2.input_N.npy, CASE.size2.expected.npy):
 # a size the trace declares must not be folded when it depends on a dynamic dim.
@@ -185,6 +202,8 @@ DYNAMIC = {
     "interpolate_fixed_size_dynamic": (
         lambda x: F.interpolate(x, size=(8, 6), mode="bilinear", align_corners=False),
         (torch.randn(2, 3, 5, 4),), (torch.randn(3, 3, 7, 6),), "input:0=b,input:2=h,input:3=w"),
+    "window_mask_dynamic_batch": (window_mask, (torch.randn(1, 16, 16, 2),),
+                                  (torch.randn(3, 16, 16, 2),), "x.1:0=b"),
     # instance_norm without weights and pixel_shuffle read only the static
     # channels; the batch and spatial dims are dynamic
     "instance_norm_pixel_shuffle_dynamic": (

@@ -67,6 +67,12 @@ static const OpRule op_rules[] = {
   { "InstanceNormalization", shape_rule_same, DT_SAME }, { "Dropout", shape_rule_same, DT_SAME },
   { "Identity", shape_rule_same, DT_SAME }, { "Cast", shape_rule_same, DT_CAST },
   { "CastLike", shape_rule_same, DT_SAME },
+  /* data written into input 0 (view writes, index_put, masked_scatter) */
+  { "ScatterElements", shape_rule_same, DT_SAME }, { "Scatter", shape_rule_same, DT_SAME },
+  { "ScatterND", shape_rule_same, DT_SAME }, { "GatherElements", shape_rule_like_input1, DT_SAME },
+  { "LayerNormalization", shape_rule_layer_norm, DT_SAME }, { "EyeLike", shape_rule_same, DT_SAME },
+  { "RandomNormalLike", shape_rule_same, DT_SAME }, { "RandomUniformLike", shape_rule_same, DT_SAME },
+  { "Bernoulli", shape_rule_same, DT_SAME }, { "ReverseSequence", shape_rule_same, DT_SAME },
   /* broadcasting */
   { "Add", shape_rule_broadcast, DT_SAME }, { "Sub", shape_rule_broadcast, DT_SAME },
   { "Mul", shape_rule_broadcast, DT_SAME }, { "Div", shape_rule_broadcast, DT_SAME },
@@ -161,6 +167,75 @@ data_arith (const char *op, const DimVec *a, const DimVec *b, DimVec *out)
   return TRUE;
 }
 
+/* Integer and boolean ops on values that are all static (the integer
+ * arithmetic of torch's floor division and remainder of sizes, a window's
+ * padding (W - W % 7) % 7): evaluated, booleans as 0 and 1.  A value that
+ * is not static gives no data. */
+static gboolean
+data_static_op (Ctx *c, GraphNode *n, const char *op, DimVec *out)
+{
+  static const char *const ops[] = {
+    "Mod", "Neg", "Abs", "Max", "Min", "Equal", "Less", "Greater", "LessOrEqual",
+    "GreaterOrEqual", "Not", "And", "Or", "Xor", "Where",
+  };
+  guint k = 0;
+  while (k < G_N_ELEMENTS (ops) && strcmp (op, ops[k]) != 0)
+    k++;
+  guint nin = graph_node_n_inputs (n);
+  if (k == G_N_ELEMENTS (ops) || nin == 0 || nin > 3)
+    return FALSE;
+  DimVec in[3];
+  guint len = 1;
+  gboolean scalar = TRUE;
+  for (guint i = 0; i < nin; i++)
+    {
+      if (!shape_data_of (c, shape_in_at (n, i), &in[i]) || in[i].n == 0)
+        return FALSE;
+      for (guint j = 0; j < in[i].n; j++)
+        if (in[i].v[j].kind != GRAPH_DIM_STATIC || !shape_small (in[i].v[j].value))
+          return FALSE;
+      if (in[i].n != 1 && len != 1 && in[i].n != len)
+        return FALSE;
+      len = MAX (len, in[i].n);
+      scalar = scalar && in[i].scalar;
+    }
+  gint64 fmod_attr = shape_attr_i (n, "fmod", 0);
+  out->n = len;
+  out->scalar = scalar;
+  for (guint j = 0; j < len; j++)
+    {
+      gint64 x[3] = { 0 };
+      for (guint i = 0; i < nin; i++)
+        x[i] = in[i].v[in[i].n == 1 ? 0 : j].value;
+      gint64 a = x[0], b = x[1], r;
+      if (strcmp (op, "Mod") == 0)
+        {
+          if (b == 0)
+            return FALSE;
+          r = a % b;
+          if (!fmod_attr && r != 0 && ((r < 0) != (b < 0)))
+            r += b;   /* the sign of the divisor, as ONNX's integer Mod */
+        }
+      else if (strcmp (op, "Neg") == 0) r = -a;
+      else if (strcmp (op, "Abs") == 0) r = a < 0 ? -a : a;
+      else if (strcmp (op, "Max") == 0) r = nin == 1 ? a : MAX (a, b);
+      else if (strcmp (op, "Min") == 0) r = nin == 1 ? a : MIN (a, b);
+      else if (strcmp (op, "Equal") == 0) r = a == b;
+      else if (strcmp (op, "Less") == 0) r = a < b;
+      else if (strcmp (op, "Greater") == 0) r = a > b;
+      else if (strcmp (op, "LessOrEqual") == 0) r = a <= b;
+      else if (strcmp (op, "GreaterOrEqual") == 0) r = a >= b;
+      else if (strcmp (op, "Not") == 0) r = !a;
+      else if (strcmp (op, "And") == 0) r = a && b;
+      else if (strcmp (op, "Or") == 0) r = a || b;
+      else if (strcmp (op, "Xor") == 0) r = !a != !b;
+      else if (nin == 3) r = a ? b : x[2];   /* Where */
+      else return FALSE;
+      out->v[j] = shape_dim_static (r);
+    }
+  return TRUE;
+}
+
 /* The values of n's output 0 when they are a short integer vector. */
 static gboolean
 data_rule (Ctx *c, GraphNode *n, DimVec *out)
@@ -197,8 +272,17 @@ data_rule (Ctx *c, GraphNode *n, DimVec *out)
     {
       gint64 to = shape_attr_i (n, "to", GRAPH_DTYPE_INT64);
       *out = a;
-      return graph_dtype_is_integer ((GraphDType) to);
+      if (to == GRAPH_DTYPE_BOOL)
+        for (guint i = 0; i < out->n; i++)
+          {
+            if (out->v[i].kind != GRAPH_DIM_STATIC)
+              return FALSE;
+            out->v[i] = shape_dim_static (out->v[i].value != 0);
+          }
+      return graph_dtype_is_integer ((GraphDType) to) || to == GRAPH_DTYPE_BOOL;
     }
+  if (data_static_op (c, n, op, out))
+    return TRUE;
   if (strcmp (op, "Unsqueeze") == 0 || strcmp (op, "Squeeze") == 0 || strcmp (op, "Reshape") == 0
       || strcmp (op, "Flatten") == 0)
     {
@@ -271,8 +355,10 @@ data_rule (Ctx *c, GraphNode *n, DimVec *out)
 /* ---- the pass ------------------------------------------------------------ */
 
 static GraphDType
-output_dtype (GraphNode *n, const OpRule *r)
+output_dtype (GraphNode *n, guint i, const OpRule *r)
 {
+  if (i == 1 && graph_node_is (n, "onnx::Dropout"))
+    return GRAPH_DTYPE_BOOL;   /* the mask */
   switch (r->dtype)
     {
     case DT_BOOL:
@@ -314,7 +400,7 @@ set_shape (Ctx *c, GraphNode *n, guint i, const Shape *s, const OpRule *r)
   GraphDType dt = t ? graph_type_dtype (t) : GRAPH_DTYPE_UNDEFINED;
   int rank = t ? graph_type_rank (t) : -1;
   if (dt == GRAPH_DTYPE_UNDEFINED && r)
-    dt = output_dtype (n, r);
+    dt = output_dtype (n, i, r);
   Shape fallback = { .rank = rank };
   if (s == NULL || (rank >= 0 && s->rank != rank))
     {

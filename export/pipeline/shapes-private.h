@@ -93,6 +93,8 @@ gboolean shape_rule_reduce (Ctx *c, GraphNode *n, Shape *out);
 /* ---- rules for element-wise and layout ops (shape-rules-tensor.c) -------- */
 
 gboolean shape_rule_same (Ctx *c, GraphNode *n, Shape *out);
+gboolean shape_rule_like_input1 (Ctx *c, GraphNode *n, Shape *out);
+gboolean shape_rule_layer_norm (Ctx *c, GraphNode *n, Shape *out);
 gboolean shape_rule_broadcast (Ctx *c, GraphNode *n, Shape *out);
 gboolean shape_rule_flatten (Ctx *c, GraphNode *n, Shape *out);
 gboolean shape_rule_reshape (Ctx *c, GraphNode *n, Shape *out);

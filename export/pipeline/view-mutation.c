@@ -221,11 +221,23 @@ write_back (SymContext *ctx, GraphNode *p, GraphValue *child, GError **error)
   return r;
 }
 
+static gboolean view_mutation (SymContext *ctx, GraphNode *n, GError **error);
+
 gboolean
 export_view_mutation (SymContext *ctx, GraphNode *n, GError **error)
 {
   if (!is_inplace (n))
     return TRUE;
+  /* the views' shapes as the symbolics see them (dynamic axes) */
+  SymContext *saved = sym_context_make_current (ctx);
+  gboolean ok = view_mutation (ctx, n, error);
+  sym_context_make_current (saved);
+  return ok;
+}
+
+static gboolean
+view_mutation (SymContext *ctx, GraphNode *n, GError **error)
+{
   GraphValue *self = graph_node_input (n, 0);
   GraphNode *p = self ? graph_value_node (self) : NULL;
   if (!is_view (p))
