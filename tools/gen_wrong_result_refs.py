@@ -182,6 +182,16 @@ def window_mask(x):
     return F.dropout(x, p=0.0) + m.view(1, ph, pw, 1)
 
 
+def view_writes(x):
+    # writes through select and slice views of a tensor whose sizes are
+    # dynamic: negative index, a slice from a computed start, in-place mul
+    y = x * 1
+    y[:, -1] = 0
+    y[..., 1:] *= 2
+    y[y.shape[0] // 2:, 0] = 7
+    return y
+
+
 # Exported with dynamic axes (input name: {axis: symbol}) and run at the
 # traced size and at a second one (CASE.size2.input_N.npy, CASE.size2.expected.npy):
 # a size the trace declares must not be folded when it depends on a dynamic dim.
@@ -204,6 +214,10 @@ DYNAMIC = {
         (torch.randn(2, 3, 5, 4),), (torch.randn(3, 3, 7, 6),), "input:0=b,input:2=h,input:3=w"),
     "window_mask_dynamic_batch": (window_mask, (torch.randn(1, 16, 16, 2),),
                                   (torch.randn(3, 16, 16, 2),), "x.1:0=b"),
+    "window_mask_dynamic_hw": (window_mask, (torch.randn(1, 16, 16, 2),),
+                               (torch.randn(2, 20, 12, 2),), "x.1:0=b,x.1:1=h,x.1:2=w"),
+    "view_writes_dynamic": (view_writes, (torch.randn(3, 4, 5),), (torch.randn(4, 6, 3),),
+                            "x:0=a,x:1=b,x:2=c"),
     # instance_norm without weights and pixel_shuffle read only the static
     # channels; the batch and spatial dims are dynamic
     "instance_norm_pixel_shuffle_dynamic": (
