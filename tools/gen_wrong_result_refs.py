@@ -192,6 +192,17 @@ def view_writes(x):
     return y
 
 
+def embedding_bags(x):
+    # offsets computed from a dynamic length (torch 1.13 builds a Loop):
+    # the number of bags is known only at run time
+    weight = torch.sin(torch.arange(60.0)).view(20, 3)
+    offsets = torch.arange(0, x.size(0), 3)
+    psw = torch.cos(x.float())
+    return torch.cat([F.embedding_bag(x, weight, offsets, mode="sum", per_sample_weights=psw),
+                      F.embedding_bag(x, weight, offsets, mode="mean"),
+                      F.embedding_bag(x, weight, offsets, mode="max")], 1)
+
+
 # Exported with dynamic axes (input name: {axis: symbol}) and run at the
 # traced size and at a second one (CASE.size2.input_N.npy, CASE.size2.expected.npy):
 # a size the trace declares must not be folded when it depends on a dynamic dim.
@@ -218,6 +229,8 @@ DYNAMIC = {
                                (torch.randn(2, 20, 12, 2),), "x.1:0=b,x.1:1=h,x.1:2=w"),
     "view_writes_dynamic": (view_writes, (torch.randn(3, 4, 5),), (torch.randn(4, 6, 3),),
                             "x:0=a,x:1=b,x:2=c"),
+    "embedding_bag_dynamic": (embedding_bags, (torch.randint(0, 20, (7,)),),
+                              (torch.randint(0, 20, (11,)),), "x:0=n"),
     # instance_norm without weights and pixel_shuffle read only the static
     # channels; the batch and spatial dims are dynamic
     "instance_norm_pixel_shuffle_dynamic": (

@@ -18,7 +18,7 @@ static const char *const cases[] = {
   "index_multi", "topk_split_fill_computed", "index_put", "data_dependent_size", "script_if",
   "gpt_attention_dynamic", "class_token_dynamic", "interpolate_fixed_size_dynamic",
   "instance_norm_pixel_shuffle_dynamic", "window_mask_dynamic_batch",
-  "window_mask_dynamic_hw", "view_writes_dynamic",
+  "window_mask_dynamic_hw", "view_writes_dynamic", "embedding_bag_dynamic",
 };
 static const int opsets[] = { 11, 13, 17 };
 
