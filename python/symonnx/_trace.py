@@ -216,8 +216,10 @@ def state_tensors(model, graph):
         else:
             tensors[name] = t
     for node in all_nodes(graph):
+        if node.kind() != "prim::GetAttr":
+            continue
         kind = str(node.output().type())
-        if node.kind() != "prim::GetAttr" or not kind.startswith("__torch__.torch.classes.quantized."):
+        if not kind.startswith("__torch__.torch.classes.quantized."):
             continue
         path = _getattr_path(node.output())
         if path is None:
