@@ -1215,6 +1215,15 @@ translate_unpack (SymContext *ctx, GraphNode *n, GError **error)
                 graph_value_set_type (dv, t);
             }
           sym_map_value (ctx, graph_node_output (n, i), dv);
+          /* the elements of a quantized list (chunk of a quantized tensor)
+           * share its parameters (Note [Quantized values]) */
+          const SymQuantized *q = sym_quantized_lookup (ctx, in);
+          if (q)
+            {
+              SymQuantized e = *q;
+              e.value = dv;
+              sym_quantized_record (ctx, graph_node_output (n, i), &e);
+            }
         }
       return TRUE;
     }

@@ -453,6 +453,9 @@ static const QuantArgs quant_args[] = {
   { "aten::maximum", "qq", 0, 0 },         { "aten::minimum", "qq", 0, 0 },
   { "aten::amax", "q", 0, 0 },             { "aten::amin", "q", 0, 0 },
   { "aten::layer_norm", "q", 0, 0 },       { "aten::group_norm", "q", 0, 0 },
+  /* beyond torch, whose export fails: PyTorch's quantized mean keeps the
+   * input's parameters, as these ops do */
+  { "aten::mean", "q", 0, 0 },
 };
 
 static const QuantArgs *
@@ -474,11 +477,60 @@ sym_quantized_refuse (SymContext *ctx, GraphNode *n, GError **error)
   return FALSE;
 }
 
+/* Ops torch 1.13 has no quantized form of (its export fails) that only
+ * read the shape, or only move elements: symonnx runs them on the integer
+ * tensor, the result sharing the input's scale and zero point — exact, as
+ * PyTorch's quantized kernels of these ops keep the parameters. */
+static const char *const shape_ops[] = { "aten::size", "aten::dim", "aten::numel" };
+static const char *const moving_ops[] = {
+  "aten::contiguous", "aten::chunk", "aten::split", "aten::split_with_sizes", "aten::permute",
+  "aten::squeeze", "aten::unsqueeze", "aten::clone", "aten::detach",
+};
+
+static gboolean
+in_list (const char *kind, const char *const *list, gsize n)
+{
+  for (gsize i = 0; i < n; i++)
+    if (strcmp (list[i], kind) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+/* A moving op on input 0's integer tensor; its outputs (or the list it
+ * returns, for ListUnpack) recorded with input 0's parameters. */
+static gboolean
+moving_call (SymContext *ctx, GraphNode *n, SymFn fn, GraphValue **out, GError **error)
+{
+  for (guint i = 1; i < graph_node_n_inputs (n); i++)
+    if (graph_type_is_quantized (graph_value_type (graph_node_input (n, i))))
+      return sym_quantized_refuse (ctx, n, error);
+  const SymQuantized *q = quantized_arg (ctx, n, graph_node_input (n, 0), error);
+  if (q == NULL || !fn (ctx, n, out, error))
+    return FALSE;
+  GraphDType idt = sym_dtype (q->value);
+  for (guint i = 0; i < graph_node_n_outputs (n); i++)
+    {
+      SymQuantized e = *q;
+      e.value = out[i];
+      if (out[i] && sym_dtype (out[i]) != GRAPH_DTYPE_UNDEFINED && sym_dtype (out[i]) != idt)
+        {
+          g_set_error (error, SYM_ERROR, SYM_ERROR_INVALID, "%s on a quantized tensor gave "
+                       "another element type than its integer input", graph_node_kind (n));
+          return FALSE;
+        }
+      sym_quantized_record (ctx, graph_node_output (n, i), &e);
+    }
+  return TRUE;
+}
+
 gboolean
 sym_quantized_call (SymContext *ctx, GraphNode *n, SymFn fn, GraphValue **out, GError **error)
 {
-  if (graph_node_is (n, "aten::dequantize"))
-    return fn (ctx, n, out, error);   /* reads its quantized input itself */
+  const char *kind = graph_node_kind (n);
+  if (graph_node_is (n, "aten::dequantize") || in_list (kind, shape_ops, G_N_ELEMENTS (shape_ops)))
+    return fn (ctx, n, out, error);   /* reads its quantized input itself, or only its shape */
+  if (in_list (kind, moving_ops, G_N_ELEMENTS (moving_ops)))
+    return moving_call (ctx, n, fn, out, error);
   const QuantArgs *qa = quant_args_of (graph_node_kind (n));
   if (qa == NULL || graph_node_n_outputs (n) != 1)
     return sym_quantized_refuse (ctx, n, error);
