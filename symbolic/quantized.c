@@ -453,9 +453,7 @@ static const QuantArgs quant_args[] = {
   { "aten::maximum", "qq", 0, 0 },         { "aten::minimum", "qq", 0, 0 },
   { "aten::amax", "q", 0, 0 },             { "aten::amin", "q", 0, 0 },
   { "aten::layer_norm", "q", 0, 0 },       { "aten::group_norm", "q", 0, 0 },
-  /* beyond torch, whose export fails: PyTorch's quantized mean keeps the
-   * input's parameters, as these ops do */
-  { "aten::mean", "q", 0, 0 },
+  { "aten::mean", "q", 0, 0 },   /* torch's reductions take quantized inputs too */
 };
 
 static const QuantArgs *
@@ -583,7 +581,66 @@ sym_quantized_call (SymContext *ctx, GraphNode *n, SymFn fn, GraphValue **out, G
   return finish (ctx, n, &q, out);
 }
 
+/* ------------------------------------------------------------------------ */
+/* Fake quantization (quantization-aware training)                           */
+
+/* aten::fake_quantize_per_tensor_affine(self, scale, zero_point, quant_min, quant_max)
+ * and aten::fake_quantize_per_channel_affine(self, scale, zero_point, axis, quant_min,
+ * quant_max) (from 13): QuantizeLinear → DequantizeLinear, a Clip at 127
+ * for the (0, 127) range (from 13). */
+static gboolean
+sym_fake_quantize (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  gboolean per_channel = graph_node_is (n, "aten::fake_quantize_per_channel_affine");
+  gboolean at13 = sym_opset (ctx) >= 13;
+  GraphValue *self, *scale, *zp;
+  gint64 axis = -1, qmin, qmax;
+  if (per_channel ? !sym_parse_args (ctx, n, "vvviii", &self, &scale, &zp, &axis, &qmin, &qmax, error)
+                  : !sym_parse_args (ctx, n, "vvvii", &self, &scale, &zp, &qmin, &qmax, error))
+    return FALSE;
+  gboolean r127 = qmin == 0 && qmax == 127;
+  if (r127 && !at13)
+    return sym_unimplemented (ctx, n, error, "the quantize range (0, 127) before opset 13 (its "
+                              "Clip of a uint8 needs opset 13)");
+  if (!r127 && !(qmin == 0 && qmax == 255) && !(qmin == -128 && qmax == 127))
+    {
+      g_set_error (error, SYM_ERROR, SYM_ERROR_ARGS, "for (quant_min, quant_max), ONNX allows only "
+                   "(0, 127), (0, 255) and (-128, 127); got (%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ")",
+                   qmin, qmax);
+      return FALSE;
+    }
+  if (!at13)
+    {
+      /* torch's opset-10 form: the scale a float constant */
+      double sv;
+      if (!sym_get_const_double (graph_node_input (n, 1), &sv))
+        return sym_unimplemented (ctx, n, error, "a computed scale before opset 13");
+      scale = sym_const_scalar (ctx, GRAPH_DTYPE_FLOAT, sv);
+    }
+  else if (!per_channel && sym_dtype (scale) != GRAPH_DTYPE_FLOAT)
+    scale = sym_cast (ctx, scale, GRAPH_DTYPE_FLOAT);
+  zp = sym_cast (ctx, zp, qmin == 0 ? GRAPH_DTYPE_UINT8 : GRAPH_DTYPE_INT8);
+  GraphValue *q = per_channel
+    ? graph_op (G, "QuantizeLinear", self, scale, zp, "axis_i", axis, NULL)
+    : graph_op (G, "QuantizeLinear", self, scale, zp, NULL);
+  if (r127)
+    {
+      g_autoptr (Tensor) hi = tensor_new_scalar_int64 (GRAPH_DTYPE_UINT8, 127);
+      q = graph_op (G, "Clip", q, GRAPH_ABSENT, sym_constant (ctx, hi), NULL);
+    }
+  out[0] = per_channel ? graph_op (G, "DequantizeLinear", q, scale, zp, "axis_i", axis, NULL)
+                       : graph_op (G, "DequantizeLinear", q, scale, zp, NULL);
+  return out[0] != NULL;
+}
+
+static const SymEntry entries13[] = {
+  SYM_FN ("aten::fake_quantize_per_tensor_affine", sym_fake_quantize),
+  SYM_FN ("aten::fake_quantize_per_channel_affine", sym_fake_quantize),
+};
+const SymTable sym_opset13_quantized = SYM_TABLE (13, entries13);
+
 static const SymEntry entries[] = {
+  SYM_FN ("aten::fake_quantize_per_tensor_affine", sym_fake_quantize),
   SYM_FN ("aten::quantize_per_tensor", sym_quantize_per_tensor),
   SYM_FN ("aten::dequantize", sym_dequantize),
   SYM_DATA ("quantized::conv2d", sym_quantized_weighted, "conv2d"),

@@ -421,9 +421,23 @@ OP_CASES.update(dict([
         F.adaptive_avg_pool2d(F.max_pool2d(F.relu(x), 2), 1), 1), lambda: [], lambda: [R(1, 3, 6, 6)]),
     quantized("q_aten_sigmoid", lambda s, x: torch.sigmoid(x), lambda: [], lambda: [R(2, 5)]),
     quantized("q_aten_hardsigmoid", lambda s, x: F.hardsigmoid(x), lambda: [], lambda: [R(2, 5)]),
+    # beyond torch (its export fails): shufflenet's channel shuffle and chunk, and mean
+    quantized("q_channel_shuffle_chunk", lambda s, x: s.mods[0].cat(list(reversed(
+        x.view(1, 2, 2, 3, 3).transpose(1, 2).contiguous().view(x.size(0), -1, 3, 3).chunk(2, 1))), 1),
+        _ff, lambda: [R(1, 4, 3, 3)]),
+    quantized("q_mean", lambda s, x: x.mean([2, 3]), lambda: [], lambda: [R(1, 3, 4, 4)]),
     quantized("q_aten_avg_pool_view", lambda s, x: F.avg_pool2d(x, 2).view(1, -1), lambda: [],
               lambda: [R(1, 2, 4, 4)]),
 ]))
+OP_CASES.update({
+    # fake quantization (quantization-aware training)
+    "fake_quant_u8": (Fn(lambda s, x: torch.fake_quantize_per_tensor_affine(x, 0.05, 10, 0, 255)), [R(2, 5)]),
+    "fake_quant_i8": (Fn(lambda s, x: torch.fake_quantize_per_tensor_affine(x, 0.02, -3, -128, 127)), [R(2, 5)]),
+    "fake_quant_0_127": (Fn(lambda s, x: torch.fake_quantize_per_tensor_affine(x, 0.05, 4, 0, 127)), [R(2, 5)]),
+    "fake_quant_per_channel": (Fn(lambda s, x: torch.fake_quantize_per_channel_affine(
+        x, torch.tensor([0.05, 0.1, 0.02]), torch.tensor([0, 3, -2], dtype=torch.int32), 1, -128, 127)),
+        [R(2, 3, 4)]),
+})
 CASES.update(OP_CASES)
 
 
