@@ -9,7 +9,8 @@ weights_backbone=None) and a small input; each model runs in its own process
 opset the table says whether torch.onnx.export wrote a file, whether symonnx
 exported one (or the first line of its error), and whether symonnx's file run
 in symonnx's executor gives PyTorch's outputs (numpy allclose, rtol 1e-3,
-atol 1e-4 + 1e-5 of the largest output), and the same for torch's file run in symonnx's executor,
+atol 1e-4 + 1e-5 of the largest output; for the quantized models one quantization step
+of the output, rtol 0), and the same for torch's file run in symonnx's executor,
 and symonnx's file run in ONNX Runtime 1.20 (onnxruntime-node, when
 tests/e2e/install-ort.sh has installed it into build/ort; else the column says
 "not installed").
@@ -80,6 +81,35 @@ def make(name, family):
     return model, (torch.rand(1, 3, size, size),)
 
 
+QUANT_STEPS = 1
+
+
+def quant_step(model, args):
+    """The scale of the quantized tensor a torchvision quantized model's
+    DeQuantize reads (its output's quantization step)."""
+    import torch
+    steps = []
+    hook = model.dequant.register_forward_pre_hook(lambda m, inp: steps.append(inp[0].q_scale()))
+    with torch.no_grad():
+        model(*args)
+    hook.remove()
+    return steps[-1] if steps else 0.0
+
+
+def max_abs_error(report):
+    """The largest 'max abs err' of symonnx.verify's table."""
+    worst = None
+    for line in report.splitlines():
+        f = line.split()   # name, dtype(shape, ...), max abs, max rel, mismatches, first
+        if len(f) >= 4 and f[1].split("(")[0] in ("float32", "float64", "float16", "int64", "uint8", "int8"):
+            try:
+                v = float(f[-4])
+            except ValueError:
+                continue
+            worst = v if worst is None else max(worst, v)
+    return worst
+
+
 def first_line(e):
     s = str(e).strip().splitlines()
     return (s[0] if s else type(e).__name__)[:160]
@@ -148,8 +178,20 @@ def one(name, family, opsets, work, symonnx_only=False):
         scale = max((float(t.abs().max()) for t in _trace.flatten(expected)
                      if t.numel() and t.is_floating_point()), default=0.0)
     atol = 1e-4 + 1e-5 * scale
+    step = quant_step(model, args) if family == "quantization" else 0.0
+    if step:
+        # A quantized model's output is integers times the scale of the
+        # tensor its DeQuantize reads: a value rounded the other way inside
+        # the network moves it by a step (or a few, downstream).  The
+        # tolerance is QUANT_STEPS steps (rtol 0): one step is the
+        # representation's resolution, more a sign of a different computation.
+        atol, rtol = QUANT_STEPS * step * 1.0001, 0.0
+    else:
+        rtol = 1e-3
     for opset in opsets:
         row = {"model": name, "family": family, "opset": opset, "params": n_params}
+        if step:
+            row["quant_step"] = step
         tf = os.path.join(work, f"{name}.torch{opset}.onnx")
         sf = os.path.join(work, f"{name}.symonnx{opset}.onnx")
         t0 = time.perf_counter()
@@ -174,13 +216,14 @@ def one(name, family, opsets, work, symonnx_only=False):
                 continue
             buf = io.StringIO()
             try:
-                ok = symonnx.verify(model, args, path, rtol=1e-3, atol=atol, file=buf)
+                ok = symonnx.verify(model, args, path, rtol=rtol, atol=atol, file=buf)
                 row[key] = "yes" if ok else "NO: " + first_line(buf.getvalue().splitlines()[-2:-1])
+                row[key + "_max_abs"] = max_abs_error(buf.getvalue())
             except Exception as e:  # noqa: BLE001
                 row[key] = "error: " + first_line(e)
         if os.path.exists(sf):
             try:
-                row["ort_match"] = ort_check(sf, args, expected, 1e-3, atol, work)
+                row["ort_match"] = ort_check(sf, args, expected, rtol, atol, work)
             except Exception as e:  # noqa: BLE001
                 row["ort_match"] = "error: " + first_line(e)
         for path in (tf, sf):
@@ -230,6 +273,7 @@ def main():
                 rows.append(r)
                 print(f"{r['model']:<36} {r['opset']:>3} torch {r['torch'][:40]:<40} "
                       f"symonnx {r['symonnx'][:70]:<70} match {r.get('match', '-')[:40]:<12} "
+                      f"max abs {r.get('match_max_abs')!s:<10} "
                       f"torch-file {r.get('torch_file_match', '-')[:30]:<14} "
                       f"ORT {r.get('ort_match', '-')[:40]}", flush=True)
     if a.json:

@@ -54,6 +54,7 @@ struct _GraphType
   gint64       *strides;
   int           requires_grad;
   char         *device;
+  gboolean      quantized;   /* QUInt8/QInt8/QInt32: dtype is the integer representation */
   /* NAMED, CLASS */
   char         *name;
   /* LIST, OPTIONAL, DICT, TUPLE */

@@ -231,6 +231,11 @@ GraphType   *graph_type_new_sparse_tensor (GraphDType dtype, int rank, const Gra
  * (NULL absent).  Returns a new type. */
 GraphType   *graph_type_with_trace_info (const GraphType *t, const gint64 *strides,
                                          int requires_grad, const char *device);
+/* A copy marked quantized (UINT8/INT8/INT32 only): Note [Quantized tensor types] */
+GraphType   *graph_type_with_quantized (const GraphType *t);
+gboolean     graph_type_is_quantized (const GraphType *t);
+/* "QUInt8", "QInt8", "QInt32" for UINT8, INT8, INT32; NULL otherwise */
+const char  *graph_type_quantized_name (GraphDType dtype);
 GraphType   *graph_type_new_simple (GraphTypeKind kind);   /* INT, FLOAT, BOOL, STR, NONE, DEVICE, NUMBER */
 GraphType   *graph_type_new_named (const char *name);      /* GRAPH_TYPE_NAMED */
 GraphType   *graph_type_new_class (const char *qualified_name);

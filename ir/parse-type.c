@@ -283,6 +283,12 @@ parse_base (TextCursor *c, guint depth, GError **error)
   GraphDType dtype;
   if (graph_dtype_from_torch_name (word, &dtype))
     return parse_tensor_type (c, GRAPH_TYPE_TENSOR, dtype, error);
+  for (GraphDType q = GRAPH_DTYPE_UINT8; q <= GRAPH_DTYPE_INT32; q++)
+    if (graph_type_quantized_name (q) && strcmp (word, graph_type_quantized_name (q)) == 0)
+      {
+        g_autoptr (GraphType) t = parse_tensor_type (c, GRAPH_TYPE_TENSOR, q, error);
+        return t ? graph_type_with_quantized (t) : NULL;
+      }
   if (strcmp (word, "Sparse") == 0 && text_eat (c, '('))
     {
       gsize inner = c->pos;

@@ -73,7 +73,41 @@ graph_type_with_trace_info (const GraphType *src, const gint64 *strides, int req
     t->strides = g_new0 (gint64, 1);   /* strides=[] */
   t->requires_grad = requires_grad < 0 ? -1 : requires_grad != 0;
   t->device = g_strdup (device);
+  t->quantized = src->quantized;
   return t;
+}
+
+/* Note [Quantized tensor types]: PyTorch's QUInt8/QInt8/QInt32 are an
+ * integer tensor plus a scale and zero point that the type does not carry;
+ * the IR keeps the integer element type (UINT8/INT8/INT32, ONNX's values)
+ * and a flag, so dtypes stay ONNX's and the printer writes PyTorch's name. */
+GraphType *
+graph_type_with_quantized (const GraphType *src)
+{
+  g_return_val_if_fail (graph_type_is_tensor (src), NULL);
+  g_return_val_if_fail (src->dtype == GRAPH_DTYPE_UINT8 || src->dtype == GRAPH_DTYPE_INT8
+                        || src->dtype == GRAPH_DTYPE_INT32, NULL);
+  GraphType *t = graph_type_with_trace_info (src, src->strides, src->requires_grad, src->device);
+  t->quantized = TRUE;
+  return t;
+}
+
+gboolean
+graph_type_is_quantized (const GraphType *t)
+{
+  return t != NULL && graph_type_is_tensor (t) && t->quantized;
+}
+
+const char *
+graph_type_quantized_name (GraphDType dtype)
+{
+  switch (dtype)
+    {
+    case GRAPH_DTYPE_UINT8: return "QUInt8";
+    case GRAPH_DTYPE_INT8: return "QInt8";
+    case GRAPH_DTYPE_INT32: return "QInt32";
+    default: return NULL;
+    }
 }
 
 GraphType *
@@ -227,6 +261,7 @@ graph_type_equal (const GraphType *a, const GraphType *b)
   if (a == NULL || b == NULL || a->kind != b->kind || a->dtype != b->dtype || a->rank != b->rank
       || a->requires_grad != b->requires_grad || a->n_elems != b->n_elems
       || g_strcmp0 (a->device, b->device) != 0 || g_strcmp0 (a->name, b->name) != 0
+      || a->quantized != b->quantized
       || (a->strides == NULL) != (b->strides == NULL))
     return FALSE;
   for (int i = 0; i < a->rank; i++)
@@ -250,7 +285,9 @@ static void
 tensor_type_append (GString *s, const GraphType *t)
 {
   guint items = 0;
-  g_string_append (s, t->dtype == GRAPH_DTYPE_UNDEFINED ? "Tensor" : graph_dtype_torch_name (t->dtype));
+  g_string_append (s, t->dtype == GRAPH_DTYPE_UNDEFINED ? "Tensor"
+                     : t->quantized ? graph_type_quantized_name (t->dtype)
+                     : graph_dtype_torch_name (t->dtype));
   if (t->rank < 0 && t->requires_grad < 0 && t->device == NULL)
     return;
   g_string_append_c (s, '(');

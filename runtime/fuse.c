@@ -3,9 +3,13 @@
  *   Conv [+ Add (z)] [+ Relu | Clip]  →  one Conv whose epilogue adds z and
  *                                        applies the activation per block
  *   Add + Relu | Clip                 →  one pass over the elements
+ *   DequantizeLinear (x, w, b) → Conv [→ Relu] → QuantizeLinear
+ *                                     →  one integer convolution (Note
+ *                                        [Quantized Conv chains], k-quant.c)
  *
- * The fused kernels compute each element with the same operations in the
- * same order as the unfused nodes, so results are bit-identical. */
+ * The first two compute each element with the same operations in the
+ * same order as the unfused nodes, so results are bit-identical; the
+ * quantized chain sums exactly what the Conv sums in float. */
 #include "runtime/session-private.h"
 #include "runtime/kernels-private.h"
 #include "runtime/spatial.h"
@@ -186,6 +190,18 @@ static const RtKernelDef add_fused_def = {
   .free_state = fused_free,
 };
 
+static gboolean
+k_qdq_conv_fused (RtCall *call, GError **error)
+{
+  const Fused *f = call->state;
+  return rt_qdq_conv (call, f->act == RT_ACT_RELU, error);
+}
+
+static const RtKernelDef qdq_conv_def = {
+  RT_ONNX ("Conv", 1), RT_IN (8, 11), RT_OUT (1, 1), .run = k_qdq_conv_fused,
+  .free_state = fused_free,
+};
+
 /* ---- finding the chains --------------------------------------------------- */
 
 typedef struct
@@ -338,6 +354,99 @@ try_add (Fuser *fz, int i)
   fz->gone[j] = TRUE;
 }
 
+/* The plan index of the DequantizeLinear making v, read only by plan node i; -1 otherwise. */
+static int
+dq_producer (const Fuser *fz, GraphValue *v, int i)
+{
+  GraphNode *n = v ? graph_value_node (v) : NULL;
+  int j = n ? GPOINTER_TO_INT (g_hash_table_lookup (fz->pos, n)) - 1 : -1;
+  if (j < 0 || fz->gone[j] || !is_op (&fz->s->nodes[j], "DequantizeLinear")
+      || graph_node_n_inputs (n) != 3 || sole_reader (fz, v) != i)
+    return -1;
+  return j;
+}
+
+/* Whether v is known to hold one element (a constant's or weight's tensor,
+ * or its type's static shape). */
+static gboolean
+is_scalar (GraphValue *v)
+{
+  Tensor *c = v ? graph_value_get_initializer (v) : NULL;
+  if (c == NULL && v)
+    c = graph_value_constant_tensor (v);
+  if (c)
+    return tensor_numel (c) == 1;
+  GraphType *t = v ? graph_value_type (v) : NULL;
+  gint64 dims[TENSOR_MAX_RANK], n = 1;
+  if (t == NULL || !graph_type_is_tensor (t) || graph_type_rank (t) < 0
+      || !graph_type_static_shape (t, dims))
+    return FALSE;
+  for (int k = 0; k < graph_type_rank (t); k++)
+    n *= dims[k];
+  return n == 1;
+}
+
+/* Conv plan node i as the integer chain (Note [Quantized Conv chains]):
+ * its x and w (and bias) from DequantizeLinears only it reads, its output
+ * read only by a QuantizeLinear (through a Relu or not); per-tensor x and
+ * y parameters, a weight per tensor or along axis 0. */
+static gboolean
+try_qdq_conv (Fuser *fz, int i)
+{
+  RtNodePlan *p = &fz->s->nodes[i];
+  GraphNode *c = p->node;
+  guint nin = graph_node_n_inputs (c);
+  if (p->n_out != 1 || nin < 2 || nin > 3)
+    return FALSE;
+  int jx = dq_producer (fz, graph_node_input (c, 0), i);
+  int jw = dq_producer (fz, graph_node_input (c, 1), i);
+  int jb = nin == 3 ? dq_producer (fz, graph_node_input (c, 2), i) : -1;
+  if (jx < 0 || jw < 0 || (nin == 3 && jb < 0))
+    return FALSE;
+  GraphNode *dx = fz->s->nodes[jx].node, *dw = fz->s->nodes[jw].node;
+  if (!is_scalar (graph_node_input (dx, 1)) || !is_scalar (graph_node_input (dx, 2))
+      || (!is_scalar (graph_node_input (dw, 1)) && rt_attr_i (dw, "axis", 1) != 0))
+    return FALSE;
+  Fused f = { .act = RT_ACT_NONE, .lo = -INFINITY, .hi = INFINITY };
+  GraphValue *out = graph_node_output (c, 0);
+  int j = sole_reader (fz, out), act = -1;
+  if (j >= 0 && is_op (&fz->s->nodes[j], "Relu") && fz->s->nodes[j].n_out == 1)
+    {
+      act = j;
+      f.act = RT_ACT_RELU;
+      out = graph_node_output (fz->s->nodes[j].node, 0);
+      j = sole_reader (fz, out);
+    }
+  if (j < 0 || !is_op (&fz->s->nodes[j], "QuantizeLinear") || fz->s->nodes[j].n_out != 1)
+    return FALSE;
+  GraphNode *q = fz->s->nodes[j].node;
+  if (graph_node_n_inputs (q) != 3 || graph_node_input (q, 0) != out
+      || !is_scalar (graph_node_input (q, 1)) || !is_scalar (graph_node_input (q, 2))
+      || !ready_before (fz, graph_node_input (q, 1), i) || !ready_before (fz, graph_node_input (q, 2), i))
+    return FALSE;
+  GraphValue *ins[11] = { graph_node_input (dx, 0), graph_node_input (dx, 1), graph_node_input (dx, 2),
+                          graph_node_input (dw, 0), graph_node_input (dw, 1), graph_node_input (dw, 2),
+                          graph_node_input (q, 1), graph_node_input (q, 2) };
+  guint n = 8;
+  if (jb >= 0)
+    {
+      GraphNode *db = fz->s->nodes[jb].node;
+      for (guint k = 0; k < 3; k++)
+        ins[n++] = graph_node_input (db, k);
+    }
+  /* no packed float weights: the chain runs the integer convolution */
+  if (p->state && p->def->free_state)
+    p->def->free_state (p->state);
+  p->state = NULL;
+  make_fused (fz, i, &qdq_conv_def, &f, ins, n, graph_node_output (q, 0));
+  fz->gone[jx] = fz->gone[jw] = fz->gone[j] = TRUE;
+  if (jb >= 0)
+    fz->gone[jb] = TRUE;
+  if (act >= 0)
+    fz->gone[act] = TRUE;
+  return TRUE;
+}
+
 void
 rt_fuse_plan (RtSession *s)
 {
@@ -346,7 +455,7 @@ rt_fuse_plan (RtSession *s)
   for (guint i = 0; i < s->n_nodes; i++)
     g_hash_table_insert (fz.pos, s->nodes[i].node, GINT_TO_POINTER (i + 1));
   for (guint i = 0; i < s->n_nodes; i++)
-    if (!fz.gone[i] && is_op (&s->nodes[i], "Conv"))
+    if (!fz.gone[i] && is_op (&s->nodes[i], "Conv") && !try_qdq_conv (&fz, (int) i))
       try_conv (&fz, (int) i);
   /* Adds left (not after a Conv, or whose Conv could not take them). */
   for (guint i = 0; i < s->n_nodes; i++)

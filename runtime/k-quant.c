@@ -376,6 +376,67 @@ k_qlinear_conv (RtCall *call, GError **error)
   return TRUE;
 }
 
+/* Note [Quantized Conv chains]: torch's export of a quantized convolution
+ * is DequantizeLinear (x, w, bias) → Conv [→ Relu] → QuantizeLinear.  Run
+ * as written, the Conv sums float products of dequantized values, whose
+ * rounding moves an output that lands near a half step by one step.
+ * runtime/fuse.c gives the chain to this kernel, which sums the integer
+ * products exactly (as ONNX Runtime's QDQ fusion into QLinearConv and
+ * PyTorch's quantized kernels do) and quantizes acc·sx·sw + (bq − zb)·sb
+ * once.  Inputs: xq, sx, zx, wq, sw, zw (per output channel or scalar), ys,
+ * yzp, then bq, sb, zb or none; the Conv node's attributes; `relu` clamps
+ * at yzp (Relu before quantizing, exactly). */
+gboolean
+rt_qdq_conv (RtCall *call, gboolean relu, GError **error)
+{
+  const RtTensor *const *in = call->inputs;
+  for (guint k = 0; k < 8; k++)
+    if (in[k] == NULL || ((k == 1 || k == 2 || k == 6 || k == 7) && in[k]->numel != 1))
+      {
+        rt_call_error (call, error, RT_ERROR_INPUT, "a quantized Conv chain needs per-tensor "
+                       "input and output scales and zero points");
+        return FALSE;
+      }
+  gint64 M0 = in[3]->rank ? in[3]->dims[0] : 0;
+  if ((in[4]->numel != 1 && in[4]->numel != M0) || (in[5]->numel != 1 && in[5]->numel != M0))
+    {
+      rt_call_error (call, error, RT_ERROR_SHAPE, "the weight's scale and zero point must be one "
+                     "per output channel or a scalar");
+      return FALSE;
+    }
+  guint rank;
+  gint64 dims[RT_MAX_RANK];
+  double *acc;
+  if (!conv_result (call, in[0], in[3], in[2], in[5], &rank, dims, &acc, error))
+    return FALSE;
+  const RtTensor *bq = call->n_inputs > 8 ? in[8] : NULL;
+  const RtTensor *bs = bq && call->n_inputs > 9 ? in[9] : NULL;
+  const RtTensor *bz = bq && call->n_inputs > 10 ? in[10] : NULL;
+  gint64 M = dims[1], inner = rt_shape_numel (rank - 2, dims + 2);
+  for (const RtTensor *const *t = (const RtTensor *const[]) { bq, bs, bz, NULL }; *t; t++)
+    if ((*t)->numel != 1 && (*t)->numel != M)
+      {
+        rt_call_error (call, error, RT_ERROR_SHAPE, "the bias and its scale and zero point must "
+                       "have one value per output channel");
+        return FALSE;
+      }
+  RtTensor *o = rt_call_output (call, 0, in[7]->dtype, rank, dims, error);
+  if (o == NULL)
+    return FALSE;
+  double xs = rt_get_f64 (in[1], 0), ys = rt_get_f64 (in[6], 0), yzp = rt_get_f64 (in[7], 0);
+  for (gint64 i = 0; i < o->numel; i++)
+    {
+      gint64 m = (i / inner) % M;
+      double v = acc[i] * xs * rt_get_f64 (in[4], in[4]->numel == 1 ? 0 : m);
+      if (bq)
+        v += (rt_get_f64 (bq, bq->numel == 1 ? 0 : m) - (bz ? rt_get_f64 (bz, bz->numel == 1 ? 0 : m) : 0))
+             * (bs ? rt_get_f64 (bs, bs->numel == 1 ? 0 : m) : 1);
+      double q = nearbyint ((double) (float) v / (float) ys) + yzp;
+      store_sat (o, i, relu && q < yzp ? yzp : q);
+    }
+  return TRUE;
+}
+
 static const RtKernelDef defs[] = {
   { RT_ONNX ("QuantizeLinear", 10), RT_IN (2, 3), RT_OUT (1, 1), .dtypes = RT_DT_FLOATS | RT_DT (INT32), .run = k_quantize },
   { RT_ONNX ("DequantizeLinear", 10), RT_IN (2, 3), RT_OUT (1, 1), .run = k_dequantize },

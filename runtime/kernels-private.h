@@ -27,6 +27,9 @@ gboolean rt_batchnorm (RtCall *call, const RtTensor *x, const RtTensor *scale,
                        const RtTensor *bias, const RtTensor *mean, const RtTensor *var,
                        double eps, GError **error);
 /* Output 0 := numpy matmul of a and b (one dtype) (k-matmul.c). */
+/* A DequantizeLinear → Conv [→ Relu] → QuantizeLinear chain in integers
+ * (Note [Quantized Conv chains], k-quant.c). */
+gboolean rt_qdq_conv (RtCall *call, gboolean relu, GError **error);
 gboolean rt_matmul (RtCall *call, const RtTensor *a, const RtTensor *b, GError **error);
 /* Output 0 := alpha op(a) op(b) + beta c (a, b 2-D; c NULL or
  * broadcastable to (M, N)), shaped out_dims when out_dims is not NULL

@@ -18,6 +18,7 @@ struct _SymContext
   Graph      *scratch;    /* PythonOps' scalar arguments as prim::Constants */
   GHashTable *py_args;    /* PythonOp node → GPtrArray of its arguments */
   GHashTable *dynamic;    /* src values whose shape (or int value) depends on data */
+  GHashTable *quantized;  /* src value → SymQuantized* (Note [Quantized values], quantized.c) */
 };
 
 /* Note [Data-dependent shapes]
@@ -118,6 +119,7 @@ sym_context_new (const SymContextSetup *setup)
   ctx->py_args = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) g_ptr_array_unref);
   ctx->origins = g_hash_table_new (NULL, NULL);
   ctx->dynamic = g_hash_table_new (NULL, NULL);
+  ctx->quantized = g_hash_table_new_full (NULL, NULL, NULL, g_free);
   if (ctx->s.src)
     mark_data_dependent (ctx->s.src, ctx->dynamic);
   return ctx;
@@ -140,6 +142,7 @@ sym_context_free (SymContext *ctx)
   graph_free (ctx->scratch);
   g_hash_table_unref (ctx->origins);
   g_hash_table_unref (ctx->dynamic);
+  g_hash_table_unref (ctx->quantized);
   g_free (ctx);
 }
 
@@ -174,6 +177,103 @@ GraphValue *
 sym_context_mapped (SymContext *ctx, GraphValue *src)
 {
   return g_hash_table_lookup (ctx->map, src);
+}
+
+const SymQuantized *
+sym_quantized_lookup (SymContext *ctx, GraphValue *src)
+{
+  return src ? g_hash_table_lookup (ctx->quantized, src) : NULL;
+}
+
+void
+sym_quantized_record (SymContext *ctx, GraphValue *src, const SymQuantized *q)
+{
+  g_hash_table_insert (ctx->quantized, src, g_memdup2 (q, sizeof *q));
+}
+
+Tensor *
+sym_weight_tensor (SymContext *ctx, const char *name)
+{
+  return ctx->s.weights ? g_hash_table_lookup (ctx->s.weights, name) : NULL;
+}
+
+GraphValue *
+sym_weight_initializer (SymContext *ctx, const char *name, GError **error)
+{
+  GraphValue *dst = g_hash_table_lookup (ctx->inits, name);
+  if (dst)
+    return dst;
+  Tensor *t = sym_weight_tensor (ctx, name);
+  if (t == NULL)
+    {
+      g_set_error (error, SYM_ERROR, SYM_ERROR_INVALID, "weight '%s' is not in the weights%s",
+                   name, ctx->s.weights ? "" : " (no weights file given)");
+      return NULL;
+    }
+  dst = graph_add_initializer (ctx->s.dst, name, t);
+  g_autoptr (GraphType) ty = graph_type_new_tensor_static (tensor_dtype (t), tensor_rank (t),
+                                                           tensor_dims (t));
+  graph_value_set_type (dst, ty);
+  g_hash_table_insert (ctx->inits, g_strdup (name), dst);
+  return dst;
+}
+
+/* Note [Calling another op's symbolic]: torch's quantized symbolics call
+ * opset9.conv2d(g, input, weight, ...) on values they made; here a node of
+ * `kind` is built in the scratch graph, each argument a scratch input
+ * mapped to the given ONNX value (typed `types[i]`, for the symbolic's
+ * rank and dtype questions) or a constant made by the caller in the scratch
+ * graph (sym_context_scratch), and the registry's symbolic for `kind` at
+ * the target opset runs on it.  `out_type` is the output's traced type. */
+gboolean
+sym_call_op (SymContext *ctx, const char *kind, guint n_args, GraphValue *const *args,
+             GraphType *const *types, GraphType *out_type, GraphValue **out, GError **error)
+{
+  Graph *scratch = sym_context_scratch (ctx);
+  g_autofree GraphValue **ins = g_new0 (GraphValue *, n_args + 1);
+  for (guint i = 0; i < n_args; i++)
+    {
+      if (args[i] && graph_value_graph (args[i]) == scratch)
+        {
+          ins[i] = args[i];   /* a scratch constant */
+          continue;
+        }
+      ins[i] = graph_add_input (scratch, NULL, types[i]);
+      sym_map_value (ctx, ins[i], args[i]);
+    }
+  GraphValue *o = graph_opv (scratch, kind, n_args, ins, NULL);
+  if (o == NULL)
+    {
+      g_set_error (error, SYM_ERROR, SYM_ERROR_INVALID, "cannot build a %s node", kind);
+      return FALSE;
+    }
+  if (out_type)
+    graph_value_set_type (o, out_type);
+  gpointer user_data = NULL, saved = ctx->user_data;
+  SymFn fn = sym_registry_lookup (ctx->s.reg, kind, ctx->s.opset, &user_data, NULL);
+  if (fn == NULL)
+    {
+      g_set_error (error, SYM_ERROR, SYM_ERROR_UNSUPPORTED, "%s has no symbolic at opset %d", kind,
+                   ctx->s.opset);
+      return FALSE;
+    }
+  ctx->user_data = user_data;
+  gboolean ok = fn (ctx, graph_value_node (o), out, error);
+  ctx->user_data = saved;
+  if (ok && out[0] == NULL)
+    {
+      g_set_error (error, SYM_ERROR, SYM_ERROR_INVALID, "%s: the symbolic returned no value", kind);
+      return FALSE;
+    }
+  return ok;
+}
+
+Graph *
+sym_context_scratch (SymContext *ctx)
+{
+  if (ctx->scratch == NULL)
+    ctx->scratch = graph_new ();
+  return ctx->scratch;
 }
 
 void
@@ -466,7 +566,10 @@ sym_dtype (GraphValue *v)
     return GRAPH_DTYPE_UNDEFINED;
   switch (graph_type_kind (t))
     {
-    case GRAPH_TYPE_TENSOR: return graph_type_dtype (t);
+    case GRAPH_TYPE_TENSOR:
+      /* a quantized tensor is its dequantized float value to the symbolics
+       * (Note [Quantized values], quantized.c) */
+      return graph_type_is_quantized (t) ? GRAPH_DTYPE_FLOAT : graph_type_dtype (t);
     case GRAPH_TYPE_INT: return GRAPH_DTYPE_INT64;
     case GRAPH_TYPE_FLOAT: return GRAPH_DTYPE_DOUBLE;
     case GRAPH_TYPE_BOOL: return GRAPH_DTYPE_BOOL;
@@ -934,9 +1037,7 @@ python_op_args (SymContext *ctx, GraphNode *n, GError **error)
   GPtrArray *args = g_hash_table_lookup (ctx->py_args, n);
   if (args)
     return args;
-  if (ctx->scratch == NULL)
-    ctx->scratch = graph_new ();
-  args = sym_python_op_arguments (ctx->scratch, n, error);
+  args = sym_python_op_arguments (sym_context_scratch (ctx), n, error);
   if (args)
     g_hash_table_insert (ctx->py_args, n, args);
   return args;
@@ -1157,6 +1258,15 @@ translate_unpack (SymContext *ctx, GraphNode *n, GError **error)
                 graph_value_set_type (dv, t);
             }
           sym_map_value (ctx, graph_node_output (n, i), dv);
+          /* the elements of a quantized list (chunk of a quantized tensor)
+           * share its parameters (Note [Quantized values]) */
+          const SymQuantized *q = sym_quantized_lookup (ctx, in);
+          if (q)
+            {
+              SymQuantized e = *q;
+              e.value = dv;
+              sym_quantized_record (ctx, graph_node_output (n, i), &e);
+            }
         }
       return TRUE;
     }
@@ -1518,7 +1628,9 @@ translate_node (SymContext *ctx, GraphNode *n, GError **error)
       origin = sym_registry_origin (ctx->s.reg, fn_key, ctx->s.opset);
       ctx->user_data = user_data;
       graph_builder_capture_errors (ctx->s.dst, TRUE);
-      ok = fn (ctx, n, out, &local);
+      ok = is_aten && sym_has_quantized_input (ctx, n)
+             ? sym_quantized_call (ctx, n, fn, out, &local)
+             : fn (ctx, n, out, &local);
       graph_builder_capture_errors (ctx->s.dst, FALSE);
       ctx->user_data = NULL;
       g_autoptr (GError) misuse = graph_builder_take_error (ctx->s.dst);
@@ -1553,6 +1665,8 @@ translate_node (SymContext *ctx, GraphNode *n, GError **error)
   else
     ok = FALSE;
 
+  if (!ok && fn == NULL && is_aten && sym_has_quantized_input (ctx, n))
+    sym_quantized_refuse (ctx, n, &local);   /* no ATen fallback on integer data */
   if (!ok)
     {
       gboolean declined = local == NULL || g_error_matches (local, SYM_ERROR, SYM_ERROR_UNSUPPORTED);

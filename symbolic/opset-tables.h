@@ -35,6 +35,7 @@ gboolean     sym_onnx_unary (SymContext *ctx, GraphNode *n, GraphValue **out, GE
 gboolean     sym_reduce_dims (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error);
 gboolean     sym_cast_to (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error);
 
+extern const SymTable sym_opset10_quantized, sym_opset13_quantized;   /* quantized.c */
 extern const SymTable sym_opset9_math, sym_opset9_reduce, sym_opset9_nn, sym_opset9_shape,
                       sym_opset9_index, sym_opset9_create, sym_opset9_misc, sym_opset9_rnn,
                       sym_opset10, sym_opset11, sym_opset12, sym_opset13, sym_opset14,

@@ -94,4 +94,37 @@ const char  *sym_op_short_name (const char *kind);
 Tensor      *sym_const_as_tensor (GraphValue *src);
 
 
+/* Note [Quantized values] (quantized.c): a source value of a quantized
+ * type (QUInt8...) is mapped to its integer tensor (QuantizeLinear's
+ * output) and recorded with its scale, zero point and axis — torch's
+ * (tensor, scale, zero_point[, axis]) tuple. */
+typedef struct
+{
+  GraphValue *value;        /* the integer tensor */
+  GraphValue *scale;        /* float, 0-d or 1-D along axis */
+  GraphValue *zero_point;   /* of value's element type */
+  gint64      axis;         /* -1: per tensor */
+} SymQuantized;
+
+const SymQuantized *sym_quantized_lookup (SymContext *ctx, GraphValue *src);
+void         sym_quantized_record (SymContext *ctx, GraphValue *src, const SymQuantized *q);
+/* Whether an input of n is of a quantized type in the trace. */
+gboolean     sym_has_quantized_input (SymContext *ctx, GraphNode *n);
+/* Runs fn on n with its quantized inputs dequantized and its output
+ * quantized again, as torch's quantized_args; refuses (SYM_ERROR_ARGS)
+ * an op torch has no quantized form of. */
+gboolean     sym_quantized_call (SymContext *ctx, GraphNode *n, SymFn fn, GraphValue **out,
+                                 GError **error);
+/* The refusal for an op with quantized inputs and no quantized form. */
+gboolean     sym_quantized_refuse (SymContext *ctx, GraphNode *n, GError **error);
+/* A tensor of the weights, or NULL.  (transfer none) */
+Tensor      *sym_weight_tensor (SymContext *ctx, const char *name);
+/* The weights' tensor `name` as an initializer of the export (one per name). */
+GraphValue  *sym_weight_initializer (SymContext *ctx, const char *name, GError **error);
+/* The scratch graph for values symbolics build outside the export. */
+Graph       *sym_context_scratch (SymContext *ctx);
+gboolean     sym_call_op (SymContext *ctx, const char *kind, guint n_args, GraphValue *const *args,
+                          GraphType *const *types, GraphType *out_type, GraphValue **out,
+                          GError **error);
+
 G_END_DECLS

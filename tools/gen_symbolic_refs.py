@@ -30,6 +30,7 @@ import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from torch2trace import write_safetensors, CONSTANT_PREFIX  # noqa: E402
+from symonnx._trace import state_tensors  # noqa: E402
 
 OPSETS = [9, 11, 13, 17]
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "fixtures", "symbolic")
@@ -343,6 +344,100 @@ OP_CASES.update({
     "normal_mean_float": (Fn(lambda s, sd: torch.normal(0.5, sd)), [torch.rand(2, 3)]),
     "hann_window_1": (Fn(lambda s, x: x * torch.hann_window(1)), [R(2, 1)]),
 })
+
+
+# Issue 12: quantized ops, on modules quantized as torchvision's quantized
+# builders are (eager mode, the qnnpack engine: Debian's torch has no
+# fbgemm).  Their outputs are dequantized; the test compares them with
+# PyTorch's within one quantization step of the output, recorded in
+# CASE.json as "quant_atol" (the scale of the tensor the last DeQuantize reads).
+torch.backends.quantized.engine = "qnnpack"
+QUANT_ATOL = {}
+
+
+class QWrap(nn.Module):
+    """QuantStub → fn(self, quantized inputs...) → DeQuantStub."""
+
+    def __init__(self, fn, *mods):
+        super().__init__()
+        self.quant = torch.ao.quantization.QuantStub()
+        self.mods = nn.ModuleList(mods)
+        self.fn = fn
+        self.dequant = torch.ao.quantization.DeQuantStub()
+
+    def forward(self, *xs):
+        return self.dequant(self.fn(self, *[self.quant(x) for x in xs]))
+
+
+def quantized(name, fn, mods, inputs, per_channel=False, fuse=None):
+    """The case `name`: QWrap(fn, *mods) calibrated on `inputs` and converted."""
+    with torch.random.fork_rng():
+        torch.manual_seed(len(name))
+        m = QWrap(fn, *mods()).eval()
+        xs = inputs()
+        if fuse:
+            torch.ao.quantization.fuse_modules(m, fuse, inplace=True)
+        qc = torch.ao.quantization.get_default_qconfig("qnnpack")
+        if per_channel:
+            qc = torch.ao.quantization.QConfig(activation=qc.activation,
+                                               weight=torch.ao.quantization.default_per_channel_weight_observer)
+        m.qconfig = qc
+        torch.ao.quantization.prepare(m, inplace=True)
+        m(*xs)
+        torch.ao.quantization.convert(m, inplace=True)
+    steps = []
+    hook = m.dequant.register_forward_pre_hook(lambda mod, inp: steps.append(inp[0].q_scale()))
+    with torch.no_grad():
+        m(*xs)
+    hook.remove()
+    QUANT_ATOL[name] = steps[-1] * 1.0001
+    return name, (m, xs)
+
+
+def _ff():
+    return [torch.ao.nn.quantized.FloatFunctional()]
+
+
+OP_CASES.update(dict([
+    quantized("q_conv2d", lambda s, x: s.mods[0](x), lambda: [nn.Conv2d(3, 4, 3, stride=2, padding=1)],
+              lambda: [R(1, 3, 8, 8)]),
+    quantized("q_conv2d_relu", lambda s, x: s.mods[1](s.mods[0](x)),
+              lambda: [nn.Conv2d(3, 4, 3, groups=1, dilation=2), nn.ReLU()], lambda: [R(1, 3, 9, 9)],
+              fuse=[["mods.0", "mods.1"]]),
+    quantized("q_conv2d_depthwise", lambda s, x: s.mods[0](x), lambda: [nn.Conv2d(4, 4, 3, groups=4, bias=False)],
+              lambda: [R(1, 4, 6, 6)]),
+    quantized("q_conv2d_per_channel", lambda s, x: s.mods[0](x), lambda: [nn.Conv2d(3, 4, 3)],
+              lambda: [R(1, 3, 6, 6)], per_channel=True),
+    quantized("q_linear", lambda s, x: s.mods[0](x), lambda: [nn.Linear(6, 4)], lambda: [R(3, 6)]),
+    quantized("q_linear_3d", lambda s, x: s.mods[0](x), lambda: [nn.Linear(6, 4)], lambda: [R(2, 3, 6)]),
+    quantized("q_add", lambda s, x, y: s.mods[0].add(x, y), _ff, lambda: [R(2, 3), R(2, 3)]),
+    quantized("q_add_relu", lambda s, x, y: s.mods[0].add_relu(x, y), _ff, lambda: [R(2, 3), R(2, 3)]),
+    quantized("q_mul", lambda s, x, y: s.mods[0].mul(x, y), _ff, lambda: [R(2, 3), R(2, 3)]),
+    quantized("q_cat", lambda s, x, y: s.mods[0].cat([x, y], 1), _ff, lambda: [R(2, 3), R(2, 2)]),
+    quantized("q_hardswish", lambda s, x: s.mods[0](x), lambda: [nn.Hardswish()], lambda: [R(2, 5)]),
+    quantized("q_leaky_relu", lambda s, x: s.mods[0](x), lambda: [nn.LeakyReLU(0.2)], lambda: [R(2, 5)]),
+    # aten ops on quantized tensors (torch's quantized_args)
+    quantized("q_aten_pool_flatten", lambda s, x: torch.flatten(
+        F.adaptive_avg_pool2d(F.max_pool2d(F.relu(x), 2), 1), 1), lambda: [], lambda: [R(1, 3, 6, 6)]),
+    quantized("q_aten_sigmoid", lambda s, x: torch.sigmoid(x), lambda: [], lambda: [R(2, 5)]),
+    quantized("q_aten_hardsigmoid", lambda s, x: F.hardsigmoid(x), lambda: [], lambda: [R(2, 5)]),
+    # beyond torch (its export fails): shufflenet's channel shuffle and chunk, and mean
+    quantized("q_channel_shuffle_chunk", lambda s, x: s.mods[0].cat(list(reversed(
+        x.view(1, 2, 2, 3, 3).transpose(1, 2).contiguous().view(x.size(0), -1, 3, 3).chunk(2, 1))), 1),
+        _ff, lambda: [R(1, 4, 3, 3)]),
+    quantized("q_mean", lambda s, x: x.mean([2, 3]), lambda: [], lambda: [R(1, 3, 4, 4)]),
+    quantized("q_aten_avg_pool_view", lambda s, x: F.avg_pool2d(x, 2).view(1, -1), lambda: [],
+              lambda: [R(1, 2, 4, 4)]),
+]))
+OP_CASES.update({
+    # fake quantization (quantization-aware training)
+    "fake_quant_u8": (Fn(lambda s, x: torch.fake_quantize_per_tensor_affine(x, 0.05, 10, 0, 255)), [R(2, 5)]),
+    "fake_quant_i8": (Fn(lambda s, x: torch.fake_quantize_per_tensor_affine(x, 0.02, -3, -128, 127)), [R(2, 5)]),
+    "fake_quant_0_127": (Fn(lambda s, x: torch.fake_quantize_per_tensor_affine(x, 0.05, 4, 0, 127)), [R(2, 5)]),
+    "fake_quant_per_channel": (Fn(lambda s, x: torch.fake_quantize_per_channel_affine(
+        x, torch.tensor([0.05, 0.1, 0.02]), torch.tensor([0, 3, -2], dtype=torch.int32), 1, -128, 127)),
+        [R(2, 3, 4)]),
+})
 CASES.update(OP_CASES)
 
 
@@ -428,7 +523,7 @@ def main():
         with torch.no_grad():
             traced = torch.jit.trace(model, tuple(inputs), check_trace=False)
         graph = traced.inlined_graph
-        tensors = dict(model.state_dict())
+        tensors = state_tensors(model, graph)   # the state_dict (quantized tensors unpacked)
         for node in graph.nodes():
             if node.kind() == "prim::Constant" and node.hasAttribute("value") and node.kindOf("value") == "t":
                 tensors[CONSTANT_PREFIX + node.output().debugName()] = node.t("value")
@@ -436,6 +531,8 @@ def main():
             f.write(str(graph))
         write_safetensors(os.path.join(OUT, name + ".safetensors"), tensors, {"producer": "gen_symbolic_refs"})
         ref = {"case": name, "torch": torch.__version__, "opsets": {}}
+        if name in QUANT_ATOL:
+            ref["quant_atol"] = QUANT_ATOL[name]
         for opset in OPSETS:
             try:
                 ref["opsets"][str(opset)] = export_nodes(model, inputs, opset)

@@ -134,11 +134,101 @@ def trace(model, args):
     outputs = flatten(outputs)
     graph = traced.inlined_graph
     text = graph_text(graph)   # renames the bodies' values: before reading their names
-    tensors = dict(traced_model.state_dict())
+    tensors = state_tensors(traced_model, graph)
     for node in all_nodes(graph):
         if node.kind() == "prim::Constant" and node.hasAttribute("value") and node.kindOf("value") == "t":
             tensors[CONSTANT_PREFIX + node.output().debugName()] = node.t("value")
     return text, tensors, outputs
+
+
+# Note [Quantized tensors in safetensors]: a quantized tensor NAME is stored
+# as NAME (its integer values: U8 for quint8, I8 for qint8, I32 for qint32),
+# NAME:scale (F64, 0-d per tensor or 1-D per channel), NAME:zero_point (I64,
+# the same shape) and, per channel only, NAME:axis (I64, 0-d).  A packed
+# parameter object P of a quantized op (a prim::GetAttr of a
+# __torch__.torch.classes.quantized.*PackedParamsBase: conv or linear weights
+# as prepacked for the backend) is stored unpacked as P.weight (quantized, as
+# above), P.bias (F32; absent when there is none) and, for convolutions,
+# P.stride, P.padding, P.dilation, P.output_padding (I64 1-D), P.groups and
+# P.transpose (I64 0-d): what torch.onnx's unpack pass reads from the object.
+QUANTIZED_INT = {torch.quint8: torch.uint8, torch.qint8: torch.int8, torch.qint32: torch.int32}
+
+
+def quantized_entries(name, t):
+    """{key: tensor} for one quantized tensor (Note [Quantized tensors in safetensors])."""
+    out = {name: t.int_repr().to(QUANTIZED_INT[t.dtype])}
+    if t.qscheme() in (torch.per_tensor_affine, torch.per_tensor_symmetric):
+        out[name + ":scale"] = torch.tensor(t.q_scale(), dtype=torch.float64)
+        out[name + ":zero_point"] = torch.tensor(t.q_zero_point(), dtype=torch.int64)
+    elif t.qscheme() in (torch.per_channel_affine, torch.per_channel_symmetric,
+                         torch.per_channel_affine_float_qparams):
+        out[name + ":scale"] = t.q_per_channel_scales().to(torch.float64)
+        out[name + ":zero_point"] = t.q_per_channel_zero_points().to(torch.int64)
+        out[name + ":axis"] = torch.tensor(t.q_per_channel_axis(), dtype=torch.int64)
+    else:
+        raise TypeError(f"symonnx: {name}: quantization scheme {t.qscheme()} has no safetensors layout")
+    return out
+
+
+def _packed_entries(path, obj, kind):
+    """The unpacked weights and settings of one packed parameter object of
+    the trace type `kind` (__torch__.torch.classes.quantized.Conv2dPackedParamsBase ...)."""
+    if "Conv" in kind:
+        w, b = torch.ops.quantized.conv2d_unpack(obj) if "Conv2d" in kind else \
+            torch.ops.quantized.conv3d_unpack(obj) if "Conv3d" in kind else \
+            torch.ops.quantized.conv1d_unpack(obj)
+        out = {path + ".stride": torch.tensor(obj.stride()), path + ".padding": torch.tensor(obj.padding()),
+               path + ".dilation": torch.tensor(obj.dilation()),
+               path + ".output_padding": torch.tensor(obj.output_padding()),
+               path + ".groups": torch.tensor(obj.groups()),
+               path + ".transpose": torch.tensor(int(obj.transpose()))}
+    elif "Linear" in kind:
+        w, b = torch.ops.quantized.linear_unpack(obj)
+        out = {}
+    else:
+        raise TypeError(f"symonnx: {path}: packed parameters of type {kind} cannot be unpacked")
+    out.update(quantized_entries(path + ".weight", w))
+    if b is not None:
+        out[path + ".bias"] = b.detach().float()
+    return out
+
+
+def _getattr_path(value):
+    """"a.b.c" for a prim::GetAttr chain from the module input; None otherwise."""
+    parts = []
+    while value.node().kind() == "prim::GetAttr":
+        parts.insert(0, value.node().s("name"))
+        value = value.node().input()
+    return ".".join(parts) if parts and value.node().kind() == "prim::Param" else None
+
+
+def state_tensors(model, graph):
+    """The state_dict as safetensors can hold it: quantized tensors and the
+    packed parameters the trace reads (Note [Quantized tensors in
+    safetensors]); non-tensor entries (a packed linear's tuple, its dtype)
+    left out."""
+    tensors = {}
+    for name, t in model.state_dict().items():
+        if not isinstance(t, torch.Tensor):
+            continue
+        if t.is_quantized:
+            tensors.update(quantized_entries(name, t))
+        else:
+            tensors[name] = t
+    for node in all_nodes(graph):
+        if node.kind() != "prim::GetAttr":
+            continue
+        kind = str(node.output().type())
+        if not kind.startswith("__torch__.torch.classes.quantized."):
+            continue
+        path = _getattr_path(node.output())
+        if path is None:
+            continue
+        obj = model
+        for part in path.split("."):
+            obj = getattr(obj, part)
+        tensors.update(_packed_entries(path, obj, kind))
+    return tensors
 
 
 def flatten(out):

@@ -900,6 +900,45 @@ test_corpus_subset (gconstpointer data)
   run_result_clear (&r);
 }
 
+/* A quantized model (tests/e2e/quantized_model.py, built as torchvision's
+ * quantized builders are) through torch2trace, whose dump carries the packed
+ * weights unpacked, to an export at opset 13 that runs in the executor to
+ * PyTorch's output within one quantization step of it (1/256: the model
+ * ends in a quantized hardsigmoid, whose output scale PyTorch fixes);
+ * refused at opset 9, where ONNX has no QuantizeLinear. */
+static void
+test_quantized_model (void)
+{
+  g_autofree char *module = script ("tests/e2e/quantized_model.py");
+  g_autofree char *spec = g_strdup_printf ("%s:QuantizedSmall", module);
+  g_autofree char *dir = torch2trace ("quantized", (const char *[]) { "--module", spec, "--input",
+                                                                      "1,3,12,12", NULL });
+  g_autofree char *trace = in_dir (dir, "model.trace");
+  g_autofree char *weights = in_dir (dir, "weights.safetensors");
+  g_autofree char *input = in_dir (dir, "input_0.npy");
+  g_autofree char *e0 = in_dir (dir, "expected_0.npy");
+  g_autofree char *onnx = in_dir (dir, "q13.onnx");
+  RunResult r = run ((const char *[]) { "symonnx", "verify", trace, "-w", weights, "--input", input,
+                                        "-e", e0, "--opset", "13", "--rtol", "0", "--atol",
+                                        "0.0039063", "-o", onnx, NULL });
+  assert_status (&r, 0, "verify the quantized model at opset 13");
+  g_assert_nonnull (strstr (r.out, "PASS: 1 of 1 output"));
+  run_result_clear (&r);
+  r = run ((const char *[]) { "symonnx", "print", onnx, NULL });
+  assert_status (&r, 0, "print the quantized export");
+  static const char *const ops[] = { "onnx::QuantizeLinear", "onnx::DequantizeLinear", "onnx::Conv",
+                                     "onnx::Gemm", "onnx::HardSigmoid" };
+  for (guint i = 0; i < G_N_ELEMENTS (ops); i++)
+    g_assert_nonnull (strstr (r.out, ops[i]));
+  run_result_clear (&r);
+  r = run ((const char *[]) { "symonnx", "export", trace, "-w", weights, "--opset", "9", "-o",
+                              onnx, NULL });
+  g_assert_cmpint (r.status, !=, 0);
+  g_assert_nonnull (strstr (r.err, "aten::quantize_per_tensor at opset 9"));
+  g_assert_nonnull (strstr (r.err, "supported from opset 10"));
+  run_result_clear (&r);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -927,6 +966,8 @@ main (int argc, char **argv)
   g_test_add_data_func ("/e2e/python/seeds", "seeds", test_python_api);
   g_test_add_data_func ("/e2e/python/transformer", "transformer", test_python_api);
   g_test_add_func ("/e2e/verify/issue13-model", test_issue13_model);
+  g_test_add_func ("/e2e/verify/quantized-model", test_quantized_model);
+  g_test_add_data_func ("/e2e/corpus/quantized", "quantized_mobilenet_v2", test_corpus_subset);
   g_test_add_data_func ("/e2e/corpus/classification", "alexnet,squeezenet1_1,mobilenet_v3_small",
                         test_corpus_subset);
   g_test_add_data_func ("/e2e/corpus/dict-and-swin", "lraspp_mobilenet_v3_large,swin_t", test_corpus_subset);

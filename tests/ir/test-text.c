@@ -366,7 +366,15 @@ test_text_types (void)
                        { GRAPH_DIM_UNKNOWN, -1, NULL } };
   gint64 strides[3] = { 3, 1, 1 };
   g_autoptr (GraphType) sym = graph_type_new_tensor (GRAPH_DTYPE_BFLOAT16, 3, dims);
+  g_autoptr (GraphType) u8 = graph_type_new_tensor (GRAPH_DTYPE_UINT8, 3, dims);
+  g_autoptr (GraphType) u8_trace = graph_type_with_trace_info (u8, strides, 0, "cpu");
+  g_autoptr (GraphType) i8 = graph_type_new_tensor (GRAPH_DTYPE_INT8, -1, NULL);
+  g_autoptr (GraphType) i32 = graph_type_new_tensor (GRAPH_DTYPE_INT32, 0, NULL);
   GraphType *types[] = {
+    /* PyTorch's quantized types: Note [Quantized tensor types] */
+    graph_type_with_quantized (u8_trace),
+    graph_type_with_quantized (i8),
+    graph_type_with_quantized (i32),
     graph_type_ref (sym),
     graph_type_with_trace_info (sym, strides, 0, "cpu"),
     graph_type_with_trace_info (sym, NULL, 1, "cuda:0"),
@@ -407,7 +415,20 @@ test_text_types (void)
   g_autofree char *text = graph_to_string (g);
   g_assert_nonnull (strstr (text, "BFloat16(batch, 3, *, strides=[3, 1, 1], requires_grad=0, device=cpu)"));
   g_assert_nonnull (strstr (text, "Dict(str, Float[])"));
+  g_assert_nonnull (strstr (text, "QUInt8(batch, 3, *, strides=[3, 1, 1], requires_grad=0, device=cpu)"));
+  g_assert_nonnull (strstr (text, ": QInt8 ="));
+  g_assert_nonnull (strstr (text, ": QInt32() ="));
   g_autoptr (Graph) back = text_test_round_trip (g);
+  for (guint i = 0; i < 3; i++)
+    {
+      GraphType *t = graph_value_type (graph_input (back, i));
+      g_assert_true (graph_type_is_quantized (t));
+      g_assert_true (graph_type_equal (t, types[i]));
+      g_assert_cmpint (graph_type_dtype (t), ==, i == 0 ? GRAPH_DTYPE_UINT8 : i == 1 ? GRAPH_DTYPE_INT8 : GRAPH_DTYPE_INT32);
+    }
+  g_assert_false (graph_type_is_quantized (u8));
+  g_assert_false (graph_type_equal (u8_trace, types[0]));
+  g_assert_null (graph_type_quantized_name (GRAPH_DTYPE_FLOAT));
   for (guint i = 0; i < G_N_ELEMENTS (types); i++)
     graph_type_unref (types[i]);
 }

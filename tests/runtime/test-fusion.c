@@ -65,8 +65,9 @@ run (Graph *g, GHashTable *in, gboolean no_fusion, const char *name, guint *n_no
   *n_nodes = s->n_nodes;
   g_autoptr (GHashTable) out = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                                       (GDestroyNotify) tensor_unref);
-  g_assert_true (rt_session_run (s, in, out, &error));
+  gboolean ran = rt_session_run (s, in, out, &error);
   g_assert_no_error (error);
+  g_assert_true (ran);
   Tensor *t = g_hash_table_lookup (out, name);
   g_assert_nonnull (t);
   return tensor_ref (t);
@@ -493,6 +494,103 @@ test_threads_same_bits (void)
   tensor_unref (out[1]);
 }
 
+/* DequantizeLinear (x, w, bias) → Conv [→ Relu] → QuantizeLinear, as
+ * torch exports a quantized convolution (Note [Quantized Conv chains]),
+ * fused into one integer convolution: it must equal ONNX's QLinearConv
+ * (the kernel ONNX's backend tests check) on the same integers, the bias
+ * quantized with scale sx·sw, clamped at the output zero point after a
+ * Relu.  Power-of-two scales keep every product exact, so both round the
+ * same values.  Per-tensor and per-channel (axis 0) weights. */
+static Tensor *
+int_tensor (GraphDType dt, guint rank, const gint64 *dims, int lo, int hi)
+{
+  gint64 n = 1;
+  for (guint i = 0; i < rank; i++)
+    n *= dims[i];
+  g_autofree gint64 *v = g_new (gint64, MAX (n, 1));
+  for (gint64 i = 0; i < n; i++)
+    v[i] = lo + (gint64) ((rnd () + 1) / 2 * (hi - lo + 1)) % (hi - lo + 1);
+  g_autoptr (Tensor) t = tensor_new_from_data (GRAPH_DTYPE_INT64, rank, dims, v, (gsize) n * 8, NULL);
+  return tensor_cast (t, dt, NULL);
+}
+
+static GraphValue *
+const_init (Graph *g, const char *name, Tensor *t /* transfer full */)
+{
+  GraphValue *v = graph_add_initializer (g, name, t);
+  tensor_unref (t);
+  return v;
+}
+
+static void
+test_qdq_conv (void)
+{
+  static const gint64 dxq[4] = { 1, 3, 6, 5 }, dwq[4] = { 4, 3, 3, 3 }, m4[1] = { 4 };
+  for (guint variant = 0; variant < 4; variant++)
+    {
+      gboolean per_channel = variant & 1, relu = (variant & 2) != 0;
+      g_autoptr (Graph) g = new_graph_at (13);
+      g_autoptr (GraphType) xt = graph_type_new_tensor_static (GRAPH_DTYPE_UINT8, 4, dxq);
+      GraphValue *xq = graph_add_input (g, "xq", xt);
+      float sxv = 1.0f / 32, ysv = 4, swv[4] = { 1.0f / 64, 1.0f / 16, 1.0f / 128, 1.0f / 32 };
+      float sbv[4];
+      for (guint k = 0; k < 4; k++)
+        sbv[k] = sxv * swv[per_channel ? k : 0];
+      GraphValue *sx = scalar (g, "sx", sxv), *ys = scalar (g, "ys", ysv);
+      GraphValue *zx = const_init (g, "zx", tensor_new_scalar_int64 (GRAPH_DTYPE_UINT8, 7));
+      GraphValue *yzp = const_init (g, "yzp", tensor_new_scalar_int64 (GRAPH_DTYPE_UINT8, 100));
+      GraphValue *wq = const_init (g, "wq", int_tensor (GRAPH_DTYPE_INT8, 4, dwq, -128, 127));
+      GraphValue *sw = per_channel
+        ? const_init (g, "sw", tensor_new_from_data (GRAPH_DTYPE_FLOAT, 1, m4, swv, sizeof swv, NULL))
+        : scalar (g, "sw", swv[0]);
+      GraphValue *zw = const_init (g, "zw", tensor_new_scalar_int64 (GRAPH_DTYPE_INT8, 0));
+      GraphValue *bq = const_init (g, "bq", int_tensor (GRAPH_DTYPE_INT32, 1, m4, -3000, 3000));
+      GraphValue *sb = const_init (g, "sb", tensor_new_from_data (GRAPH_DTYPE_FLOAT, 1, m4, sbv,
+                                                                  sizeof sbv, NULL));
+      GraphValue *zb = const_init (g, "zb", int_tensor (GRAPH_DTYPE_INT32, 1, m4, 0, 0));
+      GraphValue *x = graph_op (g, "DequantizeLinear", xq, sx, zx, NULL);
+      GraphValue *w = per_channel ? graph_op (g, "DequantizeLinear", wq, sw, zw, "axis_i", (gint64) 0, NULL)
+                                  : graph_op (g, "DequantizeLinear", wq, sw, zw, NULL);
+      GraphValue *b = graph_op (g, "DequantizeLinear", bq, sb, zb, "axis_i", (gint64) 0, NULL);
+      GraphValue *c = graph_op (g, "Conv", x, w, b, "pads_is", 4, pads, NULL);
+      if (relu)
+        c = graph_op (g, "Relu", c, NULL);
+      graph_value_set_name (graph_op (g, "QuantizeLinear", c, ys, yzp, NULL), "y");
+      graph_add_output (g, graph_find_value (g, "y"));
+      /* the reference: QLinearConv on the same integers */
+      graph_value_set_name (graph_op (g, "QLinearConv", xq, sx, zx, wq, sw, zw, ys, yzp, bq,
+                                      "pads_is", 4, pads, NULL), "ref");
+      graph_add_output (g, graph_find_value (g, "ref"));
+      g_autoptr (GHashTable) in = inputs_new ();
+      g_hash_table_insert (in, g_strdup ("xq"), int_tensor (GRAPH_DTYPE_UINT8, 4, dxq, 0, 255));
+      guint nf, np;
+      g_autoptr (Tensor) fused = run (g, in, FALSE, "y", &nf);
+      g_autoptr (Tensor) ref = run (g, in, FALSE, "ref", &nf);
+      g_autoptr (Tensor) plain = run (g, in, TRUE, "y", &np);
+      g_assert_cmpuint (nf, ==, 2);                  /* the chain, and QLinearConv */
+      g_assert_cmpuint (np, ==, relu ? 7u : 6u);
+      g_assert_cmpint (tensor_dtype (fused), ==, GRAPH_DTYPE_UINT8);
+      g_assert_cmpint (tensor_numel (fused), ==, tensor_numel (ref));
+      guint clamped = 0, saturated = 0;
+      for (gint64 i = 0; i < tensor_numel (ref); i++)
+        {
+          double r = tensor_get_double (ref, i), f = tensor_get_double (fused, i);
+          if (relu && r < 100)
+            {
+              r = 100;
+              clamped++;
+            }
+          saturated += r == 0 || r == 255;
+          g_assert_cmpfloat (f, ==, r);
+          /* the float chain, run as written: within one step */
+          g_assert_cmpfloat (fabs (tensor_get_double (plain, i) - f), <=, 1);
+        }
+      g_assert_cmpuint (saturated, <, tensor_numel (ref) / 4);
+      if (relu)
+        g_assert_cmpuint (clamped, >, 0);
+    }
+}
+
 void
 test_fusion_register (void)
 {
@@ -501,6 +599,7 @@ test_fusion_register (void)
   g_test_add_func ("/runtime/fusion/conv-add-relu", test_conv_add_relu);
   g_test_add_func ("/runtime/fusion/add-relu", test_add_relu);
   g_test_add_func ("/runtime/fusion/not-fused", test_not_fused);
+  g_test_add_func ("/runtime/fusion/qdq-conv", test_qdq_conv);
   g_test_add_func ("/runtime/fusion/depthwise-clip", test_depthwise_clip);
   g_test_add_func ("/runtime/conv/depthwise", test_depthwise);
   g_test_add_func ("/runtime/pool/max-vector", test_max_pool);

@@ -1,0 +1,657 @@
+/* Quantized models: torch 1.13's quantized symbolics (symbolic_opset10.py,
+ * symbolic_opset13.py, symbolic_helper.py's dequantize_helper,
+ * quantize_helper, requantize_bias_helper and quantized_args), node for node.
+ *
+ * Note [Quantized values]
+ * torch.onnx carries a quantized tensor between symbolics as a tuple
+ * (tensor, scale, zero_point[, axis]).  Here the source value is mapped to
+ * the tensor (an integer QuantizeLinear output) and the rest is recorded in
+ * the context (sym_quantized_record).  Every use dequantizes anew, as
+ * torch's does: Cast(value) → DequantizeLinear(value, Cast(scale, FLOAT),
+ * Cast(zero_point)); an op's float result is quantized again with
+ * QuantizeLinear.  The symbolics see a quantized source value as Float
+ * (sym_dtype), its dequantized value.
+ *
+ * Packed weights: a quantized::conv2d or quantized::linear reads its
+ * weights from a prim::GetAttr of a __torch__.torch.classes.quantized
+ * packed-parameters object; torch.onnx's unpack pass reads that object, and
+ * tools/torch2trace.py stores it unpacked under the chain's path P as P.weight
+ * (+ :scale, :zero_point, :axis), P.bias, P.stride ... (Note [Quantized
+ * tensors in safetensors], python/symonnx/_trace.py). */
+#include "symbolic/opset-tables.h"
+#include <string.h>
+
+#define G (sym_graph (ctx))
+
+static GraphType *
+float_type_of (GraphValue *src)
+{
+  GraphType *t = graph_value_type (src);
+  if (t == NULL || !graph_type_is_tensor (t))
+    return graph_type_new_tensor (GRAPH_DTYPE_FLOAT, -1, NULL);
+  int rank = graph_type_rank (t);
+  GraphDim dims[TENSOR_MAX_RANK];
+  for (int i = 0; i < rank && i < TENSOR_MAX_RANK; i++)
+    dims[i] = *graph_type_dim (t, (guint) i);
+  return graph_type_new_tensor (GRAPH_DTYPE_FLOAT, rank, rank > 0 ? dims : NULL);
+}
+
+gboolean
+sym_has_quantized_input (SymContext *ctx, GraphNode *n)
+{
+  (void) ctx;
+  for (guint i = 0; i < graph_node_n_inputs (n); i++)
+    {
+      GraphValue *v = graph_node_input (n, i);
+      if (v && graph_type_is_quantized (graph_value_type (v)))
+        return TRUE;
+      GraphNode *p = v ? graph_value_node (v) : NULL;   /* a list of quantized tensors */
+      for (guint k = 0; p && graph_node_is (p, "prim::ListConstruct") && k < graph_node_n_inputs (p); k++)
+        if (graph_type_is_quantized (graph_value_type (graph_node_input (p, k))))
+          return TRUE;
+    }
+  return FALSE;
+}
+
+static const SymQuantized *
+quantized_arg (SymContext *ctx, GraphNode *n, GraphValue *src, GError **error)
+{
+  const SymQuantized *q = sym_quantized_lookup (ctx, src);
+  if (q == NULL)
+    g_set_error (error, SYM_ERROR, SYM_ERROR_ARGS,
+                 "%s: an argument is not a quantized tensor the export knows (its producer "
+                 "is not a quantized op symonnx translated)", graph_node_kind (n));
+  return q;
+}
+
+/* torch's dequantize_helper: the float value; the Cast scale in *scale. */
+static GraphValue *
+dequantize (SymContext *ctx, const SymQuantized *q, GraphValue **scale, GError **error)
+{
+  GraphDType qdt = sym_dtype (q->value);
+  if (q->axis >= 0 && sym_opset (ctx) < 13)
+    {
+      g_set_error (error, SYM_ERROR, SYM_ERROR_UNSUPPORTED,
+                   "per-channel quantization (DequantizeLinear's axis) needs opset 13 or later");
+      return NULL;
+    }
+  GraphValue *value = sym_cast (ctx, q->value, qdt);
+  GraphValue *s = sym_cast (ctx, q->scale, GRAPH_DTYPE_FLOAT);
+  GraphValue *zp = sym_cast (ctx, q->zero_point, qdt);
+  GraphValue *out = q->axis >= 0
+    ? graph_op (G, "DequantizeLinear", value, s, zp, "axis_i", q->axis, NULL)
+    : graph_op (G, "DequantizeLinear", value, s, zp, NULL);
+  if (out && graph_value_type (value))
+    {
+      g_autoptr (GraphType) t = float_type_of (value);
+      graph_value_set_type (out, t);
+    }
+  if (scale)
+    *scale = s;
+  return out;
+}
+
+/* torch's quantize_helper (per tensor): QuantizeLinear of x; the result's
+ * parameters in *q. */
+static void
+quantize (SymContext *ctx, GraphValue *x, GraphValue *scale, GraphValue *zero_point, SymQuantized *q)
+{
+  if (sym_dtype (scale) != GRAPH_DTYPE_FLOAT)
+    scale = sym_cast (ctx, scale, GRAPH_DTYPE_FLOAT);
+  GraphDType zdt = sym_dtype (zero_point);
+  if (zdt != GRAPH_DTYPE_UINT8 && zdt != GRAPH_DTYPE_INT8)
+    zero_point = sym_cast (ctx, zero_point, GRAPH_DTYPE_UINT8);
+  q->value = graph_op (G, "QuantizeLinear", x, scale, zero_point, NULL);
+  q->scale = scale;
+  q->zero_point = zero_point;
+  q->axis = -1;
+}
+
+/* Output 0 of n is q->value, recorded as quantized. */
+static gboolean
+finish (SymContext *ctx, GraphNode *n, const SymQuantized *q, GraphValue **out)
+{
+  out[0] = q->value;
+  sym_quantized_record (ctx, graph_node_output (n, 0), q);
+  return TRUE;
+}
+
+/* The op's output scale and zero point: inputs i and i + 1 of n. */
+static gboolean
+op_params (SymContext *ctx, GraphNode *n, guint i, GraphValue **scale, GraphValue **zp,
+           GError **error)
+{
+  *scale = sym_value (ctx, graph_node_input (n, i), error);
+  if (*scale == NULL)
+    return FALSE;
+  *zp = sym_value (ctx, graph_node_input (n, i + 1), error);
+  return *zp != NULL;
+}
+
+/* ------------------------------------------------------------------------ */
+/* quantize_per_tensor, dequantize                                           */
+
+/* aten::quantize_per_tensor(self, float scale, int zero_point, ScalarType dtype) */
+static gboolean
+sym_quantize_per_tensor (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self, *scale, *zp;
+  gint64 code;
+  if (!sym_parse_args (ctx, n, "vvvi", &self, &scale, &zp, &code, error))
+    return FALSE;
+  /* torch's ScalarType codes 12 QInt8, 13 QUInt8 (14 QInt32 has no ONNX QuantizeLinear) */
+  if (code != 12 && code != 13)
+    return sym_unimplemented (ctx, n, error, "quantize_per_tensor to a type other than quint8 "
+                              "or qint8 (ONNX's QuantizeLinear writes uint8 or int8)");
+  zp = sym_cast (ctx, zp, code == 13 ? GRAPH_DTYPE_UINT8 : GRAPH_DTYPE_INT8);
+  scale = sym_cast (ctx, scale, GRAPH_DTYPE_FLOAT);
+  SymQuantized q;
+  quantize (ctx, self, scale, zp, &q);
+  return finish (ctx, n, &q, out);
+}
+
+/* aten::dequantize(self) */
+static gboolean
+sym_dequantize (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  const SymQuantized *q = quantized_arg (ctx, n, graph_node_input (n, 0), error);
+  if (q == NULL)
+    return FALSE;
+  out[0] = dequantize (ctx, q, NULL, error);
+  return out[0] != NULL;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Packed weights                                                            */
+
+static Tensor *
+packed_tensor (SymContext *ctx, GraphNode *n, const char *path, const char *what, GError **error)
+{
+  g_autofree char *key = g_strconcat (path, what, NULL);
+  Tensor *t = sym_weight_tensor (ctx, key);
+  if (t == NULL && error)
+    g_set_error (error, SYM_ERROR, SYM_ERROR_INVALID,
+                 "%s: the packed parameters '%s' are not in the weights (no '%s': trace the "
+                 "model with tools/torch2trace.py, which stores them unpacked)",
+                 graph_node_kind (n), path, key);
+  return t;
+}
+
+/* P.weight as torch's unpack pass gives it: the integer weight, its scale
+ * and zero point (and axis), as a quantized value. */
+static gboolean
+packed_weight (SymContext *ctx, GraphNode *n, const char *path, SymQuantized *q, GError **error)
+{
+  g_autofree char *wkey = g_strconcat (path, ".weight", NULL);
+  Tensor *scale = packed_tensor (ctx, n, path, ".weight:scale", error);
+  Tensor *zp = scale ? packed_tensor (ctx, n, path, ".weight:zero_point", error) : NULL;
+  if (zp == NULL)
+    return FALSE;
+  Tensor *axis = packed_tensor (ctx, n, path, ".weight:axis", NULL);
+  q->axis = -1;
+  if (axis && (tensor_numel (axis) != 1 || (q->axis = (gint64) tensor_get_double (axis, 0)) < 0))
+    {
+      g_set_error (error, SYM_ERROR, SYM_ERROR_INVALID, "%s: '%s:axis' is not one axis",
+                   graph_node_kind (n), wkey);
+      return FALSE;
+    }
+  q->value = sym_weight_initializer (ctx, wkey, error);
+  if (q->value == NULL)
+    return FALSE;
+  GraphDType wdt = sym_dtype (q->value);
+  if (wdt != GRAPH_DTYPE_INT8 && wdt != GRAPH_DTYPE_UINT8)
+    {
+      g_set_error (error, SYM_ERROR, SYM_ERROR_INVALID, "%s: '%s' is not int8 or uint8",
+                   graph_node_kind (n), wkey);
+      return FALSE;
+    }
+  q->scale = sym_constant (ctx, scale);
+  q->zero_point = sym_constant (ctx, zp);
+  return TRUE;
+}
+
+/* torch's requantize_bias_helper then dequantize_helper: the bias as
+ * DequantizeLinear(Cast(Div(bias, Mul(weight_scale, input_scale)), INT32), ...). */
+static GraphValue *
+requantized_bias (SymContext *ctx, GraphValue *bias, GraphValue *input_scale,
+                  GraphValue *weight_scale, gint64 axis, GError **error)
+{
+  GraphValue *bias_scale = graph_op (G, "Mul", weight_scale, input_scale, NULL);
+  GraphValue *shape = graph_op (G, "Shape", bias_scale, NULL);
+  g_autoptr (Tensor) zero = tensor_new_int64_vector (1, (const gint64[]) { 0 });
+  g_autoptr (Tensor) zero32 = tensor_cast (zero, GRAPH_DTYPE_INT32, NULL);
+  GraphValue *bias_zp = graph_op (G, "ConstantOfShape", shape, "value_t", zero32, NULL);
+  sym_set_type (bias_zp, GRAPH_DTYPE_INT32, -1, NULL);
+  GraphValue *qb = sym_cast (ctx, graph_op (G, "Div", bias, bias_scale, NULL), GRAPH_DTYPE_INT32);
+  SymQuantized q = { qb, bias_scale, bias_zp, axis };
+  return dequantize (ctx, &q, NULL, error);
+}
+
+/* ------------------------------------------------------------------------ */
+/* quantized:: ops                                                           */
+
+/* A scratch constant list of ints for sym_call_op. */
+static GraphValue *
+scratch_ints (SymContext *ctx, const Tensor *t)
+{
+  gint64 v[TENSOR_MAX_RANK] = { 0 };
+  gint64 k = MIN (tensor_numel (t), TENSOR_MAX_RANK);
+  for (gint64 i = 0; i < k; i++)
+    v[i] = (gint64) tensor_get_double (t, i);
+  return graph_op (sym_context_scratch (ctx), "prim::Constant", "value_is", (int) k, v, NULL);
+}
+
+/* quantized::conv2d(qx, packed, scale, zero_point) (and _relu), quantized::linear(qx, packed,
+ * scale, zero_point): after torch's unpack pass, conv2d(x, w, b, stride, padding, dilation,
+ * groups) or linear(x, w, b) on the dequantized values, then QuantizeLinear. */
+static gboolean
+sym_quantized_weighted (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  const char *op = sym_user_data (ctx);   /* "conv2d", "conv2d_relu", "linear" */
+  gboolean conv = g_str_has_prefix (op, "conv");
+  if (graph_node_n_inputs (n) != 4)
+    {
+      g_set_error (error, SYM_ERROR, SYM_ERROR_ARGS, "%s takes 4 arguments, the trace gives %u",
+                   graph_node_kind (n), graph_node_n_inputs (n));
+      return FALSE;
+    }
+  GraphValue *xs = graph_node_input (n, 0);
+  const SymQuantized *qx = quantized_arg (ctx, n, xs, error);
+  g_autofree char *path = sym_getattr_path (graph_node_input (n, 1));
+  if (qx == NULL)
+    return FALSE;
+  if (path == NULL)
+    {
+      g_set_error (error, SYM_ERROR, SYM_ERROR_ARGS, "%s: its packed parameters are not a "
+                   "prim::GetAttr chain of the module", graph_node_kind (n));
+      return FALSE;
+    }
+  SymQuantized qw;
+  GraphValue *x_scale, *w_scale, *op_scale, *op_zp;
+  if (!packed_weight (ctx, n, path, &qw, error) || !op_params (ctx, n, 2, &op_scale, &op_zp, error))
+    return FALSE;
+  GraphValue *x = dequantize (ctx, qx, &x_scale, error);
+  GraphValue *w = x ? dequantize (ctx, &qw, &w_scale, error) : NULL;
+  if (w == NULL)
+    return FALSE;
+  g_autofree char *bkey = g_strconcat (path, ".bias", NULL);
+  GraphValue *b = NULL;
+  if (sym_weight_tensor (ctx, bkey))
+    {
+      GraphValue *fb = sym_weight_initializer (ctx, bkey, error);
+      b = fb ? requantized_bias (ctx, fb, x_scale, w_scale, qw.axis, error) : NULL;
+      if (b == NULL)
+        return FALSE;
+    }
+  Graph *scratch = sym_context_scratch (ctx);
+  g_autoptr (GraphType) xt = float_type_of (xs);
+  g_autoptr (GraphType) wt = float_type_of (qw.value);
+  g_autoptr (GraphType) bt = b ? float_type_of (b) : NULL;
+  GraphValue *bias = b ? b : graph_op (scratch, "prim::Constant", NULL);
+  GraphValue *y[2] = { NULL, NULL };
+  if (conv)
+    {
+      static const char *const settings[] = { ".stride", ".padding", ".dilation", ".groups",
+                                              ".transpose" };
+      Tensor *st[G_N_ELEMENTS (settings)];
+      for (guint i = 0; i < G_N_ELEMENTS (settings); i++)
+        if ((st[i] = packed_tensor (ctx, n, path, settings[i], error)) == NULL)
+          return FALSE;
+      if (tensor_numel (st[4]) != 1 || tensor_get_double (st[4], 0) != 0)
+        return sym_unimplemented (ctx, n, error, "transposed quantized convolution");
+      if (tensor_numel (st[3]) != 1)
+        {
+          g_set_error (error, SYM_ERROR, SYM_ERROR_INVALID, "%s: '%s.groups' is not one number",
+                       graph_node_kind (n), path);
+          return FALSE;
+        }
+      GraphValue *args[7] = { x, w, bias, scratch_ints (ctx, st[0]), scratch_ints (ctx, st[1]),
+                              scratch_ints (ctx, st[2]),
+                              graph_op (scratch, "prim::Constant", "value_i",
+                                        (gint64) tensor_get_double (st[3], 0), NULL) };
+      GraphType *types[7] = { xt, wt, bt, NULL, NULL, NULL, NULL };
+      g_autoptr (GraphType) yt = float_type_of (graph_node_output (n, 0));
+      if (!sym_call_op (ctx, "aten::conv2d", 7, args, types, yt, y, error))
+        return FALSE;
+      if (strcmp (op, "conv2d_relu") == 0)
+        y[0] = graph_op (G, "Relu", y[0], NULL);
+    }
+  else
+    {
+      GraphValue *args[3] = { x, w, bias };
+      GraphType *types[3] = { xt, wt, bt };
+      g_autoptr (GraphType) yt = float_type_of (graph_node_output (n, 0));
+      if (!sym_call_op (ctx, "aten::linear", 3, args, types, yt, y, error))
+        return FALSE;
+    }
+  SymQuantized q;
+  quantize (ctx, y[0], op_scale, op_zp, &q);
+  return finish (ctx, n, &q, out);
+}
+
+/* quantized::add/add_relu/mul(qa, qb, scale, zero_point) */
+static gboolean
+sym_quantized_binary (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  const char *op = sym_user_data (ctx);   /* "Add", "AddRelu", "Mul" */
+  const SymQuantized *qa = quantized_arg (ctx, n, graph_node_input (n, 0), error);
+  const SymQuantized *qb = qa ? quantized_arg (ctx, n, graph_node_input (n, 1), error) : NULL;
+  GraphValue *scale, *zp;
+  if (qb == NULL || !op_params (ctx, n, 2, &scale, &zp, error))
+    return FALSE;
+  GraphValue *a = dequantize (ctx, qa, NULL, error);
+  GraphValue *b = a ? dequantize (ctx, qb, NULL, error) : NULL;
+  if (b == NULL)
+    return FALSE;
+  GraphValue *y = graph_op (G, op[0] == 'M' ? "Mul" : "Add", a, b, NULL);
+  if (strcmp (op, "AddRelu") == 0)
+    y = graph_op (G, "Relu", y, NULL);
+  SymQuantized q;
+  quantize (ctx, y, scale, zp, &q);
+  return finish (ctx, n, &q, out);
+}
+
+/* quantized::hardswish/sigmoid(qx, scale, zero_point), quantized::leaky_relu(qx,
+ * negative_slope, inplace, scale, zero_point): the aten op's symbolic on the
+ * dequantized input. */
+static gboolean
+sym_quantized_unary (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  const char *kind = sym_user_data (ctx);   /* "aten::hardswish" ... */
+  guint n_args = strcmp (kind, "aten::leaky_relu") == 0 ? 2 : 1;
+  if (graph_node_n_inputs (n) != n_args + 2 + (n_args == 2))
+    {
+      g_set_error (error, SYM_ERROR, SYM_ERROR_ARGS, "%s: %u arguments", graph_node_kind (n),
+                   graph_node_n_inputs (n));
+      return FALSE;
+    }
+  GraphValue *xs = graph_node_input (n, 0), *scale, *zp;
+  const SymQuantized *qx = quantized_arg (ctx, n, xs, error);
+  if (qx == NULL || !op_params (ctx, n, graph_node_n_inputs (n) - 2, &scale, &zp, error))
+    return FALSE;
+  GraphValue *x = dequantize (ctx, qx, NULL, error);
+  if (x == NULL)
+    return FALSE;
+  g_autoptr (GraphType) xt = float_type_of (xs);
+  GraphValue *args[2] = { x, NULL };
+  GraphType *types[2] = { xt, NULL };
+  if (n_args == 2)
+    {
+      double slope;
+      if (!sym_get_const_double (graph_node_input (n, 1), &slope))
+        return sym_unimplemented (ctx, n, error, "a computed negative_slope");
+      args[1] = graph_op (sym_context_scratch (ctx), "prim::Constant", "value_f", slope, NULL);
+    }
+  GraphValue *y[2] = { NULL, NULL };
+  if (!sym_call_op (ctx, kind, n_args, args, types, xt, y, error))
+    return FALSE;
+  SymQuantized q;
+  quantize (ctx, y[0], scale, zp, &q);
+  return finish (ctx, n, &q, out);
+}
+
+/* quantized::cat(Tensor[] qx, int dim, scale, zero_point) */
+static gboolean
+sym_quantized_cat (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphNode *lc = graph_value_node (graph_node_input (n, 0));
+  gint64 dim;
+  GraphValue *scale, *zp;
+  if (lc == NULL || !graph_node_is (lc, "prim::ListConstruct"))
+    return sym_unimplemented (ctx, n, error, "a list of tensors that is not a ListConstruct");
+  if (!sym_get_const_int (graph_node_input (n, 1), &dim))
+    return sym_unimplemented (ctx, n, error, "a computed dim");
+  if (!op_params (ctx, n, 2, &scale, &zp, error))
+    return FALSE;
+  guint k = graph_node_n_inputs (lc);
+  g_autofree GraphValue **parts = g_new0 (GraphValue *, k + 1);
+  for (guint i = 0; i < k; i++)
+    {
+      const SymQuantized *qi = quantized_arg (ctx, n, graph_node_input (lc, i), error);
+      if (qi == NULL || (parts[i] = dequantize (ctx, qi, NULL, error)) == NULL)
+        return FALSE;
+    }
+  GraphValue *y = graph_opv (G, "Concat", k, parts, "axis_i", dim, NULL);
+  SymQuantized q;
+  quantize (ctx, y, scale, zp, &q);
+  return finish (ctx, n, &q, out);
+}
+
+/* ------------------------------------------------------------------------ */
+/* aten ops on quantized tensors (torch's quantized_args)                    */
+
+/* Which inputs are dequantized ('q') and, for ops of a fixed output range,
+ * the output's scale and zero point (torch's quantized_args(..., scale=, zero_point=)). */
+typedef struct
+{
+  const char *kind;
+  const char *args;       /* one char per input: 'q' quantized, '-' not */
+  double      scale;      /* 0: the first quantized input's */
+  gint64      zero_point;
+} QuantArgs;
+
+static const QuantArgs quant_args[] = {
+  { "aten::reshape", "q", 0, 0 },          { "aten::reshape_as", "q", 0, 0 },
+  { "aten::view", "q", 0, 0 },             { "aten::transpose", "q", 0, 0 },
+  { "aten::flatten", "q", 0, 0 },          { "aten::select", "q", 0, 0 },
+  { "aten::slice", "q", 0, 0 },            { "aten::expand", "q", 0, 0 },
+  { "aten::expand_as", "qq", 0, 0 },       { "aten::numpy_T", "q", 0, 0 },
+  { "aten::relu", "q", 0, 0 },             { "aten::relu6", "q", 0, 0 },
+  { "aten::leaky_relu", "q", 0, 0 },       { "aten::hardtanh", "q", 0, 0 },
+  { "aten::hardswish", "q", 0, 0 },        { "aten::elu", "q", 0, 0 },
+  { "aten::selu", "q", 0, 0 },             { "aten::sign", "q", 0, 0 },
+  { "aten::hardsigmoid", "q", 1.0 / 256.0, 0 },
+  { "aten::sigmoid", "q", 1.0 / 256.0, 0 },
+  { "aten::tanh", "q", 2.0 / 256.0, 128 },
+  { "aten::max_pool1d", "q", 0, 0 },       { "aten::max_pool2d", "q", 0, 0 },
+  { "aten::max_pool3d", "q", 0, 0 },
+  { "aten::avg_pool1d", "q", 0, 0 },       { "aten::avg_pool2d", "q", 0, 0 },
+  { "aten::avg_pool3d", "q", 0, 0 },
+  { "aten::adaptive_avg_pool1d", "q", 0, 0 }, { "aten::adaptive_avg_pool2d", "q", 0, 0 },
+  { "aten::adaptive_avg_pool3d", "q", 0, 0 },
+  { "aten::upsample_nearest2d", "q", 0, 0 }, { "aten::upsample_bilinear2d", "q", 0, 0 },
+  { "aten::maximum", "qq", 0, 0 },         { "aten::minimum", "qq", 0, 0 },
+  { "aten::amax", "q", 0, 0 },             { "aten::amin", "q", 0, 0 },
+  { "aten::layer_norm", "q", 0, 0 },       { "aten::group_norm", "q", 0, 0 },
+  { "aten::mean", "q", 0, 0 },   /* torch's reductions take quantized inputs too */
+};
+
+static const QuantArgs *
+quant_args_of (const char *kind)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (quant_args); i++)
+    if (strcmp (quant_args[i].kind, kind) == 0)
+      return &quant_args[i];
+  return NULL;
+}
+
+gboolean
+sym_quantized_refuse (SymContext *ctx, GraphNode *n, GError **error)
+{
+  (void) ctx;
+  g_set_error (error, SYM_ERROR, SYM_ERROR_ARGS,
+               "an input is a quantized tensor, and torch 1.13 has no quantized form of %s "
+               "(symonnx refuses rather than compute on the integer values)", graph_node_kind (n));
+  return FALSE;
+}
+
+/* Ops torch 1.13 has no quantized form of (its export fails) that only
+ * read the shape, or only move elements: symonnx runs them on the integer
+ * tensor, the result sharing the input's scale and zero point — exact, as
+ * PyTorch's quantized kernels of these ops keep the parameters. */
+static const char *const shape_ops[] = { "aten::size", "aten::dim", "aten::numel" };
+static const char *const moving_ops[] = {
+  "aten::contiguous", "aten::chunk", "aten::split", "aten::split_with_sizes", "aten::permute",
+  "aten::squeeze", "aten::unsqueeze", "aten::clone", "aten::detach",
+};
+
+static gboolean
+in_list (const char *kind, const char *const *list, gsize n)
+{
+  for (gsize i = 0; i < n; i++)
+    if (strcmp (list[i], kind) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+/* A moving op on input 0's integer tensor; its outputs (or the list it
+ * returns, for ListUnpack) recorded with input 0's parameters. */
+static gboolean
+moving_call (SymContext *ctx, GraphNode *n, SymFn fn, GraphValue **out, GError **error)
+{
+  for (guint i = 1; i < graph_node_n_inputs (n); i++)
+    if (graph_type_is_quantized (graph_value_type (graph_node_input (n, i))))
+      return sym_quantized_refuse (ctx, n, error);
+  const SymQuantized *q = quantized_arg (ctx, n, graph_node_input (n, 0), error);
+  if (q == NULL || !fn (ctx, n, out, error))
+    return FALSE;
+  GraphDType idt = sym_dtype (q->value);
+  for (guint i = 0; i < graph_node_n_outputs (n); i++)
+    {
+      SymQuantized e = *q;
+      e.value = out[i];
+      if (out[i] && sym_dtype (out[i]) != GRAPH_DTYPE_UNDEFINED && sym_dtype (out[i]) != idt)
+        {
+          g_set_error (error, SYM_ERROR, SYM_ERROR_INVALID, "%s on a quantized tensor gave "
+                       "another element type than its integer input", graph_node_kind (n));
+          return FALSE;
+        }
+      sym_quantized_record (ctx, graph_node_output (n, i), &e);
+    }
+  return TRUE;
+}
+
+gboolean
+sym_quantized_call (SymContext *ctx, GraphNode *n, SymFn fn, GraphValue **out, GError **error)
+{
+  const char *kind = graph_node_kind (n);
+  if (graph_node_is (n, "aten::dequantize") || in_list (kind, shape_ops, G_N_ELEMENTS (shape_ops)))
+    return fn (ctx, n, out, error);   /* reads its quantized input itself, or only its shape */
+  if (in_list (kind, moving_ops, G_N_ELEMENTS (moving_ops)))
+    return moving_call (ctx, n, fn, out, error);
+  const QuantArgs *qa = quant_args_of (graph_node_kind (n));
+  if (qa == NULL || graph_node_n_outputs (n) != 1)
+    return sym_quantized_refuse (ctx, n, error);
+  guint na = (guint) strlen (qa->args);
+  GraphValue *saved[4] = { NULL };
+  const SymQuantized *first = NULL;
+  for (guint i = 0; i < graph_node_n_inputs (n); i++)
+    {
+      GraphValue *src = graph_node_input (n, i);
+      if (!graph_type_is_quantized (graph_value_type (src)))
+        continue;
+      if (i >= na || qa->args[i] != 'q')
+        return sym_quantized_refuse (ctx, n, error);
+    }
+  gboolean ok = TRUE;
+  for (guint i = 0; ok && i < na && i < graph_node_n_inputs (n); i++)
+    {
+      GraphValue *src = graph_node_input (n, i);
+      const SymQuantized *q = sym_quantized_lookup (ctx, src);
+      if (q == NULL)
+        continue;
+      GraphValue *dq = dequantize (ctx, q, NULL, error);
+      if (dq == NULL)
+        ok = FALSE;
+      else
+        {
+          saved[i] = sym_context_mapped (ctx, src);
+          sym_map_value (ctx, src, dq);
+          first = first ? first : q;
+        }
+    }
+  if (ok && first == NULL)
+    ok = quantized_arg (ctx, n, graph_node_input (n, 0), error) != NULL;
+  SymQuantized fq = first ? *first : (SymQuantized) { 0 };
+  if (ok)
+    ok = fn (ctx, n, out, error);
+  for (guint i = 0; i < na && i < graph_node_n_inputs (n); i++)
+    if (saved[i])
+      sym_map_value (ctx, graph_node_input (n, i), saved[i]);
+  if (!ok)
+    return FALSE;
+  GraphValue *scale = fq.scale, *zp = fq.zero_point;
+  if (qa->scale > 0)
+    {
+      scale = sym_const_scalar (ctx, GRAPH_DTYPE_DOUBLE, qa->scale);
+      zp = sym_const_scalar (ctx, GRAPH_DTYPE_INT64, (double) qa->zero_point);
+    }
+  SymQuantized q;
+  quantize (ctx, out[0], scale, zp, &q);
+  return finish (ctx, n, &q, out);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Fake quantization (quantization-aware training)                           */
+
+/* aten::fake_quantize_per_tensor_affine(self, scale, zero_point, quant_min, quant_max)
+ * and aten::fake_quantize_per_channel_affine(self, scale, zero_point, axis, quant_min,
+ * quant_max) (from 13): QuantizeLinear → DequantizeLinear, a Clip at 127
+ * for the (0, 127) range (from 13). */
+static gboolean
+sym_fake_quantize (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  gboolean per_channel = graph_node_is (n, "aten::fake_quantize_per_channel_affine");
+  gboolean at13 = sym_opset (ctx) >= 13;
+  GraphValue *self, *scale, *zp;
+  gint64 axis = -1, qmin, qmax;
+  if (per_channel ? !sym_parse_args (ctx, n, "vvviii", &self, &scale, &zp, &axis, &qmin, &qmax, error)
+                  : !sym_parse_args (ctx, n, "vvvii", &self, &scale, &zp, &qmin, &qmax, error))
+    return FALSE;
+  gboolean r127 = qmin == 0 && qmax == 127;
+  if (r127 && !at13)
+    return sym_unimplemented (ctx, n, error, "the quantize range (0, 127) before opset 13 (its "
+                              "Clip of a uint8 needs opset 13)");
+  if (!r127 && !(qmin == 0 && qmax == 255) && !(qmin == -128 && qmax == 127))
+    {
+      g_set_error (error, SYM_ERROR, SYM_ERROR_ARGS, "for (quant_min, quant_max), ONNX allows only "
+                   "(0, 127), (0, 255) and (-128, 127); got (%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ")",
+                   qmin, qmax);
+      return FALSE;
+    }
+  if (!at13)
+    {
+      /* torch's opset-10 form: the scale a float constant */
+      double sv;
+      if (!sym_get_const_double (graph_node_input (n, 1), &sv))
+        return sym_unimplemented (ctx, n, error, "a computed scale before opset 13");
+      scale = sym_const_scalar (ctx, GRAPH_DTYPE_FLOAT, sv);
+    }
+  else if (!per_channel && sym_dtype (scale) != GRAPH_DTYPE_FLOAT)
+    scale = sym_cast (ctx, scale, GRAPH_DTYPE_FLOAT);
+  zp = sym_cast (ctx, zp, qmin == 0 ? GRAPH_DTYPE_UINT8 : GRAPH_DTYPE_INT8);
+  GraphValue *q = per_channel
+    ? graph_op (G, "QuantizeLinear", self, scale, zp, "axis_i", axis, NULL)
+    : graph_op (G, "QuantizeLinear", self, scale, zp, NULL);
+  if (r127)
+    {
+      g_autoptr (Tensor) hi = tensor_new_scalar_int64 (GRAPH_DTYPE_UINT8, 127);
+      q = graph_op (G, "Clip", q, GRAPH_ABSENT, sym_constant (ctx, hi), NULL);
+    }
+  out[0] = per_channel ? graph_op (G, "DequantizeLinear", q, scale, zp, "axis_i", axis, NULL)
+                       : graph_op (G, "DequantizeLinear", q, scale, zp, NULL);
+  return out[0] != NULL;
+}
+
+static const SymEntry entries13[] = {
+  SYM_FN ("aten::fake_quantize_per_tensor_affine", sym_fake_quantize),
+  SYM_FN ("aten::fake_quantize_per_channel_affine", sym_fake_quantize),
+};
+const SymTable sym_opset13_quantized = SYM_TABLE (13, entries13);
+
+static const SymEntry entries[] = {
+  SYM_FN ("aten::fake_quantize_per_tensor_affine", sym_fake_quantize),
+  SYM_FN ("aten::quantize_per_tensor", sym_quantize_per_tensor),
+  SYM_FN ("aten::dequantize", sym_dequantize),
+  SYM_DATA ("quantized::conv2d", sym_quantized_weighted, "conv2d"),
+  SYM_DATA ("quantized::conv2d_relu", sym_quantized_weighted, "conv2d_relu"),
+  SYM_DATA ("quantized::linear", sym_quantized_weighted, "linear"),
+  SYM_DATA ("quantized::add", sym_quantized_binary, "Add"),
+  SYM_DATA ("quantized::add_relu", sym_quantized_binary, "AddRelu"),
+  SYM_DATA ("quantized::mul", sym_quantized_binary, "Mul"),
+  SYM_DATA ("quantized::hardswish", sym_quantized_unary, "aten::hardswish"),
+  SYM_DATA ("quantized::sigmoid", sym_quantized_unary, "aten::sigmoid"),
+  SYM_DATA ("quantized::leaky_relu", sym_quantized_unary, "aten::leaky_relu"),
+  SYM_FN ("quantized::cat", sym_quantized_cat),
+};
+const SymTable sym_opset10_quantized = SYM_TABLE (10, entries);
