@@ -5,7 +5,7 @@
 static gboolean
 sym_dim_op (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {
-  int r = sym_rank (graph_node_input (n, 0));
+  int r = sym_known_rank (ctx, graph_node_input (n, 0));
   if (r < 0)
     return sym_unimplemented (ctx, n, error, "dim() of an input of unknown rank");
   out[0] = sym_const_i64 (ctx, r);

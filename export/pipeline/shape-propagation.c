@@ -419,6 +419,78 @@ export_infer_shapes (Graph *g, GHashTable *dynamic_inputs)
   infer (g, dynamic_inputs, FALSE);
 }
 
+/* The rank of ConstantOfShape, Reshape and Expand whose shape input's
+ * values are not known but its length is (a shape computed at run time). */
+static int
+rank_from_shape_input (GraphNode *n)
+{
+  gboolean cos = graph_node_is (n, "onnx::ConstantOfShape");
+  if (!cos && !graph_node_is (n, "onnx::Reshape") && !graph_node_is (n, "onnx::Expand"))
+    return -1;
+  GraphValue *shape = shape_in_at (n, cos ? 0 : 1);
+  GraphType *t = shape ? graph_value_type (shape) : NULL;
+  if (t == NULL || !graph_type_is_tensor (t) || graph_type_rank (t) != 1
+      || graph_type_dim (t, 0)->kind != GRAPH_DIM_STATIC)
+    return -1;
+  int r = (int) graph_type_dim (t, 0)->value;
+  if (graph_node_is (n, "onnx::Expand"))
+    {
+      GraphType *ti = graph_value_type (shape_in_at (n, 0));
+      int ri = ti && graph_type_is_tensor (ti) ? graph_type_rank (ti) : -1;
+      if (ri < 0)
+        return -1;
+      r = MAX (r, ri);
+    }
+  return r;
+}
+
+void
+export_infer_node_types (GraphNode *n)
+{
+  const OpRule *r = n ? find_rule (n) : NULL;
+  guint nout = n ? graph_node_n_outputs (n) : 0;
+  if (r == NULL || nout == 0)
+    return;
+  Graph *top = graph_node_graph (n);
+  while (graph_get_outer (top))
+    top = graph_get_outer (top);
+  Ctx c = {
+    .g = graph_node_graph (n),
+    .opset = (int) graph_get_opset (top, ""),
+    .tainted = g_hash_table_new (NULL, NULL),
+    .shapes = g_hash_table_new_full (NULL, NULL, NULL, g_free),
+    .data = g_hash_table_new_full (NULL, NULL, NULL, g_free),
+    .fill_untyped = TRUE,
+  };
+  if (c.opset < 0)
+    c.opset = SYM_OPSET_DEFAULT;
+  Shape *out = g_new0 (Shape, nout);
+  gboolean ok = r->rule (&c, n, out);
+  for (guint i = 0; i < nout; i++)
+    {
+      GraphValue *v = graph_node_output (n, i);
+      GraphType *t = graph_value_type (v);
+      if (!untyped (v) || (t && !graph_type_is_tensor (t)))
+        continue;
+      GraphDType dt = t ? graph_type_dtype (t) : GRAPH_DTYPE_UNDEFINED;
+      if (dt == GRAPH_DTYPE_UNDEFINED)
+        dt = output_dtype (n, r);
+      int rank = t && graph_type_rank (t) >= 0 ? graph_type_rank (t) : ok ? out[i].rank
+                                                                         : rank_from_shape_input (n);
+      if (dt == GRAPH_DTYPE_UNDEFINED || rank < 0 || rank > TENSOR_MAX_RANK)
+        continue;
+      GraphDim unknown[TENSOR_MAX_RANK];
+      for (int k = 0; k < rank; k++)
+        unknown[k] = shape_dim_unknown ();
+      g_autoptr (GraphType) nt = graph_type_new_tensor (dt, rank, rank > 0 ? unknown : NULL);
+      graph_value_set_type (v, nt);
+    }
+  g_free (out);
+  g_hash_table_unref (c.tainted);
+  g_hash_table_unref (c.shapes);
+  g_hash_table_unref (c.data);
+}
+
 static gboolean
 require_type (GraphValue *v, const char *what, guint i, GError **error)
 {
