@@ -18,6 +18,7 @@ struct _SymContext
   Graph      *scratch;    /* PythonOps' scalar arguments as prim::Constants */
   GHashTable *py_args;    /* PythonOp node → GPtrArray of its arguments */
   GHashTable *dynamic;    /* src values whose shape (or int value) depends on data */
+  GHashTable *scans;      /* src list appended to in a loop → its scan output */
 };
 
 /* Note [Data-dependent shapes]
@@ -97,6 +98,11 @@ mark_data_dependent (Graph *src, GHashTable *dynamic)
               {
                 for (guint i = 0; loop && i < graph_n_inputs (subs[k]); i++)
                   g_hash_table_add (dynamic, graph_input (subs[k], i));
+                /* a list appended to in a loop has the trip count's length */
+                graph_foreach_node (subs[k], m)
+                  if (loop && graph_node_is (m, "aten::append") && graph_node_n_inputs (m) > 0
+                      && graph_node_input (m, 0))
+                    g_hash_table_add (dynamic, graph_node_input (m, 0));
                 mark_data_dependent (subs[k], dynamic);
                 for (guint i = 0; i < graph_n_outputs (subs[k]); i++)
                   dyn = dyn || g_hash_table_contains (dynamic, graph_output (subs[k], i));
@@ -137,6 +143,7 @@ sym_context_new (const SymContextSetup *setup)
   ctx->py_args = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) g_ptr_array_unref);
   ctx->origins = g_hash_table_new (NULL, NULL);
   ctx->dynamic = g_hash_table_new (NULL, NULL);
+  ctx->scans = g_hash_table_new (NULL, NULL);
   if (ctx->s.src)
     mark_data_dependent (ctx->s.src, ctx->dynamic);
   return ctx;
@@ -159,6 +166,7 @@ sym_context_free (SymContext *ctx)
   graph_free (ctx->scratch);
   g_hash_table_unref (ctx->origins);
   g_hash_table_unref (ctx->dynamic);
+  g_hash_table_unref (ctx->scans);
   g_free (ctx);
 }
 
@@ -1054,6 +1062,18 @@ sym_value (SymContext *ctx, GraphValue *src, GError **error)
   return dst;
 }
 
+void
+sym_context_set_scan_list (SymContext *ctx, GraphValue *list_src, GraphValue *scan)
+{
+  g_hash_table_insert (ctx->scans, list_src, scan);
+}
+
+GraphValue *
+sym_context_scan_list (SymContext *ctx, GraphValue *list_src)
+{
+  return list_src ? g_hash_table_lookup (ctx->scans, list_src) : NULL;
+}
+
 GPtrArray *
 sym_context_list_elements (SymContext *ctx, GraphValue *src)
 {
@@ -1069,6 +1089,13 @@ sym_list_values (SymContext *ctx, GraphValue *src, GError **error)
     return g_ptr_array_ref (known);
   GraphNode *p = src ? graph_value_node (src) : NULL;
   char buf[32];
+  if (sym_context_scan_list (ctx, src))
+    {
+      g_set_error (error, SYM_ERROR, SYM_ERROR_UNSUPPORTED,
+                   "tensor list %%%s is filled by append in a loop: only torch.stack of it is "
+                   "exported", value_label (src, buf));
+      return NULL;
+    }
   if (p == NULL || !graph_node_is (p, "prim::ListConstruct"))
     {
       g_set_error (error, SYM_ERROR, SYM_ERROR_UNSUPPORTED,

@@ -22,12 +22,10 @@ materialise_outer_reads (SymContext *ctx, Graph *b, GError **error)
           GraphValue *v = graph_node_input (m, i);
           if (v == NULL || graph_value_graph (v) == b || sym_context_mapped (ctx, v))
             continue;
-          GError *local = NULL;
-          if (sym_value (ctx, v, &local) == NULL && local)
-            {
-              g_propagate_error (error, local);
-              return FALSE;
-            }
+          /* One with no ONNX value (a string read only by a test known at
+           * export time) is left alone: a real use of it fails there. */
+          g_autoptr (GError) local = NULL;
+          sym_value (ctx, v, &local);
         }
       for (guint a = 0; a < graph_node_n_attrs (m); a++)
         {
@@ -229,6 +227,38 @@ carried_type (GraphValue *v)
   return graph_type_new_tensor (sym_dtype (v), MIN (r, TENSOR_MAX_RANK), r > 0 ? unknown : NULL);
 }
 
+/* Whether m, a node of a loop's block, is `res.append(v)` to a list made
+ * empty just for this loop and read after it only by torch.stack: then v
+ * is a scan output of the ONNX Loop (the values of every iteration
+ * stacked on a new first axis) and stack reads that. */
+static gboolean
+is_scan_append (GraphNode *m, GraphNode *loop)
+{
+  if (!graph_node_is (m, "aten::append") || graph_node_n_inputs (m) != 2
+      || graph_node_n_outputs (m) != 1 || graph_value_n_uses (graph_node_output (m, 0)) > 0)
+    return FALSE;
+  GraphValue *l = graph_node_input (m, 0);
+  GraphNode *p = l ? graph_value_node (l) : NULL;
+  Graph *g = graph_node_graph (loop);
+  if (p == NULL || !graph_node_is (p, "prim::ListConstruct") || graph_node_n_inputs (p) != 0
+      || graph_node_graph (p) != g)
+    return FALSE;
+  for (guint i = 0; i < graph_value_n_uses (l); i++)
+    {
+      GraphNode *u = graph_value_use (l, i)->node;
+      if (u == m)
+        continue;
+      if (!graph_node_is (u, "aten::stack") || graph_node_graph (u) != g)
+        return FALSE;
+      GraphNode *after = graph_node_next (loop);
+      while (after && after != u)
+        after = graph_node_next (after);
+      if (after == NULL)
+        return FALSE;   /* a stack before the loop */
+    }
+  return TRUE;
+}
+
 gboolean
 sym_lower_loop (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {
@@ -289,8 +319,15 @@ sym_lower_loop (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
       const char *name = graph_value_get_name (bin);
       sym_map_value (ctx, bin, graph_add_input (sub, name ? name : "carried", t));
     }
+  g_autoptr (GPtrArray) appends = g_ptr_array_new ();
+  graph_foreach_node (block, m)
+    if (is_scan_append (m, n))
+      g_ptr_array_add (appends, m);
   sym_context_swap_graph (ctx, sub);
-  gboolean ok = translate_block (ctx, block, error);
+  gboolean ok = TRUE;
+  graph_foreach_node (block, m)
+    if (ok && !g_ptr_array_find (appends, m, NULL))
+      ok = sym_context_translate (ctx, m, error);
   GraphValue *cond_out = ok ? block_output (ctx, n, block, sub, 0, NULL, error) : NULL;
   ok = cond_out != NULL;
   if (ok && sym_dtype (cond_out) != GRAPH_DTYPE_BOOL)
@@ -304,8 +341,38 @@ sym_lower_loop (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
       if (ok)
         graph_add_output (sub, v);
     }
+  guint K = appends->len;
+  for (guint k = 0; ok && k < K; k++)
+    {
+      GraphNode *m = appends->pdata[k];
+      GError *local = NULL;
+      GraphValue *v = sym_value (ctx, graph_node_input (m, 1), &local);
+      if (v == NULL)
+        {
+          if (local)
+            g_propagate_error (error, local);
+          else
+            unsupported (ctx, n, error, "appending None to a list in a loop");
+          ok = FALSE;
+          break;
+        }
+      if (graph_value_graph (v) != sub)
+        {
+          GraphValue *w = graph_op (sub, "Identity", v, NULL);
+          if (w && graph_value_type (v))
+            graph_value_set_type (w, graph_value_type (v));
+          v = w;
+        }
+      if (sym_dtype (v) == GRAPH_DTYPE_UNDEFINED || sym_rank (v) < 0 || sym_rank (v) >= TENSOR_MAX_RANK)
+        {
+          unsupported (ctx, n, error, "appending a tensor of unknown element type or rank to a list in a loop");
+          ok = FALSE;
+          break;
+        }
+      graph_add_output (sub, v);
+    }
   sym_context_swap_graph (ctx, outer);
-  GraphNode *loop = ok ? graph_opv_outputs (outer, "Loop", nin, ins, N, NULL) : NULL;
+  GraphNode *loop = ok ? graph_opv_outputs (outer, "Loop", nin, ins, N + K, NULL) : NULL;
   if (loop == NULL)
     {
       graph_free (sub);
@@ -317,6 +384,13 @@ sym_lower_loop (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
       g_autoptr (GraphType) t = carried_type (ins[2 + k]);
       out[k] = graph_node_output (loop, k);
       graph_value_set_type (out[k], t);
+    }
+  for (guint k = 0; k < K; k++)
+    {
+      GraphValue *elem = graph_output (sub, 1 + N + k);
+      GraphValue *scan = graph_node_output (loop, N + k);
+      sym_set_type (scan, sym_dtype (elem), sym_rank (elem) + 1, NULL);
+      sym_context_set_scan_list (ctx, graph_node_input (appends->pdata[k], 0), scan);
     }
   return TRUE;
 }

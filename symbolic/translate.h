@@ -42,6 +42,11 @@ Graph       *sym_context_swap_graph (SymContext *ctx, Graph *dst);
 gboolean     sym_lower_if (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error);
 /* prim::Loop: ONNX Loop with the block as its body (control-flow.c). */
 gboolean     sym_lower_loop (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error);
+/* A list filled by append in a loop (Note [Loops], control-flow.c): the
+ * Loop's scan output, [iterations, element dims...], that aten::stack
+ * reads; sym_list_values refuses such a list.  NULL for other lists. */
+void         sym_context_set_scan_list (SymContext *ctx, GraphValue *list_src, GraphValue *scan);
+GraphValue  *sym_context_scan_list (SymContext *ctx, GraphValue *list_src);
 /* A bool or int of scripted code evaluated at export time (Note [Static
  * scalars in scripted code], context.c): constants, ranks, `x is None`, a
  * constant string in a constant list, int arithmetic and comparisons. */
