@@ -142,9 +142,11 @@ void     export_infer_shapes (Graph *g, GHashTable *dynamic_inputs);
  * inputs' types are unknown: set it with graph_value_set_type).  NULL is an
  * error, not a crash. */
 gboolean export_infer_types (Graph *g, GError **error);
-/* One node's outputs that have no element type or rank get them from the
- * same rules, every dim unknown (scripted code's values, which a trace
- * declares only as "Tensor", typed as they are translated). */
+/* One node's outputs that have no element type or rank get them (and the
+ * dims the rules compute) from the same rules: scripted code's values,
+ * which a trace declares only as "Tensor", typed as they are translated.
+ * Dynamic axes reach into control-flow bodies through
+ * export_infer_shapes. */
 void     export_infer_node_types (GraphNode *n);
 void     export_assign_scoped_names (Graph *g);
 /* Initializers equal to an earlier one (same dtype, shape and values by

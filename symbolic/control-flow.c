@@ -115,6 +115,14 @@ sym_lower_if (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
               g_propagate_error (error, local);
               return FALSE;
             }
+          /* a value of an enclosing graph, inside a loop body */
+          if (out[i] && graph_value_graph (out[i]) != sym_graph (ctx))
+            {
+              GraphValue *w = graph_op (sym_graph (ctx), "Identity", out[i], NULL);
+              if (w && graph_value_type (out[i]))
+                graph_value_set_type (w, graph_value_type (out[i]));
+              out[i] = w;
+            }
         }
       return TRUE;
     }

@@ -77,7 +77,7 @@ static const OpRule op_rules[] = {
   { "Xor", shape_rule_broadcast, DT_BOOL }, { "Equal", shape_rule_broadcast, DT_BOOL },
   { "Less", shape_rule_broadcast, DT_BOOL }, { "LessOrEqual", shape_rule_broadcast, DT_BOOL },
   { "Greater", shape_rule_broadcast, DT_BOOL }, { "GreaterOrEqual", shape_rule_broadcast, DT_BOOL },
-  /* Where's output type is its input 1's: traced types always say it. */
+  /* Where's output type is its input 1's (output_dtype) */
   { "Where", shape_rule_broadcast, DT_SAME },
   /* convolution and pooling */
   { "Conv", shape_rule_conv, DT_SAME }, { "ConvTranspose", shape_rule_conv_transpose, DT_SAME },
@@ -291,7 +291,7 @@ output_dtype (GraphNode *n, const OpRule *r)
         Tensor *v = NULL;
         if (graph_node_is (n, "onnx::ConstantOfShape"))
           return graph_node_get_t (n, "value", &v) ? tensor_dtype (v) : GRAPH_DTYPE_FLOAT;
-        GraphValue *in = shape_in_at (n, 0);
+        GraphValue *in = shape_in_at (n, graph_node_is (n, "onnx::Where") ? 1 : 0);
         GraphType *t = in ? graph_value_type (in) : NULL;
         return t && graph_type_is_tensor (t) ? graph_type_dtype (t) : GRAPH_DTYPE_UNDEFINED;
       }
@@ -345,6 +345,8 @@ untyped (GraphValue *v)
                                           || graph_type_rank (t) < 0));
 }
 
+static void infer_nodes (Ctx *c, Graph *g);
+
 static void
 infer (Graph *g, GHashTable *dynamic_inputs, gboolean fill_untyped)
 {
@@ -369,9 +371,34 @@ infer (Graph *g, GHashTable *dynamic_inputs, gboolean fill_untyped)
       if (shape_of (&c, key, &s))
         g_hash_table_insert (c.shapes, key, g_memdup2 (&s, sizeof s));
     }
+  infer_nodes (&c, g);
+  g_hash_table_unref (c.tainted);
+  g_hash_table_unref (c.shapes);
+  g_hash_table_unref (c.data);
+}
+
+/* The nodes of g in order, and of the bodies of its control-flow nodes
+ * (a body reads the enclosing graph's values: a dynamic one taints what
+ * the body computes from it, and a body that returns a tainted value
+ * taints its node's outputs). */
+static void
+infer_nodes (Ctx *cp, Graph *g)
+{
+  Ctx c = *cp;
   graph_foreach_node (g, n)
     {
       gboolean hit = FALSE;
+      for (guint a = 0; a < graph_node_n_attrs (n); a++)
+        {
+          Graph *one, *const *subs;
+          gsize len = graph_node_attr_subgraphs (n, graph_node_attr_name (n, a), &one, &subs);
+          for (gsize k = 0; k < len; k++)
+            {
+              infer_nodes (&c, subs[k]);
+              for (guint i = 0; i < graph_n_outputs (subs[k]); i++)
+                hit = hit || g_hash_table_contains (c.tainted, graph_output (subs[k], i));
+            }
+        }
       for (guint i = 0; i < graph_node_n_inputs (n) && !hit; i++)
         hit = graph_node_input (n, i) && g_hash_table_contains (c.tainted, graph_node_input (n, i));
       guint nout = graph_node_n_outputs (n);
@@ -407,9 +434,6 @@ infer (Graph *g, GHashTable *dynamic_inputs, gboolean fill_untyped)
       if (nout == 1 && data_rule (&c, n, &d))
         g_hash_table_insert (c.data, graph_node_output (n, 0), g_memdup2 (&d, sizeof d));
     }
-  g_hash_table_unref (c.tainted);
-  g_hash_table_unref (c.shapes);
-  g_hash_table_unref (c.data);
 }
 
 void
@@ -479,10 +503,10 @@ export_infer_node_types (GraphNode *n)
                                                                          : rank_from_shape_input (n);
       if (dt == GRAPH_DTYPE_UNDEFINED || rank < 0 || rank > TENSOR_MAX_RANK)
         continue;
-      GraphDim unknown[TENSOR_MAX_RANK];
+      GraphDim dims[TENSOR_MAX_RANK];
       for (int k = 0; k < rank; k++)
-        unknown[k] = shape_dim_unknown ();
-      g_autoptr (GraphType) nt = graph_type_new_tensor (dt, rank, rank > 0 ? unknown : NULL);
+        dims[k] = ok && out[i].rank == rank ? out[i].d[k] : shape_dim_unknown ();
+      g_autoptr (GraphType) nt = graph_type_new_tensor (dt, rank, rank > 0 ? dims : NULL);
       graph_value_set_type (v, nt);
     }
   g_free (out);
