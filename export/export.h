@@ -125,6 +125,9 @@ guint    export_fuse_conv_batchnorm (Graph *g);
  * torch writes nested torch.cat calls). */
 guint    export_flatten_concats (Graph *g);
 guint    export_scalar_type_analysis (Graph *g);
+/* The element type export_scalar_type_analysis makes node n compute (a
+ * standard op: Add, Mul, Concat, Where...), UNDEFINED for other ops. */
+GraphDType export_promoted_dtype (GraphNode *n);
 /* Symbolic shape propagation (export/pipeline/shape-propagation.c): every value computed
  * from one of `dynamic_inputs` (a set of graph inputs whose types already
  * carry their symbolic dims) gets the shape its node's input shapes give,

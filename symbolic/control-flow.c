@@ -205,12 +205,6 @@ check_carried (SymContext *ctx, GraphNode *n, guint k, GraphValue *init, GraphVa
 {
   GraphDType di = sym_dtype (init), dv = sym_dtype (v);
   int ri = sym_rank (init), rv = sym_rank (v);
-  if (dv == GRAPH_DTYPE_UNDEFINED && di != GRAPH_DTYPE_UNDEFINED)
-    {
-      sym_set_type (v, di, rv >= 0 ? rv : ri, NULL);
-      dv = di;
-      rv = sym_rank (v);
-    }
   if (di == GRAPH_DTYPE_UNDEFINED || dv != di)
     return sym_unimplemented (ctx, n, error,
                               "loop-carried value %u starts as %s and the loop body makes it %s "

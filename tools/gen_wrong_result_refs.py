@@ -9,10 +9,12 @@ opsets, runs it in the executor and compares element type, shape and values.
 Run with Debian's python: /usr/bin/python3 tools/gen_wrong_result_refs.py"""
 import os
 import warnings
+from typing import List
 
 import numpy as np
 import torch
 import torch.nn.functional as F
+from torchvision.models.detection import roi_heads
 
 warnings.filterwarnings("ignore")
 torch.manual_seed(0)
@@ -91,6 +93,60 @@ def script_if_helper(x: torch.Tensor) -> torch.Tensor:
     return x - 1
 
 
+# Scripted loops called under tracing (prim::Loop, exported as ONNX Loop),
+# in the patterns torchvision's Mask/Keypoint R-CNN heads use.
+@torch.jit.script
+def loop_carried(x: torch.Tensor) -> torch.Tensor:
+    acc = torch.zeros_like(x[0])
+    for i in range(x.size(0)):
+        acc = acc * 0.5 + x[i] * i
+    return acc
+
+
+@torch.jit.script
+def loop_cat(x: torch.Tensor) -> torch.Tensor:
+    res = torch.zeros((0, x.size(1)), dtype=torch.float32)
+    for i in range(x.size(0)):
+        res = torch.cat((res, (x[i] * (i + 1)).unsqueeze(0)), 0)
+    return res
+
+
+@torch.jit.script
+def loop_append_stack(x: torch.Tensor) -> torch.Tensor:
+    res: List[torch.Tensor] = []
+    for i in range(x.size(0)):
+        res.append(x[i].sum(0, keepdim=True) + i)
+    return torch.stack(res, 1)
+
+
+@torch.jit.script
+def loop_data_count(x: torch.Tensor) -> torch.Tensor:
+    acc = x * 0
+    for i in range(int((x > 0).sum())):
+        acc = acc + x * (i + 1)
+    return acc
+
+
+@torch.jit.script
+def loop_changes_dtype(x: torch.Tensor) -> torch.Tensor:
+    acc = torch.zeros(x.shape, dtype=torch.int64)
+    for i in range(x.size(0)):
+        acc = acc + x
+    return acc
+
+
+def paste_masks_loop(masks, boxes):
+    return roi_heads._onnx_paste_masks_in_image_loop(
+        masks, boxes, torch.scalar_tensor(20, dtype=torch.int64), torch.scalar_tensor(24, dtype=torch.int64))
+
+
+def paste_inputs(n, seed):
+    g = torch.Generator().manual_seed(seed)
+    xy = torch.rand(n, 2, generator=g) * 12
+    wh = torch.rand(n, 2, generator=g) * 10 + 2
+    return torch.rand(n, 1, 6, 6, generator=g), torch.cat([xy, xy + wh], 1).to(torch.int64)
+
+
 def view_write(x):
     m = x.new_zeros((4, 5))
     m.view(20)[3:6] = 1
@@ -153,6 +209,16 @@ DYNAMIC = {
         (torch.randn(1, 2, 4, 4), torch.randn(1, 2, 8, 8)),
         (torch.randn(1, 2, 3, 3), torch.randn(1, 2, 6, 5)),
         "input:2=a,input:3=b,y:2=h,y:3=w"),
+    # scripted loops: the second input runs another number of iterations
+    "script_loop_carried": (lambda x: loop_carried(x * 2) + 1, (torch.randn(3, 4),),
+                            (torch.randn(5, 4),), "x:0=n"),
+    "script_loop_cat": (lambda x: loop_cat(x * 2) + 1, (torch.randn(3, 4),), (torch.randn(6, 4),),
+                        "x:0=n"),
+    "script_loop_append_stack": (lambda x: loop_append_stack(x * 2) + 1, (torch.randn(3, 4),),
+                                 (torch.randn(5, 4),), "x:0=n"),
+    # torchvision's own scripted loop (Mask R-CNN's paste_masks_in_image)
+    "paste_masks_loop": (paste_masks_loop, paste_inputs(3, 1), paste_inputs(5, 2),
+                         "1:0=n,2:0=n"),   # the trace names the inputs %1, %2
 }
 
 
@@ -166,6 +232,9 @@ DATA_DEPENDENT = {
         lambda x: (x[x > 0] * x[x > 0].size(0)).sum() + torch.zeros(torch.nonzero(x).shape[0]).sum() + 1,
         (torch.tensor([1.0, -1.0, 2.0, 3.0, 0.0]),),
         (torch.tensor([1.0, -1.0, -2.0, -3.0, 4.0]),)),
+    # a loop whose trip count is computed from the data
+    "script_loop_data_count": (lambda x: loop_data_count(x) - 1, (torch.tensor([1.0, -2.0, 3.0]),),
+                               (torch.tensor([-1.0, -2.0, 3.0]),)),
 }
 
 
@@ -178,6 +247,8 @@ REFUSALS = {
     "view_write": (Fn(view_write), (torch.randn(4, 5),)),
     # ScatterND adds only from opset 16 (the test exports at 13)
     "index_put_accumulate": (Fn(index_put_accumulate), (torch.randn(4, 4), torch.tensor([0, 2]))),
+    # a loop-carried int64 tensor that the body makes float (ONNX Loop keeps its type)
+    "loop_changes_dtype": (Fn(loop_changes_dtype), (torch.randn(3),)),
 }
 
 

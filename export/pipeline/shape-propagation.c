@@ -443,6 +443,55 @@ export_infer_shapes (Graph *g, GHashTable *dynamic_inputs)
   infer (g, dynamic_inputs, FALSE);
 }
 
+static int rank_from_shape_input (GraphNode *n);
+
+static int
+value_rank (GraphValue *v)
+{
+  GraphType *t = v ? graph_value_type (v) : NULL;
+  return t && graph_type_is_tensor (t) ? graph_type_rank (t) : -1;
+}
+
+/* The rank of an output whose dims the rules cannot compute (a size known
+ * only at run time): ConstantOfShape, Reshape and Expand from their shape
+ * input's length; ops that keep their input's rank (Resize to computed
+ * sizes, Slice, Cast, Pad...) from it; Concat from any input; Gather and
+ * broadcasting from their inputs' ranks.  -1 when unknown. */
+static int
+rank_fallback (GraphNode *n, const OpRule *r)
+{
+  static const char *const keeps_rank[] = {
+    "onnx::Resize", "onnx::Upsample", "onnx::Slice", "onnx::Cast", "onnx::CastLike", "onnx::Pad",
+    "onnx::Tile", "onnx::Identity",
+  };
+  guint nin = graph_node_n_inputs (n);
+  for (guint i = 0; i < G_N_ELEMENTS (keeps_rank); i++)
+    if (graph_node_is (n, keeps_rank[i]) || r->rule == shape_rule_same)
+      return value_rank (shape_in_at (n, 0));
+  if (graph_node_is (n, "onnx::Concat"))
+    for (guint i = 0; i < nin; i++)
+      if (value_rank (shape_in_at (n, i)) >= 0)
+        return value_rank (shape_in_at (n, i));
+  if (graph_node_is (n, "onnx::Gather"))
+    {
+      int a = value_rank (shape_in_at (n, 0)), b = value_rank (shape_in_at (n, 1));
+      return a >= 1 && b >= 0 ? a + b - 1 : -1;
+    }
+  if (r->rule == shape_rule_broadcast)
+    {
+      int m = -1;
+      for (guint i = 0; i < nin; i++)
+        {
+          int k = value_rank (shape_in_at (n, i));
+          if (k < 0)
+            return -1;
+          m = MAX (m, k);
+        }
+      return m;
+    }
+  return rank_from_shape_input (n);
+}
+
 /* The rank of ConstantOfShape, Reshape and Expand whose shape input's
  * values are not known but its length is (a shape computed at run time). */
 static int
@@ -497,10 +546,12 @@ export_infer_node_types (GraphNode *n)
       if (!untyped (v) || (t && !graph_type_is_tensor (t)))
         continue;
       GraphDType dt = t ? graph_type_dtype (t) : GRAPH_DTYPE_UNDEFINED;
+      if (dt == GRAPH_DTYPE_UNDEFINED && r->dtype == DT_SAME)
+        dt = export_promoted_dtype (n);   /* int64 + float is float */
       if (dt == GRAPH_DTYPE_UNDEFINED)
         dt = output_dtype (n, r);
       int rank = t && graph_type_rank (t) >= 0 ? graph_type_rank (t) : ok ? out[i].rank
-                                                                         : rank_from_shape_input (n);
+                                                                         : rank_fallback (n, r);
       if (dt == GRAPH_DTYPE_UNDEFINED || rank < 0 || rank > TENSOR_MAX_RANK)
         continue;
       GraphDim dims[TENSOR_MAX_RANK];

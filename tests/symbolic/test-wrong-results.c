@@ -16,6 +16,9 @@ static const char *const cases[] = {
   "div_floor_int", "div_trunc_int", "expand_keep_dims", "interpolate_size_of_other",
   "slice_assign", "select_zero_copy", "slice_write_computed_start", "pad_slice_computed", "pow_int_float", "dropout_p0_training",
   "index_multi", "topk_split_fill_computed", "index_put", "data_dependent_size", "script_if",
+  /* scripted loops (ONNX Loop), each run at two trip counts */
+  "script_loop_carried", "script_loop_cat", "script_loop_append_stack", "script_loop_data_count",
+  "paste_masks_loop",
 };
 static const int opsets[] = { 11, 13, 17 };
 
@@ -123,6 +126,8 @@ static const struct { const char *cas, *says; } refusals[] = {
   { "view_write", "in-place write into a view" },
   /* ScatterND's add reduction is opset 16 */
   { "index_put_accumulate", "accumulate=True (from opset 16)" },
+  /* ONNX Loop keeps a carried value's element type */
+  { "loop_changes_dtype", "loop-carried value 0 starts as int64 and the loop body makes it float" },
 };
 
 static void
