@@ -23,8 +23,21 @@ sym_numel (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   return TRUE;
 }
 
+/* aten::len(list): the length of a list the trace builds (scripted code's
+ * len(size) checks), a constant. */
+static gboolean
+sym_len (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  gint64 len;
+  if (!sym_static_int (graph_node_output (n, 0), &len))
+    return sym_unimplemented (ctx, n, error, "len() of a list whose length is known only at run time");
+  out[0] = sym_const_i64 (ctx, len);
+  return TRUE;
+}
+
 static const SymEntry entries[] = {
   SYM_FN ("aten::dim", sym_dim_op),
+  SYM_FN ("aten::len", sym_len),
   SYM_FN ("aten::numel", sym_numel),
 };
 const SymTable sym_opset9_misc = SYM_TABLE (9, entries);

@@ -771,7 +771,7 @@ sym_upsample_mode (SymContext *ctx, GraphNode *n, GraphValue **out, GError **err
       const char *ctm = linear ? (align ? "align_corners" : "half_pixel") : "asymmetric";
       out[0] = graph_op (G, "Resize", input, empty, empty, full,
                          "coordinate_transformation_mode_s", ctm, "cubic_coeff_a_f", -0.75,
-                         "mode_s", linear ? "linear" : "nearest", "nearest_mode_s", "floor", NULL);
+                         "mode_s", mode, "nearest_mode_s", "floor", NULL);
       return TRUE;
     }
   if (!have_scales)

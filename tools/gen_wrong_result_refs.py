@@ -147,6 +147,24 @@ def paste_inputs(n, seed):
     return torch.rand(n, 1, 6, 6, generator=g), torch.cat([xy, xy + wh], 1).to(torch.int64)
 
 
+def keypoints_loop(maps, rois):
+    xy, scores = roi_heads.heatmaps_to_keypoints(maps, rois)   # _onnx_heatmaps_to_keypoints_loop
+    return torch.cat([xy.flatten(1), scores], 1)
+
+
+def keypoint_inputs(n, seed):
+    g = torch.Generator().manual_seed(seed)
+    xy = torch.rand(n, 2, generator=g) * 40
+    wh = torch.rand(n, 2, generator=g) * 30 + 5
+    return torch.randn(n, 3, 8, 8, generator=g), torch.cat([xy, xy + wh], 1)
+
+
+@torch.jit.script
+def bicubic_to(x: torch.Tensor, s: torch.Tensor) -> torch.Tensor:
+    return F.interpolate(x[:, None], size=(int(s[0].ceil()), int(s[1].ceil())), mode="bicubic",
+                         align_corners=False)[:, 0]
+
+
 def view_write(x):
     m = x.new_zeros((4, 5))
     m.view(20)[3:6] = 1
@@ -217,6 +235,8 @@ DYNAMIC = {
     "script_loop_append_stack": (lambda x: loop_append_stack(x * 2) + 1, (torch.randn(3, 4),),
                                  (torch.randn(5, 4),), "x:0=n"),
     # torchvision's own scripted loop (Mask R-CNN's paste_masks_in_image)
+    # and Keypoint R-CNN's heatmaps_to_keypoints (bicubic to computed sizes, argmax)
+    "keypoints_loop": (keypoints_loop, keypoint_inputs(3, 1), keypoint_inputs(5, 2), "maps:0=n,rois:0=n"),
     "paste_masks_loop": (paste_masks_loop, paste_inputs(3, 1), paste_inputs(5, 2),
                          "1:0=n,2:0=n"),   # the trace names the inputs %1, %2
 }
@@ -232,6 +252,10 @@ DATA_DEPENDENT = {
         lambda x: (x[x > 0] * x[x > 0].size(0)).sum() + torch.zeros(torch.nonzero(x).shape[0]).sum() + 1,
         (torch.tensor([1.0, -1.0, 2.0, 3.0, 0.0]),),
         (torch.tensor([1.0, -1.0, -2.0, -3.0, 4.0]),)),
+    # bicubic upsampling to a size computed at run time (was exported as linear)
+    "bicubic_computed_size": (lambda x, s: bicubic_to(x, s) * 2,
+                              (torch.randn(3, 8, 8), torch.tensor([13.2, 17.5])),
+                              (torch.randn(3, 8, 8), torch.tensor([5.5, 9.0]))),
     # a loop whose trip count is computed from the data
     "script_loop_data_count": (lambda x: loop_data_count(x) - 1, (torch.tensor([1.0, -2.0, 3.0]),),
                                (torch.tensor([-1.0, -2.0, 3.0]),)),
