@@ -128,6 +128,14 @@ def loop_data_count(x: torch.Tensor) -> torch.Tensor:
 
 
 @torch.jit.script
+def loop_range_step(x: torch.Tensor) -> torch.Tensor:
+    acc = torch.zeros_like(x[0])
+    for i in range(1, x.size(0), 2):
+        acc = acc + x[i] * i
+    return acc
+
+
+@torch.jit.script
 def loop_changes_dtype(x: torch.Tensor) -> torch.Tensor:
     acc = torch.zeros(x.shape, dtype=torch.int64)
     for i in range(x.size(0)):
@@ -234,6 +242,9 @@ DYNAMIC = {
                         "x:0=n"),
     "script_loop_append_stack": (lambda x: loop_append_stack(x * 2) + 1, (torch.randn(3, 4),),
                                  (torch.randn(5, 4),), "x:0=n"),
+    # range(start, end, step): __range_length and __derive_index
+    "script_loop_range_step": (lambda x: loop_range_step(x) + 1, (torch.randn(4, 3),),
+                               (torch.randn(7, 3),), "x:0=n"),
     # torchvision's own scripted loop (Mask R-CNN's paste_masks_in_image)
     # and Keypoint R-CNN's heatmaps_to_keypoints (bicubic to computed sizes, argmax)
     "keypoints_loop": (keypoints_loop, keypoint_inputs(3, 1), keypoint_inputs(5, 2), "maps:0=n,rois:0=n"),

@@ -18,7 +18,7 @@ static const char *const cases[] = {
   "index_multi", "topk_split_fill_computed", "index_put", "data_dependent_size", "script_if",
   /* scripted loops (ONNX Loop), each run at two trip counts */
   "script_loop_carried", "script_loop_cat", "script_loop_append_stack", "script_loop_data_count",
-  "paste_masks_loop",
+  "paste_masks_loop", "keypoints_loop", "bicubic_computed_size", "script_loop_range_step",
 };
 static const int opsets[] = { 11, 13, 17 };
 
