@@ -180,6 +180,18 @@ sym_lower_if (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   return TRUE;
 }
 
+/* prim::RaiseException reached by the translation: a check of scripted
+ * code whose condition is known only at run time (ONNX has no exceptions),
+ * or one the traced input itself fails.  Refused, never dropped. */
+gboolean
+sym_lower_raise (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  (void) out;
+  return unsupported (ctx, n, error,
+                      "an exception raised by scripted code under a condition known only at run time "
+                      "(ONNX cannot raise)");
+}
+
 /* Note [Loops]
  * prim::Loop(%trip_count, %cond, %carried...) with block0(%i, %carried...)
  * -> (%cond, %carried...) is ONNX Loop(M, cond, v_initial...) whose body

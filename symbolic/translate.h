@@ -40,6 +40,8 @@ Graph       *sym_context_swap_graph (SymContext *ctx, Graph *dst);
 /* prim::If: the selected block inline for a constant condition, else ONNX
  * If with both blocks as subgraphs (control-flow.c). */
 gboolean     sym_lower_if (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error);
+/* prim::RaiseException: refused with the reason (control-flow.c). */
+gboolean     sym_lower_raise (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error);
 /* prim::Loop: ONNX Loop with the block as its body (control-flow.c). */
 gboolean     sym_lower_loop (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error);
 /* A list filled by append in a loop (Note [Loops], control-flow.c): the
