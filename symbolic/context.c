@@ -223,14 +223,71 @@ sym_map_value (SymContext *ctx, GraphValue *src, GraphValue *dst)
  * returns: a constant there is a constant here (align_corners).  Anything
  * else is not static, and the If stays an ONNX If. */
 #define STATIC_DEPTH 64
+/* Steps one evaluation may take (a hostile trace's a + a chains would
+ * otherwise be explored exponentially). */
+#define STATIC_BUDGET 4096
 
-static gboolean static_bool (GraphValue *src, gboolean *v, int depth);
+static _Thread_local int static_active;
+static _Thread_local guint static_steps;
+
+static gboolean
+static_step (void)
+{
+  return ++static_steps <= STATIC_BUDGET;
+}
+
+static void
+static_begin (void)
+{
+  if (static_active++ == 0)
+    static_steps = 0;
+}
+
+static void
+static_end (void)
+{
+  static_active--;
+}
+
+static GraphValue *see_through_r (GraphValue *src, int depth);
+static gboolean static_int_r (GraphValue *src, gint64 *v, int depth);
+
+static gboolean static_bool_r (GraphValue *src, gboolean *v, int depth);
+
+static GraphValue *
+see_through (GraphValue *src, int depth)
+{
+  static_begin ();
+  GraphValue *r = see_through_r (src, depth);
+  static_end ();
+  return r;
+}
+
+static gboolean
+static_bool (GraphValue *src, gboolean *v, int depth)
+{
+  static_begin ();
+  gboolean r = static_bool_r (src, v, depth);
+  static_end ();
+  return r;
+}
+
+static gboolean
+static_int (GraphValue *src, gint64 *v, int depth)
+{
+  static_begin ();
+  gboolean r = static_int_r (src, v, depth);
+  static_end ();
+  return r;
+}
 
 /* The value src stands for once static prim::Ifs and unchecked casts are
  * seen through. */
 static GraphValue *
-see_through (GraphValue *src, int depth)
+see_through_r (GraphValue *src, int depth)
 {
+  if (!static_step ())
+    return src;
   for (int k = 0; src && k < STATIC_DEPTH && depth < STATIC_DEPTH; k++)
     {
       GraphNode *p = graph_value_node (src);
@@ -243,7 +300,7 @@ see_through (GraphValue *src, int depth)
       gboolean c;
       if (p && graph_node_is (p, "prim::If") && graph_node_n_inputs (p) == 1
           && graph_node_get_g (p, "block0", &b[0]) && graph_node_get_g (p, "block1", &b[1])
-          && static_bool (graph_node_input (p, 0), &c, depth + 1))
+          && static_bool_r (graph_node_input (p, 0), &c, depth + 1))
         {
           guint i = 0;
           while (i < graph_node_n_outputs (p) && graph_node_output (p, i) != src)
@@ -408,11 +465,11 @@ const_string (GraphValue *src, const char **s, gsize *len)
 }
 
 static gboolean
-static_int (GraphValue *src, gint64 *v, int depth)
+static_int_r (GraphValue *src, gint64 *v, int depth)
 {
-  if (src == NULL || depth > STATIC_DEPTH)
+  if (src == NULL || depth > STATIC_DEPTH || !static_step ())
     return FALSE;
-  src = see_through (src, depth);
+  src = see_through_r (src, depth);
   if (sym_get_const_int (src, v))
     return TRUE;
   GraphNode *p = graph_value_node (src);
@@ -433,8 +490,8 @@ static_int (GraphValue *src, gint64 *v, int depth)
       return *v >= 0;
     }
   gint64 a, b;
-  if (nin != 2 || !static_int (graph_node_input (p, 0), &a, depth + 1)
-      || !static_int (graph_node_input (p, 1), &b, depth + 1))
+  if (nin != 2 || !static_int_r (graph_node_input (p, 0), &a, depth + 1)
+      || !static_int_r (graph_node_input (p, 1), &b, depth + 1))
     return FALSE;
   if (graph_node_is (p, "aten::add"))
     *v = (gint64) ((guint64) a + (guint64) b);
@@ -449,9 +506,9 @@ static_int (GraphValue *src, gint64 *v, int depth)
 
 /* Whether src is None (*v TRUE) or surely not None (*v FALSE). */
 static gboolean
-static_is_none (GraphValue *src, gboolean *v, int depth)
+static_is_none_r (GraphValue *src, gboolean *v, int depth)
 {
-  src = see_through (src, depth);
+  src = see_through_r (src, depth);
   GraphNode *p = src ? graph_value_node (src) : NULL;
   GraphType *t = src ? graph_value_type (src) : NULL;
   if (p && graph_node_is (p, "prim::Constant"))
@@ -466,11 +523,11 @@ static_is_none (GraphValue *src, gboolean *v, int depth)
 }
 
 static gboolean
-static_bool (GraphValue *src, gboolean *v, int depth)
+static_bool_r (GraphValue *src, gboolean *v, int depth)
 {
-  if (src == NULL || depth > STATIC_DEPTH)
+  if (src == NULL || depth > STATIC_DEPTH || !static_step ())
     return FALSE;
-  src = see_through (src, depth);
+  src = see_through_r (src, depth);
   if (sym_get_const_bool (src, v))
     return TRUE;
   GraphNode *p = graph_value_node (src);
@@ -483,7 +540,7 @@ static_bool (GraphValue *src, gboolean *v, int depth)
   gboolean a, b;
   if (graph_node_is (p, "aten::__not__") && nin == 1)
     {
-      if (!static_bool (x, &a, depth + 1))
+      if (!static_bool_r (x, &a, depth + 1))
         return FALSE;
       *v = !a;
       return TRUE;
@@ -492,7 +549,7 @@ static_bool (GraphValue *src, gboolean *v, int depth)
     return FALSE;
   if (graph_node_is (p, "aten::__and__") || graph_node_is (p, "aten::__or__"))
     {
-      if (!static_bool (x, &a, depth + 1) || !static_bool (y, &b, depth + 1))
+      if (!static_bool_r (x, &a, depth + 1) || !static_bool_r (y, &b, depth + 1))
         return FALSE;
       *v = graph_node_is (p, "aten::__and__") ? a && b : a || b;
       return TRUE;
@@ -500,7 +557,7 @@ static_bool (GraphValue *src, gboolean *v, int depth)
   if (graph_node_is (p, "aten::__is__") || graph_node_is (p, "aten::__isnot__"))
     {
       /* x is None / x is not None */
-      if (!sym_is_none (y) || !static_is_none (x, &a, depth + 1))
+      if (!sym_is_none (y) || !static_is_none_r (x, &a, depth + 1))
         return FALSE;
       *v = graph_node_is (p, "aten::__is__") ? a : !a;
       return TRUE;
@@ -527,7 +584,7 @@ static_bool (GraphValue *src, gboolean *v, int depth)
   while (k < G_N_ELEMENTS (cmp) && !graph_node_is (p, cmp[k]))
     k++;
   gint64 i, j;
-  if (k == G_N_ELEMENTS (cmp) || !static_int (x, &i, depth + 1) || !static_int (y, &j, depth + 1))
+  if (k == G_N_ELEMENTS (cmp) || !static_int_r (x, &i, depth + 1) || !static_int_r (y, &j, depth + 1))
     return FALSE;
   gboolean r[] = { i == j, i != j, i < j, i <= j, i > j, i >= j };
   *v = r[k];
