@@ -285,7 +285,7 @@ sym_lower_loop (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
       || graph_n_outputs (block) != N + 1)
     return unsupported (ctx, n, error, "a prim::Loop whose block does not match its carried values");
   /* M, cond and the initial carried values, in the enclosing graph */
-  g_autofree GraphValue **ins = g_new0 (GraphValue *, nin);
+  g_autofree GraphValue **ins = g_new0 (GraphValue *, nin + 1);
   for (guint i = 0; i < nin; i++)
     {
       GError *local = NULL;
@@ -333,6 +333,17 @@ sym_lower_loop (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
       const char *name = graph_value_get_name (bin);
       sym_map_value (ctx, bin, graph_add_input (sub, name ? name : "carried", t));
     }
+  /* Loop-1 (before opset 11) takes at least one carried value: a loop that
+   * has none (only scan outputs) carries an unused int64 0 through. */
+  guint D = N == 0 && sym_opset (ctx) < 11 ? 1 : 0;
+  GraphValue *dummy_in = NULL;
+  if (D)
+    {
+      ins[2] = sym_const_i64 (ctx, 0);
+      g_autoptr (GraphType) t = graph_type_new_tensor (GRAPH_DTYPE_INT64, 0, NULL);
+      graph_value_set_type (ins[2], t);
+      dummy_in = graph_add_input (sub, "unused", t);
+    }
   g_autoptr (GPtrArray) appends = g_ptr_array_new ();
   graph_foreach_node (block, m)
     if (is_scan_append (m, n))
@@ -355,6 +366,8 @@ sym_lower_loop (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
       if (ok)
         graph_add_output (sub, v);
     }
+  if (ok && D)
+    graph_add_output (sub, dummy_in);
   guint K = appends->len;
   for (guint k = 0; ok && k < K; k++)
     {
@@ -386,7 +399,7 @@ sym_lower_loop (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
       graph_add_output (sub, v);
     }
   sym_context_swap_graph (ctx, outer);
-  GraphNode *loop = ok ? graph_opv_outputs (outer, "Loop", nin, ins, N + K, NULL) : NULL;
+  GraphNode *loop = ok ? graph_opv_outputs (outer, "Loop", nin + D, ins, N + D + K, NULL) : NULL;
   if (loop == NULL)
     {
       graph_free (sub);
@@ -401,8 +414,8 @@ sym_lower_loop (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
     }
   for (guint k = 0; k < K; k++)
     {
-      GraphValue *elem = graph_output (sub, 1 + N + k);
-      GraphValue *scan = graph_node_output (loop, N + k);
+      GraphValue *elem = graph_output (sub, 1 + N + D + k);
+      GraphValue *scan = graph_node_output (loop, N + D + k);
       sym_set_type (scan, sym_dtype (elem), sym_rank (elem) + 1, NULL);
       sym_context_set_scan_list (ctx, graph_node_input (appends->pdata[k], 0), scan);
     }
