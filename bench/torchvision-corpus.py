@@ -22,6 +22,7 @@ leaves out the builders with more than 150M parameters.
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -127,6 +128,9 @@ def one(name, family, opsets, work, symonnx_only=False):
             try:
                 ok = symonnx.verify(model, args, path, rtol=1e-3, atol=atol, file=buf)
                 row[key] = "yes" if ok else "NO: " + first_line(buf.getvalue().splitlines()[-2:-1])
+                errs = [float(m.group(1)) for m in re.finditer(r"\)\s+(\S+)\s+\S+\s+\d+/\d+", buf.getvalue())]
+                if errs and key == "match":
+                    row["max_abs"] = max(errs)   # over the outputs, as verify prints them
             except Exception as e:  # noqa: BLE001
                 row[key] = "error: " + first_line(e)
         for path in (tf, sf):
@@ -176,6 +180,7 @@ def main():
                 rows.append(r)
                 print(f"{r['model']:<36} {r['opset']:>3} torch {r['torch'][:40]:<40} "
                       f"symonnx {r['symonnx'][:70]:<70} match {r.get('match', '-')[:40]:<12} "
+                      f"max abs err {r.get('max_abs', '-'):<10} "
                       f"torch-file {r.get('torch_file_match', '-')[:30]}", flush=True)
     if a.json:
         with open(a.json, "w") as f:
