@@ -28,6 +28,9 @@ typedef struct
    * (export_infer_node_types); called for the nodes made for a source
    * node whose traced outputs are untyped (scripted code).  May be NULL. */
   void       (*infer_node) (GraphNode *n);
+  /* The export has dynamic axes: a traced size of a value not yet
+   * translated (the current node's outputs) may not hold. */
+  gboolean     dynamic_axes;
 } SymContextSetup;
 
 SymContext  *sym_context_new (const SymContextSetup *setup);
@@ -75,6 +78,11 @@ gboolean     sym_context_is_lazy (GraphNode *n);
  * unconvertible node; the caller collects them.  prim:: nodes are handled
  * here too (lowering). */
 gboolean     sym_context_translate (SymContext *ctx, GraphNode *n, GError **error);
+/* Makes ctx the context whose shape knowledge sym_static_shape() and
+ * sym_static_dims() use (data-dependent values, dynamic axes), for steps
+ * that run between translations (view mutation); returns the previous
+ * one, to be made current again after. */
+SymContext  *sym_context_make_current (SymContext *ctx);
 /* What to do about an unconvertible node of `kind` (one sentence, for the
  * end of the message listing every failing node). */
 const char  *sym_unsupported_hint (const char *kind);

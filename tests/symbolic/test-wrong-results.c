@@ -16,6 +16,9 @@ static const char *const cases[] = {
   "div_floor_int", "div_trunc_int", "expand_keep_dims", "interpolate_size_of_other",
   "slice_assign", "select_zero_copy", "slice_write_computed_start", "pad_slice_computed", "pow_int_float", "dropout_p0_training",
   "index_multi", "topk_split_fill_computed", "index_put", "data_dependent_size", "script_if",
+  "gpt_attention_dynamic", "class_token_dynamic", "interpolate_fixed_size_dynamic",
+  "instance_norm_pixel_shuffle_dynamic", "window_mask_dynamic_batch",
+  "window_mask_dynamic_hw", "view_writes_dynamic", "embedding_bag_dynamic",
   /* scripted loops (ONNX Loop), each run at two trip counts */
   "script_loop_carried", "script_loop_cat", "script_loop_append_stack", "script_loop_data_count",
   "paste_masks_loop", "keypoints_loop", "bicubic_computed_size", "script_loop_range_step",
