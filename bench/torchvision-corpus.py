@@ -26,6 +26,7 @@ leaves out the builders with more than 150M parameters.
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile

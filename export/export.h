@@ -125,6 +125,9 @@ guint    export_fuse_conv_batchnorm (Graph *g);
  * torch writes nested torch.cat calls). */
 guint    export_flatten_concats (Graph *g);
 guint    export_scalar_type_analysis (Graph *g);
+/* The element type export_scalar_type_analysis makes node n compute (a
+ * standard op: Add, Mul, Concat, Where...), UNDEFINED for other ops. */
+GraphDType export_promoted_dtype (GraphNode *n);
 /* Symbolic shape propagation (export/pipeline/shape-propagation.c): every value computed
  * from one of `dynamic_inputs` (a set of graph inputs whose types already
  * carry their symbolic dims) gets the shape its node's input shapes give,
@@ -142,6 +145,12 @@ void     export_infer_shapes (Graph *g, GHashTable *dynamic_inputs);
  * inputs' types are unknown: set it with graph_value_set_type).  NULL is an
  * error, not a crash. */
 gboolean export_infer_types (Graph *g, GError **error);
+/* One node's outputs that have no element type or rank get them (and the
+ * dims the rules compute) from the same rules: scripted code's values,
+ * which a trace declares only as "Tensor", typed as they are translated.
+ * Dynamic axes reach into control-flow bodies through
+ * export_infer_shapes. */
+void     export_infer_node_types (GraphNode *n);
 void     export_assign_scoped_names (Graph *g);
 /* Initializers equal to an earlier one (same dtype, shape and values by
  * ==, as torch's eval-mode _jit_pass_onnx_deduplicate_initializers) are

@@ -590,8 +590,9 @@ const char  *graph_symbol (const char *kind, const char *default_domain);
 /* ------------------------------------------------------------------------ */
 /* Passes and checks                                                         */
 
-/* Removes nodes whose outputs are unused and not graph outputs, repeatedly.
- * Returns the number removed.
+/* Removes nodes whose outputs are unused and not graph outputs, repeatedly,
+ * in control-flow bodies (subgraph attributes) too.  Returns the number
+ * removed.
  * Before: %a = A(%x); %b = B(%a); return (%x)  → return (%x) */
 guint        graph_eliminate_dead_code (Graph *g);
 /* Checks every invariant (see ir/lint.c); the first broken one is reported. */

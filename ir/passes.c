@@ -26,6 +26,15 @@ graph_eliminate_dead_code (Graph *g)
         {
           graph_node_destroy (n);
           removed++;
+          continue;
+        }
+      /* control-flow bodies: before the nodes of g their dead nodes read */
+      for (guint a = 0; a < graph_node_n_attrs (n); a++)
+        {
+          Graph *one, *const *subs;
+          gsize len = graph_node_attr_subgraphs (n, graph_node_attr_name (n, a), &one, &subs);
+          for (gsize k = 0; k < len; k++)
+            removed += graph_eliminate_dead_code (subs[k]);
         }
     }
   return removed;

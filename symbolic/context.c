@@ -19,6 +19,7 @@ struct _SymContext
   GHashTable *py_args;    /* PythonOp node → GPtrArray of its arguments */
   GHashTable *dynamic;    /* src values whose shape (or int value) depends on data */
   GHashTable *quantized;  /* src value → SymQuantized* (Note [Quantized values], quantized.c) */
+  GHashTable *scans;      /* src list appended to in a loop → its scan output */
 };
 
 /* Note [Data-dependent shapes]
@@ -79,12 +80,37 @@ keeps_self_shape (GraphNode *n)
   return FALSE;
 }
 
+/* The blocks of scripted control flow are walked too: a value a block
+ * returns makes the node's outputs data-dependent, and a prim::Loop's
+ * counter, its carried values (a tensor grown by cat each iteration) and
+ * so its outputs all are: they change with the trip count. */
 static void
 mark_data_dependent (Graph *src, GHashTable *dynamic)
 {
   graph_foreach_node (src, n)
     {
       gboolean dyn = starts_data_dependence (n);
+      gboolean loop = graph_node_is (n, "prim::Loop");
+      if (loop || graph_node_is (n, "prim::If"))
+        for (guint a = 0; a < graph_node_n_attrs (n); a++)
+          {
+            Graph *one, *const *subs;
+            gsize len = graph_node_attr_subgraphs (n, graph_node_attr_name (n, a), &one, &subs);
+            for (gsize k = 0; k < len; k++)
+              {
+                for (guint i = 0; loop && i < graph_n_inputs (subs[k]); i++)
+                  g_hash_table_add (dynamic, graph_input (subs[k], i));
+                /* a list appended to in a loop has the trip count's length */
+                graph_foreach_node (subs[k], m)
+                  if (loop && graph_node_is (m, "aten::append") && graph_node_n_inputs (m) > 0
+                      && graph_node_input (m, 0))
+                    g_hash_table_add (dynamic, graph_node_input (m, 0));
+                mark_data_dependent (subs[k], dynamic);
+                for (guint i = 0; i < graph_n_outputs (subs[k]); i++)
+                  dyn = dyn || g_hash_table_contains (dynamic, graph_output (subs[k], i));
+              }
+          }
+      dyn = dyn || loop;
       guint nin = keeps_self_shape (n) ? MIN (1, graph_node_n_inputs (n)) : graph_node_n_inputs (n);
       for (guint i = 0; !dyn && i < nin; i++)
         dyn = graph_node_input (n, i) && g_hash_table_contains (dynamic, graph_node_input (n, i));
@@ -120,6 +146,7 @@ sym_context_new (const SymContextSetup *setup)
   ctx->origins = g_hash_table_new (NULL, NULL);
   ctx->dynamic = g_hash_table_new (NULL, NULL);
   ctx->quantized = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+  ctx->scans = g_hash_table_new (NULL, NULL);
   if (ctx->s.src)
     mark_data_dependent (ctx->s.src, ctx->dynamic);
   return ctx;
@@ -143,6 +170,7 @@ sym_context_free (SymContext *ctx)
   g_hash_table_unref (ctx->origins);
   g_hash_table_unref (ctx->dynamic);
   g_hash_table_unref (ctx->quantized);
+  g_hash_table_unref (ctx->scans);
   g_free (ctx);
 }
 
@@ -285,9 +313,114 @@ sym_map_value (SymContext *ctx, GraphValue *src, GraphValue *dst)
 /* ------------------------------------------------------------------------ */
 /* Source constants                                                          */
 
-static GraphNode *
-const_node (GraphValue *src)
+/* Note [Static scalars in scripted code]
+ * Scripted helpers inlined into a trace (F.interpolate's argument checks
+ * inside torchvision's paste-masks loop) test what the export knows: a
+ * tensor's rank (aten::dim), whether a constant string is in a constant
+ * list, `x is None`, and int arithmetic on those.  Such a condition is
+ * evaluated here, so its prim::If keeps one branch inline (the other may
+ * raise, or read prim::Uninitialized), and an output of such an If (or a
+ * prim::unchecked_cast of one) is seen through to the value its branch
+ * returns: a constant there is a constant here (align_corners).  Anything
+ * else is not static, and the If stays an ONNX If. */
+#define STATIC_DEPTH 64
+/* Steps one evaluation may take (a hostile trace's a + a chains would
+ * otherwise be explored exponentially). */
+#define STATIC_BUDGET 4096
+
+static _Thread_local int static_active;
+static _Thread_local guint static_steps;
+
+static gboolean
+static_step (void)
 {
+  return ++static_steps <= STATIC_BUDGET;
+}
+
+static void
+static_begin (void)
+{
+  if (static_active++ == 0)
+    static_steps = 0;
+}
+
+static void
+static_end (void)
+{
+  static_active--;
+}
+
+static GraphValue *see_through_r (GraphValue *src, int depth);
+static gboolean static_int_r (GraphValue *src, gint64 *v, int depth);
+
+static gboolean static_bool_r (GraphValue *src, gboolean *v, int depth);
+
+static GraphValue *
+see_through (GraphValue *src, int depth)
+{
+  static_begin ();
+  GraphValue *r = see_through_r (src, depth);
+  static_end ();
+  return r;
+}
+
+static gboolean
+static_bool (GraphValue *src, gboolean *v, int depth)
+{
+  static_begin ();
+  gboolean r = static_bool_r (src, v, depth);
+  static_end ();
+  return r;
+}
+
+static gboolean
+static_int (GraphValue *src, gint64 *v, int depth)
+{
+  static_begin ();
+  gboolean r = static_int_r (src, v, depth);
+  static_end ();
+  return r;
+}
+
+/* The value src stands for once static prim::Ifs and unchecked casts are
+ * seen through. */
+static GraphValue *
+see_through_r (GraphValue *src, int depth)
+{
+  if (!static_step ())
+    return src;
+  for (int k = 0; src && k < STATIC_DEPTH && depth < STATIC_DEPTH; k++)
+    {
+      GraphNode *p = graph_value_node (src);
+      if (p && graph_node_is (p, "prim::unchecked_cast") && graph_node_n_inputs (p) == 1)
+        {
+          src = graph_node_input (p, 0);
+          continue;
+        }
+      Graph *b[2];
+      gboolean c;
+      if (p && graph_node_is (p, "prim::If") && graph_node_n_inputs (p) == 1
+          && graph_node_get_g (p, "block0", &b[0]) && graph_node_get_g (p, "block1", &b[1])
+          && static_bool_r (graph_node_input (p, 0), &c, depth + 1))
+        {
+          guint i = 0;
+          while (i < graph_node_n_outputs (p) && graph_node_output (p, i) != src)
+            i++;
+          Graph *chosen = b[c ? 0 : 1];
+          if (i >= graph_n_outputs (chosen))
+            return src;
+          src = graph_output (chosen, i);
+          continue;
+        }
+      break;
+    }
+  return src;
+}
+
+static GraphNode *
+const_node_at (GraphValue *src, int depth)
+{
+  src = see_through (src, depth);
   GraphNode *p = src ? graph_value_node (src) : NULL;
   /* prim::NumToTensor(c) is the constant c as a tensor. */
   while (p && graph_node_is (p, "prim::NumToTensor") && graph_node_n_inputs (p) == 1)
@@ -295,11 +428,18 @@ const_node (GraphValue *src)
   return p && graph_node_is (p, "prim::Constant") ? p : NULL;
 }
 
+static GraphNode *
+const_node (GraphValue *src)
+{
+  return const_node_at (src, 0);
+}
+
 gboolean
 sym_is_none (GraphValue *src)
 {
   if (src == NULL)
     return TRUE;
+  src = see_through (src, 0);
   GraphNode *p = graph_value_node (src);
   if (p == NULL || !graph_node_is (p, "prim::Constant"))
     return FALSE;
@@ -408,6 +548,160 @@ sym_get_const_bool (GraphValue *src, gboolean *v)
     return FALSE;
   *v = i != 0;
   return TRUE;
+}
+
+int
+sym_known_rank (SymContext *ctx, GraphValue *src)
+{
+  int r = sym_rank (src);
+  GraphValue *d = r < 0 && ctx ? sym_context_mapped (ctx, see_through (src, 0)) : NULL;
+  return d ? sym_rank (d) : r;
+}
+
+static gboolean
+const_string (GraphValue *src, const char **s, gsize *len)
+{
+  GraphNode *p = const_node (src);
+  return p && graph_node_get_s (p, "value", s, len);
+}
+
+static gboolean
+static_int_r (GraphValue *src, gint64 *v, int depth)
+{
+  if (src == NULL || depth > STATIC_DEPTH || !static_step ())
+    return FALSE;
+  src = see_through_r (src, depth);
+  if (sym_get_const_int (src, v))
+    return TRUE;
+  GraphNode *p = graph_value_node (src);
+  GraphType *t = graph_value_type (src);
+  if (p == NULL || t == NULL || graph_type_kind (t) != GRAPH_TYPE_INT)
+    return FALSE;
+  guint nin = graph_node_n_inputs (p);
+  if (graph_node_is (p, "aten::dim") && nin == 1)
+    {
+      int r = sym_known_rank (current_ctx, graph_node_input (p, 0));
+      *v = r;
+      return r >= 0;
+    }
+  if (graph_node_is (p, "aten::len") && nin == 1 && graph_node_input (p, 0))
+    {
+      GraphNode *l = graph_value_node (graph_node_input (p, 0));
+      *v = l && graph_node_is (l, "prim::ListConstruct") ? (gint64) graph_node_n_inputs (l) : -1;
+      return *v >= 0;
+    }
+  gint64 a, b;
+  if (nin != 2 || !static_int_r (graph_node_input (p, 0), &a, depth + 1)
+      || !static_int_r (graph_node_input (p, 1), &b, depth + 1))
+    return FALSE;
+  if (graph_node_is (p, "aten::add"))
+    *v = (gint64) ((guint64) a + (guint64) b);
+  else if (graph_node_is (p, "aten::sub"))
+    *v = (gint64) ((guint64) a - (guint64) b);
+  else if (graph_node_is (p, "aten::mul"))
+    *v = (gint64) ((guint64) a * (guint64) b);
+  else
+    return FALSE;
+  return TRUE;
+}
+
+/* Whether src is None (*v TRUE) or surely not None (*v FALSE). */
+static gboolean
+static_is_none_r (GraphValue *src, gboolean *v, int depth)
+{
+  src = see_through_r (src, depth);
+  GraphNode *p = src ? graph_value_node (src) : NULL;
+  GraphType *t = src ? graph_value_type (src) : NULL;
+  if (p && graph_node_is (p, "prim::Constant"))
+    *v = sym_is_none (src);
+  else if (p && graph_node_is (p, "prim::Uninitialized"))
+    return FALSE;
+  else if (t && graph_type_kind (t) != GRAPH_TYPE_OPTIONAL && graph_type_kind (t) != GRAPH_TYPE_NONE)
+    *v = FALSE;
+  else
+    return FALSE;
+  return TRUE;
+}
+
+static gboolean
+static_bool_r (GraphValue *src, gboolean *v, int depth)
+{
+  if (src == NULL || depth > STATIC_DEPTH || !static_step ())
+    return FALSE;
+  src = see_through_r (src, depth);
+  if (sym_get_const_bool (src, v))
+    return TRUE;
+  GraphNode *p = graph_value_node (src);
+  GraphType *t = graph_value_type (src);
+  if (p == NULL || t == NULL || graph_type_kind (t) != GRAPH_TYPE_BOOL)
+    return FALSE;
+  guint nin = graph_node_n_inputs (p);
+  GraphValue *x = nin > 0 ? graph_node_input (p, 0) : NULL;
+  GraphValue *y = nin > 1 ? graph_node_input (p, 1) : NULL;
+  gboolean a, b;
+  if (graph_node_is (p, "aten::__not__") && nin == 1)
+    {
+      if (!static_bool_r (x, &a, depth + 1))
+        return FALSE;
+      *v = !a;
+      return TRUE;
+    }
+  if (nin != 2)
+    return FALSE;
+  if (graph_node_is (p, "aten::__and__") || graph_node_is (p, "aten::__or__"))
+    {
+      if (!static_bool_r (x, &a, depth + 1) || !static_bool_r (y, &b, depth + 1))
+        return FALSE;
+      *v = graph_node_is (p, "aten::__and__") ? a && b : a || b;
+      return TRUE;
+    }
+  if (graph_node_is (p, "aten::__is__") || graph_node_is (p, "aten::__isnot__"))
+    {
+      /* x is None / x is not None */
+      if (!sym_is_none (y) || !static_is_none_r (x, &a, depth + 1))
+        return FALSE;
+      *v = graph_node_is (p, "aten::__is__") ? a : !a;
+      return TRUE;
+    }
+  if (graph_node_is (p, "aten::__contains__"))
+    {
+      /* a constant string in a list of constant strings */
+      GraphNode *l = x ? graph_value_node (x) : NULL;
+      const char *s, *e;
+      gsize slen, elen;
+      if (l == NULL || !graph_node_is (l, "prim::ListConstruct") || !const_string (y, &s, &slen))
+        return FALSE;
+      *v = FALSE;
+      for (guint i = 0; i < graph_node_n_inputs (l); i++)
+        {
+          if (!const_string (graph_node_input (l, i), &e, &elen))
+            return FALSE;
+          *v = *v || (elen == slen && memcmp (e, s, slen) == 0);
+        }
+      return TRUE;
+    }
+  static const char *const cmp[] = { "aten::eq", "aten::ne", "aten::lt", "aten::le", "aten::gt", "aten::ge" };
+  guint k = 0;
+  while (k < G_N_ELEMENTS (cmp) && !graph_node_is (p, cmp[k]))
+    k++;
+  gint64 i, j;
+  if (k == G_N_ELEMENTS (cmp) || !static_int_r (x, &i, depth + 1) || !static_int_r (y, &j, depth + 1))
+    return FALSE;
+  gboolean r[] = { i == j, i != j, i < j, i <= j, i > j, i >= j };
+  *v = r[k];
+  return TRUE;
+}
+
+gboolean
+sym_static_bool (GraphValue *src, gboolean *v)
+{
+  return static_bool (src, v, 0);
+}
+
+gboolean
+sym_static_int (GraphValue *src, gint64 *v)
+{
+  return static_int (src, v, 0);
 }
 
 GArray *
@@ -519,6 +813,8 @@ sym_const_as_tensor (GraphValue *src)
   if (graph_node_get_i (p, "value", &i))
     {
       GraphType *ty = graph_value_type (src);
+      if (ty == NULL || graph_type_kind (ty) == GRAPH_TYPE_OPTIONAL)
+        ty = graph_value_type (graph_node_output (p, 0));   /* a static If's bool? */
       if (ty && graph_type_kind (ty) == GRAPH_TYPE_BOOL)
         return tensor_new_scalar_int64 (GRAPH_DTYPE_BOOL, i != 0);
       return tensor_new_scalar_int64 (GRAPH_DTYPE_INT64, i);
@@ -843,6 +1139,16 @@ dynamic_int_list (SymContext *ctx, GraphNode *p, GError **error)
   return out;
 }
 
+/* Scripted code's tests on what the export knows (Note [Static scalars in
+ * scripted code]): translated on use, as the constant they evaluate to. */
+static gboolean
+is_static_scalar_node (GraphNode *n)
+{
+  return graph_node_is (n, "aten::__contains__") || graph_node_is (n, "aten::__is__")
+         || graph_node_is (n, "aten::__isnot__") || graph_node_is (n, "aten::__not__")
+         || graph_node_is (n, "prim::Uninitialized");
+}
+
 GraphValue *
 sym_value (SymContext *ctx, GraphValue *src, GError **error)
 {
@@ -887,6 +1193,26 @@ sym_value (SymContext *ctx, GraphValue *src, GError **error)
     }
   else if (graph_node_is (p, "prim::GetAttr"))
     dst = weight_value (ctx, src, error);
+  else if (graph_node_is (p, "prim::unchecked_cast"))
+    dst = sym_value (ctx, graph_node_input (p, 0), error);
+  else if (is_static_scalar_node (p))
+    {
+      /* Note [Static scalars in scripted code] */
+      gboolean b;
+      if (static_bool (src, &b, 0))
+        {
+          g_autoptr (Tensor) t = tensor_new_scalar_int64 (GRAPH_DTYPE_BOOL, b);
+          dst = sym_constant (ctx, t);
+        }
+      else
+        {
+          g_set_error (error, SYM_ERROR, SYM_ERROR_UNSUPPORTED,
+                       "value %%%s (an output of %s) is exported only where its value is known "
+                       "at export time (a rank, a constant, None), and here it is not",
+                       value_label (src, buf), graph_node_kind (p));
+          return NULL;
+        }
+    }
   else if (graph_node_is (p, "prim::NumToTensor") || graph_node_is (p, "aten::ScalarImplicit"))
     dst = sym_value (ctx, graph_node_input (p, 0), error);
   else if (graph_node_is (p, "aten::Int") || graph_node_is (p, "aten::Float")
@@ -939,6 +1265,18 @@ sym_value (SymContext *ctx, GraphValue *src, GError **error)
   return dst;
 }
 
+void
+sym_context_set_scan_list (SymContext *ctx, GraphValue *list_src, GraphValue *scan)
+{
+  g_hash_table_insert (ctx->scans, list_src, scan);
+}
+
+GraphValue *
+sym_context_scan_list (SymContext *ctx, GraphValue *list_src)
+{
+  return list_src ? g_hash_table_lookup (ctx->scans, list_src) : NULL;
+}
+
 GPtrArray *
 sym_context_list_elements (SymContext *ctx, GraphValue *src)
 {
@@ -954,6 +1292,13 @@ sym_list_values (SymContext *ctx, GraphValue *src, GError **error)
     return g_ptr_array_ref (known);
   GraphNode *p = src ? graph_value_node (src) : NULL;
   char buf[32];
+  if (sym_context_scan_list (ctx, src))
+    {
+      g_set_error (error, SYM_ERROR, SYM_ERROR_UNSUPPORTED,
+                   "tensor list %%%s is filled by append in a loop: only torch.stack of it is "
+                   "exported", value_label (src, buf));
+      return NULL;
+    }
   if (p == NULL || !graph_node_is (p, "prim::ListConstruct"))
     {
       g_set_error (error, SYM_ERROR, SYM_ERROR_UNSUPPORTED,
@@ -1201,6 +1546,9 @@ sym_unimplemented (SymContext *ctx, GraphNode *n, GError **error, const char *fm
 gboolean
 sym_context_is_lazy (GraphNode *n)
 {
+  if (is_static_scalar_node (n) || graph_node_is (n, "prim::unchecked_cast")
+      || graph_node_is (n, "aten::format"))
+    return TRUE;
   return graph_node_is (n, "prim::Constant") || graph_node_is (n, "prim::GetAttr")
          || graph_node_is (n, "prim::device") || graph_node_is (n, "prim::dtype")
          || graph_node_is (n, "prim::ListConstruct") || graph_node_is (n, "prim::NumToTensor")
@@ -1573,6 +1921,20 @@ check_declared_shapes (GraphNode *n, GError **error)
 
 static gboolean translate_node (SymContext *ctx, GraphNode *n, GError **error);
 
+/* Scripted code: a tensor output the trace declares only as "Tensor". */
+static gboolean
+has_untyped_output (GraphNode *n)
+{
+  for (guint i = 0; i < graph_node_n_outputs (n); i++)
+    {
+      GraphType *t = graph_value_type (graph_node_output (n, i));
+      if (t && graph_type_is_tensor (t)
+          && (graph_type_dtype (t) == GRAPH_DTYPE_UNDEFINED || graph_type_rank (t) < 0))
+        return TRUE;
+    }
+  return FALSE;
+}
+
 gboolean
 sym_context_translate (SymContext *ctx, GraphNode *n, GError **error)
 {
@@ -1700,6 +2062,10 @@ translate_node (SymContext *ctx, GraphNode *n, GError **error)
           return FALSE;
         }
     }
+  if (ctx->s.infer_node && has_untyped_output (n))
+    for (GraphNode *m = mark ? graph_node_next (mark) : graph_first_node (ctx->s.dst); m;
+         m = graph_node_next (m))
+      ctx->s.infer_node (m);
   finish_outputs (ctx, n, out);
   if (origin)
     g_hash_table_insert (ctx->origins, n, (gpointer) origin);

@@ -1,8 +1,10 @@
-/* prim::If of scripted code inside a trace (torchvision's
- * @torch.jit._script_if_tracing helpers: `if boxes.numel() == 0: ...`).
- * A constant condition keeps the branch it selects, translated inline; a
+/* prim::If and prim::Loop of scripted code inside a trace (torchvision's
+ * @torch.jit._script_if_tracing helpers: `if boxes.numel() == 0: ...`,
+ * `for i in range(masks.size(0)): ...`).
+ * A condition known at export time (Note [Static scalars in scripted
+ * code], context.c) keeps the branch it selects, translated inline; a
  * computed one becomes ONNX If with each block translated into a subgraph
- * (block0 is the then branch).  Values of the enclosing graph that a block
+ * (block0 is the then branch).  A loop becomes ONNX Loop (Note [Loops]).  Values of the enclosing graph that a block
  * reads are made in the enclosing graph first, so a constant or weight
  * first needed inside a block is not created inside that subgraph. */
 #include "symbolic/translate.h"
@@ -20,12 +22,10 @@ materialise_outer_reads (SymContext *ctx, Graph *b, GError **error)
           GraphValue *v = graph_node_input (m, i);
           if (v == NULL || graph_value_graph (v) == b || sym_context_mapped (ctx, v))
             continue;
-          GError *local = NULL;
-          if (sym_value (ctx, v, &local) == NULL && local)
-            {
-              g_propagate_error (error, local);
-              return FALSE;
-            }
+          /* One with no ONNX value (a string read only by a test known at
+           * export time) is left alone: a real use of it fails there. */
+          g_autoptr (GError) local = NULL;
+          sym_value (ctx, v, &local);
         }
       for (guint a = 0; a < graph_node_n_attrs (m); a++)
         {
@@ -58,7 +58,8 @@ unsupported (SymContext *ctx, GraphNode *n, GError **error, const char *why)
  * outputs are its own values) and typed: its own type, the node's traced
  * one, or its element type and rank. */
 static GraphValue *
-block_output (SymContext *ctx, GraphNode *n, Graph *block, Graph *sub, guint i, GError **error)
+block_output (SymContext *ctx, GraphNode *n, Graph *block, Graph *sub, guint i, GraphValue *traced,
+              GError **error)
 {
   GError *local = NULL;
   GraphValue *v = sym_value (ctx, graph_output (block, i), &local);
@@ -79,7 +80,7 @@ block_output (SymContext *ctx, GraphNode *n, Graph *block, Graph *sub, guint i, 
     }
   if (v && graph_value_type (v) == NULL)
     {
-      GraphType *t = graph_value_type (graph_node_output (n, i));
+      GraphType *t = traced ? graph_value_type (traced) : NULL;
       GraphType *tb = graph_value_type (graph_output (block, i));
       GraphType *use = t && graph_type_is_tensor (t) && graph_type_dtype (t) ? t : tb;
       if (use && graph_type_is_tensor (use) && graph_type_dtype (use))
@@ -100,7 +101,7 @@ sym_lower_if (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
     return unsupported (ctx, n, error, "blocks whose outputs do not match the node's");
   GraphValue *cond_src = graph_node_input (n, 0);
   gboolean c;
-  if (sym_get_const_bool (cond_src, &c))
+  if (sym_static_bool (cond_src, &c))
     {
       Graph *b = c ? then_b : else_b;
       if (!translate_block (ctx, b, error))
@@ -113,6 +114,14 @@ sym_lower_if (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
             {
               g_propagate_error (error, local);
               return FALSE;
+            }
+          /* a value of an enclosing graph, inside a loop body */
+          if (out[i] && graph_value_graph (out[i]) != sym_graph (ctx))
+            {
+              GraphValue *w = graph_op (sym_graph (ctx), "Identity", out[i], NULL);
+              if (w && graph_value_type (out[i]))
+                graph_value_set_type (w, graph_value_type (out[i]));
+              out[i] = w;
             }
         }
       return TRUE;
@@ -144,7 +153,7 @@ sym_lower_if (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
       ok = translate_block (ctx, blocks[k], error);
       for (guint i = 0; ok && i < nout; i++)
         {
-          GraphValue *v = block_output (ctx, n, blocks[k], subs[k], i, error);
+          GraphValue *v = block_output (ctx, n, blocks[k], subs[k], i, graph_node_output (n, i), error);
           ok = v != NULL;
           if (ok)
             graph_add_output (subs[k], v);
@@ -167,6 +176,248 @@ sym_lower_if (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
       GraphType *t = graph_value_type (graph_output (subs[0], i));
       if (t && graph_type_is_tensor (t) && graph_type_dtype (t))
         sym_set_type (out[i], graph_type_dtype (t), graph_type_rank (t), NULL);
+    }
+  return TRUE;
+}
+
+/* prim::RaiseException reached by the translation: a check of scripted
+ * code whose condition is known only at run time (ONNX has no exceptions),
+ * or one the traced input itself fails.  Refused, never dropped. */
+gboolean
+sym_lower_raise (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  (void) out;
+  return unsupported (ctx, n, error,
+                      "an exception raised by scripted code under a condition known only at run time "
+                      "(ONNX cannot raise)");
+}
+
+/* Note [Loops]
+ * prim::Loop(%trip_count, %cond, %carried...) with block0(%i, %carried...)
+ * -> (%cond, %carried...) is ONNX Loop(M, cond, v_initial...) whose body
+ * (iteration_num, cond_in, v_in...) -> (cond_out, v_out...) is the block
+ * translated into a subgraph, as torch's prim_loop does.  A carried value
+ * keeps its element type and rank from one iteration to the next (ONNX's
+ * rule; a body that changes them is refused), its dims are unknown (a
+ * tensor grown by cat each iteration), and the counter and carried values
+ * are data-dependent inside the body (Note [Data-dependent shapes]), so
+ * nothing the body computes from them is folded from one traced
+ * iteration.  The outputs are the final carried values. */
+
+static const char *
+dtype_label (GraphDType dt)
+{
+  return dt == GRAPH_DTYPE_UNDEFINED ? "unknown" : graph_dtype_name (dt);
+}
+
+/* Body output k+1 (carried value k) must keep v_initial's element type and
+ * rank; an unknown one takes them. */
+static gboolean
+check_carried (SymContext *ctx, GraphNode *n, guint k, GraphValue *init, GraphValue *v, GError **error)
+{
+  GraphDType di = sym_dtype (init), dv = sym_dtype (v);
+  int ri = sym_rank (init), rv = sym_rank (v);
+  if (di == GRAPH_DTYPE_UNDEFINED || dv != di)
+    return sym_unimplemented (ctx, n, error,
+                              "loop-carried value %u starts as %s and the loop body makes it %s "
+                              "(ONNX Loop keeps a carried value's element type)",
+                              k, dtype_label (di), dtype_label (dv));
+  if (ri >= 0 && rv >= 0 && ri != rv)
+    return sym_unimplemented (ctx, n, error,
+                              "loop-carried value %u has rank %d before the loop and %d after "
+                              "an iteration (ONNX Loop keeps a carried value's rank)", k, ri, rv);
+  return TRUE;
+}
+
+/* A carried value's type inside the body and after the loop: element type
+ * and rank, every dim unknown. */
+static GraphType *
+carried_type (GraphValue *v)
+{
+  int r = sym_rank (v);
+  GraphDim unknown[TENSOR_MAX_RANK] = { { 0 } };
+  for (int i = 0; i < r && i < TENSOR_MAX_RANK; i++)
+    unknown[i].kind = GRAPH_DIM_UNKNOWN;
+  return graph_type_new_tensor (sym_dtype (v), MIN (r, TENSOR_MAX_RANK), r > 0 ? unknown : NULL);
+}
+
+/* Whether m, a node of a loop's block, is `res.append(v)` to a list made
+ * empty just for this loop and read after it only by torch.stack: then v
+ * is a scan output of the ONNX Loop (the values of every iteration
+ * stacked on a new first axis) and stack reads that. */
+static gboolean
+is_scan_append (GraphNode *m, GraphNode *loop)
+{
+  if (!graph_node_is (m, "aten::append") || graph_node_n_inputs (m) != 2
+      || graph_node_n_outputs (m) != 1 || graph_value_n_uses (graph_node_output (m, 0)) > 0)
+    return FALSE;
+  GraphValue *l = graph_node_input (m, 0);
+  GraphNode *p = l ? graph_value_node (l) : NULL;
+  Graph *g = graph_node_graph (loop);
+  if (p == NULL || !graph_node_is (p, "prim::ListConstruct") || graph_node_n_inputs (p) != 0
+      || graph_node_graph (p) != g)
+    return FALSE;
+  for (guint i = 0; i < graph_value_n_uses (l); i++)
+    {
+      GraphNode *u = graph_value_use (l, i)->node;
+      if (u == m)
+        continue;
+      if (!graph_node_is (u, "aten::stack") || graph_node_graph (u) != g)
+        return FALSE;
+      GraphNode *after = graph_node_next (loop);
+      while (after && after != u)
+        after = graph_node_next (after);
+      if (after == NULL)
+        return FALSE;   /* a stack before the loop */
+    }
+  return TRUE;
+}
+
+gboolean
+sym_lower_loop (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  Graph *block = NULL, *other = NULL;
+  guint nin = graph_node_n_inputs (n);
+  if (nin < 2 || !graph_node_get_g (n, "block0", &block) || graph_node_get_g (n, "block1", &other))
+    return unsupported (ctx, n, error, "a prim::Loop without a trip count, a condition and one block");
+  guint N = nin - 2;
+  if (graph_node_n_outputs (n) != N || graph_n_inputs (block) != N + 1
+      || graph_n_outputs (block) != N + 1)
+    return unsupported (ctx, n, error, "a prim::Loop whose block does not match its carried values");
+  /* M, cond and the initial carried values, in the enclosing graph */
+  g_autofree GraphValue **ins = g_new0 (GraphValue *, nin + 1);
+  for (guint i = 0; i < nin; i++)
+    {
+      GError *local = NULL;
+      ins[i] = sym_value (ctx, graph_node_input (n, i), &local);
+      if (ins[i] == NULL)
+        {
+          if (local)
+            {
+              g_propagate_prefixed_error (error, local, "prim::Loop's %s: ",
+                                          i == 0 ? "trip count" : i == 1 ? "condition" : "carried value");
+              return FALSE;
+            }
+          return unsupported (ctx, n, error, i == 0 ? "a loop without a trip count"
+                                             : "a None loop condition or carried value");
+        }
+      if (i >= 2 && sym_dtype (ins[i]) == GRAPH_DTYPE_UNDEFINED)
+        {
+          GraphType *t = graph_value_type (graph_node_input (n, i));
+          if (t && graph_type_is_tensor (t) && graph_type_dtype (t) != GRAPH_DTYPE_UNDEFINED)
+            sym_set_type (ins[i], graph_type_dtype (t), graph_type_rank (t), NULL);
+        }
+    }
+  if (sym_dtype (ins[0]) != GRAPH_DTYPE_INT64)
+    ins[0] = sym_cast (ctx, ins[0], GRAPH_DTYPE_INT64);
+  if (sym_dtype (ins[1]) != GRAPH_DTYPE_BOOL)
+    ins[1] = sym_cast (ctx, ins[1], GRAPH_DTYPE_BOOL);
+  for (guint k = 0; k < N; k++)
+    if (sym_dtype (ins[2 + k]) == GRAPH_DTYPE_UNDEFINED || sym_rank (ins[2 + k]) < 0)
+      return unsupported (ctx, n, error,
+                          "a loop-carried value whose element type or rank is unknown before the loop");
+  if (!materialise_outer_reads (ctx, block, error))
+    return FALSE;
+
+  Graph *outer = sym_graph (ctx);
+  Graph *sub = graph_new_subgraph (outer);
+  g_autoptr (GraphType) it_t = graph_type_new_tensor (GRAPH_DTYPE_INT64, 0, NULL);
+  g_autoptr (GraphType) cond_t = graph_type_new_tensor (GRAPH_DTYPE_BOOL, 0, NULL);
+  const char *iname = graph_value_get_name (graph_input (block, 0));
+  sym_map_value (ctx, graph_input (block, 0), graph_add_input (sub, iname ? iname : "iteration", it_t));
+  graph_add_input (sub, "cond", cond_t);
+  for (guint k = 0; k < N; k++)
+    {
+      g_autoptr (GraphType) t = carried_type (ins[2 + k]);
+      GraphValue *bin = graph_input (block, k + 1);
+      const char *name = graph_value_get_name (bin);
+      sym_map_value (ctx, bin, graph_add_input (sub, name ? name : "carried", t));
+    }
+  /* Loop-1 (before opset 11) takes at least one carried value: a loop that
+   * has none (only scan outputs) carries an unused int64 0 through. */
+  guint D = N == 0 && sym_opset (ctx) < 11 ? 1 : 0;
+  GraphValue *dummy_in = NULL;
+  if (D)
+    {
+      ins[2] = sym_const_i64 (ctx, 0);
+      g_autoptr (GraphType) t = graph_type_new_tensor (GRAPH_DTYPE_INT64, 0, NULL);
+      graph_value_set_type (ins[2], t);
+      dummy_in = graph_add_input (sub, "unused", t);
+    }
+  g_autoptr (GPtrArray) appends = g_ptr_array_new ();
+  graph_foreach_node (block, m)
+    if (is_scan_append (m, n))
+      g_ptr_array_add (appends, m);
+  sym_context_swap_graph (ctx, sub);
+  gboolean ok = TRUE;
+  graph_foreach_node (block, m)
+    if (ok && !g_ptr_array_find (appends, m, NULL))
+      ok = sym_context_translate (ctx, m, error);
+  GraphValue *cond_out = ok ? block_output (ctx, n, block, sub, 0, NULL, error) : NULL;
+  ok = cond_out != NULL;
+  if (ok && sym_dtype (cond_out) != GRAPH_DTYPE_BOOL)
+    cond_out = sym_cast (ctx, cond_out, GRAPH_DTYPE_BOOL);
+  if (ok)
+    graph_add_output (sub, cond_out);
+  for (guint k = 0; ok && k < N; k++)
+    {
+      GraphValue *v = block_output (ctx, n, block, sub, k + 1, graph_node_output (n, k), error);
+      ok = v != NULL && check_carried (ctx, n, k, ins[2 + k], v, error);
+      if (ok)
+        graph_add_output (sub, v);
+    }
+  if (ok && D)
+    graph_add_output (sub, dummy_in);
+  guint K = appends->len;
+  for (guint k = 0; ok && k < K; k++)
+    {
+      GraphNode *m = appends->pdata[k];
+      GError *local = NULL;
+      GraphValue *v = sym_value (ctx, graph_node_input (m, 1), &local);
+      if (v == NULL)
+        {
+          if (local)
+            g_propagate_error (error, local);
+          else
+            unsupported (ctx, n, error, "appending None to a list in a loop");
+          ok = FALSE;
+          break;
+        }
+      if (graph_value_graph (v) != sub)
+        {
+          GraphValue *w = graph_op (sub, "Identity", v, NULL);
+          if (w && graph_value_type (v))
+            graph_value_set_type (w, graph_value_type (v));
+          v = w;
+        }
+      if (sym_dtype (v) == GRAPH_DTYPE_UNDEFINED || sym_rank (v) < 0 || sym_rank (v) >= TENSOR_MAX_RANK)
+        {
+          unsupported (ctx, n, error, "appending a tensor of unknown element type or rank to a list in a loop");
+          ok = FALSE;
+          break;
+        }
+      graph_add_output (sub, v);
+    }
+  sym_context_swap_graph (ctx, outer);
+  GraphNode *loop = ok ? graph_opv_outputs (outer, "Loop", nin + D, ins, N + D + K, NULL) : NULL;
+  if (loop == NULL)
+    {
+      graph_free (sub);
+      return ok ? unsupported (ctx, n, error, "the Loop node could not be built") : FALSE;
+    }
+  graph_node_set_g (loop, "body", sub);
+  for (guint k = 0; k < N; k++)
+    {
+      g_autoptr (GraphType) t = carried_type (ins[2 + k]);
+      out[k] = graph_node_output (loop, k);
+      graph_value_set_type (out[k], t);
+    }
+  for (guint k = 0; k < K; k++)
+    {
+      GraphValue *elem = graph_output (sub, 1 + N + D + k);
+      GraphValue *scan = graph_node_output (loop, N + D + k);
+      sym_set_type (scan, sym_dtype (elem), sym_rank (elem) + 1, NULL);
+      sym_context_set_scan_list (ctx, graph_node_input (appends->pdata[k], 0), scan);
     }
   return TRUE;
 }

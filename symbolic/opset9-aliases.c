@@ -205,6 +205,8 @@ sym_zero (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 
 static const SymEntry entries[] = {
   SYM_FN ("prim::If", sym_lower_if),   /* scripted code in traces: control-flow.c */
+  SYM_FN ("prim::Loop", sym_lower_loop),
+  SYM_FN ("prim::RaiseException", sym_lower_raise),
   SYM_FN ("aten::copy", sym_copy),
   SYM_FN ("aten::zero", sym_zero),
   SYM_FN ("aten::resolve_conj", sym_passthrough),

@@ -320,6 +320,23 @@ sym_t (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   return TRUE;
 }
 
+/* What sum and prod compute in: the result type the trace declares (sum
+ * of uint8 → int64, dtype=); where scripted code declares none, torch's
+ * rule: bool and integer inputs are summed as int64. */
+static GraphValue *
+reduction_input (SymContext *ctx, GraphNode *n, GraphValue *self)
+{
+  GraphDType have = sym_dtype (self);
+  if (sym_dtype (graph_node_output (n, 0)) == GRAPH_DTYPE_UNDEFINED
+      && (have == GRAPH_DTYPE_BOOL || graph_dtype_is_integer (have)) && have != GRAPH_DTYPE_INT64)
+    {
+      GraphValue *last = graph_node_input (n, graph_node_n_inputs (n) - 1);
+      if (graph_node_n_inputs (n) == 1 || sym_is_none (last))
+        return sym_cast (ctx, self, GRAPH_DTYPE_INT64);
+    }
+  return sym_cast_to_output_dtype (ctx, n, 0, self);
+}
+
 /* Reductions: aten::sum(self, dim, keepdim, dtype) / sum(self, dtype);
  * sym_user_data is the ONNX op ("ReduceSum"): the body of SYM_REDUCE. */
 gboolean
@@ -344,7 +361,11 @@ sym_reduce_dims (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error
     return FALSE;
   /* Reduced in the result type the trace declares (sum of uint8 → int64,
    * dtype=): torch computes in it, so a small type must not overflow. */
-  out[0] = sym_reduce (ctx, op, sym_cast_to_output_dtype (ctx, n, 0, self), nd, dims, keepdim);
+  if (strcmp (op, "ReduceSum") == 0)
+    self = reduction_input (ctx, n, self);
+  else
+    self = sym_cast_to_output_dtype (ctx, n, 0, self);
+  out[0] = sym_reduce (ctx, op, self, nd, dims, keepdim);
   return TRUE;
 }
 
@@ -357,7 +378,7 @@ sym_prod (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   gboolean keep = FALSE;
   if (!sym_parse_args (ctx, n, "v", &self, error))
     return FALSE;
-  self = sym_cast_to_output_dtype (ctx, n, 0, self);   /* as sum: int64 for small ints */
+  self = reduction_input (ctx, n, self);   /* as sum: int64 for small ints */
   if (graph_node_n_inputs (n) >= 4)
     {
       if (!sym_parse_args (ctx, n, "none,i,b", &dim, &keep, error))

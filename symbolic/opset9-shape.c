@@ -222,6 +222,32 @@ sym_cat (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   return out[0] != NULL;
 }
 
+/* stack of a list filled by append in a loop: the loop's scan output
+ * [iterations, dims...] with its first axis moved to dim. */
+static gboolean
+stack_scan (SymContext *ctx, GraphNode *n, GraphValue *scan, gint64 dim, GraphValue **out,
+            GError **error)
+{
+  int r = sym_rank (scan);
+  if (r < 1 || r > TENSOR_MAX_RANK)
+    return sym_unimplemented (ctx, n, error, "stack of a list appended to in a loop whose elements' rank is unknown");
+  if (dim < 0)
+    dim += r;
+  if (dim < 0 || dim >= r)
+    return sym_unimplemented (ctx, n, error, "stack at dim %" G_GINT64_FORMAT " of rank-%d elements",
+                              dim, r - 1);
+  if (dim == 0)
+    {
+      out[0] = scan;
+      return TRUE;
+    }
+  gint64 perm[TENSOR_MAX_RANK];
+  for (int i = 0, k = 1; i < r; i++)
+    perm[i] = i == dim ? 0 : k++;
+  out[0] = graph_op (G, "Transpose", scan, "perm_is", r, perm, NULL);
+  return out[0] != NULL;
+}
+
 /* aten::stack(tensors, dim) */
 static gboolean
 sym_stack (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
@@ -229,6 +255,9 @@ sym_stack (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   gint64 dim;
   if (!sym_parse_args (ctx, n, "none,i", &dim, error))
     return FALSE;
+  GraphValue *scan = sym_context_scan_list (ctx, graph_node_input (n, 0));
+  if (scan)
+    return stack_scan (ctx, n, scan, dim, out, error);
   g_autoptr (GPtrArray) vals = sym_list_values (ctx, graph_node_input (n, 0), error);
   if (vals == NULL)
     return FALSE;

@@ -24,6 +24,10 @@ typedef struct
   /* TRUE: a weight missing from `weights` is an error; FALSE: it becomes
    * a graph input of its traced type (export_params = False). */
   gboolean     require_weights;
+  /* Gives an ONNX node's untyped outputs their element type and rank
+   * (export_infer_node_types); called for the nodes made for a source
+   * node whose traced outputs are untyped (scripted code).  May be NULL. */
+  void       (*infer_node) (GraphNode *n);
   /* The export has dynamic axes: a traced size of a value not yet
    * translated (the current node's outputs) may not hold. */
   gboolean     dynamic_axes;
@@ -39,6 +43,22 @@ Graph       *sym_context_swap_graph (SymContext *ctx, Graph *dst);
 /* prim::If: the selected block inline for a constant condition, else ONNX
  * If with both blocks as subgraphs (control-flow.c). */
 gboolean     sym_lower_if (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error);
+/* prim::RaiseException: refused with the reason (control-flow.c). */
+gboolean     sym_lower_raise (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error);
+/* prim::Loop: ONNX Loop with the block as its body (control-flow.c). */
+gboolean     sym_lower_loop (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error);
+/* A list filled by append in a loop (Note [Loops], control-flow.c): the
+ * Loop's scan output, [iterations, element dims...], that aten::stack
+ * reads; sym_list_values refuses such a list.  NULL for other lists. */
+void         sym_context_set_scan_list (SymContext *ctx, GraphValue *list_src, GraphValue *scan);
+GraphValue  *sym_context_scan_list (SymContext *ctx, GraphValue *list_src);
+/* A bool or int of scripted code evaluated at export time (Note [Static
+ * scalars in scripted code], context.c): constants, ranks, `x is None`, a
+ * constant string in a constant list, int arithmetic and comparisons. */
+gboolean     sym_static_bool (GraphValue *src, gboolean *v);
+gboolean     sym_static_int (GraphValue *src, gint64 *v);
+/* A source value's rank: declared, else that of its translation (-1). */
+int          sym_known_rank (SymContext *ctx, GraphValue *src);
 /* Whether source value src's shape (or int value) depends on the data
  * (Note [Data-dependent shapes] in context.c): sym_static_shape() calls
  * it unknown while a symbolic runs. */

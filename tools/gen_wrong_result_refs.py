@@ -9,10 +9,12 @@ opsets, runs it in the executor and compares element type, shape and values.
 Run with Debian's python: /usr/bin/python3 tools/gen_wrong_result_refs.py"""
 import os
 import warnings
+from typing import List
 
 import numpy as np
 import torch
 import torch.nn.functional as F
+from torchvision.models.detection import roi_heads
 
 warnings.filterwarnings("ignore")
 torch.manual_seed(0)
@@ -89,6 +91,86 @@ def script_if_helper(x: torch.Tensor) -> torch.Tensor:
     if x.sum() > 0:
         return x * 2
     return x - 1
+
+
+# Scripted loops called under tracing (prim::Loop, exported as ONNX Loop),
+# in the patterns torchvision's Mask/Keypoint R-CNN heads use.
+@torch.jit.script
+def loop_carried(x: torch.Tensor) -> torch.Tensor:
+    acc = torch.zeros_like(x[0])
+    for i in range(x.size(0)):
+        acc = acc * 0.5 + x[i] * i
+    return acc
+
+
+@torch.jit.script
+def loop_cat(x: torch.Tensor) -> torch.Tensor:
+    res = torch.zeros((0, x.size(1)), dtype=torch.float32)
+    for i in range(x.size(0)):
+        res = torch.cat((res, (x[i] * (i + 1)).unsqueeze(0)), 0)
+    return res
+
+
+@torch.jit.script
+def loop_append_stack(x: torch.Tensor) -> torch.Tensor:
+    res: List[torch.Tensor] = []
+    for i in range(x.size(0)):
+        res.append(x[i].sum(0, keepdim=True) + i)
+    return torch.stack(res, 1)
+
+
+@torch.jit.script
+def loop_data_count(x: torch.Tensor) -> torch.Tensor:
+    acc = x * 0
+    for i in range(int((x > 0).sum())):
+        acc = acc + x * (i + 1)
+    return acc
+
+
+@torch.jit.script
+def loop_range_step(x: torch.Tensor) -> torch.Tensor:
+    acc = torch.zeros_like(x[0])
+    for i in range(1, x.size(0), 2):
+        acc = acc + x[i] * i
+    return acc
+
+
+@torch.jit.script
+def loop_changes_dtype(x: torch.Tensor) -> torch.Tensor:
+    acc = torch.zeros(x.shape, dtype=torch.int64)
+    for i in range(x.size(0)):
+        acc = acc + x
+    return acc
+
+
+def paste_masks_loop(masks, boxes):
+    return roi_heads._onnx_paste_masks_in_image_loop(
+        masks, boxes, torch.scalar_tensor(20, dtype=torch.int64), torch.scalar_tensor(24, dtype=torch.int64))
+
+
+def paste_inputs(n, seed):
+    g = torch.Generator().manual_seed(seed)
+    xy = torch.rand(n, 2, generator=g) * 12
+    wh = torch.rand(n, 2, generator=g) * 10 + 2
+    return torch.rand(n, 1, 6, 6, generator=g), torch.cat([xy, xy + wh], 1).to(torch.int64)
+
+
+def keypoints_loop(maps, rois):
+    xy, scores = roi_heads.heatmaps_to_keypoints(maps, rois)   # _onnx_heatmaps_to_keypoints_loop
+    return torch.cat([xy.flatten(1), scores], 1)
+
+
+def keypoint_inputs(n, seed):
+    g = torch.Generator().manual_seed(seed)
+    xy = torch.rand(n, 2, generator=g) * 40
+    wh = torch.rand(n, 2, generator=g) * 30 + 5
+    return torch.randn(n, 3, 8, 8, generator=g), torch.cat([xy, xy + wh], 1)
+
+
+@torch.jit.script
+def bicubic_to(x: torch.Tensor, s: torch.Tensor) -> torch.Tensor:
+    return F.interpolate(x[:, None], size=(int(s[0].ceil()), int(s[1].ceil())), mode="bicubic",
+                         align_corners=False)[:, 0]
 
 
 def view_write(x):
@@ -236,6 +318,21 @@ DYNAMIC = {
     "instance_norm_pixel_shuffle_dynamic": (
         lambda x: F.pixel_shuffle(F.instance_norm(x), 2),
         (torch.randn(2, 8, 5, 4),), (torch.randn(3, 8, 7, 6),), "input:0=b,input:2=h,input:3=w"),
+    # scripted loops: the second input runs another number of iterations
+    "script_loop_carried": (lambda x: loop_carried(x * 2) + 1, (torch.randn(3, 4),),
+                            (torch.randn(5, 4),), "x:0=n"),
+    "script_loop_cat": (lambda x: loop_cat(x * 2) + 1, (torch.randn(3, 4),), (torch.randn(6, 4),),
+                        "x:0=n"),
+    "script_loop_append_stack": (lambda x: loop_append_stack(x * 2) + 1, (torch.randn(3, 4),),
+                                 (torch.randn(5, 4),), "x:0=n"),
+    # range(start, end, step): __range_length and __derive_index
+    "script_loop_range_step": (lambda x: loop_range_step(x) + 1, (torch.randn(4, 3),),
+                               (torch.randn(7, 3),), "x:0=n"),
+    # torchvision's own scripted loop (Mask R-CNN's paste_masks_in_image)
+    # and Keypoint R-CNN's heatmaps_to_keypoints (bicubic to computed sizes, argmax)
+    "keypoints_loop": (keypoints_loop, keypoint_inputs(3, 1), keypoint_inputs(5, 2), "maps:0=n,rois:0=n"),
+    "paste_masks_loop": (paste_masks_loop, paste_inputs(3, 1), paste_inputs(5, 2),
+                         "1:0=n,2:0=n"),   # the trace names the inputs %1, %2
 }
 
 
@@ -249,6 +346,13 @@ DATA_DEPENDENT = {
         lambda x: (x[x > 0] * x[x > 0].size(0)).sum() + torch.zeros(torch.nonzero(x).shape[0]).sum() + 1,
         (torch.tensor([1.0, -1.0, 2.0, 3.0, 0.0]),),
         (torch.tensor([1.0, -1.0, -2.0, -3.0, 4.0]),)),
+    # bicubic upsampling to a size computed at run time (was exported as linear)
+    "bicubic_computed_size": (lambda x, s: bicubic_to(x, s) * 2,
+                              (torch.randn(3, 8, 8), torch.tensor([13.2, 17.5])),
+                              (torch.randn(3, 8, 8), torch.tensor([5.5, 9.0]))),
+    # a loop whose trip count is computed from the data
+    "script_loop_data_count": (lambda x: loop_data_count(x) - 1, (torch.tensor([1.0, -2.0, 3.0]),),
+                               (torch.tensor([-1.0, -2.0, 3.0]),)),
 }
 
 
@@ -261,6 +365,8 @@ REFUSALS = {
     "view_write": (Fn(view_write), (torch.randn(4, 5),)),
     # ScatterND adds only from opset 16 (the test exports at 13)
     "index_put_accumulate": (Fn(index_put_accumulate), (torch.randn(4, 4), torch.tensor([0, 2]))),
+    # a loop-carried int64 tensor that the body makes float (ONNX Loop keeps its type)
+    "loop_changes_dtype": (Fn(loop_changes_dtype), (torch.randn(3),)),
 }
 
 

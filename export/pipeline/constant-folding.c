@@ -809,6 +809,40 @@ standard_op (GraphNode *n, guint *first)
   return FALSE;
 }
 
+/* The element type a standard op's inputs are cast to (torch's
+ * promotion: tensors over scalar constants, an int tensor with a float
+ * scalar is float); UNDEFINED for other ops or unknown inputs.  *first:
+ * the first input it applies to (Where's condition is not). */
+static GraphDType
+promoted_dtype (GraphNode *n, guint *first)
+{
+  if (!standard_op (n, first))
+    return GRAPH_DTYPE_UNDEFINED;
+  GraphDType tensor_t = GRAPH_DTYPE_UNDEFINED, scalar_t = GRAPH_DTYPE_UNDEFINED;
+  for (guint i = *first; i < graph_node_n_inputs (n); i++)
+    {
+      GraphValue *v = graph_node_input (n, i);
+      GraphDType d = value_dtype (v);
+      if (v == NULL || graph_dtype_promotion_rank (d) < 0)
+        continue;
+      GraphDType *slot = is_scalar_const (v) ? &scalar_t : &tensor_t;
+      if (*slot == GRAPH_DTYPE_UNDEFINED || graph_dtype_promotion_rank (d) > graph_dtype_promotion_rank (*slot))
+        *slot = d;
+    }
+  GraphDType target = tensor_t != GRAPH_DTYPE_UNDEFINED ? tensor_t : scalar_t;
+  if (tensor_t != GRAPH_DTYPE_UNDEFINED && graph_dtype_is_integer (tensor_t)
+      && graph_dtype_is_floating (scalar_t))
+    target = GRAPH_DTYPE_FLOAT;
+  return target;
+}
+
+GraphDType
+export_promoted_dtype (GraphNode *n)
+{
+  guint first;
+  return n ? promoted_dtype (n, &first) : GRAPH_DTYPE_UNDEFINED;
+}
+
 guint
 export_scalar_type_analysis (Graph *g)
 {
@@ -824,31 +858,10 @@ export_scalar_type_analysis (Graph *g)
             changes += export_scalar_type_analysis (subs[b]);
         }
       guint first;
-      if (!standard_op (n, &first))
-        continue;
-      guint nin = graph_node_n_inputs (n);
-      GraphDType tensor_t = GRAPH_DTYPE_UNDEFINED, scalar_t = GRAPH_DTYPE_UNDEFINED;
-      gboolean mixed = FALSE;
-      for (guint i = first; i < nin; i++)
-        {
-          GraphValue *v = graph_node_input (n, i);
-          GraphDType d = value_dtype (v);
-          if (v == NULL || graph_dtype_promotion_rank (d) < 0)
-            continue;
-          GraphDType *slot = is_scalar_const (v) ? &scalar_t : &tensor_t;
-          if (*slot != GRAPH_DTYPE_UNDEFINED && *slot != d)
-            mixed = TRUE;
-          if (*slot == GRAPH_DTYPE_UNDEFINED || graph_dtype_promotion_rank (d) > graph_dtype_promotion_rank (*slot))
-            *slot = d;
-        }
-      GraphDType target = tensor_t != GRAPH_DTYPE_UNDEFINED ? tensor_t : scalar_t;
-      /* An int tensor with a float scalar promotes to float, as in torch. */
-      if (tensor_t != GRAPH_DTYPE_UNDEFINED && graph_dtype_is_integer (tensor_t)
-          && graph_dtype_is_floating (scalar_t))
-        target = GRAPH_DTYPE_FLOAT;
+      GraphDType target = promoted_dtype (n, &first);
       if (target == GRAPH_DTYPE_UNDEFINED)
         continue;
-      (void) mixed;
+      guint nin = graph_node_n_inputs (n);
       for (guint i = first; i < nin; i++)
         {
           GraphValue *v = graph_node_input (n, i);

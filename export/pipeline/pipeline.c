@@ -360,6 +360,7 @@ translate (const Graph *trace, const ExportOptions *o, GPtrArray *kinds, GPtrArr
   SymContextSetup setup = {
     .reg = reg, .src = (Graph *) trace, .dst = dst, .opset = o->opset, .mode = o->mode,
     .weights = o->weights, .require_weights = o->export_params,
+    .infer_node = export_infer_node_types,
     .dynamic_axes = o->dynamic_axes && o->dynamic_axes->len > 0,
   };
   g_autoptr (SymContext) ctx = sym_context_new (&setup);

@@ -465,10 +465,26 @@ export_shape_prop_new (Graph *g, GHashTable *dynamic_inputs, gboolean fill_untyp
   return p;
 }
 
+/* One node; first the nodes of its control-flow bodies (a body reads the
+ * enclosing graph's values: a dynamic one taints what the body computes
+ * from it, and a body that returns a tainted value taints the node's
+ * outputs). */
 static void
 infer_node (Ctx *c, GraphNode *n)
 {
   gboolean hit = FALSE;
+  for (guint a = 0; a < graph_node_n_attrs (n); a++)
+    {
+      Graph *one, *const *subs;
+      gsize len = graph_node_attr_subgraphs (n, graph_node_attr_name (n, a), &one, &subs);
+      for (gsize k = 0; k < len; k++)
+        {
+          graph_foreach_node (subs[k], m)
+            infer_node (c, m);
+          for (guint i = 0; i < graph_n_outputs (subs[k]); i++)
+            hit = hit || g_hash_table_contains (c->tainted, graph_output (subs[k], i));
+        }
+    }
   for (guint i = 0; i < graph_node_n_inputs (n) && !hit; i++)
     hit = graph_node_input (n, i) && g_hash_table_contains (c->tainted, graph_node_input (n, i));
   guint nout = graph_node_n_outputs (n);
@@ -542,6 +558,129 @@ export_infer_shapes (Graph *g, GHashTable *dynamic_inputs)
 {
   g_return_if_fail (g != NULL);
   infer (g, dynamic_inputs, FALSE);
+}
+
+static int rank_from_shape_input (GraphNode *n);
+
+static int
+value_rank (GraphValue *v)
+{
+  GraphType *t = v ? graph_value_type (v) : NULL;
+  return t && graph_type_is_tensor (t) ? graph_type_rank (t) : -1;
+}
+
+/* The rank of an output whose dims the rules cannot compute (a size known
+ * only at run time): ConstantOfShape, Reshape and Expand from their shape
+ * input's length; ops that keep their input's rank (Resize to computed
+ * sizes, Slice, Cast, Pad...) from it; Concat from any input; Gather and
+ * broadcasting from their inputs' ranks.  -1 when unknown. */
+static int
+rank_fallback (GraphNode *n, const OpRule *r)
+{
+  static const char *const keeps_rank[] = {
+    "onnx::Resize", "onnx::Upsample", "onnx::Slice", "onnx::Cast", "onnx::CastLike", "onnx::Pad",
+    "onnx::Tile", "onnx::Identity",
+  };
+  guint nin = graph_node_n_inputs (n);
+  for (guint i = 0; i < G_N_ELEMENTS (keeps_rank); i++)
+    if (graph_node_is (n, keeps_rank[i]) || r->rule == shape_rule_same)
+      return value_rank (shape_in_at (n, 0));
+  if (graph_node_is (n, "onnx::Concat"))
+    for (guint i = 0; i < nin; i++)
+      if (value_rank (shape_in_at (n, i)) >= 0)
+        return value_rank (shape_in_at (n, i));
+  if (graph_node_is (n, "onnx::Gather"))
+    {
+      int a = value_rank (shape_in_at (n, 0)), b = value_rank (shape_in_at (n, 1));
+      return a >= 1 && b >= 0 ? a + b - 1 : -1;
+    }
+  if (r->rule == shape_rule_broadcast)
+    {
+      int m = -1;
+      for (guint i = 0; i < nin; i++)
+        {
+          int k = value_rank (shape_in_at (n, i));
+          if (k < 0)
+            return -1;
+          m = MAX (m, k);
+        }
+      return m;
+    }
+  return rank_from_shape_input (n);
+}
+
+/* The rank of ConstantOfShape, Reshape and Expand whose shape input's
+ * values are not known but its length is (a shape computed at run time). */
+static int
+rank_from_shape_input (GraphNode *n)
+{
+  gboolean cos = graph_node_is (n, "onnx::ConstantOfShape");
+  if (!cos && !graph_node_is (n, "onnx::Reshape") && !graph_node_is (n, "onnx::Expand"))
+    return -1;
+  GraphValue *shape = shape_in_at (n, cos ? 0 : 1);
+  GraphType *t = shape ? graph_value_type (shape) : NULL;
+  if (t == NULL || !graph_type_is_tensor (t) || graph_type_rank (t) != 1
+      || graph_type_dim (t, 0)->kind != GRAPH_DIM_STATIC)
+    return -1;
+  int r = (int) graph_type_dim (t, 0)->value;
+  if (graph_node_is (n, "onnx::Expand"))
+    {
+      GraphType *ti = graph_value_type (shape_in_at (n, 0));
+      int ri = ti && graph_type_is_tensor (ti) ? graph_type_rank (ti) : -1;
+      if (ri < 0)
+        return -1;
+      r = MAX (r, ri);
+    }
+  return r;
+}
+
+void
+export_infer_node_types (GraphNode *n)
+{
+  const OpRule *r = n ? find_rule (n) : NULL;
+  guint nout = n ? graph_node_n_outputs (n) : 0;
+  if (r == NULL || nout == 0)
+    return;
+  Graph *top = graph_node_graph (n);
+  while (graph_get_outer (top))
+    top = graph_get_outer (top);
+  Ctx c = {
+    .g = graph_node_graph (n),
+    .opset = (int) graph_get_opset (top, ""),
+    .tainted = g_hash_table_new (NULL, NULL),
+    .shapes = g_hash_table_new_full (NULL, NULL, NULL, g_free),
+    .data = g_hash_table_new_full (NULL, NULL, NULL, g_free),
+    .fill_untyped = TRUE,
+  };
+  if (c.opset < 0)
+    c.opset = SYM_OPSET_DEFAULT;
+  Shape *out = g_new0 (Shape, nout);
+  gboolean ok = r->rule (&c, n, out);
+  for (guint i = 0; i < nout; i++)
+    {
+      GraphValue *v = graph_node_output (n, i);
+      GraphType *t = graph_value_type (v);
+      if (!untyped (v) || (t && !graph_type_is_tensor (t)))
+        continue;
+      GraphDType dt = t ? graph_type_dtype (t) : GRAPH_DTYPE_UNDEFINED;
+      if (dt == GRAPH_DTYPE_UNDEFINED && (r->dtype == DT_SAME || r->dtype == DT_INPUT1))
+        dt = export_promoted_dtype (n);   /* int64 + float is float */
+      if (dt == GRAPH_DTYPE_UNDEFINED)
+        dt = output_dtype (n, i, r);
+      int rank = t && graph_type_rank (t) >= 0 ? graph_type_rank (t) : ok ? out[i].rank
+                                                                         : rank_fallback (n, r);
+      if (dt == GRAPH_DTYPE_UNDEFINED || rank < 0 || rank > TENSOR_MAX_RANK)
+        continue;
+      GraphDim dims[TENSOR_MAX_RANK];
+      for (int k = 0; k < rank; k++)
+        dims[k] = ok && out[i].rank == rank ? out[i].d[k] : shape_dim_unknown ();
+      g_autoptr (GraphType) nt = graph_type_new_tensor (dt, rank, rank > 0 ? dims : NULL);
+      graph_value_set_type (v, nt);
+    }
+  g_free (out);
+  g_hash_table_unref (c.tainted);
+  g_hash_table_unref (c.shapes);
+  g_hash_table_unref (c.data);
 }
 
 static gboolean

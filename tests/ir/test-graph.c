@@ -130,6 +130,38 @@ test_value_replace_all_uses (void)
 
 /* resolve follows replace_all_uses chains to the live value, and gives
  * NULL for a value whose node is gone without a replacement. */
+/* Dead code inside a Loop body goes, and with it the outer node only that
+ * dead code read; what the body returns stays. */
+static void
+test_dce_bodies (void)
+{
+  g_autoptr (Graph) g = graph_new ();
+  GraphValue *a = graph_add_input (g, "a", NULL);
+  GraphValue *m = graph_add_input (g, "m", NULL);
+  GraphValue *c0 = graph_add_input (g, "c0", NULL);
+  GraphValue *outer_only_dead = graph_op (g, "Exp", a, NULL);
+  Graph *body = graph_new_subgraph (g);
+  GraphValue *it = graph_add_input (body, "i", NULL);
+  graph_add_input (body, "c", NULL);
+  GraphValue *v = graph_add_input (body, "v", NULL);
+  graph_op (body, "Neg", outer_only_dead, NULL);          /* dead */
+  graph_op (body, "Not", graph_op (body, "Equal", it, it, NULL), NULL);   /* dead chain */
+  GraphValue *keep = graph_op (body, "Add", v, a, NULL);
+  GraphValue *cond = graph_op (body, "Identity", graph_op (body, "Greater", it, it, NULL), NULL);
+  graph_add_output (body, cond);
+  graph_add_output (body, keep);
+  GraphNode *loop = graph_op_outputs (g, "Loop", 1, m, c0, a, NULL);
+  graph_node_set_g (loop, "body", body);
+  graph_add_output (g, graph_node_output (loop, 0));
+  g_assert_cmpuint (graph_eliminate_dead_code (g), ==, 4);
+  assert_lint (g);
+  guint n = 0;
+  graph_foreach_node (body, x)
+    n++;
+  g_assert_cmpuint (n, ==, 3);   /* Add, Greater, Identity */
+  g_assert_cmpuint (graph_value_n_uses (a), ==, 2);   /* Loop's input and Add */
+}
+
 static void
 test_value_resolve (void)
 {
@@ -481,6 +513,7 @@ void
 test_graph_register (void)
 {
   g_test_add_func ("/ir/graph/inputs-outputs", test_graph_inputs_outputs);
+  g_test_add_func ("/ir/graph/dce-bodies", test_dce_bodies);
   g_test_add_func ("/ir/graph/insert-point", test_graph_insert_point);
   g_test_add_func ("/ir/graph/node-destroy", test_graph_node_destroy);
   g_test_add_func ("/ir/value/replace-all-uses", test_value_replace_all_uses);

@@ -19,6 +19,9 @@ static const char *const cases[] = {
   "gpt_attention_dynamic", "class_token_dynamic", "interpolate_fixed_size_dynamic",
   "instance_norm_pixel_shuffle_dynamic", "window_mask_dynamic_batch",
   "window_mask_dynamic_hw", "view_writes_dynamic", "embedding_bag_dynamic",
+  /* scripted loops (ONNX Loop), each run at two trip counts */
+  "script_loop_carried", "script_loop_cat", "script_loop_append_stack", "script_loop_data_count",
+  "paste_masks_loop", "keypoints_loop", "bicubic_computed_size", "script_loop_range_step",
 };
 static const int opsets[] = { 11, 13, 17 };
 
@@ -126,6 +129,8 @@ static const struct { const char *cas, *says; } refusals[] = {
   { "view_write", "in-place write into a view" },
   /* ScatterND's add reduction is opset 16 */
   { "index_put_accumulate", "accumulate=True (from opset 16)" },
+  /* ONNX Loop keeps a carried value's element type */
+  { "loop_changes_dtype", "loop-carried value 0 starts as int64 and the loop body makes it float" },
 };
 
 static void
@@ -166,4 +171,14 @@ wrong_results_tests_add (void)
         g_autofree char *p = g_strdup_printf ("/symbolic/wrong-results/%s/%d", cases[i], opsets[j]);
         g_test_add_data_func (p, &all[k], test_case);
       }
+  /* Loop exists from opset 1: the loops at 9 too, where Loop-1 needs a
+   * carried value even when the loop has only scan outputs */
+  static const Case at9[] = {
+    { "script_loop_carried", 9 }, { "script_loop_cat", 9 }, { "script_loop_append_stack", 9 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (at9); i++)
+    {
+      g_autofree char *p = g_strdup_printf ("/symbolic/wrong-results/%s/%d", at9[i].cas, at9[i].opset);
+      g_test_add_data_func (p, &at9[i], test_case);
+    }
 }
