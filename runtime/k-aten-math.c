@@ -323,6 +323,23 @@ static gboolean a_fmod (RtCall *c, GError **e) { return binary_map (c, FALSE, f_
 static gboolean a_remainder (RtCall *c, GError **e) { return binary_map (c, FALSE, f_remainder, i_remainder, e); }
 static gboolean a_floor_divide (RtCall *c, GError **e) { return binary_map (c, FALSE, f_floordiv, i_floordiv, e); }
 
+static double f_truncdiv (const double *x, const double *p) { (void) p; return trunc (x[0] / x[1]); }
+static gboolean
+i_truncdiv (const gint64 *x, gint64 *r)
+{
+  if (x[1] == 0)
+    return FALSE;
+  *r = x[1] == -1 ? (gint64) (0 - (guint64) x[0]) : x[0] / x[1];   /* INT64_MIN / -1 wraps, as torch's */
+  return TRUE;
+}
+
+gboolean
+aten_div_rounded (RtCall *call, gboolean floor_mode, GError **error)
+{
+  return floor_mode ? binary_map (call, FALSE, f_floordiv, i_floordiv, error)
+                    : binary_map (call, FALSE, f_truncdiv, i_truncdiv, error);
+}
+
 /* bitwise_and/or/xor and __and__/...: And/Or/Xor for bools, integer ops
  * otherwise; floats are refused, as torch does. */
 static gboolean
@@ -529,6 +546,80 @@ f_clamp (const double *x, const double *p)
   return v;
 }
 
+/* The tensor bounds' form (clamp.Tensor, clamp_min.Tensor, ...): min and
+ * max broadcast with self, torch's promotion over all three, and a NaN in
+ * any operand gives NaN (where the scalar form ignores a NaN bound).  x[1]
+ * / x[2] are the bounds; p[0] / p[1] say whether each is given. */
+static double
+f_clamp_t (const double *x, const double *p)
+{
+  double v = x[0];
+  if (p[0] != 0 && (isnan (x[1]) || v < x[1]))
+    v = x[1];
+  if (p[1] != 0 && (isnan (x[2]) || v > x[2]))
+    v = x[2];
+  return v;
+}
+
+static gboolean
+i_clamp_lo (const gint64 *x, gint64 *r)
+{
+  *r = MAX (x[0], x[1]);
+  return TRUE;
+}
+
+static gboolean
+i_clamp_hi (const gint64 *x, gint64 *r)
+{
+  *r = MIN (x[0], x[1]);
+  return TRUE;
+}
+
+static gboolean
+i_clamp_both (const gint64 *x, gint64 *r)
+{
+  *r = MIN (MAX (x[0], x[1]), x[2]);
+  return TRUE;
+}
+
+static gboolean
+clamp_tensors (RtCall *call, const RtTensor *a, const RtTensor *lo, const RtTensor *hi, GError **error)
+{
+  /* torch.result_type over self and both bounds: fold pairwise, a
+   * stand-in of the folded type keeping "dimensioned or 0-d". */
+  GraphDType dt = a->dtype;
+  gboolean zero_d = a->rank == 0;
+  const RtTensor *bounds[2] = { lo, hi };
+  for (int k = 0; k < 2; k++)
+    if (bounds[k])
+      {
+        RtTensor acc = { .dtype = dt, .rank = zero_d ? 0 : 1 };
+        dt = aten_result_type (&acc, bounds[k]);
+        zero_d = zero_d && bounds[k]->rank == 0;
+      }
+  if (graph_dtype_promotion_rank (dt) < 0 || dt == GRAPH_DTYPE_BOOL)
+    {
+      rt_call_error (call, error, RT_ERROR_UNSUPPORTED, "clamp of %s tensors is not supported",
+                     graph_dtype_name (dt));
+      return FALSE;
+    }
+  RtTensor ca, clo, chi;
+  if (!aten_as_dtype (call, a, dt, 1, &ca, error) || (lo && !aten_as_dtype (call, lo, dt, 2, &clo, error))
+      || (hi && !aten_as_dtype (call, hi, dt, 3, &chi, error)))
+    return FALSE;
+  if (!graph_dtype_is_floating (dt))
+    {
+      /* Integers exactly, in int64: self and the bounds given, in order. */
+      const RtTensor *ts[3] = { &ca, lo ? &clo : &chi, &chi };
+      return aten_mapn (call, 1 + (lo != NULL) + (hi != NULL), ts, dt, NULL,
+                        lo && hi ? i_clamp_both : lo ? i_clamp_lo : i_clamp_hi, NULL, error);
+    }
+  /* An absent bound's operand is self again (read, unused). */
+  const RtTensor *ts[3] = { &ca, lo ? &clo : &ca, hi ? &chi : &ca };
+  double p[2] = { lo != NULL, hi != NULL };
+  return aten_mapn (call, 3, ts, dt, f_clamp_t, NULL, p, error);
+}
+
 static gboolean
 clamp (RtCall *call, guint lo_arg, guint hi_arg, GError **error)
 {
@@ -536,16 +627,16 @@ clamp (RtCall *call, guint lo_arg, guint hi_arg, GError **error)
     return FALSE;
   const RtTensor *a = aten_arg (call, 0);
   const RtTensor *lo = lo_arg ? aten_arg (call, lo_arg) : NULL, *hi = hi_arg ? aten_arg (call, hi_arg) : NULL;
-  if ((lo && lo->numel != 1) || (hi && hi->numel != 1))
-    {
-      rt_call_error (call, error, RT_ERROR_UNSUPPORTED, "only scalar bounds are supported");
-      return FALSE;
-    }
   if (lo == NULL && hi == NULL)
     {
       rt_call_error (call, error, RT_ERROR_INVALID_GRAPH, "clamp needs a min or a max");
       return FALSE;
     }
+  /* A bound with dimensions is the Tensor overload (a 0-d one computes
+   * the same as a Scalar, but for a NaN bound, which the scalar form
+   * ignores: torch's scalar bounds are what a trace's 0-d values are). */
+  if ((lo && lo->rank > 0) || (hi && hi->rank > 0))
+    return clamp_tensors (call, a, lo, hi, error);
   GraphDType dt = a->dtype;
   if (!graph_dtype_is_floating (dt) && ((lo && graph_dtype_is_floating (lo->dtype))
                                         || (hi && graph_dtype_is_floating (hi->dtype))))

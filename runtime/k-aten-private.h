@@ -173,6 +173,9 @@ gboolean aten_mapn (RtCall *call, guint n, const RtTensor *const *ts, GraphDType
 /* Output 0 := maximum (max) or minimum of arguments 0 and 1, torch's
  * promotion, NaN propagated (aten::maximum; aten::max(self, other)). */
 gboolean aten_elementwise_extreme (RtCall *call, gboolean max, GError **error);
+/* Output 0 := arguments 0 / 1 rounded down (floor_mode) or toward zero,
+ * torch's promotion (integers stay integers): div's rounding_mode. */
+gboolean aten_div_rounded (RtCall *call, gboolean floor_mode, GError **error);
 
 /* Argument i as a tensor (not a sequence, not absent), else an error. */
 static inline gboolean

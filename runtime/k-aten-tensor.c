@@ -427,26 +427,116 @@ a_repeat (RtCall *call, GError **error)
   return TRUE;
 }
 
-/* repeat_interleave(self, int repeats, dim?, output_size?) */
+/* The repeat counts of repeat_interleave: one count (a 0-d or 1-element
+ * tensor) for all n slices, or one per slice; none negative.  The counts
+ * go into cum as cumulative sums (cum[k] = slices before slice k's first
+ * copy, cum[n] the total), which must match output_size when given. */
+static gboolean
+repeat_counts (RtCall *call, const RtTensor *rep, gint64 n, guint size_arg, gint64 **cum, GError **error)
+{
+  if (rep == NULL || !graph_dtype_is_integer (rep->dtype) || rep->rank > 1
+      || (rep->numel != 1 && rep->numel != n))
+    {
+      rt_call_error (call, error, RT_ERROR_SHAPE, "repeats must be an integer or a 1-D integer tensor of "
+                     "%" G_GINT64_FORMAT " counts (the size of the repeated dim)", n);
+      return FALSE;
+    }
+  *cum = rt_call_scratch_n (call, 1, (gsize) (n + 1) * sizeof (gint64), error);
+  if (*cum == NULL)
+    return FALSE;
+  (*cum)[0] = 0;
+  for (gint64 k = 0; k < n; k++)
+    {
+      gint64 r = rt_get_i64 (rep, rep->numel == 1 ? 0 : k);
+      if (r < 0 || r > G_MAXINT64 / 2 - (*cum)[k])
+        {
+          rt_call_error (call, error, RT_ERROR_SHAPE, "repeats must be non-negative (got %" G_GINT64_FORMAT ")", r);
+          return FALSE;
+        }
+      (*cum)[k + 1] = (*cum)[k] + r;
+    }
+  const RtTensor *size = aten_arg (call, size_arg);
+  if (size && size->numel == 1 && rt_get_i64 (size, 0) != (*cum)[n])
+    {
+      rt_call_error (call, error, RT_ERROR_SHAPE, "output_size %" G_GINT64_FORMAT " is not the sum of the "
+                     "repeats, %" G_GINT64_FORMAT, rt_get_i64 (size, 0), (*cum)[n]);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* The slice of `cum` (n + 1 cumulative counts) output row `i` copies. */
+static gint64
+repeat_source (const gint64 *cum, gint64 n, gint64 i)
+{
+  gint64 lo = 0, hi = n;   /* the last k with cum[k] <= i, cum[k + 1] > i */
+  while (hi - lo > 1)
+    {
+      gint64 mid = lo + (hi - lo) / 2;
+      if (cum[mid] <= i)
+        lo = mid;
+      else
+        hi = mid;
+    }
+  return lo;
+}
+
+/* repeat_interleave(self, repeats (int or Tensor), dim?, output_size?):
+ * each slice along dim (of the flattened self when dim is None) repeated
+ * its count of times; repeat_interleave(repeats, output_size?): the
+ * indices 0..n-1, each repeated its count of times. */
 static gboolean
 a_repeat_interleave (RtCall *call, GError **error)
 {
-  const RtTensor *a, *rep = aten_arg (call, 1);
+  const RtTensor *a;
+  gint64 *cum;
   if (!aten_tensor_arg (call, 0, &a, error))
     return FALSE;
-  if (rep == NULL || rep->numel != 1 || rt_get_i64 (rep, 0) < 0 || aten_arg (call, 2) == NULL)
+  if (call->n_inputs <= 2)
     {
-      rt_call_error (call, error, RT_ERROR_UNSUPPORTED, "only one repeat count along a given dim is supported");
-      return FALSE;
+      if (a->rank != 1 || !graph_dtype_is_integer (a->dtype))
+        {
+          rt_call_error (call, error, RT_ERROR_SHAPE, "repeats must be a 1-D integer tensor");
+          return FALSE;
+        }
+      if (!repeat_counts (call, a, a->numel, 1, &cum, error))
+        return FALSE;
+      gint64 total = cum[a->numel];
+      RtTensor *o = rt_call_output (call, 0, a->dtype, 1, &total, error);
+      if (o == NULL)
+        return FALSE;
+      for (gint64 k = 0, i = 0; k < a->numel; k++)
+        for (; i < cum[k + 1]; i++)
+          {
+            gint64 v = k;
+            rt_convert (&v, GRAPH_DTYPE_INT64, (char *) o->data + i * (gint64) rt_dtype_size (a->dtype), a->dtype, 1);
+          }
+      return TRUE;
     }
-  guint ax;
-  if (!rt_axis (call, aten_i (call, 2, 0), MAX (a->rank, 1), &ax, error) || a->rank == 0)
+  /* dim None: self flattened. */
+  gboolean flat = aten_arg (call, 2) == NULL;
+  guint rank = flat ? 1 : a->rank;
+  gint64 dims[RT_MAX_RANK], st[RT_MAX_RANK];
+  guint ax = 0;
+  if (flat)
+    dims[0] = a->numel;
+  else
+    {
+      if (a->rank == 0)
+        {
+          rt_call_error (call, error, RT_ERROR_SHAPE, "a 0-d tensor has no dim to repeat along");
+          return FALSE;
+        }
+      if (!rt_axis (call, aten_i (call, 2, 0), a->rank, &ax, error))
+        return FALSE;
+      memcpy (dims, a->dims, sizeof (gint64) * a->rank);
+    }
+  rt_contiguous_strides (rank, dims, st);
+  gint64 n = dims[ax];
+  if (!repeat_counts (call, aten_arg (call, 1), n, 3, &cum, error))
     return FALSE;
-  gint64 r = rt_get_i64 (rep, 0), st[RT_MAX_RANK], dims[RT_MAX_RANK];
-  aten_strides (a, st);
-  memcpy (dims, a->dims, sizeof (gint64) * a->rank);
-  dims[ax] *= r;
-  RtTensor *o = rt_call_output (call, 0, a->dtype, a->rank, dims, error);
+  dims[ax] = cum[n];
+  RtTensor *o = rt_call_output (call, 0, a->dtype, rank, dims, error);
   if (o == NULL)
     return FALSE;
   gsize es = rt_dtype_size (a->dtype);
@@ -454,10 +544,10 @@ a_repeat_interleave (RtCall *call, GError **error)
   for (gint64 i = 0; i < o->numel; i++)
     {
       gint64 off = 0;
-      for (guint d = 0; d < a->rank; d++)
-        off += (d == ax ? c[d] / r : c[d]) * st[d];
+      for (guint d = 0; d < rank; d++)
+        off += (d == ax ? repeat_source (cum, n, c[d]) : c[d]) * st[d];
       memcpy ((char *) o->data + i * (gint64) es, (const char *) a->data + off * (gint64) es, es);
-      rt_index_next (c, dims, a->rank);
+      rt_index_next (c, dims, rank);
     }
   return TRUE;
 }
@@ -720,7 +810,7 @@ static const RtKernelDef defs[] = {
   RT_ATEN_ROW ("unsqueeze", 2, 2, a_unsqueeze), RT_ATEN_ROW ("squeeze", 1, 2, a_squeeze), RT_ATEN_ROW ("expand", 2, 3, a_expand),
   RT_ATEN_ROW ("expand_as", 2, 2, a_expand_as), RT_ATEN_ROW ("select", 3, 3, a_select), RT_ATEN_ROW ("slice", 1, 5, a_slice),
   RT_ATEN_ROW ("narrow", 4, 4, a_narrow), RT_ATEN_ROW ("flip", 2, 2, a_flip), RT_ATEN_ROW ("roll", 2, 3, a_roll),
-  RT_ATEN_ROW ("repeat", 2, 2, a_repeat), RT_ATEN_ROW ("repeat_interleave", 2, 4, a_repeat_interleave),
+  RT_ATEN_ROW ("repeat", 2, 2, a_repeat), RT_ATEN_ROW ("repeat_interleave", 1, 4, a_repeat_interleave),
   RT_ATEN_ROW ("detach", 1, 1, a_copy_input), RT_ATEN_ROW ("alias", 1, 1, a_copy_input), RT_ATEN_ROW ("lift_fresh", 1, 1, a_copy_input),
   RT_ATEN_ROW ("view_as", 2, 2, a_view_as), RT_ATEN_ROW ("reshape_as", 2, 2, a_view_as), RT_ATEN_ROW ("type_as", 2, 2, a_type_as),
   RT_ATEN_ROW ("to", 1, 6, a_to), RT_ATEN_ROW ("stack", 2, RT_VARIADIC, a_stack), { RT_ATEN ("chunk"), RT_IN (3, 3), RT_OUT (1, RT_VARIADIC), .run = a_chunk },

@@ -40,7 +40,18 @@ binary (RtCall *call, const char *op, gboolean true_div, double alpha, GError **
 }
 
 static gboolean a_mul (RtCall *c, GError **e) { return binary (c, "Mul", FALSE, 1, e); }
-static gboolean a_div (RtCall *c, GError **e) { return binary (c, "Div", TRUE, 1, e); }
+/* div(self, other, rounding_mode?): true division, or rounded with
+ * rounding_mode 'trunc' / 'floor' (a str argument). */
+static gboolean
+a_div (RtCall *call, GError **error)
+{
+  if (aten_arg (call, 2) == NULL)
+    return binary (call, "Div", TRUE, 1, error);
+  if (aten_s_is (call, 2, NULL, "floor") || aten_s_is (call, 2, NULL, "trunc"))
+    return aten_div_rounded (call, aten_s_is (call, 2, NULL, "floor"), error);
+  rt_call_error (call, error, RT_ERROR_INVALID_GRAPH, "rounding_mode must be 'trunc', 'floor' or None");
+  return FALSE;
+}
 static gboolean a_add (RtCall *c, GError **e) { return binary (c, "Add", FALSE, aten_f (c, 2, 1), e); }
 static gboolean a_sub (RtCall *c, GError **e) { return binary (c, "Sub", FALSE, aten_f (c, 2, 1), e); }
 

@@ -172,6 +172,21 @@ sym_emit_aten (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
             g_ptr_array_add (ins, elems->pdata[j]);
           continue;
         }
+      /* A str argument (gelu's approximate, div's rounding_mode, pad's
+       * mode): a Constant holding a 0-d STRING tensor, which the
+       * executor's ATen kernels read (ONNX tensors hold strings). */
+      GraphNode *cp = graph_value_node (src);
+      const char *sv;
+      gsize slen;
+      if (cp && graph_node_is (cp, "prim::Constant") && graph_node_get_s (cp, "value", &sv, &slen))
+        {
+          g_autoptr (GBytes) b = g_bytes_new (sv, slen);
+          g_autoptr (Tensor) t = tensor_new_strings (0, NULL, &b, error);
+          if (t == NULL)
+            return FALSE;
+          g_ptr_array_add (ins, sym_constant (ctx, t));
+          continue;
+        }
       GError *local = NULL;
       GraphValue *v = sym_value (ctx, src, &local);
       if (local)

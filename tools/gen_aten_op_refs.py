@@ -640,6 +640,104 @@ def rnn_ops():
         False, False, False, n_outputs=2)
 
 
+def forms_ops():
+    """Argument forms beyond the first cases (issue 13's remainder): std /
+    var with correction, clamp with tensor bounds, repeat_interleave with a
+    tensor of repeats, cross_entropy_loss with label smoothing and class
+    probabilities, RNNs with batch_first, div with rounding_mode."""
+    x = f32(3, 4, 5)
+    KC = ('correction', 'keepdim')
+    case('std_correction', 'std', x, IL([1]), 2, False, kw=KC)
+    case('var_correction0_all', 'var', x, None, 0, True, kw=KC)
+    case('var_correction_none', 'var', x, IL([0, 2]), None, False, kw=KC)
+    case('std_mean_correction', 'std_mean', x, IL([2]), 3, True, kw=KC)
+    case('var_mean_correction', 'var_mean', f64(4, 6), IL([1]), 0, False, kw=KC)
+    a = f32(2, 3, 4)
+    nan = np.float32(np.nan)
+    lo, hi = f32(3, 4, lo=-1, hi=0.5), f32(4, lo=-0.5, hi=1)
+    case('clamp_tensor', 'clamp', a, lo, hi, kw=('min', 'max'))
+    case('clamp_tensor_min', 'clamp', a, lo, None, kw=('min', 'max'))
+    case('clamp_tensor_max', 'clamp', a, None, hi, kw=('min', 'max'))
+    xn = np.array([1.0, 2.0, nan, -3.0, 0.5], dtype=np.float32)
+    case('clamp_tensor_nan', 'clamp', xn, np.array([nan, 0, 0, 0, 1], dtype=np.float32),
+         np.array([5, nan, 1, 1, 0], dtype=np.float32), kw=('min', 'max'))
+    case('clamp_tensor_int', 'clamp', i64(3, 4, lo=-9, hi=9), i64(4, lo=-4, hi=0),
+         np.array([3], dtype=np.int32), rtol=0, atol=0, kw=('min', 'max'))
+    case('clamp_tensor_int_float', 'clamp', i64(5, lo=-9, hi=9), f64(5), None, kw=('min', 'max'))
+    case('clamp_min_tensor', 'clamp_min', a, lo)
+    case('clamp_max_tensor', 'clamp_max', a, f32(2, 1, 1))
+    bad('clamp_tensor_shape', 'clamp', a, f32(5), None, kw=('min', 'max'))
+    bad('clamp_none', 'clamp', a, None, None)
+    r = np.array([2, 0, 3], dtype=np.int64)
+    x = f32(3, 4)
+    case('repeat_interleave_tensor', 'repeat_interleave', x, r, 0, None, rtol=0, atol=0, kw=('output_size',))
+    case('repeat_interleave_tensor_dim1', 'repeat_interleave', x, np.array([1, 2, 0, 1], dtype=np.int64), -1, 4,
+         rtol=0, atol=0, kw=('output_size',))
+    case('repeat_interleave_tensor_flat', 'repeat_interleave', f32(2, 2), np.array([1, 0, 2, 1], dtype=np.int64),
+         None, None, rtol=0, atol=0, kw=('output_size',))
+    case('repeat_interleave_one_tensor', 'repeat_interleave', x, np.array([2], dtype=np.int64), 1, None,
+         rtol=0, atol=0, kw=('output_size',))
+    case('repeat_interleave_int_flat', 'repeat_interleave', x, 2, None, None, rtol=0, atol=0,
+         kw=('output_size',))
+    case('repeat_interleave_counts', 'repeat_interleave', r, None, rtol=0, atol=0, kw=('output_size',))
+    case('repeat_interleave_counts_int32', 'repeat_interleave', np.array([1, 0, 2], dtype=np.int32), 3,
+         rtol=0, atol=0, kw=('output_size',))
+    bad('repeat_interleave_tensor_len', 'repeat_interleave', x, np.array([1, 2], dtype=np.int64), 0, None,
+        kw=('output_size',))
+    bad('repeat_interleave_negative', 'repeat_interleave', x, np.array([1, -1, 2], dtype=np.int64), 0, None,
+        kw=('output_size',))
+    bad('repeat_interleave_size', 'repeat_interleave', x, r, 0, 4, kw=('output_size',))
+    bad('repeat_interleave_2d', 'repeat_interleave', x, np.array([[1, 2, 1]], dtype=np.int64), 0, None,
+        kw=('output_size',))
+    bad('repeat_interleave_counts_neg', 'repeat_interleave', np.array([1, -2], dtype=np.int64), None,
+        kw=('output_size',))
+    x, t = f32(5, 4), np.array([0, 3, -100, 1, 2], dtype=np.int64)
+    case('cross_entropy_ls', 'cross_entropy_loss', x, t, None, 1, -100, 0.2)
+    case('cross_entropy_ls_w', 'cross_entropy_loss', x, t, f32(4, lo=0.5, hi=1.5), 1, -100, 0.2)
+    case('cross_entropy_ls_nd_none', 'cross_entropy_loss', f32(2, 3, 4), i64(2, 4, lo=0, hi=3),
+         f32(3, lo=0.1, hi=2), 0, 1, 0.1)
+    case('cross_entropy_ls_sum', 'cross_entropy_loss', f32(4), np.array(2, dtype=np.int64), None, 2, -100, 0.5)
+    p = torch.from_numpy(f32(2, 4, 3)).softmax(1).numpy()
+    case('cross_entropy_probs', 'cross_entropy_loss', f32(2, 4, 3), p, f32(4, lo=0.5, hi=1.5), 1, -100, 0.3)
+    case('cross_entropy_probs_none', 'cross_entropy_loss', f32(3, 5),
+         torch.from_numpy(f32(3, 5)).softmax(1).numpy(), None, 0, -100, 0.0)
+    bad('cross_entropy_ls_range', 'cross_entropy_loss', x, t, None, 1, -100, 1.5)
+    bad('cross_entropy_probs_shape', 'cross_entropy_loss', f32(3, 5), f32(3, 4), None, 1, -100, 0.0)
+
+    def params(layers, dirs, gates, i, h):
+        ps = []
+        for layer in range(layers):
+            inp = i if layer == 0 else dirs * h
+            for _ in range(dirs):
+                ps += [f32(gates * h, inp, lo=-0.5, hi=0.5), f32(gates * h, h, lo=-0.5, hi=0.5),
+                       f32(gates * h, lo=-0.5, hi=0.5), f32(gates * h, lo=-0.5, hi=0.5)]
+        return ps
+    T_, B_, I_, H_ = 4, 3, 2, 3
+    tol = dict(rtol=1e-4, atol=1e-5)
+    case('gru_batch_first', 'gru', f32(B_, T_, I_), f32(4, B_, H_), TL(params(2, 2, 3, I_, H_)), True, 2, 0.0,
+         False, True, True, **tol)
+    case('rnn_tanh_batch_first', 'rnn_tanh', f32(B_, T_, I_), f32(1, B_, H_), TL(params(1, 1, 1, I_, H_)), True,
+         1, 0.0, False, False, True, **tol)
+    case('lstm', 'lstm', f32(T_, B_, I_), TL([f32(2, B_, H_), f32(2, B_, H_)]), TL(params(1, 2, 4, I_, H_)), True,
+         1, 0.0, False, True, False, **tol)
+    case('lstm_batch_first', 'lstm', f32(B_, T_, I_), TL([f32(4, B_, H_), f32(4, B_, H_)]),
+         TL(params(2, 2, 4, I_, H_)), True, 2, 0.0, False, True, True, **tol)
+    bad('gru_batch_first_h0', 'gru', f32(B_, T_, I_), f32(1, T_, H_), TL(params(1, 1, 3, I_, H_)), True, 1, 0.0,
+        False, False, True, n_outputs=2)
+    bad('lstm_batch_first_h0', 'lstm', f32(B_, T_, I_), TL([f32(1, T_, H_), f32(1, T_, H_)]),
+        TL(params(1, 1, 4, I_, H_)), True, 1, 0.0, False, False, True, n_outputs=3)
+    KR = ('rounding_mode',)
+    a, b = f32(3, 4, lo=-6, hi=6), f32(4, lo=0.3, hi=2)
+    case('div_floor', 'div', a, -b, S('floor'), kw=KR)
+    case('div_trunc', 'div', a, b, S('trunc'), kw=KR)
+    ia, ib = i64(3, 4, lo=-20, hi=20), np.array([3, -4, 5, -7], dtype=np.int64)
+    case('div_floor_int', 'div', ia, ib, S('floor'), rtol=0, atol=0, kw=KR)
+    case('div_trunc_int', 'div', ia, ib, S('trunc'), rtol=0, atol=0, kw=KR)
+    case('div_trunc_int_scalar', 'div', ia, np.array(3, dtype=np.int64), S('trunc'), rtol=0, atol=0, kw=KR)
+    bad('div_floor_int_zero', 'div', ia, np.array([3, 0, 5, -7], dtype=np.int64), S('floor'), kw=KR)
+    bad('div_bad_mode', 'div', a, b, S('round'), kw=KR)
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     for f in os.listdir(OUT):
@@ -662,6 +760,7 @@ def main():
     more_ops()
     last_ops()
     norm_ops()
+    forms_ops()
     with open(os.path.join(OUT, 'cases.tsv'), 'w') as f:
         f.write('# Generated by tools/gen_aten_op_refs.py (torch %s); do not edit.\n' % torch.__version__)
         f.write('\n'.join(lines) + '\n')
