@@ -104,26 +104,46 @@ a_permute (RtCall *call, GError **error)
   return permuted (call, a, perm, error);
 }
 
-/* movedim(self, int source, int destination) */
+/* movedim / moveaxis(self, source, destination): int or int[] (of one
+ * length, no repeats); the other dims keep their order. */
 static gboolean
 a_movedim (RtCall *call, GError **error)
 {
-  const RtTensor *a;
-  guint src, dst, perm[RT_MAX_RANK], k = 0;
-  if (!aten_tensor_arg (call, 0, &a, error) || !rt_axis (call, aten_i (call, 1, 0), MAX (a->rank, 1), &src, error)
-      || !rt_axis (call, aten_i (call, 2, 0), MAX (a->rank, 1), &dst, error))
+  const RtTensor *a, *sa = aten_arg (call, 1), *da = aten_arg (call, 2);
+  if (!aten_tensor_arg (call, 0, &a, error))
     return FALSE;
+  if (sa == NULL || da == NULL || !graph_dtype_is_integer (sa->dtype) || !graph_dtype_is_integer (da->dtype)
+      || sa->rank > 1 || da->rank > 1 || sa->numel != da->numel || sa->numel > MAX (a->rank, 1))
+    {
+      rt_call_error (call, error, RT_ERROR_INVALID_GRAPH, "source and destination must be dims (int or int[]) "
+                     "of one length");
+      return FALSE;
+    }
+  guint perm[RT_MAX_RANK], n = (guint) sa->numel, rank = MAX (a->rank, 1);
+  gboolean src_used[RT_MAX_RANK] = { FALSE }, dst_used[RT_MAX_RANK] = { FALSE };
+  for (guint i = 0; i < n; i++)
+    {
+      guint sd, dd;
+      if (!rt_axis (call, rt_get_i64 (sa, i), rank, &sd, error) || !rt_axis (call, rt_get_i64 (da, i), rank, &dd, error))
+        return FALSE;
+      if (src_used[sd] || dst_used[dd])
+        {
+          rt_call_error (call, error, RT_ERROR_INVALID_GRAPH, "repeated dim in source or destination");
+          return FALSE;
+        }
+      src_used[sd] = dst_used[dd] = TRUE;
+      perm[dd] = sd;
+    }
   if (a->rank == 0)
     return reshaped (call, a, 0, NULL, error);
-  for (guint d = 0; d < a->rank; d++)
+  for (guint d = 0, k = 0; d < a->rank; d++)
     {
-      if (d == dst)
+      if (dst_used[d])
         continue;
-      if (k == src)
+      while (src_used[k])
         k++;
       perm[d] = k++;
     }
-  perm[dst] = src;
   return permuted (call, a, perm, error);
 }
 
@@ -806,7 +826,8 @@ static gboolean a_bool (RtCall *c, GError **e) { return convert_method (c, GRAPH
 
 
 static const RtKernelDef defs[] = {
-  RT_ATEN_ROW ("transpose", 3, 3, a_transpose), RT_ATEN_ROW ("permute", 2, 2, a_permute), RT_ATEN_ROW ("movedim", 3, 3, a_movedim),
+  RT_ATEN_ROW ("transpose", 3, 3, a_transpose), RT_ATEN_ROW ("swapaxes", 3, 3, a_transpose), RT_ATEN_ROW ("swapdims", 3, 3, a_transpose),
+  RT_ATEN_ROW ("moveaxis", 3, 3, a_movedim), RT_ATEN_ROW ("permute", 2, 2, a_permute), RT_ATEN_ROW ("movedim", 3, 3, a_movedim),
   RT_ATEN_ROW ("unsqueeze", 2, 2, a_unsqueeze), RT_ATEN_ROW ("squeeze", 1, 2, a_squeeze), RT_ATEN_ROW ("expand", 2, 3, a_expand),
   RT_ATEN_ROW ("expand_as", 2, 2, a_expand_as), RT_ATEN_ROW ("select", 3, 3, a_select), RT_ATEN_ROW ("slice", 1, 5, a_slice),
   RT_ATEN_ROW ("narrow", 4, 4, a_narrow), RT_ATEN_ROW ("flip", 2, 2, a_flip), RT_ATEN_ROW ("roll", 2, 3, a_roll),

@@ -736,6 +736,17 @@ def forms_ops():
     case('div_trunc_int_scalar', 'div', ia, np.array(3, dtype=np.int64), S('trunc'), rtol=0, atol=0, kw=KR)
     bad('div_floor_int_zero', 'div', ia, np.array([3, 0, 5, -7], dtype=np.int64), S('floor'), kw=KR)
     bad('div_bad_mode', 'div', a, b, S('round'), kw=KR)
+    x = f32(2, 3, 4, 5)
+    case('movedim_list', 'movedim', x, IL([0, 3]), IL([2, 0]), rtol=0, atol=0,
+         fn=lambda t, a, b: A.movedim(t, a, b))
+    case('moveaxis_list', 'moveaxis', x, IL([-1, 1, 0]), IL([0, 3, 1]), rtol=0, atol=0,
+         fn=lambda t, a, b: A.moveaxis(t, a, b))
+    case('moveaxis', 'moveaxis', x, 1, -1, rtol=0, atol=0, fn=lambda t, a, b: A.moveaxis(t, a, b))
+    case('swapaxes', 'swapaxes', x, 1, 3, rtol=0, atol=0)
+    case('swapdims', 'swapdims', x, -1, 0, rtol=0, atol=0)
+    bad('movedim_repeat', 'movedim', x, IL([0, 0]), IL([1, 2]), fn=lambda t, a, b: A.movedim(t, a, b))
+    bad('movedim_lengths', 'movedim', x, IL([0, 1]), IL([1]), fn=lambda t, a, b: A.movedim(t, a, b))
+    bad('swapaxes_dim', 'swapaxes', x, 1, 4)
 
 
 def main():

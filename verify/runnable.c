@@ -40,8 +40,11 @@ is_tensor_list (GraphNode *n)
   if (!graph_node_is (n, "prim::ListConstruct"))
     return FALSE;
   GraphType *t = graph_value_type (graph_node_output (n, 0));
-  if (t && graph_type_kind (t) == GRAPH_TYPE_LIST && graph_type_elem (t, 0))
-    return graph_type_is_tensor (graph_type_elem (t, 0));
+  GraphType *e = t && graph_type_kind (t) == GRAPH_TYPE_LIST ? graph_type_elem (t, 0) : NULL;
+  if (e && graph_type_kind (e) == GRAPH_TYPE_OPTIONAL)   /* Tensor?[] (index's indices) */
+    e = graph_type_elem (e, 0);
+  if (e)
+    return graph_type_is_tensor (e);
   for (guint i = 0; i < graph_node_n_inputs (n); i++)
     {
       GraphValue *e = graph_node_input (n, i);
@@ -69,11 +72,59 @@ splice_list (GraphNode *user, guint at, GraphNode *list)
     graph_node_add_input (user, ins->pdata[i]);
 }
 
+/* %l : Tensor[] = aten::chunk(...); %a, %b = prim::ListUnpack(%l) becomes
+ * %a, %b = aten::chunk(...): the executor's kernels give a list's
+ * elements as outputs (split, chunk, unbind, meshgrid...).  Only when
+ * the list has no other use. */
+static void
+fuse_list_unpack (GraphNode *unpack)
+{
+  GraphValue *list = graph_node_n_inputs (unpack) == 1 ? graph_node_input (unpack, 0) : NULL;
+  GraphNode *p = list ? graph_value_node (list) : NULL;
+  if (p == NULL || strcmp (graph_node_domain (p), "aten") != 0 || graph_node_n_outputs (p) != 1
+      || graph_value_n_uses (list) != 1 || graph_value_is_graph_output (list))
+    return;
+  guint n = graph_node_n_outputs (unpack);
+  g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  for (guint k = 0; k < n; k++)
+    {
+      GraphValue *old = graph_node_output (unpack, k), *nv = graph_node_add_output (p);
+      GraphType *t = graph_value_type (old);
+      if (t)
+        graph_value_set_type (nv, graph_type_ref (t));
+      g_ptr_array_add (names, g_strdup (graph_value_get_name (old)));
+      graph_value_replace_all_uses (old, nv);
+    }
+  graph_node_destroy (unpack);
+  graph_node_remove_output (p, 0);
+  for (guint k = 0; k < n; k++)
+    if (names->pdata[k])
+      graph_value_set_name (graph_node_output (p, k), names->pdata[k]);
+}
+
+/* %t = prim::TupleConstruct(%a, %b); %c, %d = prim::TupleUnpack(%t): %c
+ * and %d are %a and %b (a submodule's tuple result, inlined). */
+static void
+bypass_tuple_unpack (GraphNode *unpack)
+{
+  GraphValue *tuple = graph_node_n_inputs (unpack) == 1 ? graph_node_input (unpack, 0) : NULL;
+  GraphNode *p = tuple ? graph_value_node (tuple) : NULL;
+  if (p == NULL || !graph_node_is (p, "prim::TupleConstruct")
+      || graph_node_n_inputs (p) != graph_node_n_outputs (unpack))
+    return;
+  for (guint k = 0; k < graph_node_n_outputs (unpack); k++)
+    if (graph_node_input (p, k))
+      graph_value_replace_all_uses (graph_node_output (unpack, k), graph_node_input (p, k));
+}
+
 /* Rewrites a copy of a trace into what the executor runs: prim::GetAttr
  * chains become initializers from the weights; tensor constants take their
  * exact value torch2trace stored as "__constant__.<name>"; Device constants
  * become None (the CPU is the only device); a prim::ListConstruct of tensors
- * read by an aten:: node is spliced into its inputs; then dead nodes and the
+ * read by an aten:: node is spliced into its inputs; an aten:: node's
+ * Tensor[] result unpacked by prim::ListUnpack gives the elements as its
+ * outputs; a prim::TupleUnpack of a prim::TupleConstruct is bypassed; then
+ * dead nodes and the
  * unused module input (%self) go. */
 /* A graph output made by prim::TupleConstruct becomes its elements, in
  * order (nested tuples too), as export flattens it. */
@@ -148,6 +199,10 @@ verify_runnable_trace (const Graph *trace, GHashTable *weights, GError **error)
           else if (ty && graph_type_kind (ty) == GRAPH_TYPE_DEVICE)
             graph_node_remove_attr (n, "value");
         }
+      else if (graph_node_is (n, "prim::ListUnpack"))
+        fuse_list_unpack (n);
+      else if (graph_node_is (n, "prim::TupleUnpack"))
+        bypass_tuple_unpack (n);
       else if (out && is_tensor_list (n))
         {
           /* Users first collected: splicing edits the use list. */
