@@ -340,6 +340,42 @@ aten_div_rounded (RtCall *call, gboolean floor_mode, GError **error)
                     : binary_map (call, FALSE, f_truncdiv, i_truncdiv, error);
 }
 
+static gboolean i_lshift (const gint64 *x, gint64 *r) { *r = (gint64) ((guint64) x[0] << x[1]); return TRUE; }
+static gboolean i_rshift (const gint64 *x, gint64 *r) { *r = x[0] >> x[1]; return TRUE; }
+
+/* __lshift__ / __rshift__(self, other): integer shifts in the promoted
+ * type (left shifts wrap, right shifts are arithmetic for signed types).
+ * Floats are refused, as torch's CPU kernels do; so are shift counts
+ * outside [0, bits of the type), whose results torch leaves to the
+ * hardware. */
+static gboolean
+shift (RtCall *call, gboolean left, GError **error)
+{
+  GraphDType dt = GRAPH_DTYPE_UNDEFINED;
+  RtTensor ca, cb;
+  if (!promote2 (call, &dt, &ca, &cb, error))
+    return FALSE;
+  if (!graph_dtype_is_integer (dt) || dt == GRAPH_DTYPE_BOOL)
+    {
+      rt_call_error (call, error, RT_ERROR_UNSUPPORTED, "shifts need integer tensors (got %s)",
+                     graph_dtype_name (dt));
+      return FALSE;
+    }
+  gint64 bits = (gint64) rt_dtype_size (dt) * 8;
+  for (gint64 i = 0; i < cb.numel; i++)
+    if (rt_get_i64 (&cb, i) < 0 || rt_get_i64 (&cb, i) >= bits)
+      {
+        rt_call_error (call, error, RT_ERROR_UNSUPPORTED, "shift count %" G_GINT64_FORMAT " is outside [0, %"
+                       G_GINT64_FORMAT ") for %s", rt_get_i64 (&cb, i), bits, graph_dtype_name (dt));
+        return FALSE;
+      }
+  const RtTensor *ts[2] = { &ca, &cb };
+  return aten_mapn (call, 2, ts, dt, NULL, left ? i_lshift : i_rshift, NULL, error);
+}
+
+static gboolean a_lshift (RtCall *c, GError **e) { return shift (c, TRUE, e); }
+static gboolean a_rshift (RtCall *c, GError **e) { return shift (c, FALSE, e); }
+
 /* bitwise_and/or/xor and __and__/...: And/Or/Xor for bools, integer ops
  * otherwise; floats are refused, as torch does. */
 static gboolean
@@ -786,6 +822,8 @@ static const RtKernelDef defs[] = {
   RT_ATEN_ROW ("bitwise_and", 2, 2, a_bitwise_and), RT_ATEN_ROW ("bitwise_or", 2, 2, a_bitwise_or),
   RT_ATEN_ROW ("bitwise_xor", 2, 2, a_bitwise_xor), RT_ATEN_ROW ("bitwise_not", 1, 1, a_bitwise_not),
   RT_ATEN_ROW ("__and__", 2, 2, a_bitwise_and), RT_ATEN_ROW ("__or__", 2, 2, a_bitwise_or),
+  RT_ATEN_ROW ("__lshift__", 2, 2, a_lshift), RT_ATEN_ROW ("__rshift__", 2, 2, a_rshift),
+  RT_ATEN_ROW ("bitwise_left_shift", 2, 2, a_lshift), RT_ATEN_ROW ("bitwise_right_shift", 2, 2, a_rshift),
   RT_ATEN_ROW ("__xor__", 2, 2, a_bitwise_xor),
   RT_ATEN_ROW ("where", 3, 3, a_where), RT_ATEN_ROW ("masked_fill", 3, 3, a_masked_fill),
   RT_ATEN_ROW ("masked_fill_", 3, 3, a_masked_fill),

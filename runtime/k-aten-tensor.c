@@ -808,6 +808,23 @@ a_to_float (RtCall *call, GError **error)
   return aten_tensor_arg (call, 0, &a, error) && converted (call, a, GRAPH_DTYPE_DOUBLE, error);
 }
 
+/* Bool(tensor): a one-element tensor's truth as a 0-d bool. */
+static gboolean
+a_to_bool (RtCall *call, GError **error)
+{
+  const RtTensor *a;
+  if (!aten_tensor_arg (call, 0, &a, error))
+    return FALSE;
+  if (a->numel != 1)
+    {
+      rt_call_error (call, error, RT_ERROR_SHAPE, "Bool needs a one-element tensor (%" G_GINT64_FORMAT
+                     " elements)", a->numel);
+      return FALSE;
+    }
+  RtTensor *o = rt_call_output (call, 0, GRAPH_DTYPE_BOOL, 0, NULL, error);
+  return o && rt_convert (a->data, a->dtype, o->data, GRAPH_DTYPE_BOOL, 1);
+}
+
 /* x.float(), x.long()... as their own ops (Tensor methods the symbolic
  * registry lists): conversions. */
 static gboolean
@@ -838,6 +855,7 @@ static const RtKernelDef defs[] = {
   { RT_ATEN ("split"), RT_IN (3, 3), RT_OUT (1, RT_VARIADIC), .run = a_split }, { RT_ATEN ("split_with_sizes"), RT_IN (3, 3), RT_OUT (1, RT_VARIADIC), .run = a_split }, { RT_ATEN ("unbind"), RT_IN (2, 2), RT_OUT (1, RT_VARIADIC), .run = a_unbind },
   { RT_ATEN ("unsafe_chunk"), RT_IN (3, 3), RT_OUT (1, RT_VARIADIC), .run = a_chunk }, { RT_ATEN ("unsafe_split"), RT_IN (3, 3), RT_OUT (1, RT_VARIADIC), .run = a_split },
   { RT_ATEN ("unsafe_split_with_sizes"), RT_IN (3, 3), RT_OUT (1, RT_VARIADIC), .run = a_split }, RT_ATEN_ROW ("Int", 1, 1, a_to_int), RT_ATEN_ROW ("Float", 1, 1, a_to_float),
+  RT_ATEN_ROW ("Bool", 1, 1, a_to_bool),
   RT_ATEN_ROW ("ScalarImplicit", 1, 1, a_copy_input),
   { RT_DOMAIN ("prim", "NumToTensor", 0), RT_IN (1, 1), RT_OUT (1, 1), .run = a_copy_input }, RT_ATEN_ROW ("float", 1, 3, a_float),
   RT_ATEN_ROW ("double", 1, 3, a_double), RT_ATEN_ROW ("half", 1, 3, a_half), RT_ATEN_ROW ("long", 1, 3, a_long), RT_ATEN_ROW ("int", 1, 3, a_int),

@@ -49,6 +49,7 @@ extern const RtKernelTable rt_kernels_string;
 extern const RtKernelTable rt_kernels_sequence;
 extern const RtKernelTable rt_kernels_random;
 extern const RtKernelTable rt_kernels_aten_random;
+extern const RtKernelTable rt_kernels_aten_quant;
 
 static const RtKernelTable *const tables[] = {
   &rt_kernels_elementwise,
@@ -97,6 +98,7 @@ static const RtKernelTable *const tables[] = {
   &rt_kernels_sequence,
   &rt_kernels_random,
   &rt_kernels_aten_random,
+  &rt_kernels_aten_quant,
 };
 
 /* "domain::op" → GPtrArray of const RtKernelDef* */
