@@ -127,7 +127,8 @@ bypass_tuple_unpack (GraphNode *unpack)
  * dead nodes and the
  * unused module input (%self) go. */
 /* A graph output made by prim::TupleConstruct becomes its elements, in
- * order (nested tuples too), as export flattens it. */
+ * order (nested tuples too), and one made by prim::DictConstruct its
+ * values, as export flattens them. */
 static void
 flatten_tuple_outputs (Graph *g)
 {
@@ -147,6 +148,13 @@ flatten_tuple_outputs (Graph *g)
               any = TRUE;
               for (guint k = graph_node_n_inputs (p); k-- > 0;)
                 g_ptr_array_add (stack, graph_node_input (p, k));
+            }
+          else if (p && graph_node_is (p, "prim::DictConstruct") && graph_node_n_inputs (p) % 2 == 0)
+            {
+              /* (key0, value0, key1, value1...): the values, in order. */
+              any = TRUE;
+              for (guint k = graph_node_n_inputs (p); k >= 2; k -= 2)
+                g_ptr_array_add (stack, graph_node_input (p, k - 1));
             }
           else
             g_ptr_array_add (outs, v);
