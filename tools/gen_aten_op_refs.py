@@ -787,6 +787,13 @@ def registry_ops():
     bad('fake_quantize_zero_point', 'fake_quantize_per_tensor_affine', x, 0.05, 30, 0, 15)
     bad('fake_quantize_channels', 'fake_quantize_per_channel_affine', x, f32(4, lo=0.02, hi=0.2),
         np.array([0, 4, 255, 0], dtype=np.int32), 1, 0, 255)
+    x = np.array([[1, 2, 1, 2], [3, 0, 3, 0], [1, 2, 1, 3]], dtype=np.int64)
+    case('unique_dim_cols', 'unique_dim', x, 1, True, False, False, rtol=0, atol=0)
+    case('unique_dim_rows', 'unique_dim', x, 0, False, True, True, rtol=0, atol=0)
+    case('unique_dim_3d', 'unique_dim', np.round(f32(2, 5, 3, lo=0, hi=1)).astype(np.float32), -2, True, True, True,
+         rtol=0, atol=0)
+    case('unique_dim_empty', 'unique_dim', f32(0, 3), 0, True, True, True, rtol=0, atol=0)
+    bad('unique_dim_scalar', 'unique_dim', np.array(1.0, dtype=np.float32), 0, True, True, True, n_outputs=3)
 
 
 def main():
