@@ -49,6 +49,41 @@ static gboolean a_full_like (RtCall *c, GError **e) { return like (c, aten_f (c,
 /* fill(self, value): self's shape and dtype */
 static gboolean a_fill (RtCall *c, GError **e) { return like (c, aten_f (c, 1, 0), G_MAXUINT, e); }
 
+/* tensor(data, dtype?, device?, requires_grad) (scripted code inside a
+ * trace records it: torchvision's batched_nms): data is a number (a 0-d
+ * tensor) or a list of numbers (a 1-D one); without a dtype a float
+ * becomes torch's default float32, an int int64, a bool bool.
+ * as_tensor(data, dtype?, device?): the same, and a tensor's own dtype,
+ * which a trace does not tell from a float's: refused without a dtype. */
+static gboolean
+tensor_like (RtCall *call, gboolean as_tensor, GError **error)
+{
+  const RtTensor *a;
+  if (!aten_tensor_arg (call, 0, &a, error))
+    return FALSE;
+  if (a->rank > 1)
+    {
+      rt_call_error (call, error, RT_ERROR_UNSUPPORTED, "data of rank %u (nested lists) is not supported", a->rank);
+      return FALSE;
+    }
+  GraphDType def = a->dtype == GRAPH_DTYPE_DOUBLE ? GRAPH_DTYPE_FLOAT : a->dtype, dt;
+  if (as_tensor && aten_arg (call, 1) == NULL && a->dtype == GRAPH_DTYPE_DOUBLE)
+    {
+      rt_call_error (call, error, RT_ERROR_UNSUPPORTED, "as_tensor of float data without a dtype: a float "
+                     "(float32) and a float64 tensor (float64) look alike here");
+      return FALSE;
+    }
+  if (as_tensor && aten_arg (call, 1) == NULL)
+    def = a->dtype;
+  if (!aten_dtype_arg (call, 1, def, &dt, error))
+    return FALSE;
+  RtTensor *o = rt_call_output (call, 0, dt, a->rank, a->dims, error);
+  return o && rt_convert (a->data, a->dtype, o->data, dt, a->numel);
+}
+
+static gboolean a_tensor (RtCall *c, GError **e) { return tensor_like (c, FALSE, e); }
+static gboolean a_as_tensor (RtCall *c, GError **e) { return tensor_like (c, TRUE, e); }
+
 /* zero(self): zeros of self's shape and dtype */
 static gboolean a_zero (RtCall *c, GError **e) { return like (c, 0, G_MAXUINT, e); }
 
@@ -326,11 +361,12 @@ a_constant_pad_nd (RtCall *call, GError **error)
 static const RtKernelDef defs[] = {
   RT_ATEN_ROW ("zeros_like", 1, 6, a_zeros_like), RT_ATEN_ROW ("ones_like", 1, 6, a_ones_like),
   RT_ATEN_ROW ("empty_like", 1, 6, a_zeros_like), RT_ATEN_ROW ("full_like", 2, 7, a_full_like), RT_ATEN_ROW ("fill", 2, 2, a_fill),
+  RT_ATEN_ROW ("fill_", 2, 2, a_fill),   /* in place: a trace names the result (verify refuses a write into a view read later) */
   RT_ATEN_ROW ("full", 2, 6, a_full), RT_ATEN_ROW ("new_zeros", 2, 6, a_new_zeros), RT_ATEN_ROW ("new_ones", 2, 6, a_new_ones),
   RT_ATEN_ROW ("new_empty", 2, 6, a_new_zeros), RT_ATEN_ROW ("new_full", 3, 7, a_new_full), RT_ATEN_ROW ("arange", 1, 7, a_arange),
   RT_ATEN_ROW ("eye", 1, 6, a_eye), RT_ATEN_ROW ("numel", 1, 1, a_numel), RT_ATEN_ROW ("dim", 1, 1, a_dim), RT_ATEN_ROW ("one_hot", 1, 2, a_one_hot),
   RT_ATEN_ROW ("constant_pad_nd", 2, 3, a_constant_pad_nd), RT_ATEN_ROW ("zero", 1, 1, a_zero),
-  RT_ATEN_ROW ("copy", 2, 3, a_copy),
+  RT_ATEN_ROW ("copy", 2, 3, a_copy), RT_ATEN_ROW ("tensor", 1, 4, a_tensor), RT_ATEN_ROW ("as_tensor", 1, 3, a_as_tensor),
 };
 
 RT_KERNEL_TABLE (rt_kernels_aten_create, defs);

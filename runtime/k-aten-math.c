@@ -525,10 +525,18 @@ a_logical_not (RtCall *call, GError **error)
 static double f_where (const double *x, const double *p) { (void) p; return x[0] != 0 ? x[1] : x[2]; }
 static gboolean i_where (const gint64 *x, gint64 *r) { *r = x[0] != 0 ? x[1] : x[2]; return TRUE; }
 
-/* where(condition, self, other) */
+/* where(condition, self, other); where(condition): nonzero_numpy's
+ * indices (the Tensor[] a trace unpacks). */
 static gboolean
 a_where (RtCall *call, GError **error)
 {
+  if (call->n_inputs == 1)
+    return aten_nonzero_numpy (call, error);
+  if (call->n_outputs != 1)
+    {
+      rt_call_error (call, error, RT_ERROR_INVALID_GRAPH, "where(condition, self, other) has one output");
+      return FALSE;
+    }
   if (!need (call, 3, error))
     return FALSE;
   const RtTensor *c = aten_arg (call, 0), *a = aten_arg (call, 1), *b = aten_arg (call, 2);
@@ -825,7 +833,8 @@ static const RtKernelDef defs[] = {
   RT_ATEN_ROW ("__lshift__", 2, 2, a_lshift), RT_ATEN_ROW ("__rshift__", 2, 2, a_rshift),
   RT_ATEN_ROW ("bitwise_left_shift", 2, 2, a_lshift), RT_ATEN_ROW ("bitwise_right_shift", 2, 2, a_rshift),
   RT_ATEN_ROW ("__xor__", 2, 2, a_bitwise_xor),
-  RT_ATEN_ROW ("where", 3, 3, a_where), RT_ATEN_ROW ("masked_fill", 3, 3, a_masked_fill),
+  { RT_ATEN ("where"), RT_IN (1, 3), RT_OUT (1, RT_MAX_RANK), .run = a_where },
+  RT_ATEN_ROW ("masked_fill", 3, 3, a_masked_fill),
   RT_ATEN_ROW ("masked_fill_", 3, 3, a_masked_fill),
   RT_ATEN_ROW ("clamp", 1, 3, a_clamp), RT_ATEN_ROW ("clip", 1, 3, a_clamp), RT_ATEN_ROW ("clamp_", 1, 3, a_clamp),
   RT_ATEN_ROW ("clamp_min", 2, 2, a_clamp_min), RT_ATEN_ROW ("clamp_max", 2, 2, a_clamp_max),

@@ -173,6 +173,9 @@ gboolean aten_mapn (RtCall *call, guint n, const RtTensor *const *ts, GraphDType
 /* Output 0 := maximum (max) or minimum of arguments 0 and 1, torch's
  * promotion, NaN propagated (aten::maximum; aten::max(self, other)). */
 gboolean aten_elementwise_extreme (RtCall *call, gboolean max, GError **error);
+/* Outputs := the indices of argument 0's nonzero elements, one 1-D int64
+ * tensor per dim (nonzero_numpy; where with one argument). */
+gboolean aten_nonzero_numpy (RtCall *call, GError **error);
 /* Output 0 := arguments 0 / 1 rounded down (floor_mode) or toward zero,
  * torch's promotion (integers stay integers): div's rounding_mode. */
 gboolean aten_div_rounded (RtCall *call, gboolean floor_mode, GError **error);

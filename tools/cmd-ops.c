@@ -168,7 +168,8 @@ compare_names (gconstpointer a, gconstpointer b)
  * symonnx's that no ATen kernel runs, with why.  tools/op_coverage.py
  * --check keeps it exact against torch's registry: every name
  * either runs or is here, and nothing here runs. */
-#define WHY_SCRIPT "TorchScript only (lists, control flow, Python builtins): a trace never records it"
+#define WHY_SCRIPT "TorchScript list, control-flow and Python builtins: a plain trace never records them " \
+                   "(scripted code inside a trace can; the executor does not run it)"
 #define WHY_NOT_OP "not an operator of torch 1.13 (the registry lists it; the dispatcher has no such op)"
 static const struct { const char *name, *why; } torch_not_run[] = {
   { "Delete", WHY_SCRIPT },
@@ -191,17 +192,15 @@ static const struct { const char *name, *why; } torch_not_run[] = {
   { "_set_item", WHY_SCRIPT },
   { "_standard_gamma", "Gamma sampling is not implemented (rand, randn, normal, bernoulli and multinomial run)" },
   { "append", WHY_SCRIPT },
-  { "as_tensor", "TorchScript only: a trace records torch.as_tensor of data as a constant" },
   { "dequantize", "quantized tensor types (QUInt8, QInt8) do not exist in the executor (fake_quantize_* run)" },
   { "get_pool_ceil_padding", WHY_NOT_OP },
   { "insert", WHY_SCRIPT },
-  { "is_pinned", "returns a Python bool, which a trace never records (TorchScript only)" },
+  { "is_pinned", "returns a Python bool, which a plain trace never records (a TorchScript builtin)" },
   { "len", WHY_SCRIPT },
   { "list", WHY_SCRIPT },
   { "pop", WHY_SCRIPT },
   { "quantize_per_tensor", "quantized tensor types (QUInt8, QInt8) do not exist in the executor (fake_quantize_* run)" },
   { "scan", WHY_NOT_OP },
-  { "tensor", "TorchScript only: a trace records torch.tensor(...) as a constant" },
 };
 
 /* Why `op` (a kernel table or registry spelling) has no kernel, or NULL. */
@@ -274,7 +273,7 @@ print_kernels (SymRegistry *reg)
             "The table also lists every name of torch 1.13's own symbolic registry "
             "(`torch.onnx._internal.registration.registry`, spelled as it spells them: `__getitem_` "
             "is a trace's `aten::__getitem__`) that no kernel runs, with why: %u of them, most of "
-            "them TorchScript-only list and control-flow builtins a trace never records. "
+            "them TorchScript list and control-flow builtins a plain trace never records. "
             "`tools/op_coverage.py --check` keeps that list exact against torch's registry.\n\n"
             "| operator | symbolic from opset | ATen kernel | why not |\n|---|---|---|---|\n",
             n_sym_run, n_sym, kernels->len, n_not_run);

@@ -793,6 +793,23 @@ def registry_ops():
     case('unique_dim_3d', 'unique_dim', np.round(f32(2, 5, 3, lo=0, hi=1)).astype(np.float32), -2, True, True, True,
          rtol=0, atol=0)
     case('unique_dim_empty', 'unique_dim', f32(0, 3), 0, True, True, True, rtol=0, atol=0)
+    KT = ('dtype', 'device', 'requires_grad')
+    # torch.ops.aten.tensor(3) picks the float overload; a trace records
+    # tensor.int for torch.tensor(3): torch.tensor is the reference
+    case('tensor_int', 'tensor', 3, None, None, False, rtol=0, atol=0, fn=lambda t, d, dv, rg: torch.tensor(t))
+    case('tensor_float', 'tensor', 0.25, None, None, False, rtol=0, atol=0,
+         fn=lambda t, d, dv, rg: torch.tensor(t))
+    case('tensor_float_dtype', 'tensor', 2.5, 7, None, False, rtol=0, atol=0,
+         fn=lambda t, d, dv, rg: torch.tensor(t, dtype=torch.float64))
+    case('tensor_list', 'tensor', FL([1.5, -2.0, 3.25]), None, None, False, rtol=0, atol=0,
+         fn=lambda t, d, dv, rg: torch.tensor(t))
+    case('tensor_int_list', 'tensor', IL([4, -1]), 5, None, False, rtol=0, atol=0,
+         fn=lambda t, d, dv, rg: torch.tensor(t, dtype=torch.float16))
+    case('as_tensor', 'as_tensor', i64(3), 6, None, rtol=0, atol=0, kw=('dtype', 'device'))
+    case('as_tensor_keep', 'as_tensor', np.array([1, 2], dtype=np.int32), None, None, rtol=0, atol=0,
+         kw=('dtype', 'device'))
+    case('where_cond', 'where', b8(3, 4), rtol=0, atol=0, fn=lambda c: A.where(c))
+    case('fill_', 'fill_', f32(2, 3), 1.5, rtol=0, atol=0, fn=lambda t, v: t.clone().fill_(v))
     bad('unique_dim_scalar', 'unique_dim', np.array(1.0, dtype=np.float32), 0, True, True, True, n_outputs=3)
 
 

@@ -1,6 +1,7 @@
 /* A trace as the executor runs it: the reference of `symonnx verify`
  * without --expected and of verify_localize. */
 #include "verify/verify.h"
+#include "export/pipeline/view-mutation.h"
 #include <string.h>
 
 G_DEFINE_QUARK (verify-error-quark, verify_error)
@@ -179,6 +180,17 @@ verify_runnable_trace (const Graph *trace, GHashTable *weights, GError **error)
     {
       GraphNode *n = nodes->pdata[i];
       GraphValue *out = graph_node_n_outputs (n) == 1 ? graph_node_output (n, 0) : NULL;
+      if (export_view_write_read_later (n))
+        {
+          /* The kernels compute a new value; the base the view shares
+           * storage with would keep its old one: a wrong reference. */
+          const char *src = graph_node_get_source (n);
+          g_set_error (error, VERIFY_ERROR, VERIFY_ERROR_RUN,
+                       "%s%s%s writes in place into a view of a tensor that is read afterwards: the "
+                       "trace's run cannot reproduce it (give the expected outputs)", graph_node_kind (n),
+                       src ? " at " : "", src ? src : "");
+          return NULL;
+        }
       if (out && graph_node_is (n, "prim::GetAttr") && !is_class (out) && graph_value_n_uses (out) > 0)
         {
           g_autofree char *path = getattr_path (out);

@@ -387,6 +387,66 @@ test_errors (void)
   export_options_clear (&o);
 }
 
+/* The trace run's rewrites: an in-place write into a view whose base is
+ * read afterwards is refused (the run would read the base's old value);
+ * one whose base is not read again runs; chunk + ListUnpack becomes one
+ * node with the elements as outputs. */
+static void
+test_runnable_trace (void)
+{
+  static const char *const head = "graph(%x : Float(2, 3)):\n"
+                                   "  %c0 : int = prim::Constant[value=0]()\n"
+                                   "  %one : float = prim::Constant[value=1.5]()\n"
+                                   "  %v : Float(3) = aten::select(%x, %c0, %c0)\n"
+                                   "  %w : Float(3) = aten::fill_(%v, %one) # t.py:3:0\n";
+  g_autofree char *read_later = g_strconcat (head, "  %y : Float(2, 3) = aten::mul(%x, %x)\n  return (%y)\n", NULL);
+  g_autofree char *not_read = g_strconcat (head, "  %y : Float(3) = aten::mul(%w, %w)\n  return (%y)\n", NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (Graph) t1 = graph_parse (read_later, strlen (read_later), "t.trace", &error);
+  g_assert_no_error (error);
+  g_assert_null (verify_runnable_trace (t1, NULL, &error));
+  g_assert_error (error, VERIFY_ERROR, VERIFY_ERROR_RUN);
+  g_assert_nonnull (strstr (error->message, "aten::fill_ at t.py:3:0 writes in place into a view"));
+  g_clear_error (&error);
+  g_autoptr (Graph) t2 = graph_parse (not_read, strlen (not_read), "t.trace", &error);
+  g_assert_no_error (error);
+  g_autoptr (Graph) r2 = verify_runnable_trace (t2, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (r2);
+
+  const char *chunk = "graph(%x : Float(4, 3)):\n"
+                      "  %c2 : int = prim::Constant[value=2]()\n"
+                      "  %c0 : int = prim::Constant[value=0]()\n"
+                      "  %l : Tensor[] = aten::chunk(%x, %c2, %c0)\n"
+                      "  %a : Float(2, 3), %b : Float(2, 3) = prim::ListUnpack(%l)\n"
+                      "  %y : Float(2, 3) = aten::sub(%a, %b, %c2)\n"
+                      "  return (%y)\n";
+  g_autoptr (Graph) t3 = graph_parse (chunk, strlen (chunk), "t.trace", &error);
+  g_assert_no_error (error);
+  g_autoptr (Graph) r3 = verify_runnable_trace (t3, NULL, &error);
+  g_assert_no_error (error);
+  GraphValue *a = graph_find_value (r3, "a");
+  g_assert_nonnull (a);
+  GraphNode *p = graph_value_node (a);
+  g_assert_true (graph_node_is (p, "aten::chunk"));
+  g_assert_cmpuint (graph_node_n_outputs (p), ==, 2);
+  g_assert_true (graph_node_output (p, 1) == graph_find_value (r3, "b"));
+  /* and it runs: x - 2 * x's second half */
+  g_autoptr (RtSession) s = rt_session_new (r3, NULL, &error);
+  g_assert_no_error (error);
+  float x[12] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12 };
+  gint64 dims[2] = { 4, 3 };
+  g_autoptr (GHashTable) in = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) tensor_unref);
+  g_autoptr (GHashTable) out = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) tensor_unref);
+  g_hash_table_insert (in, g_strdup ("x"), tensor_new_from_data (GRAPH_DTYPE_FLOAT, 2, dims, x, sizeof x, NULL));
+  g_assert_true (rt_session_run (s, in, out, &error));
+  Tensor *y = g_hash_table_lookup (out, "y");
+  g_assert_nonnull (y);
+  const float *yv = tensor_data (y);
+  for (int i = 0; i < 6; i++)
+    g_assert_cmpfloat (yv[i], ==, x[i] - 2 * x[i + 6]);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -399,6 +459,7 @@ main (int argc, char **argv)
   g_test_add_func ("/verify/localize/cli", test_cli);
   g_test_add_func ("/verify/localize/guide-example", test_guide_example);
   g_test_add_func ("/verify/localize/errors", test_errors);
+  g_test_add_func ("/verify/runnable-trace", test_runnable_trace);
   g_test_add_func ("/verify/localize/guide-in-sync", test_guide_in_sync);
   return g_test_run ();
 }
