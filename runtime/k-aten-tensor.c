@@ -607,8 +607,9 @@ a_type_as (RtCall *call, GError **error)
 }
 
 /* to: (self, dtype, non_blocking, copy, memory_format?), (self, device,
- * dtype, non_blocking, copy, memory_format?) or (self, other, non_blocking,
- * copy, memory_format?). */
+ * dtype, non_blocking, copy, memory_format?), (self, other, non_blocking,
+ * copy, memory_format?) or to.dtype_layout (self, dtype?, layout?,
+ * device?, pin_memory?, non_blocking, copy, memory_format?). */
 static gboolean
 a_to (RtCall *call, GError **error)
 {
@@ -616,6 +617,8 @@ a_to (RtCall *call, GError **error)
   GraphDType dt;
   if (!aten_tensor_arg (call, 0, &a, error))
     return FALSE;
+  if (call->n_inputs == 8)
+    return aten_dtype_arg (call, 1, a->dtype, &dt, error) && converted (call, a, dt, error);
   if (call->n_inputs == 6)
     t1 = aten_arg (call, 2);
   if (t1 == NULL)
@@ -851,7 +854,7 @@ static const RtKernelDef defs[] = {
   RT_ATEN_ROW ("repeat", 2, 2, a_repeat), RT_ATEN_ROW ("repeat_interleave", 1, 4, a_repeat_interleave),
   RT_ATEN_ROW ("detach", 1, 1, a_copy_input), RT_ATEN_ROW ("alias", 1, 1, a_copy_input), RT_ATEN_ROW ("lift_fresh", 1, 1, a_copy_input),
   RT_ATEN_ROW ("view_as", 2, 2, a_view_as), RT_ATEN_ROW ("reshape_as", 2, 2, a_view_as), RT_ATEN_ROW ("type_as", 2, 2, a_type_as),
-  RT_ATEN_ROW ("to", 1, 6, a_to), RT_ATEN_ROW ("stack", 2, RT_VARIADIC, a_stack), { RT_ATEN ("chunk"), RT_IN (3, 3), RT_OUT (1, RT_VARIADIC), .run = a_chunk },
+  RT_ATEN_ROW ("to", 1, 8, a_to), RT_ATEN_ROW ("stack", 2, RT_VARIADIC, a_stack), { RT_ATEN ("chunk"), RT_IN (3, 3), RT_OUT (1, RT_VARIADIC), .run = a_chunk },
   { RT_ATEN ("split"), RT_IN (3, 3), RT_OUT (1, RT_VARIADIC), .run = a_split }, { RT_ATEN ("split_with_sizes"), RT_IN (3, 3), RT_OUT (1, RT_VARIADIC), .run = a_split }, { RT_ATEN ("unbind"), RT_IN (2, 2), RT_OUT (1, RT_VARIADIC), .run = a_unbind },
   { RT_ATEN ("unsafe_chunk"), RT_IN (3, 3), RT_OUT (1, RT_VARIADIC), .run = a_chunk }, { RT_ATEN ("unsafe_split"), RT_IN (3, 3), RT_OUT (1, RT_VARIADIC), .run = a_split },
   { RT_ATEN ("unsafe_split_with_sizes"), RT_IN (3, 3), RT_OUT (1, RT_VARIADIC), .run = a_split }, RT_ATEN_ROW ("Int", 1, 1, a_to_int), RT_ATEN_ROW ("Float", 1, 1, a_to_float),

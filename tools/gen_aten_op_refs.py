@@ -810,6 +810,9 @@ def registry_ops():
          kw=('dtype', 'device'))
     case('where_cond', 'where', b8(3, 4), rtol=0, atol=0, fn=lambda c: A.where(c))
     case('fill_', 'fill_', f32(2, 3), 1.5, rtol=0, atol=0, fn=lambda t, v: t.clone().fill_(v))
+    KL = ('dtype', 'layout', 'device', 'pin_memory', 'non_blocking', 'copy', 'memory_format')
+    case('to_dtype_layout', 'to', f32(2, 3), 7, None, None, None, False, False, None, rtol=0, atol=0, kw=KL)
+    case('to_dtype_layout_none', 'to', i64(4), None, None, None, None, False, True, None, rtol=0, atol=0, kw=KL)
     bad('unique_dim_scalar', 'unique_dim', np.array(1.0, dtype=np.float32), 0, True, True, True, n_outputs=3)
 
 
