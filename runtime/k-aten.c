@@ -20,6 +20,7 @@ binary (RtCall *call, const char *op, gboolean true_div, double alpha, GError **
   GraphDType dt = aten_result_type (a, b);
   if (true_div && !graph_dtype_is_floating (dt))
     dt = GRAPH_DTYPE_FLOAT;
+  dt = aten_declared_dtype (call, dt);
   RtTensor ca, cb;
   if (!aten_as_dtype (call, a, dt, 1, &ca, error) || !aten_as_dtype (call, b, dt, 2, &cb, error))
     return FALSE;

@@ -50,6 +50,7 @@ extern const RtKernelTable rt_kernels_sequence;
 extern const RtKernelTable rt_kernels_random;
 extern const RtKernelTable rt_kernels_aten_random;
 extern const RtKernelTable rt_kernels_aten_quant;
+extern const RtKernelTable rt_kernels_torchvision;
 
 static const RtKernelTable *const tables[] = {
   &rt_kernels_elementwise,
@@ -99,6 +100,7 @@ static const RtKernelTable *const tables[] = {
   &rt_kernels_random,
   &rt_kernels_aten_random,
   &rt_kernels_aten_quant,
+  &rt_kernels_torchvision,
 };
 
 /* "domain::op" → GPtrArray of const RtKernelDef* */

@@ -101,11 +101,14 @@ def save_inputs(name, npys):
 
 
 def call(op, targs, fn, kw):
-    """torch's call; the last len(kw) arguments are keyword-only ones."""
+    """torch's call; the last len(kw) arguments are keyword-only ones.
+    "ns::op" is another namespace's op (torchvision::nms)."""
     if fn:
         return fn(*targs)
     n = len(targs) - len(kw)
-    return getattr(A, op)(*targs[:n], **dict(zip(kw, targs[n:])))
+    ns, _, name = op.rpartition('::')
+    f = getattr(getattr(torch.ops, ns), name) if ns else getattr(A, op)
+    return f(*targs[:n], **dict(zip(kw, targs[n:])))
 
 
 def case(name, op, *args, rtol=1e-5, atol=1e-6, fn=None, kw=()):
@@ -782,6 +785,29 @@ def forms_ops():
     bad('swapaxes_dim', 'swapaxes', x, 1, 4)
 
 
+def torchvision_ops():
+    """torchvision::nms and torchvision::roi_align as detection models'
+    traces record them (runtime/k-torchvision.c)."""
+    import torchvision  # noqa: F401  (registers torch.ops.torchvision)
+    xy = f32(12, 2, lo=0, hi=20)
+    wh = f32(12, 2, lo=2, hi=12)
+    boxes = np.concatenate([xy, xy + wh], 1).astype(np.float32)
+    scores = rng.permutation(12).astype(np.float32) / 12 + 0.01   # distinct: no ties
+    case('tv_nms', 'torchvision::nms', boxes, scores, 0.3, rtol=0, atol=0)
+    case('tv_nms_loose', 'torchvision::nms', boxes, scores, 0.7, rtol=0, atol=0)
+    case('tv_nms_empty', 'torchvision::nms', f32(0, 4), f32(0), 0.5, rtol=0, atol=0)
+    bad('tv_nms_shape', 'torchvision::nms', f32(5, 3), f32(5), 0.5)
+    feat = f32(2, 3, 10, 12)
+    rois = np.array([[0, 1.0, 1.5, 7.0, 8.0], [1, 0.0, 0.0, 11.5, 9.5], [0, 3.2, 2.1, 4.0, 2.9],
+                     [1, -2.0, 5.0, 6.0, 14.0]], dtype=np.float32)
+    for al in (False, True):
+        for sr in (-1, 2):
+            case(f'tv_roi_align_{int(al)}_{sr}', 'torchvision::roi_align', feat, rois, 0.5, 3, 4, sr, al,
+                 rtol=1e-4, atol=1e-5)
+    case('tv_roi_align_scale', 'torchvision::roi_align', feat, rois, 1.0, 2, 2, 0, False, rtol=1e-4, atol=1e-5)
+    bad('tv_roi_align_rois', 'torchvision::roi_align', feat, f32(3, 4), 0.5, 3, 4, -1, False)
+
+
 def registry_ops():
     """Names of torch 1.13's symbolic registry that had no kernel: shifts,
     Bool, zero, copy, fake quantization (runtime/k-aten-{math,tensor,
@@ -846,6 +872,7 @@ def registry_ops():
     KL = ('dtype', 'layout', 'device', 'pin_memory', 'non_blocking', 'copy', 'memory_format')
     case('to_dtype_layout', 'to', f32(2, 3), 7, None, None, None, False, False, None, rtol=0, atol=0, kw=KL)
     case('to_dtype_layout_none', 'to', i64(4), None, None, None, None, False, True, None, rtol=0, atol=0, kw=KL)
+    torchvision_ops()
     bad('unique_dim_scalar', 'unique_dim', np.array(1.0, dtype=np.float32), 0, True, True, True, n_outputs=3)
 
 

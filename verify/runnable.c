@@ -169,10 +169,12 @@ flatten_tuple_outputs (Graph *g)
     graph_add_output (g, outs->pdata[i]);
 }
 
-Graph *
-verify_runnable_trace (const Graph *trace, GHashTable *weights, GError **error)
+/* The rewrites of verify_runnable_trace over g's nodes, and over the
+ * blocks of its prim::If nodes (scripted code inside a trace), whose
+ * initializers go to `root`. */
+static gboolean
+rewrite (Graph *g, Graph *root, GHashTable *weights, GError **error)
 {
-  g_autoptr (Graph) g = graph_copy (trace);
   g_autoptr (GPtrArray) nodes = g_ptr_array_new ();
   for (GraphNode *n = graph_first_node (g); n; n = graph_node_next (n))
     g_ptr_array_add (nodes, n);
@@ -180,6 +182,20 @@ verify_runnable_trace (const Graph *trace, GHashTable *weights, GError **error)
     {
       GraphNode *n = nodes->pdata[i];
       GraphValue *out = graph_node_n_outputs (n) == 1 ? graph_node_output (n, 0) : NULL;
+      if (g != root)
+        for (guint k = 0; k < graph_node_n_inputs (n); k++)
+          {
+            /* A block reading an enclosing None (or a Device constant, None
+             * now): its own None, as an enclosing absent value is no value. */
+            GraphValue *v = graph_node_input (n, k);
+            GraphNode *p = v && graph_value_graph (v) != g ? graph_value_node (v) : NULL;
+            if (p && graph_node_is (p, "prim::Constant") && graph_node_n_attrs (p) == 0)
+              {
+                GraphNode *none = graph_create_node (g, "prim::Constant", 0, NULL, 1);
+                graph_node_insert_before (none, n);
+                graph_node_set_input (n, k, graph_node_output (none, 0));
+              }
+          }
       if (export_view_write_read_later (n))
         {
           /* The kernels compute a new value; the base the view shares
@@ -189,7 +205,7 @@ verify_runnable_trace (const Graph *trace, GHashTable *weights, GError **error)
                        "%s%s%s writes in place into a view of a tensor that is read afterwards: the "
                        "trace's run cannot reproduce it (give the expected outputs)", graph_node_kind (n),
                        src ? " at " : "", src ? src : "");
-          return NULL;
+          return FALSE;
         }
       if (out && graph_node_is (n, "prim::GetAttr") && !is_class (out) && graph_value_n_uses (out) > 0)
         {
@@ -204,9 +220,18 @@ verify_runnable_trace (const Graph *trace, GHashTable *weights, GError **error)
               else
                 g_set_error (error, VERIFY_ERROR, VERIFY_ERROR_INPUT,
                              "a prim::GetAttr chain does not start at the module input");
-              return NULL;
+              return FALSE;
             }
-          graph_value_replace_all_uses (out, graph_add_initializer (g, path, t));
+          graph_value_replace_all_uses (out, graph_add_initializer (root, path, t));
+        }
+      else if (out && graph_node_is (n, "prim::device"))
+        {
+          /* tensor.device: None (the CPU is the only device) */
+          GraphNode *none = graph_create_node (g, "prim::Constant", 0, NULL, 1);
+          graph_node_insert_before (none, n);
+          graph_value_replace_all_uses (out, graph_node_output (none, 0));
+          graph_node_destroy (n);   /* (a block's dead nodes stay: its own kernel-less ones too) */
+          continue;
         }
       else if (out && graph_node_is (n, "prim::Constant"))
         {
@@ -241,7 +266,25 @@ verify_runnable_trace (const Graph *trace, GHashTable *weights, GError **error)
           for (guint u = users->len; u-- > 0;)
             splice_list (users->pdata[u], g_array_index (slots, guint, u), n);
         }
+      if (graph_node_is (n, "prim::If"))
+        for (guint a = 0; a < graph_node_n_attrs (n); a++)
+          {
+            Graph *one, *const *subs;
+            gsize len = graph_node_attr_subgraphs (n, graph_node_attr_name (n, a), &one, &subs);
+            for (gsize k = 0; k < len; k++)
+              if (!rewrite (subs[k], root, weights, error))
+                return FALSE;
+          }
     }
+  return TRUE;
+}
+
+Graph *
+verify_runnable_trace (const Graph *trace, GHashTable *weights, GError **error)
+{
+  g_autoptr (Graph) g = graph_copy (trace);
+  if (!rewrite (g, g, weights, error))
+    return NULL;
   flatten_tuple_outputs (g);
   graph_eliminate_dead_code (g);
   for (guint i = graph_n_inputs (g); i-- > 0;)

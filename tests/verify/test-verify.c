@@ -447,6 +447,70 @@ test_runnable_trace (void)
     g_assert_cmpfloat (yv[i], ==, x[i] - 2 * x[i + 6]);
 }
 
+/* Runs the trace text on x (float, n elements) through
+ * verify_runnable_trace; returns output "r". */
+static Tensor *
+run_trace_text (const char *text, const float *x, gint64 n)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (Graph) t = graph_parse (text, strlen (text), "t.trace", &error);
+  g_assert_no_error (error);
+  g_autoptr (Graph) r = verify_runnable_trace (t, NULL, &error);
+  g_assert_no_error (error);
+  g_autoptr (RtSession) s = rt_session_new (r, NULL, &error);
+  g_assert_no_error (error);
+  g_autoptr (GHashTable) in = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) tensor_unref);
+  g_autoptr (GHashTable) out = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) tensor_unref);
+  g_hash_table_insert (in, g_strdup ("x"),
+                       tensor_new_from_data (GRAPH_DTYPE_FLOAT, 1, &n, x, (gsize) n * sizeof (float), NULL));
+  g_assert_true (rt_session_run (s, in, out, &error));
+  Tensor *y = g_hash_table_lookup (out, "r");
+  g_assert_nonnull (y);
+  return tensor_ref (y);
+}
+
+/* Scripted code inside a trace (torchvision's batched_nms): a prim::If
+ * whose blocks read the enclosing graph's None and the input's device
+ * runs, each branch as its condition says; a 0-d Double constant standing
+ * for a Python number keeps a Float product Float, as the trace declares. */
+static void
+test_runnable_trace_if (void)
+{
+  const char *text = "graph(%x : Float(*)):\n"
+                     "  %none : NoneType = prim::Constant()\n"
+                     "  %c0 : int = prim::Constant[value=0]()\n"
+                     "  %n : int = aten::numel(%x)\n"
+                     "  %cond : bool = aten::eq(%n, %c0)\n"
+                     "  %r : Tensor = prim::If(%cond)\n"
+                     "    block0():\n"
+                     "      %d : Device = prim::device(%x)\n"
+                     "      %l : int[] = prim::ListConstruct(%c0)\n"
+                     "      %e : Tensor = aten::zeros(%l, %none, %none, %d, %none)\n"
+                     "      -> (%e)\n"
+                     "    block1():\n"
+                     "      %s : Tensor = aten::mul(%x, %x)\n"
+                     "      -> (%s)\n"
+                     "  return (%r)\n";
+  const float x[3] = { 1, -2, 3 };
+  g_autoptr (Tensor) full = run_trace_text (text, x, 3);
+  g_assert_cmpint (tensor_numel (full), ==, 3);
+  const float *v = tensor_data (full);
+  g_assert_cmpfloat (v[1], ==, 4);
+  g_autoptr (Tensor) empty = run_trace_text (text, x, 0);
+  g_assert_cmpint (tensor_numel (empty), ==, 0);
+  g_assert_cmpint (tensor_dtype (empty), ==, GRAPH_DTYPE_FLOAT);
+
+  const char *wrapped = "graph(%x : Float(3)):\n"
+                        "  %none : NoneType = prim::Constant()\n"
+                        "  %s : Float(requires_grad=0, device=cpu) = aten::sum(%x, %none)\n"
+                        "  %c : Double(requires_grad=0, device=cpu) = prim::Constant[value={0.1}]()\n"
+                        "  %r : Float(requires_grad=0, device=cpu) = aten::mul(%s, %c)\n"
+                        "  return (%r)\n";
+  g_autoptr (Tensor) p = run_trace_text (wrapped, x, 3);
+  g_assert_cmpint (tensor_dtype (p), ==, GRAPH_DTYPE_FLOAT);   /* two 0-d tensors: Double without the type */
+  g_assert_cmpfloat (fabs (((const float *) tensor_data (p))[0] - 0.2), <, 1e-6);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -460,6 +524,7 @@ main (int argc, char **argv)
   g_test_add_func ("/verify/localize/guide-example", test_guide_example);
   g_test_add_func ("/verify/localize/errors", test_errors);
   g_test_add_func ("/verify/runnable-trace", test_runnable_trace);
+  g_test_add_func ("/verify/runnable-trace/if", test_runnable_trace_if);
   g_test_add_func ("/verify/localize/guide-in-sync", test_guide_in_sync);
   return g_test_run ();
 }
