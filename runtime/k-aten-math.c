@@ -243,7 +243,7 @@ promote2 (RtCall *call, GraphDType *dt, RtTensor *ca, RtTensor *cb, GError **err
     return FALSE;
   const RtTensor *a = aten_arg (call, 0), *b = aten_arg (call, 1);
   if (*dt == GRAPH_DTYPE_UNDEFINED)
-    *dt = aten_result_type (a, b);
+    *dt = aten_declared_dtype (call, aten_result_type (a, b));
   return aten_as_dtype (call, a, *dt, 1, ca, error) && aten_as_dtype (call, b, *dt, 2, cb, error);
 }
 

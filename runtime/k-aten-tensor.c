@@ -237,14 +237,19 @@ a_expand_as (RtCall *call, GError **error)
          && expand_to (call, a, b->rank, b->dims, error);
 }
 
-/* select(self, dim, index) */
-static gboolean
-a_select (RtCall *call, GError **error)
+/* A view of a: its dims, element strides and offset. */
+typedef struct
 {
-  const RtTensor *a;
+  guint rank;
+  gint64 dims[RT_MAX_RANK], strides[RT_MAX_RANK], offset;
+} View;
+
+/* select(self, dim, index)'s view (arguments 1 and 2). */
+static gboolean
+select_view (RtCall *call, const RtTensor *a, View *v, GError **error)
+{
   guint ax;
-  if (!aten_tensor_arg (call, 0, &a, error) || a->rank == 0
-      || !rt_axis (call, aten_i (call, 1, 0), a->rank, &ax, error))
+  if (a->rank == 0 || !rt_axis (call, aten_i (call, 1, 0), a->rank, &ax, error))
     {
       if (error && *error == NULL)
         rt_call_error (call, error, RT_ERROR_SHAPE, "cannot select from a 0-d tensor");
@@ -259,21 +264,23 @@ a_select (RtCall *call, GError **error)
     }
   if (idx < 0)
     idx += n;
-  gint64 st[RT_MAX_RANK], dims[RT_MAX_RANK], ss[RT_MAX_RANK];
+  gint64 st[RT_MAX_RANK];
   aten_strides (a, st);
-  guint r = 0;
+  v->rank = 0;
   for (guint d = 0; d < a->rank; d++)
     if (d != ax)
       {
-        dims[r] = a->dims[d];
-        ss[r++] = st[d];
+        v->dims[v->rank] = a->dims[d];
+        v->strides[v->rank++] = st[d];
       }
-  return view_copy (call, 0, a, r, dims, ss, idx * st[ax], error);
+  v->offset = idx * st[ax];
+  return TRUE;
 }
 
 /* The rows [start, end) by step of dim ax, torch's clamping of start/end. */
 static gboolean
-sliced (RtCall *call, const RtTensor *a, guint ax, gint64 start, gint64 end, gint64 step, GError **error)
+slice_view (RtCall *call, const RtTensor *a, guint ax, gint64 start, gint64 end, gint64 step, View *v,
+            GError **error)
 {
   gint64 n = a->dims[ax];
   if (step <= 0)
@@ -287,31 +294,109 @@ sliced (RtCall *call, const RtTensor *a, guint ax, gint64 start, gint64 end, gin
     end = MAX (end + n, 0);
   start = MIN (start, n);
   end = CLAMP (end, start, n);
-  gint64 st[RT_MAX_RANK], dims[RT_MAX_RANK], ss[RT_MAX_RANK];
+  gint64 st[RT_MAX_RANK];
   aten_strides (a, st);
+  v->rank = a->rank;
   for (guint d = 0; d < a->rank; d++)
     {
-      dims[d] = d == ax ? (end - start + step - 1) / step : a->dims[d];
-      ss[d] = d == ax ? st[d] * step : st[d];
+      v->dims[d] = d == ax ? (end - start + step - 1) / step : a->dims[d];
+      v->strides[d] = d == ax ? st[d] * step : st[d];
     }
-  return view_copy (call, 0, a, a->rank, dims, ss, start * st[ax], error);
+  v->offset = start * st[ax];
+  return TRUE;
 }
 
-/* slice(self, dim=0, start?, end?, step=1) */
+/* slice(self, dim=0, start?, end?, step=1)'s view (arguments 1 to 4). */
 static gboolean
-a_slice (RtCall *call, GError **error)
+slice_args_view (RtCall *call, const RtTensor *a, View *v, GError **error)
 {
-  const RtTensor *a;
   guint ax;
-  if (!aten_tensor_arg (call, 0, &a, error) || a->rank == 0
-      || !rt_axis (call, aten_i (call, 1, 0), a->rank, &ax, error))
+  if (a->rank == 0 || !rt_axis (call, aten_i (call, 1, 0), a->rank, &ax, error))
     {
       if (error && *error == NULL)
         rt_call_error (call, error, RT_ERROR_SHAPE, "cannot slice a 0-d tensor");
       return FALSE;
     }
-  return sliced (call, a, ax, aten_i (call, 2, 0), aten_i (call, 3, G_MAXINT64), aten_i (call, 4, 1), error);
+  return slice_view (call, a, ax, aten_i (call, 2, 0), aten_i (call, 3, G_MAXINT64), aten_i (call, 4, 1), v, error);
 }
+
+static gboolean
+sliced (RtCall *call, const RtTensor *a, guint ax, gint64 start, gint64 end, gint64 step, GError **error)
+{
+  View v;
+  return slice_view (call, a, ax, start, end, step, &v, error)
+         && view_copy (call, 0, a, v.rank, v.dims, v.strides, v.offset, error);
+}
+
+static gboolean
+a_select (RtCall *call, GError **error)
+{
+  const RtTensor *a;
+  View v;
+  return aten_tensor_arg (call, 0, &a, error) && select_view (call, a, &v, error)
+         && view_copy (call, 0, a, v.rank, v.dims, v.strides, v.offset, error);
+}
+
+static gboolean
+a_slice (RtCall *call, GError **error)
+{
+  const RtTensor *a;
+  View v;
+  return aten_tensor_arg (call, 0, &a, error) && slice_args_view (call, a, &v, error)
+         && view_copy (call, 0, a, v.rank, v.dims, v.strides, v.offset, error);
+}
+
+/* slice_scatter(self, src, dim, start?, end?, step) / select_scatter(self,
+ * src, dim, index): self with the view replaced by src (of the view's
+ * shape), in self's type.  verify's trace run writes an in-place op on a
+ * view back into its base with them (verify/runnable.c). */
+static gboolean
+view_scatter (RtCall *call, gboolean select, GError **error)
+{
+  const RtTensor *a, *src;
+  if (!aten_tensor_arg (call, 0, &a, error) || !aten_tensor_arg (call, 1, &src, error))
+    return FALSE;
+  /* the view's arguments follow src: shift them to select_view's places */
+  RtCall shifted = *call;
+  const RtTensor *args[6] = { a, NULL, NULL, NULL, NULL, NULL };
+  for (guint i = 2; i < call->n_inputs && i < 6; i++)
+    args[i - 1] = call->inputs[i];
+  shifted.inputs = args;
+  shifted.n_inputs = call->n_inputs - 1;
+  View v;
+  if (!(select ? select_view (&shifted, a, &v, error) : slice_args_view (&shifted, a, &v, error)))
+    return FALSE;
+  if (src->rank != v.rank || memcmp (src->dims, v.dims, sizeof (gint64) * v.rank) != 0)
+    {
+      rt_call_error (call, error, RT_ERROR_SHAPE, "src must have the shape of the %s", select ? "selection" : "slice");
+      return FALSE;
+    }
+  RtTensor *o = rt_call_output (call, 0, a->dtype, a->rank, a->dims, error);
+  if (o == NULL)
+    return FALSE;
+  gsize es = rt_dtype_size (a->dtype);
+  if (a->numel)
+    memcpy (o->data, a->data, (gsize) a->numel * es);
+  gint64 c[RT_MAX_RANK] = { 0 };
+  for (gint64 i = 0; i < src->numel; i++)
+    {
+      gint64 off = v.offset;
+      for (guint d = 0; d < v.rank; d++)
+        off += c[d] * v.strides[d];
+      if (!rt_convert ((const char *) src->data + i * (gint64) rt_dtype_size (src->dtype), src->dtype,
+                       (char *) o->data + off * (gint64) es, a->dtype, 1))
+        {
+          rt_call_error (call, error, RT_ERROR_UNSUPPORTED, "cannot store %s in %s", graph_dtype_name (src->dtype),
+                         graph_dtype_name (a->dtype));
+          return FALSE;
+        }
+      rt_index_next (c, v.dims, v.rank);
+    }
+  return TRUE;
+}
+
+static gboolean a_slice_scatter (RtCall *c, GError **e) { return view_scatter (c, FALSE, e); }
+static gboolean a_select_scatter (RtCall *c, GError **e) { return view_scatter (c, TRUE, e); }
 
 /* narrow(self, dim, start, length) */
 static gboolean
@@ -850,6 +935,7 @@ static const RtKernelDef defs[] = {
   RT_ATEN_ROW ("moveaxis", 3, 3, a_movedim), RT_ATEN_ROW ("permute", 2, 2, a_permute), RT_ATEN_ROW ("movedim", 3, 3, a_movedim),
   RT_ATEN_ROW ("unsqueeze", 2, 2, a_unsqueeze), RT_ATEN_ROW ("squeeze", 1, 2, a_squeeze), RT_ATEN_ROW ("expand", 2, 3, a_expand),
   RT_ATEN_ROW ("expand_as", 2, 2, a_expand_as), RT_ATEN_ROW ("select", 3, 3, a_select), RT_ATEN_ROW ("slice", 1, 5, a_slice),
+  RT_ATEN_ROW ("slice_scatter", 2, 6, a_slice_scatter), RT_ATEN_ROW ("select_scatter", 4, 4, a_select_scatter),
   RT_ATEN_ROW ("narrow", 4, 4, a_narrow), RT_ATEN_ROW ("flip", 2, 2, a_flip), RT_ATEN_ROW ("roll", 2, 3, a_roll),
   RT_ATEN_ROW ("repeat", 2, 2, a_repeat), RT_ATEN_ROW ("repeat_interleave", 1, 4, a_repeat_interleave),
   RT_ATEN_ROW ("detach", 1, 1, a_copy_input), RT_ATEN_ROW ("alias", 1, 1, a_copy_input), RT_ATEN_ROW ("lift_fresh", 1, 1, a_copy_input),

@@ -65,7 +65,7 @@ a_pow (RtCall *call, GError **error)
       rt_call_error (call, error, RT_ERROR_INVALID_GRAPH, "needs two operands");
       return FALSE;
     }
-  GraphDType dt = aten_result_type (a, b);
+  GraphDType dt = aten_declared_dtype (call, aten_result_type (a, b));
   RtTensor ca, cb;
   if (!aten_as_dtype (call, a, dt, 1, &ca, error) || !aten_as_dtype (call, b, dt, 2, &cb, error))
     return FALSE;

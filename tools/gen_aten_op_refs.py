@@ -873,6 +873,11 @@ def registry_ops():
     case('to_dtype_layout', 'to', f32(2, 3), 7, None, None, None, False, False, None, rtol=0, atol=0, kw=KL)
     case('to_dtype_layout_none', 'to', i64(4), None, None, None, None, False, True, None, rtol=0, atol=0, kw=KL)
     torchvision_ops()
+    case('slice_scatter', 'slice_scatter', f32(4, 6), f32(4, 2), 1, 1, 5, 2, rtol=0, atol=0)
+    case('slice_scatter_neg', 'slice_scatter', f32(5, 3), f32(2, 3), 0, -3, -1, 1, rtol=0, atol=0)
+    case('select_scatter', 'select_scatter', f32(3, 4, 2), f32(3, 2), 1, -1, rtol=0, atol=0)
+    bad('slice_scatter_shape', 'slice_scatter', f32(4, 6), f32(4, 3), 1, 1, 5, 2)
+    bad('select_scatter_index', 'select_scatter', f32(3, 4), f32(3), 1, 4)
     bad('unique_dim_scalar', 'unique_dim', np.array(1.0, dtype=np.float32), 0, True, True, True, n_outputs=3)
 
 

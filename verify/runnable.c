@@ -73,6 +73,108 @@ splice_list (GraphNode *user, guint at, GraphNode *list)
     graph_node_add_input (user, ins->pdata[i]);
 }
 
+/* v's uses by nodes after `after` in its graph, and g's outputs, read nv
+ * instead; FALSE when a later use is in another graph (a block). */
+static gboolean
+replace_uses_after (Graph *g, GraphValue *v, GraphNode *after, GraphValue *nv)
+{
+  g_autoptr (GHashTable) later = g_hash_table_new (NULL, NULL);
+  for (GraphNode *m = graph_node_next (after); m; m = graph_node_next (m))
+    g_hash_table_add (later, m);
+  g_autoptr (GArray) uses = g_array_new (FALSE, FALSE, sizeof (GraphUse));
+  for (guint u = 0; u < graph_value_n_uses (v); u++)
+    g_array_append_val (uses, *graph_value_use (v, u));
+  for (guint u = 0; u < uses->len; u++)
+    {
+      const GraphUse *use = &g_array_index (uses, GraphUse, u);
+      if (g_hash_table_contains (later, use->node))
+        graph_node_set_input (use->node, use->index, nv);
+      else if (graph_node_graph (use->node) != g)
+        return FALSE;
+    }
+  for (guint i = 0; i < graph_n_outputs (g); i++)
+    if (graph_output (g, i) == v)
+      graph_set_output (g, i, nv);
+  return TRUE;
+}
+
+/* An in-place write into a chain of slice/select views of a tensor read
+ * later (`m[0:2, 1:3] = 5`: aten::slice, aten::slice, aten::fill_): each
+ * level written back into its base with aten::slice_scatter /
+ * aten::select_scatter after n, and the base's later reads read that, as
+ * PyTorch's tensors share storage (the export does the same with
+ * ScatterElements).  Another kind of view is refused. */
+static gboolean
+write_back_view (Graph *g, GraphNode *n, GError **error)
+{
+  const char *src = graph_node_get_source (n);
+  if (!export_view_chain_is_slices (n))
+    {
+      g_set_error (error, VERIFY_ERROR, VERIFY_ERROR_RUN,
+                   "%s%s%s writes in place into a view (not a slice or select) of a tensor that is read "
+                   "afterwards: the trace's run cannot reproduce it (give the expected outputs)",
+                   graph_node_kind (n), src ? " at " : "", src ? src : "");
+      return FALSE;
+    }
+  GraphValue *child = graph_node_output (n, 0);
+  GraphNode *after = n;
+  GraphValue *self = graph_node_input (n, 0);
+  if (graph_value_get_name (self))
+    {
+      /* the view's name to a copy of its written value, for --localize
+       * (the result keeps its own name) */
+      GraphNode *al = graph_create_node (g, "aten::alias", 1, &child, 1);
+      graph_node_insert_after (al, after);
+      after = al;
+      g_autofree char *name = g_strdup (graph_value_get_name (self));
+      graph_value_set_name (self, NULL);
+      graph_value_set_name (graph_node_output (al, 0), name);
+      if (graph_value_type (self))
+        graph_value_set_type (graph_node_output (al, 0), graph_type_ref (graph_value_type (self)));
+    }
+  for (GraphNode *q = graph_value_node (graph_node_input (n, 0));
+       q && (graph_node_is (q, "aten::slice") || graph_node_is (q, "aten::select"));
+       q = graph_value_node (graph_node_input (q, 0)))
+    {
+      gboolean sel = graph_node_is (q, "aten::select");
+      GraphValue *base = graph_node_input (q, 0);
+      g_autoptr (GPtrArray) ins = g_ptr_array_new ();
+      g_ptr_array_add (ins, base);
+      g_ptr_array_add (ins, child);
+      for (guint k = 1; k < graph_node_n_inputs (q); k++)
+        g_ptr_array_add (ins, graph_node_input (q, k));
+      GraphNode *sc = graph_create_node (g, sel ? "aten::select_scatter" : "aten::slice_scatter", ins->len,
+                                         (GraphValue *const *) ins->pdata, 1);
+      graph_node_insert_after (sc, after);
+      graph_node_set_scope (sc, graph_node_get_scope (n));
+      graph_node_set_source (sc, src);
+      GraphValue *nb = graph_node_output (sc, 0);
+      if (graph_value_type (base))
+        graph_value_set_type (nb, graph_type_ref (graph_value_type (base)));
+      if (!replace_uses_after (g, base, sc, nb))
+        {
+          g_set_error (error, VERIFY_ERROR, VERIFY_ERROR_RUN,
+                       "%s%s%s writes in place into a view of a tensor that scripted code reads "
+                       "afterwards: the trace's run cannot reproduce it (give the expected outputs)",
+                       graph_node_kind (n), src ? " at " : "", src ? src : "");
+          return FALSE;
+        }
+      /* The base's name goes to its written value: --localize compares a
+       * trace value with what the export made of it after every write. */
+      if (graph_value_node (base) && graph_value_get_name (base))
+        {
+          g_autofree char *name = g_strdup (graph_value_get_name (base));
+          graph_value_set_name (base, NULL);
+          graph_value_set_name (nb, name);
+        }
+      child = nb;
+      after = sc;
+      if (graph_value_node (base) == NULL)
+        break;
+    }
+  return TRUE;
+}
+
 /* %l : Tensor[] = aten::chunk(...); %a, %b = prim::ListUnpack(%l) becomes
  * %a, %b = aten::chunk(...): the executor's kernels give a list's
  * elements as outputs (split, chunk, unbind, meshgrid...).  Only when
@@ -196,17 +298,11 @@ rewrite (Graph *g, Graph *root, GHashTable *weights, GError **error)
                 graph_node_set_input (n, k, graph_node_output (none, 0));
               }
           }
-      if (export_view_write_read_later (n))
-        {
-          /* The kernels compute a new value; the base the view shares
-           * storage with would keep its old one: a wrong reference. */
-          const char *src = graph_node_get_source (n);
-          g_set_error (error, VERIFY_ERROR, VERIFY_ERROR_RUN,
-                       "%s%s%s writes in place into a view of a tensor that is read afterwards: the "
-                       "trace's run cannot reproduce it (give the expected outputs)", graph_node_kind (n),
-                       src ? " at " : "", src ? src : "");
-          return FALSE;
-        }
+      /* The kernels compute a new value; the base the view shares
+       * storage with would keep its old one (a wrong reference) unless
+       * written back. */
+      if (export_view_write_read_later (n) && !write_back_view (g, n, error))
+        return FALSE;
       if (out && graph_node_is (n, "prim::GetAttr") && !is_class (out) && graph_value_n_uses (out) > 0)
         {
           g_autofree char *path = getattr_path (out);

@@ -237,6 +237,17 @@ export_view_write_read_later (GraphNode *n)
 }
 
 gboolean
+export_view_chain_is_slices (GraphNode *n)
+{
+  GraphValue *self = graph_node_n_inputs (n) ? graph_node_input (n, 0) : NULL;
+  for (GraphNode *q = self ? graph_value_node (self) : NULL; is_view (q);
+       q = graph_value_node (graph_node_input (q, 0)))
+    if (!is_kind (q, "aten::slice") && !is_kind (q, "aten::select"))
+      return FALSE;
+  return TRUE;
+}
+
+gboolean
 export_view_mutation (SymContext *ctx, GraphNode *n, GError **error)
 {
   if (!is_inplace (n))
