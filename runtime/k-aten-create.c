@@ -361,12 +361,15 @@ a_constant_pad_nd (RtCall *call, GError **error)
 static const RtKernelDef defs[] = {
   RT_ATEN_ROW ("zeros_like", 1, 6, a_zeros_like), RT_ATEN_ROW ("ones_like", 1, 6, a_ones_like),
   RT_ATEN_ROW ("empty_like", 1, 6, a_zeros_like), RT_ATEN_ROW ("full_like", 2, 7, a_full_like), RT_ATEN_ROW ("fill", 2, 2, a_fill),
-  RT_ATEN_ROW ("fill_", 2, 2, a_fill),   /* in place: a trace names the result (verify refuses a write into a view read later) */
+  RT_ATEN_ROW ("fill_", 2, 2, a_fill),   /* in place: as zero_ below */
   RT_ATEN_ROW ("full", 2, 6, a_full), RT_ATEN_ROW ("new_zeros", 2, 6, a_new_zeros), RT_ATEN_ROW ("new_ones", 2, 6, a_new_ones),
   RT_ATEN_ROW ("new_empty", 2, 6, a_new_zeros), RT_ATEN_ROW ("new_full", 3, 7, a_new_full), RT_ATEN_ROW ("arange", 1, 7, a_arange),
   RT_ATEN_ROW ("eye", 1, 6, a_eye), RT_ATEN_ROW ("numel", 1, 1, a_numel), RT_ATEN_ROW ("dim", 1, 1, a_dim), RT_ATEN_ROW ("one_hot", 1, 2, a_one_hot),
   RT_ATEN_ROW ("constant_pad_nd", 2, 3, a_constant_pad_nd), RT_ATEN_ROW ("zero", 1, 1, a_zero),
-  RT_ATEN_ROW ("copy", 2, 3, a_copy), RT_ATEN_ROW ("tensor", 1, 4, a_tensor), RT_ATEN_ROW ("as_tensor", 1, 3, a_as_tensor),
+  RT_ATEN_ROW ("copy", 2, 3, a_copy),
+  /* in place: a trace names the result; a write into a view read later is
+   * written back (export: view-mutation.c; verify's trace run: runnable.c) */
+  RT_ATEN_ROW ("zero_", 1, 1, a_zero), RT_ATEN_ROW ("copy_", 2, 3, a_copy), RT_ATEN_ROW ("tensor", 1, 4, a_tensor), RT_ATEN_ROW ("as_tensor", 1, 3, a_as_tensor),
 };
 
 RT_KERNEL_TABLE (rt_kernels_aten_create, defs);

@@ -873,6 +873,8 @@ def registry_ops():
     case('to_dtype_layout', 'to', f32(2, 3), 7, None, None, None, False, False, None, rtol=0, atol=0, kw=KL)
     case('to_dtype_layout_none', 'to', i64(4), None, None, None, None, False, True, None, rtol=0, atol=0, kw=KL)
     torchvision_ops()
+    case('zero_', 'zero_', f32(2, 3), rtol=0, atol=0, fn=lambda t: t.clone().zero_())
+    case('copy_', 'copy_', f32(2, 3), f64(3), False, rtol=0, atol=1e-7, fn=lambda t, s, nb: t.clone().copy_(s, nb))
     case('slice_scatter', 'slice_scatter', f32(4, 6), f32(4, 2), 1, 1, 5, 2, rtol=0, atol=0)
     case('slice_scatter_neg', 'slice_scatter', f32(5, 3), f32(2, 3), 0, -3, -1, 1, rtol=0, atol=0)
     case('select_scatter', 'select_scatter', f32(3, 4, 2), f32(3, 2), 1, -1, rtol=0, atol=0)
