@@ -9,7 +9,10 @@ weights_backbone=None) and a small input; each model runs in its own process
 opset the table says whether torch.onnx.export wrote a file, whether symonnx
 exported one (or the first line of its error), and whether symonnx's file run
 in symonnx's executor gives PyTorch's outputs (numpy allclose, rtol 1e-3,
-atol 1e-4 + 1e-5 of the largest output), and the same for torch's file run in symonnx's executor.
+atol 1e-4 + 1e-5 of the largest output), and the same for torch's file run in symonnx's executor,
+and symonnx's file run in ONNX Runtime 1.20 (onnxruntime-node, when
+tests/e2e/install-ort.sh has installed it into build/ort; else the column says
+"not installed").
 
   bench/torchvision-corpus.py [--opsets 13,17] [--family classification,...]
                               [--models a,b] [--skip-large] [--timeout S]
@@ -82,6 +85,51 @@ def first_line(e):
     return (s[0] if s else type(e).__name__)[:160]
 
 
+ORT_MODULES = os.path.join(ROOT, "build", "ort", "node_modules")
+
+
+def ort_check(path, args, expected, rtol, atol, work):
+    """symonnx's file in ONNX Runtime against PyTorch's outputs: 'yes', or why not."""
+    import numpy as np
+    import onnx
+    from symonnx import _trace
+    if not os.path.isdir(os.path.join(ORT_MODULES, "onnxruntime-node")):
+        return "not installed"
+    m = onnx.load(path, load_external_data=False)
+    inits = {i.name for i in m.graph.initializer}
+    names = [i.name for i in m.graph.input if i.name not in inits]
+    tensors = [t for t in _trace.flatten(args)]
+    if len(names) != len(tensors):
+        return f"error: {len(names)} graph inputs for {len(tensors)} tensors"
+    specs = []
+    for k, (n, t) in enumerate(zip(names, tensors)):
+        f = os.path.join(work, f"ort_in_{k}.npy")
+        np.save(f, t.detach().numpy())
+        specs.append(f"{n}={f}")
+    od = os.path.join(work, "ort_out")
+    os.makedirs(od, exist_ok=True)
+    for f in os.listdir(od):
+        os.unlink(os.path.join(od, f))
+    env = dict(os.environ, NODE_PATH=ORT_MODULES)
+    r = subprocess.run(["node", os.path.join(ROOT, "tests", "e2e", "ort-run.js"), path, od] + specs,
+                       capture_output=True, text=True, env=env)
+    if r.returncode:
+        return "error: " + first_line(r.stderr)
+    want = [t.detach().numpy() for t in _trace.flatten(expected)]
+    for i, w in enumerate(want):
+        f = os.path.join(od, f"ort_{i}.npy")
+        if not os.path.exists(f):
+            return f"error: no output {i}"
+        got = np.load(f)
+        if got.shape != w.shape or not np.allclose(got.astype(np.float64), w.astype(np.float64),
+                                                   rtol=rtol, atol=atol, equal_nan=True):
+            err = float(np.abs(got.astype(np.float64) - w.astype(np.float64)).max()) \
+                if got.shape == w.shape else None
+            return f"NO: output {i} " + (f"max abs error {err:.3g}" if err is not None
+                                         else f"shape {got.shape}, PyTorch {w.shape}")
+    return "yes"
+
+
 def one(name, family, opsets, work, symonnx_only=False):
     """Runs one model; prints one JSON line per opset."""
     warnings.simplefilter("ignore")
@@ -96,7 +144,8 @@ def one(name, family, opsets, work, symonnx_only=False):
     # keeps float32 cancellation there from counting as a mismatch.
     with torch.no_grad():
         from symonnx import _trace
-        scale = max((float(t.abs().max()) for t in _trace.flatten(model(*args))
+        expected = model(*args)
+        scale = max((float(t.abs().max()) for t in _trace.flatten(expected)
                      if t.numel() and t.is_floating_point()), default=0.0)
     atol = 1e-4 + 1e-5 * scale
     for opset in opsets:
@@ -129,6 +178,11 @@ def one(name, family, opsets, work, symonnx_only=False):
                 row[key] = "yes" if ok else "NO: " + first_line(buf.getvalue().splitlines()[-2:-1])
             except Exception as e:  # noqa: BLE001
                 row[key] = "error: " + first_line(e)
+        if os.path.exists(sf):
+            try:
+                row["ort_match"] = ort_check(sf, args, expected, 1e-3, atol, work)
+            except Exception as e:  # noqa: BLE001
+                row["ort_match"] = "error: " + first_line(e)
         for path in (tf, sf):
             if os.path.exists(path):
                 os.unlink(path)
@@ -176,14 +230,16 @@ def main():
                 rows.append(r)
                 print(f"{r['model']:<36} {r['opset']:>3} torch {r['torch'][:40]:<40} "
                       f"symonnx {r['symonnx'][:70]:<70} match {r.get('match', '-')[:40]:<12} "
-                      f"torch-file {r.get('torch_file_match', '-')[:30]}", flush=True)
+                      f"torch-file {r.get('torch_file_match', '-')[:30]:<14} "
+                      f"ORT {r.get('ort_match', '-')[:40]}", flush=True)
     if a.json:
         with open(a.json, "w") as f:
             json.dump(rows, f, indent=1)
     print()
     print("| family | opset | models | torch exports | symonnx exports | symonnx matches PyTorch "
-          "| torch can, symonnx matches | symonnx only | torch's file matches in symonnx |")
-    print("|---|---|---|---|---|---|---|---|---|")
+          "| torch can, symonnx matches | symonnx only | torch's file matches in symonnx "
+          "| symonnx's file matches in ONNX Runtime |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for fam in FAMILIES + ["all"]:
         for o in opsets:
             rs = [r for r in rows if r["opset"] == o and (fam == "all" or r["family"] == fam)]
@@ -195,7 +251,9 @@ def main():
             both = sum(r["torch"] == "ok" and r.get("match") == "yes" for r in rs)
             only = sum(r["torch"] != "ok" and r.get("match") == "yes" for r in rs)
             tf = sum(r.get("torch_file_match") == "yes" for r in rs)
-            print(f"| {fam} | {o} | {len(rs)} | {t} | {s} | {m} | {both}/{t} | {only} | {tf}/{t} |")
+            ort = sum(r.get("ort_match") == "yes" for r in rs)
+            print(f"| {fam} | {o} | {len(rs)} | {t} | {s} | {m} | {both}/{t} | {only} | {tf}/{t} "
+                  f"| {ort}/{s} |")
     if a.require_match and any(r.get("match") != "yes" for r in rows):
         return 1
     return 0

@@ -50,6 +50,9 @@ RtTensor *rt_store_append (RtStore *st, GraphDType dt, guint rank, const gint64 
 gboolean  rt_store_set (RtStore *st, const RtTensor *v, guint64 max_bytes, GError **error);
 /* Whether a kernel may get sequence/optional inputs. */
 gboolean  rt_kernel_takes_values (const RtKernelDef *def);
+/* def runs input 0 of element type dt: one of its dtypes, or float16 for a
+ * kernel that takes float (run on float copies, runtime/half.c). */
+gboolean  rt_kernel_takes_dtype (const RtKernelDef *def, GraphDType dt);
 
 typedef struct
 {

@@ -1,5 +1,6 @@
 /* Sessions: checking a graph, planning buffers by liveness, running. */
 #include "runtime/session-private.h"
+#include "runtime/kernels-private.h"
 #include "runtime/blas.h"
 #include <stdlib.h>
 #include <string.h>
@@ -348,7 +349,7 @@ plan_nodes (RtSession *s, GError **error)
       GraphType *ty = in0 ? graph_value_type (in0) : NULL;
       if (k->dtypes && ty && graph_type_kind (ty) == GRAPH_TYPE_TENSOR
           && graph_type_dtype (ty) != GRAPH_DTYPE_UNDEFINED
-          && !(k->dtypes & (1u << graph_type_dtype (ty))))
+          && !rt_kernel_takes_dtype (k, graph_type_dtype (ty)))
         {
           n_missing++;
           if (missing->len)
@@ -885,12 +886,16 @@ run_node (RtSession *s, RtNodePlan *p, GError **error)
         return FALSE;
       }
   if (p->def->dtypes && in0 && in0->kind == RT_KIND_TENSOR
-      && !(p->def->dtypes & (1u << in0->dtype)))
+      && !rt_kernel_takes_dtype (p->def, in0->dtype))
     {
       rt_call_error (&call, error, RT_ERROR_UNSUPPORTED, "element type %s is not supported",
                      graph_dtype_name (in0->dtype));
       return FALSE;
     }
+  /* float16 into a kernel written for float: on float copies (half.c) */
+  gboolean as_float = p->def->dtypes && in0 && in0->kind == RT_KIND_TENSOR
+                      && in0->dtype == GRAPH_DTYPE_FLOAT16
+                      && !(p->def->dtypes & RT_DT (FLOAT16));
   gboolean ran = FALSE;
   if (s->device && !rt_device_run_node (s, p, &call, &ran, error))
     return FALSE;
@@ -898,7 +903,7 @@ run_node (RtSession *s, RtNodePlan *p, GError **error)
     {
       if (s->device && !rt_device_inputs_to_host (s, p, error))
         return FALSE;
-      if (!p->def->run (&call, error))
+      if (!(as_float ? rt_run_as_float (&call, p->def->run, error) : p->def->run (&call, error)))
         return FALSE;
       if (s->device)
         rt_device_outputs_on_host (s, p);

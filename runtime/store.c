@@ -130,6 +130,14 @@ rt_store_set (RtStore *st, const RtTensor *v, guint64 max_bytes, GError **error)
 }
 
 gboolean
+rt_kernel_takes_dtype (const RtKernelDef *def, GraphDType dt)
+{
+  if (def->dtypes == 0 || (def->dtypes & (1u << dt)))
+    return TRUE;
+  return dt == GRAPH_DTYPE_FLOAT16 && (def->dtypes & RT_DT (FLOAT));
+}
+
+gboolean
 rt_kernel_takes_values (const RtKernelDef *def)
 {
   static const char *const ops[] = {

@@ -188,7 +188,11 @@ gboolean
 rt_broadcast_shape (const RtCall *call, guint ra, const gint64 *da, guint rb,
                     const gint64 *db, guint *rank, gint64 *dims, GError **error)
 {
+  /* dims may be da or db (Where broadcasts its result with its third
+   * input): the result is built apart and copied at the end. */
   guint r = MAX (ra, rb);
+  gint64 out[RT_MAX_RANK];
+  g_return_val_if_fail (r <= RT_MAX_RANK, FALSE);
   for (guint i = 0; i < r; i++)
     {
       gint64 a = i + ra >= r ? da[i + ra - r] : 1;
@@ -206,8 +210,9 @@ rt_broadcast_shape (const RtCall *call, guint ra, const gint64 *da, guint rb,
           g_string_free (sb, TRUE);
           return FALSE;
         }
-      dims[i] = a == 1 ? b : a;
+      out[i] = a == 1 ? b : a;
     }
+  memcpy (dims, out, r * sizeof *dims);
   *rank = r;
   return TRUE;
 }

@@ -28,8 +28,9 @@ struct _SymContext
  * their ONNX types get unknown dims, so Shape(y) stays a run-time Shape.
  * The set is computed once from the source graph: the outputs of the ops
  * below, then every output of a node with such an input (conservatively,
- * all its dims).  Dynamic axes are not in it (they are applied after
- * translation, see export/pipeline). */
+ * all its dims).  Dynamic axes are not in it: their dims reach
+ * sym_static_shape through the translated values' types (Note [Dynamic
+ * axes during translation] in export/pipeline/pipeline.c). */
 static const char *const data_dependent_ops[] = {
   "aten::nonzero", "aten::nonzero_numpy", "aten::masked_select", "aten::unique_dim",
   "aten::_unique", "aten::_unique2", "aten::unique_consecutive", "aten::unique_dim_consecutive",
@@ -473,15 +474,57 @@ sym_dtype (GraphValue *v)
     }
 }
 
+int
+sym_static_dims (GraphValue *v, gint64 *dims)
+{
+  GraphType *t = sym_type (v);
+  if (t == NULL || !graph_type_is_tensor (t) || graph_type_rank (t) < 0
+      || graph_type_rank (t) > TENSOR_MAX_RANK)
+    return -1;
+  int r = graph_type_rank (t);
+  gboolean dependent = sym_context_is_data_dependent (current_ctx, v);   /* Note [Data-dependent shapes] */
+  /* A source value's translation has the dims computed from dynamic axes
+   * (Note [Dynamic axes during translation] in export/pipeline/pipeline.c):
+   * its dim that is not static is not static here either. */
+  GraphValue *mapped = current_ctx ? g_hash_table_lookup (current_ctx->map, v) : NULL;
+  GraphType *mt = mapped && mapped != v ? sym_type (mapped) : NULL;
+  if (mt && (!graph_type_is_tensor (mt) || graph_type_rank (mt) != r))
+    mt = NULL;
+  for (int i = 0; i < r; i++)
+    {
+      const GraphDim *d = graph_type_dim (t, (guint) i);
+      const GraphDim *md = mt ? graph_type_dim (mt, (guint) i) : NULL;
+      gboolean known = !dependent && d->kind == GRAPH_DIM_STATIC
+                       && (md == NULL || md->kind == GRAPH_DIM_STATIC);
+      dims[i] = known ? d->value : -1;
+    }
+  return r;
+}
+
+gboolean
+sym_has_dynamic_axes (SymContext *ctx)
+{
+  return ctx && ctx->s.dynamic_axes;
+}
+
+gint64
+sym_static_dim_size (GraphValue *v, gint64 dim)
+{
+  gint64 dims[TENSOR_MAX_RANK];
+  int r = sym_static_dims (v, dims);
+  if (dim < 0)
+    dim += r;
+  return r > 0 && dim >= 0 && dim < r ? dims[dim] : -1;
+}
+
 gboolean
 sym_static_shape (GraphValue *v, gint64 *dims)
 {
-  if (sym_context_is_data_dependent (current_ctx, v))
-    return FALSE;   /* Note [Data-dependent shapes] */
-  GraphType *t = sym_type (v);
-  if (t == NULL || !graph_type_is_tensor (t) || graph_type_rank (t) < 0)
-    return FALSE;
-  return graph_type_static_shape (t, dims);
+  int r = sym_static_dims (v, dims);
+  for (int i = 0; i < r; i++)
+    if (dims[i] < 0)
+      return FALSE;
+  return r >= 0;
 }
 
 void
@@ -1423,11 +1466,18 @@ static gboolean translate_node (SymContext *ctx, GraphNode *n, GError **error);
 gboolean
 sym_context_translate (SymContext *ctx, GraphNode *n, GError **error)
 {
+  SymContext *saved = sym_context_make_current (ctx);
+  gboolean ok = translate_node (ctx, n, error);
+  sym_context_make_current (saved);
+  return ok;
+}
+
+SymContext *
+sym_context_make_current (SymContext *ctx)
+{
   SymContext *saved = current_ctx;
   current_ctx = ctx;
-  gboolean ok = translate_node (ctx, n, error);
-  current_ctx = saved;
-  return ok;
+  return saved;
 }
 
 static gboolean

@@ -1,6 +1,7 @@
 /* Opset 10: what changed from 9 (Slice inputs, TopK k input, Resize and
  * MaxPool ceil_mode are handled by the opset-aware helpers the opset 9
  * functions call); new here: flip, embedding_bag. */
+#include <math.h>
 #include "symbolic/opset-tables.h"
 
 /* aten::flip(self, dims): Slice with step -1 on each dim (Slice steps
@@ -24,6 +25,50 @@ sym_flip (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
     }
   out[0] = sym_slice (ctx, self, nd, dims, starts, ends, steps);
   return TRUE;
+}
+
+/* embedding_bag with a number of bags known only at run time (offsets
+ * computed from a dynamic size; torch 1.13 builds a Loop): a mask
+ * M[b, j] = start_b <= j < end_b over the bags and the index positions,
+ * the rows Gathered once, and a masked reduction over j (Where, then
+ * ReduceSum/ReduceMax: exact, and a non-finite row stays in its bags).
+ * Empty bags give 0 in every mode, as PyTorch.  From opset 11 (Range). */
+static GraphValue *
+embedding_bag_masked (SymContext *ctx, GraphValue *weight, GraphValue *indices, GraphValue *offsets,
+                      GraphValue *per_sample, gboolean include_last, gint64 mode)
+{
+  Graph *g = sym_graph (ctx);
+  static const gint64 zero = 0, one = 1, two = 2, minus1 = -1, big = G_MAXINT64;
+  GraphValue *len = sym_size (ctx, indices, 0);
+  GraphValue *j = graph_op (g, "Range", sym_const_i64 (ctx, 0), len, sym_const_i64 (ctx, 1), NULL);
+  GraphValue *ext = offsets;
+  if (!include_last)
+    {
+      GraphValue *parts[2] = { offsets, sym_unsqueeze (ctx, len, 1, &zero) };
+      ext = graph_opv (g, "Concat", 2, parts, "axis_i", (gint64) 0, NULL);
+    }
+  GraphValue *starts = sym_slice (ctx, ext, 1, &zero, &zero, &minus1, NULL);
+  GraphValue *ends = sym_slice (ctx, ext, 1, &zero, &one, &big, NULL);
+  GraphValue *jr = sym_unsqueeze (ctx, j, 1, &zero);                 /* [1, n] */
+  GraphValue *in_bag = graph_op (g, "And",
+                                 graph_op (g, "Not", graph_op (g, "Less", jr, sym_unsqueeze (ctx, starts, 1, &one),
+                                                               NULL), NULL),
+                                 graph_op (g, "Less", jr, sym_unsqueeze (ctx, ends, 1, &one), NULL), NULL);
+  GraphValue *emb = graph_op (g, "Gather", weight, indices, NULL);  /* [n, d] */
+  if (per_sample)
+    emb = graph_op (g, "Mul", emb, sym_unsqueeze (ctx, per_sample, 1, &one), NULL);
+  GraphValue *m3 = sym_unsqueeze (ctx, in_bag, 1, &two);             /* [B, n, 1] */
+  GraphValue *e3 = sym_unsqueeze (ctx, emb, 1, &zero);               /* [1, n, d] */
+  GraphValue *fill = sym_scalar_like (ctx, mode == 2 ? -INFINITY : 0.0, weight);
+  GraphValue *r = sym_reduce (ctx, mode == 2 ? "ReduceMax" : "ReduceSum",
+                              graph_op (g, "Where", m3, e3, fill, NULL), 1, &one, FALSE);
+  if (mode == 0)
+    return r;
+  GraphValue *count = sym_reduce (ctx, "ReduceSum", sym_cast (ctx, in_bag, sym_dtype (weight)), 1, &one, TRUE);
+  if (mode == 1)   /* mean: an empty bag's 0 / 1 */
+    return graph_op (g, "Div", r, graph_op (g, "Max", count, sym_scalar_like (ctx, 1.0, weight), NULL), NULL);
+  return graph_op (g, "Where", graph_op (g, "Greater", count, sym_scalar_like (ctx, 0.0, weight), NULL), r,
+                   sym_scalar_like (ctx, 0.0, weight), NULL);
 }
 
 /* aten::embedding_bag(weight, indices, offsets, scale_grad_by_freq, mode,
@@ -50,8 +95,14 @@ sym_embedding_bag (SymContext *ctx, GraphNode *n, GraphValue **out, GError **err
     return sym_unimplemented (ctx, n, error, "embedding_bag mode %" G_GINT64_FORMAT, mode);
   GraphType *ot = sym_type (offsets);
   const GraphDim *od = ot && graph_type_rank (ot) == 1 ? graph_type_dim (ot, 0) : NULL;
+  if (od != NULL && od->kind != GRAPH_DIM_STATIC && sym_opset (ctx) >= 11)
+    {
+      out[0] = embedding_bag_masked (ctx, weight, indices, offsets, per_sample, include_last, mode);
+      return out[0] != NULL;
+    }
   if (od == NULL || od->kind != GRAPH_DIM_STATIC)
-    return sym_unimplemented (ctx, n, error, "embedding_bag with offsets of unknown length");
+    return sym_unimplemented (ctx, n, error, "embedding_bag with offsets of unknown length "
+                              "(supported from opset 11)");
   gint64 bags = include_last ? od->value - 1 : od->value;
   if (bags <= 0)
     return sym_unimplemented (ctx, n, error, "embedding_bag without bags");

@@ -48,17 +48,15 @@ sym_tensor_split13 (SymContext *ctx, GraphNode *n, GraphValue **out, GError **er
     return sym_unimplemented (ctx, n, error, "tensor_split with a list of indices");
   if (!sym_parse_args (ctx, n, "vid", &self, &sections, &dim, error))
     return FALSE;
-  int rank = sym_rank (self);
-  gint64 dims[TENSOR_MAX_RANK];
-  gint64 ax = dim < 0 && rank > 0 ? dim + rank : dim;
-  if (rank <= 0 || ax < 0 || ax >= rank || !sym_static_shape (self, dims))
+  gint64 len = sym_static_dim_size (self, dim);
+  if (len < 0)
     return sym_unimplemented (ctx, n, error, "tensor_split of a dynamic size");
   if (sections <= 0 || sections > 256)
     return sym_unimplemented (ctx, n, error, "tensor_split into %" G_GINT64_FORMAT " sections",
                               sections);
   gint64 sizes[256];
   for (gint64 i = 0; i < sections; i++)
-    sizes[i] = dims[ax] / sections + (i < dims[ax] % sections ? 1 : 0);
+    sizes[i] = len / sections + (i < len % sections ? 1 : 0);
   GraphNode *sp = sym_split (ctx, self, dim, (guint) sections, sizes);
   if (sp == NULL)
     return FALSE;

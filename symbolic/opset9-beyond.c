@@ -224,9 +224,27 @@ sym_outer9 (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   return TRUE;
 }
 
+/* The run-time mask of tril/triu for a computed size (from opset 11,
+ * Range): col - row <= k (tril) or >= k (triu), of shape (h, w). */
+static GraphValue *
+trilu_runtime_mask (SymContext *ctx, GraphValue *self, int r, gint64 k, gboolean upper)
+{
+  const gint64 zero = 0, one = 1;
+  GraphValue *iota[2];
+  for (int i = 0; i < 2; i++)
+    iota[i] = graph_op (G, "Range", sym_const_i64 (ctx, 0), sym_size (ctx, self, r - 2 + i),
+                        sym_const_i64 (ctx, 1), NULL);
+  GraphValue *diff = graph_op (G, "Sub", sym_unsqueeze (ctx, iota[1], 1, &zero),
+                               sym_unsqueeze (ctx, iota[0], 1, &one), NULL);
+  /* tril keeps diff <= k: Not (diff > k); triu keeps diff >= k: Not (diff < k) */
+  GraphValue *out = graph_op (G, upper ? "Less" : "Greater", diff, sym_const_i64 (ctx, k), NULL);
+  return graph_op (G, "Not", out, NULL);
+}
+
 /* aten::tril/triu(self, diagonal) before opset 14 (Trilu): the kept
- * triangle of the last two (static) dims as a constant mask, Where(mask,
- * self, 0) — NaNs outside the triangle become 0, as PyTorch. */
+ * triangle of the last two dims as a constant mask (a run-time one when a
+ * size is computed, from opset 11), Where(mask, self, 0) — NaNs outside
+ * the triangle become 0, as PyTorch. */
 static gboolean
 trilu9 (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error, gboolean upper)
 {
@@ -236,22 +254,33 @@ trilu9 (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error, gboolea
     return FALSE;
   if (graph_node_n_inputs (n) > 1 && !sym_parse_args (ctx, n, "none,i", &k, error))
     return FALSE;
-  int r = sym_rank (graph_node_input (n, 0));
   gint64 dims[TENSOR_MAX_RANK];
-  if (r < 2 || !sym_static_shape (graph_node_input (n, 0), dims))
-    return sym_unimplemented (ctx, n, error, "tril/triu of an input of unknown shape before opset 14");
+  int r = sym_static_dims (graph_node_input (n, 0), dims);
+  if (r < 2)
+    return sym_unimplemented (ctx, n, error, "tril/triu of an input of unknown rank before opset 14");
   gint64 h = dims[r - 2], w = dims[r - 1];
-  if (h * w > (1 << 24))
-    return sym_unimplemented (ctx, n, error, "a %" G_GINT64_FORMAT "x%" G_GINT64_FORMAT " mask", h, w);
-  const gint64 md[] = { h, w };
-  g_autoptr (Tensor) mask = tensor_new_zeroed (GRAPH_DTYPE_BOOL, 2, md, error);
-  if (mask == NULL)
-    return FALSE;
-  guint8 *m = (guint8 *) tensor_data (mask);   /* new, owned: writable */
-  for (gint64 i = 0; i < h; i++)
-    for (gint64 j = 0; j < w; j++)
-      m[i * w + j] = upper ? j - i >= k : j - i <= k;
-  out[0] = graph_op (G, "Where", sym_constant (ctx, mask), self, sym_scalar_like (ctx, 0.0, self), NULL);
+  GraphValue *mask_v;
+  if (h < 0 || w < 0)
+    {
+      if (sym_opset (ctx) < 11)
+        return sym_unimplemented (ctx, n, error, "tril/triu of a computed size before opset 11");
+      mask_v = trilu_runtime_mask (ctx, self, r, k, upper);
+    }
+  else
+    {
+      if (h * w > (1 << 24))
+        return sym_unimplemented (ctx, n, error, "a %" G_GINT64_FORMAT "x%" G_GINT64_FORMAT " mask", h, w);
+      const gint64 md[] = { h, w };
+      g_autoptr (Tensor) mask = tensor_new_zeroed (GRAPH_DTYPE_BOOL, 2, md, error);
+      if (mask == NULL)
+        return FALSE;
+      guint8 *m = (guint8 *) tensor_data (mask);   /* new, owned: writable */
+      for (gint64 i = 0; i < h; i++)
+        for (gint64 j = 0; j < w; j++)
+          m[i * w + j] = upper ? j - i >= k : j - i <= k;
+      mask_v = sym_constant (ctx, mask);
+    }
+  out[0] = graph_op (G, "Where", mask_v, self, sym_scalar_like (ctx, 0.0, self), NULL);
   return TRUE;
 }
 

@@ -119,12 +119,10 @@ sym_batch_norm (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
     return sym_unimplemented (ctx, n, error, "batch_norm without running statistics");
   if (weight == NULL || bias == NULL)
     {
-      gint64 dims[TENSOR_MAX_RANK];
-      int r = sym_rank (input);
-      if (r < 2 || !sym_static_shape (input, dims))
+      gint64 c = sym_static_dim_size (input, 1);
+      if (c < 0)
         return sym_unimplemented (ctx, n, error, "batch_norm without affine weights on an input of unknown channels");
       GraphDType dt = sym_dtype (input) ? sym_dtype (input) : GRAPH_DTYPE_FLOAT;
-      gint64 c = dims[1];
       if (weight == NULL)
         {
           weight = sym_const_filled (ctx, 1, &c, dt, 1.0);   /* ones in any float type */
@@ -243,9 +241,12 @@ sym_max_pool (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
     {
       /* Opset 9 has no ceil_mode: pad the end instead (as torch does). */
       gint64 dims[TENSOR_MAX_RANK];
-      int r = sym_rank (input);
-      if (r < (int) k || !sym_static_shape (input, dims))
-        return sym_unimplemented (ctx, n, error, "ceil_mode on an input of unknown shape");
+      int r = sym_static_dims (input, dims);
+      gboolean known = r >= (int) k;
+      for (gsize i = 0; known && i < k; i++)
+        known = dims[r - (int) k + (int) i] >= 0;
+      if (!known)
+        return sym_unimplemented (ctx, n, error, "ceil_mode on an input of unknown spatial size");
       /* torch's get_pool_ceil_padding */
       for (gsize i = 0; i < k; i++)
         {
@@ -416,9 +417,12 @@ adaptive_pool (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error, 
       return TRUE;
     }
   gint64 dims[TENSOR_MAX_RANK];
-  int r = sym_rank (input);
-  if (r < (int) no + 1 || !sym_static_shape (input, dims))
-    return sym_unimplemented (ctx, n, error, "adaptive pooling on an input of unknown size");
+  int r = sym_static_dims (input, dims);   /* the pooled dims must be static, batch need not */
+  if (r < (int) no + 1)
+    return sym_unimplemented (ctx, n, error, "adaptive pooling on an input of unknown rank");
+  for (gsize i = 0; i < no; i++)
+    if (dims[r - (int) no + (int) i] < 0)
+      return sym_unimplemented (ctx, n, error, "adaptive pooling of a dynamic size (other than to 1)");
   gint64 kernel[8], strides[8];
   if (no > 8)
     return sym_unimplemented (ctx, n, error, "%zu-d adaptive pooling", no);
@@ -752,8 +756,9 @@ sym_pixel_shuffle (SymContext *ctx, GraphNode *n, GraphValue **out, GError **err
   if (!sym_parse_args (ctx, n, "vi", &self, &r, error))
     return FALSE;
   gint64 d[TENSOR_MAX_RANK];
-  if (sym_rank (self) != 4 || !sym_static_shape (self, d))
-    return sym_unimplemented (ctx, n, error, "pixel_shuffle on an input that is not a static 4-D tensor");
+  if (sym_static_dims (self, d) != 4 || d[1] < 0 || d[2] < 0 || d[3] < 0)
+    return sym_unimplemented (ctx, n, error, "pixel_shuffle on an input that is not 4-D with static C, H, W");
+  d[0] = -1;   /* the batch, static or not, as torch writes it */
   gint64 oc = d[1] / r / r;
   const gint64 s1[] = { d[0], oc, r, r, d[2], d[3] };
   static const gint64 perm[] = { 0, 1, 4, 2, 5, 3 };
@@ -776,7 +781,7 @@ sym_instance_norm (SymContext *ctx, GraphNode *n, GraphValue **out, GError **err
   if (weight == NULL || bias == NULL)
     {
       gint64 d[TENSOR_MAX_RANK];
-      if (sym_rank (input) < 2 || !sym_static_shape (input, d))
+      if (sym_static_dims (input, d) < 2 || d[1] < 0)
         return sym_unimplemented (ctx, n, error, "instance_norm without weights on an input of unknown channels");
       g_autoptr (Tensor) one = tensor_new_zeroed (GRAPH_DTYPE_FLOAT, 1, &d[1], NULL);
       for (gint64 i = 0; i < d[1]; i++)

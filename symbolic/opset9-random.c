@@ -148,8 +148,10 @@ sym_native_dropout (SymContext *ctx, GraphNode *n, GraphValue **out, GError **er
   if (!sym_parse_args (ctx, n, "v,f,b", &input, &p, &train, error))
     return FALSE;
   gboolean mask_used = graph_node_n_outputs (n) > 1 && graph_value_n_uses (graph_node_output (n, 1)) > 0;
-  if (!train)
+  if (!train || p == 0.0)
     {
+      /* eval, or p = 0 (F.dropout's default training=True in Swin's
+       * attention): the identity, every element kept */
       out[0] = input;
       if (mask_used)
         out[1] = sym_constant_of_shape (ctx, graph_op (G, "Shape", input, NULL), GRAPH_DTYPE_BOOL, 1.0);

@@ -280,9 +280,9 @@ split_sizes (SymContext *ctx, GraphNode *n, GraphValue *self, gint64 dim, gint64
              guint *count, gint64 *sizes, GError **error)
 {
   gint64 d[TENSOR_MAX_RANK];
-  int r = sym_rank (self);
-  if (r < 0 || !sym_static_shape (self, d))
-    return sym_unimplemented (ctx, n, error, "split of an input of unknown shape");
+  int r = sym_static_dims (self, d);
+  if (r <= 0 || dim < -r || dim >= r || d[dim < 0 ? dim + r : dim] < 0)
+    return sym_unimplemented (ctx, n, error, "split along a dim of unknown size");
   gint64 len = d[dim < 0 ? dim + r : dim];
   if (chunk <= 0)
     return sym_unimplemented (ctx, n, error, "split size %" G_GINT64_FORMAT, chunk);
@@ -362,11 +362,9 @@ sym_chunk (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   guint k;
   if (!sym_parse_args (ctx, n, "vid", &self, &chunks, &dim, error))
     return FALSE;
-  gint64 d[TENSOR_MAX_RANK];
-  int r = sym_rank (self);
-  if (r < 0 || !sym_static_shape (self, d) || chunks <= 0)
-    return sym_unimplemented (ctx, n, error, "chunk of an input of unknown shape");
-  gint64 len = d[dim < 0 ? dim + r : dim];
+  gint64 len = sym_static_dim_size (self, dim);
+  if (len < 0 || chunks <= 0)
+    return sym_unimplemented (ctx, n, error, "chunk along a dim of unknown size");
   if (!split_sizes (ctx, n, self, dim, (len + chunks - 1) / chunks, &k, sizes, error))
     return FALSE;
   GraphNode *sp = sym_split (ctx, self, dim, k, sizes);
@@ -423,9 +421,8 @@ sym_unbind (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   guint k = 0;
   if (!sym_parse_args (ctx, n, "vd", &self, &dim, error))
     return FALSE;
-  gint64 d[TENSOR_MAX_RANK];
   int unpacked = sym_list_unpack_size (ctx, n, 0);
-  if (!sym_static_shape (graph_node_input (n, 0), d) && unpacked > 0 && unpacked <= 256)
+  if (sym_static_dim_size (graph_node_input (n, 0), dim) < 0 && unpacked > 0 && unpacked <= 256)
     {
       /* a length known only from the consumer (boxes.unbind(1) of a
        * data-dependent count of boxes: 4 coordinates): equal pieces */
@@ -456,8 +453,8 @@ sym_squeeze_op (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   int r = sym_rank (self);
   if (dim < 0 && r >= 0)
     dim += r;
-  gint64 d[TENSOR_MAX_RANK];
-  if (r > 0 && dim >= 0 && dim < r && sym_static_shape (self, d) && d[dim] != 1)
+  gint64 size = r > 0 && dim >= 0 && dim < r ? sym_static_dim_size (self, dim) : -1;
+  if (size >= 0 && size != 1)
     {
       out[0] = self;    /* squeezing a dim that is not 1 is a no-op */
       return TRUE;
@@ -722,12 +719,21 @@ sym_upsample_mode (SymContext *ctx, GraphNode *n, GraphValue **out, GError **err
   /* A size computed at run time (interpolate(size=y.shape[-2:])): the
    * declared output shape holds only the traced sizes, so Resize takes
    * `sizes` computed in the graph, as torch does from opset 11. */
-  if (!have_scales && sizes == NULL && !sym_is_none (size_src))
+  gboolean spatial_static = sym_static_dims (input, in_d) == r;
+  for (int i = 2; spatial_static && i < r; i++)
+    spatial_static = in_d[i] >= 0;
+  gboolean all_static = spatial_static && in_d[0] >= 0 && in_d[1] >= 0;
+  /* So is a constant size of an input with dynamic dims: the scales of
+   * the traced sizes (before 11), or the sizes with the traced batch and
+   * channels (from 11), would not hold. */
+  if (!have_scales && !sym_is_none (size_src)
+      && (sizes == NULL || !(sym_opset (ctx) < 11 ? spatial_static : all_static)))
     {
       if (sym_opset (ctx) < 11)
         return sym_unimplemented (ctx, n, error, "upsampling to a size computed at run time "
-                                  "(supported from opset 11)");
-      GraphValue *sz = sym_value (ctx, size_src, error);
+                                  "or of an input of dynamic size (supported from opset 11)");
+      GraphValue *sz = sizes ? sym_const_ints (ctx, sizes->len, (const gint64 *) sizes->data)
+                             : sym_value (ctx, size_src, error);
       if (sz == NULL)
         return FALSE;
       if (sym_dtype (sz) != GRAPH_DTYPE_INT64)
@@ -742,14 +748,17 @@ sym_upsample_mode (SymContext *ctx, GraphNode *n, GraphValue **out, GError **err
       const char *ctm = linear ? (align ? "align_corners" : "half_pixel") : "asymmetric";
       out[0] = graph_op (G, "Resize", input, empty, empty, full,
                          "coordinate_transformation_mode_s", ctm, "cubic_coeff_a_f", -0.75,
-                         "mode_s", linear ? "linear" : "nearest", "nearest_mode_s", "floor", NULL);
+                         "mode_s", mode, "nearest_mode_s", "floor", NULL);
       return TRUE;
     }
   if (!have_scales)
     {
-      if (sizes == NULL || !sym_static_shape (input, in_d))
+      if (sizes == NULL)
         {
-          if (!sym_static_shape (input, in_d) || !sym_static_shape (graph_node_output (n, 0), out_d))
+          /* neither size nor scales: the traced output size, which holds
+           * only without dynamic axes */
+          if (sym_has_dynamic_axes (ctx) || !spatial_static
+              || !sym_static_shape (graph_node_output (n, 0), out_d))
             return sym_unimplemented (ctx, n, error, "upsampling to a computed size");
         }
       else

@@ -227,6 +227,16 @@ int          sym_rank (GraphValue *v);                       /* -1 unknown */
 GraphDType   sym_dtype (GraphValue *v);                      /* UNDEFINED unknown */
 /* TRUE and dims[0..rank) when fully static. */
 gboolean     sym_static_shape (GraphValue *v, gint64 *dims);
+/* The rank (-1 unknown) and dims[0..rank), -1 for each dim that is not
+ * static (a dynamic axis, a data-dependent size): for symbolics that need
+ * only some dims (split's, the last two of tril). */
+int          sym_static_dims (GraphValue *v, gint64 *dims);
+/* One dim's static size (dim may be negative); -1 when it is not static
+ * or out of the rank. */
+gint64       sym_static_dim_size (GraphValue *v, gint64 dim);
+/* The export has dynamic axes (Note [Dynamic axes during translation]):
+ * the traced shapes of the node being translated may not hold. */
+gboolean     sym_has_dynamic_axes (SymContext *ctx);
 /* The type of `v`; NULL unknown.  (transfer none) */
 GraphType   *sym_type (GraphValue *v);
 /* Sets a new value's type (for outputs a symbolic computes itself). */

@@ -24,6 +24,9 @@ typedef struct
   /* TRUE: a weight missing from `weights` is an error; FALSE: it becomes
    * a graph input of its traced type (export_params = False). */
   gboolean     require_weights;
+  /* The export has dynamic axes: a traced size of a value not yet
+   * translated (the current node's outputs) may not hold. */
+  gboolean     dynamic_axes;
 } SymContextSetup;
 
 SymContext  *sym_context_new (const SymContextSetup *setup);
@@ -55,6 +58,11 @@ gboolean     sym_context_is_lazy (GraphNode *n);
  * unconvertible node; the caller collects them.  prim:: nodes are handled
  * here too (lowering). */
 gboolean     sym_context_translate (SymContext *ctx, GraphNode *n, GError **error);
+/* Makes ctx the context whose shape knowledge sym_static_shape() and
+ * sym_static_dims() use (data-dependent values, dynamic axes), for steps
+ * that run between translations (view mutation); returns the previous
+ * one, to be made current again after. */
+SymContext  *sym_context_make_current (SymContext *ctx);
 /* What to do about an unconvertible node of `kind` (one sentence, for the
  * end of the message listing every failing node). */
 const char  *sym_unsupported_hint (const char *kind);

@@ -144,6 +144,65 @@ CASES = {
                               torch.randn(3, 4, 5) > 0.3)),
 }
 
+def gpt_attention(x):
+    # a GPT-style causal self-attention without weights: B, T, C from
+    # x.size(), a split into q, k, v, heads by view, a causal mask by tril
+    b, t, c = x.size()
+    h = 2
+    q, k, v = torch.cat([x, x * 0.5, -x], 2).split(c, dim=2)
+    q = q.view(b, t, h, c // h).transpose(1, 2)
+    k = k.view(b, t, h, c // h).transpose(1, 2)
+    v = v.view(b, t, h, c // h).transpose(1, 2)
+    att = q @ k.transpose(-2, -1) / (k.size(-1) ** 0.5)
+    mask = torch.tril(torch.ones(t, t))
+    att = att.masked_fill(mask == 0, float("-inf")).softmax(-1)
+    return (att @ v).transpose(1, 2).contiguous().view(b, t, c)
+
+
+def class_token(x):
+    # ViT's class token: expand(n, -1, -1) with n = x.shape[0] at run time
+    tok = torch.arange(x.shape[2], dtype=x.dtype).view(1, 1, -1)
+    return torch.cat([tok.expand(x.shape[0], -1, -1), x], 1)
+
+
+def window_mask(x):
+    # Swin's shifted-window attention mask (torchvision 0.14) on an input
+    # with a dynamic batch: sizes from x.shape through integer remainders,
+    # nine slice writes into one buffer, and F.dropout's p = 0 in training
+    # mode
+    _, h, w, _ = x.shape
+    x = F.pad(x, (0, 0, 0, (7 - w % 7) % 7, 0, (7 - h % 7) % 7))
+    _, ph, pw, _ = x.shape
+    m = x.new_zeros((ph, pw))
+    count = 0
+    for hs in ((0, -7), (-7, -3), (-3, None)):
+        for ws in ((0, -7), (-7, -3), (-3, None)):
+            m[hs[0]:hs[1], ws[0]:ws[1]] = count
+            count += 1
+    return F.dropout(x, p=0.0) + m.view(1, ph, pw, 1)
+
+
+def view_writes(x):
+    # writes through select and slice views of a tensor whose sizes are
+    # dynamic: negative index, a slice from a computed start, in-place mul
+    y = x * 1
+    y[:, -1] = 0
+    y[..., 1:] *= 2
+    y[y.shape[0] // 2:, 0] = 7
+    return y
+
+
+def embedding_bags(x):
+    # offsets computed from a dynamic length (torch 1.13 builds a Loop):
+    # the number of bags is known only at run time
+    weight = torch.sin(torch.arange(60.0)).view(20, 3)
+    offsets = torch.arange(0, x.size(0), 3)
+    psw = torch.cos(x.float())
+    return torch.cat([F.embedding_bag(x, weight, offsets, mode="sum", per_sample_weights=psw),
+                      F.embedding_bag(x, weight, offsets, mode="mean"),
+                      F.embedding_bag(x, weight, offsets, mode="max")], 1)
+
+
 # Exported with dynamic axes (input name: {axis: symbol}) and run at the
 # traced size and at a second one (CASE.size2.input_N.npy, CASE.size2.expected.npy):
 # a size the trace declares must not be folded when it depends on a dynamic dim.
@@ -153,6 +212,30 @@ DYNAMIC = {
         (torch.randn(1, 2, 4, 4), torch.randn(1, 2, 8, 8)),
         (torch.randn(1, 2, 3, 3), torch.randn(1, 2, 6, 5)),
         "input:2=a,input:3=b,y:2=h,y:3=w"),
+    # the dims a symbolic reads must come from the dynamic axes, not the
+    # trace: split's dim, tril's size (a run-time mask below opset 14)
+    "gpt_attention_dynamic": (gpt_attention, (torch.randn(2, 5, 8),), (torch.randn(3, 7, 8),),
+                              "x:0=b,x:1=t"),
+    "class_token_dynamic": (class_token, (torch.randn(2, 3, 4),), (torch.randn(5, 2, 4),),
+                            "x:0=b,x:1=t"),
+    # a constant output size of an input with dynamic dims: Resize's sizes
+    # take the run-time batch and channels (the traced ones before)
+    "interpolate_fixed_size_dynamic": (
+        lambda x: F.interpolate(x, size=(8, 6), mode="bilinear", align_corners=False),
+        (torch.randn(2, 3, 5, 4),), (torch.randn(3, 3, 7, 6),), "input:0=b,input:2=h,input:3=w"),
+    "window_mask_dynamic_batch": (window_mask, (torch.randn(1, 16, 16, 2),),
+                                  (torch.randn(3, 16, 16, 2),), "x.1:0=b"),
+    "window_mask_dynamic_hw": (window_mask, (torch.randn(1, 16, 16, 2),),
+                               (torch.randn(2, 20, 12, 2),), "x.1:0=b,x.1:1=h,x.1:2=w"),
+    "view_writes_dynamic": (view_writes, (torch.randn(3, 4, 5),), (torch.randn(4, 6, 3),),
+                            "x:0=a,x:1=b,x:2=c"),
+    "embedding_bag_dynamic": (embedding_bags, (torch.randint(0, 20, (7,)),),
+                              (torch.randint(0, 20, (11,)),), "x:0=n"),
+    # instance_norm without weights and pixel_shuffle read only the static
+    # channels; the batch and spatial dims are dynamic
+    "instance_norm_pixel_shuffle_dynamic": (
+        lambda x: F.pixel_shuffle(F.instance_norm(x), 2),
+        (torch.randn(2, 8, 5, 4),), (torch.randn(3, 8, 7, 6),), "input:0=b,input:2=h,input:3=w"),
 }
 
 

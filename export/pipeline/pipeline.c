@@ -3,6 +3,7 @@
 #include "symbolic/translate.h"
 #include "export/onnx-check.h"
 #include "export/pipeline/view-mutation.h"
+#include "export/pipeline/shapes-private.h"
 #include <string.h>
 
 G_DEFINE_QUARK (export-error-quark, export_error)
@@ -266,6 +267,85 @@ origins_to_names (GPtrArray *origins)
     }
 }
 
+/* ---- dynamic axes -------------------------------------------------------- */
+
+static GraphType *
+type_with_dim (GraphType *t, gint64 axis, const char *symbol)
+{
+  int rank = graph_type_rank (t);
+  GraphDim dims[TENSOR_MAX_RANK];
+  for (int i = 0; i < rank; i++)
+    dims[i] = *graph_type_dim (t, (guint) i);
+  dims[axis].kind = GRAPH_DIM_SYMBOLIC;
+  dims[axis].symbol = symbol;
+  dims[axis].value = 0;
+  return graph_type_new_tensor (graph_type_dtype (t), rank, dims);
+}
+
+static GraphValue *
+find_io (Graph *g, const char *name, gboolean inputs)
+{
+  guint n = inputs ? graph_n_inputs (g) : graph_n_outputs (g);
+  for (guint i = 0; i < n; i++)
+    {
+      GraphValue *v = inputs ? graph_input (g, i) : graph_output (g, i);
+      if (g_strcmp0 (graph_value_get_name (v), name) == 0)
+        return v;
+    }
+  return NULL;
+}
+
+/* Writes each dynamic axis of g's inputs (or outputs) as its symbol, and
+ * adds the values changed to `changed`. */
+static gboolean
+set_dynamic_dims (Graph *g, const ExportOptions *o, gboolean inputs, GHashTable *changed,
+                  GError **error)
+{
+  for (guint i = 0; o->dynamic_axes && i < o->dynamic_axes->len; i++)
+    {
+      ExportDynamicAxis *a = &g_array_index (o->dynamic_axes, ExportDynamicAxis, i);
+      GraphValue *v = find_io (g, a->name, inputs);
+      if (v == NULL)
+        {
+          /* Outputs are named after the passes: checked in the output phase. */
+          if (inputs || find_io (g, a->name, TRUE))
+            continue;
+          g_set_error (error, EXPORT_ERROR, EXPORT_ERROR_OPTIONS,
+                       "dynamic axes name '%s' is neither an input nor an output", a->name);
+          return FALSE;
+        }
+      GraphType *t = graph_value_type (v);
+      if (t == NULL || !graph_type_is_tensor (t) || a->axis >= graph_type_rank (t))
+        {
+          g_set_error (error, EXPORT_ERROR, EXPORT_ERROR_OPTIONS,
+                       "dynamic axis %" G_GINT64_FORMAT " of '%s' is out of its rank (%d)",
+                       a->axis, a->name, t ? graph_type_rank (t) : -1);
+          return FALSE;
+        }
+      g_autoptr (GraphType) nt = type_with_dim (t, a->axis, g_intern_string (a->symbol));
+      graph_value_set_type (v, nt);
+      g_hash_table_add (changed, v);
+    }
+  return TRUE;
+}
+
+static gboolean
+apply_dynamic_axes (Graph *g, const ExportOptions *o, gboolean inputs, GError **error)
+{
+  if (o->dynamic_axes == NULL)
+    return TRUE;
+  g_autoptr (GHashTable) tainted = g_hash_table_new (NULL, NULL);
+  if (!set_dynamic_dims (g, o, inputs, tainted, error))
+    return FALSE;
+  if (!inputs || g_hash_table_size (tainted) == 0)
+    return TRUE;
+  /* Downstream of a dynamic input the traced dims no longer hold: shapes
+   * are computed again from the symbolic input dims (after the passes that
+   * follow translation; see Note [Dynamic axes during translation]). */
+  export_infer_shapes (g, tainted);
+  return TRUE;
+}
+
 /* Runs the symbolic pass into a new graph; failing nodes are collected in
  * kinds/messages (and what to do about them, each once, in hints) and the
  * result is NULL when there are any.  `origin` (may be NULL) maps each new
@@ -280,6 +360,7 @@ translate (const Graph *trace, const ExportOptions *o, GPtrArray *kinds, GPtrArr
   SymContextSetup setup = {
     .reg = reg, .src = (Graph *) trace, .dst = dst, .opset = o->opset, .mode = o->mode,
     .weights = o->weights, .require_weights = o->export_params,
+    .dynamic_axes = o->dynamic_axes && o->dynamic_axes->len > 0,
   };
   g_autoptr (SymContext) ctx = sym_context_new (&setup);
   graph_set_opset (dst, "", o->opset);
@@ -333,6 +414,19 @@ translate (const Graph *trace, const ExportOptions *o, GPtrArray *kinds, GPtrArr
         sym_context_set_list_elements (ctx, in, elems->len, (GraphValue *const *) elems->pdata);
     }
 
+  /* Note [Dynamic axes during translation]
+   * A dim the user declared dynamic must not reach a symbolic as the
+   * traced size: the graph inputs get their symbols first, and after each
+   * source node the shapes of the nodes it became are propagated (as
+   * torch's ONNX shape inference runs node by node during its pass), so
+   * sym_static_shape() says "not static" for every value computed from a
+   * dynamic dim, and the symbolic emits the run-time form or refuses. */
+  g_autoptr (GHashTable) dyn_inputs = g_hash_table_new (NULL, NULL);
+  if (!set_dynamic_dims (dst, o, TRUE, dyn_inputs, error))
+    return NULL;
+  g_autoptr (ExportShapeProp) prop = g_hash_table_size (dyn_inputs) > 0
+                                       ? export_shape_prop_new (dst, dyn_inputs, FALSE) : NULL;
+
   g_autoptr (GHashTable) bad = g_hash_table_new (NULL, NULL);
   g_autoptr (GHashTable) seen_kinds = g_hash_table_new (NULL, NULL);
   graph_foreach_node ((Graph *) trace, n)
@@ -344,6 +438,8 @@ translate (const Graph *trace, const ExportOptions *o, GPtrArray *kinds, GPtrArr
       GraphNode *mark = graph_last_node (dst);
       if (!skip && sym_context_translate (ctx, n, &local) && export_view_mutation (ctx, n, &local))
         {
+          if (prop)
+            export_shape_prop_nodes (prop, mark ? graph_node_next (mark) : graph_first_node (dst));
           for (GraphNode *m = mark ? graph_node_next (mark) : graph_first_node (dst); origin && m;
                m = graph_node_next (m))
             g_hash_table_insert (origin, m, n);
@@ -403,73 +499,6 @@ translate (const Graph *trace, const ExportOptions *o, GPtrArray *kinds, GPtrArr
       graph_add_output (dst, v);
     }
   return g_steal_pointer (&dst);
-}
-
-/* ---- dynamic axes -------------------------------------------------------- */
-
-static GraphType *
-type_with_dim (GraphType *t, gint64 axis, const char *symbol)
-{
-  int rank = graph_type_rank (t);
-  GraphDim dims[TENSOR_MAX_RANK];
-  for (int i = 0; i < rank; i++)
-    dims[i] = *graph_type_dim (t, (guint) i);
-  dims[axis].kind = GRAPH_DIM_SYMBOLIC;
-  dims[axis].symbol = symbol;
-  dims[axis].value = 0;
-  return graph_type_new_tensor (graph_type_dtype (t), rank, dims);
-}
-
-static GraphValue *
-find_io (Graph *g, const char *name, gboolean inputs)
-{
-  guint n = inputs ? graph_n_inputs (g) : graph_n_outputs (g);
-  for (guint i = 0; i < n; i++)
-    {
-      GraphValue *v = inputs ? graph_input (g, i) : graph_output (g, i);
-      if (g_strcmp0 (graph_value_get_name (v), name) == 0)
-        return v;
-    }
-  return NULL;
-}
-
-static gboolean
-apply_dynamic_axes (Graph *g, const ExportOptions *o, gboolean inputs, GError **error)
-{
-  if (o->dynamic_axes == NULL)
-    return TRUE;
-  g_autoptr (GHashTable) tainted = g_hash_table_new (NULL, NULL);
-  for (guint i = 0; i < o->dynamic_axes->len; i++)
-    {
-      ExportDynamicAxis *a = &g_array_index (o->dynamic_axes, ExportDynamicAxis, i);
-      GraphValue *v = find_io (g, a->name, inputs);
-      if (v == NULL)
-        {
-          /* Outputs are named after the passes: checked in the output phase. */
-          if (inputs || find_io (g, a->name, TRUE))
-            continue;
-          g_set_error (error, EXPORT_ERROR, EXPORT_ERROR_OPTIONS,
-                       "dynamic axes name '%s' is neither an input nor an output", a->name);
-          return FALSE;
-        }
-      GraphType *t = graph_value_type (v);
-      if (t == NULL || !graph_type_is_tensor (t) || a->axis >= graph_type_rank (t))
-        {
-          g_set_error (error, EXPORT_ERROR, EXPORT_ERROR_OPTIONS,
-                       "dynamic axis %" G_GINT64_FORMAT " of '%s' is out of its rank (%d)",
-                       a->axis, a->name, t ? graph_type_rank (t) : -1);
-          return FALSE;
-        }
-      g_autoptr (GraphType) nt = type_with_dim (t, a->axis, g_intern_string (a->symbol));
-      graph_value_set_type (v, nt);
-      g_hash_table_add (tainted, v);
-    }
-  if (!inputs || g_hash_table_size (tainted) == 0)
-    return TRUE;
-  /* Downstream of a dynamic input the traced dims no longer hold: shapes
-   * are computed again from the symbolic input dims. */
-  export_infer_shapes (g, tainted);
-  return TRUE;
 }
 
 /* ---- custom domains ------------------------------------------------------ */

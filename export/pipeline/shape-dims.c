@@ -166,7 +166,8 @@ shape_data_of (Ctx *c, GraphValue *v, DimVec *out)
       return TRUE;
     }
   Tensor *t = shape_const_tensor (v);
-  if (t == NULL || !graph_dtype_is_integer (tensor_dtype (t)) || tensor_rank (t) > 1
+  if (t == NULL || !(graph_dtype_is_integer (tensor_dtype (t)) || tensor_dtype (t) == GRAPH_DTYPE_BOOL)
+      || tensor_rank (t) > 1
       || tensor_numel (t) > TENSOR_MAX_RANK)
     return FALSE;
   out->n = (guint) tensor_numel (t);

@@ -28,7 +28,8 @@
 /* ---- the op table -------------------------------------------------------- */
 
 /* Output element types, for outputs whose traced type did not say. */
-typedef enum { DT_SAME, DT_BOOL, DT_INT64, DT_CAST } DTypeRule;
+/* DT_SAME: input 0's; DT_INPUT1: input 1's (Where's X) */
+typedef enum { DT_SAME, DT_INPUT1, DT_BOOL, DT_INT64, DT_CAST } DTypeRule;
 
 typedef struct
 {
@@ -66,6 +67,12 @@ static const OpRule op_rules[] = {
   { "InstanceNormalization", shape_rule_same, DT_SAME }, { "Dropout", shape_rule_same, DT_SAME },
   { "Identity", shape_rule_same, DT_SAME }, { "Cast", shape_rule_same, DT_CAST },
   { "CastLike", shape_rule_same, DT_SAME },
+  /* data written into input 0 (view writes, index_put, masked_scatter) */
+  { "ScatterElements", shape_rule_same, DT_SAME }, { "Scatter", shape_rule_same, DT_SAME },
+  { "ScatterND", shape_rule_same, DT_SAME }, { "GatherElements", shape_rule_like_input1, DT_SAME },
+  { "LayerNormalization", shape_rule_layer_norm, DT_SAME }, { "EyeLike", shape_rule_same, DT_SAME },
+  { "RandomNormalLike", shape_rule_same, DT_SAME }, { "RandomUniformLike", shape_rule_same, DT_SAME },
+  { "Bernoulli", shape_rule_same, DT_SAME }, { "ReverseSequence", shape_rule_same, DT_SAME },
   /* broadcasting */
   { "Add", shape_rule_broadcast, DT_SAME }, { "Sub", shape_rule_broadcast, DT_SAME },
   { "Mul", shape_rule_broadcast, DT_SAME }, { "Div", shape_rule_broadcast, DT_SAME },
@@ -77,8 +84,7 @@ static const OpRule op_rules[] = {
   { "Xor", shape_rule_broadcast, DT_BOOL }, { "Equal", shape_rule_broadcast, DT_BOOL },
   { "Less", shape_rule_broadcast, DT_BOOL }, { "LessOrEqual", shape_rule_broadcast, DT_BOOL },
   { "Greater", shape_rule_broadcast, DT_BOOL }, { "GreaterOrEqual", shape_rule_broadcast, DT_BOOL },
-  /* Where's output type is its input 1's: traced types always say it. */
-  { "Where", shape_rule_broadcast, DT_SAME },
+  { "Where", shape_rule_broadcast, DT_INPUT1 },
   /* convolution and pooling */
   { "Conv", shape_rule_conv, DT_SAME }, { "ConvTranspose", shape_rule_conv_transpose, DT_SAME },
   { "MaxPool", shape_rule_pool, DT_SAME }, { "AveragePool", shape_rule_pool, DT_SAME },
@@ -161,6 +167,75 @@ data_arith (const char *op, const DimVec *a, const DimVec *b, DimVec *out)
   return TRUE;
 }
 
+/* Integer and boolean ops on values that are all static (the integer
+ * arithmetic of torch's floor division and remainder of sizes, a window's
+ * padding (W - W % 7) % 7): evaluated, booleans as 0 and 1.  A value that
+ * is not static gives no data. */
+static gboolean
+data_static_op (Ctx *c, GraphNode *n, const char *op, DimVec *out)
+{
+  static const char *const ops[] = {
+    "Mod", "Neg", "Abs", "Max", "Min", "Equal", "Less", "Greater", "LessOrEqual",
+    "GreaterOrEqual", "Not", "And", "Or", "Xor", "Where",
+  };
+  guint k = 0;
+  while (k < G_N_ELEMENTS (ops) && strcmp (op, ops[k]) != 0)
+    k++;
+  guint nin = graph_node_n_inputs (n);
+  if (k == G_N_ELEMENTS (ops) || nin == 0 || nin > 3)
+    return FALSE;
+  DimVec in[3];
+  guint len = 1;
+  gboolean scalar = TRUE;
+  for (guint i = 0; i < nin; i++)
+    {
+      if (!shape_data_of (c, shape_in_at (n, i), &in[i]) || in[i].n == 0)
+        return FALSE;
+      for (guint j = 0; j < in[i].n; j++)
+        if (in[i].v[j].kind != GRAPH_DIM_STATIC || !shape_small (in[i].v[j].value))
+          return FALSE;
+      if (in[i].n != 1 && len != 1 && in[i].n != len)
+        return FALSE;
+      len = MAX (len, in[i].n);
+      scalar = scalar && in[i].scalar;
+    }
+  gint64 fmod_attr = shape_attr_i (n, "fmod", 0);
+  out->n = len;
+  out->scalar = scalar;
+  for (guint j = 0; j < len; j++)
+    {
+      gint64 x[3] = { 0 };
+      for (guint i = 0; i < nin; i++)
+        x[i] = in[i].v[in[i].n == 1 ? 0 : j].value;
+      gint64 a = x[0], b = x[1], r;
+      if (strcmp (op, "Mod") == 0)
+        {
+          if (b == 0)
+            return FALSE;
+          r = a % b;
+          if (!fmod_attr && r != 0 && ((r < 0) != (b < 0)))
+            r += b;   /* the sign of the divisor, as ONNX's integer Mod */
+        }
+      else if (strcmp (op, "Neg") == 0) r = -a;
+      else if (strcmp (op, "Abs") == 0) r = a < 0 ? -a : a;
+      else if (strcmp (op, "Max") == 0) r = nin == 1 ? a : MAX (a, b);
+      else if (strcmp (op, "Min") == 0) r = nin == 1 ? a : MIN (a, b);
+      else if (strcmp (op, "Equal") == 0) r = a == b;
+      else if (strcmp (op, "Less") == 0) r = a < b;
+      else if (strcmp (op, "Greater") == 0) r = a > b;
+      else if (strcmp (op, "LessOrEqual") == 0) r = a <= b;
+      else if (strcmp (op, "GreaterOrEqual") == 0) r = a >= b;
+      else if (strcmp (op, "Not") == 0) r = !a;
+      else if (strcmp (op, "And") == 0) r = a && b;
+      else if (strcmp (op, "Or") == 0) r = a || b;
+      else if (strcmp (op, "Xor") == 0) r = !a != !b;
+      else if (nin == 3) r = a ? b : x[2];   /* Where */
+      else return FALSE;
+      out->v[j] = shape_dim_static (r);
+    }
+  return TRUE;
+}
+
 /* The values of n's output 0 when they are a short integer vector. */
 static gboolean
 data_rule (Ctx *c, GraphNode *n, DimVec *out)
@@ -197,8 +272,17 @@ data_rule (Ctx *c, GraphNode *n, DimVec *out)
     {
       gint64 to = shape_attr_i (n, "to", GRAPH_DTYPE_INT64);
       *out = a;
-      return graph_dtype_is_integer ((GraphDType) to);
+      if (to == GRAPH_DTYPE_BOOL)
+        for (guint i = 0; i < out->n; i++)
+          {
+            if (out->v[i].kind != GRAPH_DIM_STATIC)
+              return FALSE;
+            out->v[i] = shape_dim_static (out->v[i].value != 0);
+          }
+      return graph_dtype_is_integer ((GraphDType) to) || to == GRAPH_DTYPE_BOOL;
     }
+  if (data_static_op (c, n, op, out))
+    return TRUE;
   if (strcmp (op, "Unsqueeze") == 0 || strcmp (op, "Squeeze") == 0 || strcmp (op, "Reshape") == 0
       || strcmp (op, "Flatten") == 0)
     {
@@ -271,8 +355,10 @@ data_rule (Ctx *c, GraphNode *n, DimVec *out)
 /* ---- the pass ------------------------------------------------------------ */
 
 static GraphDType
-output_dtype (GraphNode *n, const OpRule *r)
+output_dtype (GraphNode *n, guint i, const OpRule *r)
 {
+  if (i == 1 && graph_node_is (n, "onnx::Dropout"))
+    return GRAPH_DTYPE_BOOL;   /* the mask */
   switch (r->dtype)
     {
     case DT_BOOL:
@@ -285,13 +371,14 @@ output_dtype (GraphNode *n, const OpRule *r)
         return graph_dtype_is_valid ((int) to) ? (GraphDType) to : GRAPH_DTYPE_UNDEFINED;
       }
     case DT_SAME:
+    case DT_INPUT1:
     default:
       {
-        /* Gather's data, ConstantOfShape's value, else input 0 */
+        /* Gather's data, ConstantOfShape's value, else input 0 (1) */
         Tensor *v = NULL;
         if (graph_node_is (n, "onnx::ConstantOfShape"))
           return graph_node_get_t (n, "value", &v) ? tensor_dtype (v) : GRAPH_DTYPE_FLOAT;
-        GraphValue *in = shape_in_at (n, 0);
+        GraphValue *in = shape_in_at (n, r->dtype == DT_INPUT1 ? 1 : 0);
         GraphType *t = in ? graph_value_type (in) : NULL;
         return t && graph_type_is_tensor (t) ? graph_type_dtype (t) : GRAPH_DTYPE_UNDEFINED;
       }
@@ -313,7 +400,7 @@ set_shape (Ctx *c, GraphNode *n, guint i, const Shape *s, const OpRule *r)
   GraphDType dt = t ? graph_type_dtype (t) : GRAPH_DTYPE_UNDEFINED;
   int rank = t ? graph_type_rank (t) : -1;
   if (dt == GRAPH_DTYPE_UNDEFINED && r)
-    dt = output_dtype (n, r);
+    dt = output_dtype (n, i, r);
   Shape fallback = { .rank = rank };
   if (s == NULL || (rank >= 0 && s->rank != rank))
     {
@@ -345,10 +432,16 @@ untyped (GraphValue *v)
                                           || graph_type_rank (t) < 0));
 }
 
-static void
-infer (Graph *g, GHashTable *dynamic_inputs, gboolean fill_untyped)
+struct _ExportShapeProp
 {
-  Ctx c = {
+  Ctx c;
+};
+
+ExportShapeProp *
+export_shape_prop_new (Graph *g, GHashTable *dynamic_inputs, gboolean fill_untyped)
+{
+  ExportShapeProp *p = g_new0 (ExportShapeProp, 1);
+  p->c = (Ctx) {
     .g = g,
     .opset = (int) graph_get_opset (g, ""),
     .tainted = g_hash_table_new (NULL, NULL),
@@ -356,8 +449,8 @@ infer (Graph *g, GHashTable *dynamic_inputs, gboolean fill_untyped)
     .data = g_hash_table_new_full (NULL, NULL, NULL, g_free),
     .fill_untyped = fill_untyped,
   };
-  if (c.opset < 0)
-    c.opset = SYM_OPSET_DEFAULT;   /* a hand-built graph with no opset yet */
+  if (p->c.opset < 0)
+    p->c.opset = SYM_OPSET_DEFAULT;   /* a hand-built graph with no opset yet */
   GHashTableIter it;
   gpointer key;
   if (dynamic_inputs)
@@ -365,51 +458,83 @@ infer (Graph *g, GHashTable *dynamic_inputs, gboolean fill_untyped)
   while (dynamic_inputs && g_hash_table_iter_next (&it, &key, NULL))
     {
       Shape s;
-      g_hash_table_add (c.tainted, key);
-      if (shape_of (&c, key, &s))
-        g_hash_table_insert (c.shapes, key, g_memdup2 (&s, sizeof s));
+      g_hash_table_add (p->c.tainted, key);
+      if (shape_of (&p->c, key, &s))
+        g_hash_table_insert (p->c.shapes, key, g_memdup2 (&s, sizeof s));
     }
-  graph_foreach_node (g, n)
+  return p;
+}
+
+static void
+infer_node (Ctx *c, GraphNode *n)
+{
+  gboolean hit = FALSE;
+  for (guint i = 0; i < graph_node_n_inputs (n) && !hit; i++)
+    hit = graph_node_input (n, i) && g_hash_table_contains (c->tainted, graph_node_input (n, i));
+  guint nout = graph_node_n_outputs (n);
+  const OpRule *r = find_rule (n);
+  if (hit)
     {
-      gboolean hit = FALSE;
-      for (guint i = 0; i < graph_node_n_inputs (n) && !hit; i++)
-        hit = graph_node_input (n, i) && g_hash_table_contains (c.tainted, graph_node_input (n, i));
-      guint nout = graph_node_n_outputs (n);
-      const OpRule *r = find_rule (n);
-      if (hit)
-        {
-          Shape *out = g_new0 (Shape, MAX (nout, 1));
-          gboolean ok = r && nout > 0 && r->rule (&c, n, out);
-          for (guint i = 0; i < nout; i++)
-            set_shape (&c, n, i, ok ? &out[i] : NULL, r);
-          g_free (out);
-        }
-      else if (c.fill_untyped && r && nout > 0)
-        {
-          /* A graph built by hand: write what the rule gives for outputs
-           * that have no type; typed ones are the builder's word. */
-          Shape *out = g_new0 (Shape, nout);
-          gboolean ok = r->rule (&c, n, out);
-          for (guint i = 0; i < nout; i++)
-            if (untyped (graph_node_output (n, i)))
-              set_shape (&c, n, i, ok ? &out[i] : NULL, r);
-          g_free (out);
-        }
-      else if (r && nout == 1 && !has_rank (graph_node_output (n, 0)))
-        {
-          /* Not dynamic, but its traced type says too little to feed a
-           * dynamic node (a Transpose of a weight): computed, not written. */
-          Shape out;
-          if (r->rule (&c, n, &out))
-            g_hash_table_insert (c.shapes, graph_node_output (n, 0), g_memdup2 (&out, sizeof out));
-        }
-      DimVec d;
-      if (nout == 1 && data_rule (&c, n, &d))
-        g_hash_table_insert (c.data, graph_node_output (n, 0), g_memdup2 (&d, sizeof d));
+      Shape *out = g_new0 (Shape, MAX (nout, 1));
+      gboolean ok = r && nout > 0 && r->rule (c, n, out);
+      for (guint i = 0; i < nout; i++)
+        set_shape (c, n, i, ok ? &out[i] : NULL, r);
+      g_free (out);
     }
-  g_hash_table_unref (c.tainted);
-  g_hash_table_unref (c.shapes);
-  g_hash_table_unref (c.data);
+  else if (c->fill_untyped && r && nout > 0)
+    {
+      /* A graph built by hand: write what the rule gives for outputs
+       * that have no type; typed ones are the builder's word. */
+      Shape *out = g_new0 (Shape, nout);
+      gboolean ok = r->rule (c, n, out);
+      for (guint i = 0; i < nout; i++)
+        if (untyped (graph_node_output (n, i)))
+          set_shape (c, n, i, ok ? &out[i] : NULL, r);
+      g_free (out);
+    }
+  else if (r && nout == 1 && !has_rank (graph_node_output (n, 0)))
+    {
+      /* Not dynamic, but its traced type says too little to feed a
+       * dynamic node (a Transpose of a weight): computed, not written. */
+      Shape out;
+      if (r->rule (c, n, &out))
+        g_hash_table_insert (c->shapes, graph_node_output (n, 0), g_memdup2 (&out, sizeof out));
+    }
+  DimVec d;
+  if (nout == 1 && data_rule (c, n, &d))
+    g_hash_table_insert (c->data, graph_node_output (n, 0), g_memdup2 (&d, sizeof d));
+}
+
+void
+export_shape_prop_nodes (ExportShapeProp *p, GraphNode *from)
+{
+  for (GraphNode *n = from; n; n = graph_node_next (n))
+    infer_node (&p->c, n);
+}
+
+gboolean
+export_shape_prop_is_dynamic (ExportShapeProp *p, GraphValue *v)
+{
+  return p && v && g_hash_table_contains (p->c.tainted, v);
+}
+
+void
+export_shape_prop_free (ExportShapeProp *p)
+{
+  if (p == NULL)
+    return;
+  g_hash_table_unref (p->c.tainted);
+  g_hash_table_unref (p->c.shapes);
+  g_hash_table_unref (p->c.data);
+  g_free (p);
+}
+
+static void
+infer (Graph *g, GHashTable *dynamic_inputs, gboolean fill_untyped)
+{
+  ExportShapeProp *p = export_shape_prop_new (g, dynamic_inputs, fill_untyped);
+  export_shape_prop_nodes (p, graph_first_node (g));
+  export_shape_prop_free (p);
 }
 
 void

@@ -18,6 +18,32 @@ shape_rule_same (Ctx *c, GraphNode *n, Shape *out)
   return TRUE;
 }
 
+/* One output with input 1's shape (GatherElements: the indices'). */
+gboolean
+shape_rule_like_input1 (Ctx *c, GraphNode *n, Shape *out)
+{
+  return graph_node_n_outputs (n) == 1 && shape_of (c, shape_in_at (n, 1), &out[0]);
+}
+
+/* LayerNormalization: Y as X; Mean and InvStdDev keep the dims before
+ * `axis` and have 1 from it on. */
+gboolean
+shape_rule_layer_norm (Ctx *c, GraphNode *n, Shape *out)
+{
+  if (!shape_of (c, shape_in_at (n, 0), &out[0]) || out[0].rank < 0)
+    return FALSE;
+  gint64 axis = shape_attr_i (n, "axis", -1);
+  if (!shape_norm_axis (&axis, out[0].rank))
+    return FALSE;
+  for (guint i = 1; i < graph_node_n_outputs (n); i++)
+    {
+      out[i] = out[0];
+      for (int k = (int) axis; k < out[i].rank; k++)
+        out[i].d[k] = shape_dim_static (1);
+    }
+  return TRUE;
+}
+
 gboolean
 shape_rule_broadcast (Ctx *c, GraphNode *n, Shape *out)
 {

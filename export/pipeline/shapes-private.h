@@ -93,6 +93,8 @@ gboolean shape_rule_reduce (Ctx *c, GraphNode *n, Shape *out);
 /* ---- rules for element-wise and layout ops (shape-rules-tensor.c) -------- */
 
 gboolean shape_rule_same (Ctx *c, GraphNode *n, Shape *out);
+gboolean shape_rule_like_input1 (Ctx *c, GraphNode *n, Shape *out);
+gboolean shape_rule_layer_norm (Ctx *c, GraphNode *n, Shape *out);
 gboolean shape_rule_broadcast (Ctx *c, GraphNode *n, Shape *out);
 gboolean shape_rule_flatten (Ctx *c, GraphNode *n, Shape *out);
 gboolean shape_rule_reshape (Ctx *c, GraphNode *n, Shape *out);
@@ -113,3 +115,17 @@ gboolean shape_rule_tile (Ctx *c, GraphNode *n, Shape *out);
 GraphDim shape_slice_dim (GraphDim d, gint64 start, gint64 end, gint64 step);
 /* Shape's [start, end) (opset 15), clamped as ONNX does. */
 void     shape_range (GraphNode *n, int rank, gint64 *start, gint64 *end);
+
+/* ---- incremental propagation (shape-propagation.c) ----------------------- */
+
+/* The propagation of export_infer_shapes, node by node: the export runs it
+ * on the nodes each symbolic emits, so later symbolics see the dynamic
+ * dims (Note [Dynamic axes during translation] in pipeline.c). */
+typedef struct _ExportShapeProp ExportShapeProp;
+ExportShapeProp *export_shape_prop_new (Graph *g, GHashTable *dynamic_inputs, gboolean fill_untyped);
+/* Propagates through `from` and every node after it. */
+void             export_shape_prop_nodes (ExportShapeProp *p, GraphNode *from);
+/* v is computed from a dynamic input. */
+gboolean         export_shape_prop_is_dynamic (ExportShapeProp *p, GraphValue *v);
+void             export_shape_prop_free (ExportShapeProp *p);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (ExportShapeProp, export_shape_prop_free)

@@ -8,7 +8,9 @@
  * After an in-place node is translated, export_view_mutation() walks its
  * self argument up the chain of aten::slice / aten::select views to the
  * base and writes each level back into its parent with ScatterElements
- * (Scatter before opset 11) at the static positions the view covers; the
+ * (Scatter before opset 11) at the static positions the view covers (at
+ * positions computed in the graph when a size is known only at run time,
+ * from opset 11: dynamic axes, data-dependent shapes); the
  * source values of the chain are then remapped, so later nodes read the
  * updated tensors.  A mutation through any other view (view, transpose,
  * expand...) whose base is read afterwards is refused: a refusal, not a
@@ -98,6 +100,66 @@ scatter_indices (guint rank, const gint64 *dims, gint64 dim, gint64 start, gint6
   return g_steal_pointer (&t);
 }
 
+/* write_back for sizes known only at run time (from opset 11, as torch's
+ * index_put form): the view's positions along `dim` are
+ * Range(0, len) * step + start, start normalised against the parent's
+ * run-time size (a select: the one index), broadcast to the view's run-time
+ * shape; `start_v`, when not NULL, is a computed start (1-D, one element). */
+static GraphValue *
+write_back_dynamic (SymContext *ctx, GraphNode *p, GraphValue *parent, GraphValue *child, gint64 dim,
+                    gboolean select, gint64 start, GraphValue *start_v, gint64 step, GError **error)
+{
+  Graph *g = sym_graph (ctx);
+  g_autoptr (GError) local = NULL;
+  GraphValue *view = sym_value (ctx, graph_node_output (p, 0), &local);
+  int pr = sym_rank (graph_node_input (p, 0));
+  if (view == NULL || pr <= 0)
+    {
+      refuse (p, error, "a view with no value of its own");
+      return NULL;
+    }
+  static const gint64 zero = 0;
+  GraphValue *size = sym_size (ctx, parent, dim);   /* 0-d */
+  GraphValue *s = start_v ? sym_squeeze (ctx, start_v, 1, &zero) : sym_const_i64 (ctx, start);
+  /* a negative start counts from the end; a slice's start is clamped into
+   * [0, size] as PyTorch does */
+  GraphValue *neg = graph_op (g, "Cast", graph_op (g, "Less", s, sym_const_i64 (ctx, 0), NULL),
+                              "to_i", (gint64) GRAPH_DTYPE_INT64, NULL);
+  s = graph_op (g, "Add", s, graph_op (g, "Mul", neg, size, NULL), NULL);
+  if (!select)
+    {
+      /* Where, not Max/Min: those take int64 only from opset 12 */
+      GraphValue *z = sym_const_i64 (ctx, 0);
+      s = graph_op (g, "Where", graph_op (g, "Less", s, z, NULL), z, s, NULL);
+      s = graph_op (g, "Where", graph_op (g, "Greater", s, size, NULL), size, s, NULL);
+    }
+  GraphValue *vfull = select ? sym_unsqueeze (ctx, view, 1, &dim) : view;
+  GraphValue *vshape = sym_size (ctx, vfull, G_MININT64);
+  GraphValue *pos;
+  if (select)
+    pos = sym_unsqueeze (ctx, s, 1, &zero);
+  else
+    {
+      GraphValue *len = sym_size (ctx, vfull, dim);
+      GraphValue *iota = graph_op (g, "Range", sym_const_i64 (ctx, 0), len, sym_const_i64 (ctx, 1), NULL);
+      pos = graph_op (g, "Add", graph_op (g, "Mul", iota, sym_const_i64 (ctx, step), NULL), s, NULL);
+    }
+  gint64 bshape[TENSOR_MAX_RANK];
+  for (int d = 0; d < pr; d++)
+    bshape[d] = d == dim ? -1 : 1;
+  GraphValue *idx = graph_op (g, "Expand", sym_reshape_static (ctx, pos, (gsize) pr, bshape), vshape, NULL);
+  GraphDType dt = sym_dtype (graph_node_input (p, 0));
+  if (dt != GRAPH_DTYPE_UNDEFINED && sym_dtype (graph_node_output (p, 0)) != dt)
+    child = sym_cast (ctx, child, dt);
+  if (select)
+    child = sym_unsqueeze (ctx, child, 1, &dim);
+  child = graph_op (g, "Expand", child, vshape, NULL);
+  GraphValue *r = graph_op (g, "ScatterElements", parent, idx, child, "axis_i", dim, NULL);
+  if (r && graph_value_type (parent))
+    graph_value_set_type (r, graph_value_type (parent));
+  return r;
+}
+
 /* Writes `child` (the new value of view node p's output) back into p's
  * input: the parent's new ONNX value, or NULL with an error. */
 static GraphValue *
@@ -114,10 +176,17 @@ write_back (SymContext *ctx, GraphNode *p, GraphValue *child, GError **error)
     }
   int pr = sym_rank (parent_src), vr = sym_rank (view_src);
   gint64 pdims[TENSOR_MAX_RANK], vdims[TENSOR_MAX_RANK];
-  if (pr <= 0 || vr < 0 || !sym_static_shape (parent_src, pdims)
-      || !sym_static_shape (view_src, vdims))
+  if (pr <= 0 || vr < 0 || pr > TENSOR_MAX_RANK)
     {
-      refuse (p, error, "a view of unknown shape");
+      refuse (p, error, "a view of unknown rank");
+      return NULL;
+    }
+  /* sizes computed at run time (dynamic axes, data-dependent shapes):
+   * the positions are computed in the graph too (write_back_dynamic) */
+  gboolean dynamic = !sym_static_shape (parent_src, pdims) || !sym_static_shape (view_src, vdims);
+  if (dynamic && sym_opset (ctx) < 11)
+    {
+      refuse (p, error, "a view of a size computed at run time (from opset 11)");
       return NULL;
     }
   gboolean select = is_kind (p, "aten::select");
@@ -143,7 +212,7 @@ write_back (SymContext *ctx, GraphNode *p, GraphValue *child, GError **error)
           refuse (p, error, "a select with a computed index");
           return NULL;
         }
-      if (start < 0)
+      if (start < 0 && !dynamic)
         start += pdims[dim];
       step = 0;
     }
@@ -168,17 +237,23 @@ write_back (SymContext *ctx, GraphNode *p, GraphValue *child, GError **error)
           start_v = sym_int_input_1d (ctx, p, 2, error);
           if (start_v == NULL)
             return NULL;
+          if (dynamic)
+            return write_back_dynamic (ctx, p, parent, child, dim, FALSE, 0, start_v, step, error);
           GraphValue *neg = graph_op (g, "Cast", graph_op (g, "Less", start_v, sym_const_i64 (ctx, 0), NULL),
                                       "to_i", (gint64) GRAPH_DTYPE_INT64, NULL);
           start_v = graph_op (g, "Add", start_v, graph_op (g, "Mul", neg, sym_const_i64 (ctx, pdims[dim]), NULL),
                               NULL);
           start = 0;
         }
+      if (dynamic)
+        return write_back_dynamic (ctx, p, parent, child, dim, FALSE, start, NULL, step, error);
       if (start < 0)
         start += pdims[dim];
       start = CLAMP (start, 0, pdims[dim]);
       (void) end;   /* the view's length is its traced shape's */
     }
+  if (dynamic)
+    return write_back_dynamic (ctx, p, parent, child, dim, TRUE, start, NULL, 0, error);
   /* the positions the view covers, as a tensor of the child's shape (a
    * select's child gets its dim back first) */
   gint64 cdims[TENSOR_MAX_RANK];
@@ -221,6 +296,8 @@ write_back (SymContext *ctx, GraphNode *p, GraphValue *child, GError **error)
   return r;
 }
 
+static gboolean view_mutation (SymContext *ctx, GraphNode *n, GError **error);
+
 gboolean
 export_view_write_read_later (GraphNode *n)
 {
@@ -252,6 +329,16 @@ export_view_mutation (SymContext *ctx, GraphNode *n, GError **error)
 {
   if (!is_inplace (n))
     return TRUE;
+  /* the views' shapes as the symbolics see them (dynamic axes) */
+  SymContext *saved = sym_context_make_current (ctx);
+  gboolean ok = view_mutation (ctx, n, error);
+  sym_context_make_current (saved);
+  return ok;
+}
+
+static gboolean
+view_mutation (SymContext *ctx, GraphNode *n, GError **error)
+{
   GraphValue *self = graph_node_input (n, 0);
   GraphNode *p = self ? graph_value_node (self) : NULL;
   if (!is_view (p))

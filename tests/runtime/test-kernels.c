@@ -5,7 +5,9 @@
  *   against a numpy transcription of the ONNX spec);
  * - Einsum: tools/gen_einsum_refs.py (numpy.einsum, torch.einsum);
  * - If, Loop, Scan: tools/gen_control_refs.py (numpy loops; bodies reading
- *   enclosing graphs' values, swapped loop-carried values, nesting). */
+ *   enclosing graphs' values, swapped loop-carried values, nesting);
+ * - float16 through float kernels: tools/gen_half_refs.py (numpy in float32,
+ *   rounded to float16 after each node). */
 #include "tests/runtime/test-runtime.h"
 #include "tools/backend-suite.h"
 #include <math.h>
@@ -52,6 +54,13 @@ static void
 test_einsum_fixtures (void)
 {
   run_fixtures ("einsum", 20);
+}
+
+/* float16 through kernels written for float (runtime/half.c) */
+static void
+test_half_fixtures (void)
+{
+  run_fixtures ("half", 5);
 }
 
 static GraphValue *
@@ -323,6 +332,7 @@ test_kernels_register (void)
   g_test_add_func ("/runtime/rnn/fixtures", test_rnn_fixtures);
   g_test_add_func ("/runtime/rnn/bad-input", test_bad_input);
   g_test_add_func ("/runtime/einsum/fixtures", test_einsum_fixtures);
+  g_test_add_func ("/runtime/half/fixtures", test_half_fixtures);
   g_test_add_func ("/runtime/einsum/bad-input", test_einsum_bad_input);
   g_test_add_func ("/runtime/control/fixtures", test_control_fixtures);
   g_test_add_func ("/runtime/threads/conv-sigmoid", test_threads);

@@ -16,6 +16,9 @@ static const char *const cases[] = {
   "div_floor_int", "div_trunc_int", "expand_keep_dims", "interpolate_size_of_other",
   "slice_assign", "select_zero_copy", "slice_write_computed_start", "pad_slice_computed", "pow_int_float", "dropout_p0_training",
   "index_multi", "topk_split_fill_computed", "index_put", "data_dependent_size", "script_if",
+  "gpt_attention_dynamic", "class_token_dynamic", "interpolate_fixed_size_dynamic",
+  "instance_norm_pixel_shuffle_dynamic", "window_mask_dynamic_batch",
+  "window_mask_dynamic_hw", "view_writes_dynamic", "embedding_bag_dynamic",
 };
 static const int opsets[] = { 11, 13, 17 };
 
