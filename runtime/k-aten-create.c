@@ -49,6 +49,84 @@ static gboolean a_full_like (RtCall *c, GError **e) { return like (c, aten_f (c,
 /* fill(self, value): self's shape and dtype */
 static gboolean a_fill (RtCall *c, GError **e) { return like (c, aten_f (c, 1, 0), G_MAXUINT, e); }
 
+/* tensor(data, dtype?, device?, requires_grad) (scripted code inside a
+ * trace records it: torchvision's batched_nms): data is a number (a 0-d
+ * tensor) or a list of numbers (a 1-D one); without a dtype a float
+ * becomes torch's default float32, an int int64, a bool bool.
+ * as_tensor(data, dtype?, device?): the same, and a tensor's own dtype,
+ * which a trace does not tell from a float's: refused without a dtype. */
+static gboolean
+tensor_like (RtCall *call, gboolean as_tensor, GError **error)
+{
+  const RtTensor *a;
+  if (!aten_tensor_arg (call, 0, &a, error))
+    return FALSE;
+  if (a->rank > 1)
+    {
+      rt_call_error (call, error, RT_ERROR_UNSUPPORTED, "data of rank %u (nested lists) is not supported", a->rank);
+      return FALSE;
+    }
+  GraphDType def = a->dtype == GRAPH_DTYPE_DOUBLE ? GRAPH_DTYPE_FLOAT : a->dtype, dt;
+  if (as_tensor && aten_arg (call, 1) == NULL && a->dtype == GRAPH_DTYPE_DOUBLE)
+    {
+      rt_call_error (call, error, RT_ERROR_UNSUPPORTED, "as_tensor of float data without a dtype: a float "
+                     "(float32) and a float64 tensor (float64) look alike here");
+      return FALSE;
+    }
+  if (as_tensor && aten_arg (call, 1) == NULL)
+    def = a->dtype;
+  if (!aten_dtype_arg (call, 1, def, &dt, error))
+    return FALSE;
+  RtTensor *o = rt_call_output (call, 0, dt, a->rank, a->dims, error);
+  return o && rt_convert (a->data, a->dtype, o->data, dt, a->numel);
+}
+
+static gboolean a_tensor (RtCall *c, GError **e) { return tensor_like (c, FALSE, e); }
+static gboolean a_as_tensor (RtCall *c, GError **e) { return tensor_like (c, TRUE, e); }
+
+/* zero(self): zeros of self's shape and dtype */
+static gboolean a_zero (RtCall *c, GError **e) { return like (c, 0, G_MAXUINT, e); }
+
+/* copy(self, src, non_blocking): src broadcast to self's shape, in self's
+ * dtype (the value copy_ writes into self). */
+static gboolean
+a_copy (RtCall *call, GError **error)
+{
+  const RtTensor *a, *src;
+  if (!aten_tensor_arg (call, 0, &a, error) || !aten_tensor_arg (call, 1, &src, error))
+    return FALSE;
+  guint rank;
+  gint64 dims[RT_MAX_RANK], st[RT_MAX_RANK];
+  if (!rt_broadcast_shape (call, a->rank, a->dims, src->rank, src->dims, &rank, dims, error))
+    return FALSE;
+  if (rank != a->rank || memcmp (dims, a->dims, sizeof (gint64) * rank) != 0)
+    {
+      rt_call_error (call, error, RT_ERROR_SHAPE, "src must broadcast to self's shape");
+      return FALSE;
+    }
+  RtTensor *o = rt_call_output (call, 0, a->dtype, a->rank, a->dims, error);
+  if (o == NULL)
+    return FALSE;
+  rt_broadcast_strides (src, rank, dims, st);
+  gint64 c[RT_MAX_RANK] = { 0 };
+  gsize es = rt_dtype_size (a->dtype), ss = rt_dtype_size (src->dtype);
+  for (gint64 i = 0; i < o->numel; i++)
+    {
+      gint64 off = 0;
+      for (guint d = 0; d < rank; d++)
+        off += c[d] * st[d];
+      if (!rt_convert ((const char *) src->data + off * (gint64) ss, src->dtype, (char *) o->data + i * (gint64) es,
+                       a->dtype, 1))
+        {
+          rt_call_error (call, error, RT_ERROR_UNSUPPORTED, "cannot copy %s into %s", graph_dtype_name (src->dtype),
+                         graph_dtype_name (a->dtype));
+          return FALSE;
+        }
+      rt_index_next (c, dims, rank);
+    }
+  return TRUE;
+}
+
 gboolean
 aten_size_arg (RtCall *call, guint i, guint *rank, gint64 *dims, GError **error)
 {
@@ -283,10 +361,15 @@ a_constant_pad_nd (RtCall *call, GError **error)
 static const RtKernelDef defs[] = {
   RT_ATEN_ROW ("zeros_like", 1, 6, a_zeros_like), RT_ATEN_ROW ("ones_like", 1, 6, a_ones_like),
   RT_ATEN_ROW ("empty_like", 1, 6, a_zeros_like), RT_ATEN_ROW ("full_like", 2, 7, a_full_like), RT_ATEN_ROW ("fill", 2, 2, a_fill),
+  RT_ATEN_ROW ("fill_", 2, 2, a_fill),   /* in place: as zero_ below */
   RT_ATEN_ROW ("full", 2, 6, a_full), RT_ATEN_ROW ("new_zeros", 2, 6, a_new_zeros), RT_ATEN_ROW ("new_ones", 2, 6, a_new_ones),
   RT_ATEN_ROW ("new_empty", 2, 6, a_new_zeros), RT_ATEN_ROW ("new_full", 3, 7, a_new_full), RT_ATEN_ROW ("arange", 1, 7, a_arange),
   RT_ATEN_ROW ("eye", 1, 6, a_eye), RT_ATEN_ROW ("numel", 1, 1, a_numel), RT_ATEN_ROW ("dim", 1, 1, a_dim), RT_ATEN_ROW ("one_hot", 1, 2, a_one_hot),
-  RT_ATEN_ROW ("constant_pad_nd", 2, 3, a_constant_pad_nd),
+  RT_ATEN_ROW ("constant_pad_nd", 2, 3, a_constant_pad_nd), RT_ATEN_ROW ("zero", 1, 1, a_zero),
+  RT_ATEN_ROW ("copy", 2, 3, a_copy),
+  /* in place: a trace names the result; a write into a view read later is
+   * written back (export: view-mutation.c; verify's trace run: runnable.c) */
+  RT_ATEN_ROW ("zero_", 1, 1, a_zero), RT_ATEN_ROW ("copy_", 2, 3, a_copy), RT_ATEN_ROW ("tensor", 1, 4, a_tensor), RT_ATEN_ROW ("as_tensor", 1, 3, a_as_tensor),
 };
 
 RT_KERNEL_TABLE (rt_kernels_aten_create, defs);

@@ -438,9 +438,9 @@ a_masked_select (RtCall *call, GError **error)
   return TRUE;
 }
 
-/* nonzero_numpy(self) → one 1-D int64 tensor per dim */
-static gboolean
-a_nonzero_numpy (RtCall *call, GError **error)
+/* nonzero_numpy(self) → one 1-D int64 tensor per dim (also where(self)) */
+gboolean
+aten_nonzero_numpy (RtCall *call, GError **error)
 {
   const RtTensor *a;
   if (!input0 (call, &a, error))
@@ -532,7 +532,7 @@ static const RtKernelDef defs[] = {
   RT_ATEN_ROW ("_reshape_from_tensor", 2, 2, a_reshape_from_tensor), RT_ATEN_ROW ("numpy_T", 1, 1, a_numpy_t),
   RT_ATEN_ROW ("_log_softmax", 2, 3, a_log_softmax_internal), RT_ATEN_ROW ("_dim_arange", 2, 2, a_dim_arange),
   RT_ATEN_ROW ("linspace", 3, 7, a_linspace), RT_ATEN_ROW ("nonzero", 1, 1, a_nonzero), RT_ATEN_ROW ("masked_select", 2, 2, a_masked_select),
-  { RT_ATEN ("nonzero_numpy"), RT_IN (1, 1), RT_OUT (1, RT_MAX_RANK), .run = a_nonzero_numpy },
+  { RT_ATEN ("nonzero_numpy"), RT_IN (1, 1), RT_OUT (1, RT_MAX_RANK), .run = aten_nonzero_numpy },
   RT_ATEN_ROW ("masked_scatter", 3, 3, a_masked_scatter),
 };
 

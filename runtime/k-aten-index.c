@@ -1,6 +1,6 @@
 /* ATen indexing and sorting: gather, index_select, take, scatter(_add),
  * index_fill; sort, argsort, topk (stable, NaN last as torch), sorted
- * _unique / _unique2. */
+ * _unique / _unique2 / unique_dim. */
 #include "runtime/k-aten-private.h"
 #include <math.h>
 #include <stdlib.h>
@@ -378,6 +378,111 @@ unique (RtCall *call, gboolean with_counts, GError **error)
   return TRUE;
 }
 
+/* unique_dim's slices: slice k of a (outer, n, inner) view is the
+ * elements (o, k, i) in (o, i) order, what a.movedim(dim, 0)[k] holds. */
+typedef struct
+{
+  const RtTensor *a;
+  gint64 n, outer, inner;
+  gboolean ints;
+} Slices;
+
+static int
+slice_cmp (const Slices *s, gint64 k1, gint64 k2)
+{
+  for (gint64 o = 0; o < s->outer; o++)
+    for (gint64 i = 0; i < s->inner; i++)
+      {
+        gint64 p1 = (o * s->n + k1) * s->inner + i, p2 = (o * s->n + k2) * s->inner + i;
+        if (s->ints)
+          {
+            gint64 v1 = rt_get_i64 (s->a, p1), v2 = rt_get_i64 (s->a, p2);
+            if (v1 != v2)
+              return v1 < v2 ? -1 : 1;
+          }
+        else
+          {
+            double v1 = rt_get_f64 (s->a, p1), v2 = rt_get_f64 (s->a, p2);
+            if (v1 != v2)
+              return v1 < v2 ? -1 : 1;
+          }
+      }
+  return 0;
+}
+
+static gint
+slice_cmp_sort (gconstpointer a, gconstpointer b, gpointer data)
+{
+  gint64 k1 = *(const gint64 *) a, k2 = *(const gint64 *) b;
+  int c = slice_cmp (data, k1, k2);
+  return c ? c : (k1 > k2) - (k1 < k2);   /* stable: equal slices keep their order */
+}
+
+/* unique_dim(self, dim, sorted, return_inverse, return_counts) → (the
+ * distinct slices along dim in lexicographic order, each slice's index
+ * among them, their counts).  torch 1.13 sorts whatever `sorted` says and
+ * returns inverse and counts whatever the flags say; NaNs are refused
+ * (they have no order). */
+static gboolean
+a_unique_dim (RtCall *call, GError **error)
+{
+  const RtTensor *a;
+  guint ax;
+  if (!aten_tensor_arg (call, 0, &a, error))
+    return FALSE;
+  if (a->rank == 0)
+    {
+      rt_call_error (call, error, RT_ERROR_SHAPE, "unique_dim needs a tensor with dims");
+      return FALSE;
+    }
+  if (!rt_axis (call, aten_i (call, 1, 0), a->rank, &ax, error))
+    return FALSE;
+  Slices s = { .a = a, .n = a->dims[ax], .outer = rt_shape_numel (ax, a->dims),
+               .inner = rt_shape_numel (a->rank - ax - 1, a->dims + ax + 1),
+               .ints = !graph_dtype_is_floating (a->dtype) };
+  for (gint64 i = 0; !s.ints && i < a->numel; i++)
+    if (isnan (rt_get_f64 (a, i)))
+      {
+        rt_call_error (call, error, RT_ERROR_UNSUPPORTED, "unique_dim of slices with NaN (unordered) is not supported");
+        return FALSE;
+      }
+  g_autoptr (GArray) order = g_array_sized_new (FALSE, FALSE, sizeof (gint64), (guint) MIN (s.n, G_MAXUINT));
+  for (gint64 k = 0; k < s.n; k++)
+    g_array_append_val (order, k);
+  g_array_sort_with_data (order, slice_cmp_sort, &s);
+  const gint64 *ord = (const gint64 *) order->data;
+  gint64 u = 0;
+  for (gint64 k = 0; k < s.n; k++)
+    u += k == 0 || slice_cmp (&s, ord[k], ord[k - 1]) != 0;
+  gint64 dims[RT_MAX_RANK];
+  memcpy (dims, a->dims, sizeof (gint64) * a->rank);
+  dims[ax] = u;
+  RtTensor *vals = rt_call_output (call, 0, a->dtype, a->rank, dims, error);
+  RtTensor *inv = vals && call->n_outputs > 1 ? rt_call_output (call, 1, GRAPH_DTYPE_INT64, 1, &s.n, error) : NULL;
+  RtTensor *cnt = inv && call->n_outputs > 2 ? rt_call_output (call, 2, GRAPH_DTYPE_INT64, 1, &u, error) : NULL;
+  if (vals == NULL || (call->n_outputs > 1 && inv == NULL) || (call->n_outputs > 2 && cnt == NULL))
+    return FALSE;
+  gsize es = rt_dtype_size (a->dtype);
+  gint64 j = -1;
+  for (gint64 k = 0; k < s.n; k++)
+    {
+      if (k == 0 || slice_cmp (&s, ord[k], ord[k - 1]) != 0)
+        {
+          j++;
+          for (gint64 o = 0; o < s.outer; o++)
+            memcpy ((char *) vals->data + ((o * u + j) * s.inner) * (gint64) es,
+                    (const char *) a->data + ((o * s.n + ord[k]) * s.inner) * (gint64) es, (gsize) s.inner * es);
+          if (cnt)
+            ((gint64 *) cnt->data)[j] = 0;
+        }
+      if (inv)
+        ((gint64 *) inv->data)[ord[k]] = j;
+      if (cnt)
+        ((gint64 *) cnt->data)[j]++;
+    }
+  return TRUE;
+}
+
 static gboolean a_unique2 (RtCall *c, GError **e) { return unique (c, TRUE, e); }
 static gboolean a_unique (RtCall *c, GError **e) { return unique (c, FALSE, e); }
 
@@ -385,6 +490,7 @@ static gboolean a_unique (RtCall *c, GError **e) { return unique (c, FALSE, e); 
 static const RtKernelDef defs[] = {
   { RT_ATEN ("_unique2"), RT_IN (1, 4), RT_OUT (1, 3), .run = a_unique2 },
   { RT_ATEN ("_unique"), RT_IN (1, 3), RT_OUT (1, 2), .run = a_unique },
+  { RT_ATEN ("unique_dim"), RT_IN (2, 5), RT_OUT (1, 3), .run = a_unique_dim },
   RT_ATEN_ROW ("gather", 3, 4, a_gather), RT_ATEN_ROW ("index_select", 3, 3, a_index_select), RT_ATEN_ROW ("take", 2, 2, a_take),
   RT_ATEN_ROW ("scatter", 4, 5, a_scatter), RT_ATEN_ROW ("scatter_add", 4, 4, a_scatter_add),
   RT_ATEN_ROW ("index_fill", 4, 4, a_index_fill), { RT_ATEN ("sort"), RT_IN (1, 4), RT_OUT (2, 2), .run = a_sort },

@@ -243,7 +243,7 @@ promote2 (RtCall *call, GraphDType *dt, RtTensor *ca, RtTensor *cb, GError **err
     return FALSE;
   const RtTensor *a = aten_arg (call, 0), *b = aten_arg (call, 1);
   if (*dt == GRAPH_DTYPE_UNDEFINED)
-    *dt = aten_result_type (a, b);
+    *dt = aten_declared_dtype (call, aten_result_type (a, b));
   return aten_as_dtype (call, a, *dt, 1, ca, error) && aten_as_dtype (call, b, *dt, 2, cb, error);
 }
 
@@ -322,6 +322,59 @@ static gboolean a_minimum (RtCall *c, GError **e) { return binary_map (c, FALSE,
 static gboolean a_fmod (RtCall *c, GError **e) { return binary_map (c, FALSE, f_fmod, i_fmod, e); }
 static gboolean a_remainder (RtCall *c, GError **e) { return binary_map (c, FALSE, f_remainder, i_remainder, e); }
 static gboolean a_floor_divide (RtCall *c, GError **e) { return binary_map (c, FALSE, f_floordiv, i_floordiv, e); }
+
+static double f_truncdiv (const double *x, const double *p) { (void) p; return trunc (x[0] / x[1]); }
+static gboolean
+i_truncdiv (const gint64 *x, gint64 *r)
+{
+  if (x[1] == 0)
+    return FALSE;
+  *r = x[1] == -1 ? (gint64) (0 - (guint64) x[0]) : x[0] / x[1];   /* INT64_MIN / -1 wraps, as torch's */
+  return TRUE;
+}
+
+gboolean
+aten_div_rounded (RtCall *call, gboolean floor_mode, GError **error)
+{
+  return floor_mode ? binary_map (call, FALSE, f_floordiv, i_floordiv, error)
+                    : binary_map (call, FALSE, f_truncdiv, i_truncdiv, error);
+}
+
+static gboolean i_lshift (const gint64 *x, gint64 *r) { *r = (gint64) ((guint64) x[0] << x[1]); return TRUE; }
+static gboolean i_rshift (const gint64 *x, gint64 *r) { *r = x[0] >> x[1]; return TRUE; }
+
+/* __lshift__ / __rshift__(self, other): integer shifts in the promoted
+ * type (left shifts wrap, right shifts are arithmetic for signed types).
+ * Floats are refused, as torch's CPU kernels do; so are shift counts
+ * outside [0, bits of the type), whose results torch leaves to the
+ * hardware. */
+static gboolean
+shift (RtCall *call, gboolean left, GError **error)
+{
+  GraphDType dt = GRAPH_DTYPE_UNDEFINED;
+  RtTensor ca, cb;
+  if (!promote2 (call, &dt, &ca, &cb, error))
+    return FALSE;
+  if (!graph_dtype_is_integer (dt) || dt == GRAPH_DTYPE_BOOL)
+    {
+      rt_call_error (call, error, RT_ERROR_UNSUPPORTED, "shifts need integer tensors (got %s)",
+                     graph_dtype_name (dt));
+      return FALSE;
+    }
+  gint64 bits = (gint64) rt_dtype_size (dt) * 8;
+  for (gint64 i = 0; i < cb.numel; i++)
+    if (rt_get_i64 (&cb, i) < 0 || rt_get_i64 (&cb, i) >= bits)
+      {
+        rt_call_error (call, error, RT_ERROR_UNSUPPORTED, "shift count %" G_GINT64_FORMAT " is outside [0, %"
+                       G_GINT64_FORMAT ") for %s", rt_get_i64 (&cb, i), bits, graph_dtype_name (dt));
+        return FALSE;
+      }
+  const RtTensor *ts[2] = { &ca, &cb };
+  return aten_mapn (call, 2, ts, dt, NULL, left ? i_lshift : i_rshift, NULL, error);
+}
+
+static gboolean a_lshift (RtCall *c, GError **e) { return shift (c, TRUE, e); }
+static gboolean a_rshift (RtCall *c, GError **e) { return shift (c, FALSE, e); }
 
 /* bitwise_and/or/xor and __and__/...: And/Or/Xor for bools, integer ops
  * otherwise; floats are refused, as torch does. */
@@ -472,10 +525,18 @@ a_logical_not (RtCall *call, GError **error)
 static double f_where (const double *x, const double *p) { (void) p; return x[0] != 0 ? x[1] : x[2]; }
 static gboolean i_where (const gint64 *x, gint64 *r) { *r = x[0] != 0 ? x[1] : x[2]; return TRUE; }
 
-/* where(condition, self, other) */
+/* where(condition, self, other); where(condition): nonzero_numpy's
+ * indices (the Tensor[] a trace unpacks). */
 static gboolean
 a_where (RtCall *call, GError **error)
 {
+  if (call->n_inputs == 1)
+    return aten_nonzero_numpy (call, error);
+  if (call->n_outputs != 1)
+    {
+      rt_call_error (call, error, RT_ERROR_INVALID_GRAPH, "where(condition, self, other) has one output");
+      return FALSE;
+    }
   if (!need (call, 3, error))
     return FALSE;
   const RtTensor *c = aten_arg (call, 0), *a = aten_arg (call, 1), *b = aten_arg (call, 2);
@@ -529,6 +590,80 @@ f_clamp (const double *x, const double *p)
   return v;
 }
 
+/* The tensor bounds' form (clamp.Tensor, clamp_min.Tensor, ...): min and
+ * max broadcast with self, torch's promotion over all three, and a NaN in
+ * any operand gives NaN (where the scalar form ignores a NaN bound).  x[1]
+ * / x[2] are the bounds; p[0] / p[1] say whether each is given. */
+static double
+f_clamp_t (const double *x, const double *p)
+{
+  double v = x[0];
+  if (p[0] != 0 && (isnan (x[1]) || v < x[1]))
+    v = x[1];
+  if (p[1] != 0 && (isnan (x[2]) || v > x[2]))
+    v = x[2];
+  return v;
+}
+
+static gboolean
+i_clamp_lo (const gint64 *x, gint64 *r)
+{
+  *r = MAX (x[0], x[1]);
+  return TRUE;
+}
+
+static gboolean
+i_clamp_hi (const gint64 *x, gint64 *r)
+{
+  *r = MIN (x[0], x[1]);
+  return TRUE;
+}
+
+static gboolean
+i_clamp_both (const gint64 *x, gint64 *r)
+{
+  *r = MIN (MAX (x[0], x[1]), x[2]);
+  return TRUE;
+}
+
+static gboolean
+clamp_tensors (RtCall *call, const RtTensor *a, const RtTensor *lo, const RtTensor *hi, GError **error)
+{
+  /* torch.result_type over self and both bounds: fold pairwise, a
+   * stand-in of the folded type keeping "dimensioned or 0-d". */
+  GraphDType dt = a->dtype;
+  gboolean zero_d = a->rank == 0;
+  const RtTensor *bounds[2] = { lo, hi };
+  for (int k = 0; k < 2; k++)
+    if (bounds[k])
+      {
+        RtTensor acc = { .dtype = dt, .rank = zero_d ? 0 : 1 };
+        dt = aten_result_type (&acc, bounds[k]);
+        zero_d = zero_d && bounds[k]->rank == 0;
+      }
+  if (graph_dtype_promotion_rank (dt) < 0 || dt == GRAPH_DTYPE_BOOL)
+    {
+      rt_call_error (call, error, RT_ERROR_UNSUPPORTED, "clamp of %s tensors is not supported",
+                     graph_dtype_name (dt));
+      return FALSE;
+    }
+  RtTensor ca, clo, chi;
+  if (!aten_as_dtype (call, a, dt, 1, &ca, error) || (lo && !aten_as_dtype (call, lo, dt, 2, &clo, error))
+      || (hi && !aten_as_dtype (call, hi, dt, 3, &chi, error)))
+    return FALSE;
+  if (!graph_dtype_is_floating (dt))
+    {
+      /* Integers exactly, in int64: self and the bounds given, in order. */
+      const RtTensor *ts[3] = { &ca, lo ? &clo : &chi, &chi };
+      return aten_mapn (call, 1 + (lo != NULL) + (hi != NULL), ts, dt, NULL,
+                        lo && hi ? i_clamp_both : lo ? i_clamp_lo : i_clamp_hi, NULL, error);
+    }
+  /* An absent bound's operand is self again (read, unused). */
+  const RtTensor *ts[3] = { &ca, lo ? &clo : &ca, hi ? &chi : &ca };
+  double p[2] = { lo != NULL, hi != NULL };
+  return aten_mapn (call, 3, ts, dt, f_clamp_t, NULL, p, error);
+}
+
 static gboolean
 clamp (RtCall *call, guint lo_arg, guint hi_arg, GError **error)
 {
@@ -536,16 +671,16 @@ clamp (RtCall *call, guint lo_arg, guint hi_arg, GError **error)
     return FALSE;
   const RtTensor *a = aten_arg (call, 0);
   const RtTensor *lo = lo_arg ? aten_arg (call, lo_arg) : NULL, *hi = hi_arg ? aten_arg (call, hi_arg) : NULL;
-  if ((lo && lo->numel != 1) || (hi && hi->numel != 1))
-    {
-      rt_call_error (call, error, RT_ERROR_UNSUPPORTED, "only scalar bounds are supported");
-      return FALSE;
-    }
   if (lo == NULL && hi == NULL)
     {
       rt_call_error (call, error, RT_ERROR_INVALID_GRAPH, "clamp needs a min or a max");
       return FALSE;
     }
+  /* A bound with dimensions is the Tensor overload (a 0-d one computes
+   * the same as a Scalar, but for a NaN bound, which the scalar form
+   * ignores: torch's scalar bounds are what a trace's 0-d values are). */
+  if ((lo && lo->rank > 0) || (hi && hi->rank > 0))
+    return clamp_tensors (call, a, lo, hi, error);
   GraphDType dt = a->dtype;
   if (!graph_dtype_is_floating (dt) && ((lo && graph_dtype_is_floating (lo->dtype))
                                         || (hi && graph_dtype_is_floating (hi->dtype))))
@@ -695,8 +830,11 @@ static const RtKernelDef defs[] = {
   RT_ATEN_ROW ("bitwise_and", 2, 2, a_bitwise_and), RT_ATEN_ROW ("bitwise_or", 2, 2, a_bitwise_or),
   RT_ATEN_ROW ("bitwise_xor", 2, 2, a_bitwise_xor), RT_ATEN_ROW ("bitwise_not", 1, 1, a_bitwise_not),
   RT_ATEN_ROW ("__and__", 2, 2, a_bitwise_and), RT_ATEN_ROW ("__or__", 2, 2, a_bitwise_or),
+  RT_ATEN_ROW ("__lshift__", 2, 2, a_lshift), RT_ATEN_ROW ("__rshift__", 2, 2, a_rshift),
+  RT_ATEN_ROW ("bitwise_left_shift", 2, 2, a_lshift), RT_ATEN_ROW ("bitwise_right_shift", 2, 2, a_rshift),
   RT_ATEN_ROW ("__xor__", 2, 2, a_bitwise_xor),
-  RT_ATEN_ROW ("where", 3, 3, a_where), RT_ATEN_ROW ("masked_fill", 3, 3, a_masked_fill),
+  { RT_ATEN ("where"), RT_IN (1, 3), RT_OUT (1, RT_MAX_RANK), .run = a_where },
+  RT_ATEN_ROW ("masked_fill", 3, 3, a_masked_fill),
   RT_ATEN_ROW ("masked_fill_", 3, 3, a_masked_fill),
   RT_ATEN_ROW ("clamp", 1, 3, a_clamp), RT_ATEN_ROW ("clip", 1, 3, a_clamp), RT_ATEN_ROW ("clamp_", 1, 3, a_clamp),
   RT_ATEN_ROW ("clamp_min", 2, 2, a_clamp_min), RT_ATEN_ROW ("clamp_max", 2, 2, a_clamp_max),

@@ -122,6 +122,28 @@ aten_result_type (const RtTensor *a, const RtTensor *b)
   return aten_dtype_rank (a->dtype) >= aten_dtype_rank (b->dtype) ? a->dtype : b->dtype;
 }
 
+/* The result type of an arithmetic node: `computed` (aten_result_type of
+ * its operands), or the type the node's output 0 is declared with where
+ * both are floating (or both integer) and differ.  A trace declares
+ * torch's own result type, which knows what the operands here do not: a
+ * 0-d Double constant that stands for a Python number (x.reciprocal() *
+ * 320 in torchvision's transform) does not widen a Float. */
+static inline GraphDType
+aten_declared_dtype (RtCall *call, GraphDType computed)
+{
+  if (call->node == NULL || graph_node_n_outputs (call->node) == 0)
+    return computed;
+  GraphType *t = graph_value_type (graph_node_output (call->node, 0));
+  GraphDType d = t && graph_type_is_tensor (t) ? graph_type_dtype (t) : GRAPH_DTYPE_UNDEFINED;
+  if (d == GRAPH_DTYPE_UNDEFINED || d == computed)
+    return computed;
+  if ((graph_dtype_is_floating (d) && graph_dtype_is_floating (computed))
+      || (graph_dtype_is_integer (d) && d != GRAPH_DTYPE_BOOL && graph_dtype_is_integer (computed)
+          && computed != GRAPH_DTYPE_BOOL))
+    return d;
+  return computed;
+}
+
 /* `t` converted to `dt` in scratch buffer `which` (or `t` itself). */
 static inline gboolean
 aten_as_dtype (RtCall *call, const RtTensor *t, GraphDType dt, guint which, RtTensor *out, GError **error)
@@ -173,6 +195,12 @@ gboolean aten_mapn (RtCall *call, guint n, const RtTensor *const *ts, GraphDType
 /* Output 0 := maximum (max) or minimum of arguments 0 and 1, torch's
  * promotion, NaN propagated (aten::maximum; aten::max(self, other)). */
 gboolean aten_elementwise_extreme (RtCall *call, gboolean max, GError **error);
+/* Outputs := the indices of argument 0's nonzero elements, one 1-D int64
+ * tensor per dim (nonzero_numpy; where with one argument). */
+gboolean aten_nonzero_numpy (RtCall *call, GError **error);
+/* Output 0 := arguments 0 / 1 rounded down (floor_mode) or toward zero,
+ * torch's promotion (integers stay integers): div's rounding_mode. */
+gboolean aten_div_rounded (RtCall *call, gboolean floor_mode, GError **error);
 
 /* Argument i as a tensor (not a sequence, not absent), else an error. */
 static inline gboolean

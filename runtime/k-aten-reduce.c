@@ -360,8 +360,33 @@ a_logsumexp (RtCall *call, GError **error)
                  FALSE, error);
 }
 
-/* std / var: (self, unbiased) or (self, dims, unbiased, keepdim);
- * std_mean / var_mean: the same, then the mean as output 1. */
+/* The divisor's correction of std / var: argument i is `unbiased` (a
+ * bool: 1 or 0) in the .dim overloads, `correction` (an int, None meaning
+ * 1) in the .correction ones; a trace and an ATen node keep its type. */
+static gboolean
+correction_arg (RtCall *call, guint i, double *out, GError **error)
+{
+  const RtTensor *t = aten_arg (call, i);
+  *out = 1;
+  if (t == NULL)
+    return TRUE;
+  if (t->numel != 1 || t->kind != RT_KIND_TENSOR || t->dtype == GRAPH_DTYPE_STRING)
+    {
+      rt_call_error (call, error, RT_ERROR_INVALID_GRAPH, "argument %u (unbiased or correction) must be one value", i);
+      return FALSE;
+    }
+  if (t->dtype == GRAPH_DTYPE_BOOL)
+    *out = rt_get_i64 (t, 0) != 0 ? 1 : 0;
+  else if (graph_dtype_is_integer (t->dtype))
+    *out = (double) rt_get_i64 (t, 0);
+  else
+    *out = rt_get_f64 (t, 0);
+  return TRUE;
+}
+
+/* std / var: (self, unbiased), (self, dims, unbiased, keepdim) or
+ * (self, dims?, correction?, keepdim); std_mean / var_mean: the same, then
+ * the mean as output 1. */
 static gboolean
 var_like (RtCall *call, gboolean root, gboolean with_mean, GError **error)
 {
@@ -377,7 +402,8 @@ var_like (RtCall *call, gboolean root, gboolean with_mean, GError **error)
   gboolean full = call->n_inputs <= 2;
   if (!dims_arg (call, a, full ? G_MAXUINT : 1, &r, error))
     return FALSE;
-  r.correction = aten_i (call, full ? 1 : 2, 1) != 0 ? 1 : 0;
+  if (!correction_arg (call, full ? 1 : 2, &r.correction, error))
+    return FALSE;
   r.keep = !full && aten_i (call, 3, 0) != 0;
   if (!reduce (call, a, &r, a->dtype, 0, FALSE, error))
     return FALSE;

@@ -28,10 +28,10 @@ a_lstm (RtCall *call, GError **error)
   gboolean has_biases = aten_i (call, n_in - 6, 1) != 0;
   gint64 L = aten_i (call, n_in - 5, 1), D = aten_i (call, n_in - 2, 0) ? 2 : 1;
   guint per = has_biases ? 4 : 2;
-  if (aten_i (call, n_in - 1, 0) != 0 || (aten_i (call, n_in - 3, 0) != 0 && aten_f (call, n_in - 4, 0) > 0))
+  gboolean batch_first = aten_i (call, n_in - 1, 0) != 0;
+  if (aten_i (call, n_in - 3, 0) != 0 && aten_f (call, n_in - 4, 0) > 0)
     {
-      rt_call_error (call, error, RT_ERROR_UNSUPPORTED,
-                     "batch_first and training-mode dropout are not supported");
+      rt_call_error (call, error, RT_ERROR_UNSUPPORTED, "training-mode dropout is not supported");
       return FALSE;
     }
   if (!aten_is_float (x) || x->rank != 3 || h0 == NULL || c0 == NULL || h0->rank != 3 || L <= 0
@@ -44,7 +44,8 @@ a_lstm (RtCall *call, GError **error)
     }
   GraphDType dt = x->dtype;
   gsize es = rt_dtype_size (dt);
-  gint64 T = x->dims[0], B = x->dims[1], H = h0->dims[2];
+  /* batch_first: input and output (B, T, .); the layers run on (T, B, .). */
+  gint64 T = x->dims[batch_first ? 1 : 0], B = x->dims[batch_first ? 0 : 1], H = h0->dims[2];
   gint64 hd[3] = { L * D, B, H };
   if (h0->dims[0] != L * D || h0->dims[1] != B || c0->rank != 3 || memcmp (c0->dims, h0->dims, sizeof hd) != 0
       || h0->dtype != dt || c0->dtype != dt)
@@ -59,21 +60,33 @@ a_lstm (RtCall *call, GError **error)
         rt_call_error (call, error, RT_ERROR_SHAPE, "weight %u must be a tensor of the input's type", i - 3);
         return FALSE;
       }
-  gint64 od[3] = { T, B, D * H };
+  gint64 od[3] = { batch_first ? B : T, batch_first ? T : B, D * H };
   RtTensor *out = rt_call_output (call, 0, dt, 3, od, error), *hy = NULL, *cy = NULL;
   if (out == NULL || (call->n_outputs > 1 && (hy = rt_call_output (call, 1, dt, 3, hd, error)) == NULL)
       || (call->n_outputs > 2 && (cy = rt_call_output (call, 2, dt, 3, hd, error)) == NULL))
     return FALSE;
   /* Scratch 1: the layer's W | R | B; 2: its Y (T, D, B, H); 3: the next
-   * layer's input (T, B, D H).  (0 is rt_lstm_layer's.) */
+   * layer's input (T, B, D H), or the batch_first input transposed.  (0 is
+   * rt_lstm_layer's.) */
   gint64 I_max = MAX (x->dims[2], D * H);
   gint64 n_w = D * 4 * H * (I_max + H + 2);
   char *wbuf = rt_call_scratch_n (call, 1, (gsize) n_w * es, error);
   char *ybuf = wbuf ? rt_call_scratch_n (call, 2, (gsize) MAX (T * D * B * H, 1) * es, error) : NULL;
-  char *nbuf = ybuf ? rt_call_scratch_n (call, 3, (gsize) MAX (T * B * D * H, 1) * es, error) : NULL;
+  char *nbuf = ybuf ? rt_call_scratch_n (call, 3, (gsize) MAX (MAX (T * B * D * H, x->numel), 1) * es, error) : NULL;
   if (nbuf == NULL)
     return FALSE;
   RtTensor in = *x;
+  if (batch_first)
+    {
+      /* The input as (T, B, I), in scratch 3 until layer 0 has read it. */
+      gint64 I = x->dims[2];
+      gsize row = (gsize) I * es;
+      char *tb = nbuf;
+      for (gint64 t = 0; t < T; t++)
+        for (gint64 b = 0; b < B; b++)
+          memcpy (tb + (t * B + b) * (gint64) row, (const char *) x->data + (b * T + t) * (gint64) row, row);
+      in = (RtTensor) { .dtype = dt, .rank = 3, .dims = { T, B, I }, .numel = x->numel, .data = tb };
+    }
   for (gint64 l = 0; l < L; l++)
     {
       gint64 I = in.dims[2];
@@ -117,12 +130,16 @@ a_lstm (RtCall *call, GError **error)
       if (!rt_lstm_layer (call, &in, &W, &R, &Bt, &lh0, &lc0, &Y, hy ? &lhy : NULL, cy ? &lcy : NULL, error))
         return FALSE;
       /* Y (T, D, B, H) → (T, B, D H): the output, or the next layer's input. */
-      char *dst = l == L - 1 ? out->data : nbuf;
+      gboolean last = l == L - 1;
+      char *dst = last ? out->data : nbuf;
       gsize row = (gsize) H * es;
       for (gint64 t = 0; t < T; t++)
         for (gint64 d = 0; d < D; d++)
           for (gint64 b = 0; b < B; b++)
-            memcpy (dst + ((t * B + b) * D + d) * (gint64) row, ybuf + ((t * D + d) * B + b) * (gint64) row, row);
+            {
+              gint64 at = last && batch_first ? b * T + t : t * B + b;
+              memcpy (dst + (at * D + d) * (gint64) row, ybuf + ((t * D + d) * B + b) * (gint64) row, row);
+            }
       in = (RtTensor) { .dtype = dt, .rank = 3, .dims = { T, B, D * H }, .numel = T * B * D * H, .data = nbuf };
     }
   return TRUE;

@@ -39,13 +39,14 @@ rnn (RtCall *call, Cell cell, GError **error)
   gint64 L = aten_i (call, n_in - 5, 1), D = aten_i (call, n_in - 2, 0) ? 2 : 1;
   guint per = has_biases ? 4 : 2;
   gint64 G = cell == CELL_GRU ? 3 : 1;
-  if (aten_i (call, n_in - 1, 0) != 0 || (aten_i (call, n_in - 3, 0) != 0 && aten_f (call, n_in - 4, 0) > 0))
+  gboolean batch_first = aten_i (call, n_in - 1, 0) != 0;
+  if (aten_i (call, n_in - 3, 0) != 0 && aten_f (call, n_in - 4, 0) > 0)
     {
-      rt_call_error (call, error, RT_ERROR_UNSUPPORTED, "batch_first and training-mode dropout are not supported");
+      rt_call_error (call, error, RT_ERROR_UNSUPPORTED, "training-mode dropout is not supported");
       return FALSE;
     }
   if (!aten_is_float (x) || x->rank != 3 || h0 == NULL || h0->rank != 3 || h0->dtype != x->dtype || L <= 0
-      || n_params != (guint) (L * D) * per || h0->dims[0] != L * D || h0->dims[1] != x->dims[1])
+      || n_params != (guint) (L * D) * per || h0->dims[0] != L * D || h0->dims[1] != x->dims[batch_first ? 0 : 1])
     {
       rt_call_error (call, error, RT_ERROR_SHAPE,
                      "needs a 3-D float input, hx (layers x directions, batch, H) and %u weights per layer "
@@ -53,7 +54,8 @@ rnn (RtCall *call, Cell cell, GError **error)
       return FALSE;
     }
   GraphDType dt = x->dtype;
-  gint64 T = x->dims[0], B = x->dims[1], H = h0->dims[2];
+  /* batch_first: input and output (B, T, .) rather than (T, B, .). */
+  gint64 T = x->dims[batch_first ? 1 : 0], B = x->dims[batch_first ? 0 : 1], H = h0->dims[2];
   /* Every weight's shape, before anything is read. */
   for (gint64 l = 0; l < L; l++)
     for (gint64 d = 0; d < D; d++)
@@ -72,7 +74,7 @@ rnn (RtCall *call, Cell cell, GError **error)
             return FALSE;
           }
       }
-  gint64 od[3] = { T, B, D * H };
+  gint64 od[3] = { batch_first ? B : T, batch_first ? T : B, D * H };
   RtTensor *out = rt_call_output (call, 0, dt, 3, od, error);
   RtTensor *hy = out && call->n_outputs > 1 ? rt_call_output (call, 1, dt, 3, h0->dims, error) : NULL;
   if (out == NULL || (call->n_outputs > 1 && hy == NULL))
@@ -86,9 +88,11 @@ rnn (RtCall *call, Cell cell, GError **error)
   if (tmp == NULL)
     return FALSE;
   double *h = tmp, *gx = tmp + H, *gh = gx + G * H;
-  for (gint64 i = 0; i < x->numel; i++)
-    cur[i] = rt_get_f64 (x, i);
   gint64 I = x->dims[2];
+  for (gint64 t = 0; t < T; t++)
+    for (gint64 b = 0; b < B; b++)
+      for (gint64 k = 0; k < I; k++)
+        cur[(t * B + b) * I + k] = rt_get_f64 (x, ((batch_first ? b * T + t : t * B + b)) * I + k);
   gsize es = rt_dtype_size (dt);
   for (gint64 l = 0; l < L; l++)
     {
@@ -133,7 +137,14 @@ rnn (RtCall *call, Cell cell, GError **error)
       memcpy (cur, nxt, (gsize) (T * B * D * H) * sizeof (double));
       I = D * H;
     }
-  return rt_convert (cur, GRAPH_DTYPE_DOUBLE, out->data, dt, T * B * D * H);
+  if (!batch_first)
+    return rt_convert (cur, GRAPH_DTYPE_DOUBLE, out->data, dt, T * B * D * H);
+  gsize row = (gsize) (D * H) * es;
+  for (gint64 t = 0; t < T; t++)
+    for (gint64 b = 0; b < B; b++)
+      rt_convert (cur + (t * B + b) * D * H, GRAPH_DTYPE_DOUBLE, (char *) out->data + (b * T + t) * (gint64) row, dt,
+                  D * H);
+  return TRUE;
 }
 
 static gboolean a_gru (RtCall *c, GError **e) { return rnn (c, CELL_GRU, e); }

@@ -104,26 +104,46 @@ a_permute (RtCall *call, GError **error)
   return permuted (call, a, perm, error);
 }
 
-/* movedim(self, int source, int destination) */
+/* movedim / moveaxis(self, source, destination): int or int[] (of one
+ * length, no repeats); the other dims keep their order. */
 static gboolean
 a_movedim (RtCall *call, GError **error)
 {
-  const RtTensor *a;
-  guint src, dst, perm[RT_MAX_RANK], k = 0;
-  if (!aten_tensor_arg (call, 0, &a, error) || !rt_axis (call, aten_i (call, 1, 0), MAX (a->rank, 1), &src, error)
-      || !rt_axis (call, aten_i (call, 2, 0), MAX (a->rank, 1), &dst, error))
+  const RtTensor *a, *sa = aten_arg (call, 1), *da = aten_arg (call, 2);
+  if (!aten_tensor_arg (call, 0, &a, error))
     return FALSE;
+  if (sa == NULL || da == NULL || !graph_dtype_is_integer (sa->dtype) || !graph_dtype_is_integer (da->dtype)
+      || sa->rank > 1 || da->rank > 1 || sa->numel != da->numel || sa->numel > MAX (a->rank, 1))
+    {
+      rt_call_error (call, error, RT_ERROR_INVALID_GRAPH, "source and destination must be dims (int or int[]) "
+                     "of one length");
+      return FALSE;
+    }
+  guint perm[RT_MAX_RANK], n = (guint) sa->numel, rank = MAX (a->rank, 1);
+  gboolean src_used[RT_MAX_RANK] = { FALSE }, dst_used[RT_MAX_RANK] = { FALSE };
+  for (guint i = 0; i < n; i++)
+    {
+      guint sd, dd;
+      if (!rt_axis (call, rt_get_i64 (sa, i), rank, &sd, error) || !rt_axis (call, rt_get_i64 (da, i), rank, &dd, error))
+        return FALSE;
+      if (src_used[sd] || dst_used[dd])
+        {
+          rt_call_error (call, error, RT_ERROR_INVALID_GRAPH, "repeated dim in source or destination");
+          return FALSE;
+        }
+      src_used[sd] = dst_used[dd] = TRUE;
+      perm[dd] = sd;
+    }
   if (a->rank == 0)
     return reshaped (call, a, 0, NULL, error);
-  for (guint d = 0; d < a->rank; d++)
+  for (guint d = 0, k = 0; d < a->rank; d++)
     {
-      if (d == dst)
+      if (dst_used[d])
         continue;
-      if (k == src)
+      while (src_used[k])
         k++;
       perm[d] = k++;
     }
-  perm[dst] = src;
   return permuted (call, a, perm, error);
 }
 
@@ -217,14 +237,19 @@ a_expand_as (RtCall *call, GError **error)
          && expand_to (call, a, b->rank, b->dims, error);
 }
 
-/* select(self, dim, index) */
-static gboolean
-a_select (RtCall *call, GError **error)
+/* A view of a: its dims, element strides and offset. */
+typedef struct
 {
-  const RtTensor *a;
+  guint rank;
+  gint64 dims[RT_MAX_RANK], strides[RT_MAX_RANK], offset;
+} View;
+
+/* select(self, dim, index)'s view (arguments 1 and 2). */
+static gboolean
+select_view (RtCall *call, const RtTensor *a, View *v, GError **error)
+{
   guint ax;
-  if (!aten_tensor_arg (call, 0, &a, error) || a->rank == 0
-      || !rt_axis (call, aten_i (call, 1, 0), a->rank, &ax, error))
+  if (a->rank == 0 || !rt_axis (call, aten_i (call, 1, 0), a->rank, &ax, error))
     {
       if (error && *error == NULL)
         rt_call_error (call, error, RT_ERROR_SHAPE, "cannot select from a 0-d tensor");
@@ -239,21 +264,23 @@ a_select (RtCall *call, GError **error)
     }
   if (idx < 0)
     idx += n;
-  gint64 st[RT_MAX_RANK], dims[RT_MAX_RANK], ss[RT_MAX_RANK];
+  gint64 st[RT_MAX_RANK];
   aten_strides (a, st);
-  guint r = 0;
+  v->rank = 0;
   for (guint d = 0; d < a->rank; d++)
     if (d != ax)
       {
-        dims[r] = a->dims[d];
-        ss[r++] = st[d];
+        v->dims[v->rank] = a->dims[d];
+        v->strides[v->rank++] = st[d];
       }
-  return view_copy (call, 0, a, r, dims, ss, idx * st[ax], error);
+  v->offset = idx * st[ax];
+  return TRUE;
 }
 
 /* The rows [start, end) by step of dim ax, torch's clamping of start/end. */
 static gboolean
-sliced (RtCall *call, const RtTensor *a, guint ax, gint64 start, gint64 end, gint64 step, GError **error)
+slice_view (RtCall *call, const RtTensor *a, guint ax, gint64 start, gint64 end, gint64 step, View *v,
+            GError **error)
 {
   gint64 n = a->dims[ax];
   if (step <= 0)
@@ -267,31 +294,109 @@ sliced (RtCall *call, const RtTensor *a, guint ax, gint64 start, gint64 end, gin
     end = MAX (end + n, 0);
   start = MIN (start, n);
   end = CLAMP (end, start, n);
-  gint64 st[RT_MAX_RANK], dims[RT_MAX_RANK], ss[RT_MAX_RANK];
+  gint64 st[RT_MAX_RANK];
   aten_strides (a, st);
+  v->rank = a->rank;
   for (guint d = 0; d < a->rank; d++)
     {
-      dims[d] = d == ax ? (end - start + step - 1) / step : a->dims[d];
-      ss[d] = d == ax ? st[d] * step : st[d];
+      v->dims[d] = d == ax ? (end - start + step - 1) / step : a->dims[d];
+      v->strides[d] = d == ax ? st[d] * step : st[d];
     }
-  return view_copy (call, 0, a, a->rank, dims, ss, start * st[ax], error);
+  v->offset = start * st[ax];
+  return TRUE;
 }
 
-/* slice(self, dim=0, start?, end?, step=1) */
+/* slice(self, dim=0, start?, end?, step=1)'s view (arguments 1 to 4). */
 static gboolean
-a_slice (RtCall *call, GError **error)
+slice_args_view (RtCall *call, const RtTensor *a, View *v, GError **error)
 {
-  const RtTensor *a;
   guint ax;
-  if (!aten_tensor_arg (call, 0, &a, error) || a->rank == 0
-      || !rt_axis (call, aten_i (call, 1, 0), a->rank, &ax, error))
+  if (a->rank == 0 || !rt_axis (call, aten_i (call, 1, 0), a->rank, &ax, error))
     {
       if (error && *error == NULL)
         rt_call_error (call, error, RT_ERROR_SHAPE, "cannot slice a 0-d tensor");
       return FALSE;
     }
-  return sliced (call, a, ax, aten_i (call, 2, 0), aten_i (call, 3, G_MAXINT64), aten_i (call, 4, 1), error);
+  return slice_view (call, a, ax, aten_i (call, 2, 0), aten_i (call, 3, G_MAXINT64), aten_i (call, 4, 1), v, error);
 }
+
+static gboolean
+sliced (RtCall *call, const RtTensor *a, guint ax, gint64 start, gint64 end, gint64 step, GError **error)
+{
+  View v;
+  return slice_view (call, a, ax, start, end, step, &v, error)
+         && view_copy (call, 0, a, v.rank, v.dims, v.strides, v.offset, error);
+}
+
+static gboolean
+a_select (RtCall *call, GError **error)
+{
+  const RtTensor *a;
+  View v;
+  return aten_tensor_arg (call, 0, &a, error) && select_view (call, a, &v, error)
+         && view_copy (call, 0, a, v.rank, v.dims, v.strides, v.offset, error);
+}
+
+static gboolean
+a_slice (RtCall *call, GError **error)
+{
+  const RtTensor *a;
+  View v;
+  return aten_tensor_arg (call, 0, &a, error) && slice_args_view (call, a, &v, error)
+         && view_copy (call, 0, a, v.rank, v.dims, v.strides, v.offset, error);
+}
+
+/* slice_scatter(self, src, dim, start?, end?, step) / select_scatter(self,
+ * src, dim, index): self with the view replaced by src (of the view's
+ * shape), in self's type.  verify's trace run writes an in-place op on a
+ * view back into its base with them (verify/runnable.c). */
+static gboolean
+view_scatter (RtCall *call, gboolean select, GError **error)
+{
+  const RtTensor *a, *src;
+  if (!aten_tensor_arg (call, 0, &a, error) || !aten_tensor_arg (call, 1, &src, error))
+    return FALSE;
+  /* the view's arguments follow src: shift them to select_view's places */
+  RtCall shifted = *call;
+  const RtTensor *args[6] = { a, NULL, NULL, NULL, NULL, NULL };
+  for (guint i = 2; i < call->n_inputs && i < 6; i++)
+    args[i - 1] = call->inputs[i];
+  shifted.inputs = args;
+  shifted.n_inputs = call->n_inputs - 1;
+  View v;
+  if (!(select ? select_view (&shifted, a, &v, error) : slice_args_view (&shifted, a, &v, error)))
+    return FALSE;
+  if (src->rank != v.rank || memcmp (src->dims, v.dims, sizeof (gint64) * v.rank) != 0)
+    {
+      rt_call_error (call, error, RT_ERROR_SHAPE, "src must have the shape of the %s", select ? "selection" : "slice");
+      return FALSE;
+    }
+  RtTensor *o = rt_call_output (call, 0, a->dtype, a->rank, a->dims, error);
+  if (o == NULL)
+    return FALSE;
+  gsize es = rt_dtype_size (a->dtype);
+  if (a->numel)
+    memcpy (o->data, a->data, (gsize) a->numel * es);
+  gint64 c[RT_MAX_RANK] = { 0 };
+  for (gint64 i = 0; i < src->numel; i++)
+    {
+      gint64 off = v.offset;
+      for (guint d = 0; d < v.rank; d++)
+        off += c[d] * v.strides[d];
+      if (!rt_convert ((const char *) src->data + i * (gint64) rt_dtype_size (src->dtype), src->dtype,
+                       (char *) o->data + off * (gint64) es, a->dtype, 1))
+        {
+          rt_call_error (call, error, RT_ERROR_UNSUPPORTED, "cannot store %s in %s", graph_dtype_name (src->dtype),
+                         graph_dtype_name (a->dtype));
+          return FALSE;
+        }
+      rt_index_next (c, v.dims, v.rank);
+    }
+  return TRUE;
+}
+
+static gboolean a_slice_scatter (RtCall *c, GError **e) { return view_scatter (c, FALSE, e); }
+static gboolean a_select_scatter (RtCall *c, GError **e) { return view_scatter (c, TRUE, e); }
 
 /* narrow(self, dim, start, length) */
 static gboolean
@@ -427,26 +532,116 @@ a_repeat (RtCall *call, GError **error)
   return TRUE;
 }
 
-/* repeat_interleave(self, int repeats, dim?, output_size?) */
+/* The repeat counts of repeat_interleave: one count (a 0-d or 1-element
+ * tensor) for all n slices, or one per slice; none negative.  The counts
+ * go into cum as cumulative sums (cum[k] = slices before slice k's first
+ * copy, cum[n] the total), which must match output_size when given. */
+static gboolean
+repeat_counts (RtCall *call, const RtTensor *rep, gint64 n, guint size_arg, gint64 **cum, GError **error)
+{
+  if (rep == NULL || !graph_dtype_is_integer (rep->dtype) || rep->rank > 1
+      || (rep->numel != 1 && rep->numel != n))
+    {
+      rt_call_error (call, error, RT_ERROR_SHAPE, "repeats must be an integer or a 1-D integer tensor of "
+                     "%" G_GINT64_FORMAT " counts (the size of the repeated dim)", n);
+      return FALSE;
+    }
+  *cum = rt_call_scratch_n (call, 1, (gsize) (n + 1) * sizeof (gint64), error);
+  if (*cum == NULL)
+    return FALSE;
+  (*cum)[0] = 0;
+  for (gint64 k = 0; k < n; k++)
+    {
+      gint64 r = rt_get_i64 (rep, rep->numel == 1 ? 0 : k);
+      if (r < 0 || r > G_MAXINT64 / 2 - (*cum)[k])
+        {
+          rt_call_error (call, error, RT_ERROR_SHAPE, "repeats must be non-negative (got %" G_GINT64_FORMAT ")", r);
+          return FALSE;
+        }
+      (*cum)[k + 1] = (*cum)[k] + r;
+    }
+  const RtTensor *size = aten_arg (call, size_arg);
+  if (size && size->numel == 1 && rt_get_i64 (size, 0) != (*cum)[n])
+    {
+      rt_call_error (call, error, RT_ERROR_SHAPE, "output_size %" G_GINT64_FORMAT " is not the sum of the "
+                     "repeats, %" G_GINT64_FORMAT, rt_get_i64 (size, 0), (*cum)[n]);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* The slice of `cum` (n + 1 cumulative counts) output row `i` copies. */
+static gint64
+repeat_source (const gint64 *cum, gint64 n, gint64 i)
+{
+  gint64 lo = 0, hi = n;   /* the last k with cum[k] <= i, cum[k + 1] > i */
+  while (hi - lo > 1)
+    {
+      gint64 mid = lo + (hi - lo) / 2;
+      if (cum[mid] <= i)
+        lo = mid;
+      else
+        hi = mid;
+    }
+  return lo;
+}
+
+/* repeat_interleave(self, repeats (int or Tensor), dim?, output_size?):
+ * each slice along dim (of the flattened self when dim is None) repeated
+ * its count of times; repeat_interleave(repeats, output_size?): the
+ * indices 0..n-1, each repeated its count of times. */
 static gboolean
 a_repeat_interleave (RtCall *call, GError **error)
 {
-  const RtTensor *a, *rep = aten_arg (call, 1);
+  const RtTensor *a;
+  gint64 *cum;
   if (!aten_tensor_arg (call, 0, &a, error))
     return FALSE;
-  if (rep == NULL || rep->numel != 1 || rt_get_i64 (rep, 0) < 0 || aten_arg (call, 2) == NULL)
+  if (call->n_inputs <= 2)
     {
-      rt_call_error (call, error, RT_ERROR_UNSUPPORTED, "only one repeat count along a given dim is supported");
-      return FALSE;
+      if (a->rank != 1 || !graph_dtype_is_integer (a->dtype))
+        {
+          rt_call_error (call, error, RT_ERROR_SHAPE, "repeats must be a 1-D integer tensor");
+          return FALSE;
+        }
+      if (!repeat_counts (call, a, a->numel, 1, &cum, error))
+        return FALSE;
+      gint64 total = cum[a->numel];
+      RtTensor *o = rt_call_output (call, 0, a->dtype, 1, &total, error);
+      if (o == NULL)
+        return FALSE;
+      for (gint64 k = 0, i = 0; k < a->numel; k++)
+        for (; i < cum[k + 1]; i++)
+          {
+            gint64 v = k;
+            rt_convert (&v, GRAPH_DTYPE_INT64, (char *) o->data + i * (gint64) rt_dtype_size (a->dtype), a->dtype, 1);
+          }
+      return TRUE;
     }
-  guint ax;
-  if (!rt_axis (call, aten_i (call, 2, 0), MAX (a->rank, 1), &ax, error) || a->rank == 0)
+  /* dim None: self flattened. */
+  gboolean flat = aten_arg (call, 2) == NULL;
+  guint rank = flat ? 1 : a->rank;
+  gint64 dims[RT_MAX_RANK], st[RT_MAX_RANK];
+  guint ax = 0;
+  if (flat)
+    dims[0] = a->numel;
+  else
+    {
+      if (a->rank == 0)
+        {
+          rt_call_error (call, error, RT_ERROR_SHAPE, "a 0-d tensor has no dim to repeat along");
+          return FALSE;
+        }
+      if (!rt_axis (call, aten_i (call, 2, 0), a->rank, &ax, error))
+        return FALSE;
+      memcpy (dims, a->dims, sizeof (gint64) * a->rank);
+    }
+  rt_contiguous_strides (rank, dims, st);
+  gint64 n = dims[ax];
+  if (!repeat_counts (call, aten_arg (call, 1), n, 3, &cum, error))
     return FALSE;
-  gint64 r = rt_get_i64 (rep, 0), st[RT_MAX_RANK], dims[RT_MAX_RANK];
-  aten_strides (a, st);
-  memcpy (dims, a->dims, sizeof (gint64) * a->rank);
-  dims[ax] *= r;
-  RtTensor *o = rt_call_output (call, 0, a->dtype, a->rank, dims, error);
+  dims[ax] = cum[n];
+  RtTensor *o = rt_call_output (call, 0, a->dtype, rank, dims, error);
   if (o == NULL)
     return FALSE;
   gsize es = rt_dtype_size (a->dtype);
@@ -454,10 +649,10 @@ a_repeat_interleave (RtCall *call, GError **error)
   for (gint64 i = 0; i < o->numel; i++)
     {
       gint64 off = 0;
-      for (guint d = 0; d < a->rank; d++)
-        off += (d == ax ? c[d] / r : c[d]) * st[d];
+      for (guint d = 0; d < rank; d++)
+        off += (d == ax ? repeat_source (cum, n, c[d]) : c[d]) * st[d];
       memcpy ((char *) o->data + i * (gint64) es, (const char *) a->data + off * (gint64) es, es);
-      rt_index_next (c, dims, a->rank);
+      rt_index_next (c, dims, rank);
     }
   return TRUE;
 }
@@ -497,8 +692,9 @@ a_type_as (RtCall *call, GError **error)
 }
 
 /* to: (self, dtype, non_blocking, copy, memory_format?), (self, device,
- * dtype, non_blocking, copy, memory_format?) or (self, other, non_blocking,
- * copy, memory_format?). */
+ * dtype, non_blocking, copy, memory_format?), (self, other, non_blocking,
+ * copy, memory_format?) or to.dtype_layout (self, dtype?, layout?,
+ * device?, pin_memory?, non_blocking, copy, memory_format?). */
 static gboolean
 a_to (RtCall *call, GError **error)
 {
@@ -506,6 +702,8 @@ a_to (RtCall *call, GError **error)
   GraphDType dt;
   if (!aten_tensor_arg (call, 0, &a, error))
     return FALSE;
+  if (call->n_inputs == 8)
+    return aten_dtype_arg (call, 1, a->dtype, &dt, error) && converted (call, a, dt, error);
   if (call->n_inputs == 6)
     t1 = aten_arg (call, 2);
   if (t1 == NULL)
@@ -698,6 +896,23 @@ a_to_float (RtCall *call, GError **error)
   return aten_tensor_arg (call, 0, &a, error) && converted (call, a, GRAPH_DTYPE_DOUBLE, error);
 }
 
+/* Bool(tensor): a one-element tensor's truth as a 0-d bool. */
+static gboolean
+a_to_bool (RtCall *call, GError **error)
+{
+  const RtTensor *a;
+  if (!aten_tensor_arg (call, 0, &a, error))
+    return FALSE;
+  if (a->numel != 1)
+    {
+      rt_call_error (call, error, RT_ERROR_SHAPE, "Bool needs a one-element tensor (%" G_GINT64_FORMAT
+                     " elements)", a->numel);
+      return FALSE;
+    }
+  RtTensor *o = rt_call_output (call, 0, GRAPH_DTYPE_BOOL, 0, NULL, error);
+  return o && rt_convert (a->data, a->dtype, o->data, GRAPH_DTYPE_BOOL, 1);
+}
+
 /* x.float(), x.long()... as their own ops (Tensor methods the symbolic
  * registry lists): conversions. */
 static gboolean
@@ -716,17 +931,20 @@ static gboolean a_bool (RtCall *c, GError **e) { return convert_method (c, GRAPH
 
 
 static const RtKernelDef defs[] = {
-  RT_ATEN_ROW ("transpose", 3, 3, a_transpose), RT_ATEN_ROW ("permute", 2, 2, a_permute), RT_ATEN_ROW ("movedim", 3, 3, a_movedim),
+  RT_ATEN_ROW ("transpose", 3, 3, a_transpose), RT_ATEN_ROW ("swapaxes", 3, 3, a_transpose), RT_ATEN_ROW ("swapdims", 3, 3, a_transpose),
+  RT_ATEN_ROW ("moveaxis", 3, 3, a_movedim), RT_ATEN_ROW ("permute", 2, 2, a_permute), RT_ATEN_ROW ("movedim", 3, 3, a_movedim),
   RT_ATEN_ROW ("unsqueeze", 2, 2, a_unsqueeze), RT_ATEN_ROW ("squeeze", 1, 2, a_squeeze), RT_ATEN_ROW ("expand", 2, 3, a_expand),
   RT_ATEN_ROW ("expand_as", 2, 2, a_expand_as), RT_ATEN_ROW ("select", 3, 3, a_select), RT_ATEN_ROW ("slice", 1, 5, a_slice),
+  RT_ATEN_ROW ("slice_scatter", 2, 6, a_slice_scatter), RT_ATEN_ROW ("select_scatter", 4, 4, a_select_scatter),
   RT_ATEN_ROW ("narrow", 4, 4, a_narrow), RT_ATEN_ROW ("flip", 2, 2, a_flip), RT_ATEN_ROW ("roll", 2, 3, a_roll),
-  RT_ATEN_ROW ("repeat", 2, 2, a_repeat), RT_ATEN_ROW ("repeat_interleave", 2, 4, a_repeat_interleave),
+  RT_ATEN_ROW ("repeat", 2, 2, a_repeat), RT_ATEN_ROW ("repeat_interleave", 1, 4, a_repeat_interleave),
   RT_ATEN_ROW ("detach", 1, 1, a_copy_input), RT_ATEN_ROW ("alias", 1, 1, a_copy_input), RT_ATEN_ROW ("lift_fresh", 1, 1, a_copy_input),
   RT_ATEN_ROW ("view_as", 2, 2, a_view_as), RT_ATEN_ROW ("reshape_as", 2, 2, a_view_as), RT_ATEN_ROW ("type_as", 2, 2, a_type_as),
-  RT_ATEN_ROW ("to", 1, 6, a_to), RT_ATEN_ROW ("stack", 2, RT_VARIADIC, a_stack), { RT_ATEN ("chunk"), RT_IN (3, 3), RT_OUT (1, RT_VARIADIC), .run = a_chunk },
+  RT_ATEN_ROW ("to", 1, 8, a_to), RT_ATEN_ROW ("stack", 2, RT_VARIADIC, a_stack), { RT_ATEN ("chunk"), RT_IN (3, 3), RT_OUT (1, RT_VARIADIC), .run = a_chunk },
   { RT_ATEN ("split"), RT_IN (3, 3), RT_OUT (1, RT_VARIADIC), .run = a_split }, { RT_ATEN ("split_with_sizes"), RT_IN (3, 3), RT_OUT (1, RT_VARIADIC), .run = a_split }, { RT_ATEN ("unbind"), RT_IN (2, 2), RT_OUT (1, RT_VARIADIC), .run = a_unbind },
   { RT_ATEN ("unsafe_chunk"), RT_IN (3, 3), RT_OUT (1, RT_VARIADIC), .run = a_chunk }, { RT_ATEN ("unsafe_split"), RT_IN (3, 3), RT_OUT (1, RT_VARIADIC), .run = a_split },
   { RT_ATEN ("unsafe_split_with_sizes"), RT_IN (3, 3), RT_OUT (1, RT_VARIADIC), .run = a_split }, RT_ATEN_ROW ("Int", 1, 1, a_to_int), RT_ATEN_ROW ("Float", 1, 1, a_to_float),
+  RT_ATEN_ROW ("Bool", 1, 1, a_to_bool),
   RT_ATEN_ROW ("ScalarImplicit", 1, 1, a_copy_input),
   { RT_DOMAIN ("prim", "NumToTensor", 0), RT_IN (1, 1), RT_OUT (1, 1), .run = a_copy_input }, RT_ATEN_ROW ("float", 1, 3, a_float),
   RT_ATEN_ROW ("double", 1, 3, a_double), RT_ATEN_ROW ("half", 1, 3, a_half), RT_ATEN_ROW ("long", 1, 3, a_long), RT_ATEN_ROW ("int", 1, 3, a_int),

@@ -20,6 +20,7 @@ binary (RtCall *call, const char *op, gboolean true_div, double alpha, GError **
   GraphDType dt = aten_result_type (a, b);
   if (true_div && !graph_dtype_is_floating (dt))
     dt = GRAPH_DTYPE_FLOAT;
+  dt = aten_declared_dtype (call, dt);
   RtTensor ca, cb;
   if (!aten_as_dtype (call, a, dt, 1, &ca, error) || !aten_as_dtype (call, b, dt, 2, &cb, error))
     return FALSE;
@@ -40,7 +41,18 @@ binary (RtCall *call, const char *op, gboolean true_div, double alpha, GError **
 }
 
 static gboolean a_mul (RtCall *c, GError **e) { return binary (c, "Mul", FALSE, 1, e); }
-static gboolean a_div (RtCall *c, GError **e) { return binary (c, "Div", TRUE, 1, e); }
+/* div(self, other, rounding_mode?): true division, or rounded with
+ * rounding_mode 'trunc' / 'floor' (a str argument). */
+static gboolean
+a_div (RtCall *call, GError **error)
+{
+  if (aten_arg (call, 2) == NULL)
+    return binary (call, "Div", TRUE, 1, error);
+  if (aten_s_is (call, 2, NULL, "floor") || aten_s_is (call, 2, NULL, "trunc"))
+    return aten_div_rounded (call, aten_s_is (call, 2, NULL, "floor"), error);
+  rt_call_error (call, error, RT_ERROR_INVALID_GRAPH, "rounding_mode must be 'trunc', 'floor' or None");
+  return FALSE;
+}
 static gboolean a_add (RtCall *c, GError **e) { return binary (c, "Add", FALSE, aten_f (c, 2, 1), e); }
 static gboolean a_sub (RtCall *c, GError **e) { return binary (c, "Sub", FALSE, aten_f (c, 2, 1), e); }
 
@@ -53,7 +65,7 @@ a_pow (RtCall *call, GError **error)
       rt_call_error (call, error, RT_ERROR_INVALID_GRAPH, "needs two operands");
       return FALSE;
     }
-  GraphDType dt = aten_result_type (a, b);
+  GraphDType dt = aten_declared_dtype (call, aten_result_type (a, b));
   RtTensor ca, cb;
   if (!aten_as_dtype (call, a, dt, 1, &ca, error) || !aten_as_dtype (call, b, dt, 2, &cb, error))
     return FALSE;

@@ -55,6 +55,15 @@ prepare_if (const GraphNode *node, gint64 opset, gpointer *state, GError **error
   return prepare_bodies (node, "then_branch", "else_branch", state, error);
 }
 
+/* A trace's prim::If (scripted code inside a trace): its blocks, block0
+ * the then branch, run as If's branches. */
+static gboolean
+prepare_prim_if (const GraphNode *node, gint64 opset, gpointer *state, GError **error)
+{
+  (void) opset;
+  return prepare_bodies (node, "block0", "block1", state, error);
+}
+
 static gboolean
 prepare_body (const GraphNode *node, gint64 opset, gpointer *state, GError **error)
 {
@@ -475,6 +484,7 @@ k_scan (RtCall *call, GError **error)
 
 static const RtKernelDef defs[] = {
   { RT_ONNX ("If", 1), RT_IN (1, 1), RT_OUT (1, RT_VARIADIC), .dtypes = RT_DT (BOOL), .run = k_if, .prepare = prepare_if, .free_state = control_state_free },
+  { RT_DOMAIN ("prim", "If", 0), RT_IN (1, 1), RT_OUT (1, RT_VARIADIC), .run = k_if, .prepare = prepare_prim_if, .free_state = control_state_free },
   { RT_ONNX ("Loop", 1), RT_IN (0, RT_VARIADIC), RT_OUT (1, RT_VARIADIC), .run = k_loop, .prepare = prepare_body, .free_state = control_state_free },
   { RT_ONNX ("Scan", 9), RT_IN (1, RT_VARIADIC), RT_OUT (1, RT_VARIADIC), .run = k_scan, .prepare = prepare_body, .free_state = control_state_free },
 };

@@ -1,6 +1,6 @@
 /* Detection ops: NonMaxSuppression, RoiAlign (avg mode exact; max mode takes the max of
  * the bilinear samples, not onnxruntime's max of weighted corners). */
-#include "runtime/kernel.h"
+#include "runtime/kernels-private.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -164,29 +164,25 @@ roi_sample (const RtTensor *x, gint64 p, gint64 H, gint64 W, double y, double xx
          + ly * hx * rt_get_f64 (x, o + yh * W + xl) + ly * lx * rt_get_f64 (x, o + yh * W + xh);
 }
 
-static gboolean
-k_roialign (RtCall *call, GError **error)
+gboolean
+rt_roi_align (RtCall *call, const RtTensor *x, const RtTensor *rois, const RtTensor *bi, gint64 oh, gint64 ow,
+              gint64 sr, double scale, gboolean is_max, gboolean half, GError **error)
 {
-  const RtTensor *x = call->inputs[0], *rois = call->inputs[1], *bi = call->inputs[2];
-  if (x->rank != 4 || rois->rank != 2 || rois->dims[1] != 4 || bi->numel != rois->dims[0])
+  gint64 cols = bi ? 4 : 5;
+  if (x->rank != 4 || rois->rank != 2 || rois->dims[1] != cols || (bi && bi->numel != rois->dims[0]))
     {
-      rt_call_error (call, error, RT_ERROR_SHAPE,
-                     "X must be (N, C, H, W), rois (R, 4) and batch_indices (R)");
+      rt_call_error (call, error, RT_ERROR_SHAPE, bi ? "X must be (N, C, H, W), rois (R, 4) and batch_indices (R)"
+                                                     : "input must be (N, C, H, W) and rois (K, 5)");
       return FALSE;
     }
-  gint64 oh = rt_attr_i (call->node, "output_height", 1), ow = rt_attr_i (call->node, "output_width", 1);
-  gint64 sr = rt_attr_i (call->node, "sampling_ratio", 0);
-  double scale = rt_attr_f (call->node, "spatial_scale", 1.0);
-  gboolean is_max = strcmp (rt_attr_s (call->node, "mode", "avg"), "max") == 0;
-  const char *ctm = rt_attr_s (call->node, "coordinate_transformation_mode",
-                               call->opset >= 16 ? "half_pixel" : "output_half_pixel");
-  gboolean half = strcmp (ctm, "half_pixel") == 0;
   gint64 R = rois->dims[0], N = x->dims[0], C = x->dims[1], H = x->dims[2], W = x->dims[3];
-  if (oh < 1 || ow < 1 || sr < 0)
+  if (oh < 1 || ow < 1)
     {
-      rt_call_error (call, error, RT_ERROR_INVALID_GRAPH, "bad output size or sampling_ratio");
+      rt_call_error (call, error, RT_ERROR_INVALID_GRAPH, "bad output size");
       return FALSE;
     }
+  if (sr < 0)
+    sr = 0;   /* torchvision: any sampling_ratio <= 0 is adaptive, ONNX's 0 */
   gint64 dims[4] = { R, C, oh, ow };
   RtTensor *y = rt_call_output (call, 0, x->dtype, 4, dims, error);
   if (y == NULL)
@@ -194,15 +190,16 @@ k_roialign (RtCall *call, GError **error)
   double off = half ? 0.5 : 0;
   for (gint64 r = 0; r < R; r++)
     {
-      gint64 b = rt_get_i64 (bi, r);
-      if (b < 0 || b >= N)
+      const gint64 c0 = r * cols + (bi ? 0 : 1);
+      double bd = bi ? (double) rt_get_i64 (bi, r) : rt_get_f64 (rois, r * cols);
+      gint64 b = (gint64) bd;
+      if (!(bd >= 0 && bd < (double) N) || (double) b != bd)
         {
-          rt_call_error (call, error, RT_ERROR_INVALID_GRAPH, "batch index %" G_GINT64_FORMAT
-                         " is out of range", b);
+          rt_call_error (call, error, RT_ERROR_INVALID_GRAPH, "batch index %g is out of range", bd);
           return FALSE;
         }
-      double x1 = rt_get_f64 (rois, r * 4) * scale - off, y1 = rt_get_f64 (rois, r * 4 + 1) * scale - off;
-      double x2 = rt_get_f64 (rois, r * 4 + 2) * scale - off, y2 = rt_get_f64 (rois, r * 4 + 3) * scale - off;
+      double x1 = rt_get_f64 (rois, c0) * scale - off, y1 = rt_get_f64 (rois, c0 + 1) * scale - off;
+      double x2 = rt_get_f64 (rois, c0 + 2) * scale - off, y2 = rt_get_f64 (rois, c0 + 3) * scale - off;
       double rw = x2 - x1, rh = y2 - y1;
       if (!half)
         {
@@ -246,6 +243,24 @@ k_roialign (RtCall *call, GError **error)
             }
     }
   return TRUE;
+}
+
+static gboolean
+k_roialign (RtCall *call, GError **error)
+{
+  gint64 sr = rt_attr_i (call->node, "sampling_ratio", 0);
+  if (sr < 0)
+    {
+      rt_call_error (call, error, RT_ERROR_INVALID_GRAPH, "bad output size or sampling_ratio");
+      return FALSE;
+    }
+  const char *ctm = rt_attr_s (call->node, "coordinate_transformation_mode",
+                               call->opset >= 16 ? "half_pixel" : "output_half_pixel");
+  return rt_roi_align (call, call->inputs[0], call->inputs[1], call->inputs[2],
+                       rt_attr_i (call->node, "output_height", 1), rt_attr_i (call->node, "output_width", 1), sr,
+                       rt_attr_f (call->node, "spatial_scale", 1.0),
+                       strcmp (rt_attr_s (call->node, "mode", "avg"), "max") == 0,
+                       strcmp (ctm, "half_pixel") == 0, error);
 }
 
 static const RtKernelDef defs[] = {

@@ -212,7 +212,8 @@ gint64       rt_shape_inner (guint rank, const gint64 *dims, guint axis);
  * a max over an empty window, -inf, → the type's lowest, as ONNX Runtime's
  * initial value), unchanged for float types. */
 double       rt_saturate (GraphDType dtype, double v);
-/* Element i as int64 / double (any numeric or bool dtype). */
+/* Element i as int64 / double (any numeric or bool dtype, float16 and
+ * bfloat16 included; 0 for a string). */
 gint64       rt_get_i64 (const RtTensor *t, gint64 i);
 double       rt_get_f64 (const RtTensor *t, gint64 i);
 /* Numpy broadcast of a and b's shapes. */

@@ -54,6 +54,12 @@ gboolean rt_grid_sample (RtCall *call, const RtTensor *x, const RtTensor *g, int
                          gboolean align, GError **error);
 /* Output 0 := einsum(equation) of inputs first, first + 1, ... (one per
  * term of the equation) (k-einsum.c; aten::einsum). */
+/* RoiAlign's loop (k-detect.c): rois (R, 4) with batch_indices bi, or
+ * torchvision's (K, 5) rows (batch index first) when bi is NULL; output
+ * (R, C, oh, ow); sr <= 0 adaptive; half: half_pixel coordinates (0.5
+ * offset, no minimum ROI size), else output_half_pixel. */
+gboolean rt_roi_align (RtCall *call, const RtTensor *x, const RtTensor *rois, const RtTensor *bi, gint64 oh,
+                       gint64 ow, gint64 sr, double scale, gboolean is_max, gboolean half, GError **error);
 gboolean rt_einsum (RtCall *call, const char *equation, guint first, GError **error);
 /* The random kernels' generator (k-random.c): GLib's Mersenne Twister,
  * seeded by the node's `seed` attribute when it has one (the same values on

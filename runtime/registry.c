@@ -49,6 +49,8 @@ extern const RtKernelTable rt_kernels_string;
 extern const RtKernelTable rt_kernels_sequence;
 extern const RtKernelTable rt_kernels_random;
 extern const RtKernelTable rt_kernels_aten_random;
+extern const RtKernelTable rt_kernels_aten_quant;
+extern const RtKernelTable rt_kernels_torchvision;
 
 static const RtKernelTable *const tables[] = {
   &rt_kernels_elementwise,
@@ -97,6 +99,8 @@ static const RtKernelTable *const tables[] = {
   &rt_kernels_sequence,
   &rt_kernels_random,
   &rt_kernels_aten_random,
+  &rt_kernels_aten_quant,
+  &rt_kernels_torchvision,
 };
 
 /* "domain::op" → GPtrArray of const RtKernelDef* */

@@ -218,8 +218,10 @@ prim_constant_tensor (const GraphNode *n, Tensor **t, GError **error)
 static gboolean
 is_domain_without_opset (const char *domain)
 {
+  /* a trace's namespaces (torchvision:: as a detection model's trace
+   * records it) import no opset */
   return strcmp (domain, "aten") == 0 || strcmp (domain, "prim") == 0
-         || strcmp (domain, GRAPH_ATEN_DOMAIN) == 0;
+         || strcmp (domain, GRAPH_ATEN_DOMAIN) == 0 || strcmp (domain, "torchvision") == 0;
 }
 
 /* Resolves the kernel of `n`; on failure appends a line to `missing`. */

@@ -157,6 +157,9 @@ rt_get_i64 (const RtTensor *t, gint64 i)
 #define CASE(E, T) case GRAPH_DTYPE_##E: return (gint64) ((const T *) t->data)[i];
       RT_FOREACH_ALL (CASE)
 #undef CASE
+    case GRAPH_DTYPE_FLOAT16:
+    case GRAPH_DTYPE_BFLOAT16:
+      return (gint64) rt_get_f64 (t, i);
     default:
       return 0;
     }
@@ -170,6 +173,12 @@ rt_get_f64 (const RtTensor *t, gint64 i)
 #define CASE(E, T) case GRAPH_DTYPE_##E: return (double) ((const T *) t->data)[i];
       RT_FOREACH_ALL (CASE)
 #undef CASE
+    /* The 16-bit floats are bit patterns (not among RT_FOREACH_ALL's C
+     * types): read them as their values, not as 0. */
+    case GRAPH_DTYPE_FLOAT16:
+      return graph_half_to_float (((const guint16 *) t->data)[i]);
+    case GRAPH_DTYPE_BFLOAT16:
+      return graph_bfloat16_to_float (((const guint16 *) t->data)[i]);
     default:
       return 0;
     }

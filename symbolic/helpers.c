@@ -144,6 +144,8 @@ is_tensor_list (GraphValue *src)
   if (t == NULL || graph_type_kind (t) != GRAPH_TYPE_LIST)
     return FALSE;
   GraphType *e = graph_type_elem (t, 0);
+  if (e && graph_type_kind (e) == GRAPH_TYPE_OPTIONAL)   /* Tensor?[] (index's indices) */
+    e = graph_type_elem (e, 0);
   return e && graph_type_is_tensor (e);
 }
 
@@ -163,6 +165,21 @@ sym_emit_aten (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
           g_ptr_array_add (ins, NULL);
           continue;
         }
+      GraphNode *lp = graph_value_node (src);
+      if (is_tensor_list (src) && lp && graph_node_is (lp, "prim::ListConstruct"))
+        {
+          /* Element by element: a None in a Tensor?[] stays an absent
+           * input, in its place, as the trace run passes it. */
+          for (guint j = 0; j < graph_node_n_inputs (lp); j++)
+            {
+              GraphValue *e = graph_node_input (lp, j);
+              GraphValue *v = e && !sym_is_none (e) ? sym_value (ctx, e, error) : NULL;
+              if (v == NULL && e && !sym_is_none (e))
+                return FALSE;
+              g_ptr_array_add (ins, v);
+            }
+          continue;
+        }
       if (is_tensor_list (src))
         {
           g_autoptr (GPtrArray) elems = sym_list_values (ctx, src, error);
@@ -170,6 +187,21 @@ sym_emit_aten (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
             return FALSE;
           for (guint j = 0; j < elems->len; j++)
             g_ptr_array_add (ins, elems->pdata[j]);
+          continue;
+        }
+      /* A str argument (gelu's approximate, div's rounding_mode, pad's
+       * mode): a Constant holding a 0-d STRING tensor, which the
+       * executor's ATen kernels read (ONNX tensors hold strings). */
+      GraphNode *cp = graph_value_node (src);
+      const char *sv;
+      gsize slen;
+      if (cp && graph_node_is (cp, "prim::Constant") && graph_node_get_s (cp, "value", &sv, &slen))
+        {
+          g_autoptr (GBytes) b = g_bytes_new (sv, slen);
+          g_autoptr (Tensor) t = tensor_new_strings (0, NULL, &b, error);
+          if (t == NULL)
+            return FALSE;
+          g_ptr_array_add (ins, sym_constant (ctx, t));
           continue;
         }
       GError *local = NULL;
@@ -182,8 +214,12 @@ sym_emit_aten (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
       g_ptr_array_add (ins, v);
     }
   guint n_out = graph_node_n_outputs (n);
+  /* A Tensor[] result (chunk, split, unbind) that a prim::ListUnpack
+   * takes apart: the ATen node has one output per element, as the
+   * executor's kernels give them, and the list is known by its values. */
+  int n_elems = n_out == 1 && is_tensor_list (graph_node_output (n, 0)) ? sym_list_unpack_size (ctx, n, 0) : -1;
   GraphNode *at = graph_create_node (sym_graph (ctx), GRAPH_KIND_ATEN, ins->len,
-                                     (GraphValue *const *) ins->pdata, n_out);
+                                     (GraphValue *const *) ins->pdata, n_elems >= 0 ? (guint) n_elems : n_out);
   if (at == NULL)
     {
       g_set_error (error, SYM_ERROR, SYM_ERROR_INVALID, "cannot create an ATen node");
@@ -192,6 +228,15 @@ sym_emit_aten (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   graph_node_set_s (at, "operator", sym_op_short_name (graph_node_kind (n)));
   graph_node_set_s (at, "overload_name", "");
   graph_insert_node (sym_graph (ctx), at);
+  if (n_elems >= 0)
+    {
+      g_autoptr (GPtrArray) elems = g_ptr_array_new ();
+      for (guint i = 0; i < (guint) n_elems; i++)
+        g_ptr_array_add (elems, graph_node_output (at, i));
+      sym_set_list_output (ctx, n, 0, elems->len, (GraphValue *const *) elems->pdata);
+      out[0] = NULL;
+      return TRUE;
+    }
   for (guint i = 0; i < n_out; i++)
     out[i] = graph_node_output (at, i);
   return TRUE;

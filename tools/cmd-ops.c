@@ -25,8 +25,9 @@ static const GOptionEntry ops_entries[] = {
     "With --missing: the trace's state dict (.safetensors), so symbolics that need the "
     "weights' shapes (convolutions) can decide", "W.safetensors" },
   { "kernels", 0, 0, G_OPTION_ARG_NONE, &opt_kernels,
-    "List every aten op with a symbolic or an ATen kernel and whether the executor runs it as an "
-    "ATen node (with --markdown: doc/aten-kernels.md)", NULL },
+    "List every aten op with a symbolic or an ATen kernel, and every name of torch 1.13's symbolic "
+    "registry, with whether the executor runs it as an ATen node and why not (with --markdown: "
+    "doc/aten-kernels.md)", NULL },
   { NULL, 0, 0, 0, NULL, NULL, NULL },
 };
 
@@ -160,8 +161,67 @@ compare_names (gconstpointer a, gconstpointer b)
   return strcmp (*(const char *const *) a, *(const char *const *) b);
 }
 
-/* --kernels: the aten ops of the symbolic registry and of the ATen kernel
- * table, and which of them the executor runs. */
+/* The aten names of torch 1.13's own symbolic registry
+ * (torch.onnx._internal.registration.registry after importing
+ * symbolic_opset9..17, spelled as it spells them: torch strips one
+ * trailing "_" of a node kind, aten::__getitem__ → __getitem_) and of
+ * symonnx's that no ATen kernel runs, with why.  tools/op_coverage.py
+ * --check keeps it exact against torch's registry: every name
+ * either runs or is here, and nothing here runs. */
+#define WHY_SCRIPT "TorchScript list, control-flow and Python builtins: a plain trace never records them " \
+                   "(scripted code inside a trace can; the executor does not run it)"
+#define WHY_NOT_OP "not an operator of torch 1.13 (the registry lists it; the dispatcher has no such op)"
+static const struct { const char *name, *why; } torch_not_run[] = {
+  { "Delete", WHY_SCRIPT },
+  { "__derive_index", WHY_SCRIPT },
+  { "__getitem_", WHY_SCRIPT },
+  { "__interpolate", WHY_SCRIPT },
+  { "__is_", WHY_SCRIPT },
+  { "__isnot_", WHY_SCRIPT },
+  { "__not_", WHY_SCRIPT },
+  { "__range_length", WHY_SCRIPT },
+  { "_cast_BFloat16", WHY_NOT_OP },
+  { "_cast_Bool", WHY_NOT_OP },
+  { "_cast_ComplexDouble", WHY_NOT_OP },
+  { "_cast_ComplexFloat", WHY_NOT_OP },
+  { "_conj", "the conjugate of a complex tensor (torch asserts on real ones); the executor has no complex type" },
+  { "_floor_divide", WHY_NOT_OP },
+  { "_pack_padded_sequence", "packed sequences are not implemented (nor the RNN overloads over packed data)" },
+  { "_pad_packed_sequence", "packed sequences are not implemented (nor the RNN overloads over packed data)" },
+  { "_sample_dirichlet", "Dirichlet sampling is not implemented (rand, randn, normal, bernoulli and multinomial run)" },
+  { "_set_item", WHY_SCRIPT },
+  { "_standard_gamma", "Gamma sampling is not implemented (rand, randn, normal, bernoulli and multinomial run)" },
+  { "append", WHY_SCRIPT },
+  { "dequantize", "quantized tensor types (QUInt8, QInt8) do not exist in the executor (fake_quantize_* run)" },
+  { "get_pool_ceil_padding", WHY_NOT_OP },
+  { "insert", WHY_SCRIPT },
+  { "is_pinned", "returns a Python bool, which a plain trace never records (a TorchScript builtin)" },
+  { "len", WHY_SCRIPT },
+  { "list", WHY_SCRIPT },
+  { "pop", WHY_SCRIPT },
+  { "quantize_per_tensor", "quantized tensor types (QUInt8, QInt8) do not exist in the executor (fake_quantize_* run)" },
+  { "scan", WHY_NOT_OP },
+};
+
+/* Why `op` (a kernel table or registry spelling) has no kernel, or NULL. */
+static const char *
+not_run_reason (const char *op)
+{
+  gsize n = strlen (op);
+  for (guint i = 0; i < G_N_ELEMENTS (torch_not_run); i++)
+    {
+      const char *t = torch_not_run[i].name;
+      gsize tn = strlen (t);
+      /* torch's "__getitem_" is the trace's "__getitem__" */
+      if (strcmp (t, op) == 0 || (n == tn + 1 && op[n - 1] == '_' && strncmp (t, op, tn) == 0))
+        return torch_not_run[i].why;
+    }
+  return NULL;
+}
+
+/* --kernels: the aten ops of the symbolic registry, of the ATen kernel
+ * table and of torch_not_run, and which of them the executor runs (why
+ * not, for those that do not). */
 static int
 print_kernels (SymRegistry *reg)
 {
@@ -184,6 +244,16 @@ print_kernels (SymRegistry *reg)
       n_sym_run += g_hash_table_contains (has_kernel, k + 6);
       g_hash_table_add (all, (gpointer) (k + 6));
     }
+  guint n_not_run = 0;
+  for (guint i = 0; i < G_N_ELEMENTS (torch_not_run); i++)
+    {
+      /* A name that is listed and whose trace spelling has a symbolic
+       * (aten::__getitem__) shows once, under the trace spelling. */
+      g_autofree char *trace_kind = g_strconcat (torch_not_run[i].name, "_", NULL);
+      if (!g_hash_table_contains (all, trace_kind))
+        g_hash_table_add (all, (gpointer) torch_not_run[i].name);
+      n_not_run++;
+    }
   g_autoptr (GPtrArray) names = g_ptr_array_new ();
   GHashTableIter it;
   gpointer key;
@@ -200,8 +270,13 @@ print_kernels (SymRegistry *reg)
             "%u of the %u operators with a symbolic have a kernel; %u kernels in all. An `--mode aten` "
             "or `--mode aten-fallback` export that uses an operator marked *no* cannot run in the "
             "executor (`symonnx run` and `verify` name it).\n\n"
-            "| operator | symbolic from opset | ATen kernel |\n|---|---|---|\n",
-            n_sym_run, n_sym, kernels->len);
+            "The table also lists every name of torch 1.13's own symbolic registry "
+            "(`torch.onnx._internal.registration.registry`, spelled as it spells them: `__getitem_` "
+            "is a trace's `aten::__getitem__`) that no kernel runs, with why: %u of them, most of "
+            "them TorchScript list and control-flow builtins a plain trace never records. "
+            "`tools/op_coverage.py --check` keeps that list exact against torch's registry.\n\n"
+            "| operator | symbolic from opset | ATen kernel | why not |\n|---|---|---|---|\n",
+            n_sym_run, n_sym, kernels->len, n_not_run);
   for (guint i = 0; i < names->len; i++)
     {
       const char *op = names->pdata[i];
@@ -209,8 +284,11 @@ print_kernels (SymRegistry *reg)
       int first = sym_registry_first_opset (reg, kind);
       g_autofree char *from = first > 0 ? g_strdup_printf ("%d", first) : g_strdup ("-");
       gboolean k = g_hash_table_contains (has_kernel, op);
+      const char *why = k ? NULL : not_run_reason (op);
       if (opt_markdown)
-        printf ("| `%s` | %s | %s |\n", op, from, k ? "yes" : "**no**");
+        printf ("| `%s` | %s | %s | %s |\n", op, from, k ? "yes" : "**no**", why ? why : k ? "" : "-");
+      else if (why)
+        printf ("aten::%s\t%s\tno kernel\t%s\n", op, from, why);
       else
         printf ("aten::%s\t%s\t%s\n", op, from, k ? "kernel" : "no kernel");
     }

@@ -22,6 +22,7 @@ OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'tests', 'f
 rng = np.random.default_rng(20261124)
 A = torch.ops.aten
 lines = []
+half_lines = []
 
 
 class IL(list):
@@ -100,15 +101,19 @@ def save_inputs(name, npys):
 
 
 def call(op, targs, fn, kw):
-    """torch's call; the last len(kw) arguments are keyword-only ones."""
+    """torch's call; the last len(kw) arguments are keyword-only ones.
+    "ns::op" is another namespace's op (torchvision::nms)."""
     if fn:
         return fn(*targs)
     n = len(targs) - len(kw)
-    return getattr(A, op)(*targs[:n], **dict(zip(kw, targs[n:])))
+    ns, _, name = op.rpartition('::')
+    f = getattr(getattr(torch.ops, ns), name) if ns else getattr(A, op)
+    return f(*targs[:n], **dict(zip(kw, targs[n:])))
 
 
 def case(name, op, *args, rtol=1e-5, atol=1e-6, fn=None, kw=()):
-    """One call torch computes: outputs saved as <name>_out<K>.npy."""
+    """One call torch computes: outputs saved as <name>_out<K>.npy; and
+    the same call in float16 when it has float32 inputs (half_case)."""
     s, npys, targs = spec(args)
     out = call(op, targs, fn, kw)
     outs = list(out) if isinstance(out, (tuple, list)) else [out]
@@ -117,6 +122,37 @@ def case(name, op, *args, rtol=1e-5, atol=1e-6, fn=None, kw=()):
         o = o.numpy() if isinstance(o, torch.Tensor) else np.array(o)
         np.save(os.path.join(OUT, f'{name}_out{k}.npy'), np.array(o, order='C'))
     lines.append(f'{name}\t{op}\t{s}\t{len(outs)}\t{rtol!r}\t{atol!r}\t-')
+    half_case(name, op, args, fn, kw)
+
+
+def to_half(a):
+    if isinstance(a, np.ndarray) and a.dtype == np.float32:
+        return a.astype(np.float16)
+    if isinstance(a, TL):
+        return TL([to_half(x) for x in a])
+    return a
+
+
+def half_case(name, op, args, fn, kw):
+    """The case with its float32 inputs in float16, where torch 1.13's CPU
+    kernels compute it (many refuse half: those are left out), in
+    cases-half.tsv as <name>_h.  The executor must give torch's float16
+    results (within half's precision) or refuse with an error."""
+    hargs = [to_half(a) for a in args]
+    if all(h is a for h, a in zip(hargs, args)):
+        return
+    s, npys, targs = spec(hargs)
+    try:
+        out = call(op, targs, fn, kw)
+    except (RuntimeError, TypeError, ValueError, IndexError):
+        return
+    outs = list(out) if isinstance(out, (tuple, list)) else [out]
+    hname = name + '_h'
+    save_inputs(hname, npys)
+    for k, o in enumerate(outs):
+        o = o.numpy() if isinstance(o, torch.Tensor) else np.array(o)
+        np.save(os.path.join(OUT, f'{hname}_out{k}.npy'), np.array(o, order='C'))
+    half_lines.append(f'{hname}\t{op}\t{s}\t{len(outs)}\t0.01\t0.01\t-')
 
 
 def bad(name, op, *args, n_outputs=1, fn=None, kw=()):
@@ -640,10 +676,217 @@ def rnn_ops():
         False, False, False, n_outputs=2)
 
 
+def forms_ops():
+    """Argument forms beyond the first cases (issue 13's remainder): std /
+    var with correction, clamp with tensor bounds, repeat_interleave with a
+    tensor of repeats, cross_entropy_loss with label smoothing and class
+    probabilities, RNNs with batch_first, div with rounding_mode."""
+    x = f32(3, 4, 5)
+    KC = ('correction', 'keepdim')
+    case('std_correction', 'std', x, IL([1]), 2, False, kw=KC)
+    case('var_correction0_all', 'var', x, None, 0, True, kw=KC)
+    case('var_correction_none', 'var', x, IL([0, 2]), None, False, kw=KC)
+    case('std_mean_correction', 'std_mean', x, IL([2]), 3, True, kw=KC)
+    case('var_mean_correction', 'var_mean', f64(4, 6), IL([1]), 0, False, kw=KC)
+    a = f32(2, 3, 4)
+    nan = np.float32(np.nan)
+    lo, hi = f32(3, 4, lo=-1, hi=0.5), f32(4, lo=-0.5, hi=1)
+    case('clamp_tensor', 'clamp', a, lo, hi, kw=('min', 'max'))
+    case('clamp_tensor_min', 'clamp', a, lo, None, kw=('min', 'max'))
+    case('clamp_tensor_max', 'clamp', a, None, hi, kw=('min', 'max'))
+    xn = np.array([1.0, 2.0, nan, -3.0, 0.5], dtype=np.float32)
+    case('clamp_tensor_nan', 'clamp', xn, np.array([nan, 0, 0, 0, 1], dtype=np.float32),
+         np.array([5, nan, 1, 1, 0], dtype=np.float32), kw=('min', 'max'))
+    case('clamp_tensor_int', 'clamp', i64(3, 4, lo=-9, hi=9), i64(4, lo=-4, hi=0),
+         np.array([3], dtype=np.int32), rtol=0, atol=0, kw=('min', 'max'))
+    case('clamp_tensor_int_float', 'clamp', i64(5, lo=-9, hi=9), f64(5), None, kw=('min', 'max'))
+    case('clamp_min_tensor', 'clamp_min', a, lo)
+    case('clamp_max_tensor', 'clamp_max', a, f32(2, 1, 1))
+    bad('clamp_tensor_shape', 'clamp', a, f32(5), None, kw=('min', 'max'))
+    bad('clamp_none', 'clamp', a, None, None)
+    r = np.array([2, 0, 3], dtype=np.int64)
+    x = f32(3, 4)
+    case('repeat_interleave_tensor', 'repeat_interleave', x, r, 0, None, rtol=0, atol=0, kw=('output_size',))
+    case('repeat_interleave_tensor_dim1', 'repeat_interleave', x, np.array([1, 2, 0, 1], dtype=np.int64), -1, 4,
+         rtol=0, atol=0, kw=('output_size',))
+    case('repeat_interleave_tensor_flat', 'repeat_interleave', f32(2, 2), np.array([1, 0, 2, 1], dtype=np.int64),
+         None, None, rtol=0, atol=0, kw=('output_size',))
+    case('repeat_interleave_one_tensor', 'repeat_interleave', x, np.array([2], dtype=np.int64), 1, None,
+         rtol=0, atol=0, kw=('output_size',))
+    case('repeat_interleave_int_flat', 'repeat_interleave', x, 2, None, None, rtol=0, atol=0,
+         kw=('output_size',))
+    case('repeat_interleave_counts', 'repeat_interleave', r, None, rtol=0, atol=0, kw=('output_size',))
+    case('repeat_interleave_counts_int32', 'repeat_interleave', np.array([1, 0, 2], dtype=np.int32), 3,
+         rtol=0, atol=0, kw=('output_size',))
+    bad('repeat_interleave_tensor_len', 'repeat_interleave', x, np.array([1, 2], dtype=np.int64), 0, None,
+        kw=('output_size',))
+    bad('repeat_interleave_negative', 'repeat_interleave', x, np.array([1, -1, 2], dtype=np.int64), 0, None,
+        kw=('output_size',))
+    bad('repeat_interleave_size', 'repeat_interleave', x, r, 0, 4, kw=('output_size',))
+    bad('repeat_interleave_2d', 'repeat_interleave', x, np.array([[1, 2, 1]], dtype=np.int64), 0, None,
+        kw=('output_size',))
+    bad('repeat_interleave_counts_neg', 'repeat_interleave', np.array([1, -2], dtype=np.int64), None,
+        kw=('output_size',))
+    x, t = f32(5, 4), np.array([0, 3, -100, 1, 2], dtype=np.int64)
+    case('cross_entropy_ls', 'cross_entropy_loss', x, t, None, 1, -100, 0.2)
+    case('cross_entropy_ls_w', 'cross_entropy_loss', x, t, f32(4, lo=0.5, hi=1.5), 1, -100, 0.2)
+    case('cross_entropy_ls_nd_none', 'cross_entropy_loss', f32(2, 3, 4), i64(2, 4, lo=0, hi=3),
+         f32(3, lo=0.1, hi=2), 0, 1, 0.1)
+    case('cross_entropy_ls_sum', 'cross_entropy_loss', f32(4), np.array(2, dtype=np.int64), None, 2, -100, 0.5)
+    p = torch.from_numpy(f32(2, 4, 3)).softmax(1).numpy()
+    case('cross_entropy_probs', 'cross_entropy_loss', f32(2, 4, 3), p, f32(4, lo=0.5, hi=1.5), 1, -100, 0.3)
+    case('cross_entropy_probs_none', 'cross_entropy_loss', f32(3, 5),
+         torch.from_numpy(f32(3, 5)).softmax(1).numpy(), None, 0, -100, 0.0)
+    bad('cross_entropy_ls_range', 'cross_entropy_loss', x, t, None, 1, -100, 1.5)
+    bad('cross_entropy_probs_shape', 'cross_entropy_loss', f32(3, 5), f32(3, 4), None, 1, -100, 0.0)
+
+    def params(layers, dirs, gates, i, h):
+        ps = []
+        for layer in range(layers):
+            inp = i if layer == 0 else dirs * h
+            for _ in range(dirs):
+                ps += [f32(gates * h, inp, lo=-0.5, hi=0.5), f32(gates * h, h, lo=-0.5, hi=0.5),
+                       f32(gates * h, lo=-0.5, hi=0.5), f32(gates * h, lo=-0.5, hi=0.5)]
+        return ps
+    T_, B_, I_, H_ = 4, 3, 2, 3
+    tol = dict(rtol=1e-4, atol=1e-5)
+    case('gru_batch_first', 'gru', f32(B_, T_, I_), f32(4, B_, H_), TL(params(2, 2, 3, I_, H_)), True, 2, 0.0,
+         False, True, True, **tol)
+    case('rnn_tanh_batch_first', 'rnn_tanh', f32(B_, T_, I_), f32(1, B_, H_), TL(params(1, 1, 1, I_, H_)), True,
+         1, 0.0, False, False, True, **tol)
+    case('lstm', 'lstm', f32(T_, B_, I_), TL([f32(2, B_, H_), f32(2, B_, H_)]), TL(params(1, 2, 4, I_, H_)), True,
+         1, 0.0, False, True, False, **tol)
+    case('lstm_batch_first', 'lstm', f32(B_, T_, I_), TL([f32(4, B_, H_), f32(4, B_, H_)]),
+         TL(params(2, 2, 4, I_, H_)), True, 2, 0.0, False, True, True, **tol)
+    bad('gru_batch_first_h0', 'gru', f32(B_, T_, I_), f32(1, T_, H_), TL(params(1, 1, 3, I_, H_)), True, 1, 0.0,
+        False, False, True, n_outputs=2)
+    bad('lstm_batch_first_h0', 'lstm', f32(B_, T_, I_), TL([f32(1, T_, H_), f32(1, T_, H_)]),
+        TL(params(1, 1, 4, I_, H_)), True, 1, 0.0, False, False, True, n_outputs=3)
+    KR = ('rounding_mode',)
+    a, b = f32(3, 4, lo=-6, hi=6), f32(4, lo=0.3, hi=2)
+    case('div_floor', 'div', a, -b, S('floor'), kw=KR)
+    case('div_trunc', 'div', a, b, S('trunc'), kw=KR)
+    ia, ib = i64(3, 4, lo=-20, hi=20), np.array([3, -4, 5, -7], dtype=np.int64)
+    case('div_floor_int', 'div', ia, ib, S('floor'), rtol=0, atol=0, kw=KR)
+    case('div_trunc_int', 'div', ia, ib, S('trunc'), rtol=0, atol=0, kw=KR)
+    case('div_trunc_int_scalar', 'div', ia, np.array(3, dtype=np.int64), S('trunc'), rtol=0, atol=0, kw=KR)
+    bad('div_floor_int_zero', 'div', ia, np.array([3, 0, 5, -7], dtype=np.int64), S('floor'), kw=KR)
+    bad('div_bad_mode', 'div', a, b, S('round'), kw=KR)
+    x = f32(2, 3, 4, 5)
+    case('movedim_list', 'movedim', x, IL([0, 3]), IL([2, 0]), rtol=0, atol=0,
+         fn=lambda t, a, b: A.movedim(t, a, b))
+    case('moveaxis_list', 'moveaxis', x, IL([-1, 1, 0]), IL([0, 3, 1]), rtol=0, atol=0,
+         fn=lambda t, a, b: A.moveaxis(t, a, b))
+    case('moveaxis', 'moveaxis', x, 1, -1, rtol=0, atol=0, fn=lambda t, a, b: A.moveaxis(t, a, b))
+    case('swapaxes', 'swapaxes', x, 1, 3, rtol=0, atol=0)
+    case('swapdims', 'swapdims', x, -1, 0, rtol=0, atol=0)
+    bad('movedim_repeat', 'movedim', x, IL([0, 0]), IL([1, 2]), fn=lambda t, a, b: A.movedim(t, a, b))
+    bad('movedim_lengths', 'movedim', x, IL([0, 1]), IL([1]), fn=lambda t, a, b: A.movedim(t, a, b))
+    bad('swapaxes_dim', 'swapaxes', x, 1, 4)
+
+
+def torchvision_ops():
+    """torchvision::nms and torchvision::roi_align as detection models'
+    traces record them (runtime/k-torchvision.c)."""
+    import torchvision  # noqa: F401  (registers torch.ops.torchvision)
+    xy = f32(12, 2, lo=0, hi=20)
+    wh = f32(12, 2, lo=2, hi=12)
+    boxes = np.concatenate([xy, xy + wh], 1).astype(np.float32)
+    scores = rng.permutation(12).astype(np.float32) / 12 + 0.01   # distinct: no ties
+    case('tv_nms', 'torchvision::nms', boxes, scores, 0.3, rtol=0, atol=0)
+    case('tv_nms_loose', 'torchvision::nms', boxes, scores, 0.7, rtol=0, atol=0)
+    case('tv_nms_empty', 'torchvision::nms', f32(0, 4), f32(0), 0.5, rtol=0, atol=0)
+    bad('tv_nms_shape', 'torchvision::nms', f32(5, 3), f32(5), 0.5)
+    feat = f32(2, 3, 10, 12)
+    rois = np.array([[0, 1.0, 1.5, 7.0, 8.0], [1, 0.0, 0.0, 11.5, 9.5], [0, 3.2, 2.1, 4.0, 2.9],
+                     [1, -2.0, 5.0, 6.0, 14.0]], dtype=np.float32)
+    for al in (False, True):
+        for sr in (-1, 2):
+            case(f'tv_roi_align_{int(al)}_{sr}', 'torchvision::roi_align', feat, rois, 0.5, 3, 4, sr, al,
+                 rtol=1e-4, atol=1e-5)
+    case('tv_roi_align_scale', 'torchvision::roi_align', feat, rois, 1.0, 2, 2, 0, False, rtol=1e-4, atol=1e-5)
+    bad('tv_roi_align_rois', 'torchvision::roi_align', feat, f32(3, 4), 0.5, 3, 4, -1, False)
+
+
+def registry_ops():
+    """Names of torch 1.13's symbolic registry that had no kernel: shifts,
+    Bool, zero, copy, fake quantization (runtime/k-aten-{math,tensor,
+    create,quant}.c)."""
+    ia = i64(3, 4, lo=-50, hi=50)
+    case('__lshift__', '__lshift__', ia, np.array([0, 1, 5, 62], dtype=np.int64), rtol=0, atol=0)
+    case('__rshift__', '__rshift__', ia, np.array(3, dtype=np.int64), rtol=0, atol=0)
+    case('lshift_uint8', '__lshift__', np.array([1, 2, 200, 7], dtype=np.uint8),
+         np.array([7, 7, 1, 0], dtype=np.uint8), rtol=0, atol=0)
+    case('rshift_int8', '__rshift__', np.array([-128, 64, -3, 5], dtype=np.int8),
+         np.array([3, 1, 1, 7], dtype=np.int8), rtol=0, atol=0)
+    case('lshift_int32', '__lshift__', np.array([1, -2, 3], dtype=np.int32), np.array(31, dtype=np.int32),
+         rtol=0, atol=0)
+    bad('lshift_float', '__lshift__', f32(3), np.array(1.0, dtype=np.float32))
+    case('bitwise_left_shift', 'bitwise_left_shift', ia, np.array(2, dtype=np.int64), rtol=0, atol=0)
+    case('Bool', 'Bool', np.array(2.5, dtype=np.float32), rtol=0, atol=0, fn=lambda t: torch.tensor(A.Bool(t)))
+    case('Bool_zero', 'Bool', np.array([0], dtype=np.int64), rtol=0, atol=0, fn=lambda t: torch.tensor(A.Bool(t)))
+    bad('Bool_many', 'Bool', f32(2), fn=lambda t: torch.tensor(A.Bool(t)))
+    case('zero', 'zero', i64(2, 3), rtol=0, atol=0)
+    case('copy', 'copy', f32(2, 3), i64(3), False, rtol=0, atol=0)
+    case('copy_f64', 'copy', f64(2, 1, 3), f32(2, 1, 1), False)
+    bad('copy_shape', 'copy', f32(2, 3), f32(4), False)
+    x = f32(2, 3, 4, lo=-3, hi=3)
+    case('fake_quantize_per_tensor', 'fake_quantize_per_tensor_affine', x, 0.05, 3, 0, 15, rtol=0, atol=1e-7)
+    case('fake_quantize_per_tensor_t', 'fake_quantize_per_tensor_affine', x, np.array([0.1], dtype=np.float32),
+         np.array([-2], dtype=np.int32), -128, 127, rtol=0, atol=1e-7)
+    case('fake_quantize_per_channel', 'fake_quantize_per_channel_affine', x, f32(3, lo=0.02, hi=0.2),
+         np.array([0, 4, 255], dtype=np.int32), 1, 0, 255, rtol=0, atol=1e-7)
+    case('fake_quantize_per_channel_last', 'fake_quantize_per_channel_affine', x, f32(4, lo=0.02, hi=0.2),
+         np.array([0, -3, 5, 1], dtype=np.int32), 2, -8, 7, rtol=0, atol=1e-7)
+    bad('fake_quantize_channel_axis', 'fake_quantize_per_channel_affine', x, f32(4, lo=0.02, hi=0.2),
+        np.array([0, -3, 5, 1], dtype=np.int32), -1, -8, 7)
+    bad('fake_quantize_channel_zp_long', 'fake_quantize_per_channel_affine', x, f32(3, lo=0.02, hi=0.2),
+        np.array([0, 4, 255], dtype=np.int64), 1, 0, 255)
+    bad('fake_quantize_range', 'fake_quantize_per_tensor_affine', x, 0.05, 3, 10, 5)
+    bad('fake_quantize_zero_point', 'fake_quantize_per_tensor_affine', x, 0.05, 30, 0, 15)
+    bad('fake_quantize_channels', 'fake_quantize_per_channel_affine', x, f32(4, lo=0.02, hi=0.2),
+        np.array([0, 4, 255, 0], dtype=np.int32), 1, 0, 255)
+    x = np.array([[1, 2, 1, 2], [3, 0, 3, 0], [1, 2, 1, 3]], dtype=np.int64)
+    case('unique_dim_cols', 'unique_dim', x, 1, True, False, False, rtol=0, atol=0)
+    case('unique_dim_rows', 'unique_dim', x, 0, False, True, True, rtol=0, atol=0)
+    case('unique_dim_3d', 'unique_dim', np.round(f32(2, 5, 3, lo=0, hi=1)).astype(np.float32), -2, True, True, True,
+         rtol=0, atol=0)
+    case('unique_dim_empty', 'unique_dim', f32(0, 3), 0, True, True, True, rtol=0, atol=0)
+    KT = ('dtype', 'device', 'requires_grad')
+    # torch.ops.aten.tensor(3) picks the float overload; a trace records
+    # tensor.int for torch.tensor(3): torch.tensor is the reference
+    case('tensor_int', 'tensor', 3, None, None, False, rtol=0, atol=0, fn=lambda t, d, dv, rg: torch.tensor(t))
+    case('tensor_float', 'tensor', 0.25, None, None, False, rtol=0, atol=0,
+         fn=lambda t, d, dv, rg: torch.tensor(t))
+    case('tensor_float_dtype', 'tensor', 2.5, 7, None, False, rtol=0, atol=0,
+         fn=lambda t, d, dv, rg: torch.tensor(t, dtype=torch.float64))
+    case('tensor_list', 'tensor', FL([1.5, -2.0, 3.25]), None, None, False, rtol=0, atol=0,
+         fn=lambda t, d, dv, rg: torch.tensor(t))
+    case('tensor_int_list', 'tensor', IL([4, -1]), 5, None, False, rtol=0, atol=0,
+         fn=lambda t, d, dv, rg: torch.tensor(t, dtype=torch.float16))
+    case('as_tensor', 'as_tensor', i64(3), 6, None, rtol=0, atol=0, kw=('dtype', 'device'))
+    case('as_tensor_keep', 'as_tensor', np.array([1, 2], dtype=np.int32), None, None, rtol=0, atol=0,
+         kw=('dtype', 'device'))
+    case('where_cond', 'where', b8(3, 4), rtol=0, atol=0, fn=lambda c: A.where(c))
+    case('fill_', 'fill_', f32(2, 3), 1.5, rtol=0, atol=0, fn=lambda t, v: t.clone().fill_(v))
+    KL = ('dtype', 'layout', 'device', 'pin_memory', 'non_blocking', 'copy', 'memory_format')
+    case('to_dtype_layout', 'to', f32(2, 3), 7, None, None, None, False, False, None, rtol=0, atol=0, kw=KL)
+    case('to_dtype_layout_none', 'to', i64(4), None, None, None, None, False, True, None, rtol=0, atol=0, kw=KL)
+    torchvision_ops()
+    case('zero_', 'zero_', f32(2, 3), rtol=0, atol=0, fn=lambda t: t.clone().zero_())
+    case('copy_', 'copy_', f32(2, 3), f64(3), False, rtol=0, atol=1e-7, fn=lambda t, s, nb: t.clone().copy_(s, nb))
+    case('slice_scatter', 'slice_scatter', f32(4, 6), f32(4, 2), 1, 1, 5, 2, rtol=0, atol=0)
+    case('slice_scatter_neg', 'slice_scatter', f32(5, 3), f32(2, 3), 0, -3, -1, 1, rtol=0, atol=0)
+    case('select_scatter', 'select_scatter', f32(3, 4, 2), f32(3, 2), 1, -1, rtol=0, atol=0)
+    bad('slice_scatter_shape', 'slice_scatter', f32(4, 6), f32(4, 3), 1, 1, 5, 2)
+    bad('select_scatter_index', 'select_scatter', f32(3, 4), f32(3), 1, 4)
+    bad('unique_dim_scalar', 'unique_dim', np.array(1.0, dtype=np.float32), 0, True, True, True, n_outputs=3)
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     for f in os.listdir(OUT):
-        if f.endswith('.npy') or f == 'cases.tsv':
+        if f.endswith('.npy') or f in ('cases.tsv', 'cases-half.tsv'):
             os.remove(os.path.join(OUT, f))
     issue_ops()
     math_ops()
@@ -662,9 +905,15 @@ def main():
     more_ops()
     last_ops()
     norm_ops()
+    forms_ops()
+    registry_ops()
     with open(os.path.join(OUT, 'cases.tsv'), 'w') as f:
         f.write('# Generated by tools/gen_aten_op_refs.py (torch %s); do not edit.\n' % torch.__version__)
         f.write('\n'.join(lines) + '\n')
+    with open(os.path.join(OUT, 'cases-half.tsv'), 'w') as f:
+        f.write('# Generated by tools/gen_aten_op_refs.py (torch %s); do not edit.\n' % torch.__version__)
+        f.write('# The float32 cases of cases.tsv with float16 inputs where torch computes them.\n')
+        f.write('\n'.join(half_lines) + '\n')
 
 
 if __name__ == '__main__':

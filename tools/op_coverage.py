@@ -12,7 +12,10 @@ covered at opset N when symonnx resolves T or T + "_" at N.
       the name is not in the "not yet" list (tests/fixtures/symbolic/
       coverage-not-yet.txt), when a listed name is covered after all (remove
       it: the list only shrinks), or when doc/symbolic-ops.md is not what
-      --markdown prints.
+      --markdown prints; and, against `symonnx ops --kernels`, when a name
+      torch registers neither runs as an ATen kernel nor has a reason
+      (tools/cmd-ops.c: torch_not_run), or a reason names something torch
+      does not register.
   op_coverage.py --cli build/tools/symonnx --markdown > doc/symbolic-ops.md
 
 The "not yet" file: one `aten::name` per line, optionally followed by the
@@ -147,6 +150,32 @@ def markdown(torch, per, changes, not_yet):
     return "\n".join(lines) + "\n"
 
 
+def kernels_check(cli, torch):
+    """Problems of `symonnx ops --kernels` against torch's registry: a name
+    torch registers that neither runs nor says why (tools/cmd-ops.c's
+    torch_not_run), and a listed reason for a name torch does not have."""
+    r = subprocess.run([cli, "ops", "--kernels"], capture_output=True, text=True, check=True)
+    runs, why = set(), set()
+    for line in r.stdout.splitlines():
+        cells = line.split("\t")
+        name = cells[0][len("aten::"):]
+        if cells[2] == "kernel":
+            runs.add(name)
+        elif len(cells) > 3:
+            why.add(name)
+    bad = []
+    names = {n[len("aten::"):] for n in torch}
+    for n in sorted(names):
+        if not {n, n + "_"} & runs and not {n, n + "_"} & why:
+            bad.append(f"aten::{n}: torch 1.13 registers it, no ATen kernel runs it and "
+                       f"`symonnx ops --kernels` does not say why (tools/cmd-ops.c: torch_not_run)")
+    for n in sorted(why):
+        if n not in names and n[:-1] not in names:
+            bad.append(f"aten::{n}: tools/cmd-ops.c gives a reason it does not run, but torch 1.13 "
+                       f"does not register it: remove it")
+    return bad, len([n for n in names if {n, n + "_"} & runs])
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cli", required=True, help="the symonnx executable")
@@ -187,10 +216,13 @@ def main():
         if f.read() != md:
             bad.append(f"{os.path.relpath(a.doc, ROOT)} is out of date: regenerate it with "
                        f"`tools/op_coverage.py --cli build/tools/symonnx --markdown > doc/symbolic-ops.md`")
+    kbad, n_run = kernels_check(a.cli, torch)
+    bad += kbad
     per_opset = " ".join(f"{v}:{sum(1 for n in torch if v in torch[n] and not covered(per, n, v))}/"
                          f"{sum(1 for n in torch if v in torch[n])}" for v in OPSETS)
     print(f"op_coverage: torch 1.13 has {len(torch)} aten operators; symonnx lacks (per opset, "
-          f"lacking/torch's) {per_opset}; not-yet list: {len(not_yet)} names")
+          f"lacking/torch's) {per_opset}; not-yet list: {len(not_yet)} names; "
+          f"{n_run} of the {len(torch)} run as ATen kernels")
     for b in bad:
         print("op_coverage: " + b)
     return 1 if bad else 0

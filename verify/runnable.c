@@ -1,6 +1,7 @@
 /* A trace as the executor runs it: the reference of `symonnx verify`
  * without --expected and of verify_localize. */
 #include "verify/verify.h"
+#include "export/pipeline/view-mutation.h"
 #include <string.h>
 
 G_DEFINE_QUARK (verify-error-quark, verify_error)
@@ -40,8 +41,11 @@ is_tensor_list (GraphNode *n)
   if (!graph_node_is (n, "prim::ListConstruct"))
     return FALSE;
   GraphType *t = graph_value_type (graph_node_output (n, 0));
-  if (t && graph_type_kind (t) == GRAPH_TYPE_LIST && graph_type_elem (t, 0))
-    return graph_type_is_tensor (graph_type_elem (t, 0));
+  GraphType *e = t && graph_type_kind (t) == GRAPH_TYPE_LIST ? graph_type_elem (t, 0) : NULL;
+  if (e && graph_type_kind (e) == GRAPH_TYPE_OPTIONAL)   /* Tensor?[] (index's indices) */
+    e = graph_type_elem (e, 0);
+  if (e)
+    return graph_type_is_tensor (e);
   for (guint i = 0; i < graph_node_n_inputs (n); i++)
     {
       GraphValue *e = graph_node_input (n, i);
@@ -69,14 +73,165 @@ splice_list (GraphNode *user, guint at, GraphNode *list)
     graph_node_add_input (user, ins->pdata[i]);
 }
 
+/* v's uses by nodes after `after` in its graph, and g's outputs, read nv
+ * instead; FALSE when a later use is in another graph (a block). */
+static gboolean
+replace_uses_after (Graph *g, GraphValue *v, GraphNode *after, GraphValue *nv)
+{
+  g_autoptr (GHashTable) later = g_hash_table_new (NULL, NULL);
+  for (GraphNode *m = graph_node_next (after); m; m = graph_node_next (m))
+    g_hash_table_add (later, m);
+  g_autoptr (GArray) uses = g_array_new (FALSE, FALSE, sizeof (GraphUse));
+  for (guint u = 0; u < graph_value_n_uses (v); u++)
+    g_array_append_val (uses, *graph_value_use (v, u));
+  for (guint u = 0; u < uses->len; u++)
+    {
+      const GraphUse *use = &g_array_index (uses, GraphUse, u);
+      if (g_hash_table_contains (later, use->node))
+        graph_node_set_input (use->node, use->index, nv);
+      else if (graph_node_graph (use->node) != g)
+        return FALSE;
+    }
+  for (guint i = 0; i < graph_n_outputs (g); i++)
+    if (graph_output (g, i) == v)
+      graph_set_output (g, i, nv);
+  return TRUE;
+}
+
+/* An in-place write into a chain of slice/select views of a tensor read
+ * later (`m[0:2, 1:3] = 5`: aten::slice, aten::slice, aten::fill_): each
+ * level written back into its base with aten::slice_scatter /
+ * aten::select_scatter after n, and the base's later reads read that, as
+ * PyTorch's tensors share storage (the export does the same with
+ * ScatterElements).  Another kind of view is refused. */
+static gboolean
+write_back_view (Graph *g, GraphNode *n, GError **error)
+{
+  const char *src = graph_node_get_source (n);
+  if (!export_view_chain_is_slices (n))
+    {
+      g_set_error (error, VERIFY_ERROR, VERIFY_ERROR_RUN,
+                   "%s%s%s writes in place into a view (not a slice or select) of a tensor that is read "
+                   "afterwards: the trace's run cannot reproduce it (give the expected outputs)",
+                   graph_node_kind (n), src ? " at " : "", src ? src : "");
+      return FALSE;
+    }
+  GraphValue *child = graph_node_output (n, 0);
+  GraphNode *after = n;
+  GraphValue *self = graph_node_input (n, 0);
+  if (graph_value_get_name (self))
+    {
+      /* the view's name to a copy of its written value, for --localize
+       * (the result keeps its own name) */
+      GraphNode *al = graph_create_node (g, "aten::alias", 1, &child, 1);
+      graph_node_insert_after (al, after);
+      after = al;
+      g_autofree char *name = g_strdup (graph_value_get_name (self));
+      graph_value_set_name (self, NULL);
+      graph_value_set_name (graph_node_output (al, 0), name);
+      if (graph_value_type (self))
+        graph_value_set_type (graph_node_output (al, 0), graph_type_ref (graph_value_type (self)));
+    }
+  for (GraphNode *q = graph_value_node (graph_node_input (n, 0));
+       q && (graph_node_is (q, "aten::slice") || graph_node_is (q, "aten::select"));
+       q = graph_value_node (graph_node_input (q, 0)))
+    {
+      gboolean sel = graph_node_is (q, "aten::select");
+      GraphValue *base = graph_node_input (q, 0);
+      g_autoptr (GPtrArray) ins = g_ptr_array_new ();
+      g_ptr_array_add (ins, base);
+      g_ptr_array_add (ins, child);
+      for (guint k = 1; k < graph_node_n_inputs (q); k++)
+        g_ptr_array_add (ins, graph_node_input (q, k));
+      GraphNode *sc = graph_create_node (g, sel ? "aten::select_scatter" : "aten::slice_scatter", ins->len,
+                                         (GraphValue *const *) ins->pdata, 1);
+      graph_node_insert_after (sc, after);
+      graph_node_set_scope (sc, graph_node_get_scope (n));
+      graph_node_set_source (sc, src);
+      GraphValue *nb = graph_node_output (sc, 0);
+      if (graph_value_type (base))
+        graph_value_set_type (nb, graph_type_ref (graph_value_type (base)));
+      if (!replace_uses_after (g, base, sc, nb))
+        {
+          g_set_error (error, VERIFY_ERROR, VERIFY_ERROR_RUN,
+                       "%s%s%s writes in place into a view of a tensor that scripted code reads "
+                       "afterwards: the trace's run cannot reproduce it (give the expected outputs)",
+                       graph_node_kind (n), src ? " at " : "", src ? src : "");
+          return FALSE;
+        }
+      /* The base's name goes to its written value: --localize compares a
+       * trace value with what the export made of it after every write. */
+      if (graph_value_node (base) && graph_value_get_name (base))
+        {
+          g_autofree char *name = g_strdup (graph_value_get_name (base));
+          graph_value_set_name (base, NULL);
+          graph_value_set_name (nb, name);
+        }
+      child = nb;
+      after = sc;
+      if (graph_value_node (base) == NULL)
+        break;
+    }
+  return TRUE;
+}
+
+/* %l : Tensor[] = aten::chunk(...); %a, %b = prim::ListUnpack(%l) becomes
+ * %a, %b = aten::chunk(...): the executor's kernels give a list's
+ * elements as outputs (split, chunk, unbind, meshgrid...).  Only when
+ * the list has no other use. */
+static void
+fuse_list_unpack (GraphNode *unpack)
+{
+  GraphValue *list = graph_node_n_inputs (unpack) == 1 ? graph_node_input (unpack, 0) : NULL;
+  GraphNode *p = list ? graph_value_node (list) : NULL;
+  if (p == NULL || strcmp (graph_node_domain (p), "aten") != 0 || graph_node_n_outputs (p) != 1
+      || graph_value_n_uses (list) != 1 || graph_value_is_graph_output (list))
+    return;
+  guint n = graph_node_n_outputs (unpack);
+  g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  for (guint k = 0; k < n; k++)
+    {
+      GraphValue *old = graph_node_output (unpack, k), *nv = graph_node_add_output (p);
+      GraphType *t = graph_value_type (old);
+      if (t)
+        graph_value_set_type (nv, graph_type_ref (t));
+      g_ptr_array_add (names, g_strdup (graph_value_get_name (old)));
+      graph_value_replace_all_uses (old, nv);
+    }
+  graph_node_destroy (unpack);
+  graph_node_remove_output (p, 0);
+  for (guint k = 0; k < n; k++)
+    if (names->pdata[k])
+      graph_value_set_name (graph_node_output (p, k), names->pdata[k]);
+}
+
+/* %t = prim::TupleConstruct(%a, %b); %c, %d = prim::TupleUnpack(%t): %c
+ * and %d are %a and %b (a submodule's tuple result, inlined). */
+static void
+bypass_tuple_unpack (GraphNode *unpack)
+{
+  GraphValue *tuple = graph_node_n_inputs (unpack) == 1 ? graph_node_input (unpack, 0) : NULL;
+  GraphNode *p = tuple ? graph_value_node (tuple) : NULL;
+  if (p == NULL || !graph_node_is (p, "prim::TupleConstruct")
+      || graph_node_n_inputs (p) != graph_node_n_outputs (unpack))
+    return;
+  for (guint k = 0; k < graph_node_n_outputs (unpack); k++)
+    if (graph_node_input (p, k))
+      graph_value_replace_all_uses (graph_node_output (unpack, k), graph_node_input (p, k));
+}
+
 /* Rewrites a copy of a trace into what the executor runs: prim::GetAttr
  * chains become initializers from the weights; tensor constants take their
  * exact value torch2trace stored as "__constant__.<name>"; Device constants
  * become None (the CPU is the only device); a prim::ListConstruct of tensors
- * read by an aten:: node is spliced into its inputs; then dead nodes and the
+ * read by an aten:: node is spliced into its inputs; an aten:: node's
+ * Tensor[] result unpacked by prim::ListUnpack gives the elements as its
+ * outputs; a prim::TupleUnpack of a prim::TupleConstruct is bypassed; then
+ * dead nodes and the
  * unused module input (%self) go. */
 /* A graph output made by prim::TupleConstruct becomes its elements, in
- * order (nested tuples too), as export flattens it. */
+ * order (nested tuples too), and one made by prim::DictConstruct its
+ * values, as export flattens them. */
 static void
 flatten_tuple_outputs (Graph *g)
 {
@@ -97,6 +252,13 @@ flatten_tuple_outputs (Graph *g)
               for (guint k = graph_node_n_inputs (p); k-- > 0;)
                 g_ptr_array_add (stack, graph_node_input (p, k));
             }
+          else if (p && graph_node_is (p, "prim::DictConstruct") && graph_node_n_inputs (p) % 2 == 0)
+            {
+              /* (key0, value0, key1, value1...): the values, in order. */
+              any = TRUE;
+              for (guint k = graph_node_n_inputs (p); k >= 2; k -= 2)
+                g_ptr_array_add (stack, graph_node_input (p, k - 1));
+            }
           else
             g_ptr_array_add (outs, v);
         }
@@ -109,10 +271,12 @@ flatten_tuple_outputs (Graph *g)
     graph_add_output (g, outs->pdata[i]);
 }
 
-Graph *
-verify_runnable_trace (const Graph *trace, GHashTable *weights, GError **error)
+/* The rewrites of verify_runnable_trace over g's nodes, and over the
+ * blocks of its prim::If nodes (scripted code inside a trace), whose
+ * initializers go to `root`. */
+static gboolean
+rewrite (Graph *g, Graph *root, GHashTable *weights, GError **error)
 {
-  g_autoptr (Graph) g = graph_copy (trace);
   g_autoptr (GPtrArray) nodes = g_ptr_array_new ();
   for (GraphNode *n = graph_first_node (g); n; n = graph_node_next (n))
     g_ptr_array_add (nodes, n);
@@ -120,6 +284,25 @@ verify_runnable_trace (const Graph *trace, GHashTable *weights, GError **error)
     {
       GraphNode *n = nodes->pdata[i];
       GraphValue *out = graph_node_n_outputs (n) == 1 ? graph_node_output (n, 0) : NULL;
+      if (g != root)
+        for (guint k = 0; k < graph_node_n_inputs (n); k++)
+          {
+            /* A block reading an enclosing None (or a Device constant, None
+             * now): its own None, as an enclosing absent value is no value. */
+            GraphValue *v = graph_node_input (n, k);
+            GraphNode *p = v && graph_value_graph (v) != g ? graph_value_node (v) : NULL;
+            if (p && graph_node_is (p, "prim::Constant") && graph_node_n_attrs (p) == 0)
+              {
+                GraphNode *none = graph_create_node (g, "prim::Constant", 0, NULL, 1);
+                graph_node_insert_before (none, n);
+                graph_node_set_input (n, k, graph_node_output (none, 0));
+              }
+          }
+      /* The kernels compute a new value; the base the view shares
+       * storage with would keep its old one (a wrong reference) unless
+       * written back. */
+      if (export_view_write_read_later (n) && !write_back_view (g, n, error))
+        return FALSE;
       if (out && graph_node_is (n, "prim::GetAttr") && !is_class (out) && graph_value_n_uses (out) > 0)
         {
           g_autofree char *path = getattr_path (out);
@@ -133,9 +316,18 @@ verify_runnable_trace (const Graph *trace, GHashTable *weights, GError **error)
               else
                 g_set_error (error, VERIFY_ERROR, VERIFY_ERROR_INPUT,
                              "a prim::GetAttr chain does not start at the module input");
-              return NULL;
+              return FALSE;
             }
-          graph_value_replace_all_uses (out, graph_add_initializer (g, path, t));
+          graph_value_replace_all_uses (out, graph_add_initializer (root, path, t));
+        }
+      else if (out && graph_node_is (n, "prim::device"))
+        {
+          /* tensor.device: None (the CPU is the only device) */
+          GraphNode *none = graph_create_node (g, "prim::Constant", 0, NULL, 1);
+          graph_node_insert_before (none, n);
+          graph_value_replace_all_uses (out, graph_node_output (none, 0));
+          graph_node_destroy (n);   /* (a block's dead nodes stay: its own kernel-less ones too) */
+          continue;
         }
       else if (out && graph_node_is (n, "prim::Constant"))
         {
@@ -148,6 +340,10 @@ verify_runnable_trace (const Graph *trace, GHashTable *weights, GError **error)
           else if (ty && graph_type_kind (ty) == GRAPH_TYPE_DEVICE)
             graph_node_remove_attr (n, "value");
         }
+      else if (graph_node_is (n, "prim::ListUnpack"))
+        fuse_list_unpack (n);
+      else if (graph_node_is (n, "prim::TupleUnpack"))
+        bypass_tuple_unpack (n);
       else if (out && is_tensor_list (n))
         {
           /* Users first collected: splicing edits the use list. */
@@ -166,7 +362,25 @@ verify_runnable_trace (const Graph *trace, GHashTable *weights, GError **error)
           for (guint u = users->len; u-- > 0;)
             splice_list (users->pdata[u], g_array_index (slots, guint, u), n);
         }
+      if (graph_node_is (n, "prim::If"))
+        for (guint a = 0; a < graph_node_n_attrs (n); a++)
+          {
+            Graph *one, *const *subs;
+            gsize len = graph_node_attr_subgraphs (n, graph_node_attr_name (n, a), &one, &subs);
+            for (gsize k = 0; k < len; k++)
+              if (!rewrite (subs[k], root, weights, error))
+                return FALSE;
+          }
     }
+  return TRUE;
+}
+
+Graph *
+verify_runnable_trace (const Graph *trace, GHashTable *weights, GError **error)
+{
+  g_autoptr (Graph) g = graph_copy (trace);
+  if (!rewrite (g, g, weights, error))
+    return NULL;
   flatten_tuple_outputs (g);
   graph_eliminate_dead_code (g);
   for (guint i = graph_n_inputs (g); i-- > 0;)

@@ -299,6 +299,32 @@ write_back (SymContext *ctx, GraphNode *p, GraphValue *child, GError **error)
 static gboolean view_mutation (SymContext *ctx, GraphNode *n, GError **error);
 
 gboolean
+export_view_write_read_later (GraphNode *n)
+{
+  if (!is_inplace (n))
+    return FALSE;
+  GraphValue *self = graph_node_input (n, 0);
+  GraphNode *p = self ? graph_value_node (self) : NULL;
+  if (!is_view (p))
+    return FALSE;
+  gboolean later = used_after (n, self);
+  for (GraphNode *q = p; !later && is_view (q); q = graph_value_node (graph_node_input (q, 0)))
+    later = used_after (n, graph_node_input (q, 0));
+  return later;
+}
+
+gboolean
+export_view_chain_is_slices (GraphNode *n)
+{
+  GraphValue *self = graph_node_n_inputs (n) ? graph_node_input (n, 0) : NULL;
+  for (GraphNode *q = self ? graph_value_node (self) : NULL; is_view (q);
+       q = graph_value_node (graph_node_input (q, 0)))
+    if (!is_kind (q, "aten::slice") && !is_kind (q, "aten::select"))
+      return FALSE;
+  return TRUE;
+}
+
+gboolean
 export_view_mutation (SymContext *ctx, GraphNode *n, GError **error)
 {
   if (!is_inplace (n))

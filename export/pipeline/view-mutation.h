@@ -12,4 +12,12 @@ G_BEGIN_DECLS
  * kind of view whose base is read later.  TRUE for every other node. */
 gboolean export_view_mutation (SymContext *ctx, GraphNode *n, GError **error);
 
+/* Whether source node n writes in place into a view (of the kinds above)
+ * whose tensor, or a base of it, is read after n: what a node-by-node run
+ * of the trace cannot reproduce (verify's trace run refuses it). */
+gboolean export_view_write_read_later (GraphNode *n);
+/* Whether every view level between n's self argument and its base is an
+ * aten::slice or aten::select (what can be written back). */
+gboolean export_view_chain_is_slices (GraphNode *n);
+
 G_END_DECLS

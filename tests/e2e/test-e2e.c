@@ -723,6 +723,52 @@ test_issue13_model (void)
     }
 }
 
+/* The argument forms of tests/e2e/aten_forms_model.py (str arguments,
+ * chunk + ListUnpack, a Tensor?[] index, swapaxes, std with correction,
+ * clamp with tensor bounds, repeat_interleave with a tensor, a batch_first
+ * GRU): aten and aten-fallback exports match PyTorch, and the trace's own
+ * run (no --expected) matches them node by node. */
+static void
+test_aten_forms_model (void)
+{
+  g_autofree char *module = script ("tests/e2e/aten_forms_model.py");
+  g_autofree char *spec = g_strdup_printf ("%s:AtenForms", module);
+  g_autofree char *dir = torch2trace ("aten-forms", (const char *[]) { "--module", spec, "--input",
+                                                                       "2,4,8", NULL });
+  g_autofree char *trace = in_dir (dir, "model.trace");
+  g_autofree char *weights = in_dir (dir, "weights.safetensors");
+  g_autofree char *input = in_dir (dir, "input_0.npy");
+  static const char *const modes[] = { "aten", "aten-fallback" };
+  for (guint k = 0; k < G_N_ELEMENTS (modes); k++)
+    {
+      g_autoptr (GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
+      for (const char *const *a = (const char *[]) { "symonnx", "verify", trace, "-w", weights, "--mode",
+                                                      modes[k], "--input", input, NULL }; *a; a++)
+        g_ptr_array_add (argv, g_strdup (*a));
+      for (guint i = 0; i < 7; i++)
+        {
+          g_ptr_array_add (argv, g_strdup ("-e"));
+          g_ptr_array_add (argv, g_strdup_printf ("%s/expected_%u.npy", dir, i));
+        }
+      g_ptr_array_add (argv, NULL);
+      RunResult r = run ((const char *const *) argv->pdata);
+      assert_status (&r, 0, "verify the forms model against PyTorch");
+      g_assert_nonnull (strstr (r.out, "PASS: 7 of 7 outputs"));
+      run_result_clear (&r);
+      r = run ((const char *[]) { "symonnx", "verify", trace, "-w", weights, "--mode", modes[k],
+                                  "--input", input, "--all", NULL });
+      assert_status (&r, 0, "verify the forms model against its trace");
+      static const char *const ops[] = { "aten::chunk", "aten::swapaxes", "aten::index", "aten::gelu",
+                                         "aten::div", "aten::std", "aten::clamp", "aten::repeat_interleave",
+                                         "aten::gru" };
+      for (guint i = 0; i < G_N_ELEMENTS (ops); i++)
+        g_assert_nonnull (strstr (r.out, ops[i]));
+      g_assert_null (strstr (r.out, "DIVERGES"));
+      g_assert_nonnull (strstr (r.out, "localize: all "));
+      run_result_clear (&r);
+    }
+}
+
 /* symonnx info on a trace with its weights: the parameter count and bytes
  * are torch's own (state_dict of the same model), the inputs and the
  * histogram's conv count are the trace's. */
@@ -968,6 +1014,7 @@ main (int argc, char **argv)
   g_test_add_func ("/e2e/verify/issue13-model", test_issue13_model);
   g_test_add_func ("/e2e/verify/quantized-model", test_quantized_model);
   g_test_add_data_func ("/e2e/corpus/quantized", "quantized_mobilenet_v2", test_corpus_subset);
+  g_test_add_func ("/e2e/verify/aten-forms-model", test_aten_forms_model);
   g_test_add_data_func ("/e2e/corpus/classification", "alexnet,squeezenet1_1,mobilenet_v3_small",
                         test_corpus_subset);
   g_test_add_data_func ("/e2e/corpus/dict-and-swin", "lraspp_mobilenet_v3_large,swin_t", test_corpus_subset);

@@ -387,6 +387,144 @@ test_errors (void)
   export_options_clear (&o);
 }
 
+/* Runs the trace text on x (float, n elements) through
+ * verify_runnable_trace; returns output "r". */
+static Tensor *
+run_trace_text_dims (const char *text, const float *x, guint rank, const gint64 *dims)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (Graph) t = graph_parse (text, strlen (text), "t.trace", &error);
+  g_assert_no_error (error);
+  g_autoptr (Graph) r = verify_runnable_trace (t, NULL, &error);
+  g_assert_no_error (error);
+  g_autoptr (RtSession) s = rt_session_new (r, NULL, &error);
+  g_assert_no_error (error);
+  g_autoptr (GHashTable) in = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) tensor_unref);
+  g_autoptr (GHashTable) out = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) tensor_unref);
+  gint64 n = 1;
+  for (guint d = 0; d < rank; d++)
+    n *= dims[d];
+  g_hash_table_insert (in, g_strdup ("x"),
+                       tensor_new_from_data (GRAPH_DTYPE_FLOAT, rank, dims, x, (gsize) n * sizeof (float), NULL));
+  g_assert_true (rt_session_run (s, in, out, &error));
+  Tensor *y = g_hash_table_lookup (out, "r");
+  g_assert_nonnull (y);
+  return tensor_ref (y);
+}
+
+static Tensor *
+run_trace_text (const char *text, const float *x, gint64 n)
+{
+  return run_trace_text_dims (text, x, 1, &n);
+}
+
+/* The trace run's rewrites: an in-place write into a slice/select view
+ * whose base is read afterwards is written back (the base reads the new
+ * values, as in PyTorch); through another view it is refused (the run
+ * would read the base's old value); chunk + ListUnpack becomes one node
+ * with the elements as outputs. */
+static void
+test_runnable_trace (void)
+{
+  static const char *const head = "graph(%x : Float(2, 3)):\n"
+                                   "  %c0 : int = prim::Constant[value=0]()\n"
+                                   "  %c1 : int = prim::Constant[value=1]()\n"
+                                   "  %one : float = prim::Constant[value=1.5]()\n";
+  g_autofree char *through_select = g_strconcat (head, "  %v : Float(3) = aten::select(%x, %c0, %c0)\n"
+                                                 "  %w : Float(3) = aten::fill_(%v, %one) # t.py:3:0\n"
+                                                 "  %r : Float(2, 3) = aten::mul(%x, %x)\n  return (%r)\n", NULL);
+  g_autofree char *through_transpose = g_strconcat (head, "  %v : Float(3, 2) = aten::transpose(%x, %c0, %c1)\n"
+                                                    "  %w : Float(3, 2) = aten::fill_(%v, %one) # t.py:3:0\n"
+                                                    "  %r : Float(2, 3) = aten::mul(%x, %x)\n  return (%r)\n", NULL);
+  const float x0[6] = { 1, 2, 3, 4, 5, 6 };
+  static const gint64 d23[2] = { 2, 3 };
+  g_autoptr (Tensor) r = run_trace_text_dims (through_select, x0, 2, d23);
+  const float *rv = tensor_data (r);
+  for (int i = 0; i < 6; i++)
+    g_assert_cmpfloat (rv[i], ==, i < 3 ? 2.25f : x0[i] * x0[i]);   /* x[0] = 1.5, then x * x */
+  g_autoptr (GError) error = NULL;
+  g_autoptr (Graph) t1 = graph_parse (through_transpose, strlen (through_transpose), "t.trace", &error);
+  g_assert_no_error (error);
+  g_assert_null (verify_runnable_trace (t1, NULL, &error));
+  g_assert_error (error, VERIFY_ERROR, VERIFY_ERROR_RUN);
+  g_assert_nonnull (strstr (error->message, "aten::fill_ at t.py:3:0 writes in place into a view"));
+  g_clear_error (&error);
+
+  const char *chunk = "graph(%x : Float(4, 3)):\n"
+                      "  %c2 : int = prim::Constant[value=2]()\n"
+                      "  %c0 : int = prim::Constant[value=0]()\n"
+                      "  %l : Tensor[] = aten::chunk(%x, %c2, %c0)\n"
+                      "  %a : Float(2, 3), %b : Float(2, 3) = prim::ListUnpack(%l)\n"
+                      "  %y : Float(2, 3) = aten::sub(%a, %b, %c2)\n"
+                      "  return (%y)\n";
+  g_autoptr (Graph) t3 = graph_parse (chunk, strlen (chunk), "t.trace", &error);
+  g_assert_no_error (error);
+  g_autoptr (Graph) r3 = verify_runnable_trace (t3, NULL, &error);
+  g_assert_no_error (error);
+  GraphValue *a = graph_find_value (r3, "a");
+  g_assert_nonnull (a);
+  GraphNode *p = graph_value_node (a);
+  g_assert_true (graph_node_is (p, "aten::chunk"));
+  g_assert_cmpuint (graph_node_n_outputs (p), ==, 2);
+  g_assert_true (graph_node_output (p, 1) == graph_find_value (r3, "b"));
+  /* and it runs: x - 2 * x's second half */
+  g_autoptr (RtSession) s = rt_session_new (r3, NULL, &error);
+  g_assert_no_error (error);
+  float x[12] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12 };
+  gint64 dims[2] = { 4, 3 };
+  g_autoptr (GHashTable) in = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) tensor_unref);
+  g_autoptr (GHashTable) out = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) tensor_unref);
+  g_hash_table_insert (in, g_strdup ("x"), tensor_new_from_data (GRAPH_DTYPE_FLOAT, 2, dims, x, sizeof x, NULL));
+  g_assert_true (rt_session_run (s, in, out, &error));
+  Tensor *y = g_hash_table_lookup (out, "y");
+  g_assert_nonnull (y);
+  const float *yv = tensor_data (y);
+  for (int i = 0; i < 6; i++)
+    g_assert_cmpfloat (yv[i], ==, x[i] - 2 * x[i + 6]);
+}
+
+/* Scripted code inside a trace (torchvision's batched_nms): a prim::If
+ * whose blocks read the enclosing graph's None and the input's device
+ * runs, each branch as its condition says; a 0-d Double constant standing
+ * for a Python number keeps a Float product Float, as the trace declares. */
+static void
+test_runnable_trace_if (void)
+{
+  const char *text = "graph(%x : Float(*)):\n"
+                     "  %none : NoneType = prim::Constant()\n"
+                     "  %c0 : int = prim::Constant[value=0]()\n"
+                     "  %n : int = aten::numel(%x)\n"
+                     "  %cond : bool = aten::eq(%n, %c0)\n"
+                     "  %r : Tensor = prim::If(%cond)\n"
+                     "    block0():\n"
+                     "      %d : Device = prim::device(%x)\n"
+                     "      %l : int[] = prim::ListConstruct(%c0)\n"
+                     "      %e : Tensor = aten::zeros(%l, %none, %none, %d, %none)\n"
+                     "      -> (%e)\n"
+                     "    block1():\n"
+                     "      %s : Tensor = aten::mul(%x, %x)\n"
+                     "      -> (%s)\n"
+                     "  return (%r)\n";
+  const float x[3] = { 1, -2, 3 };
+  g_autoptr (Tensor) full = run_trace_text (text, x, 3);
+  g_assert_cmpint (tensor_numel (full), ==, 3);
+  const float *v = tensor_data (full);
+  g_assert_cmpfloat (v[1], ==, 4);
+  g_autoptr (Tensor) empty = run_trace_text (text, x, 0);
+  g_assert_cmpint (tensor_numel (empty), ==, 0);
+  g_assert_cmpint (tensor_dtype (empty), ==, GRAPH_DTYPE_FLOAT);
+
+  const char *wrapped = "graph(%x : Float(3)):\n"
+                        "  %none : NoneType = prim::Constant()\n"
+                        "  %s : Float(requires_grad=0, device=cpu) = aten::sum(%x, %none)\n"
+                        "  %c : Double(requires_grad=0, device=cpu) = prim::Constant[value={0.1}]()\n"
+                        "  %r : Float(requires_grad=0, device=cpu) = aten::mul(%s, %c)\n"
+                        "  return (%r)\n";
+  g_autoptr (Tensor) p = run_trace_text (wrapped, x, 3);
+  g_assert_cmpint (tensor_dtype (p), ==, GRAPH_DTYPE_FLOAT);   /* two 0-d tensors: Double without the type */
+  g_assert_cmpfloat (fabs (((const float *) tensor_data (p))[0] - 0.2), <, 1e-6);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -399,6 +537,8 @@ main (int argc, char **argv)
   g_test_add_func ("/verify/localize/cli", test_cli);
   g_test_add_func ("/verify/localize/guide-example", test_guide_example);
   g_test_add_func ("/verify/localize/errors", test_errors);
+  g_test_add_func ("/verify/runnable-trace", test_runnable_trace);
+  g_test_add_func ("/verify/runnable-trace/if", test_runnable_trace_if);
   g_test_add_func ("/verify/localize/guide-in-sync", test_guide_in_sync);
   return g_test_run ();
 }
