@@ -496,11 +496,59 @@ sym_index_copy (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   return index_scatter (ctx, n, out, error, FALSE);
 }
 
+/* The integers of a translated value that is an initializer or an ONNX
+ * Constant with data; NULL otherwise. */
+static GArray *
+onnx_const_ints (GraphValue *v)
+{
+  Tensor *t = v ? graph_value_get_initializer (v) : NULL;
+  GraphNode *p = v ? graph_value_node (v) : NULL;
+  if (t == NULL && p && graph_node_is (p, "onnx::Constant"))
+    graph_node_get_t (p, "value", &t);
+  if (t == NULL || !tensor_has_data (t) || tensor_rank (t) > 1 || !graph_dtype_is_integer (tensor_dtype (t)))
+    return NULL;
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (gint64));
+  for (gint64 i = 0; i < tensor_numel (t); i++)
+    {
+      gint64 x = tensor_get_int64 (t, i);
+      g_array_append_val (out, x);
+    }
+  return out;
+}
+
+/* The values of an index that is a constant, seen through the
+ * aten::to/detach/clone a traced torch.tensor([...]) goes through; NULL
+ * when it is computed at run time. */
+static GArray *
+const_index_values (GraphValue *src)
+{
+  static const char *const through[] = { "aten::detach", "aten::to", "aten::clone",
+                                         "aten::contiguous", "aten::lift_fresh" };
+  for (int k = 0; src && k < 8; k++)
+    {
+      GArray *a = sym_get_const_ints (src);
+      if (a)
+        return a;
+      GraphNode *p = graph_value_node (src);
+      gboolean seen = FALSE;
+      for (gsize i = 0; p && i < G_N_ELEMENTS (through); i++)
+        seen |= graph_node_is (p, through[i]) && graph_node_n_inputs (p) >= 1;
+      if (!seen)
+        return NULL;
+      src = graph_node_input (p, 0);
+    }
+  return NULL;
+}
+
 /* aten::index_add(self, dim, index, source, alpha): source scattered-added
- * along dim at index (unsqueezed and expanded to source's shape), as
- * torch's opset-9 scatter_add (at every opset: zeros, a scatter, Add).
- * torch computes the expanded shapes at run time (Slice/Shape/Expand); we
- * need them static.  Like torch's export, duplicate indices are not summed. */
+ * along dim at index, as torch's export: source broadcast to self's shape
+ * except at dim (eager broadcasts it too: a (1, 4, 3) source adds to every
+ * row of a (5, 4, 3) self), the index unsqueezed and expanded to that
+ * shape.  PyTorch sums the updates of duplicate indices: from opset 16 a
+ * ScatterElements with reduction "add" does too; before 16 torch's export
+ * (zeros, a scatter, Add) keeps only one of them, so we take that form only
+ * for a constant index without duplicates and refuse otherwise.  torch
+ * computes the expanded shapes at run time; we need them static. */
 static gboolean
 sym_index_add (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {
@@ -513,21 +561,69 @@ sym_index_add (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   if (a && !sym_is_none (a) && (!sym_get_const_double (a, &alpha) || alpha != 1.0))
     return sym_unimplemented (ctx, n, error, "index_add with alpha != 1");
   int rank = sym_rank (self), srank = sym_rank (src), irank = sym_rank (index);
-  gint64 dims[TENSOR_MAX_RANK], sdims[TENSOR_MAX_RANK];
-  if (rank < 1 || rank > TENSOR_MAX_RANK || srank != rank || irank != 1
+  gint64 dims[TENSOR_MAX_RANK], sdims[TENSOR_MAX_RANK], tdims[TENSOR_MAX_RANK];
+  if (rank < 1 || rank > TENSOR_MAX_RANK || srank < 0 || srank > rank || irank != 1
       || !sym_static_shape (self, dims) || !sym_static_shape (src, sdims))
     return sym_unimplemented (ctx, n, error, "index_add of dynamic shapes");
   if (dim < 0)
     dim += rank;
   if (dim < 0 || dim >= rank)
     return sym_unimplemented (ctx, n, error, "dim out of range");
+  /* Eager adds source.select(dim, i) to self.select(dim, index[i]): the
+   * source's other dims broadcast, right-aligned, against self's other
+   * dims.  The source as a tensor of self's rank (ones inserted), then
+   * expanded to self's shape with its own size at dim. */
+  if (srank == 0 || dim >= srank)
+    return sym_unimplemented (ctx, n, error, "a source of lower rank than dim");
+  gint64 rdims[TENSOR_MAX_RANK];
+  for (int i = 0, j = 0; i < rank; i++)
+    {
+      if (i == dim)
+        {
+          rdims[i] = tdims[i] = sdims[dim];
+          continue;
+        }
+      /* the i-th of self's other dims (j counts them) against the source's */
+      int from_end = (rank - 1) - j - 1, s_other = srank - 1, sj = s_other - 1 - from_end;
+      gint64 sd = sj < 0 ? 1 : sdims[sj < dim ? sj : sj + 1];
+      j++;
+      if (sd != dims[i] && sd != 1)
+        return sym_unimplemented (ctx, n, error, "a source of shape that does not broadcast to self's");
+      rdims[i] = sd;
+      tdims[i] = dims[i];
+    }
+  if (srank != rank)
+    src = sym_reshape_static (ctx, src, (gsize) rank, rdims);
+  if (memcmp (tdims, rdims, sizeof (gint64) * (gsize) rank) != 0)
+    src = graph_op (G, "Expand", src, sym_const_ints (ctx, (gsize) rank, tdims), NULL);
   gint64 axes[TENSOR_MAX_RANK];
   gsize na = 0;
   for (int i = 0; i < rank; i++)
     if (i != dim)
       axes[na++] = i;
   GraphValue *idx = na ? sym_unsqueeze (ctx, index, na, axes) : index;
-  idx = graph_op (G, "Expand", idx, sym_const_ints (ctx, (gsize) rank, sdims), NULL);
+  idx = graph_op (G, "Expand", idx, sym_const_ints (ctx, (gsize) rank, tdims), NULL);
+  if (sym_opset (ctx) >= 16)
+    {
+      out[0] = graph_op (G, "ScatterElements", self, idx, src, "axis_i", dim, "reduction_s", "add",
+                         NULL);
+      return TRUE;
+    }
+  g_autoptr (GArray) iv = const_index_values (graph_node_input (n, 2));
+  if (iv == NULL)
+    iv = onnx_const_ints (index);
+  if (iv == NULL)
+    return sym_unimplemented (ctx, n, error, "index_add with an index computed at run time before "
+                              "opset 16 (updates of duplicate indices would not be summed; export "
+                              "at opset 16 or later)");
+  for (guint i = 0; i < iv->len; i++)
+    for (guint j = i + 1; j < iv->len; j++)
+      {
+        gint64 x = g_array_index (iv, gint64, i), y = g_array_index (iv, gint64, j);
+        if ((x < 0 ? x + dims[dim] : x) == (y < 0 ? y + dims[dim] : y))
+          return sym_unimplemented (ctx, n, error, "index_add with duplicate indices before opset 16 "
+                                    "(their updates would not be summed; export at opset 16 or later)");
+      }
   GraphValue *zeros = sym_const_filled (ctx, (gsize) rank, dims, sym_dtype (self), 0.0);
   if (zeros == NULL)
     return sym_unimplemented (ctx, n, error, "index_add of this element type");

@@ -591,8 +591,22 @@ argminmax (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error, cons
   if (graph_node_n_inputs (n) < 2 || sym_is_none (graph_node_input (n, 1)))
     {
       static const gint64 flat[] = { -1 };
-      self = sym_reshape_static (ctx, self, 1, flat);
-      out[0] = graph_op (G, op, self, "axis_i", (gint64) 0, "keepdims_i", (gint64) 0, NULL);
+      int rank = sym_rank (self);
+      if (keep && rank < 0)
+        return sym_unimplemented (ctx, n, error, "keepdim=True without dim on an input of unknown rank");
+      GraphValue *flattened = sym_reshape_static (ctx, self, 1, flat);
+      out[0] = graph_op (G, op, flattened, "axis_i", (gint64) 0, "keepdims_i", (gint64) 0, NULL);
+      if (sym_opset (ctx) >= 12)
+        graph_node_set_i (graph_value_node (out[0]), "select_last_index", 0);
+      if (keep)
+        {
+          /* keepdim without dim keeps every dim, each of size 1 (torch:
+           * Reshape to ConstantOfShape(Shape(Shape(x)), 1)) */
+          gint64 ones[TENSOR_MAX_RANK];
+          for (int i = 0; i < rank; i++)
+            ones[i] = 1;
+          out[0] = sym_reshape_static (ctx, out[0], (gsize) rank, ones);
+        }
       return TRUE;
     }
   if (!sym_parse_args (ctx, n, "none,i", &dim, error))

@@ -289,6 +289,56 @@ sym_max_pool (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   return TRUE;
 }
 
+/* Note [avg_pool ceil_mode with counted padding]: PyTorch drops a ceil-mode
+ * window that starts in the right padding: (o - 1)·s >= in + p.  torch's
+ * export pads explicitly (so the padding counts) and keeps ceil_mode, and
+ * ONNX's rule then reads the padded size: (o - 1)·s >= in + 2p, one window
+ * more (avg_pool2d(3, 3, padding=1, ceil_mode=True) of 50 gives 17, the
+ * export 18).  From the static input size, PyTorch's output size o per dim;
+ * where the two rules differ the export uses floor mode and extends the
+ * end by `extra_end` through the pads attribute, whose cells
+ * AveragePool does not count (count_include_pad=0), as PyTorch clips its
+ * divisor at in + p. */
+static gboolean
+avg_pool_ceil_ends (SymContext *ctx, GraphNode *n, GraphValue *input, gsize k, const gint64 *kernel,
+                    const gint64 *strides, const gint64 *pads, gboolean *ceil_mode, gint64 *extra_end,
+                    GError **error)
+{
+  gint64 dims[TENSOR_MAX_RANK];
+  int rank = sym_static_dims (input, dims);
+  gboolean differs = FALSE;
+  gint64 out[8];
+  if (rank < (int) k + 1 || sym_has_dynamic_axes (ctx))
+    return sym_unimplemented (ctx, n, error, "ceil_mode with counted padding on an input of unknown "
+                              "spatial size (PyTorch's and ONNX's ceil-mode output sizes differ)");
+  for (gsize i = 0; i < k; i++)
+    {
+      gint64 in = dims[rank - k + i], kk = kernel[i], s = strides[i], p = pads[i];
+      if (in < 0)
+        return sym_unimplemented (ctx, n, error, "ceil_mode with counted padding on an input of "
+                                  "unknown spatial size (PyTorch's and ONNX's ceil-mode output sizes differ)");
+      gint64 span = in + 2 * p - kk;
+      if (span < 0 || s <= 0)
+        return sym_unimplemented (ctx, n, error, "a window larger than the padded input");
+      gint64 o = (span + s - 1) / s + 1, o_onnx = o;
+      if ((o - 1) * s >= in + p)
+        o--;
+      if ((o_onnx - 1) * s >= in + 2 * p)
+        o_onnx--;
+      out[i] = o;
+      differs |= o != o_onnx;
+    }
+  if (!differs)
+    return TRUE;
+  *ceil_mode = FALSE;
+  for (gsize i = 0; i < k; i++)
+    {
+      gint64 in = dims[rank - k + i], kk = kernel[i], s = strides[i], p = pads[i];
+      extra_end[i] = MAX (0, (out[i] - 1) * s + kk - (in + 2 * p));
+    }
+  return TRUE;
+}
+
 /* aten::avg_pool{1,2,3}d(input, kernel, stride, padding, ceil_mode,
  *   count_include_pad, divisor_override) */
 static gboolean
@@ -307,11 +357,17 @@ sym_avg_pool (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   if (graph_node_n_inputs (n) > 6 && !sym_is_none (graph_node_input (n, 6)))
     return sym_unimplemented (ctx, n, error, "divisor_override");
   gsize k = nk;
-  gint64 strides[8], pads[16];
+  gint64 strides[8], pads[16], extra_end[8] = { 0 };
   if (k == 0 || k > 8)
     return sym_unimplemented (ctx, n, error, "an empty kernel");
   expand_list (ns ? ns : nk, ns ? stride : kernel, k, strides);
   expand_list (np, padding, k, pads);
+  gboolean any_pad = FALSE;
+  for (gsize i = 0; i < k; i++)
+    any_pad |= pads[i] != 0;
+  if (ceil_mode && count_include_pad && any_pad
+      && !avg_pool_ceil_ends (ctx, n, input, k, kernel, strides, pads, &ceil_mode, extra_end, error))
+    return FALSE;
   if (count_include_pad)   /* torch pads explicitly even with zero padding */
     {
       /* Explicit zero padding so the padded cells count (as torch). */
@@ -328,6 +384,8 @@ sym_avg_pool (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
         pads[i] = 0;
     }
   memcpy (pads + k, pads, k * sizeof (gint64));
+  for (gsize i = 0; i < k; i++)
+    pads[k + i] += extra_end[i];
   if (ceil_mode && sym_opset (ctx) < 10)
     return sym_unimplemented (ctx, n, error, "ceil_mode (supported from opset 10)");
   GraphValue *v = graph_op (G, "AveragePool", input, "kernel_shape_is", (int) k, kernel,
