@@ -132,7 +132,38 @@ sym_mm (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
                      NULL);
   return TRUE;
 }
-BINARY (prelu, "PRelu")
+/* aten::prelu(self, weight): the weight applies along dim 1, so for rank
+ * > 2 it is unsqueezed to (C, 1, ...) (ONNX broadcasts from the right); a
+ * one-element weight of a 0-d input is squeezed, so that the 0-d input
+ * stays 0-d (as torch). */
+static gboolean
+sym_prelu (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self, *weight;
+  if (!sym_parse_args (ctx, n, "vv", &self, &weight, error))
+    return FALSE;
+  int rank = sym_rank (self), wrank = sym_rank (weight);
+  if (rank < 0 || wrank < 0)
+    return sym_unimplemented (ctx, n, error, "prelu of unknown rank");
+  if (rank > 2 && wrank == 1)
+    {
+      gint64 axes[TENSOR_MAX_RANK];
+      for (int i = 1; i < rank - 1; i++)
+        axes[i - 1] = i;
+      weight = sym_unsqueeze (ctx, weight, (gsize) (rank - 2), axes);
+    }
+  else if (rank == 0 && wrank == 1)
+    {
+      gint64 zero = 0;
+      if (sym_static_dim_size (weight, 0) != 1)
+        return sym_unimplemented (ctx, n, error, "prelu of a 0-d input with a weight of unknown size");
+      weight = sym_squeeze (ctx, weight, 1, &zero);
+    }
+  else if (wrank > rank)
+    return sym_unimplemented (ctx, n, error, "a weight of higher rank than the input");
+  out[0] = graph_op (G, "PRelu", self, weight, NULL);
+  return TRUE;
+}
 
 /* aten::div(self, other, rounding_mode=None) */
 static GraphValue *floor_div (SymContext *ctx, GraphValue *a, GraphValue *b);

@@ -828,27 +828,40 @@ sym_pixel_shuffle (SymContext *ctx, GraphNode *n, GraphValue **out, GError **err
 }
 
 /* aten::instance_norm(input, weight, bias, running_mean, running_var,
- *   use_input_stats, momentum, eps, cudnn) */
+ *   use_input_stats, momentum, eps, cudnn).  With use_input_stats false (an
+ * InstanceNorm with track_running_stats in eval mode) PyTorch normalises
+ * with the running statistics, per channel: a BatchNormalization (torch
+ * writes the same through a [1, N·C, ...] reshape).  With input stats, an
+ * InstanceNormalization (the running statistics' update is a side effect
+ * that is not an output). */
 static gboolean
 sym_instance_norm (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {
-  GraphValue *input, *weight, *bias;
+  GraphValue *input, *weight, *bias, *mean, *var;
+  gboolean use_input_stats = TRUE;
   double eps;
-  if (!sym_parse_args (ctx, n, "v,v,v,none,none,none,none,f", &input, &weight, &bias, &eps, error))
+  if (!sym_parse_args (ctx, n, "v,v,v,v,v,b,none,f", &input, &weight, &bias, &mean, &var,
+                       &use_input_stats, &eps, error))
     return FALSE;
   if (weight == NULL || bias == NULL)
     {
       gint64 d[TENSOR_MAX_RANK];
+      GraphDType dt = sym_dtype (input);
       if (sym_static_dims (input, d) < 2 || d[1] < 0)
         return sym_unimplemented (ctx, n, error, "instance_norm without weights on an input of unknown channels");
-      g_autoptr (Tensor) one = tensor_new_zeroed (GRAPH_DTYPE_FLOAT, 1, &d[1], NULL);
-      for (gint64 i = 0; i < d[1]; i++)
-        ((float *) tensor_data (one))[i] = 1.0f;
-      g_autoptr (Tensor) zero = tensor_new_zeroed (GRAPH_DTYPE_FLOAT, 1, &d[1], NULL);
+      if (dt != GRAPH_DTYPE_FLOAT && dt != GRAPH_DTYPE_DOUBLE && dt != GRAPH_DTYPE_FLOAT16)
+        return sym_unimplemented (ctx, n, error, "instance_norm without weights of this element type");
       if (weight == NULL)
-        weight = sym_constant (ctx, one);
+        weight = sym_const_filled (ctx, 1, &d[1], dt, 1.0);
       if (bias == NULL)
-        bias = sym_constant (ctx, zero);
+        bias = sym_const_filled (ctx, 1, &d[1], dt, 0.0);
+    }
+  if (!use_input_stats)
+    {
+      if (mean == NULL || var == NULL)
+        return sym_unimplemented (ctx, n, error, "use_input_stats=False without running statistics");
+      out[0] = graph_op (G, "BatchNormalization", input, weight, bias, mean, var, "epsilon_f", eps, NULL);
+      return TRUE;
     }
   out[0] = graph_op (G, "InstanceNormalization", input, weight, bias, "epsilon_f", eps, NULL);
   return TRUE;
