@@ -6,8 +6,10 @@ and gave numbers, shapes or types other than PyTorch's (issue 11), each as
   CASE.expected.npy    PyTorch's (eager) output
 The test (tests/symbolic/test-wrong-results.c) exports each at several
 opsets, runs it in the executor and compares element type, shape and values.
-Run with Debian's python: /usr/bin/python3 tools/gen_wrong_result_refs.py"""
+Run with Debian's python: /usr/bin/python3 tools/gen_wrong_result_refs.py [CASE...]
+(only the named cases when some are given)."""
 import os
+import sys
 import warnings
 from typing import List
 
@@ -19,6 +21,12 @@ from torchvision.models.detection import roi_heads
 warnings.filterwarnings("ignore")
 torch.manual_seed(0)
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "fixtures", "wrong-results")
+
+
+def seeded(*shape):
+    """Normal values from a generator of their own: cases added later do not
+    shift the global generator, so the earlier cases' inputs stay as they were."""
+    return torch.randn(*shape, generator=torch.Generator().manual_seed(sum(shape) * 7919))
 
 
 class Fn(torch.nn.Module):
@@ -224,6 +232,29 @@ CASES = {
     # x[i] = v, x[:, i] = v, x[i, j] = v, x[mask] = v, x[i] += 1 (index_put_), x[mask]
     "index_put": (index_put, (torch.randn(3, 4, 5), torch.tensor([0, -1]), torch.tensor([1, -1]),
                               torch.randn(3, 4, 5) > 0.3)),
+    # found by bench/pytorch-onnx-suite.py (PyTorch's own ONNX tests):
+    # argmax(keepdim=True) without dim keeps every dim, each of size 1
+    "argmax_keepdim_no_dim": (lambda x: torch.argmax(x, keepdim=True) * 10 + torch.argmin(x, keepdim=True),
+                              (seeded(3, 2, 5),)),
+    # a ceil-mode window that starts in the right padding is dropped (17 windows of 50, not 18)
+    "avg_pool_ceil_counted_pad": (lambda x: F.avg_pool2d(x, 3, 3, padding=1, ceil_mode=True,
+                                                         count_include_pad=True), (seeded(1, 2, 5, 8),)),
+    # index_add's source broadcasts over self's other dims, as eager (the
+    # index an input: the test runs it at 17 only, where a run-time index is
+    # exported; tensor constants of a trace text have no data)
+    "index_add_broadcast_source": (lambda x, i, j: x.index_add(1, i, torch.arange(9.0).view(1, 3, 3))
+                                   + x.index_add(0, j, torch.arange(5.0).view(5, 1)),
+                                   (torch.ones(5, 4, 3), torch.tensor([0, 2, 1]), torch.tensor([4, 0, 2, 1, 3]))),
+    # an InstanceNorm tracking running statistics, in eval mode, normalises with them
+    "instance_norm_running_stats": (lambda x, m, v, w, b: F.instance_norm(x, m, v, w, b, use_input_stats=False),
+                                    (seeded(2, 3, 6), torch.tensor([0.5, -1.0, 2.0]), torch.tensor([1.5, 0.5, 2.5]),
+                                     torch.tensor([0.5, 2.0, 0.25]), torch.tensor([-1.0, 0.0, 1.0]))),
+    # prelu's per-channel weight applies along dim 1, not the last dim
+    "prelu_channels": (lambda x, w: F.prelu(x, w), (seeded(2, 3, 2, 3), torch.tensor([0.1, 0.2, 0.3]))),
+    # prelu of a 0-d input stays 0-d
+    "prelu_0d": (lambda x: F.prelu(x, torch.tensor([0.25])), (torch.tensor(-2.0),)),
+    # more repeats than dims: leading dims of size 1 first
+    "repeat_more_dims": (lambda x: x.repeat(4, 1) + 1, (torch.tensor([1, 2, 3]),)),
 }
 
 def gpt_attention(x):
@@ -367,10 +398,19 @@ REFUSALS = {
     "index_put_accumulate": (Fn(index_put_accumulate), (torch.randn(4, 4), torch.tensor([0, 2]))),
     # a loop-carried int64 tensor that the body makes float (ONNX Loop keeps its type)
     "loop_changes_dtype": (Fn(loop_changes_dtype), (torch.randn(3),)),
+    # duplicate indices: eager sums their updates, a scatter before opset 16 keeps one
+    "index_add_duplicate_index": (Fn(lambda x: x.index_add(0, torch.tensor([1, 1, 0]), torch.ones(3, 2))),
+                                  (torch.zeros(3, 2),)),
 }
 
 
 def main():
+    """Writes every case, or only those named on the command line."""
+    only = set(sys.argv[1:])
+    for table in (REFUSALS, CASES, DYNAMIC, DATA_DEPENDENT):
+        for name in list(table):
+            if only and name not in only:
+                del table[name]
     os.makedirs(OUT, exist_ok=True)
     for name, (m, inputs) in REFUSALS.items():
         with open(os.path.join(OUT, name + ".trace"), "w") as f:
