@@ -613,9 +613,9 @@ sym_index_add (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   if (iv == NULL)
     iv = onnx_const_ints (index);
   if (iv == NULL)
-    return sym_unimplemented (ctx, n, error, "index_add with an index computed at run time before "
-                              "opset 16 (updates of duplicate indices would not be summed; export "
-                              "at opset 16 or later)");
+    return sym_unimplemented (ctx, n, error, "index_add before opset 16 with an index whose values "
+                              "are not known at export (updates of duplicate indices would not be "
+                              "summed; export at opset 16 or later)");
   for (guint i = 0; i < iv->len; i++)
     for (guint j = i + 1; j < iv->len; j++)
       {

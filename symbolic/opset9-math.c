@@ -76,9 +76,39 @@ sym_mul (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 BINARY (eq, "Equal")
 BINARY (gt, "Greater")
 BINARY (lt, "Less")
-BINARY (logical_and, "And")
-BINARY (logical_or, "Or")
-BINARY (logical_xor, "Xor")
+/* aten::logical_and/or/xor: non-bool inputs are true where non-zero (torch
+ * casts them to bool; And/Or/Xor take bool only). */
+static gboolean
+logical_op (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error, const char *op)
+{
+  GraphValue *self, *other;
+  if (!sym_parse_args (ctx, n, "vv", &self, &other, error))
+    return FALSE;
+  if (sym_dtype (self) != GRAPH_DTYPE_BOOL)
+    self = sym_cast (ctx, self, GRAPH_DTYPE_BOOL);
+  if (sym_dtype (other) != GRAPH_DTYPE_BOOL)
+    other = sym_cast (ctx, other, GRAPH_DTYPE_BOOL);
+  out[0] = graph_op (G, op, self, other, NULL);
+  return out[0] != NULL;
+}
+
+static gboolean
+sym_logical_and (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  return logical_op (ctx, n, out, error, "And");
+}
+
+static gboolean
+sym_logical_or (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  return logical_op (ctx, n, out, error, "Or");
+}
+
+static gboolean
+sym_logical_xor (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  return logical_op (ctx, n, out, error, "Xor");
+}
 /* aten::pow(self, exponent): a constant exponent takes self's type (Pow
  * wants matching types before opset 12). */
 static gboolean

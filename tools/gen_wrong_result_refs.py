@@ -255,6 +255,19 @@ CASES = {
     "prelu_0d": (lambda x: F.prelu(x, torch.tensor([0.25])), (torch.tensor(-2.0),)),
     # more repeats than dims: leading dims of size 1 first
     "repeat_more_dims": (lambda x: x.repeat(4, 1) + 1, (torch.tensor([1, 2, 3]),)),
+    # element types an op's ONNX schema does not allow (refused by the checker
+    # before): computed in a wider type that holds every value
+    "uint8_arith_wraps": (lambda x, y: (x + y) * x - y, (torch.tensor([200, 3, 17], dtype=torch.uint8),
+                                                         torch.tensor([100, 250, 9], dtype=torch.uint8))),
+    "int8_abs_max": (lambda x, y: torch.max(x.abs(), y), (torch.tensor([-128, -3, 5], dtype=torch.int8),
+                                                          torch.tensor([1, 2, 7], dtype=torch.int8))),
+    "logical_and_int": (lambda x, y: torch.logical_and(x, y) | torch.logical_xor(x, y),
+                        (torch.tensor([0, 3, -2, 0], dtype=torch.int32), torch.tensor([5, 0, 7, 0], dtype=torch.int32))),
+    "bool_mul_add": (lambda x, y: x * y + x, (torch.tensor([True, False, True]), torch.tensor([True, True, False]))),
+    "reciprocal_int64": (lambda x: torch.reciprocal(x), (torch.tensor([2, -4, 8]),)),
+    "relu_int32": (lambda x: torch.relu(x), (torch.tensor([-3, 0, 5], dtype=torch.int32),)),
+    # a bool tensor against a float scalar compares numbers (True > 0.5)
+    "bool_gt_float_scalar": (lambda x: x > 0.5, (torch.tensor([True, False, True]),)),
 }
 
 def gpt_attention(x):

@@ -24,7 +24,8 @@ static const char *const cases[] = {
   "paste_masks_loop", "keypoints_loop", "bicubic_computed_size", "script_loop_range_step",
   /* found by bench/pytorch-onnx-suite.py (PyTorch's own ONNX tests) */
   "argmax_keepdim_no_dim", "avg_pool_ceil_counted_pad", "instance_norm_running_stats",
-  "prelu_channels", "prelu_0d", "repeat_more_dims",
+  "prelu_channels", "prelu_0d", "repeat_more_dims", "uint8_arith_wraps", "int8_abs_max",
+  "logical_and_int", "bool_mul_add", "reciprocal_int64", "relu_int32", "bool_gt_float_scalar",
 };
 static const int opsets[] = { 11, 13, 17 };
 
