@@ -181,6 +181,28 @@ def bicubic_to(x: torch.Tensor, s: torch.Tensor) -> torch.Tensor:
                          align_corners=False)[:, 0]
 
 
+def packed_lstm(x, lengths, h0, c0, w_ih, w_hh, b_ih, b_hh):
+    # pack_padded_sequence → a bidirectional LSTM's packed form → pad_packed_sequence
+    # (weights as inputs: a trace text holds no tensor data)
+    packed = torch.nn.utils.rnn.pack_padded_sequence(x, lengths, batch_first=True)
+    out, h, c = torch._VF.lstm(packed.data, packed.batch_sizes, (h0, c0), [w_ih, w_hh, b_ih, b_hh,
+                                                                          w_ih * 0.5, w_hh, b_ih, b_hh],
+                               True, 1, 0.0, False, True)
+    padded, _ = torch.nn.utils.rnn.pad_packed_sequence(
+        torch.nn.utils.rnn.PackedSequence(out, packed.batch_sizes), batch_first=True)
+    return padded * 2 + torch.cat([h[0] - c[1], h[1] + c[0]], 1).unsqueeze(1)
+
+
+def packed_inputs(seed):
+    g = torch.Generator().manual_seed(seed)
+    r = lambda *s: torch.randn(*s, generator=g)
+    return (r(3, 5, 4), torch.tensor([5, 3, 2]), r(2, 3, 6), r(2, 3, 6), r(24, 4), r(24, 6), r(24), r(24))
+
+
+def packed_data_read(x, lengths):
+    return torch.nn.utils.rnn.pack_padded_sequence(x, lengths).data * 2
+
+
 def view_write(x):
     m = x.new_zeros((4, 5))
     m.view(20)[3:6] = 1
@@ -266,6 +288,8 @@ CASES = {
     "bool_mul_add": (lambda x, y: x * y + x, (torch.tensor([True, False, True]), torch.tensor([True, True, False]))),
     "reciprocal_int64": (lambda x: torch.reciprocal(x), (torch.tensor([2, -4, 8]),)),
     "relu_int32": (lambda x: torch.relu(x), (torch.tensor([-3, 0, 5], dtype=torch.int32),)),
+    # packed sequences (refused before): the padded form with the lengths as sequence_lens
+    "packed_lstm": (packed_lstm, packed_inputs(5)),
     # a bool tensor against a float scalar compares numbers (True > 0.5)
     "bool_gt_float_scalar": (lambda x: x > 0.5, (torch.tensor([True, False, True]),)),
 }
@@ -411,6 +435,8 @@ REFUSALS = {
     "index_put_accumulate": (Fn(index_put_accumulate), (torch.randn(4, 4), torch.tensor([0, 2]))),
     # a loop-carried int64 tensor that the body makes float (ONNX Loop keeps its type)
     "loop_changes_dtype": (Fn(loop_changes_dtype), (torch.randn(3),)),
+    # the packed data read directly (ONNX has no packed sequences)
+    "packed_data_read": (Fn(packed_data_read), (torch.randn(4, 2, 3), torch.tensor([4, 2]))),
     # duplicate indices: eager sums their updates, a scatter before opset 16 keeps one
     "index_add_duplicate_index": (Fn(lambda x: x.index_add(0, torch.tensor([1, 1, 0]), torch.ones(3, 2))),
                                   (torch.zeros(3, 2),)),

@@ -26,6 +26,7 @@ static const char *const cases[] = {
   "argmax_keepdim_no_dim", "avg_pool_ceil_counted_pad", "instance_norm_running_stats",
   "prelu_channels", "prelu_0d", "repeat_more_dims", "uint8_arith_wraps", "int8_abs_max",
   "logical_and_int", "bool_mul_add", "reciprocal_int64", "relu_int32", "bool_gt_float_scalar",
+  "packed_lstm",
 };
 static const int opsets[] = { 11, 13, 17 };
 
@@ -137,6 +138,8 @@ static const struct { const char *cas, *says; } refusals[] = {
   { "loop_changes_dtype", "loop-carried value 0 starts as int64 and the loop body makes it float" },
   /* a scatter before opset 16 keeps one update of a duplicate index */
   { "index_add_duplicate_index", "would not be summed" },
+  /* ONNX has no packed sequences: only RNNs and pad_packed_sequence may read one */
+  { "packed_data_read", "a packed sequence read by something other than an RNN" },
 };
 
 static void
