@@ -445,6 +445,9 @@ def classify(row):
     if row["status"] == "skipped":
         row["outcome"] = "skipped"
         return row
+    if row["status"] == "passed" and not calls:
+        row["outcome"] = "no-export"   # the test checks tracing only
+        return row
     if row["status"] in ("harness", "crash", "timeout") or not calls:
         row["outcome"] = "harness"
         row["message"] = row.get("exception") or row["status"]
@@ -493,7 +496,8 @@ def report(rows, out):
                 ("WRONG RESULTS (ran, differs)", lambda r: r["outcome"] == "wrong"),
                 ("exported, executor refused", lambda r: r["outcome"] == "run-error"),
                 ("symonnx refused", lambda r: r["outcome"] == "refused"),
-                ("harness error/crash/timeout", lambda r: r["outcome"] == "harness")):
+                ("harness error/crash/timeout", lambda r: r["outcome"] == "harness"),
+                ("test exports nothing", lambda r: r["outcome"] == "no-export")):
             t = sum(1 for r in run if not r["scripted"] and pred(r))
             s = sum(1 for r in run if r["scripted"] and pred(r))
             print(f"{label:<34} {t:>8} {s:>9} {t + s:>6}", file=out)
