@@ -97,6 +97,23 @@ def _flat_args(args):
     return tuple(flat), lengths
 
 
+def tensorize(args):
+    """Python numbers among the arguments (nested in tuples and lists too)
+    as 0-d tensors, as torch.onnx.export passes them (torch.jit._flatten):
+    graph inputs, not constants of the trace."""
+    if isinstance(args, bool):
+        return torch.tensor(args)
+    if isinstance(args, int):
+        return torch.tensor(args)
+    if isinstance(args, float):   # double, as torch.jit._flatten makes it
+        return torch.tensor(args, dtype=torch.float64)
+    if isinstance(args, tuple):
+        return tuple(tensorize(a) for a in args)
+    if isinstance(args, list):
+        return [tensorize(a) for a in args]
+    return args
+
+
 def trace(model, args):
     """(text, tensors, outputs): the trace text, the state_dict plus every
     tensor constant of the trace under "__constant__.<value name>" (PyTorch
@@ -106,7 +123,7 @@ def trace(model, args):
     from the state it was given in."""
     if isinstance(args, torch.Tensor):
         args = (args,)
-    args = tuple(args)
+    args = tensorize(tuple(args))
     flat, lengths = _flat_args(args)
     # Traced with autograd on, as torch.onnx.export does: under no_grad,
     # nn.TransformerEncoderLayer and nn.MultiheadAttention take their fused

@@ -5,7 +5,8 @@
   python_api.py signature        export() takes torch.onnx.export's arguments;
                                  python3 -m symonnx runs the CLI
   python_api.py errors DIR       failures raise SymonnxError, write nothing
-  python_api.py stateful DIR     a forward that changes the model is run once
+  python_api.py stateful DIR     a forward that changes the model is run once;
+                                 None outputs, Python-number arguments
 
 Each check compares with something that is not symonnx: PyTorch's outputs
 (symonnx.verify runs the model), onnx.checker, torch's own signature.
@@ -121,7 +122,8 @@ def stateful(d):
     """A forward that changes the model's state (self.w = self.w * 3, as
     test_set_attr_modules of PyTorch's ONNX suite) is traced from the state
     it was given, as torch.onnx.export does: the export runs forward once.
-    Also: outputs that are None are dropped, as torch.onnx.export does."""
+    Also: outputs that are None are dropped, and Python numbers among the
+    arguments are graph inputs, as torch.onnx.export does."""
     import copy
 
     class Stateful(torch.nn.Module):
@@ -149,6 +151,18 @@ def stateful(d):
     check_file(path)
     assert len(onnx.load(path).graph.output) == 2
     verified(NoneOut(), (x,), path)
+
+    # Python numbers among the arguments are graph inputs (0-d int64 and
+    # double tensors), as torch.onnx.export makes them: other values run
+    class Numbers(torch.nn.Module):
+        def forward(self, x, k: int, s: float):
+            return x * k + s
+
+    path = os.path.join(d, "numbers.onnx")
+    symonnx.export(Numbers(), (x, 3, 2.5), path)
+    check_file(path)
+    verified(Numbers(), (x, 3, 2.5), path)
+    verified(Numbers(), (x, -5, 0.25), path)
     print("stateful: ok")
 
 
