@@ -690,6 +690,43 @@ sym_argmin (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   return argminmax (ctx, n, out, error, "ArgMin");
 }
 
+/* aten::any(self) / any(self, dim, keepdim) and aten::all: as torch, the
+ * count of true (non-zero) elements, ReduceSum of the int64 cast, > 0;
+ * all(x) is not any(not x).  Every dim when none is given. */
+static gboolean
+any_all (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error, gboolean all)
+{
+  GraphValue *self;
+  gint64 dim = 0;
+  gboolean keep = FALSE, has_dim = graph_node_n_inputs (n) > 1;
+  if (!sym_parse_args (ctx, n, "v", &self, error))
+    return FALSE;
+  if (has_dim && !sym_parse_args (ctx, n, "none,i,b", &dim, &keep, error))
+    return FALSE;
+  if (graph_node_n_inputs (n) > 3)
+    return sym_unimplemented (ctx, n, error, "an out= argument");
+  GraphValue *b = sym_dtype (self) == GRAPH_DTYPE_BOOL ? self : sym_cast (ctx, self, GRAPH_DTYPE_BOOL);
+  if (all)
+    b = graph_op (G, "Not", b, NULL);
+  GraphValue *count = sym_reduce (ctx, "ReduceSum", sym_cast (ctx, b, GRAPH_DTYPE_INT64),
+                                  has_dim ? 1 : 0, &dim, keep);
+  GraphValue *v = graph_op (G, "Greater", count, sym_const_i64 (ctx, 0), NULL);
+  out[0] = all ? graph_op (G, "Not", v, NULL) : v;
+  return out[0] != NULL;
+}
+
+static gboolean
+sym_any (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  return any_all (ctx, n, out, error, FALSE);
+}
+
+static gboolean
+sym_all (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  return any_all (ctx, n, out, error, TRUE);
+}
+
 /* ---- torch 1.13 ops added later (maximum ... tanhshrink) ---------------- */
 
 BINARY (maximum, "Max")
@@ -916,6 +953,7 @@ static const SymEntry entries[] = {
   SYM_FN ("aten::remainder", sym_remainder),
   SYM_FN ("aten::rsqrt", sym_rsqrt),     SYM_FN ("aten::square", sym_square),
   SYM_FN ("aten::argmax", sym_argmax),   SYM_FN ("aten::argmin", sym_argmin),
+  SYM_FN ("aten::any", sym_any),         SYM_FN ("aten::all", sym_all),
   SYM_FN ("aten::maximum", sym_maximum), SYM_FN ("aten::minimum", sym_minimum),
   SYM_FN ("aten::mv", sym_mv),           SYM_FN ("aten::dot", sym_dot),
   SYM_FN ("aten::log10", sym_log10),     SYM_FN ("aten::log2", sym_log2),

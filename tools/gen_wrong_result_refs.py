@@ -288,6 +288,10 @@ CASES = {
     "bool_mul_add": (lambda x, y: x * y + x, (torch.tensor([True, False, True]), torch.tensor([True, True, False]))),
     "reciprocal_int64": (lambda x: torch.reciprocal(x), (torch.tensor([2, -4, 8]),)),
     "relu_int32": (lambda x: torch.relu(x), (torch.tensor([-3, 0, 5], dtype=torch.int32),)),
+    # any/all (no symbolic before): non-zero counts, over a dim or every dim
+    "any_all": (lambda x: torch.cat([x.any(1), x.all(1), x.any().view(1), x.all().view(1),
+                                     x.any(0, keepdim=True).view(-1)]),
+                (torch.tensor([[0.0, 1.5, 0.0, 2.0], [0.0, 0.0, 0.0, 0.0], [1.0, 2.0, 3.0, -1.0]]),)),
     # packed sequences (refused before): the padded form with the lengths as sequence_lens
     "packed_lstm": (packed_lstm, packed_inputs(5)),
     # a bool tensor against a float scalar compares numbers (True > 0.5)

@@ -26,7 +26,7 @@ static const char *const cases[] = {
   "argmax_keepdim_no_dim", "avg_pool_ceil_counted_pad", "instance_norm_running_stats",
   "prelu_channels", "prelu_0d", "repeat_more_dims", "uint8_arith_wraps", "int8_abs_max",
   "logical_and_int", "bool_mul_add", "reciprocal_int64", "relu_int32", "bool_gt_float_scalar",
-  "packed_lstm",
+  "packed_lstm", "any_all",
 };
 static const int opsets[] = { 11, 13, 17 };
 
