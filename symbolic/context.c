@@ -281,6 +281,7 @@ sym_call_op (SymContext *ctx, const char *kind, guint n_args, GraphValue *const 
   SymFn fn = sym_registry_lookup (ctx->s.reg, kind, ctx->s.opset, &user_data, NULL);
   if (fn == NULL)
     {
+      /* torch 1.13: also refuses (UnsupportedOperatorError: no symbolic for the op at this opset) */
       g_set_error (error, SYM_ERROR, SYM_ERROR_UNSUPPORTED, "%s has no symbolic at opset %d", kind,
                    ctx->s.opset);
       return FALSE;
@@ -1184,6 +1185,8 @@ sym_value (SymContext *ctx, GraphValue *src, GError **error)
         }
       if (t == NULL)
         {
+          /* torch 1.13: writes a Constant with a string attribute or drops a device (no ONNX
+           * tensor); refused here because a string is not an ONNX tensor value */
           g_set_error (error, SYM_ERROR, SYM_ERROR_UNSUPPORTED,
                        "constant %%%s cannot be an ONNX tensor (a string or device constant)",
                        value_label (src, buf));
@@ -1206,6 +1209,8 @@ sym_value (SymContext *ctx, GraphValue *src, GError **error)
         }
       else
         {
+          /* torch 1.13: also refuses (scripted scalar ops on run-time values fail in its symbolics
+           * or the ONNX checker) */
           g_set_error (error, SYM_ERROR, SYM_ERROR_UNSUPPORTED,
                        "value %%%s (an output of %s) is exported only where its value is known "
                        "at export time (a rank, a constant, None), and here it is not",
@@ -1245,6 +1250,8 @@ sym_value (SymContext *ctx, GraphValue *src, GError **error)
           GraphType *et = lt && graph_type_kind (lt) == GRAPH_TYPE_LIST ? graph_type_elem (lt, 0) : NULL;
           if (et && graph_type_kind (et) != GRAPH_TYPE_INT)
             {
+              /* torch 1.13: also refuses (a Tensor[] where a tensor is needed raises
+               * SymbolicValueError) */
               g_set_error (error, SYM_ERROR, SYM_ERROR_UNSUPPORTED,
                            "list %%%s of tensors used where a single tensor is needed",
                            value_label (src, buf));
@@ -1294,6 +1301,8 @@ sym_list_values (SymContext *ctx, GraphValue *src, GError **error)
   char buf[32];
   if (sym_context_scan_list (ctx, src))
     {
+      /* torch 1.13: exports such a list as an ONNX sequence (SequenceInsert in the Loop); not yet
+       * here (only stack of it) */
       g_set_error (error, SYM_ERROR, SYM_ERROR_UNSUPPORTED,
                    "tensor list %%%s is filled by append in a loop: only torch.stack of it is "
                    "exported", value_label (src, buf));
@@ -1301,6 +1310,7 @@ sym_list_values (SymContext *ctx, GraphValue *src, GError **error)
     }
   if (p == NULL || !graph_node_is (p, "prim::ListConstruct"))
     {
+      /* torch 1.13: exports a non-ListConstruct list as an ONNX sequence value; not yet here */
       g_set_error (error, SYM_ERROR, SYM_ERROR_UNSUPPORTED,
                    "tensor list %%%s is not a prim::ListConstruct (a dynamic list)",
                    src ? value_label (src, buf) : "?");
@@ -1313,6 +1323,7 @@ sym_list_values (SymContext *ctx, GraphValue *src, GError **error)
       if (v == NULL)
         {
           if (error && *error == NULL)
+            /* torch 1.13: also refuses (a None element of a Tensor[] has no ONNX value) */
             g_set_error (error, SYM_ERROR, SYM_ERROR_UNSUPPORTED, "None inside a tensor list");
           g_ptr_array_unref (out);
           return NULL;
@@ -1452,6 +1463,7 @@ sym_parse_args (SymContext *ctx, GraphNode *n, const char *spec, ...)
         {
           gint64 *out = va_arg (ap, gint64 *);
           if (!sym_get_const_int (src, out))
+            /* torch 1.13: also refuses (parse_args 'i' on a non-constant raises "not constant") */
             ok = arg_error (n, i, "a constant int (a dim)", error);
           else
             ok = check_dim (n, i, dim_rank, *out, error);
@@ -1460,18 +1472,21 @@ sym_parse_args (SymContext *ctx, GraphNode *n, const char *spec, ...)
         {
           gint64 *out = va_arg (ap, gint64 *);
           if (!sym_get_const_int (src, out))
+            /* torch 1.13: also refuses (parse_args 'i' on a non-constant raises "not constant") */
             ok = arg_error (n, i, "a constant int", error);
         }
       else if (strcmp (c, "f") == 0)
         {
           double *out = va_arg (ap, double *);
           if (!sym_get_const_double (src, out))
+            /* torch 1.13: also refuses (parse_args 'f' on a non-constant raises "not constant") */
             ok = arg_error (n, i, "a constant number", error);
         }
       else if (strcmp (c, "b") == 0)
         {
           gboolean *out = va_arg (ap, gboolean *);
           if (!sym_get_const_bool (src, out))
+            /* torch 1.13: also refuses (parse_args 'b' on a non-constant raises "not constant") */
             ok = arg_error (n, i, "a constant bool", error);
         }
       else if (strcmp (c, "s") == 0)
@@ -1485,6 +1500,7 @@ sym_parse_args (SymContext *ctx, GraphNode *n, const char *spec, ...)
               g_ptr_array_add (ctx->pool, (gpointer) *out);
             }
           else
+            /* torch 1.13: also refuses (parse_args 's' on a non-constant raises "not constant") */
             ok = arg_error (n, i, "a constant string", error);
         }
       else if (strcmp (c, "t") == 0)
@@ -1497,6 +1513,7 @@ sym_parse_args (SymContext *ctx, GraphNode *n, const char *spec, ...)
               *out = t;
             }
           else
+            /* torch 1.13: also refuses (parse_args 't' on a non-constant raises "not constant") */
             ok = arg_error (n, i, "a constant tensor", error);
         }
       else if (strcmp (c, "is") == 0 || strcmp (c, "fs") == 0)
@@ -1511,6 +1528,7 @@ sym_parse_args (SymContext *ctx, GraphNode *n, const char *spec, ...)
               g_ptr_array_add (ctx->pool, (gpointer) *vals);
             }
           else
+            /* torch 1.13: also refuses (parse_args 'is'/'fs' on a list that is not constant raises) */
             ok = arg_error (n, i, c[0] == 'i' ? "a constant int list" : "a constant float list",
                             error);
         }
@@ -1619,6 +1637,7 @@ translate_unpack (SymContext *ctx, GraphNode *n, GError **error)
       return TRUE;
     }
 bad:
+  /* torch 1.13: exports such an unpack from an ONNX sequence (SequenceAt); not yet here */
   g_set_error (error, SYM_ERROR, SYM_ERROR_UNSUPPORTED,
                "%s: cannot unpack %u elements from a list whose elements are not known",
                graph_node_kind (n), n_out);
@@ -1710,6 +1729,7 @@ unsupported_error (SymContext *ctx, GraphNode *n, GError *cause, GError **error)
   const char *py_key = python_op_key (n);
   if (py_key && cause == NULL)
     {
+      /* torch 1.13: also refuses (UnsupportedOperatorError for a prim::PythonOp without a symbolic) */
       g_set_error (error, SYM_ERROR, SYM_ERROR_UNSUPPORTED,
                    "ONNX export failed: Couldn't export Python operator %s (a "
                    "torch.autograd.Function, %s) at opset %d (%s): its body is not in the "
@@ -1727,6 +1747,7 @@ unsupported_error (SymContext *ctx, GraphNode *n, GError *cause, GError **error)
                             first);
   else
     hint = g_strdup ("no symbolic function is registered for it");
+  /* torch 1.13: also refuses (UnsupportedOperatorError: no symbolic, or its symbolic declines) */
   g_set_error (error, SYM_ERROR, SYM_ERROR_UNSUPPORTED,
                "ONNX export failed: Couldn't export operator %s at opset %d (%s): %s",
                kind, ctx->s.opset, where, hint);
@@ -2057,6 +2078,7 @@ translate_node (SymContext *ctx, GraphNode *n, GError **error)
       if (!ok)
         {
           g_autofree char *where = node_location (n);
+          /* torch 1.13: also refuses (the op has no symbolic and no ATen fallback could be written) */
           g_set_error (error, SYM_ERROR, SYM_ERROR_UNSUPPORTED, "%s at opset %d (%s): %s", kind,
                        ctx->s.opset, where, local2 ? local2->message : "fallback failed");
           return FALSE;

@@ -57,6 +57,7 @@ index_plan (SymContext *ctx, GraphNode *n, GraphValue *self, GraphNode *lc, gboo
   GraphValue *typed = sym_rank (graph_node_input (n, 0)) >= 0 ? graph_node_input (n, 0) : self;
   p->rank = sym_rank (typed);
   if (p->rank < 0 || ni > (guint) p->rank)
+    /* torch 1.13: also refuses (_unimplemented "advanced indexing on tensor of unknown rank") */
     return sym_unimplemented (ctx, n, error, "indexing an input of unknown rank");
   for (guint i = 0; i < ni; i++)
     {
@@ -67,6 +68,8 @@ index_plan (SymContext *ctx, GraphNode *n, GraphValue *self, GraphNode *lc, gboo
       if (dt == GRAPH_DTYPE_BOOL || dt == GRAPH_DTYPE_UINT8)
         {
           if (!allow_mask || ni != 1)
+            /* torch 1.13: exports a mask among other indices as NonZero indices (a wrong graph for
+             * a mask of rank > 1, as it warns); not yet here */
             return sym_unimplemented (ctx, n, error, "boolean mask indexing");
           *is_mask = TRUE;
         }
@@ -75,6 +78,8 @@ index_plan (SymContext *ctx, GraphNode *n, GraphValue *self, GraphNode *lc, gboo
   if (p->k <= 1)
     return TRUE;
   if (sym_opset (ctx) < 11)
+    /* torch 1.13: exports several index tensors at opsets 9-10 by flattening self and combining the
+     * indices with strides (Mul, Add, index_select); not yet here */
     return sym_unimplemented (ctx, n, error, "indexing with several index tensors (from opset 11)");
   /* static: the indices expanded to their constant broadcast shape and
    * reduced modulo constant dims; otherwise (data-dependent counts, as
@@ -87,6 +92,8 @@ index_plan (SymContext *ctx, GraphNode *n, GraphValue *self, GraphNode *lc, gboo
       gint64 d[TENSOR_MAX_RANK];
       int rr = sym_rank (s);
       if (rr < 0)
+        /* torch 1.13: exports index tensors of unknown rank through run-time Shape arithmetic; not
+         * yet here */
         return sym_unimplemented (ctx, n, error, "index tensors of unknown rank");
       if (!sym_static_shape (s, d))
         {
@@ -108,10 +115,13 @@ index_plan (SymContext *ctx, GraphNode *n, GraphValue *self, GraphNode *lc, gboo
           if (*o == 1)
             *o = d[a];
           else if (d[a] != 1 && d[a] != *o)
+            /* torch 1.13: also refuses (PyTorch rejects index tensors that do not broadcast) */
             return sym_unimplemented (ctx, n, error, "index tensors that do not broadcast");
         }
     }
   if (p->br + p->rank - (int) p->k + 1 > TENSOR_MAX_RANK)
+    /* torch 1.13: exports any result rank (ONNX has no limit); not yet here (symonnx tensors have
+     * at most TENSOR_MAX_RANK dims) */
     return sym_unimplemented (ctx, n, error, "an index result of too high a rank");
   int np = 0;
   p->adjacent = TRUE;
@@ -193,6 +203,8 @@ sym_index (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
     return FALSE;
   GraphNode *lc = graph_value_node (graph_node_input (n, 1));
   if (lc == NULL || !graph_node_is (lc, "prim::ListConstruct"))
+    /* torch 1.13: takes a list it cannot unpack as one index tensor (a wrong graph for a real
+     * list); refused here because the list's elements are unknown */
     return sym_unimplemented (ctx, n, error, "indices that are not a list");
   IndexPlan p;
   gboolean mask;
@@ -251,11 +263,17 @@ sym_index_put (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   if (graph_node_n_inputs (n) > 3 && !sym_parse_args (ctx, n, "none,none,none,b", &accumulate, error))
     return FALSE;
   if (sym_opset (ctx) < 11)
+    /* torch 1.13: also refuses (_onnx_opset_unsupported "index_put" before opset 11) */
     return sym_unimplemented (ctx, n, error, "index_put (from opset 11)");
   if (accumulate && sym_opset (ctx) < 16)
+    /* torch 1.13: scatters the values into zeros and adds (duplicate indices keep one value, not
+     * their sum); refused here because PyTorch sums duplicates (ScatterND reduction='add' needs
+     * opset 16) */
     return sym_unimplemented (ctx, n, error, "index_put with accumulate=True (from opset 16)");
   GraphNode *lc = graph_value_node (graph_node_input (n, 1));
   if (lc == NULL || !graph_node_is (lc, "prim::ListConstruct"))
+    /* torch 1.13: takes a list it cannot unpack as one index tensor (a wrong graph for a real
+     * list); refused here because the list's elements are unknown */
     return sym_unimplemented (ctx, n, error, "indices that are not a list");
   IndexPlan p;
   gboolean mask;
@@ -263,6 +281,7 @@ sym_index_put (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
     return FALSE;
   GraphDType dt = sym_dtype (graph_node_input (n, 0));
   if (dt == GRAPH_DTYPE_UNDEFINED || values == NULL)
+    /* torch 1.13: also refuses (its index_put reads self's scalar type, which fails when unknown) */
     return sym_unimplemented (ctx, n, error, "index_put into a tensor of unknown type");
   if (sym_dtype (graph_node_input (n, 2)) != dt)
     values = sym_cast (ctx, values, dt);
@@ -282,6 +301,8 @@ sym_index_put (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
       if (mask)
         {
           if (sym_rank (graph_node_input (lc, 0)) != p.rank)
+            /* torch 1.13: exports a mask of lower rank through masked_scatter (mask broadcast to
+             * self); not yet here */
             return sym_unimplemented (ctx, n, error, "a boolean mask of another rank than self");
           static const gint64 perm2[] = { 1, 0 };
           idx = graph_op (G, "Transpose", graph_op (G, "NonZero", iv, NULL), "perm_is", 2, perm2, NULL);
@@ -295,6 +316,8 @@ sym_index_put (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
            * stacked on a last axis (self transposed so q comes first) */
           int q = (int) p.pos[0], ir = sym_rank (graph_node_input (lc, q));
           if (ir < 0 || !sym_static_shape (graph_node_input (n, 0), d))
+            /* torch 1.13: exports it with run-time Shape, Slice and Reshape of the values
+             * (ScatterND); not yet here */
             return sym_unimplemented (ctx, n, error, "index_put into a tensor of unknown shape");
           p.perm[0] = q;
           for (int a = 0, m = 1; a < p.rank; a++)
@@ -327,6 +350,8 @@ sym_index_put (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
               values = graph_op (G, "Transpose", values, "perm_is", m, vp, NULL);
             }
           else if (q > 0 && sym_rank (graph_node_input (n, 2)) > 1)
+            /* torch 1.13: exports it as ScatterND with the values reshaped at run time; not yet
+             * here */
             return sym_unimplemented (ctx, n, error, "index_put at dim %d with values of rank %d", q,
                                       sym_rank (graph_node_input (n, 2)));
         }
@@ -334,6 +359,8 @@ sym_index_put (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   else
     {
       if (p.dynamic)
+        /* torch 1.13: exports it (indices broadcast by Add, Shape, Expand, Concat into ScatterND);
+         * not yet here */
         return sym_unimplemented (ctx, n, error, "index_put with several index tensors of a shape known "
                                   "only at run time");
       if (!p.identity)
@@ -358,6 +385,7 @@ sym_index_put (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
           values = graph_op (G, "Transpose", values, "perm_is", bm, inv, NULL);
         }
       else if (p.adjacent && p.pos[0] > 0 && sym_rank (graph_node_input (n, 2)) > 1)
+        /* torch 1.13: exports it as ScatterND with the values reshaped at run time; not yet here */
         return sym_unimplemented (ctx, n, error, "index_put with values of rank %d",
                                   sym_rank (graph_node_input (n, 2)));
     }
@@ -423,6 +451,7 @@ sym_scatter_add (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error
     return FALSE;
   GraphDType dt = sym_dtype (self);
   if (dt == GRAPH_DTYPE_UNDEFINED)
+    /* torch 1.13: also refuses (_unimplemented "scatter_add: input dtype not accessible") */
     return sym_unimplemented (ctx, n, error, "scatter_add of an input of unknown type");
   gint64 dims[TENSOR_MAX_RANK];
   int rank = sym_rank (self);
@@ -453,10 +482,13 @@ index_scatter (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error, 
   int irank = sym_rank (index);
   if (rank < 1 || rank > TENSOR_MAX_RANK || !sym_static_shape (self, dims) || irank > 1
       || (irank == 1 && !sym_static_shape (index, idims)))
+    /* torch 1.13: exports run-time sizes when the rank is known (Shape, Expand of the unsqueezed
+     * index, Scatter); not yet here */
     return sym_unimplemented (ctx, n, error, "index_fill/index_copy of dynamic shapes");
   if (dim < 0)
     dim += rank;
   if (dim < 0 || dim >= rank)
+    /* torch 1.13: also refuses (PyTorch rejects a dim out of range) */
     return sym_unimplemented (ctx, n, error, "dim out of range");
   dims[dim] = irank == 1 ? idims[0] : 1;
   gint64 axes[TENSOR_MAX_RANK];
@@ -511,15 +543,19 @@ sym_index_add (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   double alpha;
   GraphValue *a = graph_node_n_inputs (n) > 4 ? graph_node_input (n, 4) : NULL;
   if (a && !sym_is_none (a) && (!sym_get_const_double (a, &alpha) || alpha != 1.0))
+    /* torch 1.13: also refuses (_unimplemented "index_add: alpha != 1") */
     return sym_unimplemented (ctx, n, error, "index_add with alpha != 1");
   int rank = sym_rank (self), srank = sym_rank (src), irank = sym_rank (index);
   gint64 dims[TENSOR_MAX_RANK], sdims[TENSOR_MAX_RANK];
   if (rank < 1 || rank > TENSOR_MAX_RANK || srank != rank || irank != 1
       || !sym_static_shape (self, dims) || !sym_static_shape (src, sdims))
+    /* torch 1.13: exports run-time sizes when the ranks are known (Shape, Slice, Expand; it raises
+     * for unknown ranks); not yet here */
     return sym_unimplemented (ctx, n, error, "index_add of dynamic shapes");
   if (dim < 0)
     dim += rank;
   if (dim < 0 || dim >= rank)
+    /* torch 1.13: also refuses (PyTorch rejects a dim out of range) */
     return sym_unimplemented (ctx, n, error, "dim out of range");
   gint64 axes[TENSOR_MAX_RANK];
   gsize na = 0;
@@ -530,6 +566,7 @@ sym_index_add (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   idx = graph_op (G, "Expand", idx, sym_const_ints (ctx, (gsize) rank, sdims), NULL);
   GraphValue *zeros = sym_const_filled (ctx, (gsize) rank, dims, sym_dtype (self), 0.0);
   if (zeros == NULL)
+    /* torch 1.13: exports zeros of any type or size as ConstantOfShape(Shape(self)); not yet here */
     return sym_unimplemented (ctx, n, error, "index_add of this element type");
   const char *op = sym_opset (ctx) >= 11 ? "ScatterElements" : "Scatter";
   GraphValue *to_add = graph_op (G, op, zeros, idx, src, "axis_i", dim, NULL);

@@ -172,6 +172,8 @@ sym_div (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
       out[0] = graph_op (G, "Div", self, other, NULL);  /* integer Div truncates */
       return TRUE;
     }
+  /* torch 1.13: divides integer operands of different types as they are (ill-typed) and raises on a
+   * mode PyTorch lacks; refused here because the integer types are unknown or differ */
   return sym_unimplemented (ctx, n, error, "rounding_mode '%s' on this element type", mode);
 }
 
@@ -234,6 +236,8 @@ sym_add (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
     return FALSE;
   if (sym_rank (graph_node_input (n, 0)) < 0 && graph_value_type (graph_node_input (n, 0))
       && graph_type_kind (graph_value_type (graph_node_input (n, 0))) == GRAPH_TYPE_LIST)
+    /* torch 1.13: refuses before opset 11 and exports list + list as SequenceInsert of each element
+     * from 11; not yet here */
     return sym_unimplemented (ctx, n, error, "adding lists");
   other = scaled (ctx, n, other, self, error);
   if (other == NULL)
@@ -530,6 +534,8 @@ sym_floor_divide (SymContext *ctx, GraphNode *n, GraphValue **out, GError **erro
     return FALSE;
   if (!graph_dtype_is_floating (sym_dtype (self))
       && (sym_dtype (self) == GRAPH_DTYPE_UNDEFINED || sym_dtype (self) != sym_dtype (other)))
+    /* torch 1.13: truncates (PyTorch 1.13 floors) and divides the operands as they are; refused
+     * here because the integer types are unknown or differ */
     return sym_unimplemented (ctx, n, error, "integer floor_divide of operands of unknown or "
                               "different element types");
   out[0] = floor_div (ctx, self, other);
@@ -545,6 +551,8 @@ sym_remainder (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
     return FALSE;
   if (!graph_dtype_is_floating (sym_dtype (self))
       && (sym_dtype (self) == GRAPH_DTYPE_UNDEFINED || sym_dtype (self) != sym_dtype (other)))
+    /* torch 1.13: writes Div, Mul, Sub of the operands as they are (ill-typed when they differ);
+     * refused here because the integer types are unknown or differ */
     return sym_unimplemented (ctx, n, error, "integer remainder of operands of unknown or "
                               "different element types");
   /* Python's modulo: the sign of other, so the quotient is floored for

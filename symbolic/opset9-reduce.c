@@ -58,8 +58,10 @@ var_mean (SymContext *ctx, GraphNode *n, GraphValue **var, GraphValue **mean, GE
   gboolean keep = FALSE, all = TRUE;
   GraphValue *c_src = graph_node_input (n, nin == 2 ? 1 : 2);
   if (nin != 2 && nin != 4)
+    /* torch 1.13: also refuses (no var/std schema has another argument count) */
     return sym_unimplemented (ctx, n, error, "%u arguments", nin);
   if (!sym_is_none (c_src) && !sym_get_const_int (c_src, &correction))
+    /* torch 1.13: also refuses (parse_args 'i': the correction must be a constant) */
     return sym_unimplemented (ctx, n, error, "a non-constant correction");
   if (nin == 4)
     {
@@ -75,6 +77,8 @@ var_mean (SymContext *ctx, GraphNode *n, GraphValue **var, GraphValue **mean, GE
   int rank = sym_rank (self);
   gint64 shape[TENSOR_MAX_RANK];
   if (rank < 0 || rank > TENSOR_MAX_RANK || !sym_static_shape (self, shape))
+    /* torch 1.13: exports dynamic shapes, counting the elements with Shape, Gather, ReduceProd at
+     * run time; not yet here */
     return sym_unimplemented (ctx, n, error, "variance of an input of dynamic shape");
   double count = 1;
   for (int i = 0; i < rank; i++)
@@ -83,6 +87,7 @@ var_mean (SymContext *ctx, GraphNode *n, GraphValue **var, GraphValue **mean, GE
     {
       gint64 d = dims[i] < 0 ? dims[i] + rank : dims[i];
       if (d < 0 || d >= rank)
+        /* torch 1.13: also refuses (PyTorch rejects a dim out of range) */
         return sym_unimplemented (ctx, n, error, "dim out of range");
       count *= shape[d];
     }
@@ -202,10 +207,13 @@ sym_norm (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   const gint64 *dims;
   gboolean keep;
   if (graph_node_n_inputs (n) != 4)
+    /* torch 1.13: exports the 5-argument form with a dtype (ReduceL1/L2 then Cast) and refuses the
+     * shorter ones; not yet here */
     return sym_unimplemented (ctx, n, error, "norm with %u arguments", graph_node_n_inputs (n));
   if (!sym_parse_args (ctx, n, "v,f,is,b", &self, &p, &nd, &dims, &keep, error))
     return FALSE;
   if (p != 1.0 && p != 2.0)
+    /* torch 1.13: also refuses ("ONNX export only p-norms with p of 1 or 2") */
     return sym_unimplemented (ctx, n, error, "p-norm with p = %g (only 1 and 2)", p);
   out[0] = sym_reduce (ctx, p == 1.0 ? "ReduceL1" : "ReduceL2", self, nd, dims, keep);
   return TRUE;
@@ -245,6 +253,8 @@ sym_linalg_vector_norm (SymContext *ctx, GraphNode *n, GraphValue **out, GError 
       || !sym_parse_args (ctx, n, "none,none,none,b", &keep, error))
     return FALSE;
   if (graph_node_n_inputs (n) > 4 && !sym_is_none (graph_node_input (n, 4)))
+    /* torch 1.13: ignores the dtype (the result keeps self's type); refused here because PyTorch
+     * casts self to the dtype first */
     return sym_unimplemented (ctx, n, error, "linalg_vector_norm with a dtype");
   if (sym_is_none (graph_node_input (n, 2)))
     {
@@ -258,6 +268,7 @@ sym_linalg_vector_norm (SymContext *ctx, GraphNode *n, GraphValue **out, GError 
   else if (!sym_parse_args (ctx, n, "none,none,is", &nd, &dims, error))
     return FALSE;
   if (ord == 0)
+    /* torch 1.13: also refuses (_onnx_opset_unsupported_detailed "ord=0 not supported") */
     return sym_unimplemented (ctx, n, error, "ord=0");
   if (isinf (ord))
     {

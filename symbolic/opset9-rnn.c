@@ -122,6 +122,7 @@ generic_rnn (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   if (!ok)
     return FALSE;
   if (dropout != 0 && train)
+    /* torch 1.13: also refuses (_unimplemented "dropout in training mode") */
     return sym_unimplemented (ctx, n, error, "dropout in training mode");
   g_autoptr (GPtrArray) weights = sym_list_values (ctx, graph_node_input (n, w_at), error);
   if (weights == NULL)
@@ -130,8 +131,10 @@ generic_rnn (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   if (num_layers < 1 || num_layers > 4096 || weights->len != (guint) num_layers * per_layer * dirs)
     {
       if (variant == RNN_LSTM)
+        /* torch 1.13: also refuses (_unimplemented "LSTMs with projections") */
         return sym_unimplemented (ctx, n, error, "LSTMs with projections (%u weights for %"
                                   G_GINT64_FORMAT " layers)", weights->len, num_layers);
+      /* torch 1.13: also refuses (a weight list that does not match the layers fails its unpacking) */
       return sym_unimplemented (ctx, n, error, "%u weights for %" G_GINT64_FORMAT " layers",
                                 weights->len, num_layers);
     }
@@ -142,6 +145,7 @@ generic_rnn (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   Rnn r = { ctx, variant, 0 };
   if (!hidden_size (src_w_hh, weights->pdata[1],
                     graph_node_n_outputs (n) > 1 ? graph_node_output (n, 1) : NULL, &r.hidden))
+    /* torch 1.13: also refuses (_unimplemented "unknown hidden size") */
     return sym_unimplemented (ctx, n, error, "unknown hidden size");
 
   GraphValue *h0 = NULL, *c0 = NULL;
@@ -151,6 +155,7 @@ generic_rnn (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
       if (hx == NULL)
         return FALSE;
       if (hx->len != 2)
+        /* torch 1.13: also refuses (an LSTM's initial state is the pair h0, c0) */
         return sym_unimplemented (ctx, n, error, "%u initial states (LSTM takes h0 and c0)",
                                   hx->len);
       h0 = hx->pdata[0];

@@ -1143,6 +1143,30 @@ test_coverage_torch (void)
     g_error ("coverage against torch 1.13 failed:\n%s", out);
 }
 
+/* Every refusal in symbolic/ carries a "torch 1.13: ..." comment saying
+ * what torch does in the same case (also refuses / not yet here / refused
+ * here because), and doc/refusals.md is the table tools/gen_refusals_doc.py
+ * makes of them: a site without one, or a stale doc, fails. */
+static void
+test_refusals_doc (void)
+{
+  if (!g_file_test ("/usr/bin/python3", G_FILE_TEST_IS_EXECUTABLE))
+    {
+      g_test_skip ("no /usr/bin/python3");
+      return;
+    }
+  g_autofree char *script = test_source_path ("tools/gen_refusals_doc.py");
+  const char *argv[] = { "/usr/bin/python3", script, "--check", NULL };
+  g_autofree char *out = NULL;
+  int status;
+  g_autoptr (GError) error = NULL;
+  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL,
+                               &out, NULL, &status, &error));
+  g_test_message ("%s", out);
+  if (!g_spawn_check_wait_status (status, NULL))
+    g_error ("refusal annotations or doc/refusals.md out of date:\n%s", out);
+}
+
 void test_fold_register (void);
 void test_seed_models_register (void);
 
@@ -1292,6 +1316,7 @@ main (int argc, char **argv)
   g_test_add_func ("/symbolic/torch-refs-all/summary", test_torch_refs_summary);
   g_test_add_func ("/symbolic/conv-aliases", test_conv_aliases);
   g_test_add_func ("/symbolic/coverage-torch", test_coverage_torch);
+  g_test_add_func ("/symbolic/refusals-doc", test_refusals_doc);
   g_test_add_func ("/symbolic/python-op-args", test_python_op_args);
   int status = g_test_run ();
   /* A run of single cases (-p) skips the summary, which removes the files
