@@ -134,9 +134,14 @@ sym_cumsum (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   if (!sym_parse_args (ctx, n, "vd", &self, &dim, error))
     return FALSE;
   if (graph_node_n_inputs (n) > 2 && !sym_is_none (graph_node_input (n, 2)))
-    /* torch 1.13: ignores a constant dtype (the result keeps the input's type); refused here
-     * because PyTorch's result has the dtype */
-    return sym_unimplemented (ctx, n, error, "cumsum with a dtype");
+    {
+      /* cumsum(x, dim, dtype=d) sums x cast to d, as torch writes it */
+      GraphDType dt = sym_scalar_type (graph_node_input (n, 2), GRAPH_DTYPE_UNDEFINED);
+      if (dt == GRAPH_DTYPE_UNDEFINED)
+        /* torch 1.13: also refuses (its Cast needs the dtype as a constant) */
+        return sym_unimplemented (ctx, n, error, "cumsum with a dtype that is not a constant");
+      self = sym_cast (ctx, self, dt);
+    }
   out[0] = graph_op (G, "CumSum", self, sym_const_i64 (ctx, dim), NULL);
   return TRUE;
 }

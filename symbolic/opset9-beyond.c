@@ -11,8 +11,8 @@
 
 /* trunc(x) = Sign(x) · Floor(|x|): exact on every float, ±0 and ±inf
  * included (Floor of an integer-valued float is itself). */
-static GraphValue *
-trunc_values (SymContext *ctx, GraphValue *x)
+GraphValue *
+sym_trunc_values (SymContext *ctx, GraphValue *x)
 {
   return graph_op (G, "Mul", graph_op (G, "Sign", x, NULL),
                    graph_op (G, "Floor", graph_op (G, "Abs", x, NULL), NULL), NULL);
@@ -35,7 +35,7 @@ sym_trunc (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   GraphValue *x;
   if (!sym_parse_args (ctx, n, "v", &x, error) || !float_input (ctx, n, x, error))
     return FALSE;
-  out[0] = trunc_values (ctx, x);
+  out[0] = sym_trunc_values (ctx, x);
   return TRUE;
 }
 
@@ -46,7 +46,7 @@ sym_frac (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   GraphValue *x;
   if (!sym_parse_args (ctx, n, "v", &x, error) || !float_input (ctx, n, x, error))
     return FALSE;
-  out[0] = graph_op (G, "Sub", x, trunc_values (ctx, x), NULL);
+  out[0] = graph_op (G, "Sub", x, sym_trunc_values (ctx, x), NULL);
   return TRUE;
 }
 

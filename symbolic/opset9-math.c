@@ -166,6 +166,16 @@ sym_div (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
       out[0] = floor_div (ctx, self, other);
       return TRUE;
     }
+  /* Floats: the quotient in the result type, truncated as Sign · Floor(|q|)
+   * (exact; torch 1.13 casts it through int64, wrong beyond 2^63 and for
+   * inf and NaN). */
+  if (g_str_equal (mode, "trunc") && graph_dtype_is_floating (sym_dtype (graph_node_output (n, 0))))
+    {
+      GraphValue *q = graph_op (G, "Div", sym_cast_to_output_dtype (ctx, n, 0, self),
+                                sym_cast_to_output_dtype (ctx, n, 0, other), NULL);
+      out[0] = sym_trunc_values (ctx, q);
+      return TRUE;
+    }
   if (g_str_equal (mode, "trunc") && !graph_dtype_is_floating (sym_dtype (self))
       && sym_dtype (self) != GRAPH_DTYPE_UNDEFINED)
     {

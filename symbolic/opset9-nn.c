@@ -186,13 +186,12 @@ sym_layer_norm_any (SymContext *ctx, GraphNode *n, GraphValue **out, GError **er
   double eps;
   if (!sym_parse_layer_norm (ctx, n, &input, &ns, &weight, &bias, &eps, error))
     return FALSE;
-  if (sym_opset (ctx) >= 17)
+  /* Without a weight, the composed form of opsets 9-16 at 17 too: torch
+   * 1.13 writes LayerNormalization with an empty weight input, which the
+   * checker refuses. */
+  if (sym_opset (ctx) >= 17 && weight != NULL)
     {
       GraphValue *ins[3] = { input, weight, bias };
-      if (weight == NULL)
-        /* torch 1.13: exports LayerNormalization with a constant ones weight of normalized_shape;
-         * not yet here */
-        return sym_unimplemented (ctx, n, error, "layer_norm without weight");
       GraphNode *ln = graph_opv_outputs (G, "LayerNormalization", bias ? 3 : 2, ins, 1,
                                          "axis_i", -(gint64) ns, "epsilon_f", eps, NULL);
       out[0] = ln ? graph_node_output (ln, 0) : NULL;
@@ -325,8 +324,7 @@ sym_avg_pool (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
                                                        &count_include_pad, error))
     return FALSE;
   if (graph_node_n_inputs (n) > 6 && !sym_is_none (graph_node_input (n, 6)))
-    /* torch 1.13: ignores a constant divisor_override (another function) and refuses a computed
-     * one; refused here because PyTorch divides by it */
+    /* torch 1.13: also refuses (_avgpool_helper: _unimplemented "divisor_override") */
     return sym_unimplemented (ctx, n, error, "divisor_override");
   gsize k = nk;
   gint64 strides[8], pads[16];

@@ -207,8 +207,8 @@ sym_norm (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   const gint64 *dims;
   gboolean keep;
   if (graph_node_n_inputs (n) != 4)
-    /* torch 1.13: exports the 5-argument form with a dtype (ReduceL1/L2 then Cast) and refuses the
-     * shorter ones; not yet here */
+    /* torch 1.13: also refuses (its norm takes 4 arguments: "a mismatch between the number of
+     * arguments (5) and their descriptors (4)") */
     return sym_unimplemented (ctx, n, error, "norm with %u arguments", graph_node_n_inputs (n));
   if (!sym_parse_args (ctx, n, "v,f,is,b", &self, &p, &nd, &dims, &keep, error))
     return FALSE;
@@ -252,10 +252,19 @@ sym_linalg_vector_norm (SymContext *ctx, GraphNode *n, GraphValue **out, GError 
   if (!sym_parse_args (ctx, n, "vf", &self, &ord, error)
       || !sym_parse_args (ctx, n, "none,none,none,b", &keep, error))
     return FALSE;
+  GraphDType in_dt = sym_dtype (self);
   if (graph_node_n_inputs (n) > 4 && !sym_is_none (graph_node_input (n, 4)))
-    /* torch 1.13: ignores the dtype (the result keeps self's type); refused here because PyTorch
-     * casts self to the dtype first */
-    return sym_unimplemented (ctx, n, error, "linalg_vector_norm with a dtype");
+    {
+      /* PyTorch casts self to dtype first (torch 1.13's symbolic ignores it) */
+      GraphDType dt = sym_scalar_type (graph_node_input (n, 4), GRAPH_DTYPE_UNDEFINED);
+      if (!graph_dtype_is_floating (dt))
+        /* torch 1.13: ignores the dtype (the result keeps self's type); refused here because
+         * PyTorch computes in the dtype, and this one is not a constant floating type */
+        return sym_unimplemented (ctx, n, error, "linalg_vector_norm with a dtype that is not a "
+                                  "constant floating type");
+      self = sym_cast (ctx, self, dt);
+      in_dt = dt;
+    }
   if (sym_is_none (graph_node_input (n, 2)))
     {
       static const gint64 flat[] = { -1 };
@@ -276,10 +285,14 @@ sym_linalg_vector_norm (SymContext *ctx, GraphNode *n, GraphValue **out, GError 
                            nd, dims, keep);
       return TRUE;
     }
-  GraphValue *o = sym_const_scalar (ctx, GRAPH_DTYPE_FLOAT, ord);
+  /* float exponents, as torch writes them; in double for a double input
+   * (Pow takes one type for both operands before opset 12) */
+  gboolean dbl = in_dt == GRAPH_DTYPE_DOUBLE;
+  GraphDType et = dbl ? GRAPH_DTYPE_DOUBLE : GRAPH_DTYPE_FLOAT;
+  GraphValue *o = sym_const_scalar (ctx, et, ord);
   GraphValue *pw = graph_op (G, "Pow", graph_op (G, "Abs", self, NULL), o, NULL);
   GraphValue *sum = reducesum (ctx, pw, nd, dims, keep);
-  out[0] = graph_op (G, "Pow", sum, sym_const_scalar (ctx, GRAPH_DTYPE_FLOAT, (float) (1.0f / (float) ord)),
+  out[0] = graph_op (G, "Pow", sum, sym_const_scalar (ctx, et, dbl ? 1.0 / ord : (float) (1.0f / (float) ord)),
                      NULL);
   return TRUE;
 }

@@ -439,8 +439,7 @@ sym_unfold (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   GraphType *t = sym_type (self);
   const GraphDim *d = (t && r > 0 && dim >= 0 && dim < r) ? graph_type_dim (t, (guint) dim) : NULL;
   if (d == NULL || d->kind != GRAPH_DIM_STATIC)
-    /* torch 1.13: refuses before opset 12 ("input size not accessible") and exports a dynamic size
-     * with a Loop of Slices from 12; not yet here */
+    /* torch 1.13: also refuses (_unimplemented "Unfold: input size not accessible") */
     return sym_unimplemented (ctx, n, error, "Unfold: input size not accessible");
   if (size <= 0 || step <= 0 || size > d->value)
     /* torch 1.13: also refuses (PyTorch rejects a window larger than the dim or a size/step of 0) */
@@ -974,8 +973,8 @@ sort_any (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error, gbool
   if (!sym_parse_args (ctx, n, "vdb", &self, &dim, &desc, error))
     return FALSE;
   if (!desc && sym_opset (ctx) < 11)
-    /* torch 1.13: writes a descending TopK whatever `descending` says before opset 11; refused here
-     * because the order would be reversed */
+    /* torch 1.13: writes a descending TopK at opset 9 whatever `descending` says, and refuses at
+     * 10; refused here because the order would be reversed */
     return sym_unimplemented (ctx, n, error, "ascending sort (supported from opset 11)");
   int rank = sym_rank (self);
   gint64 dims[TENSOR_MAX_RANK];

@@ -142,8 +142,8 @@ sym_quantize_per_tensor (SymContext *ctx, GraphNode *n, GraphValue **out, GError
     return FALSE;
   /* torch's ScalarType codes 12 QInt8, 13 QUInt8 (14 QInt32 has no ONNX QuantizeLinear) */
   if (code != 12 && code != 13)
-    /* torch 1.13: also refuses (QuantizeLinear writes uint8 or int8 only; it has no form for
-     * qint32) */
+    /* torch 1.13: writes QuantizeLinear with an int32 zero point for qint32, which ONNX's schema
+     * refuses; refused here because that model is ill-typed */
     return sym_unimplemented (ctx, n, error, "quantize_per_tensor to a type other than quint8 "
                               "or qint8 (ONNX's QuantizeLinear writes uint8 or int8)");
   zp = sym_cast (ctx, zp, code == 13 ? GRAPH_DTYPE_UINT8 : GRAPH_DTYPE_INT8);

@@ -232,6 +232,9 @@ def render(ss):
         f"declines): a {counts['a']}, b {counts['b']}, c {counts['c']}. Regenerate with "
         "`tools/gen_refusals_doc.py --write` (also run by `tools/regen-docs.sh`).",
         "",
+        "The table names each site by file and function, not line, so that it changes only "
+        "when a refusal or its comment does (`--list` prints the lines).",
+        "",
         "| site | op | refused case | class | torch 1.13 |",
         "|---|---|---|---|---|",
     ]
@@ -240,7 +243,7 @@ def render(ss):
             ops = ", ".join(f"`{o}`" for o in s["ops"])
         else:   # a helper every symbolic may reach: its name says more
             ops = f"`{s['function']}()`"
-        lines.append(f"| {s['file']}:{s['line']} | {ops} | {md_escape(s['message'])} | "
+        lines.append(f"| {s['file']} `{s['function']}` | {ops} | {md_escape(s['message'])} | "
                      f"{s['class'] or '?'} | {md_escape(s['note'] or '(no annotation)')} |")
     return "\n".join(lines) + "\n"
 

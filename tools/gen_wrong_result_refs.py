@@ -224,6 +224,21 @@ CASES = {
     # x[i] = v, x[:, i] = v, x[i, j] = v, x[mask] = v, x[i] += 1 (index_put_), x[mask]
     "index_put": (index_put, (torch.randn(3, 4, 5), torch.tensor([0, -1]), torch.tensor([1, -1]),
                               torch.randn(3, 4, 5) > 0.3)),
+    # refused before the audit of refusals (doc/refusals.md); inputs without
+    # the random stream, so that the cases above keep theirs.
+    # trunc rounding of floats: exact beyond 2^63 (torch 1.13 casts through int64)
+    "div_trunc_float": (lambda x, y: torch.div(x, y, rounding_mode="trunc"),
+                        (torch.tensor([[-7.5, 7.5, 3e19, -0.5, 6.0, 1e-3]]),
+                         torch.tensor([[2.0, -2.0, 1.0, 3.0, 3.0, -7.0]]))),
+    # cumsum's dtype: the sum of x cast to it
+    "cumsum_dtype": (lambda x: torch.cumsum(x, 1, dtype=torch.float64),
+                     (torch.tensor([[1, 2, 3], [4, -5, 6]], dtype=torch.int32),)),
+    # vector_norm's dtype: computed in it (torch 1.13's symbolic ignores it)
+    "vector_norm_dtype": (lambda x: torch.linalg.vector_norm(x, 3, dim=1, dtype=torch.float64)
+                          + torch.linalg.vector_norm(x, dtype=torch.float64),
+                          (torch.sin(torch.arange(10.0)).view(2, 5),)),
+    # layer_norm without weight and bias (at 17 too, where torch's file fails the checker)
+    "layer_norm_no_weight": (lambda x: F.layer_norm(x, [4]), (torch.cos(torch.arange(24.0)).view(2, 3, 4),)),
 }
 
 def gpt_attention(x):
