@@ -1011,6 +1011,50 @@ sym_constant_pad_nd (SymContext *ctx, GraphNode *n, GraphValue **out, GError **e
 static gboolean mode_pad (SymContext *ctx, GraphNode *n, const char *onnx_mode, GraphValue **out,
                           GError **error);
 
+/* mode 'circular': along each padded dim, the last `left` elements, the
+ * input, then the first `right` (Slice, Concat), one dim after the other so
+ * that the corners wrap in both.  torch 1.13's _pad_circular swaps each
+ * dim's two pads and starts the left slice one element early (another
+ * function); PyTorch's own circular pad is this one. */
+static gboolean
+circular_pad (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self;
+  if (!sym_parse_args (ctx, n, "v", &self, error))
+    return FALSE;
+  g_autoptr (GArray) pad = sym_get_const_ints (graph_node_input (n, 1));
+  int r = sym_rank (self);
+  if (pad == NULL || r < 0 || pad->len % 2 != 0 || pad->len / 2 > (guint) r)
+    /* torch 1.13: also refuses (_convert_padding_node needs constant pads, its loop the rank) */
+    return sym_unimplemented (ctx, n, error, "circular padding with pads that are not constant, "
+                              "or of an input of unknown rank");
+  GraphValue *cur = self;
+  for (guint i = 0; i < pad->len / 2; i++)
+    {
+      gint64 left = g_array_index (pad, gint64, 2 * i), right = g_array_index (pad, gint64, 2 * i + 1);
+      gint64 axis = r - 1 - (gint64) i;   /* torch lists the last dim first */
+      gint64 size = sym_static_dim_size (self, axis);
+      if (left < 0 || right < 0 || (size >= 0 && (left > size || right > size)))
+        /* torch 1.13: exports it with wrong slices (see above); refused here because PyTorch
+         * wraps around only once and symonnx writes no negative circular pads */
+        return sym_unimplemented (ctx, n, error, "circular padding by %" G_GINT64_FORMAT " and %"
+                                  G_GINT64_FORMAT " (negative, or more than the dim's size)",
+                                  left, right);
+      GraphValue *parts[3];
+      guint k = 0;
+      if (left > 0)
+        parts[k++] = sym_slice (ctx, cur, 1, &axis, (gint64[]) { -left }, (gint64[]) { G_MAXINT64 },
+                                NULL);
+      parts[k++] = cur;
+      if (right > 0)
+        parts[k++] = sym_slice (ctx, cur, 1, &axis, (gint64[]) { 0 }, &right, NULL);
+      if (k > 1)
+        cur = graph_opv (G, "Concat", k, parts, "axis_i", axis, NULL);
+    }
+  out[0] = cur;
+  return TRUE;
+}
+
 static gboolean
 sym_pad (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {
@@ -1019,11 +1063,12 @@ sym_pad (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
     return FALSE;
   if (strcmp (mode, "constant") == 0)
     return constant_pad (ctx, n, 3, out, error);   /* value after the mode */
+  if (strcmp (mode, "circular") == 0)
+    return circular_pad (ctx, n, out, error);
   const char *onnx_mode = strcmp (mode, "reflect") == 0 ? "reflect"
                           : strcmp (mode, "replicate") == 0 ? "edge" : NULL;
   if (onnx_mode == NULL)
-    /* torch 1.13: exports mode 'circular' with Slice and Concat (_pad_circular) and refuses other
-     * modes; not yet here */
+    /* torch 1.13: also refuses ("Unrecognized padding mode": PyTorch has no other mode) */
     return sym_unimplemented (ctx, n, error, "padding mode '%s'", mode);
   return mode_pad (ctx, n, onnx_mode, out, error);
 }

@@ -239,6 +239,10 @@ CASES = {
                           (torch.sin(torch.arange(10.0)).view(2, 5),)),
     # layer_norm without weight and bias (at 17 too, where torch's file fails the checker)
     "layer_norm_no_weight": (lambda x: F.layer_norm(x, [4]), (torch.cos(torch.arange(24.0)).view(2, 3, 4),)),
+    # circular padding (torch 1.13's export swaps each dim's pads and slices one element early)
+    "pad_circular_2d": (lambda x: F.pad(x, (1, 2, 2, 0), mode="circular"), (torch.arange(40.0).view(1, 2, 4, 5),)),
+    "pad_circular_3d": (lambda x: F.pad(x, (1, 0, 0, 2, 3, 1), mode="circular"),
+                        (torch.arange(48.0).view(1, 2, 3, 4, 2),)),
 }
 
 def gpt_attention(x):

@@ -23,7 +23,8 @@ static const char *const cases[] = {
   "script_loop_carried", "script_loop_cat", "script_loop_append_stack", "script_loop_data_count",
   "paste_masks_loop", "keypoints_loop", "bicubic_computed_size", "script_loop_range_step",
   /* refused before the audit of refusals (doc/refusals.md) */
-  "div_trunc_float", "cumsum_dtype", "vector_norm_dtype", "layer_norm_no_weight",
+  "div_trunc_float", "cumsum_dtype", "vector_norm_dtype", "layer_norm_no_weight", "pad_circular_2d",
+  "pad_circular_3d",
 };
 static const int opsets[] = { 11, 13, 17 };
 
