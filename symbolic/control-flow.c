@@ -130,8 +130,8 @@ sym_lower_if (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
       return TRUE;
     }
   if (nout == 0)
-    /* torch 1.13: writes an If with no outputs, which ONNX requires to have at least one; refused
-     * here because the model would be invalid */
+    /* torch 1.13: turns the branches' in-place writes into If outputs (its remove-inplace pass)
+     * and exports it; not yet here for writes symonnx does not track */
     return unsupported (ctx, n, error, "an If with no outputs (side effects only)");
   GError *local = NULL;
   GraphValue *cond = sym_value (ctx, cond_src, &local);
@@ -234,8 +234,8 @@ check_carried (SymContext *ctx, GraphNode *n, guint k, GraphValue *init, GraphVa
                               "(ONNX Loop keeps a carried value's element type)",
                               k, dtype_label (di), dtype_label (dv));
   if (ri >= 0 && rv >= 0 && ri != rv)
-    /* torch 1.13: writes the Loop anyway (its carried value's rank changes between iterations);
-     * refused here because ONNX Loop keeps a carried value's rank */
+    /* torch 1.13: writes the Loop (the checker accepts it); refused here because symonnx types a
+     * carried value by its rank before the loop, which the body changes */
     return sym_unimplemented (ctx, n, error,
                               "loop-carried value %u has rank %d before the loop and %d after "
                               "an iteration (ONNX Loop keeps a carried value's rank)", k, ri, rv);

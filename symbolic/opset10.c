@@ -111,8 +111,7 @@ sym_embedding_bag (SymContext *ctx, GraphNode *n, GraphValue **out, GError **err
                               "(supported from opset 11)");
   gint64 bags = include_last ? od->value - 1 : od->value;
   if (bags <= 0)
-    /* torch 1.13: writes a Concat of no inputs (invalid ONNX); refused here because no bag has no
-     * valid opset-10 form */
+    /* torch 1.13: also refuses (RuntimeError "Input 0 is out of bounds" on no bags) */
     return sym_unimplemented (ctx, n, error, "embedding_bag without bags");
   GraphValue *ext = offsets;
   if (!include_last)

@@ -301,8 +301,8 @@ sym_index_put (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
       if (mask)
         {
           if (sym_rank (graph_node_input (lc, 0)) != p.rank)
-            /* torch 1.13: exports a mask of lower rank through masked_scatter (mask broadcast to
-             * self); not yet here */
+            /* torch 1.13: also refuses (a mask of lower rank than self fails its shape
+             * inference: an internal assert) */
             return sym_unimplemented (ctx, n, error, "a boolean mask of another rank than self");
           static const gint64 perm2[] = { 1, 0 };
           idx = graph_op (G, "Transpose", graph_op (G, "NonZero", iv, NULL), "perm_is", 2, perm2, NULL);
