@@ -54,6 +54,9 @@ static const HostileCase cases[] = {
     "has 0 inputs, but torch's schemas take 1 to 7" },
   { "export/fold-binary-shapes", { "export", H "trace_fold_binary_numel_mismatch.trace", "-o", "@OUT@" },
     0, NULL },
+  /* trace-export campaign, 25 Nov: a Long constant holding NaN folded through a float cast (UB) */
+  { "export/fold-nan-into-long", { "export", H "trace_fold_nan_long_constant_cast.trace", "-o", "@OUT@" }, 4,
+    "has no type" },
   { "parse/declared-shape-overflow", { "export", H "declared_shape_overflow.trace", "-o", "@OUT@" }, 3,
     "declares more than 2^63 elements" },
   { "parse/declared-shape-too-large", { "export", H "declared_shape_too_large.trace", "-o", "@OUT@" }, 3,
