@@ -56,10 +56,11 @@ var_mean (SymContext *ctx, GraphNode *n, GraphValue **var, GraphValue **mean, GE
   const gint64 *dims = NULL;
   gint64 correction = 1;
   gboolean keep = FALSE, all = TRUE;
-  GraphValue *c_src = graph_node_input (n, nin == 2 ? 1 : 2);
-  if (nin != 2 && nin != 4)
+  if (nin != 1 && nin != 2 && nin != 4)
     return sym_unimplemented (ctx, n, error, "%u arguments", nin);
-  if (!sym_is_none (c_src) && !sym_get_const_int (c_src, &correction))
+  /* var(self) unbiased; var(self, unbiased); var(self, dim, unbiased or correction, keepdim) */
+  GraphValue *c_src = nin == 1 ? NULL : graph_node_input (n, nin == 2 ? 1 : 2);
+  if (c_src && !sym_is_none (c_src) && !sym_get_const_int (c_src, &correction))
     return sym_unimplemented (ctx, n, error, "a non-constant correction");
   if (nin == 4)
     {
