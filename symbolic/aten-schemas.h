@@ -38,3 +38,10 @@ const SymAtenArity *sym_aten_arity (const char *kind);
  * torch's schemas; an error naming the node, its location, the argument
  * and the kinds otherwise.  TRUE for names torch lacks. */
 gboolean sym_aten_check_arguments (GraphNode *n, GError **error);
+
+/* Refuses an aten node whose inputs' declared shapes contradict each other
+ * (declared-shapes.c): matmul/mm/bmm/linear's contracted dims, element-wise
+ * operands that cannot broadcast, cat's dims off the cat dim, a
+ * convolution's channels against its weight and groups, view/reshape's
+ * element count; the error names both values.  Static dims only. */
+gboolean sym_check_declared_shapes (GraphNode *n, GError **error);

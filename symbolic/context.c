@@ -1915,51 +1915,6 @@ inline_body (SymContext *ctx, GraphNode *n, Graph *body, GraphValue **out, GErro
   return TRUE;
 }
 
-/* Dim i (negative: from the end) of a source value's declared tensor type
- * when it is static, else -1. */
-static gint64
-declared_dim (GraphValue *v, int i)
-{
-  GraphType *t = graph_value_type (v);
-  if (t == NULL || !graph_type_is_tensor (t))
-    return -1;
-  int r = graph_type_rank (t);
-  if (r < 1 || i >= r || i < -r)
-    return -1;
-  const GraphDim *d = graph_type_dim (t, (guint) (i < 0 ? i + r : i));
-  return d && d->kind == GRAPH_DIM_STATIC ? d->value : -1;
-}
-
-/* Declared shapes that contradict each other (the trace text is the user's
- * or a fuzzer's, not torch's): the contracted dims of the matrix products
- * must agree, or the export would be built on a shape no run can have. */
-static gboolean
-check_declared_shapes (GraphNode *n, GError **error)
-{
-  gboolean mm = graph_node_is (n, "aten::matmul") || graph_node_is (n, "aten::mm")
-                || graph_node_is (n, "aten::bmm");
-  gboolean linear = graph_node_is (n, "aten::linear");
-  if ((!mm && !linear) || graph_node_n_inputs (n) < 2)
-    return TRUE;
-  GraphValue *a = graph_node_input (n, 0), *b = graph_node_input (n, 1);
-  GraphType *tb = graph_value_type (b);
-  int rb = tb && graph_type_is_tensor (tb) ? graph_type_rank (tb) : -1;
-  gint64 ka = declared_dim (a, -1);
-  gint64 kb = linear ? declared_dim (b, -1) : rb == 1 ? declared_dim (b, 0) : declared_dim (b, -2);
-  if (ka < 0 || kb < 0 || ka == kb)
-    return TRUE;
-  g_autofree char *where = sym_node_location (n);
-  g_autofree char *sa = graph_type_to_string (graph_value_type (a));
-  g_autofree char *sb = graph_type_to_string (tb);
-  g_set_error (error, SYM_ERROR, SYM_ERROR_INVALID,
-               "%s (%s): the declared shapes do not fit: %%%s : %s has %" G_GINT64_FORMAT
-               " columns but %%%s : %s has %" G_GINT64_FORMAT " %s",
-               graph_node_kind (n), where, graph_value_get_name (a) ? graph_value_get_name (a) : "?",
-               sa, ka, graph_value_get_name (b) ? graph_value_get_name (b) : "?", sb, kb,
-               linear ? "columns" : "rows");
-  return FALSE;
-}
-
 static gboolean translate_node (SymContext *ctx, GraphNode *n, GError **error);
 
 /* Scripted code: a tensor output the trace declares only as "Tensor". */
@@ -2003,7 +1958,7 @@ translate_node (SymContext *ctx, GraphNode *n, GError **error)
 
   const char *kind = graph_node_kind (n);
   gboolean is_aten = strcmp (graph_node_domain (n), "aten") == 0;
-  if (is_aten && (!sym_aten_check_arguments (n, error) || !check_declared_shapes (n, error)))
+  if (is_aten && (!sym_aten_check_arguments (n, error) || !sym_check_declared_shapes (n, error)))
     return FALSE;
   guint n_out = graph_node_n_outputs (n);
   g_autofree GraphValue **out = g_new0 (GraphValue *, n_out + 1);

@@ -52,8 +52,13 @@ static const HostileCase cases[] = {
                                        "-o", "@OUT@" }, 4, "has 0 inputs, but torch's schemas take 2 to 6" },
   { "export/empty-no-arguments", { "export", H "trace_aten_empty_no_args.trace", "-o", "@OUT@" }, 4,
     "has 0 inputs, but torch's schemas take 1 to 7" },
+  /* the fuzzed declared shapes do not broadcast (refused since the declared-shapes check); the
+   * same trace with shapes that do still exports */
   { "export/fold-binary-shapes", { "export", H "trace_fold_binary_numel_mismatch.trace", "-o", "@OUT@" },
-    0, NULL },
+    4, "%x : Float(2, 3, strid0, device=cpu) and %8 : Float(2, 3, strides=[3, 1], requires_grad=0, "
+       "device=cpu) do not broadcast" },
+  { "export/fold-binary-broadcast", { "export", H "trace_fold_binary_declared_broadcast.trace", "-o",
+                                      "@OUT@" }, 0, NULL },
   { "parse/declared-shape-overflow", { "export", H "declared_shape_overflow.trace", "-o", "@OUT@" }, 3,
     "declares more than 2^63 elements" },
   { "parse/declared-shape-too-large", { "export", H "declared_shape_too_large.trace", "-o", "@OUT@" }, 3,
@@ -82,6 +87,25 @@ static const HostileCase cases[] = {
   { "export/roll-dim-out-of-range", { "export", H "roll_dim_out_of_range.trace", "-o", "@OUT@" }, 4,
     "dim 7 is out of range for a tensor of rank 2" },
   { "export/roll-repeated-dim", { "export", H "roll_repeated_dim_ok.trace", "-o", "@OUT@" }, 0, NULL },
+  /* declared shapes that contradict each other (symbolic/declared-shapes.c) */
+  { "export/add-shapes-do-not-broadcast", { "export", H "add_shapes_do_not_broadcast.trace", "-o", "@OUT@" },
+    4, "aten::add (node %y, at model.py:4:0): the declared shapes do not fit: %a : Float(2, 3) and "
+       "%b : Float(4) do not broadcast: dim -1 is 3 in one and 4 in the other" },
+  { "export/where-shapes-do-not-broadcast", { "export", H "where_shapes_do_not_broadcast.trace", "-o",
+                                              "@OUT@" }, 4,
+    "%c : Bool(5, 1) and %b : Float(2, 3) do not broadcast: dim -2 is 5 in one and 2 in the other" },
+  { "export/cat-off-dims-differ", { "export", H "cat_off_dims_differ.trace", "-o", "@OUT@" }, 4,
+    "%a : Float(2, 3) and %b : Float(4, 5) differ at dim 1 (3 vs 5), which is not the cat dim 0" },
+  { "export/conv-channels-differ", { "export", H "conv_channels_differ.trace", "-o", "@OUT@" }, 4,
+    "%x : Float(1, 6, 8, 8) has 6 channels but the weight %w : Float(4, 2, 3, 3) takes 4 (2 per group, "
+    "groups = 2)" },
+  { "export/view-numel-differs", { "export", H "view_numel_differs.trace", "-o", "@OUT@" }, 4,
+    "%x : Float(2, 3) has 6 elements but the result %y : Float(4, 2) has 8" },
+  { "export/view-size-numel-differs", { "export", H "view_size_numel_differs.trace", "-o", "@OUT@" }, 4,
+    "%x : Float(2, 3) has 6 elements, which a size of 8 elements cannot hold" },
+  { "export/reshape-inferred-dim", { "export", H "reshape_inferred_dim_does_not_divide.trace", "-o",
+                                     "@OUT@" }, 4,
+    "%x : Float(2, 3) has 6 elements, which a size of a multiple of 4 elements cannot hold" },
   { "pb/raw-and-int64-data", { "run", H "onnx_run_clip_int64_no_bounds_wrong_result.onnx",
                                "-i", "x=" H "tensor_raw_and_int64_data.pb" }, 3,
     "TensorProto has both raw_data and int64_data" },
