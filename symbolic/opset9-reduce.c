@@ -56,10 +56,11 @@ var_mean (SymContext *ctx, GraphNode *n, GraphValue **var, GraphValue **mean, GE
   const gint64 *dims = NULL;
   gint64 correction = 1;
   gboolean keep = FALSE, all = TRUE;
-  GraphValue *c_src = graph_node_input (n, nin == 2 ? 1 : 2);
-  if (nin != 2 && nin != 4)
+  if (nin != 1 && nin != 2 && nin != 4)
     return sym_unimplemented (ctx, n, error, "%u arguments", nin);
-  if (!sym_is_none (c_src) && !sym_get_const_int (c_src, &correction))
+  /* var(self) unbiased; var(self, unbiased); var(self, dim, unbiased or correction, keepdim) */
+  GraphValue *c_src = nin == 1 ? NULL : graph_node_input (n, nin == 2 ? 1 : 2);
+  if (c_src && !sym_is_none (c_src) && !sym_get_const_int (c_src, &correction))
     return sym_unimplemented (ctx, n, error, "a non-constant correction");
   if (nin == 4)
     {
@@ -273,7 +274,50 @@ sym_linalg_vector_norm (SymContext *ctx, GraphNode *n, GraphValue **out, GError 
   return TRUE;
 }
 
+/* aten::any / aten::all (self) and (self, dim, keepdim), as torch's _any
+ * and _all (ReduceSum of a 0/1 int64 tensor > 0; all = not any(not x)),
+ * except that the input is made boolean first: torch casts it to int64,
+ * so any(0.5) and any([1, -1]) (sum 0) give False where PyTorch gives
+ * True, and its all applies Not to a non-bool input, which ONNX refuses. */
+static gboolean
+any_values (SymContext *ctx, GraphNode *n, GraphValue *x, gboolean negate, GraphValue **out, GError **error)
+{
+  gint64 dim = 0;
+  gboolean keep = FALSE;
+  guint nin = graph_node_n_inputs (n);
+  if (nin == 3 && !sym_parse_args (ctx, n, "v,d,b", &x, &dim, &keep, error))
+    return FALSE;
+  if (nin != 1 && nin != 3)
+    return sym_unimplemented (ctx, n, error, "%s with %u arguments", graph_node_kind (n), nin);
+  if (sym_dtype (x) != GRAPH_DTYPE_BOOL)
+    x = sym_cast (ctx, x, GRAPH_DTYPE_BOOL);
+  if (negate)
+    x = graph_op (G, "Not", x, NULL);
+  GraphValue *sum = sym_reduce (ctx, "ReduceSum", sym_cast (ctx, x, GRAPH_DTYPE_INT64), nin == 3 ? 1 : 0,
+                                &dim, keep);
+  out[0] = graph_op (G, "Greater", sum, sym_const_scalar (ctx, GRAPH_DTYPE_INT64, 0), NULL);
+  if (negate)
+    out[0] = graph_op (G, "Not", out[0], NULL);
+  return TRUE;
+}
+
+static gboolean
+sym_any (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self;
+  return sym_parse_args (ctx, n, "v", &self, error) && any_values (ctx, n, self, FALSE, out, error);
+}
+
+static gboolean
+sym_all (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self;
+  return sym_parse_args (ctx, n, "v", &self, error) && any_values (ctx, n, self, TRUE, out, error);
+}
+
 static const SymEntry entries[] = {
+  SYM_FN ("aten::any", sym_any),
+  SYM_FN ("aten::all", sym_all),
   SYM_FN ("aten::amax", sym_amax),
   SYM_FN ("aten::amin", sym_amin),
   SYM_FN ("aten::logsumexp", sym_logsumexp),

@@ -59,6 +59,12 @@ static const HostileCase cases[] = {
        "device=cpu) do not broadcast" },
   { "export/fold-binary-broadcast", { "export", H "trace_fold_binary_declared_broadcast.trace", "-o",
                                       "@OUT@" }, 0, NULL },
+  /* trace-export campaign, 25 Nov: a Long constant holding NaN folded through a float cast (UB) */
+  { "export/fold-nan-into-long", { "export", H "trace_fold_nan_long_constant_cast.trace", "-o", "@OUT@" }, 4,
+    "has no type" },
+  /* the same campaign (criticals fatal): aten::var(self) read its correction from input 2 */
+  { "export/var-one-argument", { "export", H "trace_var_one_argument_critical.trace", "-o", "@OUT@" }, 4,
+    "aten::var" },
   { "parse/declared-shape-overflow", { "export", H "declared_shape_overflow.trace", "-o", "@OUT@" }, 3,
     "declares more than 2^63 elements" },
   { "parse/declared-shape-too-large", { "export", H "declared_shape_too_large.trace", "-o", "@OUT@" }, 3,
