@@ -17,7 +17,7 @@ reduce_dims (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error, co
   gsize nd;
   const gint64 *dims;
   gboolean keep;
-  if (!sym_parse_args (ctx, n, "v,is,b", &self, &nd, &dims, &keep, error))
+  if (!sym_parse_args (ctx, n, "v,ds,b", &self, &nd, &dims, &keep, error))
     return FALSE;
   out[0] = sym_reduce (ctx, op, self, nd, dims, keep);
   return TRUE;
@@ -68,7 +68,7 @@ var_mean (SymContext *ctx, GraphNode *n, GraphValue **var, GraphValue **mean, GE
         return FALSE;
       if (!sym_is_none (graph_node_input (n, 1)))
         {
-          if (!sym_parse_args (ctx, n, "none,is", &nd, &dims, error))
+          if (!sym_parse_args (ctx, n, "none,ds", &nd, &dims, error))
             return FALSE;
           all = FALSE;
         }
@@ -204,7 +204,7 @@ sym_norm (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   gboolean keep;
   if (graph_node_n_inputs (n) != 4)
     return sym_unimplemented (ctx, n, error, "norm with %u arguments", graph_node_n_inputs (n));
-  if (!sym_parse_args (ctx, n, "v,f,is,b", &self, &p, &nd, &dims, &keep, error))
+  if (!sym_parse_args (ctx, n, "v,f,ds,b", &self, &p, &nd, &dims, &keep, error))
     return FALSE;
   if (p != 1.0 && p != 2.0)
     return sym_unimplemented (ctx, n, error, "p-norm with p = %g (only 1 and 2)", p);
@@ -221,7 +221,7 @@ sym_frobenius_norm_any (SymContext *ctx, GraphNode *n, GraphValue **out, GError 
   gsize nd = 0;
   const gint64 *dims = NULL;
   gboolean keep = FALSE;
-  if (!sym_parse_args (ctx, n, "v,is,b", &self, &nd, &dims, &keep, error))
+  if (!sym_parse_args (ctx, n, "v,ds,b", &self, &nd, &dims, &keep, error))
     return FALSE;
   if (nd == 0 && sym_opset (ctx) >= 13)
     {
@@ -256,7 +256,7 @@ sym_linalg_vector_norm (SymContext *ctx, GraphNode *n, GraphValue **out, GError 
       /* torch passes axes=None to a Reduce of the flattened input */
       (void) zero;
     }
-  else if (!sym_parse_args (ctx, n, "none,none,is", &nd, &dims, error))
+  else if (!sym_parse_args (ctx, n, "none,none,ds", &nd, &dims, error))
     return FALSE;
   if (ord == 0)
     return sym_unimplemented (ctx, n, error, "ord=0");
