@@ -154,7 +154,16 @@ declared_kind (GraphValue *v)
 gboolean
 sym_aten_check_arguments (GraphNode *n, GError **error)
 {
-  const SymAtenArity *a = sym_aten_arity (graph_node_kind (n));
+  const char *kind = graph_node_kind (n);
+  const SymAtenArity *a = sym_aten_arity (kind);
+  gsize len = strlen (kind);
+  if (a == NULL && len > 1 && kind[len - 1] == '_' && kind[len - 2] != '_')
+    {
+      /* an in-place name torch has no schema for (the registry runs it as
+       * the out-of-place op, aten::slice_ as aten::slice): that op's */
+      g_autofree char *base = g_strndup (kind, len - 1);
+      a = sym_aten_arity (base);
+    }
   if (a == NULL)
     return TRUE;
   if (!check_arity (n, a, error))
@@ -171,8 +180,8 @@ sym_aten_check_arguments (GraphNode *n, GError **error)
       guint n_args = g_strv_length (args);
       gboolean vararg = n_args > 0 && g_str_has_suffix (args[n_args - 1], " ...");
       guint fixed = vararg ? n_args - 1 : n_args;
-      if (k > fixed && !vararg)
-        continue;
+      if (k != fixed && !(vararg && k > fixed))
+        continue;   /* a trace records every argument: only an exact count fits */
       guint i = 0;
       for (; i < k && i < fixed; i++)
         if (!kind_accepts (graph_value_type (graph_node_input (n, i)), args[i]))
@@ -196,7 +205,32 @@ sym_aten_check_arguments (GraphNode *n, GError **error)
         }
     }
   if (worst < 0)
-    return TRUE;   /* no overload takes exactly k arguments: counts are check_arity's */
+    {
+      /* within [min, max] yet no overload takes exactly k: a trace writes
+       * defaults out, so such a node is malformed (symbolics read inputs at
+       * fixed positions) */
+      guint32 seen = 0, vararg_from = 32;   /* bit c: an overload takes c arguments */
+      for (guint o = 0; overloads[o]; o++)
+        {
+          g_auto (GStrv) args = g_strsplit (overloads[o], ";", -1);
+          guint c = g_strv_length (args);
+          if (c > 0 && g_str_has_suffix (args[c - 1], " ..."))
+            vararg_from = MIN (vararg_from, c - 1);
+          else if (c < 32)
+            seen |= 1u << c;
+        }
+      g_autoptr (GString) counts = g_string_new (NULL);
+      for (guint c = 0; c < 32; c++)
+        if ((seen & (1u << c)) && c < vararg_from)
+          g_string_append_printf (counts, "%s%u", counts->len ? " or " : "", c);
+      if (vararg_from < 32)
+        g_string_append_printf (counts, "%s%u or more", counts->len ? " or " : "", vararg_from);
+      g_autofree char *where = sym_node_location (n);
+      g_set_error (error, SYM_ERROR, SYM_ERROR_INVALID,
+                   "%s (%s) has %u input%s, but torch's schemas take %s (a trace writes every "
+                   "argument, defaults too)", graph_node_kind (n), where, k, k == 1 ? "" : "s", counts->str);
+      return FALSE;
+    }
   GraphValue *v = graph_node_input (n, (guint) worst);
   g_autofree char *got = declared_kind (v);
   g_autofree char *where = sym_node_location (n);

@@ -65,6 +65,9 @@ static const HostileCase cases[] = {
   /* the same campaign (criticals fatal): aten::var(self) read its correction from input 2 */
   { "export/var-one-argument", { "export", H "trace_var_one_argument_critical.trace", "-o", "@OUT@" }, 4,
     "aten::var" },
+  /* and an in-place name torch has no schema for, with too few inputs: the exact-count check */
+  { "export/slice-inplace-one-input", { "export", H "trace_slice_inplace_one_input_critical.trace", "-o", "@OUT@" },
+    4, "has 1 input, but torch's schemas take 4 or 5" },
   { "parse/declared-shape-overflow", { "export", H "declared_shape_overflow.trace", "-o", "@OUT@" }, 3,
     "declares more than 2^63 elements" },
   { "parse/declared-shape-too-large", { "export", H "declared_shape_too_large.trace", "-o", "@OUT@" }, 3,
