@@ -12,7 +12,7 @@ sym_flip (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   GraphValue *self;
   gsize nd;
   const gint64 *dims;
-  if (!sym_parse_args (ctx, n, "v,is", &self, &nd, &dims, error))
+  if (!sym_parse_args (ctx, n, "v,ds", &self, &nd, &dims, error))
     return FALSE;
   if (nd > TENSOR_MAX_RANK)
     /* torch 1.13: writes a Slice per dim; refused here because more dims than a tensor's maximum

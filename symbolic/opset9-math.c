@@ -369,7 +369,7 @@ sym_reduce_dims (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error
   /* sum(self, dtype): the second argument is the dtype, not dims. */
   gboolean has_dims = d && !sym_is_none (d) && !(dt && graph_type_kind (dt) == GRAPH_TYPE_INT
                                                   && nin == 2);
-  if (has_dims && !sym_parse_args (ctx, n, "none,is", &nd, &dims, error))
+  if (has_dims && !sym_parse_args (ctx, n, "none,ds", &nd, &dims, error))
     return FALSE;
   if (has_dims && nin > 2 && !sym_parse_args (ctx, n, "none,none,b", &keepdim, error))
     return FALSE;

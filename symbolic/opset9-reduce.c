@@ -17,7 +17,7 @@ reduce_dims (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error, co
   gsize nd;
   const gint64 *dims;
   gboolean keep;
-  if (!sym_parse_args (ctx, n, "v,is,b", &self, &nd, &dims, &keep, error))
+  if (!sym_parse_args (ctx, n, "v,ds,b", &self, &nd, &dims, &keep, error))
     return FALSE;
   out[0] = sym_reduce (ctx, op, self, nd, dims, keep);
   return TRUE;
@@ -56,11 +56,12 @@ var_mean (SymContext *ctx, GraphNode *n, GraphValue **var, GraphValue **mean, GE
   const gint64 *dims = NULL;
   gint64 correction = 1;
   gboolean keep = FALSE, all = TRUE;
-  GraphValue *c_src = graph_node_input (n, nin == 2 ? 1 : 2);
-  if (nin != 2 && nin != 4)
+  if (nin != 1 && nin != 2 && nin != 4)
     /* torch 1.13: also refuses (no var/std schema has another argument count) */
     return sym_unimplemented (ctx, n, error, "%u arguments", nin);
-  if (!sym_is_none (c_src) && !sym_get_const_int (c_src, &correction))
+  /* var(self) unbiased; var(self, unbiased); var(self, dim, unbiased or correction, keepdim) */
+  GraphValue *c_src = nin == 1 ? NULL : graph_node_input (n, nin == 2 ? 1 : 2);
+  if (c_src && !sym_is_none (c_src) && !sym_get_const_int (c_src, &correction))
     /* torch 1.13: also refuses (parse_args 'i': the correction must be a constant) */
     return sym_unimplemented (ctx, n, error, "a non-constant correction");
   if (nin == 4)
@@ -69,7 +70,7 @@ var_mean (SymContext *ctx, GraphNode *n, GraphValue **var, GraphValue **mean, GE
         return FALSE;
       if (!sym_is_none (graph_node_input (n, 1)))
         {
-          if (!sym_parse_args (ctx, n, "none,is", &nd, &dims, error))
+          if (!sym_parse_args (ctx, n, "none,ds", &nd, &dims, error))
             return FALSE;
           all = FALSE;
         }
@@ -210,7 +211,7 @@ sym_norm (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
     /* torch 1.13: also refuses (its norm takes 4 arguments: "a mismatch between the number of
      * arguments (5) and their descriptors (4)") */
     return sym_unimplemented (ctx, n, error, "norm with %u arguments", graph_node_n_inputs (n));
-  if (!sym_parse_args (ctx, n, "v,f,is,b", &self, &p, &nd, &dims, &keep, error))
+  if (!sym_parse_args (ctx, n, "v,f,ds,b", &self, &p, &nd, &dims, &keep, error))
     return FALSE;
   if (p != 1.0 && p != 2.0)
     /* torch 1.13: also refuses ("ONNX export only p-norms with p of 1 or 2") */
@@ -228,7 +229,7 @@ sym_frobenius_norm_any (SymContext *ctx, GraphNode *n, GraphValue **out, GError 
   gsize nd = 0;
   const gint64 *dims = NULL;
   gboolean keep = FALSE;
-  if (!sym_parse_args (ctx, n, "v,is,b", &self, &nd, &dims, &keep, error))
+  if (!sym_parse_args (ctx, n, "v,ds,b", &self, &nd, &dims, &keep, error))
     return FALSE;
   if (nd == 0 && sym_opset (ctx) >= 13)
     {
@@ -274,7 +275,7 @@ sym_linalg_vector_norm (SymContext *ctx, GraphNode *n, GraphValue **out, GError 
       /* torch passes axes=None to a Reduce of the flattened input */
       (void) zero;
     }
-  else if (!sym_parse_args (ctx, n, "none,none,is", &nd, &dims, error))
+  else if (!sym_parse_args (ctx, n, "none,none,ds", &nd, &dims, error))
     return FALSE;
   if (ord == 0)
     /* torch 1.13: also refuses (_onnx_opset_unsupported_detailed "ord=0 not supported") */
@@ -297,7 +298,51 @@ sym_linalg_vector_norm (SymContext *ctx, GraphNode *n, GraphValue **out, GError 
   return TRUE;
 }
 
+/* aten::any / aten::all (self) and (self, dim, keepdim), as torch's _any
+ * and _all (ReduceSum of a 0/1 int64 tensor > 0; all = not any(not x)),
+ * except that the input is made boolean first: torch casts it to int64,
+ * so any(0.5) and any([1, -1]) (sum 0) give False where PyTorch gives
+ * True, and its all applies Not to a non-bool input, which ONNX refuses. */
+static gboolean
+any_values (SymContext *ctx, GraphNode *n, GraphValue *x, gboolean negate, GraphValue **out, GError **error)
+{
+  gint64 dim = 0;
+  gboolean keep = FALSE;
+  guint nin = graph_node_n_inputs (n);
+  if (nin == 3 && !sym_parse_args (ctx, n, "v,d,b", &x, &dim, &keep, error))
+    return FALSE;
+  if (nin != 1 && nin != 3)
+    /* torch 1.13: also refuses (its _any/_all unpack one or three arguments) */
+    return sym_unimplemented (ctx, n, error, "%s with %u arguments", graph_node_kind (n), nin);
+  if (sym_dtype (x) != GRAPH_DTYPE_BOOL)
+    x = sym_cast (ctx, x, GRAPH_DTYPE_BOOL);
+  if (negate)
+    x = graph_op (G, "Not", x, NULL);
+  GraphValue *sum = sym_reduce (ctx, "ReduceSum", sym_cast (ctx, x, GRAPH_DTYPE_INT64), nin == 3 ? 1 : 0,
+                                &dim, keep);
+  out[0] = graph_op (G, "Greater", sum, sym_const_scalar (ctx, GRAPH_DTYPE_INT64, 0), NULL);
+  if (negate)
+    out[0] = graph_op (G, "Not", out[0], NULL);
+  return TRUE;
+}
+
+static gboolean
+sym_any (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self;
+  return sym_parse_args (ctx, n, "v", &self, error) && any_values (ctx, n, self, FALSE, out, error);
+}
+
+static gboolean
+sym_all (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self;
+  return sym_parse_args (ctx, n, "v", &self, error) && any_values (ctx, n, self, TRUE, out, error);
+}
+
 static const SymEntry entries[] = {
+  SYM_FN ("aten::any", sym_any),
+  SYM_FN ("aten::all", sym_all),
   SYM_FN ("aten::amax", sym_amax),
   SYM_FN ("aten::amin", sym_amin),
   SYM_FN ("aten::logsumexp", sym_logsumexp),

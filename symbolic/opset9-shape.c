@@ -202,17 +202,34 @@ sym_permute (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   GraphValue *self;
   gsize nd;
   const gint64 *dims;
-  if (!sym_parse_args (ctx, n, "v,is", &self, &nd, &dims, error))
+  if (!sym_parse_args (ctx, n, "v,ds", &self, &nd, &dims, error))
     return FALSE;
   gint64 perm[TENSOR_MAX_RANK];
   gboolean ident = TRUE;
+  int rank = sym_rank (self);
+  if (rank >= 0 && (gsize) rank != nd)
+    {
+      g_set_error (error, SYM_ERROR, SYM_ERROR_INVALID,
+                   "aten::permute: %zu dims for a tensor of rank %d", nd, rank);
+      return FALSE;
+    }
   if (nd > TENSOR_MAX_RANK)
     /* torch 1.13: exports a Transpose of any rank; not yet here (symonnx tensors have at most
      * TENSOR_MAX_RANK dims) */
     return sym_unimplemented (ctx, n, error, "permute of rank %zu", nd);
+  guint64 seen = 0;
   for (gsize i = 0; i < nd; i++)
     {
       perm[i] = dims[i] < 0 ? dims[i] + (gint64) nd : dims[i];
+      /* the rank unknown, ds could not check the dims: nd is the rank */
+      if (perm[i] < 0 || perm[i] >= (gint64) nd || (seen & (G_GUINT64_CONSTANT (1) << perm[i])))
+        {
+          g_set_error (error, SYM_ERROR, SYM_ERROR_INVALID,
+                       "aten::permute: dim %" G_GINT64_FORMAT " is out of range or repeated in "
+                       "a permutation of %zu dims", dims[i], nd);
+          return FALSE;
+        }
+      seen |= G_GUINT64_CONSTANT (1) << perm[i];
       ident = ident && perm[i] == (gint64) i;
     }
   out[0] = ident ? self : graph_op (G, "Transpose", self, "perm_is", (int) nd, perm, NULL);
@@ -908,7 +925,7 @@ sym_roll (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   GraphValue *self;
   gsize ns, nd;
   const gint64 *shifts, *dims;
-  if (!sym_parse_args (ctx, n, "v,is,is", &self, &ns, &shifts, &nd, &dims, error))
+  if (!sym_parse_args (ctx, n, "v,is,dr", &self, &ns, &shifts, &nd, &dims, error))
     return FALSE;
   if (ns != nd)
     /* torch 1.13: also refuses (its roll asserts as many shifts as dims) */
@@ -1029,7 +1046,7 @@ sym_movedim (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   GraphValue *self;
   gsize ns, nd;
   const gint64 *src, *dst;
-  if (!sym_parse_args (ctx, n, "v,is,is", &self, &ns, &src, &nd, &dst, error))
+  if (!sym_parse_args (ctx, n, "v,ds,ds", &self, &ns, &src, &nd, &dst, error))
     return FALSE;
   int rank = sym_rank (self);
   if (rank < 0 || rank > TENSOR_MAX_RANK || ns != nd)
