@@ -68,6 +68,9 @@ static const HostileCase cases[] = {
   /* and an in-place name torch has no schema for, with too few inputs: the exact-count check */
   { "export/slice-inplace-one-input", { "export", H "trace_slice_inplace_one_input_critical.trace", "-o", "@OUT@" },
     4, "has 1 input, but torch's schemas take 4 or 5" },
+  /* onnx-run campaign, 25 Nov: an empty element of a STRINGS attribute (no data) became NULL */
+  { "onnx/strings-attribute-empty-element", { "print", H "onnx_strings_attribute_empty_element_critical.onnx" },
+    0, NULL },
   { "parse/declared-shape-overflow", { "export", H "declared_shape_overflow.trace", "-o", "@OUT@" }, 3,
     "declares more than 2^63 elements" },
   { "parse/declared-shape-too-large", { "export", H "declared_shape_too_large.trace", "-o", "@OUT@" }, 3,
