@@ -528,11 +528,17 @@ sym_index_copy (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   return index_scatter (ctx, n, out, error, FALSE);
 }
 
-/* aten::index_add(self, dim, index, source, alpha): source scattered-added
- * along dim at index (unsqueezed and expanded to source's shape), as
- * torch's opset-9 scatter_add (at every opset: zeros, a scatter, Add).
- * torch computes the expanded shapes at run time (Slice/Shape/Expand); we
- * need them static.  Like torch's export, duplicate indices are not summed. */
+/* aten::index_add(self, dim, index, source, alpha): source added along dim
+ * at index, duplicate indices summed as PyTorch does.  From opset 16 one
+ * ScatterElements(reduction='add') into self.  Before 16, where torch's
+ * export scatters into zeros and so keeps only one of each duplicate (a
+ * wrong number), an exact sum: mask[n, k] = (index[k] == n), Where(mask,
+ * source, 0) with an N axis before dim, ReduceSum over the K axis (no
+ * multiplication, so a NaN or Inf only reaches its own target); it needs
+ * the N x K x rest mask, so it is refused beyond 2^26 elements.  The
+ * expanded shapes are static here (torch computes them at run time). */
+#define INDEX_ADD_MASK_LIMIT (G_GINT64_CONSTANT (1) << 26)
+
 static gboolean
 sym_index_add (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {
@@ -547,7 +553,7 @@ sym_index_add (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
     return sym_unimplemented (ctx, n, error, "index_add with alpha != 1");
   int rank = sym_rank (self), srank = sym_rank (src), irank = sym_rank (index);
   gint64 dims[TENSOR_MAX_RANK], sdims[TENSOR_MAX_RANK];
-  if (rank < 1 || rank > TENSOR_MAX_RANK || srank != rank || irank != 1
+  if (rank < 1 || rank >= TENSOR_MAX_RANK || srank != rank || irank != 1
       || !sym_static_shape (self, dims) || !sym_static_shape (src, sdims))
     /* torch 1.13: exports run-time sizes when the ranks are known (Shape, Slice, Expand; it raises
      * for unknown ranks); not yet here */
@@ -557,20 +563,47 @@ sym_index_add (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   if (dim < 0 || dim >= rank)
     /* torch 1.13: also refuses (PyTorch rejects a dim out of range) */
     return sym_unimplemented (ctx, n, error, "dim out of range");
+  if (sym_dtype (self) == GRAPH_DTYPE_BOOL)
+    /* torch 1.13: exports Add on bool, which ONNX refuses; refused here because of that */
+    return sym_unimplemented (ctx, n, error, "index_add of bool tensors");
   gint64 axes[TENSOR_MAX_RANK];
   gsize na = 0;
   for (int i = 0; i < rank; i++)
     if (i != dim)
       axes[na++] = i;
-  GraphValue *idx = na ? sym_unsqueeze (ctx, index, na, axes) : index;
-  idx = graph_op (G, "Expand", idx, sym_const_ints (ctx, (gsize) rank, sdims), NULL);
-  GraphValue *zeros = sym_const_filled (ctx, (gsize) rank, dims, sym_dtype (self), 0.0);
-  if (zeros == NULL)
-    /* torch 1.13: exports zeros of any type or size as ConstantOfShape(Shape(self)); not yet here */
-    return sym_unimplemented (ctx, n, error, "index_add of this element type");
-  const char *op = sym_opset (ctx) >= 11 ? "ScatterElements" : "Scatter";
-  GraphValue *to_add = graph_op (G, op, zeros, idx, src, "axis_i", dim, NULL);
-  out[0] = graph_op (G, "Add", self, to_add, NULL);
+  if (sym_opset (ctx) >= 16)
+    {
+      GraphValue *idx = na ? sym_unsqueeze (ctx, index, na, axes) : index;
+      idx = graph_op (G, "Expand", idx, sym_const_ints (ctx, (gsize) rank, sdims), NULL);
+      out[0] = graph_op (G, "ScatterElements", self, idx, src, "axis_i", dim, "reduction_s", "add", NULL);
+      return TRUE;
+    }
+  gint64 n_rows = dims[dim], k = sdims[dim];
+  guint64 cells = (guint64) n_rows;
+  for (int i = 0; i < rank; i++)
+    if (!g_uint64_checked_mul (&cells, cells, (guint64) sdims[i]) || cells > (guint64) INDEX_ADD_MASK_LIMIT)
+      /* torch 1.13: exports it, summing one of each duplicate index only (a wrong number);
+       * refused here because the exact form's mask would be too large (it is one
+       * ScatterElements from opset 16) */
+      return sym_unimplemented (ctx, n, error, "index_add needing a mask of more than 2^26 elements "
+                                "before opset 16 (export at opset 16 or later)");
+  gint64 *rows = g_new (gint64, (gsize) MAX (n_rows, 1));
+  for (gint64 i = 0; i < n_rows; i++)
+    rows[i] = i;
+  GraphValue *row_ids = sym_const_ints (ctx, (gsize) n_rows, rows);
+  g_free (rows);
+  gint64 one = 1, zero = 0;
+  GraphValue *mask = graph_op (G, "Equal", sym_unsqueeze (ctx, row_ids, 1, &one),
+                               sym_unsqueeze (ctx, sym_cast (ctx, index, GRAPH_DTYPE_INT64), 1, &zero), NULL);
+  /* mask (N, K) as (1.., N, K, 1..); source (.., K, ..) as (.., 1, K, ..) */
+  gint64 mshape[TENSOR_MAX_RANK];
+  for (int i = 0; i <= rank; i++)
+    mshape[i] = i == dim ? n_rows : i == dim + 1 ? k : 1;
+  mask = sym_reshape_static (ctx, mask, (gsize) rank + 1, mshape);
+  GraphValue *src_u = sym_unsqueeze (ctx, src, 1, &dim);
+  GraphValue *picked = graph_op (G, "Where", mask, src_u, sym_scalar_like (ctx, 0.0, src), NULL);
+  gint64 kaxis = dim + 1;
+  out[0] = graph_op (G, "Add", self, sym_reduce (ctx, "ReduceSum", picked, 1, &kaxis, FALSE), NULL);
   return TRUE;
 }
 

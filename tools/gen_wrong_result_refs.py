@@ -243,6 +243,11 @@ CASES = {
     "pad_circular_2d": (lambda x: F.pad(x, (1, 2, 2, 0), mode="circular"), (torch.arange(40.0).view(1, 2, 4, 5),)),
     "pad_circular_3d": (lambda x: F.pad(x, (1, 0, 0, 2, 3, 1), mode="circular"),
                         (torch.arange(48.0).view(1, 2, 3, 4, 2),)),
+    # index 0 twice and 3 three times: PyTorch sums every row; a NaN reaches only its own target
+    "index_add_duplicates": (lambda x, s, i: x.index_add(1, i, s),
+                             (torch.randn(2, 5, 3), torch.cat([torch.randn(2, 5, 3),
+                                                               torch.full((2, 1, 3), float("nan"))], 1),
+                              torch.tensor([0, 3, 0, 3, 1, 3]))),
 }
 
 def gpt_attention(x):

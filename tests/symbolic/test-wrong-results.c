@@ -24,7 +24,7 @@ static const char *const cases[] = {
   "paste_masks_loop", "keypoints_loop", "bicubic_computed_size", "script_loop_range_step",
   /* refused before the audit of refusals (doc/refusals.md) */
   "div_trunc_float", "cumsum_dtype", "vector_norm_dtype", "layer_norm_no_weight", "pad_circular_2d",
-  "pad_circular_3d",
+  "pad_circular_3d", "index_add_duplicates",
 };
 static const int opsets[] = { 11, 13, 17 };
 
