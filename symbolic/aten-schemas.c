@@ -169,6 +169,16 @@ sym_aten_check_arguments (GraphNode *n, GError **error)
   if (!check_arity (n, a, error))
     return FALSE;
   guint k = graph_node_n_inputs (n);
+  for (guint i = 0; i < k; i++)
+    if (graph_node_input (n, i) == NULL)
+      {
+        /* the text's `None` in an input list: an absent ONNX-style input,
+         * which no aten call has (a trace passes a NoneType constant) */
+        g_autofree char *where = sym_node_location (n);
+        g_set_error (error, SYM_ERROR, SYM_ERROR_INVALID, "%s (%s): input %u is absent (an aten call "
+                     "passes None as a NoneType constant)", graph_node_kind (n), where, i);
+        return FALSE;
+      }
   g_auto (GStrv) overloads = g_strsplit (a->overloads, "|", -1);
   /* Over the overloads that take k arguments: an overload every input fits
    * passes; else the one that fits the longest prefix names the problem. */

@@ -71,6 +71,9 @@ static const HostileCase cases[] = {
   /* onnx-run campaign, 25 Nov: an empty element of a STRINGS attribute (no data) became NULL */
   { "onnx/strings-attribute-empty-element", { "print", H "onnx_strings_attribute_empty_element_critical.onnx" },
     0, NULL },
+  /* trace-export campaign: an absent input (`(None)`) reached the argument-kind check */
+  { "export/absent-input", { "export", H "trace_absent_input_null_deref.trace", "-o", "@OUT@" }, 4,
+    "input 0 is absent" },
   { "parse/declared-shape-overflow", { "export", H "declared_shape_overflow.trace", "-o", "@OUT@" }, 3,
     "declares more than 2^63 elements" },
   { "parse/declared-shape-too-large", { "export", H "declared_shape_too_large.trace", "-o", "@OUT@" }, 3,
