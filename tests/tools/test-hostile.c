@@ -74,6 +74,9 @@ static const HostileCase cases[] = {
   /* trace-export campaign: an absent input (`(None)`) reached the argument-kind check */
   { "export/absent-input", { "export", H "trace_absent_input_null_deref.trace", "-o", "@OUT@" }, 4,
     "input 0 is absent" },
+  /* and a registered name no torch schema defines, with no input (aten::int()) */
+  { "export/int-no-input", { "export", H "trace_int_no_input_critical.trace", "-o", "@OUT@" }, 4,
+    "aten::int (node %6, at /work/m=in/tootools/gen_symbolfs.py:74:0) has 0 inputs" },
   { "parse/declared-shape-overflow", { "export", H "declared_shape_overflow.trace", "-o", "@OUT@" }, 3,
     "declares more than 2^63 elements" },
   { "parse/declared-shape-too-large", { "export", H "declared_shape_too_large.trace", "-o", "@OUT@" }, 3,
