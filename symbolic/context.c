@@ -44,8 +44,9 @@ starts_data_dependence (GraphNode *n)
 {
   if (graph_node_is (n, "aten::where") && graph_node_n_inputs (n) == 1)
     return TRUE;   /* where(condition) is nonzero */
-  if (graph_node_is (n, "aten::index"))
+  if (graph_node_is (n, "aten::index") && graph_node_n_inputs (n) >= 2)
     {
+      /* (this runs before the arguments are checked against the schemas) */
       /* a boolean mask among the indices */
       GraphNode *lc = graph_value_node (graph_node_input (n, 1));
       for (guint i = 0; lc && graph_node_is (lc, "prim::ListConstruct") && i < graph_node_n_inputs (lc); i++)

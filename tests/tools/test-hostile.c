@@ -77,6 +77,9 @@ static const HostileCase cases[] = {
   /* and a registered name no torch schema defines, with no input (aten::int()) */
   { "export/int-no-input", { "export", H "trace_int_no_input_critical.trace", "-o", "@OUT@" }, 4,
     "aten::int (node %6, at /work/m=in/tootools/gen_symbolfs.py:74:0) has 0 inputs" },
+  /* aten::index() with no inputs reached the data-dependence pre-pass before the arity check */
+  { "export/index-no-inputs", { "export", H "trace_index_no_inputs_critical.trace", "-o", "@OUT@" }, 4,
+    "aten::index (node aten::index) has 0 inputs" },
   { "parse/declared-shape-overflow", { "export", H "declared_shape_overflow.trace", "-o", "@OUT@" }, 3,
     "declares more than 2^63 elements" },
   { "parse/declared-shape-too-large", { "export", H "declared_shape_too_large.trace", "-o", "@OUT@" }, 3,
