@@ -52,7 +52,9 @@ CORPUS = _corpus()
 
 def dump(name, family, work):
     """Traces the model; writes trace, weights, inputs and PyTorch's outputs.
-    Returns (input files, expected files, atol)."""
+    Returns (input files, expected files, atol, rtol): a quantized model is
+    judged within CORPUS.QUANT_STEPS steps of its output scale, as in the
+    ONNX-mode corpus."""
     warnings.simplefilter("ignore")
     sys.path.insert(0, os.path.join(ROOT, "tools"))
     import numpy as np
@@ -76,7 +78,10 @@ def dump(name, family, work):
         np.save(exps[-1], t.detach().numpy())
         if t.numel() and t.is_floating_point():
             scale = max(scale, float(t.abs().max()))
-    return ins, exps, 1e-4 + 1e-5 * scale
+    step = CORPUS.quant_step(model, args) if family == "quantization" else 0.0
+    if step:
+        return ins, exps, CORPUS.QUANT_STEPS * step * 1.0001, 0.0
+    return ins, exps, 1e-4 + 1e-5 * scale, 1e-3
 
 
 def verdict(p):
@@ -98,7 +103,7 @@ def one(name, family, a):
     with tempfile.TemporaryDirectory(dir=a.work) as work:
         t0 = time.perf_counter()
         try:
-            ins, exps, atol = dump(name, family, work)
+            ins, exps, atol, rtol = dump(name, family, work)
         except Exception as e:  # noqa: BLE001  the trace failed: one row says why
             row["trace"] = "fail: " + CORPUS.first_line(e)
             print(json.dumps(row), flush=True)
@@ -107,7 +112,7 @@ def one(name, family, a):
         row["trace_s"] = round(time.perf_counter() - t0, 2)
         base = [cli, "verify", os.path.join(work, "model.trace"), "-w",
                 os.path.join(work, "weights.safetensors"), "--opset", str(a.opset),
-                "--rtol", "1e-3", "--atol", repr(atol)]
+                "--rtol", repr(rtol), "--atol", repr(atol)]
         for i in ins:
             base += ["-i", i]
         checks = [(m, ["--mode", m] + [x for e in exps for x in ("-e", e)]) for m in a.modes]

@@ -356,7 +356,9 @@ tensor_cast (const Tensor *t, GraphDType to, GError **error)
     {
       guint8 *e = p + (gsize) i * es;
       double d = tensor_get_double (t, i);
-      gint64 v = graph_dtype_is_floating (tensor_dtype (t)) ? (gint64) d : tensor_get_int64 (t, i);
+      /* total: NaN, ±Inf and out-of-range values as numpy (graph_double_to_int) */
+      gint64 v = graph_dtype_is_floating (tensor_dtype (t)) ? graph_double_to_int (to, d)
+                                                             : tensor_get_int64 (t, i);
       switch (to)
         {
         case GRAPH_DTYPE_FLOAT: { float f = (float) d; memcpy (e, &f, 4); break; }

@@ -202,6 +202,12 @@ static const RtKernelDef qdq_conv_def = {
   .free_state = fused_free,
 };
 
+gboolean
+rt_fuse_is_fused_def (const RtKernelDef *def)
+{
+  return def == &conv_fused_def || def == &add_fused_def || def == &qdq_conv_def;
+}
+
 /* ---- finding the chains --------------------------------------------------- */
 
 typedef struct

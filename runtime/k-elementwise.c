@@ -269,7 +269,7 @@ sigmoid (double x)
     for (gint64 i = 0; i < n; i++)                                                 \
       {                                                                            \
         T x = A[i];                                                                \
-        o[i] = (T) (expr);                                                         \
+        o[i] = RT_STORE_AS (E, T, (expr));                                         \
       }                                                                            \
   }
 #define GEN_UN_T(E, T) UNARY_OPS (GEN_UN, E, T)

@@ -361,10 +361,20 @@ k_qlinear_conv (RtCall *call, GError **error)
   if (!conv_result (call, in[0], in[3], in[2], in[5], &rank, dims, &acc, error))
     return FALSE;
   const RtTensor *bias = call->n_inputs > 8 ? in[8] : NULL;
+  gint64 M = dims[1], inner = rt_shape_numel (rank - 2, dims + 2);
+  /* scalars, w_scale per tensor or per output channel, bias per channel
+   * (a w_scale of another length was read past its end) */
+  if (in[1]->numel != 1 || in[6]->numel != 1 || in[7]->numel != 1
+      || (in[4]->numel != 1 && in[4]->numel != M) || (bias && bias->numel != M))
+    {
+      rt_call_error (call, error, RT_ERROR_INPUT, "x_scale, y_scale and y_zero_point must be scalars, "
+                     "w_scale one value or one per output channel (%" G_GINT64_FORMAT "), and B one per "
+                     "output channel", M);
+      return FALSE;
+    }
   RtTensor *o = rt_call_output (call, 0, in[7]->dtype, rank, dims, error);
   if (o == NULL)
     return FALSE;
-  gint64 M = dims[1], inner = rt_shape_numel (rank - 2, dims + 2);
   double xs = rt_get_f64 (in[1], 0), ys = rt_get_f64 (in[6], 0), yzp = rt_get_f64 (in[7], 0);
   for (gint64 i = 0; i < o->numel; i++)
     {

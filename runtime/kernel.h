@@ -143,6 +143,22 @@ typedef struct
 #define RT_FOREACH_NUMERIC(X) RT_FOREACH_FLOAT (X) RT_FOREACH_INT (X)
 #define RT_FOREACH_ALL(X) RT_FOREACH_NUMERIC (X) X (BOOL, guint8)
 
+/* A computed value stored into element type E (T): a C cast for float
+ * types and for results already of an integer type, but a computed double
+ * (or float) going to an integer type converts totally, as rt_convert
+ * does (graph_double_to_int, then the low bits): a C cast of NaN, ±Inf or
+ * an out-of-range value is undefined (Shrink's bias on int8, found by the
+ * onnx-run campaign).  RT_STORE_AS (E, T, v) is (T) v with that rule. */
+#define RT_DEFINE_F64_TO_FLOAT(E, T) static inline T rt_f64_to_##E (double d) { return (T) d; }
+#define RT_DEFINE_F64_TO_INT(E, T)                                                      \
+  static inline T rt_f64_to_##E (double d) { return (T) graph_double_to_int (GRAPH_DTYPE_##E, d); }
+RT_FOREACH_FLOAT (RT_DEFINE_F64_TO_FLOAT)
+RT_FOREACH_INT (RT_DEFINE_F64_TO_INT)
+RT_DEFINE_F64_TO_INT (BOOL, guint8)
+#define RT_STORE_AS(E, T, v)                                                            \
+  _Generic ((v), double: rt_f64_to_##E ((double) (v)), float: rt_f64_to_##E ((double) (v)), \
+            default: (T) (v))
+
 /* Finds the kernel for (domain, op, opset); NULL when none. */
 const RtKernelDef *rt_registry_lookup (const char *domain, const char *op, gint64 opset);
 /* Whether any opset of (domain, op) has a kernel (for error messages). */

@@ -169,3 +169,6 @@ gboolean   rt_body_run (RtSession *body, RtCall *call, guint n_inputs,
  * RtOptions.no_fusion turns it off (the tests compare both runs); it is
  * off too with a device backend (the fused kernels are CPU kernels). */
 void       rt_fuse_plan (RtSession *s);
+/* Whether def is one of the fused kernels rt_fuse_plan puts in a plan (their
+ * inputs are the chain's, not the node's operator's). */
+gboolean   rt_fuse_is_fused_def (const RtKernelDef *def);

@@ -1,5 +1,6 @@
 /* Sessions: checking a graph, planning buffers by liveness, running. */
 #include "runtime/session-private.h"
+#include "runtime/onnx-type-params.h"
 #include "runtime/kernels-private.h"
 #include "runtime/blas.h"
 #include <stdlib.h>
@@ -890,6 +891,24 @@ run_node (RtSession *s, RtNodePlan *p, GError **error)
     {
       rt_call_error (&call, error, RT_ERROR_UNSUPPORTED, "element type %s is not supported",
                      graph_dtype_name (in0->dtype));
+      return FALSE;
+    }
+  /* inputs that share a type parameter (MatMul's A and B) have one element
+   * type: a kernel checks input 0's only, and would read the other's bytes
+   * in its type (runtime/onnx-type-params.h) */
+  guint ta, tb;
+  const char *param;
+  int param_len;
+  if (strcmp (p->def->domain, "onnx") == 0 && !rt_fuse_is_fused_def (p->def)
+      && !rt_onnx_type_params_check (p->def->op, p->opset, p->n_in, s->node_inputs, &ta, &tb,
+                                     &param, &param_len))
+    {
+      rt_call_error (&call, error, RT_ERROR_INVALID_GRAPH,
+                     "input %u is %s but input %u is %s: %s (opset %" G_GINT64_FORMAT ") takes one "
+                     "element type for both (type constraint %.*s)", tb,
+                     graph_dtype_name (s->node_inputs[tb]->dtype), ta,
+                     graph_dtype_name (s->node_inputs[ta]->dtype), p->def->op, p->opset, param_len,
+                     param);
       return FALSE;
     }
   /* float16 into a kernel written for float: on float copies (half.c) */

@@ -63,7 +63,7 @@ rt_attr_i (const GraphNode *n, const char *name, gint64 def)
   if (graph_node_get_i (n, name, &v))
     return v;
   if (graph_node_get_f (n, name, &f))
-    return (gint64) f;
+    return graph_double_to_int64 (f);   /* a float where an int belongs: total (NaN, huge) */
   return def;
 }
 

@@ -44,8 +44,9 @@ starts_data_dependence (GraphNode *n)
 {
   if (graph_node_is (n, "aten::where") && graph_node_n_inputs (n) == 1)
     return TRUE;   /* where(condition) is nonzero */
-  if (graph_node_is (n, "aten::index"))
+  if (graph_node_is (n, "aten::index") && graph_node_n_inputs (n) >= 2)
     {
+      /* (this runs before the arguments are checked against the schemas) */
       /* a boolean mask among the indices */
       GraphNode *lc = graph_value_node (graph_node_input (n, 1));
       for (guint i = 0; lc && graph_node_is (lc, "prim::ListConstruct") && i < graph_node_n_inputs (lc); i++)
@@ -281,6 +282,7 @@ sym_call_op (SymContext *ctx, const char *kind, guint n_args, GraphValue *const 
   SymFn fn = sym_registry_lookup (ctx->s.reg, kind, ctx->s.opset, &user_data, NULL);
   if (fn == NULL)
     {
+      /* torch 1.13: also refuses (UnsupportedOperatorError: no symbolic for the op at this opset) */
       g_set_error (error, SYM_ERROR, SYM_ERROR_UNSUPPORTED, "%s has no symbolic at opset %d", kind,
                    ctx->s.opset);
       return FALSE;
@@ -1184,6 +1186,8 @@ sym_value (SymContext *ctx, GraphValue *src, GError **error)
         }
       if (t == NULL)
         {
+          /* torch 1.13: writes a Constant with a string attribute or drops a device (no ONNX
+           * tensor); refused here because a string is not an ONNX tensor value */
           g_set_error (error, SYM_ERROR, SYM_ERROR_UNSUPPORTED,
                        "constant %%%s cannot be an ONNX tensor (a string or device constant)",
                        value_label (src, buf));
@@ -1206,6 +1210,8 @@ sym_value (SymContext *ctx, GraphValue *src, GError **error)
         }
       else
         {
+          /* torch 1.13: also refuses (scripted scalar ops on run-time values fail in its symbolics
+           * or the ONNX checker) */
           g_set_error (error, SYM_ERROR, SYM_ERROR_UNSUPPORTED,
                        "value %%%s (an output of %s) is exported only where its value is known "
                        "at export time (a rank, a constant, None), and here it is not",
@@ -1245,6 +1251,8 @@ sym_value (SymContext *ctx, GraphValue *src, GError **error)
           GraphType *et = lt && graph_type_kind (lt) == GRAPH_TYPE_LIST ? graph_type_elem (lt, 0) : NULL;
           if (et && graph_type_kind (et) != GRAPH_TYPE_INT)
             {
+              /* torch 1.13: also refuses (a Tensor[] where a tensor is needed raises
+               * SymbolicValueError) */
               g_set_error (error, SYM_ERROR, SYM_ERROR_UNSUPPORTED,
                            "list %%%s of tensors used where a single tensor is needed",
                            value_label (src, buf));
@@ -1294,6 +1302,8 @@ sym_list_values (SymContext *ctx, GraphValue *src, GError **error)
   char buf[32];
   if (sym_context_scan_list (ctx, src))
     {
+      /* torch 1.13: exports such a list as an ONNX sequence (SequenceInsert in the Loop); not yet
+       * here (only stack of it) */
       g_set_error (error, SYM_ERROR, SYM_ERROR_UNSUPPORTED,
                    "tensor list %%%s is filled by append in a loop: only torch.stack of it is "
                    "exported", value_label (src, buf));
@@ -1301,6 +1311,7 @@ sym_list_values (SymContext *ctx, GraphValue *src, GError **error)
     }
   if (p == NULL || !graph_node_is (p, "prim::ListConstruct"))
     {
+      /* torch 1.13: exports a non-ListConstruct list as an ONNX sequence value; not yet here */
       g_set_error (error, SYM_ERROR, SYM_ERROR_UNSUPPORTED,
                    "tensor list %%%s is not a prim::ListConstruct (a dynamic list)",
                    src ? value_label (src, buf) : "?");
@@ -1313,6 +1324,7 @@ sym_list_values (SymContext *ctx, GraphValue *src, GError **error)
       if (v == NULL)
         {
           if (error && *error == NULL)
+            /* torch 1.13: also refuses (a None element of a Tensor[] has no ONNX value) */
             g_set_error (error, SYM_ERROR, SYM_ERROR_UNSUPPORTED, "None inside a tensor list");
           g_ptr_array_unref (out);
           return NULL;
@@ -1372,6 +1384,51 @@ check_dim (GraphNode *n, guint i, int rank, gint64 dim, GError **error)
   return FALSE;
 }
 
+/* Every dim of a dim list checked as check_dim does and, when `distinct`,
+ * no dim named twice after wrapping (torch's dim lists of reductions,
+ * permute, flip, movedim; roll's may repeat). */
+static gboolean
+check_dim_list (GraphNode *n, guint i, int rank, GArray *dims, gboolean distinct, GError **error)
+{
+  guint64 seen = 0;
+  for (guint k = 0; k < dims->len; k++)
+    {
+      gint64 d = g_array_index (dims, gint64, k);
+      if (!check_dim (n, i, rank, d, error))
+        return FALSE;
+      if (!distinct || rank < 0)
+        continue;
+      gint64 w = d < 0 ? d + MAX (rank, 1) : d;
+      if (w < 64 && (seen & (G_GUINT64_CONSTANT (1) << w)))
+        {
+          g_set_error (error, SYM_ERROR, SYM_ERROR_INVALID,
+                       "%s: argument %u: dim %" G_GINT64_FORMAT " appears more than once in the "
+                       "list of dims", graph_node_kind (n), i, w);
+          return FALSE;
+        }
+      if (w < 64)
+        seen |= G_GUINT64_CONSTANT (1) << w;
+    }
+  return TRUE;
+}
+
+static gboolean
+is_list_code (const char *c)
+{
+  return strcmp (c, "is") == 0 || strcmp (c, "fs") == 0 || strcmp (c, "ds") == 0
+         || strcmp (c, "dr") == 0;
+}
+
+/* The rank of a node's first argument (for 'd' codes with no 'v' before
+ * them: "none,ds"), -1 when unknown. */
+static int
+first_arg_rank (SymContext *ctx, GraphNode *n, GPtrArray *py)
+{
+  GraphValue *src = py ? (py->len ? py->pdata[0] : NULL)
+                       : graph_node_n_inputs (n) ? graph_node_input (n, 0) : NULL;
+  return src ? sym_known_rank (ctx, src) : -1;
+}
+
 /* The arguments sym_parse_args reads: a node's inputs, or for a
  * prim::PythonOp its arguments in call order, scalars included (Note
  * [PythonOp arguments]).  NULL with an error when a PythonOp's cannot be
@@ -1411,7 +1468,7 @@ sym_parse_args (SymContext *ctx, GraphNode *n, const char *spec, ...)
   for (guint i = 0; i < n_codes; i++)
     {
       const char *c = g_strstrip (codes[i]);
-      if (strcmp (c, "is") == 0 || strcmp (c, "fs") == 0)
+      if (is_list_code (c))
         (void) va_arg (ap, gpointer);
       if (strcmp (c, "none") != 0)
         (void) va_arg (ap, gpointer);
@@ -1451,27 +1508,51 @@ sym_parse_args (SymContext *ctx, GraphNode *n, const char *spec, ...)
       else if (strcmp (c, "d") == 0)
         {
           gint64 *out = va_arg (ap, gint64 *);
+          if (!have_v && dim_rank < 0)
+            dim_rank = first_arg_rank (ctx, n, py);
           if (!sym_get_const_int (src, out))
+            /* torch 1.13: also refuses (parse_args 'i' on a non-constant raises "not constant") */
             ok = arg_error (n, i, "a constant int (a dim)", error);
           else
             ok = check_dim (n, i, dim_rank, *out, error);
+        }
+      else if (strcmp (c, "ds") == 0 || strcmp (c, "dr") == 0)
+        {
+          gsize *len = va_arg (ap, gsize *);
+          const gint64 **vals = va_arg (ap, const gint64 **);
+          if (!have_v && dim_rank < 0)
+            dim_rank = first_arg_rank (ctx, n, py);
+          GArray *arr = sym_get_const_ints (src);
+          if (arr == NULL)
+            /* torch 1.13: also refuses (parse_args 'is' on a list that is not constant raises) */
+            ok = arg_error (n, i, "a constant int list (dims)", error);
+          else
+            {
+              ok = check_dim_list (n, i, dim_rank, arr, c[1] == 's', error);
+              *len = arr->len;
+              *vals = (const gint64 *) (gpointer) g_array_free (arr, FALSE);
+              g_ptr_array_add (ctx->pool, (gpointer) *vals);
+            }
         }
       else if (strcmp (c, "i") == 0)
         {
           gint64 *out = va_arg (ap, gint64 *);
           if (!sym_get_const_int (src, out))
+            /* torch 1.13: also refuses (parse_args 'i' on a non-constant raises "not constant") */
             ok = arg_error (n, i, "a constant int", error);
         }
       else if (strcmp (c, "f") == 0)
         {
           double *out = va_arg (ap, double *);
           if (!sym_get_const_double (src, out))
+            /* torch 1.13: also refuses (parse_args 'f' on a non-constant raises "not constant") */
             ok = arg_error (n, i, "a constant number", error);
         }
       else if (strcmp (c, "b") == 0)
         {
           gboolean *out = va_arg (ap, gboolean *);
           if (!sym_get_const_bool (src, out))
+            /* torch 1.13: also refuses (parse_args 'b' on a non-constant raises "not constant") */
             ok = arg_error (n, i, "a constant bool", error);
         }
       else if (strcmp (c, "s") == 0)
@@ -1485,6 +1566,7 @@ sym_parse_args (SymContext *ctx, GraphNode *n, const char *spec, ...)
               g_ptr_array_add (ctx->pool, (gpointer) *out);
             }
           else
+            /* torch 1.13: also refuses (parse_args 's' on a non-constant raises "not constant") */
             ok = arg_error (n, i, "a constant string", error);
         }
       else if (strcmp (c, "t") == 0)
@@ -1497,6 +1579,7 @@ sym_parse_args (SymContext *ctx, GraphNode *n, const char *spec, ...)
               *out = t;
             }
           else
+            /* torch 1.13: also refuses (parse_args 't' on a non-constant raises "not constant") */
             ok = arg_error (n, i, "a constant tensor", error);
         }
       else if (strcmp (c, "is") == 0 || strcmp (c, "fs") == 0)
@@ -1511,6 +1594,7 @@ sym_parse_args (SymContext *ctx, GraphNode *n, const char *spec, ...)
               g_ptr_array_add (ctx->pool, (gpointer) *vals);
             }
           else
+            /* torch 1.13: also refuses (parse_args 'is'/'fs' on a list that is not constant raises) */
             ok = arg_error (n, i, c[0] == 'i' ? "a constant int list" : "a constant float list",
                             error);
         }
@@ -1619,6 +1703,7 @@ translate_unpack (SymContext *ctx, GraphNode *n, GError **error)
       return TRUE;
     }
 bad:
+  /* torch 1.13: exports such an unpack from an ONNX sequence (SequenceAt); not yet here */
   g_set_error (error, SYM_ERROR, SYM_ERROR_UNSUPPORTED,
                "%s: cannot unpack %u elements from a list whose elements are not known",
                graph_node_kind (n), n_out);
@@ -1652,8 +1737,8 @@ fallthrough (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   return TRUE;
 }
 
-static char *
-node_location (GraphNode *n)
+char *
+sym_node_location (GraphNode *n)
 {
   const char *src = graph_node_get_source (n);
   const char *scope = graph_node_get_scope (n);
@@ -1706,10 +1791,11 @@ static gboolean
 unsupported_error (SymContext *ctx, GraphNode *n, GError *cause, GError **error)
 {
   const char *kind = graph_node_kind (n);
-  g_autofree char *where = node_location (n);
+  g_autofree char *where = sym_node_location (n);
   const char *py_key = python_op_key (n);
   if (py_key && cause == NULL)
     {
+      /* torch 1.13: also refuses (UnsupportedOperatorError for a prim::PythonOp without a symbolic) */
       g_set_error (error, SYM_ERROR, SYM_ERROR_UNSUPPORTED,
                    "ONNX export failed: Couldn't export Python operator %s (a "
                    "torch.autograd.Function, %s) at opset %d (%s): its body is not in the "
@@ -1727,6 +1813,7 @@ unsupported_error (SymContext *ctx, GraphNode *n, GError *cause, GError **error)
                             first);
   else
     hint = g_strdup ("no symbolic function is registered for it");
+  /* torch 1.13: also refuses (UnsupportedOperatorError: no symbolic, or its symbolic declines) */
   g_set_error (error, SYM_ERROR, SYM_ERROR_UNSUPPORTED,
                "ONNX export failed: Couldn't export operator %s at opset %d (%s): %s",
                kind, ctx->s.opset, where, hint);
@@ -1851,74 +1938,6 @@ inline_body (SymContext *ctx, GraphNode *n, Graph *body, GraphValue **out, GErro
   return TRUE;
 }
 
-/* A trace records every argument of an aten call: a count outside what
- * torch's schemas allow is a malformed node (symbolic/aten-schemas.h),
- * refused before any symbolic reads its inputs, in every mode. */
-static gboolean
-check_arity (GraphNode *n, GError **error)
-{
-  const SymAtenArity *a = sym_aten_arity (graph_node_kind (n));
-  guint k = graph_node_n_inputs (n);
-  if (a == NULL || (k >= a->min_args && k <= a->max_args))
-    return TRUE;
-  g_autofree char *where = node_location (n);
-  if (a->min_args == a->max_args)
-    g_set_error (error, SYM_ERROR, SYM_ERROR_INVALID,
-                 "%s (%s) has %u input%s, but torch's schema takes %u argument%s",
-                 graph_node_kind (n), where, k, k == 1 ? "" : "s", a->min_args,
-                 a->min_args == 1 ? "" : "s");
-  else
-    g_set_error (error, SYM_ERROR, SYM_ERROR_INVALID,
-                 "%s (%s) has %u input%s, but torch's schemas take %u to %u arguments",
-                 graph_node_kind (n), where, k, k == 1 ? "" : "s", a->min_args, a->max_args);
-  return FALSE;
-}
-
-/* Dim i (negative: from the end) of a source value's declared tensor type
- * when it is static, else -1. */
-static gint64
-declared_dim (GraphValue *v, int i)
-{
-  GraphType *t = graph_value_type (v);
-  if (t == NULL || !graph_type_is_tensor (t))
-    return -1;
-  int r = graph_type_rank (t);
-  if (r < 1 || i >= r || i < -r)
-    return -1;
-  const GraphDim *d = graph_type_dim (t, (guint) (i < 0 ? i + r : i));
-  return d && d->kind == GRAPH_DIM_STATIC ? d->value : -1;
-}
-
-/* Declared shapes that contradict each other (the trace text is the user's
- * or a fuzzer's, not torch's): the contracted dims of the matrix products
- * must agree, or the export would be built on a shape no run can have. */
-static gboolean
-check_declared_shapes (GraphNode *n, GError **error)
-{
-  gboolean mm = graph_node_is (n, "aten::matmul") || graph_node_is (n, "aten::mm")
-                || graph_node_is (n, "aten::bmm");
-  gboolean linear = graph_node_is (n, "aten::linear");
-  if ((!mm && !linear) || graph_node_n_inputs (n) < 2)
-    return TRUE;
-  GraphValue *a = graph_node_input (n, 0), *b = graph_node_input (n, 1);
-  GraphType *tb = graph_value_type (b);
-  int rb = tb && graph_type_is_tensor (tb) ? graph_type_rank (tb) : -1;
-  gint64 ka = declared_dim (a, -1);
-  gint64 kb = linear ? declared_dim (b, -1) : rb == 1 ? declared_dim (b, 0) : declared_dim (b, -2);
-  if (ka < 0 || kb < 0 || ka == kb)
-    return TRUE;
-  g_autofree char *where = node_location (n);
-  g_autofree char *sa = graph_type_to_string (graph_value_type (a));
-  g_autofree char *sb = graph_type_to_string (tb);
-  g_set_error (error, SYM_ERROR, SYM_ERROR_INVALID,
-               "%s (%s): the declared shapes do not fit: %%%s : %s has %" G_GINT64_FORMAT
-               " columns but %%%s : %s has %" G_GINT64_FORMAT " %s",
-               graph_node_kind (n), where, graph_value_get_name (a) ? graph_value_get_name (a) : "?",
-               sa, ka, graph_value_get_name (b) ? graph_value_get_name (b) : "?", sb, kb,
-               linear ? "columns" : "rows");
-  return FALSE;
-}
-
 static gboolean translate_node (SymContext *ctx, GraphNode *n, GError **error);
 
 /* Scripted code: a tensor output the trace declares only as "Tensor". */
@@ -1962,7 +1981,7 @@ translate_node (SymContext *ctx, GraphNode *n, GError **error)
 
   const char *kind = graph_node_kind (n);
   gboolean is_aten = strcmp (graph_node_domain (n), "aten") == 0;
-  if (is_aten && (!check_arity (n, error) || !check_declared_shapes (n, error)))
+  if (is_aten && (!sym_aten_check_arguments (n, error) || !sym_check_declared_shapes (n, error)))
     return FALSE;
   guint n_out = graph_node_n_outputs (n);
   g_autofree GraphValue **out = g_new0 (GraphValue *, n_out + 1);
@@ -1999,7 +2018,7 @@ translate_node (SymContext *ctx, GraphNode *n, GError **error)
       if (misuse)
         {
           /* What it built is not used: the export fails (every mode). */
-          g_autofree char *where = node_location (n);
+          g_autofree char *where = sym_node_location (n);
           g_set_error (error, SYM_ERROR, SYM_ERROR_INVALID,
                        "the symbolic for %s at opset %d (%s) misused the builder: %s", py_key && sym_registry_lookup (ctx->s.reg, py_key, ctx->s.opset, NULL, NULL) ? py_key : kind,
                        ctx->s.opset, where, misuse->message);
@@ -2016,7 +2035,7 @@ translate_node (SymContext *ctx, GraphNode *n, GError **error)
     {
       if (!inline_body (ctx, n, body, out, &local))
         {
-          g_autofree char *where = node_location (n);
+          g_autofree char *where = sym_node_location (n);
           g_set_error (error, SYM_ERROR, local->code,
                        "in the body of Python operator %s (%s), inlined as it has no symbolic: %s",
                        py_key + strlen (GRAPH_KIND_PYTHON_OP) + 2, where, local->message);
@@ -2034,7 +2053,7 @@ translate_node (SymContext *ctx, GraphNode *n, GError **error)
       gboolean declined = local == NULL || g_error_matches (local, SYM_ERROR, SYM_ERROR_UNSUPPORTED);
       if (!declined)
         {
-          g_autofree char *where = node_location (n);
+          g_autofree char *where = sym_node_location (n);
           g_set_error (error, SYM_ERROR, local->code, "%s at opset %d (%s): %s", kind,
                        ctx->s.opset, where, local->message);
           return FALSE;
@@ -2056,7 +2075,8 @@ translate_node (SymContext *ctx, GraphNode *n, GError **error)
         return unsupported_error (ctx, n, local, error);
       if (!ok)
         {
-          g_autofree char *where = node_location (n);
+          g_autofree char *where = sym_node_location (n);
+          /* torch 1.13: also refuses (the op has no symbolic and no ATen fallback could be written) */
           g_set_error (error, SYM_ERROR, SYM_ERROR_UNSUPPORTED, "%s at opset %d (%s): %s", kind,
                        ctx->s.opset, where, local2 ? local2->message : "fallback failed");
           return FALSE;

@@ -68,6 +68,7 @@ block_output (SymContext *ctx, GraphNode *n, Graph *block, Graph *sub, guint i, 
       if (local)
         g_propagate_error (error, local);
       else
+        /* torch 1.13: also refuses (an If/Loop block output of None has no ONNX value) */
         unsupported (ctx, n, error, "a block that returns None");
       return NULL;
     }
@@ -95,9 +96,11 @@ sym_lower_if (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   Graph *then_b = NULL, *else_b = NULL;
   if (graph_node_n_inputs (n) != 1 || !graph_node_get_g (n, "block0", &then_b)
       || !graph_node_get_g (n, "block1", &else_b))
+    /* torch 1.13: also refuses (prim::If must have two blocks: a malformed graph) */
     return unsupported (ctx, n, error, "a prim::If without two blocks");
   guint nout = graph_node_n_outputs (n);
   if (graph_n_outputs (then_b) != nout || graph_n_outputs (else_b) != nout)
+    /* torch 1.13: also refuses (blocks whose outputs differ from the node's are a malformed graph) */
     return unsupported (ctx, n, error, "blocks whose outputs do not match the node's");
   GraphValue *cond_src = graph_node_input (n, 0);
   gboolean c;
@@ -127,6 +130,8 @@ sym_lower_if (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
       return TRUE;
     }
   if (nout == 0)
+    /* torch 1.13: turns the branches' in-place writes into If outputs (its remove-inplace pass)
+     * and exports it; not yet here for writes symonnx does not track */
     return unsupported (ctx, n, error, "an If with no outputs (side effects only)");
   GError *local = NULL;
   GraphValue *cond = sym_value (ctx, cond_src, &local);
@@ -135,6 +140,7 @@ sym_lower_if (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
       if (local)
         g_propagate_error (error, local);
       else
+        /* torch 1.13: also refuses (an If condition of None has no ONNX value) */
         unsupported (ctx, n, error, "a None condition");
       return FALSE;
     }
@@ -165,6 +171,7 @@ sym_lower_if (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
     {
       graph_free (subs[0]);
       graph_free (subs[1]);
+      /* torch 1.13: also refuses (a block that cannot be built fails its export) */
       return ok ? unsupported (ctx, n, error, "the If node could not be built") : FALSE;
     }
   graph_node_set_g (ifn, "then_branch", subs[0]);
@@ -187,6 +194,8 @@ gboolean
 sym_lower_raise (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {
   (void) out;
+  /* torch 1.13: exports prim::RaiseException as nothing (the check disappears); refused here
+   * because the model would go on where PyTorch raises */
   return unsupported (ctx, n, error,
                       "an exception raised by scripted code under a condition known only at run time "
                       "(ONNX cannot raise)");
@@ -218,11 +227,15 @@ check_carried (SymContext *ctx, GraphNode *n, guint k, GraphValue *init, GraphVa
   GraphDType di = sym_dtype (init), dv = sym_dtype (v);
   int ri = sym_rank (init), rv = sym_rank (v);
   if (di == GRAPH_DTYPE_UNDEFINED || dv != di)
+    /* torch 1.13: writes the Loop anyway (an ill-typed carried value that executors refuse);
+     * refused here because ONNX Loop keeps a carried value's type */
     return sym_unimplemented (ctx, n, error,
                               "loop-carried value %u starts as %s and the loop body makes it %s "
                               "(ONNX Loop keeps a carried value's element type)",
                               k, dtype_label (di), dtype_label (dv));
   if (ri >= 0 && rv >= 0 && ri != rv)
+    /* torch 1.13: writes the Loop (the checker accepts it); refused here because symonnx types a
+     * carried value by its rank before the loop, which the body changes */
     return sym_unimplemented (ctx, n, error,
                               "loop-carried value %u has rank %d before the loop and %d after "
                               "an iteration (ONNX Loop keeps a carried value's rank)", k, ri, rv);
@@ -279,10 +292,13 @@ sym_lower_loop (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   Graph *block = NULL, *other = NULL;
   guint nin = graph_node_n_inputs (n);
   if (nin < 2 || !graph_node_get_g (n, "block0", &block) || graph_node_get_g (n, "block1", &other))
+    /* torch 1.13: also refuses (a prim::Loop without trip count, condition and one block is
+     * malformed) */
     return unsupported (ctx, n, error, "a prim::Loop without a trip count, a condition and one block");
   guint N = nin - 2;
   if (graph_node_n_outputs (n) != N || graph_n_inputs (block) != N + 1
       || graph_n_outputs (block) != N + 1)
+    /* torch 1.13: also refuses (a block that does not match the carried values is malformed) */
     return unsupported (ctx, n, error, "a prim::Loop whose block does not match its carried values");
   /* M, cond and the initial carried values, in the enclosing graph */
   g_autofree GraphValue **ins = g_new0 (GraphValue *, nin + 1);
@@ -298,6 +314,8 @@ sym_lower_loop (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
                                           i == 0 ? "trip count" : i == 1 ? "condition" : "carried value");
               return FALSE;
             }
+          /* torch 1.13: exports a None trip count or condition as an omitted Loop input; not yet
+           * here */
           return unsupported (ctx, n, error, i == 0 ? "a loop without a trip count"
                                              : "a None loop condition or carried value");
         }
@@ -314,6 +332,8 @@ sym_lower_loop (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
     ins[1] = sym_cast (ctx, ins[1], GRAPH_DTYPE_BOOL);
   for (guint k = 0; k < N; k++)
     if (sym_dtype (ins[2 + k]) == GRAPH_DTYPE_UNDEFINED || sym_rank (ins[2 + k]) < 0)
+      /* torch 1.13: writes the Loop with an untyped carried value (executors refuse it); refused
+       * here because the body's types cannot be checked */
       return unsupported (ctx, n, error,
                           "a loop-carried value whose element type or rank is unknown before the loop");
   if (!materialise_outer_reads (ctx, block, error))
@@ -379,6 +399,7 @@ sym_lower_loop (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
           if (local)
             g_propagate_error (error, local);
           else
+            /* torch 1.13: also refuses (None has no ONNX value to append to a sequence) */
             unsupported (ctx, n, error, "appending None to a list in a loop");
           ok = FALSE;
           break;
@@ -392,6 +413,8 @@ sym_lower_loop (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
         }
       if (sym_dtype (v) == GRAPH_DTYPE_UNDEFINED || sym_rank (v) < 0 || sym_rank (v) >= TENSOR_MAX_RANK)
         {
+          /* torch 1.13: exports it as a SequenceInsert into an untyped sequence; refused here
+           * because the stacked result's type would be unknown */
           unsupported (ctx, n, error, "appending a tensor of unknown element type or rank to a list in a loop");
           ok = FALSE;
           break;
@@ -403,6 +426,7 @@ sym_lower_loop (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   if (loop == NULL)
     {
       graph_free (sub);
+      /* torch 1.13: also refuses (a Loop that cannot be built fails its export) */
       return ok ? unsupported (ctx, n, error, "the Loop node could not be built") : FALSE;
     }
   graph_node_set_g (loop, "body", sub);

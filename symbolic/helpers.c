@@ -253,6 +253,8 @@ sym_int_input_1d (SymContext *ctx, GraphNode *n, guint i, GError **error)
   if (v == NULL)
     {
       if (error && *error == NULL)
+        /* torch 1.13: also refuses (None where the schema needs an int: its symbolic fails on the
+         * None) */
         sym_unimplemented (ctx, n, error, "argument %u is None where an int is required", i);
       return NULL;
     }
@@ -260,6 +262,8 @@ sym_int_input_1d (SymContext *ctx, GraphNode *n, guint i, GError **error)
   GraphDType dt = sym_dtype (src);
   if (r > 1 || dt == GRAPH_DTYPE_UNDEFINED || graph_dtype_is_floating (dt))
     {
+      /* torch 1.13: passes the value on unchecked; refused here because a float, a list or an
+       * untyped value would be misread as an int bound */
       sym_unimplemented (ctx, n, error, "argument %u is not an int scalar (%s, rank %d)", i,
                          graph_dtype_name (dt), r);
       return NULL;

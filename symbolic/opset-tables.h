@@ -49,6 +49,8 @@ extern const SymTable sym_opset9_math, sym_opset9_reduce, sym_opset9_nn, sym_ops
                       sym_opset9_window;
 
 /* Helpers shared between the opset-9 files. */
+/* trunc(x) = Sign(x) · Floor(|x|) of a float value (opset9-beyond.c). */
+GraphValue  *sym_trunc_values (SymContext *ctx, GraphValue *x);
 /* A 1-element 1-D float constant, as torch's torch.tensor([v]) (opset9-math.c). */
 GraphValue  *sym_float_1d (SymContext *ctx, double v);
 /* ConstantOfShape of `shape` filled with `value` in `dt` (opset9-create.c). */

@@ -12,9 +12,11 @@ sym_flip (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   GraphValue *self;
   gsize nd;
   const gint64 *dims;
-  if (!sym_parse_args (ctx, n, "v,is", &self, &nd, &dims, error))
+  if (!sym_parse_args (ctx, n, "v,ds", &self, &nd, &dims, error))
     return FALSE;
   if (nd > TENSOR_MAX_RANK)
+    /* torch 1.13: writes a Slice per dim; refused here because more dims than a tensor's maximum
+     * rank repeat a dim, which PyTorch rejects */
     return sym_unimplemented (ctx, n, error, "flip of %zu dims", nd);
   gint64 starts[TENSOR_MAX_RANK], ends[TENSOR_MAX_RANK], steps[TENSOR_MAX_RANK];
   for (gsize i = 0; i < nd; i++)
@@ -90,8 +92,10 @@ sym_embedding_bag (SymContext *ctx, GraphNode *n, GraphValue **out, GError **err
     return FALSE;
   gint64 pad_idx;
   if (padding != NULL && sym_get_const_int (graph_node_input (n, 8), &pad_idx) && pad_idx >= 0)
+    /* torch 1.13: also refuses (RuntimeError "embedding_bag with padding_idx") */
     return sym_unimplemented (ctx, n, error, "embedding_bag with padding_idx");
   if (mode < 0 || mode > 2)
+    /* torch 1.13: also refuses (PyTorch has only modes sum, mean and max) */
     return sym_unimplemented (ctx, n, error, "embedding_bag mode %" G_GINT64_FORMAT, mode);
   GraphType *ot = sym_type (offsets);
   const GraphDim *od = ot && graph_type_rank (ot) == 1 ? graph_type_dim (ot, 0) : NULL;
@@ -101,10 +105,13 @@ sym_embedding_bag (SymContext *ctx, GraphNode *n, GraphValue **out, GError **err
       return out[0] != NULL;
     }
   if (od == NULL || od->kind != GRAPH_DIM_STATIC)
+    /* torch 1.13: also refuses (_onnx_unsupported: unknown shape of offsets at opset 10, use opset
+     * 11) */
     return sym_unimplemented (ctx, n, error, "embedding_bag with offsets of unknown length "
                               "(supported from opset 11)");
   gint64 bags = include_last ? od->value - 1 : od->value;
   if (bags <= 0)
+    /* torch 1.13: also refuses (RuntimeError "Input 0 is out of bounds" on no bags) */
     return sym_unimplemented (ctx, n, error, "embedding_bag without bags");
   GraphValue *ext = offsets;
   if (!include_last)
@@ -216,6 +223,7 @@ sym_nan_to_num (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
       return TRUE;
     }
   if (dt != GRAPH_DTYPE_FLOAT && dt != GRAPH_DTYPE_DOUBLE)
+    /* torch 1.13: exports it for float16 too (Where with float16's finfo bounds); not yet here */
     return sym_unimplemented (ctx, n, error, "nan_to_num of %s", graph_dtype_name (dt));
   double big = dt == GRAPH_DTYPE_DOUBLE ? G_MAXDOUBLE : G_MAXFLOAT;
   double v[3] = { 0.0, big, -big };
@@ -223,6 +231,7 @@ sym_nan_to_num (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
     {
       GraphValue *a = graph_node_n_inputs (n) > i + 1 ? graph_node_input (n, i + 1) : NULL;
       if (a && !sym_is_none (a) && !sym_get_const_double (a, &v[i]))
+        /* torch 1.13: also refuses (parse_args 'f' on a non-constant nan/posinf/neginf) */
         return sym_unimplemented (ctx, n, error, "nan_to_num with non-constant values");
     }
   Graph *g = sym_graph (ctx);

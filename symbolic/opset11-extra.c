@@ -55,6 +55,8 @@ sym_torchvision_roi_align (SymContext *ctx, GraphNode *n, GraphValue **out, GErr
   if (!sym_parse_args (ctx, n, "vvfiiib", &input, &rois, &scale, &ph, &pw, &sampling, &aligned, error))
     return FALSE;
   if (aligned && sym_opset (ctx) < 16)
+    /* torch 1.13: torchvision warns and writes RoiAlign without the half-pixel offset; refused here
+     * because that computes aligned=False */
     return sym_unimplemented (ctx, n, error, "roi_align with aligned=True (from opset 16)");
   Graph *g = sym_graph (ctx);
   static const gint64 one = 1, zero = 0;

@@ -134,7 +134,14 @@ sym_cumsum (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   if (!sym_parse_args (ctx, n, "vd", &self, &dim, error))
     return FALSE;
   if (graph_node_n_inputs (n) > 2 && !sym_is_none (graph_node_input (n, 2)))
-    return sym_unimplemented (ctx, n, error, "cumsum with a dtype");
+    {
+      /* cumsum(x, dim, dtype=d) sums x cast to d, as torch writes it */
+      GraphDType dt = sym_scalar_type (graph_node_input (n, 2), GRAPH_DTYPE_UNDEFINED);
+      if (dt == GRAPH_DTYPE_UNDEFINED)
+        /* torch 1.13: also refuses (its Cast needs the dtype as a constant) */
+        return sym_unimplemented (ctx, n, error, "cumsum with a dtype that is not a constant");
+      self = sym_cast (ctx, self, dt);
+    }
   out[0] = graph_op (G, "CumSum", self, sym_const_i64 (ctx, dim), NULL);
   return TRUE;
 }
@@ -149,6 +156,7 @@ sym_pixel_shuffle11 (SymContext *ctx, GraphNode *n, GraphValue **out, GError **e
   if (!sym_parse_args (ctx, n, "vi", &self, &r, error))
     return FALSE;
   if (sym_rank (self) != 4)
+    /* torch 1.13: also refuses (_unimplemented "pixel_shuffle: only support 4d input") */
     return sym_unimplemented (ctx, n, error, "pixel_shuffle of a non-4-D input");
   out[0] = graph_op (G, "DepthToSpace", self, "blocksize_i", r, "mode_s", "CRD", NULL);
   return TRUE;
@@ -167,6 +175,7 @@ sym_round (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
       if (!sym_parse_args (ctx, n, "none,i", &dec, error))
         return FALSE;
       if (dec != 0)
+        /* torch 1.13: also refuses (its round symbolic takes no decimals argument) */
         return sym_unimplemented (ctx, n, error, "round with decimals");
     }
   out[0] = graph_op (G, "Round", self, NULL);

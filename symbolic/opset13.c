@@ -45,13 +45,19 @@ sym_tensor_split13 (SymContext *ctx, GraphNode *n, GraphValue **out, GError **er
   gint64 sections, dim;
   GraphType *st = graph_value_type (graph_node_input (n, 1));
   if (st == NULL || graph_type_kind (st) != GRAPH_TYPE_INT)
+    /* torch 1.13: exports a list of indices as one Slice per index (or a Loop over a sequence); not
+     * yet here */
     return sym_unimplemented (ctx, n, error, "tensor_split with a list of indices");
   if (!sym_parse_args (ctx, n, "vid", &self, &sections, &dim, error))
     return FALSE;
   gint64 len = sym_static_dim_size (self, dim);
   if (len < 0)
+    /* torch 1.13: takes the size as sections x outputs (wrong unless it divides evenly); refused
+     * here because that guesses the size */
     return sym_unimplemented (ctx, n, error, "tensor_split of a dynamic size");
   if (sections <= 0 || sections > 256)
+    /* torch 1.13: exports any positive count as one Split (PyTorch rejects 0 or fewer); not yet
+     * here (more than 256) */
     return sym_unimplemented (ctx, n, error, "tensor_split into %" G_GINT64_FORMAT " sections",
                               sections);
   gint64 sizes[256];
@@ -83,15 +89,19 @@ sym_diagonal13 (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   int rank = sym_rank (self);
   gint64 dims[TENSOR_MAX_RANK];
   if (rank < 2 || rank > TENSOR_MAX_RANK || !sym_static_shape (self, dims))
+    /* torch 1.13: exports it with dynamic sizes (EyeLike mask, Mul, ReduceSum, GatherND of run-time
+     * indices); not yet here */
     return sym_unimplemented (ctx, n, error, "diagonal of a dynamic shape");
   d1 = d1 < 0 ? d1 + rank : d1;
   d2 = d2 < 0 ? d2 + rank : d2;
   if (d1 < 0 || d1 >= rank || d2 < 0 || d2 >= rank || d1 == d2)
+    /* torch 1.13: also refuses (PyTorch rejects equal or out-of-range dims before the trace) */
     return sym_unimplemented (ctx, n, error, "diagonal dims out of range");
   gint64 rows = dims[d1], cols = dims[d2];
   gint64 r0 = offset < 0 ? -offset : 0, c0 = offset > 0 ? offset : 0;
   gint64 len = MAX (0, MIN (rows - r0, cols - c0));
   if (len == 0 || len > (1 << 20))
+    /* torch 1.13: exports an empty or huge diagonal the same way (an empty result); not yet here */
     return sym_unimplemented (ctx, n, error, "an empty diagonal");
   gint64 perm[TENSOR_MAX_RANK], shape[TENSOR_MAX_RANK];
   int k = 0;

@@ -13,6 +13,7 @@ sym_grid_sampler (SymContext *ctx, GraphNode *n, GraphValue **out, GError **erro
   static const char *const modes[] = { "bilinear", "nearest", "bicubic" };
   static const char *const pads[] = { "zeros", "border", "reflection" };
   if (mode < 0 || mode > 2 || pad < 0 || pad > 2)
+    /* torch 1.13: also refuses (a mode or padding code PyTorch does not have fails its lookup) */
     return sym_unimplemented (ctx, n, error, "grid_sampler mode %" G_GINT64_FORMAT, mode);
   out[0] = graph_op (sym_graph (ctx), "GridSample", input, grid, "align_corners_i", (gint64) align,
                      "mode_s", modes[mode], "padding_mode_s", pads[pad], NULL);

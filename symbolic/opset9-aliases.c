@@ -28,6 +28,7 @@ static gboolean
 sym_conj_real (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {
   if (graph_node_n_inputs (n) > 0 && is_complex (graph_node_input (n, 0)))
+    /* torch 1.13: also refuses (_onnx_unsupported for complex inputs of conj) */
     return sym_unimplemented (ctx, n, error, "the conjugate of a complex tensor (ONNX has no complex "
                               "arithmetic)");
   return sym_passthrough (ctx, n, out, error);
@@ -42,6 +43,7 @@ sym_numpy_t (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
     return FALSE;
   int r = sym_rank (self);
   if (r < 0)
+    /* torch 1.13: also refuses (numpy_T asserts the rank is known) */
     return sym_unimplemented (ctx, n, error, "numpy_T of an input of unknown rank");
   gint64 perm[TENSOR_MAX_RANK];
   for (int i = 0; i < r; i++)
@@ -59,6 +61,7 @@ sym_reshape_from_tensor (SymContext *ctx, GraphNode *n, GraphValue **out, GError
   if (!sym_parse_args (ctx, n, "vv", &self, &shape, error))
     return FALSE;
   if (shape == NULL)
+    /* torch 1.13: also refuses (its schema takes a shape tensor; None has no ONNX value) */
     return sym_unimplemented (ctx, n, error, "a None shape");
   out[0] = sym_reshape (ctx, self, shape);
   return TRUE;
@@ -76,6 +79,7 @@ sym_underscore_log_softmax (SymContext *ctx, GraphNode *n, GraphValue **out, GEr
   if (!sym_parse_args (ctx, n, "vdb", &self, &dim, &half_to_float, error))
     return FALSE;
   if (sym_rank (self) < 0)
+    /* torch 1.13: also refuses (log_softmax: "Input rank must be known at export time") */
     return sym_unimplemented (ctx, n, error, "_log_softmax on an input of unknown rank");
   if (half_to_float && sym_dtype (self) == GRAPH_DTYPE_FLOAT16)
     self = sym_cast (ctx, self, GRAPH_DTYPE_FLOAT);
@@ -90,6 +94,7 @@ static gboolean
 sym_tensor (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {
   if (graph_node_n_inputs (n) < 1)
+    /* torch 1.13: also refuses (aten::tensor without data is a malformed node) */
     return sym_unimplemented (ctx, n, error, "no data argument");
   GraphValue *data = graph_node_input (n, 0);
   GraphValue *dtv = graph_node_n_inputs (n) > 1 ? graph_node_input (n, 1) : NULL;
@@ -100,9 +105,13 @@ sym_tensor (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
       if (items == NULL)
         return FALSE;
       if (items->len == 0)
+        /* torch 1.13: also refuses (it reads the empty list's first element, or writes a Concat of
+         * nothing) */
         return sym_unimplemented (ctx, n, error, "an empty list");
       GraphDType dt = sym_scalar_type (dtv, sym_dtype (items->pdata[0]));
       if (dt == GRAPH_DTYPE_UNDEFINED)
+        /* torch 1.13: also refuses (it reads the first element's scalar type, which fails when
+         * unknown) */
         return sym_unimplemented (ctx, n, error, "a list of elements of unknown type");
       static const gint64 one[] = { 1 };
       g_autofree GraphValue **parts = g_new (GraphValue *, items->len);
@@ -117,6 +126,7 @@ sym_tensor (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
     return FALSE;
   GraphDType dt = sym_scalar_type (dtv, sym_dtype (data));
   if (dt == GRAPH_DTYPE_UNDEFINED)
+    /* torch 1.13: also refuses (the data's scalar type is needed for its Cast) */
     return sym_unimplemented (ctx, n, error, "data of unknown type");
   out[0] = graph_op (G, "Cast", v, "to_i", (gint64) dt, NULL);
   return TRUE;
@@ -154,10 +164,13 @@ sym_weight_norm (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error
     return FALSE;
   int r = sym_rank (v);
   if (r < 0)
+    /* torch 1.13: also refuses ("Unsupported: ONNX export of _weight_norm for tensor of unknown
+     * rank") */
     return sym_unimplemented (ctx, n, error, "_weight_norm of a weight of unknown rank");
   if (dim < -1)
     dim += r;
   if (dim < -1 || dim >= r)
+    /* torch 1.13: also refuses (PyTorch rejects a dim outside the weight's rank) */
     return sym_unimplemented (ctx, n, error, "dim %" G_GINT64_FORMAT " of a rank-%d weight", dim, r);
   gint64 axes[TENSOR_MAX_RANK];
   gsize na = 0;
@@ -181,6 +194,7 @@ sym_copy (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
     return FALSE;
   GraphDType dt = sym_dtype (graph_node_input (n, 0));
   if (dt == GRAPH_DTYPE_UNDEFINED || src == NULL)
+    /* torch 1.13: also refuses (no symbolic for aten::copy) */
     return sym_unimplemented (ctx, n, error, "copy_ into a tensor of unknown type");
   if (sym_dtype (graph_node_input (n, 1)) != dt)
     src = sym_cast (ctx, src, dt);
@@ -198,6 +212,7 @@ sym_zero (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
     return FALSE;
   GraphDType dt = sym_dtype (graph_node_input (n, 0));
   if (dt == GRAPH_DTYPE_UNDEFINED)
+    /* torch 1.13: also refuses (no symbolic for aten::zero) */
     return sym_unimplemented (ctx, n, error, "zero_ of a tensor of unknown type");
   out[0] = sym_filled_like (ctx, graph_node_input (n, 0), self, dt, 0.0);
   return TRUE;

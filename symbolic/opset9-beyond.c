@@ -11,8 +11,8 @@
 
 /* trunc(x) = Sign(x) · Floor(|x|): exact on every float, ±0 and ±inf
  * included (Floor of an integer-valued float is itself). */
-static GraphValue *
-trunc_values (SymContext *ctx, GraphValue *x)
+GraphValue *
+sym_trunc_values (SymContext *ctx, GraphValue *x)
 {
   return graph_op (G, "Mul", graph_op (G, "Sign", x, NULL),
                    graph_op (G, "Floor", graph_op (G, "Abs", x, NULL), NULL), NULL);
@@ -22,6 +22,7 @@ static gboolean
 float_input (SymContext *ctx, GraphNode *n, GraphValue *x, GError **error)
 {
   if (!graph_dtype_is_floating (sym_dtype (x)))
+    /* torch 1.13: also refuses (no symbolic for atan2, frac or trunc) */
     return sym_unimplemented (ctx, n, error, "an input of type %s (floating point only)",
                               graph_dtype_name (sym_dtype (x)));
   return TRUE;
@@ -34,7 +35,7 @@ sym_trunc (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   GraphValue *x;
   if (!sym_parse_args (ctx, n, "v", &x, error) || !float_input (ctx, n, x, error))
     return FALSE;
-  out[0] = trunc_values (ctx, x);
+  out[0] = sym_trunc_values (ctx, x);
   return TRUE;
 }
 
@@ -45,7 +46,7 @@ sym_frac (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   GraphValue *x;
   if (!sym_parse_args (ctx, n, "v", &x, error) || !float_input (ctx, n, x, error))
     return FALSE;
-  out[0] = graph_op (G, "Sub", x, trunc_values (ctx, x), NULL);
+  out[0] = graph_op (G, "Sub", x, sym_trunc_values (ctx, x), NULL);
   return TRUE;
 }
 
@@ -61,6 +62,7 @@ sym_atan2 (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
       || !float_input (ctx, n, x, error))
     return FALSE;
   if (sym_dtype (x) != sym_dtype (y))
+    /* torch 1.13: also refuses (no symbolic for atan2) */
     return sym_unimplemented (ctx, n, error, "atan2 of %s and %s", graph_dtype_name (sym_dtype (y)),
                               graph_dtype_name (sym_dtype (x)));
   GraphValue *zero = sym_scalar_like (ctx, 0.0, y);
@@ -106,12 +108,14 @@ sym_running (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
     {
       GraphDType dt = sym_scalar_type (graph_node_input (n, 2), GRAPH_DTYPE_UNDEFINED);
       if (dt == GRAPH_DTYPE_UNDEFINED)
+        /* torch 1.13: also refuses (no cumprod symbolic; cumsum only from opset 11) */
         return sym_unimplemented (ctx, n, error, "a dtype argument that is not a constant");
       x = sym_cast (ctx, x, dt);
     }
   int r = sym_rank (graph_node_input (n, 0));
   gint64 dims[TENSOR_MAX_RANK];
   if (r < 0 || !sym_static_shape (graph_node_input (n, 0), dims))
+    /* torch 1.13: also refuses (no cumprod symbolic; cumsum only from opset 11) */
     return sym_unimplemented (ctx, n, error, "a running %s of an input of unknown shape", op);
   if (r == 0)
     {
@@ -121,6 +125,7 @@ sym_running (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   gint64 ax = dim < 0 ? dim + r : dim;
   gint64 len = dims[ax];
   if (len == 0 || len > RUNNING_MAX_LEN)
+    /* torch 1.13: also refuses (no cumprod symbolic; cumsum only from opset 11) */
     return sym_unimplemented (ctx, n, error, "a running %s along a dim of %" G_GINT64_FORMAT
                               " elements (1 to %d)", op, len, RUNNING_MAX_LEN);
   g_autofree GraphValue **parts = g_new (GraphValue *, len);
@@ -178,11 +183,14 @@ sym_affine_grid_generator (SymContext *ctx, GraphNode *n, GraphValue **out, GErr
    * batch comes from theta through MatMul. */
   gint64 h, w;
   if (!list_const_at (graph_node_input (n, 1), 4, 2, &h) || !list_const_at (graph_node_input (n, 1), 4, 3, &w))
+    /* torch 1.13: also refuses (no symbolic for affine_grid_generator) */
     return sym_unimplemented (ctx, n, error, "affine_grid whose size is not a 4-element list with "
                               "constant H and W (2-D only)");
   if (dt != GRAPH_DTYPE_FLOAT && dt != GRAPH_DTYPE_DOUBLE)
+    /* torch 1.13: also refuses (no symbolic for affine_grid_generator) */
     return sym_unimplemented (ctx, n, error, "theta of type %s", graph_dtype_name (dt));
   if (h <= 0 || w <= 0 || h * w > (1 << 22))
+    /* torch 1.13: also refuses (no symbolic for affine_grid_generator) */
     return sym_unimplemented (ctx, n, error, "a grid of %" G_GINT64_FORMAT "x%" G_GINT64_FORMAT, h, w);
   const gint64 bdims[] = { 1, h * w, 3 };
   g_autoptr (Tensor) base = tensor_new_zeroed (dt, 3, bdims, error);
@@ -257,18 +265,21 @@ trilu9 (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error, gboolea
   gint64 dims[TENSOR_MAX_RANK];
   int r = sym_static_dims (graph_node_input (n, 0), dims);
   if (r < 2)
+    /* torch 1.13: also refuses (tril/triu only from opset 14, as Trilu) */
     return sym_unimplemented (ctx, n, error, "tril/triu of an input of unknown rank before opset 14");
   gint64 h = dims[r - 2], w = dims[r - 1];
   GraphValue *mask_v;
   if (h < 0 || w < 0)
     {
       if (sym_opset (ctx) < 11)
+        /* torch 1.13: also refuses (tril/triu only from opset 14, as Trilu) */
         return sym_unimplemented (ctx, n, error, "tril/triu of a computed size before opset 11");
       mask_v = trilu_runtime_mask (ctx, self, r, k, upper);
     }
   else
     {
       if (h * w > (1 << 24))
+        /* torch 1.13: also refuses (tril/triu only from opset 14, as Trilu) */
         return sym_unimplemented (ctx, n, error, "a %" G_GINT64_FORMAT "x%" G_GINT64_FORMAT " mask", h, w);
       const gint64 md[] = { h, w };
       g_autoptr (Tensor) mask = tensor_new_zeroed (GRAPH_DTYPE_BOOL, 2, md, error);
@@ -313,6 +324,8 @@ sym_gather9 (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   gint64 sd[TENSOR_MAX_RANK], id[TENSOR_MAX_RANK];
   if (r <= 0 || sym_rank (graph_node_input (n, 2)) != r || !sym_static_shape (graph_node_input (n, 0), sd)
       || !sym_static_shape (graph_node_input (n, 2), id))
+    /* torch 1.13: exports it before opset 11 as OneHot, Mul and ReduceSum over run-time sizes
+     * (right only when index matches self off dim); not yet here */
     return sym_unimplemented (ctx, n, error, "gather of inputs of unknown shape before opset 11");
   gint64 ax = dim < 0 ? dim + r : dim;
   gint64 stride[TENSOR_MAX_RANK], numel = 1;
@@ -321,6 +334,7 @@ sym_gather9 (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
       stride[d] = numel;
       numel *= sd[d];
       if (d != ax && id[d] > sd[d])
+        /* torch 1.13: also refuses (PyTorch rejects an index larger than self off dim) */
         return sym_unimplemented (ctx, n, error, "an index larger than self along dim %d", d);
     }
   g_autoptr (Tensor) base = tensor_new_zeroed (GRAPH_DTYPE_INT64, (guint) r, id, error);

@@ -100,6 +100,7 @@ arange_bound (SymContext *ctx, GraphNode *n, guint i, double dflt, GraphDType dt
     }
   if (v == NULL || sym_rank (v) != 0)
     {
+      /* torch 1.13: also refuses (PyTorch's arange takes scalar bounds only) */
       sym_unimplemented (ctx, n, error, "arange with a bound that is not a scalar");
       return NULL;
     }
@@ -148,12 +149,16 @@ sym_arange (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   if (!ok && sym_opset (ctx) >= 11 && nin >= 5 && nin <= 7)
     return arange_range (ctx, n, out, error);
   if (!ok || step == 0)
+    /* torch 1.13: exports computed bounds before opset 11 as NonZero of ConstantOfShape (ceil((end-
+     * start)/step)), Mul, Add; not yet here */
     return sym_unimplemented (ctx, n, error, "arange with computed bounds");
   GraphDType dt = sym_dtype (graph_node_output (n, 0));
   if (dt == GRAPH_DTYPE_UNDEFINED)
     dt = GRAPH_DTYPE_INT64;
   gint64 count = (gint64) ((end - start) / step + (((end - start) / step) > (gint64) ((end - start) / step) ? 1 : 0));
   if (count < 0 || count > (1 << 24))
+    /* torch 1.13: exports any length (Range from opset 11, NonZero of ConstantOfShape before); not
+     * yet here (more than 2^24 elements as a constant) */
     return sym_unimplemented (ctx, n, error, "arange of %" G_GINT64_FORMAT " elements", count);
   g_autoptr (Tensor) t = tensor_new_zeroed (dt, 1, &count, error);
   if (t == NULL)
@@ -270,6 +275,7 @@ sym_fill (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
       if (!sym_parse_args (ctx, n, "none,v", &val, error))
         return FALSE;
       if (val == NULL || sym_rank (graph_node_input (n, 1)) > 0)
+        /* torch 1.13: also refuses (PyTorch's fill_ takes a 0-dim value only) */
         return sym_unimplemented (ctx, n, error, "fill_ with a value that is not a scalar");
       if (sym_dtype (graph_node_input (n, 1)) != dt)
         val = sym_cast (ctx, val, dt);
@@ -296,6 +302,7 @@ sym_eye (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {
   guint nin = graph_node_n_inputs (n);
   if (nin != 5 && nin != 6)
+    /* torch 1.13: also refuses (_unimplemented "aten::eye with N arguments") */
     return sym_unimplemented (ctx, n, error, "eye with %u arguments", nin);
   GraphValue *rows, *cols;
   if (!sym_parse_args (ctx, n, "v", &rows, error))

@@ -43,6 +43,7 @@ shift (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error, gboolean
     return FALSE;
   GraphDType st = sym_dtype (self);
   if (st == GRAPH_DTYPE_UNDEFINED)
+    /* torch 1.13: also refuses (its shift symbolic reads self's scalar type for the Cast) */
     return sym_unimplemented (ctx, n, error, "a shift of an input of unknown type");
   if (sym_dtype (other) != st)
     other = sym_cast (ctx, other, st);
@@ -99,6 +100,8 @@ sym_dim_arange (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
     {
       gint64 len = d[dim < 0 ? dim + r : dim];
       if (len < 0 || len > (1 << 24))
+        /* torch 1.13: exports any length (Shape, Gather, arange as NonZero or Range); not yet here
+         * (more than 2^24 elements as a constant) */
         return sym_unimplemented (ctx, n, error, "_dim_arange of %" G_GINT64_FORMAT " elements", len);
       g_autoptr (Tensor) t = tensor_new_zeroed (GRAPH_DTYPE_INT64, 1, &len, error);
       if (t == NULL)
@@ -109,6 +112,8 @@ sym_dim_arange (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
       return TRUE;
     }
   if (sym_opset (ctx) < 11)
+    /* torch 1.13: exports it before opset 11 as Shape, Gather and arange's NonZero of
+     * ConstantOfShape; not yet here */
     return sym_unimplemented (ctx, n, error, "_dim_arange of a dimension of unknown size before opset 11");
   GraphValue *stop = graph_op (G, "Gather", graph_op (G, "Shape", like, NULL), sym_const_i64 (ctx, dim),
                                "axis_i", (gint64) 0, NULL);
@@ -159,6 +164,8 @@ sym_nonzero_numpy (SymContext *ctx, GraphNode *n, GraphValue **out, GError **err
     return FALSE;
   int r = sym_rank (self);
   if (r <= 0)
+    /* torch 1.13: exports it as NonZero, Transpose and a Split into the unpacked count (rank 0 or
+     * unknown); not yet here */
     return sym_unimplemented (ctx, n, error, "nonzero(as_tuple=True) of an input of unknown rank");
   gint64 ones[TENSOR_MAX_RANK];
   for (int i = 0; i < r; i++)
@@ -179,6 +186,7 @@ sym_cdist (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
     return FALSE;
   int r = sym_rank (a);
   if (r < 2)
+    /* torch 1.13: also refuses (cdist asserts the rank is known) */
     return sym_unimplemented (ctx, n, error, "cdist of an input of unknown rank");
   gint64 ax = r - 1, bx = r - 2;
   GraphValue *ua = sym_unsqueeze (ctx, a, 1, &ax);   /* in torch's order */
@@ -198,6 +206,8 @@ sym_conv_tbc (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
     return FALSE;
   gint64 w[TENSOR_MAX_RANK];
   if (sym_rank (weight) != 3 || !sym_static_shape (weight, w))
+    /* torch 1.13: also refuses ("Unsupported: ONNX export of convolution for kernel of unknown
+     * shape") */
     return sym_unimplemented (ctx, n, error, "conv_tbc with a weight of unknown shape");
   static const gint64 in_perm[] = { 1, 2, 0 }, w_perm[] = { 2, 1, 0 }, out_perm[] = { 2, 0, 1 };
   static const gint64 one[] = { 1 };
@@ -222,6 +232,8 @@ sym_kl_div (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   if (!sym_parse_args (ctx, n, "vvib", &x, &t, &reduction, &log_target, error))
     return FALSE;
   if (reduction < 0 || reduction > 2)
+    /* torch 1.13: also refuses (_onnx_unsupported "kl_div with reduction other than none, mean, or
+     * sum") */
     return sym_unimplemented (ctx, n, error, "kl_div with reduction %" G_GINT64_FORMAT, reduction);
   if (log_target)
     {
@@ -262,6 +274,8 @@ sym_bucketize (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   gint64 sd[TENSOR_MAX_RANK], bd[TENSOR_MAX_RANK];
   if (r < 0 || r >= TENSOR_MAX_RANK || sym_rank (bounds) != 1 || !sym_static_shape (self, sd)
       || !sym_static_shape (bounds, bd))
+    /* torch 1.13: exports run-time shapes when the rank is known (Expand to Concat(Shape(self),
+     * [n]), Less, ReduceSum); not yet here */
     return sym_unimplemented (ctx, n, error, "bucketize of inputs of unknown shape");
   gint64 axes[TENSOR_MAX_RANK], shape[TENSOR_MAX_RANK];
   shape[0] = bd[0];
@@ -292,8 +306,12 @@ sym_linspace (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   if (graph_node_n_inputs (n) < 4 || !sym_get_const_double (graph_node_input (n, 0), &start)
       || !sym_get_const_double (graph_node_input (n, 1), &end)
       || !sym_get_const_int (graph_node_input (n, 2), &steps))
+    /* torch 1.13: exports computed start, end and steps with arange's NonZero/Range, Sub, Div, Mul,
+     * Add; not yet here */
     return sym_unimplemented (ctx, n, error, "linspace with computed bounds or steps");
   if (steps < 0 || steps > (1 << 24))
+    /* torch 1.13: exports any count (PyTorch rejects a negative one); not yet here (more than 2^24
+     * steps as a constant) */
     return sym_unimplemented (ctx, n, error, "linspace of %" G_GINT64_FORMAT " steps", steps);
   GraphDType dt = sym_scalar_type (graph_node_input (n, 3), GRAPH_DTYPE_FLOAT);
   g_autofree double *v = g_new (double, MAX (steps, 1));

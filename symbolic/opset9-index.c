@@ -57,6 +57,7 @@ index_plan (SymContext *ctx, GraphNode *n, GraphValue *self, GraphNode *lc, gboo
   GraphValue *typed = sym_rank (graph_node_input (n, 0)) >= 0 ? graph_node_input (n, 0) : self;
   p->rank = sym_rank (typed);
   if (p->rank < 0 || ni > (guint) p->rank)
+    /* torch 1.13: also refuses (_unimplemented "advanced indexing on tensor of unknown rank") */
     return sym_unimplemented (ctx, n, error, "indexing an input of unknown rank");
   for (guint i = 0; i < ni; i++)
     {
@@ -67,6 +68,8 @@ index_plan (SymContext *ctx, GraphNode *n, GraphValue *self, GraphNode *lc, gboo
       if (dt == GRAPH_DTYPE_BOOL || dt == GRAPH_DTYPE_UINT8)
         {
           if (!allow_mask || ni != 1)
+            /* torch 1.13: exports a mask among other indices as NonZero indices (a wrong graph for
+             * a mask of rank > 1, as it warns); not yet here */
             return sym_unimplemented (ctx, n, error, "boolean mask indexing");
           *is_mask = TRUE;
         }
@@ -75,6 +78,8 @@ index_plan (SymContext *ctx, GraphNode *n, GraphValue *self, GraphNode *lc, gboo
   if (p->k <= 1)
     return TRUE;
   if (sym_opset (ctx) < 11)
+    /* torch 1.13: exports several index tensors at opsets 9-10 by flattening self and combining the
+     * indices with strides (Mul, Add, index_select); not yet here */
     return sym_unimplemented (ctx, n, error, "indexing with several index tensors (from opset 11)");
   /* static: the indices expanded to their constant broadcast shape and
    * reduced modulo constant dims; otherwise (data-dependent counts, as
@@ -87,6 +92,8 @@ index_plan (SymContext *ctx, GraphNode *n, GraphValue *self, GraphNode *lc, gboo
       gint64 d[TENSOR_MAX_RANK];
       int rr = sym_rank (s);
       if (rr < 0)
+        /* torch 1.13: exports index tensors of unknown rank through run-time Shape arithmetic; not
+         * yet here */
         return sym_unimplemented (ctx, n, error, "index tensors of unknown rank");
       if (!sym_static_shape (s, d))
         {
@@ -108,10 +115,13 @@ index_plan (SymContext *ctx, GraphNode *n, GraphValue *self, GraphNode *lc, gboo
           if (*o == 1)
             *o = d[a];
           else if (d[a] != 1 && d[a] != *o)
+            /* torch 1.13: also refuses (PyTorch rejects index tensors that do not broadcast) */
             return sym_unimplemented (ctx, n, error, "index tensors that do not broadcast");
         }
     }
   if (p->br + p->rank - (int) p->k + 1 > TENSOR_MAX_RANK)
+    /* torch 1.13: exports any result rank (ONNX has no limit); not yet here (symonnx tensors have
+     * at most TENSOR_MAX_RANK dims) */
     return sym_unimplemented (ctx, n, error, "an index result of too high a rank");
   int np = 0;
   p->adjacent = TRUE;
@@ -193,6 +203,8 @@ sym_index (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
     return FALSE;
   GraphNode *lc = graph_value_node (graph_node_input (n, 1));
   if (lc == NULL || !graph_node_is (lc, "prim::ListConstruct"))
+    /* torch 1.13: takes a list it cannot unpack as one index tensor (a wrong graph for a real
+     * list); refused here because the list's elements are unknown */
     return sym_unimplemented (ctx, n, error, "indices that are not a list");
   IndexPlan p;
   gboolean mask;
@@ -251,11 +263,17 @@ sym_index_put (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   if (graph_node_n_inputs (n) > 3 && !sym_parse_args (ctx, n, "none,none,none,b", &accumulate, error))
     return FALSE;
   if (sym_opset (ctx) < 11)
+    /* torch 1.13: also refuses (_onnx_opset_unsupported "index_put" before opset 11) */
     return sym_unimplemented (ctx, n, error, "index_put (from opset 11)");
   if (accumulate && sym_opset (ctx) < 16)
+    /* torch 1.13: scatters the values into zeros and adds (duplicate indices keep one value, not
+     * their sum); refused here because PyTorch sums duplicates (ScatterND reduction='add' needs
+     * opset 16) */
     return sym_unimplemented (ctx, n, error, "index_put with accumulate=True (from opset 16)");
   GraphNode *lc = graph_value_node (graph_node_input (n, 1));
   if (lc == NULL || !graph_node_is (lc, "prim::ListConstruct"))
+    /* torch 1.13: takes a list it cannot unpack as one index tensor (a wrong graph for a real
+     * list); refused here because the list's elements are unknown */
     return sym_unimplemented (ctx, n, error, "indices that are not a list");
   IndexPlan p;
   gboolean mask;
@@ -263,6 +281,7 @@ sym_index_put (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
     return FALSE;
   GraphDType dt = sym_dtype (graph_node_input (n, 0));
   if (dt == GRAPH_DTYPE_UNDEFINED || values == NULL)
+    /* torch 1.13: also refuses (its index_put reads self's scalar type, which fails when unknown) */
     return sym_unimplemented (ctx, n, error, "index_put into a tensor of unknown type");
   if (sym_dtype (graph_node_input (n, 2)) != dt)
     values = sym_cast (ctx, values, dt);
@@ -282,6 +301,8 @@ sym_index_put (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
       if (mask)
         {
           if (sym_rank (graph_node_input (lc, 0)) != p.rank)
+            /* torch 1.13: also refuses (a mask of lower rank than self fails its shape
+             * inference: an internal assert) */
             return sym_unimplemented (ctx, n, error, "a boolean mask of another rank than self");
           static const gint64 perm2[] = { 1, 0 };
           idx = graph_op (G, "Transpose", graph_op (G, "NonZero", iv, NULL), "perm_is", 2, perm2, NULL);
@@ -295,6 +316,8 @@ sym_index_put (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
            * stacked on a last axis (self transposed so q comes first) */
           int q = (int) p.pos[0], ir = sym_rank (graph_node_input (lc, q));
           if (ir < 0 || !sym_static_shape (graph_node_input (n, 0), d))
+            /* torch 1.13: exports it with run-time Shape, Slice and Reshape of the values
+             * (ScatterND); not yet here */
             return sym_unimplemented (ctx, n, error, "index_put into a tensor of unknown shape");
           p.perm[0] = q;
           for (int a = 0, m = 1; a < p.rank; a++)
@@ -327,6 +350,8 @@ sym_index_put (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
               values = graph_op (G, "Transpose", values, "perm_is", m, vp, NULL);
             }
           else if (q > 0 && sym_rank (graph_node_input (n, 2)) > 1)
+            /* torch 1.13: exports it as ScatterND with the values reshaped at run time; not yet
+             * here */
             return sym_unimplemented (ctx, n, error, "index_put at dim %d with values of rank %d", q,
                                       sym_rank (graph_node_input (n, 2)));
         }
@@ -334,6 +359,8 @@ sym_index_put (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   else
     {
       if (p.dynamic)
+        /* torch 1.13: exports it (indices broadcast by Add, Shape, Expand, Concat into ScatterND);
+         * not yet here */
         return sym_unimplemented (ctx, n, error, "index_put with several index tensors of a shape known "
                                   "only at run time");
       if (!p.identity)
@@ -358,6 +385,7 @@ sym_index_put (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
           values = graph_op (G, "Transpose", values, "perm_is", bm, inv, NULL);
         }
       else if (p.adjacent && p.pos[0] > 0 && sym_rank (graph_node_input (n, 2)) > 1)
+        /* torch 1.13: exports it as ScatterND with the values reshaped at run time; not yet here */
         return sym_unimplemented (ctx, n, error, "index_put with values of rank %d",
                                   sym_rank (graph_node_input (n, 2)));
     }
@@ -423,6 +451,7 @@ sym_scatter_add (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error
     return FALSE;
   GraphDType dt = sym_dtype (self);
   if (dt == GRAPH_DTYPE_UNDEFINED)
+    /* torch 1.13: also refuses (_unimplemented "scatter_add: input dtype not accessible") */
     return sym_unimplemented (ctx, n, error, "scatter_add of an input of unknown type");
   gint64 dims[TENSOR_MAX_RANK];
   int rank = sym_rank (self);
@@ -453,10 +482,13 @@ index_scatter (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error, 
   int irank = sym_rank (index);
   if (rank < 1 || rank > TENSOR_MAX_RANK || !sym_static_shape (self, dims) || irank > 1
       || (irank == 1 && !sym_static_shape (index, idims)))
+    /* torch 1.13: exports run-time sizes when the rank is known (Shape, Expand of the unsqueezed
+     * index, Scatter); not yet here */
     return sym_unimplemented (ctx, n, error, "index_fill/index_copy of dynamic shapes");
   if (dim < 0)
     dim += rank;
   if (dim < 0 || dim >= rank)
+    /* torch 1.13: also refuses (PyTorch rejects a dim out of range) */
     return sym_unimplemented (ctx, n, error, "dim out of range");
   dims[dim] = irank == 1 ? idims[0] : 1;
   gint64 axes[TENSOR_MAX_RANK];
@@ -496,59 +528,17 @@ sym_index_copy (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   return index_scatter (ctx, n, out, error, FALSE);
 }
 
-/* The integers of a translated value that is an initializer or an ONNX
- * Constant with data; NULL otherwise. */
-static GArray *
-onnx_const_ints (GraphValue *v)
-{
-  Tensor *t = v ? graph_value_get_initializer (v) : NULL;
-  GraphNode *p = v ? graph_value_node (v) : NULL;
-  if (t == NULL && p && graph_node_is (p, "onnx::Constant"))
-    graph_node_get_t (p, "value", &t);
-  if (t == NULL || !tensor_has_data (t) || tensor_rank (t) > 1 || !graph_dtype_is_integer (tensor_dtype (t)))
-    return NULL;
-  GArray *out = g_array_new (FALSE, FALSE, sizeof (gint64));
-  for (gint64 i = 0; i < tensor_numel (t); i++)
-    {
-      gint64 x = tensor_get_int64 (t, i);
-      g_array_append_val (out, x);
-    }
-  return out;
-}
+/* aten::index_add(self, dim, index, source, alpha): source added along dim
+ * at index, duplicate indices summed as PyTorch does.  From opset 16 one
+ * ScatterElements(reduction='add') into self.  Before 16, where torch's
+ * export scatters into zeros and so keeps only one of each duplicate (a
+ * wrong number), an exact sum: mask[n, k] = (index[k] == n), Where(mask,
+ * source, 0) with an N axis before dim, ReduceSum over the K axis (no
+ * multiplication, so a NaN or Inf only reaches its own target); it needs
+ * the N x K x rest mask, so it is refused beyond 2^26 elements.  The
+ * expanded shapes are static here (torch computes them at run time). */
+#define INDEX_ADD_MASK_LIMIT (G_GINT64_CONSTANT (1) << 26)
 
-/* The values of an index that is a constant, seen through the
- * aten::to/detach/clone a traced torch.tensor([...]) goes through; NULL
- * when it is computed at run time. */
-static GArray *
-const_index_values (GraphValue *src)
-{
-  static const char *const through[] = { "aten::detach", "aten::to", "aten::clone",
-                                         "aten::contiguous", "aten::lift_fresh" };
-  for (int k = 0; src && k < 8; k++)
-    {
-      GArray *a = sym_get_const_ints (src);
-      if (a)
-        return a;
-      GraphNode *p = graph_value_node (src);
-      gboolean seen = FALSE;
-      for (gsize i = 0; p && i < G_N_ELEMENTS (through); i++)
-        seen |= graph_node_is (p, through[i]) && graph_node_n_inputs (p) >= 1;
-      if (!seen)
-        return NULL;
-      src = graph_node_input (p, 0);
-    }
-  return NULL;
-}
-
-/* aten::index_add(self, dim, index, source, alpha): source scattered-added
- * along dim at index, as torch's export: source broadcast to self's shape
- * except at dim (eager broadcasts it too: a (1, 4, 3) source adds to every
- * row of a (5, 4, 3) self), the index unsqueezed and expanded to that
- * shape.  PyTorch sums the updates of duplicate indices: from opset 16 a
- * ScatterElements with reduction "add" does too; before 16 torch's export
- * (zeros, a scatter, Add) keeps only one of them, so we take that form only
- * for a constant index without duplicates and refuse otherwise.  torch
- * computes the expanded shapes at run time; we need them static. */
 static gboolean
 sym_index_add (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {
@@ -559,23 +549,30 @@ sym_index_add (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   double alpha;
   GraphValue *a = graph_node_n_inputs (n) > 4 ? graph_node_input (n, 4) : NULL;
   if (a && !sym_is_none (a) && (!sym_get_const_double (a, &alpha) || alpha != 1.0))
+    /* torch 1.13: also refuses (_unimplemented "index_add: alpha != 1") */
     return sym_unimplemented (ctx, n, error, "index_add with alpha != 1");
   int rank = sym_rank (self), srank = sym_rank (src), irank = sym_rank (index);
-  gint64 dims[TENSOR_MAX_RANK], sdims[TENSOR_MAX_RANK], tdims[TENSOR_MAX_RANK];
-  if (rank < 1 || rank > TENSOR_MAX_RANK || srank < 0 || srank > rank || irank != 1
+  gint64 dims[TENSOR_MAX_RANK], sdims[TENSOR_MAX_RANK];
+  if (rank < 1 || rank >= TENSOR_MAX_RANK || srank < 1 || srank > rank || irank != 1
       || !sym_static_shape (self, dims) || !sym_static_shape (src, sdims))
+    /* torch 1.13: exports run-time sizes when the ranks are known (Shape, Slice, Expand; it raises
+     * for unknown ranks); not yet here */
     return sym_unimplemented (ctx, n, error, "index_add of dynamic shapes");
   if (dim < 0)
     dim += rank;
   if (dim < 0 || dim >= rank)
+    /* torch 1.13: also refuses (PyTorch rejects a dim out of range) */
     return sym_unimplemented (ctx, n, error, "dim out of range");
   /* Eager adds source.select(dim, i) to self.select(dim, index[i]): the
-   * source's other dims broadcast, right-aligned, against self's other
-   * dims.  The source as a tensor of self's rank (ones inserted), then
+   * source's other dims broadcast, right-aligned, against self's other dims
+   * (a (1, 3, 3) source adds to every row of a (5, 4, 3) self; torch expands
+   * it too).  The source as a tensor of self's rank (ones inserted), then
    * expanded to self's shape with its own size at dim. */
-  if (srank == 0 || dim >= srank)
+  if (dim >= srank)
+    /* torch 1.13: appends dims to the source and exports it; refused here because eager
+     * PyTorch takes dim of the source itself, which has no such dim */
     return sym_unimplemented (ctx, n, error, "a source of lower rank than dim");
-  gint64 rdims[TENSOR_MAX_RANK];
+  gint64 rdims[TENSOR_MAX_RANK], tdims[TENSOR_MAX_RANK];
   for (int i = 0, j = 0; i < rank; i++)
     {
       if (i == dim)
@@ -583,11 +580,12 @@ sym_index_add (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
           rdims[i] = tdims[i] = sdims[dim];
           continue;
         }
-      /* the i-th of self's other dims (j counts them) against the source's */
-      int from_end = (rank - 1) - j - 1, s_other = srank - 1, sj = s_other - 1 - from_end;
+      /* the j-th of self's other dims against the source's, from the right */
+      int from_end = (rank - 2) - j, sj = (srank - 2) - from_end;
       gint64 sd = sj < 0 ? 1 : sdims[sj < dim ? sj : sj + 1];
       j++;
       if (sd != dims[i] && sd != 1)
+        /* torch 1.13: also refuses (its Expand of the source fails) */
         return sym_unimplemented (ctx, n, error, "a source of shape that does not broadcast to self's");
       rdims[i] = sd;
       tdims[i] = dims[i];
@@ -596,40 +594,48 @@ sym_index_add (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
     src = sym_reshape_static (ctx, src, (gsize) rank, rdims);
   if (memcmp (tdims, rdims, sizeof (gint64) * (gsize) rank) != 0)
     src = graph_op (G, "Expand", src, sym_const_ints (ctx, (gsize) rank, tdims), NULL);
+  memcpy (sdims, tdims, sizeof (gint64) * (gsize) rank);
+  if (sym_dtype (self) == GRAPH_DTYPE_BOOL)
+    /* torch 1.13: exports Add on bool, which ONNX refuses; refused here because of that */
+    return sym_unimplemented (ctx, n, error, "index_add of bool tensors");
   gint64 axes[TENSOR_MAX_RANK];
   gsize na = 0;
   for (int i = 0; i < rank; i++)
     if (i != dim)
       axes[na++] = i;
-  GraphValue *idx = na ? sym_unsqueeze (ctx, index, na, axes) : index;
-  idx = graph_op (G, "Expand", idx, sym_const_ints (ctx, (gsize) rank, tdims), NULL);
   if (sym_opset (ctx) >= 16)
     {
-      out[0] = graph_op (G, "ScatterElements", self, idx, src, "axis_i", dim, "reduction_s", "add",
-                         NULL);
+      GraphValue *idx = na ? sym_unsqueeze (ctx, index, na, axes) : index;
+      idx = graph_op (G, "Expand", idx, sym_const_ints (ctx, (gsize) rank, sdims), NULL);
+      out[0] = graph_op (G, "ScatterElements", self, idx, src, "axis_i", dim, "reduction_s", "add", NULL);
       return TRUE;
     }
-  g_autoptr (GArray) iv = const_index_values (graph_node_input (n, 2));
-  if (iv == NULL)
-    iv = onnx_const_ints (index);
-  if (iv == NULL)
-    return sym_unimplemented (ctx, n, error, "index_add before opset 16 with an index whose values "
-                              "are not known at export (updates of duplicate indices would not be "
-                              "summed; export at opset 16 or later)");
-  for (guint i = 0; i < iv->len; i++)
-    for (guint j = i + 1; j < iv->len; j++)
-      {
-        gint64 x = g_array_index (iv, gint64, i), y = g_array_index (iv, gint64, j);
-        if ((x < 0 ? x + dims[dim] : x) == (y < 0 ? y + dims[dim] : y))
-          return sym_unimplemented (ctx, n, error, "index_add with duplicate indices before opset 16 "
-                                    "(their updates would not be summed; export at opset 16 or later)");
-      }
-  GraphValue *zeros = sym_const_filled (ctx, (gsize) rank, dims, sym_dtype (self), 0.0);
-  if (zeros == NULL)
-    return sym_unimplemented (ctx, n, error, "index_add of this element type");
-  const char *op = sym_opset (ctx) >= 11 ? "ScatterElements" : "Scatter";
-  GraphValue *to_add = graph_op (G, op, zeros, idx, src, "axis_i", dim, NULL);
-  out[0] = graph_op (G, "Add", self, to_add, NULL);
+  gint64 n_rows = dims[dim], k = sdims[dim];
+  guint64 cells = (guint64) n_rows;
+  for (int i = 0; i < rank; i++)
+    if (!g_uint64_checked_mul (&cells, cells, (guint64) sdims[i]) || cells > (guint64) INDEX_ADD_MASK_LIMIT)
+      /* torch 1.13: exports it, summing one of each duplicate index only (a wrong number);
+       * refused here because the exact form's mask would be too large (it is one
+       * ScatterElements from opset 16) */
+      return sym_unimplemented (ctx, n, error, "index_add needing a mask of more than 2^26 elements "
+                                "before opset 16 (export at opset 16 or later)");
+  gint64 *rows = g_new (gint64, (gsize) MAX (n_rows, 1));
+  for (gint64 i = 0; i < n_rows; i++)
+    rows[i] = i;
+  GraphValue *row_ids = sym_const_ints (ctx, (gsize) n_rows, rows);
+  g_free (rows);
+  gint64 one = 1, zero = 0;
+  GraphValue *mask = graph_op (G, "Equal", sym_unsqueeze (ctx, row_ids, 1, &one),
+                               sym_unsqueeze (ctx, sym_cast (ctx, index, GRAPH_DTYPE_INT64), 1, &zero), NULL);
+  /* mask (N, K) as (1.., N, K, 1..); source (.., K, ..) as (.., 1, K, ..) */
+  gint64 mshape[TENSOR_MAX_RANK];
+  for (int i = 0; i <= rank; i++)
+    mshape[i] = i == dim ? n_rows : i == dim + 1 ? k : 1;
+  mask = sym_reshape_static (ctx, mask, (gsize) rank + 1, mshape);
+  GraphValue *src_u = sym_unsqueeze (ctx, src, 1, &dim);
+  GraphValue *picked = graph_op (G, "Where", mask, src_u, sym_scalar_like (ctx, 0.0, src), NULL);
+  gint64 kaxis = dim + 1;
+  out[0] = graph_op (G, "Add", self, sym_reduce (ctx, "ReduceSum", picked, 1, &kaxis, FALSE), NULL);
   return TRUE;
 }
 

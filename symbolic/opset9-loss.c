@@ -38,15 +38,20 @@ class_loss_args (SymContext *ctx, GraphNode *n, gboolean softmax, ClassLoss *a, 
     return FALSE;
   a->reduction = graph_node_n_inputs (n) > 3 ? reduction_name (graph_node_input (n, 3)) : NULL;
   if (a->reduction == NULL)
+    /* torch 1.13: also refuses (it indexes ["none", "mean", "sum"] with a constant reduction) */
     return sym_unimplemented (ctx, n, error, "a reduction that is not a constant 0, 1 or 2");
   if (graph_node_n_inputs (n) < 5 || !sym_get_const_int (graph_node_input (n, 4), &a->ignore_index))
+    /* torch 1.13: also refuses (ignore_index is written as an attribute: it must be a constant) */
     return sym_unimplemented (ctx, n, error, "a computed ignore_index");
   double smoothing = 0.0;
   if (softmax && graph_node_n_inputs (n) > 5 && !sym_is_none (graph_node_input (n, 5))
       && (!sym_get_const_double (graph_node_input (n, 5), &smoothing) || smoothing != 0.0))
+    /* torch 1.13: also refuses ("Unsupported: ONNX does not support label_smoothing") */
     return sym_unimplemented (ctx, n, error, "label_smoothing (SoftmaxCrossEntropyLoss has none)");
   GraphDType tt = sym_dtype (a->target);
   if (tt != GRAPH_DTYPE_INT64 && tt != GRAPH_DTYPE_INT32)
+    /* torch 1.13: passes class probabilities as SoftmaxCrossEntropyLoss's target, which must be
+     * int32/int64; refused here because that model is ill-typed */
     return sym_unimplemented (ctx, n, error, "a target that is not class indices (int64 or int32)%s",
                               graph_dtype_is_floating (tt) ? ": class probabilities" : "");
   return TRUE;
@@ -85,6 +90,7 @@ sym_class_loss_composed (SymContext *ctx, GraphNode *n, GraphValue **out, GError
   GraphDType dt = sym_dtype (a.self);
   gint64 dims[TENSOR_MAX_RANK];
   if (r < 2 || !sym_static_shape (a.self, dims) || !graph_dtype_is_floating (dt))
+    /* torch 1.13: also refuses (nll_loss and cross_entropy_loss only from opset 12) */
     return sym_unimplemented (ctx, n, error, "a loss over an input that is not (N, C, ...) floats with a "
                               "static C");
   GraphValue *logp = softmax ? sym_softmax_values (ctx, a.self, 1, "LogSoftmax", TRUE) : a.self;
@@ -128,6 +134,7 @@ sym_bce_with_logits (SymContext *ctx, GraphNode *n, GraphValue **out, GError **e
   if (!sym_parse_args (ctx, n, "vvvvi", &x, &t, &weight, &pos_weight, &reduction, error))
     return FALSE;
   if (reduction < 0 || reduction > 2)
+    /* torch 1.13: also refuses (_onnx_unsupported "reduction other than none, mean, or sum") */
     return sym_unimplemented (ctx, n, error, "reduction %" G_GINT64_FORMAT, reduction);
   GraphValue *one = sym_scalar_like (ctx, 1.0, x);
   GraphValue *sig = graph_op (G, "Sigmoid", x, NULL);

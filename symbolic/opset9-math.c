@@ -174,6 +174,7 @@ sym_prelu (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
     return FALSE;
   int rank = sym_rank (self), wrank = sym_rank (weight);
   if (rank < 0 || wrank < 0)
+    /* torch 1.13: exports PRelu unchanged; refused here because the weight must go to dim 1 */
     return sym_unimplemented (ctx, n, error, "prelu of unknown rank");
   if (rank > 2 && wrank == 1)
     {
@@ -186,10 +187,12 @@ sym_prelu (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
     {
       gint64 zero = 0;
       if (sym_static_dim_size (weight, 0) != 1)
+        /* torch 1.13: exports PRelu unchanged; refused here because the result would not be 0-d */
         return sym_unimplemented (ctx, n, error, "prelu of a 0-d input with a weight of unknown size");
       weight = sym_squeeze (ctx, weight, 1, &zero);
     }
   else if (wrank > rank)
+    /* torch 1.13: also refuses (its assert: the input rank is at least the weight's) */
     return sym_unimplemented (ctx, n, error, "a weight of higher rank than the input");
   out[0] = graph_op (G, "PRelu", self, weight, NULL);
   return TRUE;
@@ -227,12 +230,24 @@ sym_div (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
       out[0] = floor_div (ctx, self, other);
       return TRUE;
     }
+  /* Floats: the quotient in the result type, truncated as Sign · Floor(|q|)
+   * (exact; torch 1.13 casts it through int64, wrong beyond 2^63 and for
+   * inf and NaN). */
+  if (g_str_equal (mode, "trunc") && graph_dtype_is_floating (sym_dtype (graph_node_output (n, 0))))
+    {
+      GraphValue *q = graph_op (G, "Div", sym_cast_to_output_dtype (ctx, n, 0, self),
+                                sym_cast_to_output_dtype (ctx, n, 0, other), NULL);
+      out[0] = sym_trunc_values (ctx, q);
+      return TRUE;
+    }
   if (g_str_equal (mode, "trunc") && !graph_dtype_is_floating (sym_dtype (self))
       && sym_dtype (self) != GRAPH_DTYPE_UNDEFINED)
     {
       out[0] = graph_op (G, "Div", self, other, NULL);  /* integer Div truncates */
       return TRUE;
     }
+  /* torch 1.13: divides integer operands of different types as they are (ill-typed) and raises on a
+   * mode PyTorch lacks; refused here because the integer types are unknown or differ */
   return sym_unimplemented (ctx, n, error, "rounding_mode '%s' on this element type", mode);
 }
 
@@ -295,6 +310,8 @@ sym_add (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
     return FALSE;
   if (sym_rank (graph_node_input (n, 0)) < 0 && graph_value_type (graph_node_input (n, 0))
       && graph_type_kind (graph_value_type (graph_node_input (n, 0))) == GRAPH_TYPE_LIST)
+    /* torch 1.13: refuses before opset 11 and exports list + list as SequenceInsert of each element
+     * from 11; not yet here */
     return sym_unimplemented (ctx, n, error, "adding lists");
   other = scaled (ctx, n, other, self, error);
   if (other == NULL)
@@ -416,7 +433,7 @@ sym_reduce_dims (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error
   /* sum(self, dtype): the second argument is the dtype, not dims. */
   gboolean has_dims = d && !sym_is_none (d) && !(dt && graph_type_kind (dt) == GRAPH_TYPE_INT
                                                   && nin == 2);
-  if (has_dims && !sym_parse_args (ctx, n, "none,is", &nd, &dims, error))
+  if (has_dims && !sym_parse_args (ctx, n, "none,ds", &nd, &dims, error))
     return FALSE;
   if (has_dims && nin > 2 && !sym_parse_args (ctx, n, "none,none,b", &keepdim, error))
     return FALSE;
@@ -591,6 +608,8 @@ sym_floor_divide (SymContext *ctx, GraphNode *n, GraphValue **out, GError **erro
     return FALSE;
   if (!graph_dtype_is_floating (sym_dtype (self))
       && (sym_dtype (self) == GRAPH_DTYPE_UNDEFINED || sym_dtype (self) != sym_dtype (other)))
+    /* torch 1.13: truncates (PyTorch 1.13 floors) and divides the operands as they are; refused
+     * here because the integer types are unknown or differ */
     return sym_unimplemented (ctx, n, error, "integer floor_divide of operands of unknown or "
                               "different element types");
   out[0] = floor_div (ctx, self, other);
@@ -606,6 +625,8 @@ sym_remainder (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
     return FALSE;
   if (!graph_dtype_is_floating (sym_dtype (self))
       && (sym_dtype (self) == GRAPH_DTYPE_UNDEFINED || sym_dtype (self) != sym_dtype (other)))
+    /* torch 1.13: writes Div, Mul, Sub of the operands as they are (ill-typed when they differ);
+     * refused here because the integer types are unknown or differ */
     return sym_unimplemented (ctx, n, error, "integer remainder of operands of unknown or "
                               "different element types");
   /* Python's modulo: the sign of other, so the quotient is floored for
@@ -654,6 +675,7 @@ argminmax (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error, cons
       static const gint64 flat[] = { -1 };
       int rank = sym_rank (self);
       if (keep && rank < 0)
+        /* torch 1.13: exports it (Shape of Shape); not yet here */
         return sym_unimplemented (ctx, n, error, "keepdim=True without dim on an input of unknown rank");
       GraphValue *flattened = sym_reshape_static (ctx, self, 1, flat);
       out[0] = graph_op (G, op, flattened, "axis_i", (gint64) 0, "keepdims_i", (gint64) 0, NULL);
@@ -688,43 +710,6 @@ static gboolean
 sym_argmin (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {
   return argminmax (ctx, n, out, error, "ArgMin");
-}
-
-/* aten::any(self) / any(self, dim, keepdim) and aten::all: as torch, the
- * count of true (non-zero) elements, ReduceSum of the int64 cast, > 0;
- * all(x) is not any(not x).  Every dim when none is given. */
-static gboolean
-any_all (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error, gboolean all)
-{
-  GraphValue *self;
-  gint64 dim = 0;
-  gboolean keep = FALSE, has_dim = graph_node_n_inputs (n) > 1;
-  if (!sym_parse_args (ctx, n, "v", &self, error))
-    return FALSE;
-  if (has_dim && !sym_parse_args (ctx, n, "none,i,b", &dim, &keep, error))
-    return FALSE;
-  if (graph_node_n_inputs (n) > 3)
-    return sym_unimplemented (ctx, n, error, "an out= argument");
-  GraphValue *b = sym_dtype (self) == GRAPH_DTYPE_BOOL ? self : sym_cast (ctx, self, GRAPH_DTYPE_BOOL);
-  if (all)
-    b = graph_op (G, "Not", b, NULL);
-  GraphValue *count = sym_reduce (ctx, "ReduceSum", sym_cast (ctx, b, GRAPH_DTYPE_INT64),
-                                  has_dim ? 1 : 0, &dim, keep);
-  GraphValue *v = graph_op (G, "Greater", count, sym_const_i64 (ctx, 0), NULL);
-  out[0] = all ? graph_op (G, "Not", v, NULL) : v;
-  return out[0] != NULL;
-}
-
-static gboolean
-sym_any (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
-{
-  return any_all (ctx, n, out, error, FALSE);
-}
-
-static gboolean
-sym_all (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
-{
-  return any_all (ctx, n, out, error, TRUE);
 }
 
 /* ---- torch 1.13 ops added later (maximum ... tanhshrink) ---------------- */
@@ -953,7 +938,6 @@ static const SymEntry entries[] = {
   SYM_FN ("aten::remainder", sym_remainder),
   SYM_FN ("aten::rsqrt", sym_rsqrt),     SYM_FN ("aten::square", sym_square),
   SYM_FN ("aten::argmax", sym_argmax),   SYM_FN ("aten::argmin", sym_argmin),
-  SYM_FN ("aten::any", sym_any),         SYM_FN ("aten::all", sym_all),
   SYM_FN ("aten::maximum", sym_maximum), SYM_FN ("aten::minimum", sym_minimum),
   SYM_FN ("aten::mv", sym_mv),           SYM_FN ("aten::dot", sym_dot),
   SYM_FN ("aten::log10", sym_log10),     SYM_FN ("aten::log2", sym_log2),

@@ -7,6 +7,7 @@ sym_dim_op (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {
   int r = sym_known_rank (ctx, graph_node_input (n, 0));
   if (r < 0)
+    /* torch 1.13: exports it as Size(Shape(self)); not yet here */
     return sym_unimplemented (ctx, n, error, "dim() of an input of unknown rank");
   out[0] = sym_const_i64 (ctx, r);
   return TRUE;
@@ -30,6 +31,7 @@ sym_len (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {
   gint64 len;
   if (!sym_static_int (graph_node_output (n, 0), &len))
+    /* torch 1.13: exports it as SequenceLength of the list from opset 11; not yet here */
     return sym_unimplemented (ctx, n, error, "len() of a list whose length is known only at run time");
   out[0] = sym_const_i64 (ctx, len);
   return TRUE;
@@ -48,6 +50,7 @@ int_inputs (SymContext *ctx, GraphNode *n, guint k, GraphValue **v, GError **err
           if (local)
             g_propagate_error (error, local);
           else
+            /* torch 1.13: also refuses (a None bound of a loop-range helper is a malformed graph) */
             sym_unimplemented (ctx, n, error, "a None argument");
           return FALSE;
         }

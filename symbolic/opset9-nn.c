@@ -54,10 +54,13 @@ convolution (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error, gb
   int wrank = sym_rank (weight);
   gint64 wdims[TENSOR_MAX_RANK];
   if (wrank < 3 || !sym_static_shape (weight, wdims))
+    /* torch 1.13: also refuses ("Unsupported: ONNX export of convolution for kernel of unknown
+     * shape") */
     return sym_unimplemented (ctx, n, error, "convolution with a weight of unknown shape");
   gsize k = (gsize) wrank - 2;
   gint64 kernel[8], strides[8], dil[8], pads[16], outpad[8];
   if (k > 8)
+    /* torch 1.13: also refuses (PyTorch has no convolution of more than 3 spatial dims) */
     return sym_unimplemented (ctx, n, error, "%zu-d convolution", k);
   for (gsize i = 0; i < k; i++)
     kernel[i] = wdims[i + 2];
@@ -113,20 +116,29 @@ sym_batch_norm (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   /* Batch statistics: the inference form would normalise with the running
    * statistics instead, other numbers.  Refused, never folded as eval. */
   if (training)
+    /* torch 1.13: writes BatchNormalization with training outputs (training_mode=1 from opset 14;
+     * before 14 a form runtimes compute with the running statistics); not yet here from opset 14,
+     * refused before it as that computes eval numbers */
     return sym_unimplemented (ctx, n, error, "batch_norm in training mode (normalising with the "
                               "batch's statistics); trace the model in eval mode (model.eval())");
   if (mean == NULL || var == NULL)
+    /* torch 1.13: also refuses (PyTorch needs running statistics in eval mode; without them the
+     * node is in training mode) */
     return sym_unimplemented (ctx, n, error, "batch_norm without running statistics");
   if (weight == NULL || bias == NULL)
     {
       gint64 c = sym_static_dim_size (input, 1);
       if (c < 0)
+        /* torch 1.13: also refuses ("Unsupported: ONNX export of batch_norm for unknown channel
+         * size") */
         return sym_unimplemented (ctx, n, error, "batch_norm without affine weights on an input of unknown channels");
       GraphDType dt = sym_dtype (input) ? sym_dtype (input) : GRAPH_DTYPE_FLOAT;
       if (weight == NULL)
         {
           weight = sym_const_filled (ctx, 1, &c, dt, 1.0);   /* ones in any float type */
           if (weight == NULL)
+            /* torch 1.13: exports ones of any channel count as a constant weight; not yet here
+             * (more channels than a constant is made for) */
             return sym_unimplemented (ctx, n, error, "batch_norm without affine weights of %"
                                       G_GINT64_FORMAT " channels", c);
         }
@@ -161,6 +173,7 @@ sym_parse_layer_norm (SymContext *ctx, GraphNode *n, GraphValue **input, gsize *
   if (!sym_parse_args (ctx, n, "v,is,v,v,f", input, ns, &shape, weight, bias, eps, error))
     return FALSE;
   if (*ns == 0 || *ns > TENSOR_MAX_RANK)
+    /* torch 1.13: also refuses (PyTorch rejects an empty normalized_shape) */
     return sym_unimplemented (ctx, n, error, "an empty normalized_shape");
   return TRUE;
 }
@@ -173,11 +186,12 @@ sym_layer_norm_any (SymContext *ctx, GraphNode *n, GraphValue **out, GError **er
   double eps;
   if (!sym_parse_layer_norm (ctx, n, &input, &ns, &weight, &bias, &eps, error))
     return FALSE;
-  if (sym_opset (ctx) >= 17)
+  /* Without a weight, the composed form of opsets 9-16 at 17 too: torch
+   * 1.13 writes LayerNormalization with an empty weight input, which the
+   * checker refuses. */
+  if (sym_opset (ctx) >= 17 && weight != NULL)
     {
       GraphValue *ins[3] = { input, weight, bias };
-      if (weight == NULL)
-        return sym_unimplemented (ctx, n, error, "layer_norm without weight");
       GraphNode *ln = graph_opv_outputs (G, "LayerNormalization", bias ? 3 : 2, ins, 1,
                                          "axis_i", -(gint64) ns, "epsilon_f", eps, NULL);
       out[0] = ln ? graph_node_output (ln, 0) : NULL;
@@ -229,6 +243,7 @@ sym_max_pool (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   gsize k = nk;
   gint64 strides[8], pads[16], dil[8];
   if (k == 0 || k > 8)
+    /* torch 1.13: also refuses (PyTorch rejects an empty kernel and has no pooling above 3-D) */
     return sym_unimplemented (ctx, n, error, "an empty kernel");
   expand_list (ns ? ns : nk, ns ? stride : kernel, k, strides);
   expand_list (np, padding, k, pads);
@@ -236,6 +251,7 @@ sym_max_pool (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   expand_list (nd, dilation, k, dil);
   for (gsize i = 0; i < k; i++)
     if (dil[i] != 1 && sym_opset (ctx) < 10)
+      /* torch 1.13: also refuses (_unimplemented "dilation" before opset 10) */
       return sym_unimplemented (ctx, n, error, "dilation");
   if (ceil_mode && sym_opset (ctx) < 10)
     {
@@ -246,6 +262,7 @@ sym_max_pool (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
       for (gsize i = 0; known && i < k; i++)
         known = dims[r - (int) k + (int) i] >= 0;
       if (!known)
+        /* torch 1.13: also refuses (get_pool_ceil_padding: "input size not accessible" at opset 9) */
         return sym_unimplemented (ctx, n, error, "ceil_mode on an input of unknown spatial size");
       /* torch's get_pool_ceil_padding */
       for (gsize i = 0; i < k; i++)
@@ -265,6 +282,8 @@ sym_max_pool (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   gboolean with_indices = graph_node_n_outputs (n) > 1;
   guint n_out = with_indices && graph_value_n_uses (graph_node_output (n, 1)) > 0 ? 2 : 1;
   if (n_out == 2)
+    /* torch 1.13: exports the indices from MaxPool's second output less the offsets of a 1x1
+     * MaxPool's indices; not yet here */
     return sym_unimplemented (ctx, n, error, "max pooling indices");
   GraphNode *mp;
   if (sym_opset (ctx) >= 10)
@@ -309,16 +328,19 @@ avg_pool_ceil_ends (SymContext *ctx, GraphNode *n, GraphValue *input, gsize k, c
   gboolean differs = FALSE;
   gint64 out[8];
   if (rank < (int) k + 1 || sym_has_dynamic_axes (ctx))
+    /* torch 1.13: exports Pad + AveragePool(ceil_mode), one window too many; refused here because the size decides */
     return sym_unimplemented (ctx, n, error, "ceil_mode with counted padding on an input of unknown "
                               "spatial size (PyTorch's and ONNX's ceil-mode output sizes differ)");
   for (gsize i = 0; i < k; i++)
     {
       gint64 in = dims[rank - k + i], kk = kernel[i], s = strides[i], p = pads[i];
       if (in < 0)
+        /* torch 1.13: exports Pad + AveragePool(ceil_mode), one window too many; refused here because the size decides */
         return sym_unimplemented (ctx, n, error, "ceil_mode with counted padding on an input of "
                                   "unknown spatial size (PyTorch's and ONNX's ceil-mode output sizes differ)");
       gint64 span = in + 2 * p - kk;
       if (span < 0 || s <= 0)
+        /* torch 1.13: also refuses (PyTorch rejects a window larger than the padded input) */
         return sym_unimplemented (ctx, n, error, "a window larger than the padded input");
       gint64 o = (span + s - 1) / s + 1, o_onnx = o;
       if ((o - 1) * s >= in + p)
@@ -355,10 +377,12 @@ sym_avg_pool (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
                                                        &count_include_pad, error))
     return FALSE;
   if (graph_node_n_inputs (n) > 6 && !sym_is_none (graph_node_input (n, 6)))
+    /* torch 1.13: also refuses (_avgpool_helper: _unimplemented "divisor_override") */
     return sym_unimplemented (ctx, n, error, "divisor_override");
   gsize k = nk;
   gint64 strides[8], pads[16], extra_end[8] = { 0 };
   if (k == 0 || k > 8)
+    /* torch 1.13: also refuses (PyTorch rejects an empty kernel and has no pooling above 3-D) */
     return sym_unimplemented (ctx, n, error, "an empty kernel");
   expand_list (ns ? ns : nk, ns ? stride : kernel, k, strides);
   expand_list (np, padding, k, pads);
@@ -387,6 +411,8 @@ sym_avg_pool (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   for (gsize i = 0; i < k; i++)
     pads[k + i] += extra_end[i];
   if (ceil_mode && sym_opset (ctx) < 10)
+    /* torch 1.13: exports ceil_mode at opset 9 as extra end padding from static sizes
+     * (get_pool_ceil_padding); not yet here */
     return sym_unimplemented (ctx, n, error, "ceil_mode (supported from opset 10)");
   GraphValue *v = graph_op (G, "AveragePool", input, "kernel_shape_is", (int) k, kernel,
                             "pads_is", (int) (2 * k), pads, "strides_is", (int) k, strides, NULL);
@@ -410,6 +436,7 @@ adaptive_axis (SymContext *ctx, GraphValue *x, GraphDType dt, int rank, int axis
     return x;
   if (!is_max && dt != GRAPH_DTYPE_FLOAT && dt != GRAPH_DTYPE_DOUBLE)
     {
+      /* torch 1.13: also refuses (_unimplemented "output size that are not factor of input size") */
       g_set_error (error, SYM_ERROR, SYM_ERROR_UNSUPPORTED,
                    "adaptive average pooling of %s with bins of unequal size (float and double only)",
                    graph_dtype_name (dt));
@@ -420,6 +447,7 @@ adaptive_axis (SymContext *ctx, GraphValue *x, GraphDType dt, int rank, int axis
     k = MAX (k, ((i + 1) * in + o - 1) / o - (i * in) / o);
   if (o > (1 << 16) || k * o > (1 << 24))
     {
+      /* torch 1.13: also refuses (_unimplemented "output size that are not factor of input size") */
       g_set_error (error, SYM_ERROR, SYM_ERROR_UNSUPPORTED,
                    "adaptive pooling from %" G_GINT64_FORMAT " to %" G_GINT64_FORMAT
                    " elements: index table too large", in, o);
@@ -477,20 +505,26 @@ adaptive_pool (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error, 
   gint64 dims[TENSOR_MAX_RANK];
   int r = sym_static_dims (input, dims);   /* the pooled dims must be static, batch need not */
   if (r < (int) no + 1)
+    /* torch 1.13: also refuses (_unimplemented "input size not accessible") */
     return sym_unimplemented (ctx, n, error, "adaptive pooling on an input of unknown rank");
   for (gsize i = 0; i < no; i++)
     if (dims[r - (int) no + (int) i] < 0)
+      /* torch 1.13: also refuses (_unimplemented "input size not accessible", except to size 1) */
       return sym_unimplemented (ctx, n, error, "adaptive pooling of a dynamic size (other than to 1)");
   gint64 kernel[8], strides[8];
   if (no > 8)
+    /* torch 1.13: also refuses (PyTorch has no adaptive pooling above 3-D) */
     return sym_unimplemented (ctx, n, error, "%zu-d adaptive pooling", no);
   if (is_max && graph_node_n_outputs (n) > 1 && graph_value_n_uses (graph_node_output (n, 1)) > 0)
+    /* torch 1.13: exports the indices when the sizes divide (through max_pool's indices path); not
+     * yet here */
     return sym_unimplemented (ctx, n, error, "adaptive max pooling's indices");
   gboolean divides = TRUE;
   for (gsize i = 0; i < no; i++)
     {
       gint64 in = dims[r - (int) no + (int) i];
       if (osize[i] <= 0 || in <= 0)
+        /* torch 1.13: also refuses (its size modulo fails on an empty input or output) */
         return sym_unimplemented (ctx, n, error, "adaptive pooling from size %" G_GINT64_FORMAT
                                   " to %" G_GINT64_FORMAT, in, osize[i]);
       divides = divides && in % osize[i] == 0;
@@ -540,6 +574,8 @@ sym_dropout (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
    * attention) is the identity in either mode */
   if (train && !(graph_node_n_inputs (n) > 1 && sym_get_const_double (graph_node_input (n, 1), &p)
                  && p == 0.0))
+    /* torch 1.13: writes an inference Dropout (the identity) before opset 12 and refuses training-
+     * mode feature/alpha dropout; refused here because the identity is another function */
     return sym_unimplemented (ctx, n, error, "training-mode dropout");
   out[0] = input;
   return TRUE;
@@ -592,6 +628,8 @@ softmax_common (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error,
   if (!sym_parse_args (ctx, n, "vd", &input, &dim, error))
     return FALSE;
   if (sym_rank (input) < 0)
+    /* torch 1.13: exports softmax of unknown rank (Exp/ReduceSum before 13, Softmax(axis) from 13)
+     * and log_softmax from opset 13; not yet here */
     return sym_unimplemented (ctx, n, error, "softmax on an input of unknown rank");
   GraphValue *y = sym_softmax_values (ctx, input, dim, op, sym_opset (ctx) < 13);
   if (graph_node_n_inputs (n) > 2 && !sym_is_none (graph_node_input (n, 2)))
@@ -628,6 +666,7 @@ sym_elu (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
       && !sym_parse_args (ctx, n, "none,none,f,f", &scale, &input_scale, error))
     return FALSE;
   if (scale != 1.0 || input_scale != 1.0)
+    /* torch 1.13: also refuses (_unimplemented "does not support scale in Elu") */
     return sym_unimplemented (ctx, n, error, "elu with scale/input_scale != 1");
   out[0] = graph_op (G, "Elu", self, "alpha_f", alpha, NULL);
   return TRUE;
@@ -815,6 +854,8 @@ sym_pixel_shuffle (SymContext *ctx, GraphNode *n, GraphValue **out, GError **err
     return FALSE;
   gint64 d[TENSOR_MAX_RANK];
   if (sym_static_dims (self, d) != 4 || d[1] < 0 || d[2] < 0 || d[3] < 0)
+    /* torch 1.13: refuses a non-4-D input and exports dynamic C, H, W with Reshapes of 0/-1 shapes;
+     * not yet here */
     return sym_unimplemented (ctx, n, error, "pixel_shuffle on an input that is not 4-D with static C, H, W");
   d[0] = -1;   /* the batch, static or not, as torch writes it */
   gint64 oc = d[1] / r / r;
@@ -848,8 +889,11 @@ sym_instance_norm (SymContext *ctx, GraphNode *n, GraphValue **out, GError **err
       gint64 d[TENSOR_MAX_RANK];
       GraphDType dt = sym_dtype (input);
       if (sym_static_dims (input, d) < 2 || d[1] < 0)
+        /* torch 1.13: also refuses ("Unsupported: ONNX export of instance_norm for unknown channel
+         * size") */
         return sym_unimplemented (ctx, n, error, "instance_norm without weights on an input of unknown channels");
       if (dt != GRAPH_DTYPE_FLOAT && dt != GRAPH_DTYPE_DOUBLE && dt != GRAPH_DTYPE_FLOAT16)
+        /* torch 1.13: also refuses (instance_norm is defined for floating types) */
         return sym_unimplemented (ctx, n, error, "instance_norm without weights of this element type");
       if (weight == NULL)
         weight = sym_const_filled (ctx, 1, &d[1], dt, 1.0);
@@ -859,6 +903,7 @@ sym_instance_norm (SymContext *ctx, GraphNode *n, GraphValue **out, GError **err
   if (!use_input_stats)
     {
       if (mean == NULL || var == NULL)
+        /* torch 1.13: also refuses (PyTorch requires running statistics when use_input_stats is false) */
         return sym_unimplemented (ctx, n, error, "use_input_stats=False without running statistics");
       out[0] = graph_op (G, "BatchNormalization", input, weight, bias, mean, var, "epsilon_f", eps, NULL);
       return TRUE;
@@ -896,9 +941,11 @@ sym_group_norm (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
     return FALSE;
   int r = sym_rank (input);
   if (r < 2)
+    /* torch 1.13: also refuses (_unimplemented "group_norm: unknown input rank") */
     return sym_unimplemented (ctx, n, error, "group_norm: unknown input rank");
   GraphDType dt = sym_dtype (input) == GRAPH_DTYPE_DOUBLE ? GRAPH_DTYPE_DOUBLE : GRAPH_DTYPE_FLOAT;
   if (groups <= 0)
+    /* torch 1.13: also refuses (PyTorch rejects 0 or fewer groups) */
     return sym_unimplemented (ctx, n, error, "group_norm: %" G_GINT64_FORMAT " groups", groups);
   gint64 shape[3] = { 0, groups, -1 };
   GraphValue *grouped = sym_reshape (ctx, input, sym_const_ints (ctx, 3, shape));
@@ -935,6 +982,8 @@ sym_pads_from_torch (SymContext *ctx, GraphNode *n, GraphValue *self, gsize np, 
 {
   int r = sym_rank (self);
   if (r < 0 || np % 2 != 0 || np / 2 > (gsize) r)
+    /* torch 1.13: also refuses (its pad conversion needs the input's rank; PyTorch rejects odd or
+     * too many pads) */
     return sym_unimplemented (ctx, n, error, "padding an input of unknown rank");
   for (int i = 0; i < 2 * r; i++)
     pads[i] = 0;
@@ -969,11 +1018,16 @@ onnx_pads (SymContext *ctx, GraphNode *n, GraphValue *self, GraphValue **pv, gin
   GraphNode *lc = src ? graph_value_node (src) : NULL;
   int r = sym_rank (self);
   if (sym_opset (ctx) < 11)
+    /* torch 1.13: also refuses (_onnx_opset_unsupported_detailed "Pad": sizes must be constant
+     * before opset 11) */
     return sym_unimplemented (ctx, n, error, "a pad list computed at run time (from opset 11)");
   if (lc == NULL || !graph_node_is (lc, "prim::ListConstruct") || r < 0)
+    /* torch 1.13: exports a pad list of run-time length (ConcatFromSequence, Shape arithmetic) when
+     * the rank is known; not yet here */
     return sym_unimplemented (ctx, n, error, "a pad list of unknown length");
   guint np = graph_node_n_inputs (lc);
   if (np % 2 != 0 || np / 2 > (guint) r)
+    /* torch 1.13: also refuses (PyTorch rejects odd or too many pads) */
     return sym_unimplemented (ctx, n, error, "%u pads for a rank-%d input", np, r);
   GraphValue *v = sym_value (ctx, src, error);
   if (v == NULL)
@@ -1033,6 +1087,50 @@ sym_constant_pad_nd (SymContext *ctx, GraphNode *n, GraphValue **out, GError **e
 static gboolean mode_pad (SymContext *ctx, GraphNode *n, const char *onnx_mode, GraphValue **out,
                           GError **error);
 
+/* mode 'circular': along each padded dim, the last `left` elements, the
+ * input, then the first `right` (Slice, Concat), one dim after the other so
+ * that the corners wrap in both.  torch 1.13's _pad_circular swaps each
+ * dim's two pads and starts the left slice one element early (another
+ * function); PyTorch's own circular pad is this one. */
+static gboolean
+circular_pad (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self;
+  if (!sym_parse_args (ctx, n, "v", &self, error))
+    return FALSE;
+  g_autoptr (GArray) pad = sym_get_const_ints (graph_node_input (n, 1));
+  int r = sym_rank (self);
+  if (pad == NULL || r < 0 || pad->len % 2 != 0 || pad->len / 2 > (guint) r)
+    /* torch 1.13: also refuses (_convert_padding_node needs constant pads, its loop the rank) */
+    return sym_unimplemented (ctx, n, error, "circular padding with pads that are not constant, "
+                              "or of an input of unknown rank");
+  GraphValue *cur = self;
+  for (guint i = 0; i < pad->len / 2; i++)
+    {
+      gint64 left = g_array_index (pad, gint64, 2 * i), right = g_array_index (pad, gint64, 2 * i + 1);
+      gint64 axis = r - 1 - (gint64) i;   /* torch lists the last dim first */
+      gint64 size = sym_static_dim_size (self, axis);
+      if (left < 0 || right < 0 || (size >= 0 && (left > size || right > size)))
+        /* torch 1.13: exports it with wrong slices (see above); refused here because PyTorch
+         * wraps around only once and symonnx writes no negative circular pads */
+        return sym_unimplemented (ctx, n, error, "circular padding by %" G_GINT64_FORMAT " and %"
+                                  G_GINT64_FORMAT " (negative, or more than the dim's size)",
+                                  left, right);
+      GraphValue *parts[3];
+      guint k = 0;
+      if (left > 0)
+        parts[k++] = sym_slice (ctx, cur, 1, &axis, (gint64[]) { -left }, (gint64[]) { G_MAXINT64 },
+                                NULL);
+      parts[k++] = cur;
+      if (right > 0)
+        parts[k++] = sym_slice (ctx, cur, 1, &axis, (gint64[]) { 0 }, &right, NULL);
+      if (k > 1)
+        cur = graph_opv (G, "Concat", k, parts, "axis_i", axis, NULL);
+    }
+  out[0] = cur;
+  return TRUE;
+}
+
 static gboolean
 sym_pad (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {
@@ -1041,9 +1139,12 @@ sym_pad (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
     return FALSE;
   if (strcmp (mode, "constant") == 0)
     return constant_pad (ctx, n, 3, out, error);   /* value after the mode */
+  if (strcmp (mode, "circular") == 0)
+    return circular_pad (ctx, n, out, error);
   const char *onnx_mode = strcmp (mode, "reflect") == 0 ? "reflect"
                           : strcmp (mode, "replicate") == 0 ? "edge" : NULL;
   if (onnx_mode == NULL)
+    /* torch 1.13: also refuses ("Unrecognized padding mode": PyTorch has no other mode) */
     return sym_unimplemented (ctx, n, error, "padding mode '%s'", mode);
   return mode_pad (ctx, n, onnx_mode, out, error);
 }

@@ -40,6 +40,7 @@ sym_rand_any (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
     }
   GraphValue *size = sym_value (ctx, graph_node_input (n, 0), error);
   if (size == NULL)
+    /* torch 1.13: also refuses (PyTorch's rand/randn need a size) */
     return *error ? FALSE : sym_unimplemented (ctx, n, error, "a size of None");
   g_autofree char *like = g_strconcat (op, "Like", NULL);
   out[0] = graph_op (G, like, sym_constant_of_shape (ctx, size, GRAPH_DTYPE_FLOAT, 0.0),
@@ -76,13 +77,17 @@ sym_bernoulli (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   if (n_in >= 3)
     {
       if (!sym_get_const_double (graph_node_input (n, 1), &pv))
+        /* torch 1.13: exports a computed p as Less(RandomUniformLike(self), p); not yet here */
         return sym_unimplemented (ctx, n, error, "bernoulli with a computed probability");
       p = sym_scalar_like (ctx, pv, self);
     }
   if (n_in >= 2 && !sym_is_none (graph_node_input (n, n_in - 1)))
+    /* torch 1.13: also refuses (_unimplemented "Bernoulli: generator is not supported") */
     return sym_unimplemented (ctx, n, error, "bernoulli with a generator");
   GraphDType dt = sym_dtype (self);
   if (!graph_dtype_is_floating (dt))
+    /* torch 1.13: also refuses ("input dtype not accessible"; PyTorch's bernoulli needs a floating
+     * input) */
     return sym_unimplemented (ctx, n, error, "bernoulli of an input whose type is unknown or not floating");
   GraphValue *r = graph_op (G, "RandomUniformLike", self, "dtype_i", (gint64) dt, "high_f", 1.0,
                             "low_f", 0.0, NULL);
@@ -102,11 +107,14 @@ sym_multinomial (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error
   if (!sym_parse_args (ctx, n, "v,i,b", &self, &samples, &replacement, error))
     return FALSE;
   if (graph_node_n_inputs (n) > 3 && !sym_is_none (graph_node_input (n, 3)))
+    /* torch 1.13: also refuses (_unimplemented "Multinomial: generator is not supported") */
     return sym_unimplemented (ctx, n, error, "multinomial with a generator");
   if (!replacement && samples > 1)
+    /* torch 1.13: also refuses (_unimplemented "replacement=False when num_samples > 1") */
     return sym_unimplemented (ctx, n, error, "multinomial without replacement of more than one sample "
                               "(ONNX's Multinomial draws with replacement)");
   if (samples < 1)
+    /* torch 1.13: also refuses (PyTorch rejects fewer than one sample) */
     return sym_unimplemented (ctx, n, error, "multinomial of %" G_GINT64_FORMAT " samples", samples);
   out[0] = graph_op (G, "Multinomial", graph_op (G, "Log", self, NULL), "dtype_i", (gint64) GRAPH_DTYPE_INT64,
                      "sample_size_i", samples, NULL);
@@ -158,6 +166,8 @@ sym_native_dropout (SymContext *ctx, GraphNode *n, GraphValue **out, GError **er
       return TRUE;
     }
   if (sym_opset (ctx) < 12)
+    /* torch 1.13: writes an inference Dropout (the identity) before opset 12; refused here because
+     * the identity is another function */
     return sym_unimplemented (ctx, n, error, "training-mode dropout before opset 12 (Dropout has no "
                               "training_mode input)");
   GraphDType dt = sym_dtype (input);
@@ -197,27 +207,37 @@ sym_normal (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   GraphValue *res = graph_node_output (n, 0);
   GraphDType dt = sym_dtype (res);
   if (!graph_dtype_is_floating (dt))
+    /* torch 1.13: writes RandomNormalLike of mean whatever its type; refused here because the
+     * result type cannot be checked (PyTorch rejects integer results) */
     return sym_unimplemented (ctx, n, error, "normal with a result of unknown or non-floating type");
   /* Python numbers become constants of the result's type */
   GraphValue *mean = python_number (ctx, rm, dt), *std = python_number (ctx, rs, dt);
   if (mean == NULL && (mean = sym_value (ctx, rm, error)) == NULL)
+    /* torch 1.13: also refuses (a None mean has no ONNX value) */
     return *error ? FALSE : sym_unimplemented (ctx, n, error, "a mean of None");
   if (std == NULL && (std = sym_value (ctx, rs, error)) == NULL)
+    /* torch 1.13: also refuses (a None std has no ONNX value) */
     return *error ? FALSE : sym_unimplemented (ctx, n, error, "a std of None");
   if (n_in >= 8)   /* normal.float_float(mean, std, size, generator, dtype, ...) */
     {
       g_autoptr (GArray) size = sym_get_const_ints (graph_node_input (n, 2));
       if (size == NULL)
+        /* torch 1.13: exports a computed size by expanding mean to it (Expand of a run-time shape);
+         * not yet here */
         return sym_unimplemented (ctx, n, error, "normal with a computed size");
       mean = graph_op (G, "Expand", mean, sym_const_ints (ctx, size->len, (const gint64 *) size->data),
                        NULL);
     }
   else if (n_in >= 3 && !sym_is_none (graph_node_input (n, 2)))
+    /* torch 1.13: ignores the generator; refused here because the model would not draw from the
+     * user's seeded stream */
     return sym_unimplemented (ctx, n, error, "normal with a generator");
   GraphValue *like = mean;
   int r = sym_rank (res);
   gint64 od[TENSOR_MAX_RANK], md[TENSOR_MAX_RANK];
   if (r < 0 || !sym_static_shape (res, od))
+    /* torch 1.13: exports it without the shape (RandomNormalLike of the expanded mean); not yet
+     * here */
     return sym_unimplemented (ctx, n, error, "normal with a result of unknown shape");
   gboolean same = n_in >= 8 || (sym_rank (rm) == r && sym_static_shape (rm, md)
                                 && memcmp (md, od, (gsize) r * sizeof (gint64)) == 0);

@@ -17,7 +17,7 @@ reduce_dims (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error, co
   gsize nd;
   const gint64 *dims;
   gboolean keep;
-  if (!sym_parse_args (ctx, n, "v,is,b", &self, &nd, &dims, &keep, error))
+  if (!sym_parse_args (ctx, n, "v,ds,b", &self, &nd, &dims, &keep, error))
     return FALSE;
   out[0] = sym_reduce (ctx, op, self, nd, dims, keep);
   return TRUE;
@@ -56,10 +56,13 @@ var_mean (SymContext *ctx, GraphNode *n, GraphValue **var, GraphValue **mean, GE
   const gint64 *dims = NULL;
   gint64 correction = 1;
   gboolean keep = FALSE, all = TRUE;
-  GraphValue *c_src = graph_node_input (n, nin == 2 ? 1 : 2);
-  if (nin != 2 && nin != 4)
+  if (nin != 1 && nin != 2 && nin != 4)
+    /* torch 1.13: also refuses (no var/std schema has another argument count) */
     return sym_unimplemented (ctx, n, error, "%u arguments", nin);
-  if (!sym_is_none (c_src) && !sym_get_const_int (c_src, &correction))
+  /* var(self) unbiased; var(self, unbiased); var(self, dim, unbiased or correction, keepdim) */
+  GraphValue *c_src = nin == 1 ? NULL : graph_node_input (n, nin == 2 ? 1 : 2);
+  if (c_src && !sym_is_none (c_src) && !sym_get_const_int (c_src, &correction))
+    /* torch 1.13: also refuses (parse_args 'i': the correction must be a constant) */
     return sym_unimplemented (ctx, n, error, "a non-constant correction");
   if (nin == 4)
     {
@@ -67,7 +70,7 @@ var_mean (SymContext *ctx, GraphNode *n, GraphValue **var, GraphValue **mean, GE
         return FALSE;
       if (!sym_is_none (graph_node_input (n, 1)))
         {
-          if (!sym_parse_args (ctx, n, "none,is", &nd, &dims, error))
+          if (!sym_parse_args (ctx, n, "none,ds", &nd, &dims, error))
             return FALSE;
           all = FALSE;
         }
@@ -75,6 +78,8 @@ var_mean (SymContext *ctx, GraphNode *n, GraphValue **var, GraphValue **mean, GE
   int rank = sym_rank (self);
   gint64 shape[TENSOR_MAX_RANK];
   if (rank < 0 || rank > TENSOR_MAX_RANK || !sym_static_shape (self, shape))
+    /* torch 1.13: exports dynamic shapes, counting the elements with Shape, Gather, ReduceProd at
+     * run time; not yet here */
     return sym_unimplemented (ctx, n, error, "variance of an input of dynamic shape");
   double count = 1;
   for (int i = 0; i < rank; i++)
@@ -83,6 +88,7 @@ var_mean (SymContext *ctx, GraphNode *n, GraphValue **var, GraphValue **mean, GE
     {
       gint64 d = dims[i] < 0 ? dims[i] + rank : dims[i];
       if (d < 0 || d >= rank)
+        /* torch 1.13: also refuses (PyTorch rejects a dim out of range) */
         return sym_unimplemented (ctx, n, error, "dim out of range");
       count *= shape[d];
     }
@@ -202,10 +208,13 @@ sym_norm (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   const gint64 *dims;
   gboolean keep;
   if (graph_node_n_inputs (n) != 4)
+    /* torch 1.13: also refuses (its norm takes 4 arguments: "a mismatch between the number of
+     * arguments (5) and their descriptors (4)") */
     return sym_unimplemented (ctx, n, error, "norm with %u arguments", graph_node_n_inputs (n));
-  if (!sym_parse_args (ctx, n, "v,f,is,b", &self, &p, &nd, &dims, &keep, error))
+  if (!sym_parse_args (ctx, n, "v,f,ds,b", &self, &p, &nd, &dims, &keep, error))
     return FALSE;
   if (p != 1.0 && p != 2.0)
+    /* torch 1.13: also refuses ("ONNX export only p-norms with p of 1 or 2") */
     return sym_unimplemented (ctx, n, error, "p-norm with p = %g (only 1 and 2)", p);
   out[0] = sym_reduce (ctx, p == 1.0 ? "ReduceL1" : "ReduceL2", self, nd, dims, keep);
   return TRUE;
@@ -220,7 +229,7 @@ sym_frobenius_norm_any (SymContext *ctx, GraphNode *n, GraphValue **out, GError 
   gsize nd = 0;
   const gint64 *dims = NULL;
   gboolean keep = FALSE;
-  if (!sym_parse_args (ctx, n, "v,is,b", &self, &nd, &dims, &keep, error))
+  if (!sym_parse_args (ctx, n, "v,ds,b", &self, &nd, &dims, &keep, error))
     return FALSE;
   if (nd == 0 && sym_opset (ctx) >= 13)
     {
@@ -244,8 +253,19 @@ sym_linalg_vector_norm (SymContext *ctx, GraphNode *n, GraphValue **out, GError 
   if (!sym_parse_args (ctx, n, "vf", &self, &ord, error)
       || !sym_parse_args (ctx, n, "none,none,none,b", &keep, error))
     return FALSE;
+  GraphDType in_dt = sym_dtype (self);
   if (graph_node_n_inputs (n) > 4 && !sym_is_none (graph_node_input (n, 4)))
-    return sym_unimplemented (ctx, n, error, "linalg_vector_norm with a dtype");
+    {
+      /* PyTorch casts self to dtype first (torch 1.13's symbolic ignores it) */
+      GraphDType dt = sym_scalar_type (graph_node_input (n, 4), GRAPH_DTYPE_UNDEFINED);
+      if (!graph_dtype_is_floating (dt))
+        /* torch 1.13: ignores the dtype (the result keeps self's type); refused here because
+         * PyTorch computes in the dtype, and this one is not a constant floating type */
+        return sym_unimplemented (ctx, n, error, "linalg_vector_norm with a dtype that is not a "
+                                  "constant floating type");
+      self = sym_cast (ctx, self, dt);
+      in_dt = dt;
+    }
   if (sym_is_none (graph_node_input (n, 2)))
     {
       static const gint64 flat[] = { -1 };
@@ -255,9 +275,10 @@ sym_linalg_vector_norm (SymContext *ctx, GraphNode *n, GraphValue **out, GError 
       /* torch passes axes=None to a Reduce of the flattened input */
       (void) zero;
     }
-  else if (!sym_parse_args (ctx, n, "none,none,is", &nd, &dims, error))
+  else if (!sym_parse_args (ctx, n, "none,none,ds", &nd, &dims, error))
     return FALSE;
   if (ord == 0)
+    /* torch 1.13: also refuses (_onnx_opset_unsupported_detailed "ord=0 not supported") */
     return sym_unimplemented (ctx, n, error, "ord=0");
   if (isinf (ord))
     {
@@ -265,15 +286,63 @@ sym_linalg_vector_norm (SymContext *ctx, GraphNode *n, GraphValue **out, GError 
                            nd, dims, keep);
       return TRUE;
     }
-  GraphValue *o = sym_const_scalar (ctx, GRAPH_DTYPE_FLOAT, ord);
+  /* float exponents, as torch writes them; in double for a double input
+   * (Pow takes one type for both operands before opset 12) */
+  gboolean dbl = in_dt == GRAPH_DTYPE_DOUBLE;
+  GraphDType et = dbl ? GRAPH_DTYPE_DOUBLE : GRAPH_DTYPE_FLOAT;
+  GraphValue *o = sym_const_scalar (ctx, et, ord);
   GraphValue *pw = graph_op (G, "Pow", graph_op (G, "Abs", self, NULL), o, NULL);
   GraphValue *sum = reducesum (ctx, pw, nd, dims, keep);
-  out[0] = graph_op (G, "Pow", sum, sym_const_scalar (ctx, GRAPH_DTYPE_FLOAT, (float) (1.0f / (float) ord)),
+  out[0] = graph_op (G, "Pow", sum, sym_const_scalar (ctx, et, dbl ? 1.0 / ord : (float) (1.0f / (float) ord)),
                      NULL);
   return TRUE;
 }
 
+/* aten::any / aten::all (self) and (self, dim, keepdim), as torch's _any
+ * and _all (ReduceSum of a 0/1 int64 tensor > 0; all = not any(not x)),
+ * except that the input is made boolean first: torch casts it to int64,
+ * so any(0.5) and any([1, -1]) (sum 0) give False where PyTorch gives
+ * True, and its all applies Not to a non-bool input, which ONNX refuses. */
+static gboolean
+any_values (SymContext *ctx, GraphNode *n, GraphValue *x, gboolean negate, GraphValue **out, GError **error)
+{
+  gint64 dim = 0;
+  gboolean keep = FALSE;
+  guint nin = graph_node_n_inputs (n);
+  if (nin == 3 && !sym_parse_args (ctx, n, "v,d,b", &x, &dim, &keep, error))
+    return FALSE;
+  if (nin != 1 && nin != 3)
+    /* torch 1.13: also refuses (its _any/_all unpack one or three arguments) */
+    return sym_unimplemented (ctx, n, error, "%s with %u arguments", graph_node_kind (n), nin);
+  if (sym_dtype (x) != GRAPH_DTYPE_BOOL)
+    x = sym_cast (ctx, x, GRAPH_DTYPE_BOOL);
+  if (negate)
+    x = graph_op (G, "Not", x, NULL);
+  GraphValue *sum = sym_reduce (ctx, "ReduceSum", sym_cast (ctx, x, GRAPH_DTYPE_INT64), nin == 3 ? 1 : 0,
+                                &dim, keep);
+  out[0] = graph_op (G, "Greater", sum, sym_const_scalar (ctx, GRAPH_DTYPE_INT64, 0), NULL);
+  if (negate)
+    out[0] = graph_op (G, "Not", out[0], NULL);
+  return TRUE;
+}
+
+static gboolean
+sym_any (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self;
+  return sym_parse_args (ctx, n, "v", &self, error) && any_values (ctx, n, self, FALSE, out, error);
+}
+
+static gboolean
+sym_all (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self;
+  return sym_parse_args (ctx, n, "v", &self, error) && any_values (ctx, n, self, TRUE, out, error);
+}
+
 static const SymEntry entries[] = {
+  SYM_FN ("aten::any", sym_any),
+  SYM_FN ("aten::all", sym_all),
   SYM_FN ("aten::amax", sym_amax),
   SYM_FN ("aten::amin", sym_amin),
   SYM_FN ("aten::logsumexp", sym_logsumexp),

@@ -124,8 +124,10 @@ generic_rnn (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   if (!ok)
     return FALSE;
   if (dropout != 0 && train)
+    /* torch 1.13: also refuses (_unimplemented "dropout in training mode") */
     return sym_unimplemented (ctx, n, error, "dropout in training mode");
   if (packed && !reaches_pad_only (graph_node_output (n, 0), 0))
+    /* torch 1.13: also refuses (a prim::PackPadded its peephole cannot remove) */
     return sym_unimplemented (ctx, n, error, "a packed output read by something other than "
                               "pad_packed_sequence (ONNX has no packed sequences)");
   g_autoptr (GPtrArray) weights = sym_list_values (ctx, graph_node_input (n, w_at), error);
@@ -135,8 +137,10 @@ generic_rnn (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   if (num_layers < 1 || num_layers > 4096 || weights->len != (guint) num_layers * per_layer * dirs)
     {
       if (variant == RNN_LSTM)
+        /* torch 1.13: also refuses (_unimplemented "LSTMs with projections") */
         return sym_unimplemented (ctx, n, error, "LSTMs with projections (%u weights for %"
                                   G_GINT64_FORMAT " layers)", weights->len, num_layers);
+      /* torch 1.13: also refuses (a weight list that does not match the layers fails its unpacking) */
       return sym_unimplemented (ctx, n, error, "%u weights for %" G_GINT64_FORMAT " layers",
                                 weights->len, num_layers);
     }
@@ -147,6 +151,7 @@ generic_rnn (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   Rnn r = { ctx, variant, 0 };
   if (!hidden_size (src_w_hh, weights->pdata[1],
                     graph_node_n_outputs (n) > 1 ? graph_node_output (n, 1) : NULL, &r.hidden))
+    /* torch 1.13: also refuses (_unimplemented "unknown hidden size") */
     return sym_unimplemented (ctx, n, error, "unknown hidden size");
 
   GraphValue *h0 = NULL, *c0 = NULL;
@@ -156,6 +161,7 @@ generic_rnn (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
       if (hx == NULL)
         return FALSE;
       if (hx->len != 2)
+        /* torch 1.13: also refuses (an LSTM's initial state is the pair h0, c0) */
         return sym_unimplemented (ctx, n, error, "%u initial states (LSTM takes h0 and c0)",
                                   hx->len);
       h0 = hx->pdata[0];
@@ -403,9 +409,11 @@ sym_pack_padded_sequence (SymContext *ctx, GraphNode *n, GraphValue **out, GErro
   if (!sym_parse_args (ctx, n, "v,v,i", &input, &lengths, &batch_first, error))
     return FALSE;
   if (sym_rank (input) != 3)
+    /* torch 1.13: also refuses (RNN inputs are rank 3) */
     return sym_unimplemented (ctx, n, error, "a packed input of rank other than 3");
   for (guint i = 0; i < 2; i++)
     if (!packed_uses_only (graph_node_output (n, i)))
+      /* torch 1.13: also refuses (a prim::PackPadded its peephole cannot remove) */
       return sym_unimplemented (ctx, n, error, "a packed sequence read by something other than an "
                                 "RNN or pad_packed_sequence (ONNX has no packed sequences)");
   static const gint64 perm[3] = { 1, 0, 2 };
@@ -427,12 +435,15 @@ sym_pad_packed_sequence (SymContext *ctx, GraphNode *n, GraphValue **out, GError
     return FALSE;
   if (graph_node_n_inputs (n) > 4 && !sym_is_none (graph_node_input (n, 4))
       && !natural_total_length (graph_node_input (n, 4), graph_node_input (n, 1)))
+    /* torch 1.13: ignores total_length (a wrong shape when it is longer); refused here because of that */
     return sym_unimplemented (ctx, n, error, "total_length");
   if (padding != 0)
+    /* torch 1.13: ignores padding_value (zeros past each length); refused here because of that */
     return sym_unimplemented (ctx, n, error, "a non-zero padding_value");
   GraphNode *p = graph_value_node (through_tuples (graph_node_input (n, 0)));
   if (!(is_rnn_kind (p) && graph_node_n_inputs (p) > 3 && is_tensor_list (graph_node_input (p, 3)))
       && !(p && graph_node_is (p, "aten::_pack_padded_sequence")))
+    /* torch 1.13: also refuses (a prim::PadPacked its peephole cannot remove) */
     return sym_unimplemented (ctx, n, error, "packed data that does not come from an RNN or "
                               "pack_padded_sequence");
   static const gint64 perm[3] = { 1, 0, 2 };

@@ -23,6 +23,8 @@ sym_size_op (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
     {
       int r = sym_rank (self);
       if (r < 0)
+        /* torch 1.13: exports it as Gather(Shape(self), dim) with the negative index counting from
+         * the end; not yet here */
         return sym_unimplemented (ctx, n, error, "size with a negative dim on an input of unknown rank");
       dim += r;
     }
@@ -71,6 +73,8 @@ sym_to (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
       break;
     }
   if (want == GRAPH_DTYPE_UNDEFINED)
+    /* torch 1.13: exports Cast to the dtype argument (or to other's type for type_as); not yet here
+     * when the trace records no result type */
     return sym_unimplemented (ctx, n, error, "a conversion whose result type the trace does not record");
   out[0] = want == have ? self : sym_cast (ctx, self, want);
   return TRUE;
@@ -107,6 +111,8 @@ sym_flatten (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
     return FALSE;
   int r = sym_rank (self);
   if (r < 0)
+    /* torch 1.13: exports start_dim 1 to -1 (and 0 to -2) as one Flatten without the rank and
+     * refuses the rest; not yet here */
     return sym_unimplemented (ctx, n, error, "flatten on an input of unknown rank");
   if (start < 0)
     start += r;
@@ -150,6 +156,8 @@ sym_flatten (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
     {
       const GraphDim *d = graph_type_dim (sym_type (self), (guint) i);
       if (!have && (d == NULL || d->kind != GRAPH_DIM_STATIC))
+        /* torch 1.13: exports it with run-time sizes (Concat of Slices of Shape(self) and -1,
+         * Reshape); not yet here */
         return sym_unimplemented (ctx, n, error, "flatten keeping trailing dims of unknown size");
       shape[k++] = d->value;
     }
@@ -167,6 +175,7 @@ sym_transpose (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
     return FALSE;
   int r = sym_rank (self);
   if (r < 0)
+    /* torch 1.13: also refuses ("Unsupported: ONNX export of transpose for tensor of unknown rank") */
     return sym_unimplemented (ctx, n, error, "transpose on an input of unknown rank");
   if (a < 0)
     a += r;
@@ -193,15 +202,34 @@ sym_permute (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   GraphValue *self;
   gsize nd;
   const gint64 *dims;
-  if (!sym_parse_args (ctx, n, "v,is", &self, &nd, &dims, error))
+  if (!sym_parse_args (ctx, n, "v,ds", &self, &nd, &dims, error))
     return FALSE;
   gint64 perm[TENSOR_MAX_RANK];
   gboolean ident = TRUE;
+  int rank = sym_rank (self);
+  if (rank >= 0 && (gsize) rank != nd)
+    {
+      g_set_error (error, SYM_ERROR, SYM_ERROR_INVALID,
+                   "aten::permute: %zu dims for a tensor of rank %d", nd, rank);
+      return FALSE;
+    }
   if (nd > TENSOR_MAX_RANK)
+    /* torch 1.13: exports a Transpose of any rank; not yet here (symonnx tensors have at most
+     * TENSOR_MAX_RANK dims) */
     return sym_unimplemented (ctx, n, error, "permute of rank %zu", nd);
+  guint64 seen = 0;
   for (gsize i = 0; i < nd; i++)
     {
       perm[i] = dims[i] < 0 ? dims[i] + (gint64) nd : dims[i];
+      /* the rank unknown, ds could not check the dims: nd is the rank */
+      if (perm[i] < 0 || perm[i] >= (gint64) nd || (seen & (G_GUINT64_CONSTANT (1) << perm[i])))
+        {
+          g_set_error (error, SYM_ERROR, SYM_ERROR_INVALID,
+                       "aten::permute: dim %" G_GINT64_FORMAT " is out of range or repeated in "
+                       "a permutation of %zu dims", dims[i], nd);
+          return FALSE;
+        }
+      seen |= G_GUINT64_CONSTANT (1) << perm[i];
       ident = ident && perm[i] == (gint64) i;
     }
   out[0] = ident ? self : graph_op (G, "Transpose", self, "perm_is", (int) nd, perm, NULL);
@@ -230,10 +258,13 @@ stack_scan (SymContext *ctx, GraphNode *n, GraphValue *scan, gint64 dim, GraphVa
 {
   int r = sym_rank (scan);
   if (r < 1 || r > TENSOR_MAX_RANK)
+    /* torch 1.13: exports stack of a sequence as ConcatFromSequence (new_axis=1) without the rank;
+     * not yet here */
     return sym_unimplemented (ctx, n, error, "stack of a list appended to in a loop whose elements' rank is unknown");
   if (dim < 0)
     dim += r;
   if (dim < 0 || dim >= r)
+    /* torch 1.13: also refuses (PyTorch rejects a stack dim out of range) */
     return sym_unimplemented (ctx, n, error, "stack at dim %" G_GINT64_FORMAT " of rank-%d elements",
                               dim, r - 1);
   if (dim == 0)
@@ -265,6 +296,8 @@ sym_stack (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
     {
       int r = vals->len ? sym_rank (vals->pdata[0]) : -1;
       if (r < 0)
+        /* torch 1.13: refuses before opset 11 (negative axis with unknown input rank) and exports
+         * Unsqueeze with the negative axis from 11; not yet here */
         return sym_unimplemented (ctx, n, error, "stack with a negative dim on inputs of unknown rank");
       dim += r + 1;
     }
@@ -311,12 +344,16 @@ split_sizes (SymContext *ctx, GraphNode *n, GraphValue *self, gint64 dim, gint64
   gint64 d[TENSOR_MAX_RANK];
   int r = sym_static_dims (self, d);
   if (r <= 0 || dim < -r || dim >= r || d[dim < 0 ? dim + r : dim] < 0)
+    /* torch 1.13: takes the size as split_size x outputs (wrong when the last piece is shorter);
+     * refused here because that guesses the size */
     return sym_unimplemented (ctx, n, error, "split along a dim of unknown size");
   gint64 len = d[dim < 0 ? dim + r : dim];
   if (chunk <= 0)
+    /* torch 1.13: also refuses (PyTorch rejects a split size of 0 or less) */
     return sym_unimplemented (ctx, n, error, "split size %" G_GINT64_FORMAT, chunk);
   guint k = (guint) ((len + chunk - 1) / chunk);
   if (k > 256)
+    /* torch 1.13: exports a Split into that many outputs; not yet here (more than 256 pieces) */
     return sym_unimplemented (ctx, n, error, "a split into more than 256 pieces");
   for (guint i = 0; i < k; i++)
     sizes[i] = MIN (chunk, len - (gint64) i * chunk);
@@ -371,6 +408,7 @@ sym_split_op (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
       if (!sym_parse_args (ctx, n, "none,is", &ns, &ss, error))
         return FALSE;
       if (ns > 256)
+        /* torch 1.13: exports a Split into that many outputs; not yet here (more than 256 pieces) */
         return sym_unimplemented (ctx, n, error, "a split into more than 256 pieces");
       memcpy (sizes, ss, ns * sizeof (gint64));
       k = (guint) ns;
@@ -393,6 +431,8 @@ sym_chunk (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
     return FALSE;
   gint64 len = sym_static_dim_size (self, dim);
   if (len < 0 || chunks <= 0)
+    /* torch 1.13: refuses before opset 11 (unknown dimension size) and exports run-time chunk sizes
+     * (Shape, Div, Split) from 11; not yet here */
     return sym_unimplemented (ctx, n, error, "chunk along a dim of unknown size");
   if (!split_sizes (ctx, n, self, dim, (len + chunks - 1) / chunks, &k, sizes, error))
     return FALSE;
@@ -416,8 +456,10 @@ sym_unfold (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   GraphType *t = sym_type (self);
   const GraphDim *d = (t && r > 0 && dim >= 0 && dim < r) ? graph_type_dim (t, (guint) dim) : NULL;
   if (d == NULL || d->kind != GRAPH_DIM_STATIC)
+    /* torch 1.13: also refuses (_unimplemented "Unfold: input size not accessible") */
     return sym_unimplemented (ctx, n, error, "Unfold: input size not accessible");
   if (size <= 0 || step <= 0 || size > d->value)
+    /* torch 1.13: also refuses (PyTorch rejects a window larger than the dim or a size/step of 0) */
     return sym_unimplemented (ctx, n, error, "Unfold: no window of size %" G_GINT64_FORMAT
                               " with step %" G_GINT64_FORMAT " in a dimension of %" G_GINT64_FORMAT,
                               size, step, d->value);
@@ -492,6 +534,7 @@ sym_squeeze_op (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
    * run time (a dynamic axis) the output's rank is too.  torch writes an If
    * whose output has no rank, which an ONNX graph output cannot declare. */
   if (size < 0)
+    /* torch 1.13: exports an If whose output has no rank (11+); refused here because a graph output must declare one */
     return sym_unimplemented (ctx, n, error, "squeeze of a dim whose size is known only at run time "
                               "(the output's rank would depend on it)");
   out[0] = sym_squeeze (ctx, self, 1, &dim);
@@ -510,6 +553,8 @@ sym_unsqueeze_op (SymContext *ctx, GraphNode *n, GraphValue **out, GError **erro
     {
       int r = sym_rank (self);
       if (r < 0)
+        /* torch 1.13: refuses before opset 11 (negative axis with unknown input rank) and exports
+         * Unsqueeze with the negative axis from 11; not yet here */
         return sym_unimplemented (ctx, n, error, "unsqueeze with a negative dim on an input of unknown rank");
       dim += r + 1;
     }
@@ -530,6 +575,7 @@ sym_slice_op (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
     return FALSE;
   GraphValue *s = graph_node_input (n, nin - 3), *e = graph_node_input (n, nin - 2);
   if (!sym_get_const_int (graph_node_input (n, nin - 1), &step))
+    /* torch 1.13: also refuses (parse_args 'i': the step must be a constant) */
     return sym_unimplemented (ctx, n, error, "slice with a computed step");
   gboolean s_const = sym_is_none (s) || sym_get_const_int (s, &start);
   gboolean e_const = sym_is_none (e) || sym_get_const_int (e, &end);
@@ -539,6 +585,8 @@ sym_slice_op (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
        * inputs from opset 10, as torch writes it (folded again when the
        * shapes are static) */
       if (sym_opset (ctx) < 10)
+        /* torch 1.13: also refuses ("Unsupported: ONNX export of Slice with dynamic inputs" before
+         * opset 10) */
         return sym_unimplemented (ctx, n, error, "slice with computed bounds (from opset 10)");
       GraphValue *sv = s_const ? sym_const_ints (ctx, 1, &start) : sym_int_input_1d (ctx, n, nin - 3, error);
       GraphValue *ev = sv == NULL ? NULL
@@ -550,6 +598,7 @@ sym_slice_op (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
       return TRUE;
     }
   if (step != 1 && sym_opset (ctx) < 10)
+    /* torch 1.13: also refuses ("step!=1 is currently not supported" before opset 10) */
     return sym_unimplemented (ctx, n, error, "slice with step != 1 (supported from opset 10)");
   if (start == 0 && end == G_MAXINT64 && step == 1)
     {
@@ -642,6 +691,7 @@ sym_repeat (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   int rank = sym_rank (self);
   gint64 nrep = sym_static_dim_size (reps, 0);
   if (rank >= 0 && nrep >= 0 && nrep < rank)
+    /* torch 1.13: also refuses (PyTorch rejects fewer repeats than dims) */
     return sym_unimplemented (ctx, n, error, "fewer repeats than dims");
   if (rank >= 0 && nrep > rank)
     {
@@ -669,6 +719,7 @@ sym_where (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   if (graph_node_n_inputs (n) == 1)
     return sym_nonzero_numpy (ctx, n, out, error);   /* where(condition): nonzero(as_tuple=True) */
   if (graph_node_n_inputs (n) < 3)
+    /* torch 1.13: also refuses (where has one or three arguments) */
     return sym_unimplemented (ctx, n, error, "where with %u arguments", graph_node_n_inputs (n));
   if (!sym_parse_args (ctx, n, "vvv", &cond, &self, &other, error))
     return FALSE;
@@ -701,6 +752,7 @@ sym_topk (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   if (!sym_parse_args (ctx, n, "v,none,d,b,b", &self, &dim, &largest, &sorted, error))
     return FALSE;
   if (!largest && sym_opset (ctx) < 11)
+    /* torch 1.13: also refuses (_unimplemented "Ascending TopK is not supported" before opset 11) */
     return sym_unimplemented (ctx, n, error, "topk with largest=False (supported from opset 11)");
   /* k may be computed (min(pre_nms_top_n, anchors)) from opset 10, where
    * TopK takes it as an input */
@@ -742,6 +794,7 @@ sym_upsample_mode (SymContext *ctx, GraphNode *n, GraphValue **out, GError **err
   int r = sym_rank (input);
   gint64 in_d[TENSOR_MAX_RANK], out_d[TENSOR_MAX_RANK];
   if (r < 3)
+    /* torch 1.13: takes the rank from the op (upsample_nearest2d: 4) and exports it; not yet here */
     return sym_unimplemented (ctx, n, error, "upsampling an input of unknown rank");
   double scales[TENSOR_MAX_RANK];
   for (int i = 0; i < r; i++)
@@ -786,6 +839,8 @@ sym_upsample_mode (SymContext *ctx, GraphNode *n, GraphValue **out, GError **err
       && (sizes == NULL || !(sym_opset (ctx) < 11 ? spatial_static : all_static)))
     {
       if (sym_opset (ctx) < 11)
+        /* torch 1.13: exports a computed size at opsets 9-10 as run-time scales (Div of Cast(size)
+         * by Cast(Shape(input)[2:])); not yet here */
         return sym_unimplemented (ctx, n, error, "upsampling to a size computed at run time "
                                   "or of an input of dynamic size (supported from opset 11)");
       GraphValue *sz = sizes ? sym_const_ints (ctx, sizes->len, (const gint64 *) sizes->data)
@@ -815,6 +870,8 @@ sym_upsample_mode (SymContext *ctx, GraphNode *n, GraphValue **out, GError **err
            * only without dynamic axes */
           if (sym_has_dynamic_axes (ctx) || !spatial_static
               || !sym_static_shape (graph_node_output (n, 0), out_d))
+            /* torch 1.13: exports run-time scale factors as Resize's scales input (from opset 11);
+             * not yet here */
             return sym_unimplemented (ctx, n, error, "upsampling to a computed size");
         }
       else
@@ -833,6 +890,7 @@ sym_upsample_mode (SymContext *ctx, GraphNode *n, GraphValue **out, GError **err
   if (sym_opset (ctx) < 10)
     {
       if (linear && align)
+        /* torch 1.13: also refuses (_unimplemented "align_corners == True" before opset 11) */
         return sym_unimplemented (ctx, n, error, "align_corners=True (supported from opset 11)");
       out[0] = graph_op (G, "Upsample", input, sym_constant (ctx, st), "mode_s", mode, NULL);
       return TRUE;
@@ -840,6 +898,7 @@ sym_upsample_mode (SymContext *ctx, GraphNode *n, GraphValue **out, GError **err
   if (sym_opset (ctx) < 11)
     {
       if (linear && align)
+        /* torch 1.13: also refuses (_unimplemented "align_corners == True" before opset 11) */
         return sym_unimplemented (ctx, n, error, "align_corners=True (supported from opset 11)");
       out[0] = graph_op (G, "Resize", input, sym_constant (ctx, st), "mode_s", mode, NULL);
       return TRUE;
@@ -895,9 +954,10 @@ sym_roll (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   GraphValue *self;
   gsize ns, nd;
   const gint64 *shifts, *dims;
-  if (!sym_parse_args (ctx, n, "v,is,is", &self, &ns, &shifts, &nd, &dims, error))
+  if (!sym_parse_args (ctx, n, "v,is,dr", &self, &ns, &shifts, &nd, &dims, error))
     return FALSE;
   if (ns != nd)
+    /* torch 1.13: also refuses (its roll asserts as many shifts as dims) */
     return sym_unimplemented (ctx, n, error, "roll with %zu shifts for %zu dims", ns, nd);
   GraphValue *r = self;
   for (gsize i = 0; i < nd; i++)
@@ -933,6 +993,8 @@ sym_cross (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
           if (dims[i] == 3)
             dim = i;
       if (dim < 0)
+        /* torch 1.13: also refuses (its cross needs a constant dim; PyTorch rejects inputs without
+         * a dim of size 3) */
         return sym_unimplemented (ctx, n, error, "cross without a dim of size 3");
     }
   GraphValue *x1 = roll_one (ctx, a, 2, dim);
@@ -957,6 +1019,8 @@ sort_any (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error, gbool
   if (!sym_parse_args (ctx, n, "vdb", &self, &dim, &desc, error))
     return FALSE;
   if (!desc && sym_opset (ctx) < 11)
+    /* torch 1.13: writes a descending TopK at opset 9 whatever `descending` says, and refuses at
+     * 10; refused here because the order would be reversed */
     return sym_unimplemented (ctx, n, error, "ascending sort (supported from opset 11)");
   int rank = sym_rank (self);
   gint64 dims[TENSOR_MAX_RANK];
@@ -979,6 +1043,7 @@ sort_any (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error, gbool
   else if (sym_opset (ctx) >= 10)
     k = graph_op (G, "Gather", sym_size (ctx, self, G_MININT64), sym_const_ints (ctx, 1, &dim), NULL);
   else
+    /* torch 1.13: also refuses (_unimplemented "Sort: input size not accessible" at opset 9) */
     return sym_unimplemented (ctx, n, error, "sort of a dynamic size at opset 9");
   GraphNode *tk = sym_opset (ctx) >= 11
     ? graph_op_outputs (G, "TopK", 2, self, k, "axis_i", dim, "largest_i", (gint64) desc, NULL)
@@ -1010,10 +1075,11 @@ sym_movedim (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   GraphValue *self;
   gsize ns, nd;
   const gint64 *src, *dst;
-  if (!sym_parse_args (ctx, n, "v,is,is", &self, &ns, &src, &nd, &dst, error))
+  if (!sym_parse_args (ctx, n, "v,ds,ds", &self, &ns, &src, &nd, &dst, error))
     return FALSE;
   int rank = sym_rank (self);
   if (rank < 0 || rank > TENSOR_MAX_RANK || ns != nd)
+    /* torch 1.13: also refuses (movedim needs the rank for its permutation) */
     return sym_unimplemented (ctx, n, error, "movedim of an input of unknown rank");
   gboolean same = TRUE;
   for (gsize i = 0; i < ns; i++)
@@ -1030,6 +1096,7 @@ sym_movedim (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
     {
       gint64 s = src[i] < 0 ? src[i] + rank : src[i], d = dst[i] < 0 ? dst[i] + rank : dst[i];
       if (s < 0 || s >= rank || d < 0 || d >= rank)
+        /* torch 1.13: also refuses (PyTorch rejects a dim out of range) */
         return sym_unimplemented (ctx, n, error, "movedim with a dim out of range");
       perm[d] = s;
       sd[s] = -1;
@@ -1063,16 +1130,19 @@ sym_pixel_unshuffle (SymContext *ctx, GraphNode *n, GraphValue **out, GError **e
     return FALSE;
   GraphType *t = sym_type (self);
   if (t == NULL || graph_type_rank (t) != 4)
+    /* torch 1.13: also refuses (_unimplemented "pixel_unshuffle: only support 4d input") */
     return sym_unimplemented (ctx, n, error, "pixel_unshuffle of a non-4-D input");
   gint64 d[4];
   for (guint i = 1; i < 4; i++)
     {
       const GraphDim *gd = graph_type_dim (t, i);
       if (gd->kind != GRAPH_DIM_STATIC)
+        /* torch 1.13: exports dynamic C, H, W with Reshapes of 0/-1 shapes; not yet here */
         return sym_unimplemented (ctx, n, error, "pixel_unshuffle of dynamic sizes");
       d[i] = gd->value;
     }
   if (r <= 0)
+    /* torch 1.13: also refuses (PyTorch rejects a factor of 0 or less) */
     return sym_unimplemented (ctx, n, error, "pixel_unshuffle factor %" G_GINT64_FORMAT, r);
   const gint64 s1[] = { -1, d[1], d[2] / r, r, d[3] / r, r };
   static const gint64 perm[] = { 0, 1, 3, 5, 2, 4 };
@@ -1095,12 +1165,15 @@ sym_meshgrid (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
     return FALSE;
   gboolean xy = g_str_equal (indexing, "xy");
   if (!xy && !g_str_equal (indexing, "ij"))
+    /* torch 1.13: also refuses ("Unsupported indexing"; PyTorch has only ij and xy) */
     return sym_unimplemented (ctx, n, error, "meshgrid indexing '%s'", indexing);
   g_autoptr (GPtrArray) ts = sym_list_values (ctx, graph_node_input (n, 0), error);
   if (ts == NULL)
     return FALSE;
   guint k = ts->len;
   if (k == 0 || k > TENSOR_MAX_RANK || (xy && k < 2))
+    /* torch 1.13: refuses none or xy of one tensor (its swap fails) and exports more tensors than
+     * TENSOR_MAX_RANK; not yet here */
     return sym_unimplemented (ctx, n, error, "meshgrid of %u tensors", k);
   if (xy)
     {
@@ -1114,6 +1187,8 @@ sym_meshgrid (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
       gint64 d[TENSOR_MAX_RANK];
       int r = sym_rank (ts->pdata[i]);
       if (r < 0 || r > 1 || !sym_static_shape (ts->pdata[i], d))
+        /* torch 1.13: exports dynamic shapes (Reshape to -1, Concat of Shapes, Expand); not yet
+         * here */
         return sym_unimplemented (ctx, n, error, "meshgrid of inputs of dynamic shape");
       len[i] = r == 0 ? 1 : d[0];
     }
@@ -1151,6 +1226,8 @@ sym_broadcast_tensors (SymContext *ctx, GraphNode *n, GraphValue **out, GError *
   if (ts == NULL)
     return FALSE;
   if (ts->len == 0 || ts->len > 64)
+    /* torch 1.13: refuses none (IndexError) and exports any other count with Add and Expand; not
+     * yet here (more than 64) */
     return sym_unimplemented (ctx, n, error, "broadcast_tensors of %u tensors", ts->len);
   gint64 shape[TENSOR_MAX_RANK];
   int rank = 0;
@@ -1159,6 +1236,8 @@ sym_broadcast_tensors (SymContext *ctx, GraphNode *n, GraphValue **out, GError *
       gint64 d[TENSOR_MAX_RANK];
       int r = sym_rank (ts->pdata[i]);
       if (r < 0 || r > TENSOR_MAX_RANK || !sym_static_shape (ts->pdata[i], d))
+        /* torch 1.13: exports dynamic shapes (a zeros_like sum for the shape, expand_as); not yet
+         * here */
         return sym_unimplemented (ctx, n, error, "broadcast_tensors of dynamic shapes");
       /* right-aligned numpy broadcasting */
       for (int k = 0; k < r; k++)
@@ -1166,6 +1245,7 @@ sym_broadcast_tensors (SymContext *ctx, GraphNode *n, GraphValue **out, GError *
           int pos = TENSOR_MAX_RANK - r + k;
           gint64 cur = TENSOR_MAX_RANK - pos <= rank ? shape[pos] : 1;
           if (cur != 1 && d[k] != 1 && cur != d[k])
+            /* torch 1.13: also refuses (PyTorch rejects shapes that do not broadcast) */
             return sym_unimplemented (ctx, n, error, "shapes that do not broadcast");
           shape[pos] = cur == 1 ? d[k] : cur;
         }
@@ -1196,12 +1276,16 @@ sym_repeat_interleave (SymContext *ctx, GraphNode *n, GraphValue **out, GError *
   if (!sym_get_const_int (graph_node_input (n, 1), &reps))
     {
       if (rv == NULL || rv->len != 1)
+        /* torch 1.13: exports per-element repeats (Split of self, Expand per piece, Concat; a Loop
+         * from opset 13); not yet here */
         return sym_unimplemented (ctx, n, error, "repeat_interleave with per-element repeats");
       reps = g_array_index (rv, gint64, 0);
     }
   gint64 dims[TENSOR_MAX_RANK];
   int rank = sym_rank (self);
   if (rank < 0 || rank >= TENSOR_MAX_RANK || !sym_static_shape (self, dims) || reps < 0)
+    /* torch 1.13: refuses a dynamic size before opset 13 and exports it with a Loop from 13; not
+     * yet here */
     return sym_unimplemented (ctx, n, error, "repeat_interleave of a dynamic shape");
   GraphValue *d = graph_node_n_inputs (n) > 2 ? graph_node_input (n, 2) : NULL;
   if (d == NULL || sym_is_none (d))
@@ -1219,6 +1303,7 @@ sym_repeat_interleave (SymContext *ctx, GraphNode *n, GraphValue **out, GError *
   if (dim < 0)
     dim += rank;
   if (dim < 0 || dim >= rank)
+    /* torch 1.13: also refuses (PyTorch rejects a dim out of range) */
     return sym_unimplemented (ctx, n, error, "dim out of range");
   gint64 ex[TENSOR_MAX_RANK], res[TENSOR_MAX_RANK];
   for (int i = 0, j = 0; i < rank; i++)

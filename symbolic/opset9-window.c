@@ -15,17 +15,23 @@ sym_hann_window (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error
 {
   gint64 len;
   if (!sym_get_const_int (graph_node_input (n, 0), &len))
+    /* torch 1.13: exports a computed length (arange, Mul by pi, Div, Sin, Mul); not yet here */
     return sym_unimplemented (ctx, n, error, "hann_window of a computed length");
   if (len < 0 || len > (1 << 24))
+    /* torch 1.13: exports any length (PyTorch rejects a negative one); not yet here (over symonnx's
+     * constant limit) */
     return sym_unimplemented (ctx, n, error, "hann_window of length %" G_GINT64_FORMAT, len);
   /* hann_window(N, dtype, ...) has 5 inputs; hann_window(N, periodic, dtype, ...) 6 */
   gboolean six = graph_node_n_inputs (n) >= 6, periodic = TRUE;
   if (six && !sym_get_const_bool (graph_node_input (n, 1), &periodic))
+    /* torch 1.13: treats a computed periodic as True (its `is False` test); refused here because
+     * PyTorch reads its value */
     return sym_unimplemented (ctx, n, error, "hann_window with a computed `periodic`");
   GraphDType traced = sym_dtype (graph_node_output (n, 0));
   GraphDType dt = sym_scalar_type (graph_node_input (n, six ? 2 : 1),
                                    graph_dtype_is_floating (traced) ? traced : GRAPH_DTYPE_FLOAT);
   if (!graph_dtype_is_floating (dt))
+    /* torch 1.13: also refuses (PyTorch's hann_window needs a floating dtype) */
     return sym_unimplemented (ctx, n, error, "hann_window of a non-floating type");
   g_autofree double *v = g_new (double, MAX (len, 1));
   double denom = (double) (periodic ? len : len - 1);

@@ -71,6 +71,7 @@ dequantize (SymContext *ctx, const SymQuantized *q, GraphValue **scale, GError *
   GraphDType qdt = sym_dtype (q->value);
   if (q->axis >= 0 && sym_opset (ctx) < 13)
     {
+      /* torch 1.13: also refuses ("Opset < 13 does not support per-channel quantization") */
       g_set_error (error, SYM_ERROR, SYM_ERROR_UNSUPPORTED,
                    "per-channel quantization (DequantizeLinear's axis) needs opset 13 or later");
       return NULL;
@@ -141,6 +142,8 @@ sym_quantize_per_tensor (SymContext *ctx, GraphNode *n, GraphValue **out, GError
     return FALSE;
   /* torch's ScalarType codes 12 QInt8, 13 QUInt8 (14 QInt32 has no ONNX QuantizeLinear) */
   if (code != 12 && code != 13)
+    /* torch 1.13: writes QuantizeLinear with an int32 zero point for qint32, which ONNX's schema
+     * refuses; refused here because that model is ill-typed */
     return sym_unimplemented (ctx, n, error, "quantize_per_tensor to a type other than quint8 "
                               "or qint8 (ONNX's QuantizeLinear writes uint8 or int8)");
   zp = sym_cast (ctx, zp, code == 13 ? GRAPH_DTYPE_UINT8 : GRAPH_DTYPE_INT8);
@@ -298,6 +301,7 @@ sym_quantized_weighted (SymContext *ctx, GraphNode *n, GraphValue **out, GError 
         if ((st[i] = packed_tensor (ctx, n, path, settings[i], error)) == NULL)
           return FALSE;
       if (tensor_numel (st[4]) != 1 || tensor_get_double (st[4], 0) != 0)
+        /* torch 1.13: also refuses (no symbolic for a transposed quantized convolution) */
         return sym_unimplemented (ctx, n, error, "transposed quantized convolution");
       if (tensor_numel (st[3]) != 1)
         {
@@ -379,6 +383,7 @@ sym_quantized_unary (SymContext *ctx, GraphNode *n, GraphValue **out, GError **e
     {
       double slope;
       if (!sym_get_const_double (graph_node_input (n, 1), &slope))
+        /* torch 1.13: also refuses (parse_args 'f': the slope must be a constant) */
         return sym_unimplemented (ctx, n, error, "a computed negative_slope");
       args[1] = graph_op (sym_context_scratch (ctx), "prim::Constant", "value_f", slope, NULL);
     }
@@ -398,8 +403,10 @@ sym_quantized_cat (SymContext *ctx, GraphNode *n, GraphValue **out, GError **err
   gint64 dim;
   GraphValue *scale, *zp;
   if (lc == NULL || !graph_node_is (lc, "prim::ListConstruct"))
+    /* torch 1.13: also refuses (it unpacks the inputs from a ListConstruct) */
     return sym_unimplemented (ctx, n, error, "a list of tensors that is not a ListConstruct");
   if (!sym_get_const_int (graph_node_input (n, 1), &dim))
+    /* torch 1.13: also refuses (parse_args 'i': the dim must be a constant) */
     return sym_unimplemented (ctx, n, error, "a computed dim");
   if (!op_params (ctx, n, 2, &scale, &zp, error))
     return FALSE;
@@ -600,6 +607,8 @@ sym_fake_quantize (SymContext *ctx, GraphNode *n, GraphValue **out, GError **err
     return FALSE;
   gboolean r127 = qmin == 0 && qmax == 127;
   if (r127 && !at13)
+    /* torch 1.13: also refuses (_onnx_opset_unsupported_detailed "Quantize range (0, 127)" before
+     * opset 13) */
     return sym_unimplemented (ctx, n, error, "the quantize range (0, 127) before opset 13 (its "
                               "Clip of a uint8 needs opset 13)");
   if (!r127 && !(qmin == 0 && qmax == 255) && !(qmin == -128 && qmax == 127))
@@ -614,6 +623,8 @@ sym_fake_quantize (SymContext *ctx, GraphNode *n, GraphValue **out, GError **err
       /* torch's opset-10 form: the scale a float constant */
       double sv;
       if (!sym_get_const_double (graph_node_input (n, 1), &sv))
+        /* torch 1.13: also refuses (_onnx_opset_unsupported_detailed "Non-constant scale" before
+         * opset 13) */
         return sym_unimplemented (ctx, n, error, "a computed scale before opset 13");
       scale = sym_const_scalar (ctx, GRAPH_DTYPE_FLOAT, sv);
     }

@@ -177,10 +177,15 @@ void         sym_set_list_output (SymContext *ctx, GraphNode *n, guint output,
  * n, either one character each ("vif") or comma-separated ("v,is,i"):
  *   v   GraphValue **   the ONNX value (NULL for None)
  *   i   gint64 *        a constant int (also a 0-d/1-element int tensor)
- *   d   gint64 *        a constant dim of the first 'v' argument, checked to
+ *   d   gint64 *        a constant dim of the first 'v' argument (of
+ *                       input 0 when no 'v' comes before it), checked to
  *                       be in [-rank, rank-1] as torch's dim wrapping does
  *                       (an error otherwise; unchecked when the rank is
  *                       unknown); returned as given
+ *   ds  gsize *, const gint64 **   a constant dim list: each element a dim
+ *                       checked as 'd' (a single int is a 1-element list),
+ *                       no dim twice after wrapping (sum, permute, flip...)
+ *   dr  gsize *, const gint64 **   as ds, a dim may repeat (roll)
  *   f   double *        a constant number
  *   b   gboolean *      a constant bool (or int)
  *   s   const char **   a constant string (owned by the context)

@@ -34,6 +34,9 @@ typedef struct
 } SymContextSetup;
 
 SymContext  *sym_context_new (const SymContextSetup *setup);
+/* "node %y, scope ..., at file.py:12": where a source node is, for
+ * messages.  (transfer full) */
+char        *sym_node_location (GraphNode *n);
 void         sym_context_free (SymContext *ctx);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SymContext, sym_context_free)
 

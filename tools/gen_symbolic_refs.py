@@ -430,6 +430,13 @@ OP_CASES.update(dict([
               lambda: [R(1, 2, 4, 4)]),
 ]))
 OP_CASES.update({
+    # any/all of float (0.5, NaN) and int ([1, -1] sums to 0) inputs: torch's
+    # symbolic casts them to int64 and gets them wrong; ours casts to bool
+    "any_all": (Fn(lambda s, x, i: (x.any(), x.all(1), i.any(0, keepdim=True), i.all(), (x > 0).any(-1))),
+                [torch.tensor([[0.5, 0.0, float("nan")], [0.0, 0.0, 0.0], [1.0, 2.0, 3.0]]),
+                 torch.tensor([[1, -1, 0], [0, 0, 0], [2, 3, 4]])]),
+})
+OP_CASES.update({
     # fake quantization (quantization-aware training)
     "fake_quant_u8": (Fn(lambda s, x: torch.fake_quantize_per_tensor_affine(x, 0.05, 10, 0, 255)), [R(2, 5)]),
     "fake_quant_i8": (Fn(lambda s, x: torch.fake_quantize_per_tensor_affine(x, 0.02, -3, -128, 127)), [R(2, 5)]),

@@ -2,7 +2,9 @@
 # Regenerates every generated document from a build: doc/symbolic-ops.md
 # (tools/op_coverage.py), doc/aten-kernels.md (symonnx ops --kernels), and
 # the torch-reference tables and counts in doc/symbolic.md and README.md
-# (tools/gen_torch_diffs_doc.py, with the counts of a torch-refs run).
+# (tools/gen_torch_diffs_doc.py, with the counts of a torch-refs run), and
+# doc/refusals.md (tools/gen_refusals_doc.py, from the comments above each
+# refusal in symbolic/).
 #   tools/regen-docs.sh [BUILD]      (default: build)
 # The test suite fails on each of them when it is stale.
 set -euo pipefail
@@ -11,6 +13,7 @@ build=${1:-build}
 py=/usr/bin/python3
 $py tools/op_coverage.py --cli "$build/tools/symonnx" --markdown > doc/symbolic-ops.md
 "$build/tools/symonnx" ops --kernels --markdown > doc/aten-kernels.md
+$py tools/gen_refusals_doc.py --write
 # the symbolic tests (the whole torch-refs set and its summary: the counts)
 log=$("$build/tests/symbolic/test-symbolic" 2>&1 || true)
 counts=$(printf '%s\n' "$log" | sed -n 's/.*run tools\/gen_torch_diffs_doc.py --counts \([0-9,]*\) --write.*/\1/p' | head -1)

@@ -130,7 +130,7 @@ write_back_view (Graph *g, GraphNode *n, GError **error)
       graph_value_set_name (self, NULL);
       graph_value_set_name (graph_node_output (al, 0), name);
       if (graph_value_type (self))
-        graph_value_set_type (graph_node_output (al, 0), graph_type_ref (graph_value_type (self)));
+        graph_value_set_type (graph_node_output (al, 0), graph_value_type (self));
     }
   for (GraphNode *q = graph_value_node (graph_node_input (n, 0));
        q && (graph_node_is (q, "aten::slice") || graph_node_is (q, "aten::select"));
@@ -150,7 +150,7 @@ write_back_view (Graph *g, GraphNode *n, GError **error)
       graph_node_set_source (sc, src);
       GraphValue *nb = graph_node_output (sc, 0);
       if (graph_value_type (base))
-        graph_value_set_type (nb, graph_type_ref (graph_value_type (base)));
+        graph_value_set_type (nb, graph_value_type (base));
       if (!replace_uses_after (g, base, sc, nb))
         {
           g_set_error (error, VERIFY_ERROR, VERIFY_ERROR_RUN,
@@ -194,7 +194,7 @@ fuse_list_unpack (GraphNode *unpack)
       GraphValue *old = graph_node_output (unpack, k), *nv = graph_node_add_output (p);
       GraphType *t = graph_value_type (old);
       if (t)
-        graph_value_set_type (nv, graph_type_ref (t));
+        graph_value_set_type (nv, t);
       g_ptr_array_add (names, g_strdup (graph_value_get_name (old)));
       graph_value_replace_all_uses (old, nv);
     }

@@ -135,7 +135,9 @@ read_attribute (ReadCtx *ctx, GraphNode *n, Onnx__AttributeProto *a,
         /* Copies: the IR wants NUL-terminated strings. */
         g_autoptr(GPtrArray) v = g_ptr_array_new_with_free_func (g_free);
         for (gsize i = 0; i < a->n_strings; i++)
-          g_ptr_array_add (v, g_strndup ((const char *) a->strings[i].data, a->strings[i].len));
+          g_ptr_array_add (v, a->strings[i].data != NULL   /* an empty element has no data */
+                                ? g_strndup ((const char *) a->strings[i].data, a->strings[i].len)
+                                : g_strdup (""));
         graph_node_set_ss (n, name, a->n_strings, (const char *const *) v->pdata);
         return TRUE;
       }

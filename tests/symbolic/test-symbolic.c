@@ -2,6 +2,7 @@
 #include "test-wrong-results.h"
 #include "symonnx.h"
 #include "symbolic/symbolic.h"
+#include "symbolic/aten-schemas.h"
 #include "export/export.h"
 #include "tests/common/test-util.h"
 #include <glib/gstdio.h>
@@ -1143,6 +1144,30 @@ test_coverage_torch (void)
     g_error ("coverage against torch 1.13 failed:\n%s", out);
 }
 
+/* Every refusal in symbolic/ carries a "torch 1.13: ..." comment saying
+ * what torch does in the same case (also refuses / not yet here / refused
+ * here because), and doc/refusals.md is the table tools/gen_refusals_doc.py
+ * makes of them: a site without one, or a stale doc, fails. */
+static void
+test_refusals_doc (void)
+{
+  if (!g_file_test ("/usr/bin/python3", G_FILE_TEST_IS_EXECUTABLE))
+    {
+      g_test_skip ("no /usr/bin/python3");
+      return;
+    }
+  g_autofree char *script = test_source_path ("tools/gen_refusals_doc.py");
+  const char *argv[] = { "/usr/bin/python3", script, "--check", NULL };
+  g_autofree char *out = NULL;
+  int status;
+  g_autoptr (GError) error = NULL;
+  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL,
+                               &out, NULL, &status, &error));
+  g_test_message ("%s", out);
+  if (!g_spawn_check_wait_status (status, NULL))
+    g_error ("refusal annotations or doc/refusals.md out of date:\n%s", out);
+}
+
 void test_fold_register (void);
 void test_seed_models_register (void);
 
@@ -1273,6 +1298,29 @@ test_python_op_args (void)
     }
 }
 
+/* Every aten name the built-in registry has is checked against a schema
+ * before its symbolic runs (torch's generated table, or the few names no
+ * schema defines): a node of a name with neither had its inputs read
+ * unchecked (aten::int() with no input: a GLib critical). */
+static void
+test_schemas_every_registered_name (void)
+{
+  g_autoptr (SymRegistry) reg = sym_registry_new ();
+  g_autoptr (GPtrArray) names = sym_registry_list (reg);
+  guint aten = 0;
+  for (guint i = 0; i < names->len; i++)
+    {
+      const char *name = g_ptr_array_index (names, i);
+      if (!g_str_has_prefix (name, "aten::"))
+        continue;
+      aten++;
+      if (sym_aten_arity (name) == NULL)
+        g_error ("%s has a symbolic but no schema entry (add it to extra_arities in symbolic/aten-schemas.c)",
+                 name);
+    }
+  g_assert_cmpuint (aten, >, 300);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1282,6 +1330,7 @@ main (int argc, char **argv)
   test_seed_models_register ();
   g_test_add_func ("/symbolic/registry/lookup", test_registry_lookup);
   g_test_add_func ("/symbolic/registry/threads", test_registry_threads);
+  g_test_add_func ("/symbolic/schemas/every-registered-name", test_schemas_every_registered_name);
   g_test_add_func ("/symbolic/seed/elu", test_seed_elu);
   g_test_add_func ("/symbolic/seed/myfunction-pow-ones", test_seed_myfunction);
   g_test_add_func ("/symbolic/export/collect-all", test_collect_all);
@@ -1292,6 +1341,7 @@ main (int argc, char **argv)
   g_test_add_func ("/symbolic/torch-refs-all/summary", test_torch_refs_summary);
   g_test_add_func ("/symbolic/conv-aliases", test_conv_aliases);
   g_test_add_func ("/symbolic/coverage-torch", test_coverage_torch);
+  g_test_add_func ("/symbolic/refusals-doc", test_refusals_doc);
   g_test_add_func ("/symbolic/python-op-args", test_python_op_args);
   int status = g_test_run ();
   /* A run of single cases (-p) skips the summary, which removes the files
