@@ -60,6 +60,8 @@ GraphValue  *sym_constant_of_shape (SymContext *ctx, GraphValue *shape, GraphDTy
  * src's ONNX value (fill_, zero_; opset9-create.c). */
 GraphValue  *sym_filled_like (SymContext *ctx, GraphValue *src, GraphValue *self, GraphDType dt, double v);
 /* A constant of `dims` filled with v in dt, or NULL when too large (opset9-create.c). */
+/* src sliced to index's shape where scatter_add reads it (symbolic/opset9-index.c). */
+GraphValue  *sym_scatter_src_like_index (SymContext *ctx, GraphValue *src, GraphValue *index);
 GraphValue  *sym_const_filled (SymContext *ctx, gsize rank, const gint64 *dims, GraphDType dt,
                                double v);
 /* A constant of dt and dims holding the doubles v (converted as Cast

@@ -15,6 +15,10 @@ sym_grid_sampler (SymContext *ctx, GraphNode *n, GraphValue **out, GError **erro
   if (mode < 0 || mode > 2 || pad < 0 || pad > 2)
     /* torch 1.13: also refuses (a mode or padding code PyTorch does not have fails its lookup) */
     return sym_unimplemented (ctx, n, error, "grid_sampler mode %" G_GINT64_FORMAT, mode);
+  if (sym_rank (input) != 4 || sym_rank (grid) != 4)
+    /* torch 1.13: exports it, which GridSample-16 does not define (4-D only); refused here because of that */
+    return sym_unimplemented (ctx, n, error, "grid_sampler of a %d-D input (GridSample takes 4-D)",
+                              sym_rank (input));
   out[0] = graph_op (sym_graph (ctx), "GridSample", input, grid, "align_corners_i", (gint64) align,
                      "mode_s", modes[mode], "padding_mode_s", pads[pad], NULL);
   return TRUE;
@@ -28,6 +32,7 @@ sym_scatter_add16 (SymContext *ctx, GraphNode *n, GraphValue **out, GError **err
   gint64 dim;
   if (!sym_parse_args (ctx, n, "vdvv", &self, &dim, &index, &src, error))
     return FALSE;
+  src = sym_scatter_src_like_index (ctx, src, index);
   out[0] = graph_op (sym_graph (ctx), "ScatterElements", self, index, src, "axis_i", dim,
                      "reduction_s", "add", NULL);
   return TRUE;

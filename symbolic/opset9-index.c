@@ -440,6 +440,35 @@ sym_scatter_any (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error
   return TRUE;
 }
 
+/* scatter_add reads src only where index has elements: an index smaller
+ * than src takes src's leading corner of index's shape (ScatterElements
+ * wants them equal; torch slices src the same way).  A run-time Slice to
+ * Shape(index) when the two shapes are not statically equal. */
+GraphValue *
+sym_scatter_src_like_index (SymContext *ctx, GraphValue *src, GraphValue *index)
+{
+  gint64 sd[TENSOR_MAX_RANK], id[TENSOR_MAX_RANK];
+  int r = sym_rank (index);
+  if (r <= 0 || r != sym_rank (src))
+    return src;
+  if (sym_static_shape (src, sd) && sym_static_shape (index, id) && !sym_has_dynamic_axes (ctx))
+    {
+      if (memcmp (sd, id, sizeof (gint64) * (gsize) r) == 0)
+        return src;
+      gint64 axes[TENSOR_MAX_RANK], starts[TENSOR_MAX_RANK];
+      for (int i = 0; i < r; i++)
+        axes[i] = i, starts[i] = 0;
+      return sym_slice (ctx, src, (gsize) r, axes, starts, id, NULL);
+    }
+  if (sym_opset (ctx) < 10)
+    return src;
+  gint64 axes[TENSOR_MAX_RANK], starts[TENSOR_MAX_RANK];
+  for (int i = 0; i < r; i++)
+    axes[i] = i, starts[i] = 0;
+  return graph_op (G, "Slice", src, sym_const_ints (ctx, (gsize) r, starts),
+                   sym_size (ctx, index, G_MININT64), sym_const_ints (ctx, (gsize) r, axes), NULL);
+}
+
 /* aten::scatter_add(self, dim, index, src) before 16: self + a scatter of
  * src into zeros (a constant when self's shape is static). */
 static gboolean
@@ -460,6 +489,7 @@ sym_scatter_add (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error
   if (zeros == NULL)
     zeros = sym_constant_of_shape (ctx, sym_size (ctx, self, G_MININT64), dt, 0.0);
   const char *op = sym_opset (ctx) >= 11 ? "ScatterElements" : "Scatter";
+  src = sym_scatter_src_like_index (ctx, src, index);
   GraphValue *to_add = graph_op (G, op, zeros, index, src, "axis_i", dim, NULL);
   out[0] = graph_op (G, "Add", self, to_add, NULL);
   return TRUE;

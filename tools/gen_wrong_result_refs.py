@@ -292,6 +292,10 @@ CASES = {
                 (torch.tensor([[0.0, 1.5, 0.0, 2.0], [0.0, 0.0, 0.0, 0.0], [1.0, 2.0, 3.0, -1.0]]),)),
     # packed sequences (refused before): the padded form with the lengths as sequence_lens
     "packed_lstm": (packed_lstm, packed_inputs(5)),
+    # scatter_add with an index smaller than src reads src's leading corner
+    "scatter_add_small_index": (lambda x, i, s: x.scatter_add(0, i, s),
+                                (torch.zeros(3, 5), torch.tensor([[0, 1, 2, 0, 0]]),
+                                 torch.arange(10.0).view(2, 5))),
     # a bool tensor against a float scalar compares numbers (True > 0.5)
     "bool_gt_float_scalar": (lambda x: x > 0.5, (torch.tensor([True, False, True]),)),
     # refused before the audit of refusals (doc/refusals.md); inputs without
