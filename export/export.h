@@ -125,6 +125,10 @@ guint    export_fuse_conv_batchnorm (Graph *g);
  * torch writes nested torch.cat calls). */
 guint    export_flatten_concats (Graph *g);
 guint    export_scalar_type_analysis (Graph *g);
+/* Nodes whose inputs have an element type their ONNX schema does not allow
+ * compute in a wider type that holds every value, between Casts
+ * (Note [Element types a schema does not allow], export/pipeline/legalize-types.c). */
+guint    export_legalize_element_types (Graph *g, int opset);
 /* The element type export_scalar_type_analysis makes node n compute (a
  * standard op: Add, Mul, Concat, Where...), UNDEFINED for other ops. */
 GraphDType export_promoted_dtype (GraphNode *n);

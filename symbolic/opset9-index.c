@@ -553,7 +553,7 @@ sym_index_add (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
     return sym_unimplemented (ctx, n, error, "index_add with alpha != 1");
   int rank = sym_rank (self), srank = sym_rank (src), irank = sym_rank (index);
   gint64 dims[TENSOR_MAX_RANK], sdims[TENSOR_MAX_RANK];
-  if (rank < 1 || rank >= TENSOR_MAX_RANK || srank != rank || irank != 1
+  if (rank < 1 || rank >= TENSOR_MAX_RANK || srank < 1 || srank > rank || irank != 1
       || !sym_static_shape (self, dims) || !sym_static_shape (src, sdims))
     /* torch 1.13: exports run-time sizes when the ranks are known (Shape, Slice, Expand; it raises
      * for unknown ranks); not yet here */
@@ -563,6 +563,38 @@ sym_index_add (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   if (dim < 0 || dim >= rank)
     /* torch 1.13: also refuses (PyTorch rejects a dim out of range) */
     return sym_unimplemented (ctx, n, error, "dim out of range");
+  /* Eager adds source.select(dim, i) to self.select(dim, index[i]): the
+   * source's other dims broadcast, right-aligned, against self's other dims
+   * (a (1, 3, 3) source adds to every row of a (5, 4, 3) self; torch expands
+   * it too).  The source as a tensor of self's rank (ones inserted), then
+   * expanded to self's shape with its own size at dim. */
+  if (dim >= srank)
+    /* torch 1.13: appends dims to the source and exports it; refused here because eager
+     * PyTorch takes dim of the source itself, which has no such dim */
+    return sym_unimplemented (ctx, n, error, "a source of lower rank than dim");
+  gint64 rdims[TENSOR_MAX_RANK], tdims[TENSOR_MAX_RANK];
+  for (int i = 0, j = 0; i < rank; i++)
+    {
+      if (i == dim)
+        {
+          rdims[i] = tdims[i] = sdims[dim];
+          continue;
+        }
+      /* the j-th of self's other dims against the source's, from the right */
+      int from_end = (rank - 2) - j, sj = (srank - 2) - from_end;
+      gint64 sd = sj < 0 ? 1 : sdims[sj < dim ? sj : sj + 1];
+      j++;
+      if (sd != dims[i] && sd != 1)
+        /* torch 1.13: also refuses (its Expand of the source fails) */
+        return sym_unimplemented (ctx, n, error, "a source of shape that does not broadcast to self's");
+      rdims[i] = sd;
+      tdims[i] = dims[i];
+    }
+  if (srank != rank)
+    src = sym_reshape_static (ctx, src, (gsize) rank, rdims);
+  if (memcmp (tdims, rdims, sizeof (gint64) * (gsize) rank) != 0)
+    src = graph_op (G, "Expand", src, sym_const_ints (ctx, (gsize) rank, tdims), NULL);
+  memcpy (sdims, tdims, sizeof (gint64) * (gsize) rank);
   if (sym_dtype (self) == GRAPH_DTYPE_BOOL)
     /* torch 1.13: exports Add on bool, which ONNX refuses; refused here because of that */
     return sym_unimplemented (ctx, n, error, "index_add of bool tensors");

@@ -76,9 +76,39 @@ sym_mul (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 BINARY (eq, "Equal")
 BINARY (gt, "Greater")
 BINARY (lt, "Less")
-BINARY (logical_and, "And")
-BINARY (logical_or, "Or")
-BINARY (logical_xor, "Xor")
+/* aten::logical_and/or/xor: non-bool inputs are true where non-zero (torch
+ * casts them to bool; And/Or/Xor take bool only). */
+static gboolean
+logical_op (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error, const char *op)
+{
+  GraphValue *self, *other;
+  if (!sym_parse_args (ctx, n, "vv", &self, &other, error))
+    return FALSE;
+  if (sym_dtype (self) != GRAPH_DTYPE_BOOL)
+    self = sym_cast (ctx, self, GRAPH_DTYPE_BOOL);
+  if (sym_dtype (other) != GRAPH_DTYPE_BOOL)
+    other = sym_cast (ctx, other, GRAPH_DTYPE_BOOL);
+  out[0] = graph_op (G, op, self, other, NULL);
+  return out[0] != NULL;
+}
+
+static gboolean
+sym_logical_and (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  return logical_op (ctx, n, out, error, "And");
+}
+
+static gboolean
+sym_logical_or (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  return logical_op (ctx, n, out, error, "Or");
+}
+
+static gboolean
+sym_logical_xor (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  return logical_op (ctx, n, out, error, "Xor");
+}
 /* aten::pow(self, exponent): a constant exponent takes self's type (Pow
  * wants matching types before opset 12). */
 static gboolean
@@ -132,7 +162,41 @@ sym_mm (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
                      NULL);
   return TRUE;
 }
-BINARY (prelu, "PRelu")
+/* aten::prelu(self, weight): the weight applies along dim 1, so for rank
+ * > 2 it is unsqueezed to (C, 1, ...) (ONNX broadcasts from the right); a
+ * one-element weight of a 0-d input is squeezed, so that the 0-d input
+ * stays 0-d (as torch). */
+static gboolean
+sym_prelu (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self, *weight;
+  if (!sym_parse_args (ctx, n, "vv", &self, &weight, error))
+    return FALSE;
+  int rank = sym_rank (self), wrank = sym_rank (weight);
+  if (rank < 0 || wrank < 0)
+    /* torch 1.13: exports PRelu unchanged; refused here because the weight must go to dim 1 */
+    return sym_unimplemented (ctx, n, error, "prelu of unknown rank");
+  if (rank > 2 && wrank == 1)
+    {
+      gint64 axes[TENSOR_MAX_RANK];
+      for (int i = 1; i < rank - 1; i++)
+        axes[i - 1] = i;
+      weight = sym_unsqueeze (ctx, weight, (gsize) (rank - 2), axes);
+    }
+  else if (rank == 0 && wrank == 1)
+    {
+      gint64 zero = 0;
+      if (sym_static_dim_size (weight, 0) != 1)
+        /* torch 1.13: exports PRelu unchanged; refused here because the result would not be 0-d */
+        return sym_unimplemented (ctx, n, error, "prelu of a 0-d input with a weight of unknown size");
+      weight = sym_squeeze (ctx, weight, 1, &zero);
+    }
+  else if (wrank > rank)
+    /* torch 1.13: also refuses (its assert: the input rank is at least the weight's) */
+    return sym_unimplemented (ctx, n, error, "a weight of higher rank than the input");
+  out[0] = graph_op (G, "PRelu", self, weight, NULL);
+  return TRUE;
+}
 
 /* aten::div(self, other, rounding_mode=None) */
 static GraphValue *floor_div (SymContext *ctx, GraphValue *a, GraphValue *b);
@@ -609,8 +673,23 @@ argminmax (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error, cons
   if (graph_node_n_inputs (n) < 2 || sym_is_none (graph_node_input (n, 1)))
     {
       static const gint64 flat[] = { -1 };
-      self = sym_reshape_static (ctx, self, 1, flat);
-      out[0] = graph_op (G, op, self, "axis_i", (gint64) 0, "keepdims_i", (gint64) 0, NULL);
+      int rank = sym_rank (self);
+      if (keep && rank < 0)
+        /* torch 1.13: exports it (Shape of Shape); not yet here */
+        return sym_unimplemented (ctx, n, error, "keepdim=True without dim on an input of unknown rank");
+      GraphValue *flattened = sym_reshape_static (ctx, self, 1, flat);
+      out[0] = graph_op (G, op, flattened, "axis_i", (gint64) 0, "keepdims_i", (gint64) 0, NULL);
+      if (sym_opset (ctx) >= 12)
+        graph_node_set_i (graph_value_node (out[0]), "select_last_index", 0);
+      if (keep)
+        {
+          /* keepdim without dim keeps every dim, each of size 1 (torch:
+           * Reshape to ConstantOfShape(Shape(Shape(x)), 1)) */
+          gint64 ones[TENSOR_MAX_RANK];
+          for (int i = 0; i < rank; i++)
+            ones[i] = 1;
+          out[0] = sym_reshape_static (ctx, out[0], (gsize) rank, ones);
+        }
       return TRUE;
     }
   if (!sym_parse_args (ctx, n, "none,i", &dim, error))

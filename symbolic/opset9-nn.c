@@ -308,6 +308,59 @@ sym_max_pool (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   return TRUE;
 }
 
+/* Note [avg_pool ceil_mode with counted padding]: PyTorch drops a ceil-mode
+ * window that starts in the right padding: (o - 1)·s >= in + p.  torch's
+ * export pads explicitly (so the padding counts) and keeps ceil_mode, and
+ * ONNX's rule then reads the padded size: (o - 1)·s >= in + 2p, one window
+ * more (avg_pool2d(3, 3, padding=1, ceil_mode=True) of 50 gives 17, the
+ * export 18).  From the static input size, PyTorch's output size o per dim;
+ * where the two rules differ the export uses floor mode and extends the
+ * end by `extra_end` through the pads attribute, whose cells
+ * AveragePool does not count (count_include_pad=0), as PyTorch clips its
+ * divisor at in + p. */
+static gboolean
+avg_pool_ceil_ends (SymContext *ctx, GraphNode *n, GraphValue *input, gsize k, const gint64 *kernel,
+                    const gint64 *strides, const gint64 *pads, gboolean *ceil_mode, gint64 *extra_end,
+                    GError **error)
+{
+  gint64 dims[TENSOR_MAX_RANK];
+  int rank = sym_static_dims (input, dims);
+  gboolean differs = FALSE;
+  gint64 out[8];
+  if (rank < (int) k + 1 || sym_has_dynamic_axes (ctx))
+    /* torch 1.13: exports Pad + AveragePool(ceil_mode), one window too many; refused here because the size decides */
+    return sym_unimplemented (ctx, n, error, "ceil_mode with counted padding on an input of unknown "
+                              "spatial size (PyTorch's and ONNX's ceil-mode output sizes differ)");
+  for (gsize i = 0; i < k; i++)
+    {
+      gint64 in = dims[rank - k + i], kk = kernel[i], s = strides[i], p = pads[i];
+      if (in < 0)
+        /* torch 1.13: exports Pad + AveragePool(ceil_mode), one window too many; refused here because the size decides */
+        return sym_unimplemented (ctx, n, error, "ceil_mode with counted padding on an input of "
+                                  "unknown spatial size (PyTorch's and ONNX's ceil-mode output sizes differ)");
+      gint64 span = in + 2 * p - kk;
+      if (span < 0 || s <= 0)
+        /* torch 1.13: also refuses (PyTorch rejects a window larger than the padded input) */
+        return sym_unimplemented (ctx, n, error, "a window larger than the padded input");
+      gint64 o = (span + s - 1) / s + 1, o_onnx = o;
+      if ((o - 1) * s >= in + p)
+        o--;
+      if ((o_onnx - 1) * s >= in + 2 * p)
+        o_onnx--;
+      out[i] = o;
+      differs |= o != o_onnx;
+    }
+  if (!differs)
+    return TRUE;
+  *ceil_mode = FALSE;
+  for (gsize i = 0; i < k; i++)
+    {
+      gint64 in = dims[rank - k + i], kk = kernel[i], s = strides[i], p = pads[i];
+      extra_end[i] = MAX (0, (out[i] - 1) * s + kk - (in + 2 * p));
+    }
+  return TRUE;
+}
+
 /* aten::avg_pool{1,2,3}d(input, kernel, stride, padding, ceil_mode,
  *   count_include_pad, divisor_override) */
 static gboolean
@@ -327,12 +380,18 @@ sym_avg_pool (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
     /* torch 1.13: also refuses (_avgpool_helper: _unimplemented "divisor_override") */
     return sym_unimplemented (ctx, n, error, "divisor_override");
   gsize k = nk;
-  gint64 strides[8], pads[16];
+  gint64 strides[8], pads[16], extra_end[8] = { 0 };
   if (k == 0 || k > 8)
     /* torch 1.13: also refuses (PyTorch rejects an empty kernel and has no pooling above 3-D) */
     return sym_unimplemented (ctx, n, error, "an empty kernel");
   expand_list (ns ? ns : nk, ns ? stride : kernel, k, strides);
   expand_list (np, padding, k, pads);
+  gboolean any_pad = FALSE;
+  for (gsize i = 0; i < k; i++)
+    any_pad |= pads[i] != 0;
+  if (ceil_mode && count_include_pad && any_pad
+      && !avg_pool_ceil_ends (ctx, n, input, k, kernel, strides, pads, &ceil_mode, extra_end, error))
+    return FALSE;
   if (count_include_pad)   /* torch pads explicitly even with zero padding */
     {
       /* Explicit zero padding so the padded cells count (as torch). */
@@ -349,6 +408,8 @@ sym_avg_pool (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
         pads[i] = 0;
     }
   memcpy (pads + k, pads, k * sizeof (gint64));
+  for (gsize i = 0; i < k; i++)
+    pads[k + i] += extra_end[i];
   if (ceil_mode && sym_opset (ctx) < 10)
     /* torch 1.13: exports ceil_mode at opset 9 as extra end padding from static sizes
      * (get_pool_ceil_padding); not yet here */
@@ -808,29 +869,44 @@ sym_pixel_shuffle (SymContext *ctx, GraphNode *n, GraphValue **out, GError **err
 }
 
 /* aten::instance_norm(input, weight, bias, running_mean, running_var,
- *   use_input_stats, momentum, eps, cudnn) */
+ *   use_input_stats, momentum, eps, cudnn).  With use_input_stats false (an
+ * InstanceNorm with track_running_stats in eval mode) PyTorch normalises
+ * with the running statistics, per channel: a BatchNormalization (torch
+ * writes the same through a [1, N·C, ...] reshape).  With input stats, an
+ * InstanceNormalization (the running statistics' update is a side effect
+ * that is not an output). */
 static gboolean
 sym_instance_norm (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {
-  GraphValue *input, *weight, *bias;
+  GraphValue *input, *weight, *bias, *mean, *var;
+  gboolean use_input_stats = TRUE;
   double eps;
-  if (!sym_parse_args (ctx, n, "v,v,v,none,none,none,none,f", &input, &weight, &bias, &eps, error))
+  if (!sym_parse_args (ctx, n, "v,v,v,v,v,b,none,f", &input, &weight, &bias, &mean, &var,
+                       &use_input_stats, &eps, error))
     return FALSE;
   if (weight == NULL || bias == NULL)
     {
       gint64 d[TENSOR_MAX_RANK];
+      GraphDType dt = sym_dtype (input);
       if (sym_static_dims (input, d) < 2 || d[1] < 0)
         /* torch 1.13: also refuses ("Unsupported: ONNX export of instance_norm for unknown channel
          * size") */
         return sym_unimplemented (ctx, n, error, "instance_norm without weights on an input of unknown channels");
-      g_autoptr (Tensor) one = tensor_new_zeroed (GRAPH_DTYPE_FLOAT, 1, &d[1], NULL);
-      for (gint64 i = 0; i < d[1]; i++)
-        ((float *) tensor_data (one))[i] = 1.0f;
-      g_autoptr (Tensor) zero = tensor_new_zeroed (GRAPH_DTYPE_FLOAT, 1, &d[1], NULL);
+      if (dt != GRAPH_DTYPE_FLOAT && dt != GRAPH_DTYPE_DOUBLE && dt != GRAPH_DTYPE_FLOAT16)
+        /* torch 1.13: also refuses (instance_norm is defined for floating types) */
+        return sym_unimplemented (ctx, n, error, "instance_norm without weights of this element type");
       if (weight == NULL)
-        weight = sym_constant (ctx, one);
+        weight = sym_const_filled (ctx, 1, &d[1], dt, 1.0);
       if (bias == NULL)
-        bias = sym_constant (ctx, zero);
+        bias = sym_const_filled (ctx, 1, &d[1], dt, 0.0);
+    }
+  if (!use_input_stats)
+    {
+      if (mean == NULL || var == NULL)
+        /* torch 1.13: also refuses (PyTorch requires running statistics when use_input_stats is false) */
+        return sym_unimplemented (ctx, n, error, "use_input_stats=False without running statistics");
+      out[0] = graph_op (G, "BatchNormalization", input, weight, bias, mean, var, "epsilon_f", eps, NULL);
+      return TRUE;
     }
   out[0] = graph_op (G, "InstanceNormalization", input, weight, bias, "epsilon_f", eps, NULL);
   return TRUE;

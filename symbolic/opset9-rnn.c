@@ -100,6 +100,8 @@ is_tensor_list (GraphValue *src)
   return t && graph_type_kind (t) == GRAPH_TYPE_LIST;
 }
 
+static gboolean reaches_pad_only (GraphValue *v, int depth);
+
 /* aten::lstm(input, hx[], params[], has_biases, num_layers, dropout, train,
  *            bidirectional, batch_first)
  * aten::gru / rnn_tanh / rnn_relu(input, hx, params[], has_biases, ...)
@@ -124,6 +126,10 @@ generic_rnn (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   if (dropout != 0 && train)
     /* torch 1.13: also refuses (_unimplemented "dropout in training mode") */
     return sym_unimplemented (ctx, n, error, "dropout in training mode");
+  if (packed && !reaches_pad_only (graph_node_output (n, 0), 0))
+    /* torch 1.13: also refuses (a prim::PackPadded its peephole cannot remove) */
+    return sym_unimplemented (ctx, n, error, "a packed output read by something other than "
+                              "pad_packed_sequence (ONNX has no packed sequences)");
   g_autoptr (GPtrArray) weights = sym_list_values (ctx, graph_node_input (n, w_at), error);
   if (weights == NULL)
     return FALSE;
@@ -255,6 +261,197 @@ generic_rnn (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   return TRUE;
 }
 
+/* Note [Packed sequences]
+ * ONNX has no packed sequence.  As torch (its prim::PackPadded and
+ * prim::PadPacked, removed by its peephole pass), the padded time-major
+ * input and the lengths (int32) stand for the packed sequence: the RNNs'
+ * packed forms take the lengths as sequence_lens (ONNX RNNs run each batch
+ * entry for its length and write zeros past it), and _pad_packed_sequence
+ * gives the RNN's padded output back.  Anything else that would read the
+ * packed data (its rows in packed order) is refused, as torch fails when a
+ * PackPadded is left. */
+static gboolean
+is_rnn_kind (GraphNode *p)
+{
+  return p && (graph_node_is (p, "aten::lstm") || graph_node_is (p, "aten::gru")
+               || graph_node_is (p, "aten::rnn_tanh") || graph_node_is (p, "aten::rnn_relu"));
+}
+
+static gboolean
+is_scalar_conversion (GraphNode *p)
+{
+  return p && (graph_node_is (p, "prim::NumToTensor") || graph_node_is (p, "aten::Int")
+               || graph_node_is (p, "aten::ScalarImplicit"));
+}
+
+/* v (a number, through conversions) is read only as _pad_packed_sequence's
+ * total_length: pad_packed_sequence passes batch_sizes.size(0), the longest
+ * length, which the padded form has anyway. */
+static gboolean
+feeds_total_length_only (GraphValue *v, int depth)
+{
+  if (depth > 8 || graph_value_is_graph_output (v))
+    return FALSE;
+  for (guint i = 0; i < graph_value_n_uses (v); i++)
+    {
+      const GraphUse *u = graph_value_use (v, i);
+      if (is_scalar_conversion (u->node) && graph_node_n_outputs (u->node) == 1)
+        {
+          if (!feeds_total_length_only (graph_node_output (u->node, 0), depth + 1))
+            return FALSE;
+        }
+      else if (!(graph_node_is (u->node, "aten::_pad_packed_sequence") && u->index == 4))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* Every use of the trace value v is by an RNN's packed form (as its data
+ * or batch_sizes), by _pad_packed_sequence, or is batch_sizes.size(0) as
+ * its total_length. */
+static gboolean
+packed_uses_only (GraphValue *v)
+{
+  if (graph_value_is_graph_output (v))
+    return FALSE;
+  for (guint i = 0; i < graph_value_n_uses (v); i++)
+    {
+      const GraphUse *u = graph_value_use (v, i);
+      gboolean rnn_packed = is_rnn_kind (u->node) && graph_node_n_inputs (u->node) > 3
+                            && is_tensor_list (graph_node_input (u->node, 3)) && u->index <= 1;
+      gint64 dim;
+      gboolean size0 = graph_node_is (u->node, "aten::size") && u->index == 0
+                       && graph_node_n_inputs (u->node) == 2
+                       && sym_get_const_int (graph_node_input (u->node, 1), &dim) && dim == 0
+                       && feeds_total_length_only (graph_node_output (u->node, 0), 0);
+      if (!rnn_packed && !size0
+          && !(graph_node_is (u->node, "aten::_pad_packed_sequence") && u->index <= 1))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* total_length is batch_sizes.size(0) (what pad_packed_sequence passes
+ * when the caller gives none). */
+static gboolean
+natural_total_length (GraphValue *tl, GraphValue *batch_sizes)
+{
+  for (int k = 0; tl && k < 8; k++)
+    {
+      GraphNode *p = graph_value_node (tl);
+      if (is_scalar_conversion (p) && graph_node_n_inputs (p) == 1)
+        {
+          tl = graph_node_input (p, 0);
+          continue;
+        }
+      gint64 dim;
+      return p && graph_node_is (p, "aten::size") && graph_node_input (p, 0) == batch_sizes
+             && sym_get_const_int (graph_node_input (p, 1), &dim) && dim == 0;
+    }
+  return FALSE;
+}
+
+/* v (an RNN's packed output) is read only by _pad_packed_sequence, maybe
+ * through the tuples a module call packs and unpacks. */
+static gboolean
+reaches_pad_only (GraphValue *v, int depth)
+{
+  if (depth > 8 || graph_value_is_graph_output (v))
+    return FALSE;
+  for (guint i = 0; i < graph_value_n_uses (v); i++)
+    {
+      const GraphUse *u = graph_value_use (v, i);
+      if (graph_node_is (u->node, "aten::_pad_packed_sequence") && u->index == 0)
+        continue;
+      if (!graph_node_is (u->node, "prim::TupleConstruct"))
+        return FALSE;
+      GraphValue *tuple = graph_node_output (u->node, 0);
+      if (graph_value_is_graph_output (tuple))
+        return FALSE;
+      for (guint k = 0; k < graph_value_n_uses (tuple); k++)
+        {
+          GraphNode *un = graph_value_use (tuple, k)->node;
+          if (!graph_node_is (un, "prim::TupleUnpack") || u->index >= graph_node_n_outputs (un)
+              || !reaches_pad_only (graph_node_output (un, u->index), depth + 1))
+            return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+/* The trace value v, seen back through the tuples a module call packs
+ * and unpacks (TupleUnpack of a TupleConstruct). */
+static GraphValue *
+through_tuples (GraphValue *v)
+{
+  for (int k = 0; v && k < 8; k++)
+    {
+      GraphNode *p = graph_value_node (v);
+      if (!p || !graph_node_is (p, "prim::TupleUnpack") || graph_node_n_inputs (p) != 1)
+        return v;
+      GraphNode *t = graph_value_node (graph_node_input (p, 0));
+      guint idx = 0;
+      while (idx < graph_node_n_outputs (p) && graph_node_output (p, idx) != v)
+        idx++;
+      if (!t || !graph_node_is (t, "prim::TupleConstruct") || idx >= graph_node_n_inputs (t))
+        return v;
+      v = graph_node_input (t, idx);
+    }
+  return v;
+}
+
+/* aten::_pack_padded_sequence(input, lengths, batch_first) → (data, batch_sizes) */
+static gboolean
+sym_pack_padded_sequence (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *input, *lengths;
+  gint64 batch_first;
+  if (!sym_parse_args (ctx, n, "v,v,i", &input, &lengths, &batch_first, error))
+    return FALSE;
+  if (sym_rank (input) != 3)
+    /* torch 1.13: also refuses (RNN inputs are rank 3) */
+    return sym_unimplemented (ctx, n, error, "a packed input of rank other than 3");
+  for (guint i = 0; i < 2; i++)
+    if (!packed_uses_only (graph_node_output (n, i)))
+      /* torch 1.13: also refuses (a prim::PackPadded its peephole cannot remove) */
+      return sym_unimplemented (ctx, n, error, "a packed sequence read by something other than an "
+                                "RNN or pad_packed_sequence (ONNX has no packed sequences)");
+  static const gint64 perm[3] = { 1, 0, 2 };
+  out[0] = batch_first ? graph_op (G, "Transpose", input, "perm_is", 3, perm, NULL) : input;
+  out[1] = sym_dtype (lengths) == GRAPH_DTYPE_INT32 ? lengths : sym_cast (ctx, lengths, GRAPH_DTYPE_INT32);
+  return out[0] && out[1];
+}
+
+/* aten::_pad_packed_sequence(data, batch_sizes, batch_first, padding_value,
+ *   total_length) → (padded, lengths): data is already padded (time-major),
+ * with zeros past each length (Note [Packed sequences]). */
+static gboolean
+sym_pad_packed_sequence (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *data, *lengths;
+  gint64 batch_first;
+  double padding;
+  if (!sym_parse_args (ctx, n, "v,v,i,f", &data, &lengths, &batch_first, &padding, error))
+    return FALSE;
+  if (graph_node_n_inputs (n) > 4 && !sym_is_none (graph_node_input (n, 4))
+      && !natural_total_length (graph_node_input (n, 4), graph_node_input (n, 1)))
+    /* torch 1.13: ignores total_length (a wrong shape when it is longer); refused here because of that */
+    return sym_unimplemented (ctx, n, error, "total_length");
+  if (padding != 0)
+    /* torch 1.13: ignores padding_value (zeros past each length); refused here because of that */
+    return sym_unimplemented (ctx, n, error, "a non-zero padding_value");
+  GraphNode *p = graph_value_node (through_tuples (graph_node_input (n, 0)));
+  if (!(is_rnn_kind (p) && graph_node_n_inputs (p) > 3 && is_tensor_list (graph_node_input (p, 3)))
+      && !(p && graph_node_is (p, "aten::_pack_padded_sequence")))
+    /* torch 1.13: also refuses (a prim::PadPacked its peephole cannot remove) */
+    return sym_unimplemented (ctx, n, error, "packed data that does not come from an RNN or "
+                              "pack_padded_sequence");
+  static const gint64 perm[3] = { 1, 0, 2 };
+  out[0] = batch_first ? graph_op (G, "Transpose", data, "perm_is", 3, perm, NULL) : data;
+  out[1] = sym_cast (ctx, lengths, GRAPH_DTYPE_INT64);
+  return out[0] && out[1];
+}
+
 static const RnnVariant lstm = RNN_LSTM, gru = RNN_GRU, rnn_tanh = RNN_TANH, rnn_relu = RNN_RELU;
 
 static const SymEntry entries[] = {
@@ -262,5 +459,7 @@ static const SymEntry entries[] = {
   SYM_DATA ("aten::gru", generic_rnn, &gru),
   SYM_DATA ("aten::rnn_tanh", generic_rnn, &rnn_tanh),
   SYM_DATA ("aten::rnn_relu", generic_rnn, &rnn_relu),
+  SYM_FN ("aten::_pack_padded_sequence", sym_pack_padded_sequence),
+  SYM_FN ("aten::_pad_packed_sequence", sym_pad_packed_sequence),
 };
 const SymTable sym_opset9_rnn = SYM_TABLE (9, entries);

@@ -530,6 +530,13 @@ sym_squeeze_op (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
       out[0] = self;    /* squeezing a dim that is not 1 is a no-op */
       return TRUE;
     }
+  /* PyTorch squeezes only a dim of size 1: with the size known only at
+   * run time (a dynamic axis) the output's rank is too.  torch writes an If
+   * whose output has no rank, which an ONNX graph output cannot declare. */
+  if (size < 0)
+    /* torch 1.13: exports an If whose output has no rank (11+); refused here because a graph output must declare one */
+    return sym_unimplemented (ctx, n, error, "squeeze of a dim whose size is known only at run time "
+                              "(the output's rank would depend on it)");
   out[0] = sym_squeeze (ctx, self, 1, &dim);
   return TRUE;
 }
@@ -679,6 +686,28 @@ sym_repeat (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   GraphValue *self, *reps;
   if (!sym_parse_args (ctx, n, "vv", &self, &reps, error))
     return FALSE;
+  /* More repeats than dims: self gains leading dims of size 1 first (Tile
+   * wants one repeat per dim; torch: Expand(self, ones_like(repeats))). */
+  int rank = sym_rank (self);
+  gint64 nrep = sym_static_dim_size (reps, 0);
+  if (rank >= 0 && nrep >= 0 && nrep < rank)
+    /* torch 1.13: also refuses (PyTorch rejects fewer repeats than dims) */
+    return sym_unimplemented (ctx, n, error, "fewer repeats than dims");
+  if (rank >= 0 && nrep > rank)
+    {
+      gint64 axes[TENSOR_MAX_RANK];
+      for (gint64 i = 0; i < nrep - rank && i < TENSOR_MAX_RANK; i++)
+        axes[i] = i;
+      self = sym_unsqueeze (ctx, self, (gsize) (nrep - rank), axes);
+    }
+  else if (rank < 0 || nrep < 0)
+    {
+      gint64 len1 = 1, v1 = 1;
+      g_autoptr (Tensor) one = tensor_new_from_data (GRAPH_DTYPE_INT64, 1, &len1, &v1, sizeof v1, NULL);
+      GraphValue *ones = graph_op (G, "ConstantOfShape", graph_op (G, "Shape", reps, NULL),
+                                   "value_t", one, NULL);
+      self = graph_op (G, "Expand", self, ones, NULL);
+    }
   out[0] = graph_op (G, "Tile", self, reps, NULL);
   return TRUE;
 }

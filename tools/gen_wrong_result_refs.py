@@ -6,8 +6,10 @@ and gave numbers, shapes or types other than PyTorch's (issue 11), each as
   CASE.expected.npy    PyTorch's (eager) output
 The test (tests/symbolic/test-wrong-results.c) exports each at several
 opsets, runs it in the executor and compares element type, shape and values.
-Run with Debian's python: /usr/bin/python3 tools/gen_wrong_result_refs.py"""
+Run with Debian's python: /usr/bin/python3 tools/gen_wrong_result_refs.py [CASE...]
+(only the named cases when some are given)."""
 import os
+import sys
 import warnings
 from typing import List
 
@@ -19,6 +21,12 @@ from torchvision.models.detection import roi_heads
 warnings.filterwarnings("ignore")
 torch.manual_seed(0)
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "fixtures", "wrong-results")
+
+
+def seeded(*shape):
+    """Normal values from a generator of their own: cases added later do not
+    shift the global generator, so the earlier cases' inputs stay as they were."""
+    return torch.randn(*shape, generator=torch.Generator().manual_seed(sum(shape) * 7919))
 
 
 class Fn(torch.nn.Module):
@@ -173,6 +181,28 @@ def bicubic_to(x: torch.Tensor, s: torch.Tensor) -> torch.Tensor:
                          align_corners=False)[:, 0]
 
 
+def packed_lstm(x, lengths, h0, c0, w_ih, w_hh, b_ih, b_hh):
+    # pack_padded_sequence → a bidirectional LSTM's packed form → pad_packed_sequence
+    # (weights as inputs: a trace text holds no tensor data)
+    packed = torch.nn.utils.rnn.pack_padded_sequence(x, lengths, batch_first=True)
+    out, h, c = torch._VF.lstm(packed.data, packed.batch_sizes, (h0, c0), [w_ih, w_hh, b_ih, b_hh,
+                                                                          w_ih * 0.5, w_hh, b_ih, b_hh],
+                               True, 1, 0.0, False, True)
+    padded, _ = torch.nn.utils.rnn.pad_packed_sequence(
+        torch.nn.utils.rnn.PackedSequence(out, packed.batch_sizes), batch_first=True)
+    return padded * 2 + torch.cat([h[0] - c[1], h[1] + c[0]], 1).unsqueeze(1)
+
+
+def packed_inputs(seed):
+    g = torch.Generator().manual_seed(seed)
+    r = lambda *s: torch.randn(*s, generator=g)
+    return (r(3, 5, 4), torch.tensor([5, 3, 2]), r(2, 3, 6), r(2, 3, 6), r(24, 4), r(24, 6), r(24), r(24))
+
+
+def packed_data_read(x, lengths):
+    return torch.nn.utils.rnn.pack_padded_sequence(x, lengths).data * 2
+
+
 def view_write(x):
     m = x.new_zeros((4, 5))
     m.view(20)[3:6] = 1
@@ -224,6 +254,46 @@ CASES = {
     # x[i] = v, x[:, i] = v, x[i, j] = v, x[mask] = v, x[i] += 1 (index_put_), x[mask]
     "index_put": (index_put, (torch.randn(3, 4, 5), torch.tensor([0, -1]), torch.tensor([1, -1]),
                               torch.randn(3, 4, 5) > 0.3)),
+    # found by bench/pytorch-onnx-suite.py (PyTorch's own ONNX tests):
+    # argmax(keepdim=True) without dim keeps every dim, each of size 1
+    "argmax_keepdim_no_dim": (lambda x: torch.argmax(x, keepdim=True) * 10 + torch.argmin(x, keepdim=True),
+                              (seeded(3, 2, 5),)),
+    # a ceil-mode window that starts in the right padding is dropped (17 windows of 50, not 18)
+    "avg_pool_ceil_counted_pad": (lambda x: F.avg_pool2d(x, 3, 3, padding=1, ceil_mode=True,
+                                                         count_include_pad=True), (seeded(1, 2, 5, 8),)),
+    # index_add's source broadcasts over self's other dims, as eager
+    "index_add_broadcast_source": (lambda x, i, j: x.index_add(1, i, torch.arange(9.0).view(1, 3, 3))
+                                   + x.index_add(0, j, torch.arange(5.0).view(5, 1)),
+                                   (torch.ones(5, 4, 3), torch.tensor([0, 2, 1]), torch.tensor([4, 0, 2, 1, 3]))),
+    # an InstanceNorm tracking running statistics, in eval mode, normalises with them
+    "instance_norm_running_stats": (lambda x, m, v, w, b: F.instance_norm(x, m, v, w, b, use_input_stats=False),
+                                    (seeded(2, 3, 6), torch.tensor([0.5, -1.0, 2.0]), torch.tensor([1.5, 0.5, 2.5]),
+                                     torch.tensor([0.5, 2.0, 0.25]), torch.tensor([-1.0, 0.0, 1.0]))),
+    # prelu's per-channel weight applies along dim 1, not the last dim
+    "prelu_channels": (lambda x, w: F.prelu(x, w), (seeded(2, 3, 2, 3), torch.tensor([0.1, 0.2, 0.3]))),
+    # prelu of a 0-d input stays 0-d
+    "prelu_0d": (lambda x: F.prelu(x, torch.tensor([0.25])), (torch.tensor(-2.0),)),
+    # more repeats than dims: leading dims of size 1 first
+    "repeat_more_dims": (lambda x: x.repeat(4, 1) + 1, (torch.tensor([1, 2, 3]),)),
+    # element types an op's ONNX schema does not allow (refused by the checker
+    # before): computed in a wider type that holds every value
+    "uint8_arith_wraps": (lambda x, y: (x + y) * x - y, (torch.tensor([200, 3, 17], dtype=torch.uint8),
+                                                         torch.tensor([100, 250, 9], dtype=torch.uint8))),
+    "int8_abs_max": (lambda x, y: torch.max(x.abs(), y), (torch.tensor([-128, -3, 5], dtype=torch.int8),
+                                                          torch.tensor([1, 2, 7], dtype=torch.int8))),
+    "logical_and_int": (lambda x, y: torch.logical_and(x, y) | torch.logical_xor(x, y),
+                        (torch.tensor([0, 3, -2, 0], dtype=torch.int32), torch.tensor([5, 0, 7, 0], dtype=torch.int32))),
+    "bool_mul_add": (lambda x, y: x * y + x, (torch.tensor([True, False, True]), torch.tensor([True, True, False]))),
+    "reciprocal_int64": (lambda x: torch.reciprocal(x), (torch.tensor([2, -4, 8]),)),
+    "relu_int32": (lambda x: torch.relu(x), (torch.tensor([-3, 0, 5], dtype=torch.int32),)),
+    # any/all (no symbolic before): non-zero counts, over a dim or every dim
+    "any_all": (lambda x: torch.cat([x.any(1), x.all(1), x.any().view(1), x.all().view(1),
+                                     x.any(0, keepdim=True).view(-1)]),
+                (torch.tensor([[0.0, 1.5, 0.0, 2.0], [0.0, 0.0, 0.0, 0.0], [1.0, 2.0, 3.0, -1.0]]),)),
+    # packed sequences (refused before): the padded form with the lengths as sequence_lens
+    "packed_lstm": (packed_lstm, packed_inputs(5)),
+    # a bool tensor against a float scalar compares numbers (True > 0.5)
+    "bool_gt_float_scalar": (lambda x: x > 0.5, (torch.tensor([True, False, True]),)),
     # refused before the audit of refusals (doc/refusals.md); inputs without
     # the random stream, so that the cases above keep theirs.
     # trunc rounding of floats: exact beyond 2^63 (torch 1.13 casts through int64)
@@ -391,10 +461,18 @@ REFUSALS = {
     "index_put_accumulate": (Fn(index_put_accumulate), (torch.randn(4, 4), torch.tensor([0, 2]))),
     # a loop-carried int64 tensor that the body makes float (ONNX Loop keeps its type)
     "loop_changes_dtype": (Fn(loop_changes_dtype), (torch.randn(3),)),
+    # the packed data read directly (ONNX has no packed sequences)
+    "packed_data_read": (Fn(packed_data_read), (torch.randn(4, 2, 3), torch.tensor([4, 2]))),
 }
 
 
 def main():
+    """Writes every case, or only those named on the command line."""
+    only = set(sys.argv[1:])
+    for table in (REFUSALS, CASES, DYNAMIC, DATA_DEPENDENT):
+        for name in list(table):
+            if only and name not in only:
+                del table[name]
     os.makedirs(OUT, exist_ok=True)
     for name, (m, inputs) in REFUSALS.items():
         with open(os.path.join(OUT, name + ".trace"), "w") as f:

@@ -830,9 +830,12 @@ promoted_dtype (GraphNode *n, guint *first)
         *slot = d;
     }
   GraphDType target = tensor_t != GRAPH_DTYPE_UNDEFINED ? tensor_t : scalar_t;
-  if (tensor_t != GRAPH_DTYPE_UNDEFINED && graph_dtype_is_integer (tensor_t)
-      && graph_dtype_is_floating (scalar_t))
+  gboolean int_or_bool = graph_dtype_is_integer (tensor_t) || tensor_t == GRAPH_DTYPE_BOOL;
+  if (int_or_bool && graph_dtype_is_floating (scalar_t))
     target = GRAPH_DTYPE_FLOAT;
+  /* a bool tensor with an integer scalar is int64 (bool_t > 2 compares numbers) */
+  else if (tensor_t == GRAPH_DTYPE_BOOL && graph_dtype_is_integer (scalar_t))
+    target = GRAPH_DTYPE_INT64;
   return target;
 }
 

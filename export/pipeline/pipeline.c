@@ -664,6 +664,7 @@ export_impl (const Graph *trace, const ExportOptions *o, GPtrArray *origins,
   export_fuse_conv_batchnorm (g);
   export_flatten_concats (g);
   export_scalar_type_analysis (g);
+  export_legalize_element_types (g, o->opset);
   if (o->do_constant_folding && export_fold_constants (g, error) == G_MAXUINT)
     return NULL;
   graph_eliminate_dead_code (g);

@@ -62,19 +62,6 @@ def all_nodes(graph):
 
 
 
-def _traceable(out):
-    """Whether torch.jit.trace takes this output as it is: a tensor, or
-    tuples/lists of them, or a dict of tensors."""
-    if isinstance(out, torch.Tensor):
-        return True
-    if isinstance(out, (tuple, list)):
-        return all(isinstance(o, torch.Tensor) or (isinstance(o, (tuple, list)) and _traceable(o))
-                   for o in out)
-    if isinstance(out, dict):
-        return all(isinstance(o, torch.Tensor) for o in out.values())
-    return False
-
-
 class _Flattened(torch.nn.Module):
     """A model whose inputs are plain tensors (a list-of-tensors argument,
     a detection model's images, becomes one input per element) and whose
@@ -110,28 +97,56 @@ def _flat_args(args):
     return tuple(flat), lengths
 
 
+def tensorize(args):
+    """Python numbers among the arguments (nested in tuples and lists too)
+    as 0-d tensors, as torch.onnx.export passes them (torch.jit._flatten):
+    graph inputs, not constants of the trace."""
+    if isinstance(args, bool):
+        return torch.tensor(args)
+    if isinstance(args, int):
+        return torch.tensor(args)
+    if isinstance(args, float):   # double, as torch.jit._flatten makes it
+        return torch.tensor(args, dtype=torch.float64)
+    if isinstance(args, tuple):
+        return tuple(tensorize(a) for a in args)
+    if isinstance(args, list):
+        return [tensorize(a) for a in args]
+    return args
+
+
 def trace(model, args):
     """(text, tensors, outputs): the trace text, the state_dict plus every
     tensor constant of the trace under "__constant__.<value name>" (PyTorch
-    prints those lossily), and PyTorch's outputs for `args`, flattened."""
+    prints those lossily), and the traced model's outputs for `args`,
+    flattened.  The model's forward runs once, as in torch.onnx.export: a
+    forward that changes the model's state (self.w = self.w * 3) is traced
+    from the state it was given in."""
     if isinstance(args, torch.Tensor):
         args = (args,)
-    args = tuple(args)
-    with torch.no_grad():
-        outputs = model(*args)
-    traced_model, traced_args = model, args
+    args = tensorize(tuple(args))
     flat, lengths = _flat_args(args)
-    if not _traceable(outputs) or any(n is not None for n in lengths):
-        # a list of dicts out or a list of tensors in (detection models):
-        # trace a module with plain inputs and a flat tuple out, as
-        # torch.onnx.export does; its weights are named "model.<name>"
-        traced_model, traced_args = _Flattened(model, lengths), flat
     # Traced with autograd on, as torch.onnx.export does: under no_grad,
     # nn.TransformerEncoderLayer and nn.MultiheadAttention take their fused
     # fast path (aten::_transformer_encoder_layer_fwd,
     # _native_multi_head_attention) instead of their ordinary ops.
-    traced = torch.jit.trace(traced_model, traced_args, check_trace=False, strict=False)
-    outputs = flatten(outputs)
+    traced = traced_model = None
+    if all(n is None for n in lengths):
+        try:
+            traced_model, traced_args = model, args
+            traced = torch.jit.trace(model, args, check_trace=False, strict=False)
+        except (RuntimeError, TypeError, AssertionError, ValueError):
+            # outputs torch.jit.trace does not take (a list of dicts, a dict
+            # of mixed values): traced flattened below, and an error of the
+            # model itself comes again from there
+            traced = None
+    if traced is None:
+        # a list of dicts out or a list of tensors in (detection models):
+        # trace a module with plain inputs and a flat tuple out, as
+        # torch.onnx.export does; its weights are named "model.<name>"
+        traced_model, traced_args = _Flattened(model, lengths), flat
+        traced = torch.jit.trace(traced_model, traced_args, check_trace=False, strict=False)
+    with torch.no_grad():
+        outputs = flatten(traced(*traced_args))
     graph = traced.inlined_graph
     text = graph_text(graph)   # renames the bodies' values: before reading their names
     tensors = state_tensors(traced_model, graph)
@@ -234,6 +249,8 @@ def state_tensors(model, graph):
 def flatten(out):
     """A model's outputs as a list of tensors (tuples and lists flattened,
     dicts by their values in insertion order, as torch.onnx.export does)."""
+    if out is None:   # torch.onnx.export drops the outputs that are None
+        return []
     if isinstance(out, torch.Tensor):
         return [out]
     if isinstance(out, (tuple, list)):

@@ -73,7 +73,7 @@ def verify(model, args, f, rtol=1e-3, atol=1e-5, file=None):
             v = api["graph_input"](graph, i)
             if not api["graph_value_get_initializer"](v):
                 names.append(api["graph_value_get_name"](v))
-        args = _trace._flat_args(args)[0]   # a list of tensors is one input per element
+        args = _trace._flat_args(_trace.tensorize(args))[0]   # a list of tensors: one input per element
         if len(names) != len(args):
             raise SymonnxError(f"{f} has {len(names)} inputs, and {len(args)} arguments were given")
         from . import _dtype_table, _tensor   # noqa: F401

@@ -5,6 +5,8 @@
   python_api.py signature        export() takes torch.onnx.export's arguments;
                                  python3 -m symonnx runs the CLI
   python_api.py errors DIR       failures raise SymonnxError, write nothing
+  python_api.py stateful DIR     a forward that changes the model is run once;
+                                 None outputs, Python-number arguments
 
 Each check compares with something that is not symonnx: PyTorch's outputs
 (symonnx.verify runs the model), onnx.checker, torch's own signature.
@@ -116,6 +118,54 @@ def transformer(d):
     print("transformer: ok")
 
 
+def stateful(d):
+    """A forward that changes the model's state (self.w = self.w * 3, as
+    test_set_attr_modules of PyTorch's ONNX suite) is traced from the state
+    it was given, as torch.onnx.export does: the export runs forward once.
+    Also: outputs that are None are dropped, and Python numbers among the
+    arguments are graph inputs, as torch.onnx.export does."""
+    import copy
+
+    class Stateful(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = torch.arange(4.0) + 1
+
+        def forward(self, x):
+            self.w = self.w * 3
+            return x * self.w
+
+    class NoneOut(torch.nn.Module):
+        def forward(self, x):
+            return x + 1, (None, x * 2)
+
+    model = Stateful()
+    fresh = copy.deepcopy(model)
+    x = torch.randn(2, 4)
+    path = os.path.join(d, "stateful.onnx")
+    symonnx.export(model, (x,), path)
+    check_file(path)
+    verified(fresh, (x,), path)   # fresh's one forward: w * 3
+    path = os.path.join(d, "none-out.onnx")
+    symonnx.export(NoneOut(), (x,), path)
+    check_file(path)
+    assert len(onnx.load(path).graph.output) == 2
+    verified(NoneOut(), (x,), path)
+
+    # Python numbers among the arguments are graph inputs (0-d int64 and
+    # double tensors), as torch.onnx.export makes them: other values run
+    class Numbers(torch.nn.Module):
+        def forward(self, x, k: int, s: float):
+            return x * k + s
+
+    path = os.path.join(d, "numbers.onnx")
+    symonnx.export(Numbers(), (x, 3, 2.5), path)
+    check_file(path)
+    verified(Numbers(), (x, 3, 2.5), path)
+    verified(Numbers(), (x, -5, 0.25), path)
+    print("stateful: ok")
+
+
 def signature():
     ours = inspect.signature(symonnx.export).parameters
     theirs = inspect.signature(torch.onnx.export).parameters
@@ -157,4 +207,4 @@ if __name__ == "__main__":
         signature()
     else:
         {"seeds": seeds, "function": function, "errors": errors,
-         "transformer": transformer}[what](sys.argv[2])
+         "transformer": transformer, "stateful": stateful}[what](sys.argv[2])
