@@ -139,8 +139,8 @@ k_nms (RtCall *call, GError **error)
 static double
 roi_sample (const RtTensor *x, gint64 p, gint64 H, gint64 W, double y, double xx)
 {
-  if (y < -1.0 || y > (double) H || xx < -1.0 || xx > (double) W)
-    return 0;
+  if (H <= 0 || W <= 0 || y < -1.0 || y > (double) H || xx < -1.0 || xx > (double) W)
+    return 0;   /* an empty feature map has no pixel to sample (it read x[-1]) */
   y = MAX (y, 0);
   xx = MAX (xx, 0);
   gint64 yl = (gint64) y, xl = (gint64) xx, yh, xh;
