@@ -482,6 +482,14 @@ sym_scatter_add (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error
   if (dt == GRAPH_DTYPE_UNDEFINED)
     /* torch 1.13: also refuses (_unimplemented "scatter_add: input dtype not accessible") */
     return sym_unimplemented (ctx, n, error, "scatter_add of an input of unknown type");
+  if (sym_opset (ctx) >= 16)
+    {
+      /* exact with repeated indices (as torch's opset-16 symbolic); below 16 the
+       * scatter into zeros keeps one update per repeated index, as torch's */
+      src = sym_scatter_src_like_index (ctx, src, index);
+      out[0] = graph_op (G, "ScatterElements", self, index, src, "axis_i", dim, "reduction_s", "add", NULL);
+      return TRUE;
+    }
   gint64 dims[TENSOR_MAX_RANK];
   int rank = sym_rank (self);
   GraphValue *zeros = rank >= 0 && rank <= TENSOR_MAX_RANK && sym_static_shape (self, dims)
