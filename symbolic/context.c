@@ -534,7 +534,8 @@ sym_get_const_int (GraphValue *src, gint64 *v)
       return TRUE;
     }
   /* torch's 'i' accepts an integral float constant (a traced 2.0 used as dim). */
-  if (graph_node_get_f (p, "value", &d) && d == (double) (gint64) d)
+  if (graph_node_get_f (p, "value", &d) && d >= -9223372036854775808.0 && d < 9223372036854775808.0
+      && d == (double) (gint64) d)   /* range first: the cast of a huge or NaN value is undefined */
     {
       *v = (gint64) d;
       return TRUE;
