@@ -7,9 +7,12 @@
  *       Add (bias): torch's layer_norm below opset 17 →  one LayerNorm
  *   Div (c1), Erf, Add (c2), Mul (x), Mul (c3): torch's gelu → one Gelu
  *
- * Only float tensors (their static type), weights and constants where the
- * kernels read scalars or vectors, and values no one else reads (nor
- * returned) are fused; anything else keeps its nodes. */
+ * Only float chains are fused: each has a float weight or constant that an
+ * operator whose operands share one type reads with the chain's values, so
+ * in a valid graph those are float too (the kernels check at run time).
+ * The kernels read scalars or vectors from weights and constants only, and
+ * only values no one else reads (nor returned) disappear; anything else
+ * keeps its nodes. */
 #include "runtime/fuse-private.h"
 #include "runtime/kernels-private.h"
 #include <string.h>
@@ -154,7 +157,7 @@ try_gelu (RtFuser *fz, int i)
 {
   GraphValue *x = graph_node_input (plan (fz, i)->node, 0);
   GeluChain g;
-  if (!is_float (x) || !match_gelu (fz, i, x, i, &g))
+  if (!match_gelu (fz, i, x, i, &g))
     return;
   GraphValue *ins[4] = { x, g.c[0], g.c[1], g.c[2] };
   rt_fuse_replace (fz, i, &rt_fused_gelu_def, NULL, ins, 4, g.out);
@@ -187,7 +190,7 @@ try_matmul (RtFuser *fz, int i)
   GraphValue *a = graph_node_input (p->node, 0), *b = graph_node_input (p->node, 1);
   GraphType *bt = graph_value_type (b);
   gint64 n = last_dim (b);
-  if (!is_float (a) || !is_float (b) || graph_type_rank (bt) != 2 || n < 0)
+  if (!is_float (b) || graph_type_rank (bt) != 2 || n < 0)
     return;
   GraphValue *mm = out0 (fz, i);
   int ja = reader_op (fz, mm, "Add");
@@ -218,9 +221,10 @@ try_matmul (RtFuser *fz, int i)
 
 /* ---- LayerNorm (torch's layer_norm below opset 17) --------------------------- */
 
-/* A ReduceMean over the last axis alone (axes attribute, before opset 18) that keeps dims. */
+/* A ReduceMean over the last axis alone (axes attribute, before opset 18)
+ * that keeps dims; `rank`: the chain's x's (-1: unknown). */
 static gboolean
-mean_last_axis (const RtNodePlan *p)
+mean_last_axis (const RtNodePlan *p, int rank)
 {
   gsize len;
   const gint64 *axes;
@@ -228,22 +232,20 @@ mean_last_axis (const RtNodePlan *p)
       || rt_attr_i (p->node, "keepdims", 1) != 1 || !rt_attr_ints (p->node, "axes", &len, &axes)
       || len != 1)
     return FALSE;
-  if (axes[0] == -1)
-    return TRUE;
-  GraphType *t = graph_value_type (graph_node_input (p->node, 0));
-  return t && graph_type_is_tensor (t) && graph_type_rank (t) >= 1
-         && axes[0] == graph_type_rank (t) - 1;
+  return axes[0] == -1 || (rank >= 1 && axes[0] == rank - 1);
 }
 
 static void
 try_layernorm (RtFuser *fz, int i)
 {
   RtNodePlan *p = plan (fz, i);
-  if (!mean_last_axis (p))
-    return;
   GraphValue *x = graph_node_input (p->node, 0), *mean = out0 (fz, i);
+  GraphType *xt = graph_value_type (x);
+  int rank = xt && graph_type_is_tensor (xt) ? graph_type_rank (xt) : -1;
+  if (!mean_last_axis (p, rank))
+    return;
   int js = reader_op (fz, mean, "Sub");
-  if (!is_float (x) || js < 0 || graph_node_input (plan (fz, js)->node, 0) != x
+  if (js < 0 || graph_node_input (plan (fz, js)->node, 0) != x
       || graph_node_input (plan (fz, js)->node, 1) != mean)
     return;
   /* x - mean is read twice, by Pow and by Div. */
@@ -264,7 +266,7 @@ try_layernorm (RtFuser *fz, int i)
     return;
   GraphValue *e = graph_node_input (plan (fz, jp)->node, 1);
   int jv = rt_fuse_sole_reader (fz, out0 (fz, jp));
-  if (!float_scalar (fz, e, i) || jv < 0 || !mean_last_axis (plan (fz, jv)))
+  if (!float_scalar (fz, e, i) || jv < 0 || !mean_last_axis (plan (fz, jv), rank))
     return;
   int je = reader_op (fz, out0 (fz, jv), "Add");
   GraphValue *eps = je >= 0 ? other_operand (fz, je, out0 (fz, jv)) : NULL;
