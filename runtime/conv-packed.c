@@ -240,22 +240,21 @@ pick_kernel (gint64 *mr, gint64 *nr)
 }
 #endif
 
-RtPackedW *
-rt_conv_pack_weights (const Tensor *w, gint64 group)
+/* p's panels from the matrices (per group) whose element (m, k) is
+ * src[(g * Mg + m) * sm + k * sk] (sm: Mg rows further per group). */
+static RtPackedW *
+pack_a (const float *src, gint64 group, gint64 Mg, gint64 K, gint64 sm, gint64 sk)
 {
   gint64 mr = 0, nr = 0;
   KernelFn kernel = pick_kernel (&mr, &nr);
-  if (kernel == NULL || getenv ("SYMONNX_NO_PACKED_CONV")
-      || tensor_dtype (w) != GRAPH_DTYPE_FLOAT || tensor_rank (w) != 4 || !tensor_has_data (w)
-      || group <= 0 || tensor_dim (w, 0) % group != 0 || tensor_numel (w) == 0
-      || (group > 1 && tensor_dim (w, 0) == group && tensor_dim (w, 1) == 1))
-    return NULL;   /* (depthwise: conv-depthwise.c's loop) */
+  if (kernel == NULL || getenv ("SYMONNX_NO_PACKED_CONV"))
+    return NULL;
   RtPackedW *p = g_new0 (RtPackedW, 1);
-  p->src = tensor_data (w);
-  p->M = tensor_dim (w, 0);
+  p->src = src;
+  p->M = group * Mg;
   p->group = group;
-  p->Mg = p->M / group;
-  p->K = tensor_dim (w, 1) * tensor_dim (w, 2) * tensor_dim (w, 3);
+  p->Mg = Mg;
+  p->K = K;
   p->mr = mr;
   p->nr = nr;
   p->kc = 4096 / nr;
@@ -267,7 +266,6 @@ rt_conv_pack_weights (const Tensor *w, gint64 group)
       g_free (p);
       return NULL;
     }
-  const float *src = tensor_data (w);
   for (gint64 g = 0; g < group; g++)
     for (gint64 pn = 0; pn < p->panels; pn++)
       {
@@ -276,10 +274,55 @@ rt_conv_pack_weights (const Tensor *w, gint64 group)
           for (gint64 i = 0; i < mr; i++)
             {
               gint64 m = pn * mr + i;
-              d[k * mr + i] = m < p->Mg ? src[(g * p->Mg + m) * p->K + k] : 0.0f;
+              d[k * mr + i] = m < p->Mg ? src[(g * p->Mg + m) * sm + k * sk] : 0.0f;
             }
       }
   return p;
+}
+
+RtPackedW *
+rt_conv_pack_weights (const Tensor *w, gint64 group)
+{
+  if (tensor_dtype (w) != GRAPH_DTYPE_FLOAT || tensor_rank (w) != 4 || !tensor_has_data (w)
+      || group <= 0 || tensor_dim (w, 0) % group != 0 || tensor_numel (w) == 0
+      || (group > 1 && tensor_dim (w, 0) == group && tensor_dim (w, 1) == 1))
+    return NULL;   /* (depthwise: conv-depthwise.c's loop) */
+  gint64 K = tensor_dim (w, 1) * tensor_dim (w, 2) * tensor_dim (w, 3);
+  return pack_a (tensor_data (w), group, tensor_dim (w, 0) / group, K, K, 1);
+}
+
+RtPackedW *
+rt_packed_a_new (const float *a, gint64 M, gint64 K, gint64 sm, gint64 sk)
+{
+  return M > 0 && K > 0 ? pack_a (a, 1, M, K, sm, sk) : NULL;
+}
+
+gboolean
+rt_packed_a_is (const RtPackedW *p, const void *src, gint64 M, gint64 K)
+{
+  return p && p->src == src && p->group == 1 && p->M == M && p->K == K;
+}
+
+gint64
+rt_packed_nr (const RtPackedW *p)
+{
+  return p->nr;
+}
+
+void
+rt_conv_pack_b_cols (const RtPackedW *p, const float *src, gint64 ld, gint64 n, float *bp)
+{
+  gint64 K = p->K, nr = p->nr;
+  for (gint64 j = 0; j < (n + nr - 1) / nr * nr; j++)
+    {
+      float *d = bp + (j / nr) * K * nr + j % nr;
+      if (j >= n)
+        for (gint64 k = 0; k < K; k++)
+          d[k * nr] = 0.0f;
+      else
+        for (gint64 k = 0; k < K; k++)
+          d[k * nr] = src[j * ld + k];
+    }
 }
 
 void

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "runtime/session-private.h"
+#include "runtime/spatial.h"
 
 typedef struct
 {
@@ -48,6 +49,7 @@ typedef enum { RT_FUSED_NONE, RT_FUSED_RELU, RT_FUSED_GELU } RtFusedAct;
 typedef struct
 {
   RtFusedAct act;
+  RtPackedW *packed;   /* the MatMul's packed B (its prepare()), or NULL */
 } RtFusedMatMul;
 extern const RtKernelDef rt_fused_matmul_def;      /* A, B, bias, Gelu's c1 c2 c3; RtFusedMatMul */
 extern const RtKernelDef rt_fused_layernorm_def;   /* x, exponent, eps, scale, bias */

@@ -216,6 +216,8 @@ try_matmul (RtFuser *fz, int i)
       gelu_gone (fz, &g);
     }
   fz->gone[ja] = TRUE;
+  f.packed = p->state;   /* moves into the fused node */
+  p->state = NULL;
   rt_fuse_replace (fz, i, &rt_fused_matmul_def, g_memdup2 (&f, sizeof f), ins, 6, out);
 }
 

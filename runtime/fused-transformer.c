@@ -16,6 +16,7 @@
  * threads give the same bits. */
 #include "runtime/fuse-private.h"
 #include "runtime/kernels-private.h"
+#include "runtime/matmul-packed.h"
 #include <math.h>
 
 /* Refusal when the tensors bound at run time do not fit the fused kernel
@@ -133,6 +134,13 @@ bias_rows (gint64 begin, gint64 end, gpointer data)
     }
 }
 
+static void
+gelu_rows (float *y, gint64 rows, gint64 n, gconstpointer data)
+{
+  for (gint64 i = 0; i < rows * n; i++)
+    y[i] = gelu_one (y[i], data);
+}
+
 /* Inputs: A, B, bias (1-D, B's columns), Gelu's c1, c2, c3 (absent unless Gelu). */
 static gboolean
 k_matmul_bias (RtCall *call, GError **error)
@@ -145,6 +153,15 @@ k_matmul_bias (RtCall *call, GError **error)
   BiasJob j = { .bias = bias->data, .n = b->dims[1], .f = f };
   if (f->act == RT_FUSED_GELU && !gelu_consts (call, 3, &j.g, error))
     return FALSE;
+  /* Packed weights: bias and Relu in the kernel's store, Gelu per block of
+   * rows while in cache. */
+  RtEpilogue ep = { .act = f->act == RT_FUSED_RELU ? RT_ACT_RELU : RT_ACT_NONE };
+  gboolean done = FALSE;
+  if (f->packed && !rt_matmul_packed (call, f->packed, a, b, j.bias, &ep,
+                                      f->act == RT_FUSED_GELU ? gelu_rows : NULL, &j.g, &done, error))
+    return FALSE;
+  if (done)
+    return TRUE;
   if (!rt_matmul (call, a, b, error))
     return FALSE;
   RtTensor *y = rt_fuse_output (call);
@@ -153,9 +170,17 @@ k_matmul_bias (RtCall *call, GError **error)
   return TRUE;
 }
 
+static void
+fused_matmul_free (gpointer state)
+{
+  RtFusedMatMul *f = state;
+  rt_conv_packed_free (f->packed);
+  g_free (f);
+}
+
 const RtKernelDef rt_fused_matmul_def = {
   RT_ONNX ("MatMul", 1), RT_IN (6, 6), RT_OUT (1, 1), .dtypes = RT_DT (FLOAT),
-  .run = k_matmul_bias, .free_state = g_free,
+  .run = k_matmul_bias, .free_state = fused_matmul_free,
 };
 
 /* ---- LayerNorm (opset 13 pattern) -------------------------------------------- */

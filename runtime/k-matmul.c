@@ -1,6 +1,7 @@
 /* MatMul (numpy semantics, batched) and Gemm through OpenBLAS. */
 #include "runtime/kernels-private.h"
 #include "runtime/blas.h"
+#include "runtime/matmul-packed.h"
 #include <string.h>
 
 /* One generic loop for integer MatMul (no BLAS for integers). */
@@ -130,7 +131,25 @@ rt_matmul (RtCall *call, const RtTensor *a, const RtTensor *b, GError **error)
 static gboolean
 k_matmul (RtCall *call, GError **error)
 {
-  return rt_matmul (call, call->inputs[0], call->inputs[1], error);
+  gboolean done = FALSE;
+  if (call->state && !rt_matmul_packed (call, call->state, call->inputs[0], call->inputs[1], NULL,
+                                        NULL, NULL, NULL, &done, error))
+    return FALSE;
+  return done || rt_matmul (call, call->inputs[0], call->inputs[1], error);
+}
+
+/* A constant 2-D float B (a Linear layer's weights) packed once for the
+ * packed GEMM (matmul-packed.c); no state otherwise. */
+static gboolean
+matmul_prepare (const GraphNode *node, gint64 opset, gpointer *state, GError **error)
+{
+  (void) opset, (void) error;
+  GraphValue *v = graph_node_n_inputs (node) > 1 ? graph_node_input (node, 1) : NULL;
+  Tensor *t = v ? graph_value_get_initializer (v) : NULL;
+  if (t == NULL && v)
+    t = graph_value_constant_tensor (v);
+  *state = t && tensor_has_data (t) ? rt_matmul_pack_b (t) : NULL;
+  return TRUE;
 }
 
 gboolean
@@ -225,7 +244,8 @@ k_gemm (RtCall *call, GError **error)
 }
 
 static const RtKernelDef defs[] = {
-  { RT_ONNX ("MatMul", 1), RT_IN (2, 2), RT_OUT (1, 1), .dtypes = RT_DT_FLOATS | RT_DT_INTS, .run = k_matmul },
+  { RT_ONNX ("MatMul", 1), RT_IN (2, 2), RT_OUT (1, 1), .dtypes = RT_DT_FLOATS | RT_DT_INTS, .run = k_matmul,
+    .prepare = matmul_prepare, .free_state = (GDestroyNotify) rt_conv_packed_free },
   { RT_ONNX ("Gemm", 1), RT_IN (2, 3), RT_OUT (1, 1), .dtypes = RT_DT_FLOATS, .run = k_gemm },
 };
 

@@ -266,6 +266,45 @@ test_threads_same_bits (void)
   tensor_unref (out[1]);
 }
 
+/* MatMul with constant B on the packed GEMM (runtime/matmul-packed.c),
+ * both kernels, against the sum evaluated in double in the test: rows
+ * around the panel width (1, 31, 33, 70), N off the register tile (13),
+ * K across several K slices (300).  The bound is float's rounding of K
+ * products and partial sums: |error| <= K * 2^-23 * sum |a b|. */
+static void
+test_matmul_packed (void)
+{
+  const gint64 rows[4] = { 1, 31, 33, 70 }, K = 300, N = 13;
+  for (int kernel = 0; kernel < 2; kernel++)
+    for (int r = 0; r < 4; r++)
+      {
+        if (kernel)
+          g_setenv ("SYMONNX_PACKED_CONV_AVX2", "1", TRUE);
+        const gint64 xd[2] = { rows[r], K }, wd[2] = { K, N };
+        g_autoptr (Graph) g = fz_new_graph_at (13);
+        name_output (g, graph_op (g, "MatMul", fz_input (g, "x", 2, xd), fz_weights (g, "w", 2, wd), NULL), "y");
+        g_autoptr (GHashTable) in = one_input ("x", 2, xd);
+        guint n;
+        g_autoptr (Tensor) y = fz_run (g, in, FALSE, "y", &n);
+        g_unsetenv ("SYMONNX_PACKED_CONV_AVX2");
+        const float *x = tensor_data (g_hash_table_lookup (in, "x"));
+        const float *w = tensor_data (graph_value_get_initializer (graph_find_value (g, "w")));
+        const float *yv = tensor_data (y);
+        g_assert_cmpint (tensor_numel (y), ==, rows[r] * N);
+        for (gint64 i = 0; i < rows[r]; i++)
+          for (gint64 j = 0; j < N; j++)
+            {
+              double ref = 0, mag = 0;
+              for (gint64 k = 0; k < K; k++)
+                {
+                  ref += (double) x[i * K + k] * w[k * N + j];
+                  mag += fabs ((double) x[i * K + k] * w[k * N + j]);
+                }
+              g_assert_cmpfloat (fabs (yv[i * N + j] - ref), <=, K * ldexp (1.0, -23) * mag);
+            }
+      }
+}
+
 void
 test_fusion_transformer_register (void)
 {
@@ -275,4 +314,5 @@ test_fusion_transformer_register (void)
   g_test_add_func ("/runtime/fusion/transformer-not-fused", test_not_fused);
   g_test_add_func ("/runtime/fusion/refuses-override", test_refuses_override);
   g_test_add_func ("/runtime/threads/transformer-same-bits", test_threads_same_bits);
+  g_test_add_func ("/runtime/matmul/packed", test_matmul_packed);
 }
