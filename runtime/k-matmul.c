@@ -49,6 +49,37 @@ mm (GraphDType dt, const void *a, const void *b, void *c, gint64 M, gint64 N, gi
     }
 }
 
+typedef struct
+{
+  GraphDType    dt;
+  const char   *a, *b;
+  char         *o;
+  gint64        M, N, K;
+  gsize         es;
+  guint         brank;
+  const gint64 *bdims, *sa, *sb;   /* batch dims, a's and b's batch strides (0: broadcast) */
+} BatchJob;
+
+static void
+batch_range (gint64 begin, gint64 end, gpointer data)
+{
+  const BatchJob *j = data;
+  gint64 es = (gint64) j->es;
+  for (gint64 k = begin; k < end; k++)
+    {
+      gint64 oa = 0, ob = 0, rest = k;
+      for (gint64 d = (gint64) j->brank - 1; d >= 0; d--)
+        {
+          gint64 c = rest % j->bdims[d];
+          rest /= j->bdims[d];
+          oa += c * j->sa[d];
+          ob += c * j->sb[d];
+        }
+      mm (j->dt, j->a + oa * j->M * j->K * es, j->b + ob * j->K * j->N * es,
+          j->o + k * j->M * j->N * es, j->M, j->N, j->K);
+    }
+}
+
 gboolean
 rt_matmul (RtCall *call, const RtTensor *a, const RtTensor *b, GError **error)
 {
@@ -92,11 +123,10 @@ rt_matmul (RtCall *call, const RtTensor *a, const RtTensor *b, GError **error)
   RtTensor abat = { .dtype = a->dtype, .rank = ar - 2 }, bbat = { .dtype = b->dtype, .rank = br - 2 };
   memcpy (abat.dims, ad, (ar - 2) * sizeof (gint64));
   memcpy (bbat.dims, bd, (br - 2) * sizeof (gint64));
-  gint64 sa[RT_MAX_RANK], sb[RT_MAX_RANK], c[RT_MAX_RANK] = { 0 };
+  gint64 sa[RT_MAX_RANK], sb[RT_MAX_RANK];
   rt_broadcast_strides (&abat, brank, bdims, sa);
   rt_broadcast_strides (&bbat, brank, bdims, sb);
   gsize es = rt_dtype_size (a->dtype);
-  gint64 oa = 0, ob = 0;
   /* A batch of a against one shared b is one big matrix product. */
   if (br == 2 && batch > 1)
     {
@@ -109,22 +139,18 @@ rt_matmul (RtCall *call, const RtTensor *a, const RtTensor *b, GError **error)
           return TRUE;
         }
     }
-  for (gint64 k = 0; k < batch; k++)
-    {
-      mm (a->dtype, (const char *) a->data + oa * M * K * (gint64) es,
-          (const char *) b->data + ob * K * N * (gint64) es,
-          (char *) o->data + k * M * N * (gint64) es, M, N, K);
-      for (gint64 j = (gint64) brank - 1; j >= 0; j--)
-        {
-          oa += sa[j];
-          ob += sb[j];
-          if (++c[j] < bdims[j])
-            break;
-          oa -= sa[j] * bdims[j];
-          ob -= sb[j] * bdims[j];
-          c[j] = 0;
-        }
-    }
+  BatchJob j = { a->dtype, a->data, b->data, o->data, M, N, K, es, brank, bdims, sa, sb };
+  gint64 threads = rt_call_threads (call);
+  /* Batches over the threads (attention's heads), each product on one
+   * BLAS thread, when there are enough: BLAS splits a product by rows and
+   * columns, never along K, so each element is the same sum either way. */
+  gboolean split = threads > 1 && batch > 1 && rt_blas.set_num_threads
+                   && (a->dtype == GRAPH_DTYPE_FLOAT || a->dtype == GRAPH_DTYPE_DOUBLE);
+  if (split)
+    rt_blas.set_num_threads (1);
+  rt_parallel_for (call, batch, split ? 1 : batch, batch_range, &j);
+  if (split)
+    rt_blas.set_num_threads ((int) threads);
   return TRUE;
 }
 

@@ -46,6 +46,15 @@ layernorm_chain (Graph *g, GraphValue *x, gint64 n, gint64 axis)
   return graph_op (g, "Add", m, fz_weights (g, fresh (), 1, nd), NULL);
 }
 
+/* A 1-D int64 weight (ReduceSum's axes). */
+static GraphValue *
+axes_i64 (Graph *g, const gint64 *v)
+{
+  const gint64 d[1] = { 1 };
+  g_autoptr (Tensor) t = tensor_new_from_data (GRAPH_DTYPE_INT64, 1, d, v, sizeof *v, NULL);
+  return graph_add_initializer (g, fresh (), t);
+}
+
 static void
 name_output (Graph *g, GraphValue *v, const char *name)
 {
@@ -266,6 +275,50 @@ test_threads_same_bits (void)
   tensor_unref (out[1]);
 }
 
+/* The threaded kernels attention and normalisation use (Transpose,
+ * batched MatMul, Softmax, LayerNormalization, reductions over trailing
+ * axes): the same bits with 1 and 3 threads. */
+static void
+test_threads_kernels (void)
+{
+  const gint64 xd[4] = { 2, 8, 64, 96 }, nd[1] = { 64 }, p1[4] = { 0, 1, 3, 2 };
+  const gint64 p2[4] = { 0, 2, 1, 3 }, last[1] = { -1 }, two[2] = { 2, 3 };
+  g_autoptr (Graph) g = fz_new_graph_at (17);
+  GraphValue *x = fz_input (g, "x", 4, xd);
+  GraphValue *s = graph_op (g, "MatMul", x, graph_op (g, "Transpose", x, "perm_is", 4, p1, NULL), NULL);
+  GraphValue *ln = graph_op (g, "LayerNormalization", s, fz_weights (g, "sc", 1, nd),
+                             fz_weights (g, "b", 1, nd), NULL);
+  const char *names[5] = { "softmax", "ln", "sum", "mean", "transpose" };
+  name_output (g, graph_op (g, "Softmax", s, "axis_i", (gint64) -1, NULL), names[0]);
+  name_output (g, ln, names[1]);
+  name_output (g, graph_op (g, "ReduceSum", ln, axes_i64 (g, last), NULL), names[2]);
+  name_output (g, graph_op (g, "ReduceMean", s, "axes_is", 2, two, NULL), names[3]);
+  name_output (g, graph_op (g, "Transpose", s, "perm_is", 4, p2, NULL), names[4]);
+  g_autoptr (GHashTable) in = one_input ("x", 4, xd);
+  GHashTable *res[2];
+  for (int k = 0; k < 2; k++)
+    {
+      RtOptions o;
+      rt_options_init (&o);
+      o.threads = k ? 3 : 1;
+      g_autoptr (GError) error = NULL;
+      g_autoptr (RtSession) sess = rt_session_new (g, &o, &error);
+      g_assert_no_error (error);
+      res[k] = fz_inputs_new ();
+      g_assert_true (rt_session_run (sess, in, res[k], &error));
+      g_assert_no_error (error);
+    }
+  for (int i = 0; i < 5; i++)
+    {
+      Tensor *a = g_hash_table_lookup (res[0], names[i]), *b = g_hash_table_lookup (res[1], names[i]);
+      g_assert_nonnull (a);
+      g_assert_cmpint (tensor_numel (a), >, 1);
+      g_assert_cmpmem (tensor_data (a), tensor_nbytes (a), tensor_data (b), tensor_nbytes (b));
+    }
+  g_hash_table_unref (res[0]);
+  g_hash_table_unref (res[1]);
+}
+
 /* MatMul with constant B on the packed GEMM (runtime/matmul-packed.c),
  * both kernels, against the sum evaluated in double in the test: rows
  * around the panel width (1, 31, 33, 70), N off the register tile (13),
@@ -315,4 +368,5 @@ test_fusion_transformer_register (void)
   g_test_add_func ("/runtime/fusion/refuses-override", test_refuses_override);
   g_test_add_func ("/runtime/threads/transformer-same-bits", test_threads_same_bits);
   g_test_add_func ("/runtime/matmul/packed", test_matmul_packed);
+  g_test_add_func ("/runtime/threads/attention-kernels", test_threads_kernels);
 }
