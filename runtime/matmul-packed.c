@@ -67,6 +67,13 @@ rt_matmul_packed (RtCall *call, const RtPackedW *p, const RtTensor *a, const RtT
       || b->rank != 2 || !rt_packed_a_is (p, b->data, b->dims[1], b->dims[0])
       || a->dims[a->rank - 1] != b->dims[0])
     return TRUE;
+  /* A's rows are the kernel's columns, in panels of nr: where they would
+   * fill less than 3/4 of the panels (35 rows in 64 columns), sgemm is the
+   * faster (bench/runtime-packed-gemm: 0.58x at 35 rows, 1.1x at 128).  The
+   * choice depends on the shapes alone, so fused and unfused runs agree. */
+  gint64 nr = rt_packed_nr (p), rows = b->dims[0] ? a->numel / b->dims[0] : 0;
+  if (rows * 4 < ((rows + nr - 1) / nr * nr) * 3)
+    return TRUE;
   Job j = { .p = p, .a = a->data, .bias = bias, .ep = ep, .rows_fn = rows_fn,
             .rows_data = rows_data, .K = b->dims[0], .N = b->dims[1] };
   gint64 dims[RT_MAX_RANK];
@@ -77,13 +84,13 @@ rt_matmul_packed (RtCall *call, const RtPackedW *p, const RtTensor *a, const RtT
     return FALSE;
   *done = TRUE;
   j.y = y->data;
-  j.rows = j.K ? a->numel / j.K : 0;
+  j.rows = rows;
   if (j.rows == 0 || j.N == 0)
     return TRUE;
   /* Blocks of rows whose packed A^T is about 256 KiB (in L2 with the
    * weights streaming past), a multiple of the panel width; at least one
    * block per thread. */
-  gint64 nr = rt_packed_nr (p), threads = rt_call_threads (call);
+  gint64 threads = rt_call_threads (call);
   j.nb = MAX ((65536 / j.K) / nr * nr, nr);
   if (threads > 1)
     j.nb = MIN (j.nb, ((j.rows + threads - 1) / threads + nr - 1) / nr * nr);

@@ -71,27 +71,30 @@ one_input (const char *name, guint rank, const gint64 *dims)
 }
 
 /* MatMul + bias (either side of the Add), alone, with Relu, with Gelu;
- * 5 rows of 20 columns (no multiple of a vector). */
+ * 20 columns (no multiple of a vector); 10 rows (sgemm) and 96 (the
+ * packed GEMM of matmul-packed.c, bias and Relu in its store). */
 static void
 test_matmul_bias (void)
 {
-  const gint64 xd[3] = { 2, 5, 24 }, wd[2] = { 24, 20 }, bd[1] = { 20 };
-  for (int act = 0; act < 3; act++)
-    for (int swap = 0; swap < 2; swap++)
-      {
-        g_autoptr (Graph) g = fz_new_graph_at (13);
-        GraphValue *mm = graph_op (g, "MatMul", fz_input (g, "x", 3, xd), fz_weights (g, "w", 2, wd), NULL);
-        GraphValue *b = fz_weights (g, "b", 1, bd);
-        GraphValue *y = swap ? graph_op (g, "Add", b, mm, NULL) : graph_op (g, "Add", mm, b, NULL);
-        if (act == 1)
-          y = graph_op (g, "Relu", y, NULL);
-        else if (act == 2)
-          y = gelu_chain (g, y, swap);
-        name_output (g, y, "y");
-        g_autoptr (GHashTable) in = one_input ("x", 3, xd);
-        g_autoptr (Tensor) t = fusion_check_same (g, in, "y", 1, act == 0 ? 2 : act == 1 ? 3 : 7);
-        g_assert_cmpint (tensor_numel (t), ==, 2 * 5 * 20);
-      }
+  const gint64 wd[2] = { 24, 20 }, bd[1] = { 20 };
+  for (gint64 rows = 5; rows <= 48; rows += 43)
+    for (int act = 0; act < 3; act++)
+      for (int swap = 0; swap < 2; swap++)
+        {
+          const gint64 xd[3] = { 2, rows, 24 };
+          g_autoptr (Graph) g = fz_new_graph_at (13);
+          GraphValue *mm = graph_op (g, "MatMul", fz_input (g, "x", 3, xd), fz_weights (g, "w", 2, wd), NULL);
+          GraphValue *b = fz_weights (g, "b", 1, bd);
+          GraphValue *y = swap ? graph_op (g, "Add", b, mm, NULL) : graph_op (g, "Add", mm, b, NULL);
+          if (act == 1)
+            y = graph_op (g, "Relu", y, NULL);
+          else if (act == 2)
+            y = gelu_chain (g, y, swap);
+          name_output (g, y, "y");
+          g_autoptr (GHashTable) in = one_input ("x", 3, xd);
+          g_autoptr (Tensor) t = fusion_check_same (g, in, "y", 1, act == 0 ? 2 : act == 1 ? 3 : 7);
+          g_assert_cmpint (tensor_numel (t), ==, 2 * rows * 20);
+        }
 }
 
 /* ONNX's LayerNormalization formula in double, for the pattern's meaning. */
@@ -321,13 +324,14 @@ test_threads_kernels (void)
 
 /* MatMul with constant B on the packed GEMM (runtime/matmul-packed.c),
  * both kernels, against the sum evaluated in double in the test: rows
- * around the panel width (1, 31, 33, 70), N off the register tile (13),
+ * around the panel width (31, 33, 70, 97; 1, 33 and 70 take sgemm where the
+ * panels would be mostly empty), N off the register tile (13),
  * K across several K slices (300).  The bound is float's rounding of K
  * products and partial sums: |error| <= K * 2^-23 * sum |a b|. */
 static void
 test_matmul_packed (void)
 {
-  const gint64 rows[4] = { 1, 31, 33, 70 }, K = 300, N = 13;
+  const gint64 rows[4] = { 97, 31, 33, 70 }, K = 300, N = 13;
   for (int kernel = 0; kernel < 2; kernel++)
     for (int r = 0; r < 4; r++)
       {
