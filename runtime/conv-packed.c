@@ -292,15 +292,47 @@ rt_conv_pack_weights (const Tensor *w, gint64 group)
 }
 
 RtPackedW *
-rt_packed_a_new (const float *a, gint64 M, gint64 K, gint64 sm, gint64 sk)
+rt_packed_b_new (const float *b, gint64 K, gint64 N)
 {
-  return M > 0 && K > 0 ? pack_a (a, 1, M, K, sm, sk) : NULL;
+  gint64 mr = 0, nr = 0;
+  KernelFn kernel = pick_kernel (&mr, &nr);
+  if (kernel == NULL || getenv ("SYMONNX_NO_PACKED_CONV") || K <= 0 || N <= 0)
+    return NULL;
+  RtPackedW *p = g_new0 (RtPackedW, 1);
+  p->src = b;
+  p->M = N;          /* B's columns */
+  p->group = 0;      /* marks a packed B */
+  p->K = K;
+  p->mr = mr;
+  p->nr = nr;
+  p->kc = 4096 / nr;
+  p->kernel = kernel;
+  p->panels = (N + nr - 1) / nr;
+  if (posix_memalign ((void **) &p->a, 64, (gsize) (p->panels * K * nr) * sizeof (float)) != 0)
+    {
+      g_free (p);
+      return NULL;
+    }
+  rt_conv_pack_b_rows (p, b, N, N, p->a);
+  return p;
 }
 
 gboolean
-rt_packed_a_is (const RtPackedW *p, const void *src, gint64 M, gint64 K)
+rt_packed_b_is (const RtPackedW *p, const void *src, gint64 K, gint64 N)
 {
-  return p && p->src == src && p->group == 1 && p->M == M && p->K == K;
+  return p && p->group == 0 && p->src == src && p->K == K && p->M == N;
+}
+
+gint64
+rt_packed_a_floats (const RtPackedW *p, gint64 m)
+{
+  return (m + p->mr - 1) / p->mr * p->mr * p->K;
+}
+
+gint64
+rt_packed_mr (const RtPackedW *p)
+{
+  return p->mr;
 }
 
 gint64
@@ -309,19 +341,49 @@ rt_packed_nr (const RtPackedW *p)
   return p->nr;
 }
 
-void
-rt_conv_pack_b_cols (const RtPackedW *p, const float *src, gint64 ld, gint64 n, float *bp)
+gint64
+rt_packed_b_panels (const RtPackedW *p)
 {
-  gint64 K = p->K, nr = p->nr;
-  for (gint64 j = 0; j < (n + nr - 1) / nr * nr; j++)
+  return p->panels;
+}
+
+void
+rt_packed_pack_a (const RtPackedW *p, const float *a, gint64 lda, gint64 m, float *ap)
+{
+  gint64 K = p->K, mr = p->mr;
+  for (gint64 pn = 0; pn < (m + mr - 1) / mr; pn++)
     {
-      float *d = bp + (j / nr) * K * nr + j % nr;
-      if (j >= n)
-        for (gint64 k = 0; k < K; k++)
-          d[k * nr] = 0.0f;
-      else
-        for (gint64 k = 0; k < K; k++)
-          d[k * nr] = src[j * ld + k];
+      float *d = ap + pn * K * mr;
+      for (gint64 i = 0; i < mr; i++)
+        {
+          gint64 r = pn * mr + i;
+          if (r < m)
+            for (gint64 k = 0; k < K; k++)
+              d[k * mr + i] = a[r * lda + k];
+          else
+            for (gint64 k = 0; k < K; k++)
+              d[k * mr + i] = 0.0f;
+        }
+    }
+}
+
+void
+rt_packed_gemm_b (const RtPackedW *p, const float *ap, gint64 m, float *c, gint64 ldc,
+                  gint64 jp0, gint64 jp1)
+{
+  gint64 K = p->K, mr = p->mr, nr = p->nr, N = p->M, mp = (m + mr - 1) / mr;
+  gint64 slices = (K + p->kc - 1) / p->kc, step = (K + slices - 1) / slices;
+  for (gint64 pc = 0; pc < K; pc += step)
+    {
+      gint64 kc = MIN (step, K - pc);
+      for (gint64 jp = jp0; jp < jp1; jp++)
+        {
+          const float *b = p->a + jp * K * nr + pc * nr;
+          gint64 nc = MIN (nr, N - jp * nr);
+          for (gint64 mb = 0; mb < mp; mb++)
+            p->kernel (kc, ap + (mb * K + pc) * mr, b, c + mb * mr * ldc + jp * nr, ldc, pc > 0,
+                       MIN (mr, m - mb * mr), nc, NULL);
+        }
     }
 }
 

@@ -134,11 +134,24 @@ bias_rows (gint64 begin, gint64 end, gpointer data)
     }
 }
 
+/* Bias, then the activation, over a part of the packed MatMul's result. */
 static void
-gelu_rows (float *y, gint64 rows, gint64 n, gconstpointer data)
+bias_tile (float *y, gint64 rows, gint64 cols, gint64 ld, gint64 col0, gconstpointer data)
 {
-  for (gint64 i = 0; i < rows * n; i++)
-    y[i] = gelu_one (y[i], data);
+  const BiasJob *j = data;
+  for (gint64 r = 0; r < rows; r++)
+    {
+      float *p = y + r * ld;
+      const float *b = j->bias + col0;
+      for (gint64 i = 0; i < cols; i++)
+        p[i] = p[i] + b[i];
+      if (j->f->act == RT_FUSED_RELU)
+        for (gint64 i = 0; i < cols; i++)
+          p[i] = p[i] > 0 ? p[i] : 0;
+      else if (j->f->act == RT_FUSED_GELU)
+        for (gint64 i = 0; i < cols; i++)
+          p[i] = gelu_one (p[i], &j->g);
+    }
 }
 
 /* Inputs: A, B, bias (1-D, B's columns), Gelu's c1, c2, c3 (absent unless Gelu). */
@@ -153,12 +166,10 @@ k_matmul_bias (RtCall *call, GError **error)
   BiasJob j = { .bias = bias->data, .n = b->dims[1], .f = f };
   if (f->act == RT_FUSED_GELU && !gelu_consts (call, 3, &j.g, error))
     return FALSE;
-  /* Packed weights: bias and Relu in the kernel's store, Gelu per block of
-   * rows while in cache. */
-  RtEpilogue ep = { .act = f->act == RT_FUSED_RELU ? RT_ACT_RELU : RT_ACT_NONE };
+  /* Packed weights: bias and activation over each thread's columns while
+   * in cache. */
   gboolean done = FALSE;
-  if (f->packed && !rt_matmul_packed (call, f->packed, a, b, j.bias, &ep,
-                                      f->act == RT_FUSED_GELU ? gelu_rows : NULL, &j.g, &done, error))
+  if (f->packed && !rt_matmul_packed (call, f->packed, a, b, bias_tile, &j, &done, error))
     return FALSE;
   if (done)
     return TRUE;

@@ -159,7 +159,7 @@ k_matmul (RtCall *call, GError **error)
 {
   gboolean done = FALSE;
   if (call->state && !rt_matmul_packed (call, call->state, call->inputs[0], call->inputs[1], NULL,
-                                        NULL, NULL, NULL, &done, error))
+                                        NULL, &done, error))
     return FALSE;
   return done || rt_matmul (call, call->inputs[0], call->inputs[1], error);
 }
