@@ -1,6 +1,7 @@
 /* Reductions (Reduce*), ArgMax/ArgMin, Softmax/LogSoftmax/Hardmax, CumSum,
  * TopK.  Accumulation is in double. */
 #include "runtime/kernels-private.h"
+#include "runtime/vexp.h"
 #include <math.h>
 #include <string.h>
 
@@ -283,8 +284,11 @@ k_argmax (RtCall *call, GError **error)
 }
 
 /* Softmax (mode 0), LogSoftmax (1), Hardmax (2) over n elements `inner`
- * apart, for outer indices [o0, o1).  exp (x - max) is computed once per
- * element: kept in `ex` (n doubles) when the caller has room, else again. */
+ * apart, for outer indices [o0, o1).  Contiguous rows (inner 1) take their
+ * exps 8 at a time (rt_vexp) through ex, EX_MAX doubles: kept for the
+ * output pass when the row fits, computed again by chunks when not; the
+ * sum is in index order, in double, either way. */
+#define EX_MAX 2048
 #define GEN_SOFTMAX(E, T)                                                          \
   static void softmax_##E (const T *x, T *y, gint64 o0, gint64 o1, gint64 n, gint64 inner, \
                            int mode, double *ex)                                    \
@@ -303,17 +307,39 @@ k_argmax (RtCall *call, GError **error)
               for (gint64 j = 0; j < n; j++) py[j * inner] = (T) (j == arg);       \
               continue;                                                            \
             }                                                                      \
-          for (gint64 j = 0; j < n; j++)                                           \
-            {                                                                      \
-              double e = exp ((double) px[j * inner] - m);                         \
-              if (ex)                                                              \
-                ex[j] = e;                                                         \
-              s += e;                                                              \
-            }                                                                      \
+          if (inner == 1)                                                          \
+            for (gint64 j0 = 0; j0 < n; j0 += EX_MAX)                              \
+              {                                                                    \
+                gint64 len = MIN (EX_MAX, n - j0);                                 \
+                for (gint64 j = 0; j < len; j++)                                   \
+                  ex[j] = (double) px[j0 + j] - m;                                 \
+                rt_vexp (ex, len);                                                 \
+                for (gint64 j = 0; j < len; j++)                                   \
+                  s += ex[j];                                                      \
+              }                                                                    \
+          else                                                                     \
+            for (gint64 j = 0; j < n; j++)                                         \
+              s += exp ((double) px[j * inner] - m);                               \
           double ls = mode == 1 ? log (s) : 0;                                     \
-          for (gint64 j = 0; j < n; j++)                                           \
-            py[j * inner] = (T) (mode == 1 ? (double) px[j * inner] - m - ls      \
-                                           : (ex ? ex[j] : exp ((double) px[j * inner] - m)) / s); \
+          if (mode == 1 || inner != 1)                                             \
+            {                                                                      \
+              for (gint64 j = 0; j < n; j++)                                       \
+                py[j * inner] = (T) (mode == 1 ? (double) px[j * inner] - m - ls  \
+                                               : exp ((double) px[j * inner] - m) / s); \
+              continue;                                                            \
+            }                                                                      \
+          for (gint64 j0 = 0; j0 < n; j0 += EX_MAX)                                \
+            {                                                                      \
+              gint64 len = MIN (EX_MAX, n - j0);                                   \
+              if (n > EX_MAX)                                                      \
+                {                                                                  \
+                  for (gint64 j = 0; j < len; j++)                                 \
+                    ex[j] = (double) px[j0 + j] - m;                               \
+                  rt_vexp (ex, len);                                               \
+                }                                                                  \
+              for (gint64 j = 0; j < len; j++)                                     \
+                py[j0 + j] = (T) (ex[j] / s);                                      \
+            }                                                                      \
         }                                                                          \
   }
 RT_FOREACH_FLOAT (GEN_SOFTMAX)
@@ -326,19 +352,15 @@ typedef struct
   int             mode;
 } SoftmaxJob;
 
-/* Rows of up to this many elements keep their exps on the stack. */
-#define SOFTMAX_EX_MAX 2048
-
 static void
 softmax_range (gint64 begin, gint64 end, gpointer data)
 {
   const SoftmaxJob *j = data;
-  double ex[SOFTMAX_EX_MAX];
-  double *e = j->mode == 0 && j->n <= SOFTMAX_EX_MAX ? ex : NULL;
+  double ex[EX_MAX];
   if (j->a->dtype == GRAPH_DTYPE_FLOAT)
-    softmax_FLOAT (j->a->data, j->o->data, begin, end, j->n, j->inner, j->mode, e);
+    softmax_FLOAT (j->a->data, j->o->data, begin, end, j->n, j->inner, j->mode, ex);
   else
-    softmax_DOUBLE (j->a->data, j->o->data, begin, end, j->n, j->inner, j->mode, e);
+    softmax_DOUBLE (j->a->data, j->o->data, begin, end, j->n, j->inner, j->mode, ex);
 }
 
 /* The rows (outer indices) split over the session's threads: each row is

@@ -12,6 +12,7 @@ void test_aten_ops_register (void);
 void test_session_register (void);
 void test_fusion_register (void);
 void test_fusion_transformer_register (void);
+void test_softmax_register (void);
 void test_cli_register (void);
 void test_kernels_register (void);
 void test_kernels_index_register (void);
