@@ -236,6 +236,12 @@ double       rt_get_f64 (const RtTensor *t, gint64 i);
 gboolean     rt_broadcast_shape (const RtCall *call, guint ra, const gint64 *da,
                                  guint rb, const gint64 *db, guint *rank, gint64 *dims,
                                  GError **error);
+/* Whether t broadcasts *to* rank/dims (numpy rules, the result exactly that
+ * shape: a dim of 0 against 1 does not), else an RT_ERROR_SHAPE error
+ * naming `what`.  The check before rt_broadcast_strides of an operand that
+ * must fit a shape fixed by another (LayerNorm's Scale, Gemm's C...). */
+gboolean     rt_broadcasts_to (const RtCall *call, const RtTensor *t, guint rank, const gint64 *dims,
+                               const char *what, GError **error);
 /* Strides (elements) of `t` broadcast to `rank`/`dims` (0 where broadcast). */
 void         rt_broadcast_strides (const RtTensor *t, guint rank, const gint64 *dims,
                                    gint64 *strides);
