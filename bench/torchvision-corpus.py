@@ -63,7 +63,10 @@ def make(name, family):
     model = m.get_model(name, **kw).eval()
     if family == "detection":
         size = 320 if "ssd" in name else 128
-        return model, ([torch.rand(3, size, size)],)
+        image = torch.rand(3, size, size)
+        if name.startswith("ssd"):
+            spread_ssd_scores(model, image)
+        return model, ([image],)
     if family == "video":
         if name.startswith("mvit"):
             return model, (torch.rand(1, 3, 16, 224, 224),)
@@ -80,6 +83,36 @@ def make(name, family):
     elif family == "segmentation":
         size = 96
     return model, (torch.rand(1, 3, size, size),)
+
+
+def spread_ssd_scores(model, image):
+    """SSD's random weights give scores that cannot order boxes: SSDlite's
+    backbone activations vanish (1e-14 after its eval-mode BatchNorms), so
+    every score is 1/91; SSD300's logits saturate every top score at 1.0.
+    The box order then depends on float rounding, in PyTorch as in any
+    executor.  So, deterministically: the backbone's BatchNorm statistics
+    are re-estimated on two random images (train mode, cumulative average),
+    and each classification conv is scaled so that the logits have standard
+    deviation 1.5 on this image.  The scores are then distinct (gaps of
+    1e-5 and more), as a trained model's are."""
+    import torch
+    bns = [b for b in model.backbone.modules() if isinstance(b, torch.nn.modules.batchnorm._BatchNorm)]
+    with torch.no_grad():
+        if bns:
+            g = torch.Generator().manual_seed(1)
+            for b in bns:
+                b.reset_running_stats()
+                b.momentum = None
+            model.backbone.train()
+            model.backbone(model.transform([torch.rand(image.shape, generator=g) for _ in range(2)])[0].tensors)
+            model.backbone.eval()
+        feats = list(model.backbone(model.transform([image])[0].tensors).values())
+        std = model.head.classification_head(feats).std().item()
+        for entry in model.head.classification_head.module_list:
+            last = [c for c in entry.modules() if isinstance(c, torch.nn.Conv2d)][-1]
+            last.weight.mul_(1.5 / std)
+            if last.bias is not None:
+                last.bias.mul_(1.5 / std)
 
 
 QUANT_STEPS = 1
