@@ -44,14 +44,28 @@ typedef struct
   float c1, c2, c3;   /* x * (Erf (x / c1) + c2) * c3 */
 } GeluK;
 
-static inline float
-gelu_one (float x, const GeluK *g)
+/* y[i] := x[i] * ((float) erf (x[i] / c1) + c2) * c3 for i < n (y may be
+ * x), by blocks: the division and the products in loops the compiler
+ * vectorises, libm's erf between them; each element's operations and
+ * roundings are the unfused nodes'. */
+static void
+gelu_block (const float *x, float *y, gint64 n, const GeluK *g)
 {
-  float t = x / g->c1;
-  float e = (float) erf ((double) t);
-  float a = e + g->c2;
-  float m = x * a;
-  return m * g->c3;
+  float t[256];
+  for (gint64 i0 = 0; i0 < n; i0 += 256)
+    {
+      gint64 len = MIN (256, n - i0);
+      for (gint64 i = 0; i < len; i++)
+        t[i] = x[i0 + i] / g->c1;
+      for (gint64 i = 0; i < len; i++)
+        t[i] = (float) erf ((double) t[i]);
+      for (gint64 i = 0; i < len; i++)
+        {
+          float a = t[i] + g->c2;
+          float m = x[i0 + i] * a;
+          y[i0 + i] = m * g->c3;
+        }
+    }
 }
 
 static gboolean
@@ -77,8 +91,7 @@ static void
 gelu_range (gint64 begin, gint64 end, gpointer data)
 {
   const GeluJob *j = data;
-  for (gint64 i = begin; i < end; i++)
-    j->y[i] = gelu_one (j->x[i], &j->g);
+  gelu_block (j->x + begin, j->y + begin, end - begin, &j->g);
 }
 
 /* Inputs: x, c1, c2, c3. */
@@ -129,8 +142,7 @@ bias_rows (gint64 begin, gint64 end, gpointer data)
         for (gint64 i = 0; i < j->n; i++)
           p[i] = p[i] > 0 ? p[i] : 0;
       else if (j->f->act == RT_FUSED_GELU)
-        for (gint64 i = 0; i < j->n; i++)
-          p[i] = gelu_one (p[i], &j->g);
+        gelu_block (p, p, j->n, &j->g);
     }
 }
 
@@ -149,8 +161,7 @@ bias_tile (float *y, gint64 rows, gint64 cols, gint64 ld, gint64 col0, gconstpoi
         for (gint64 i = 0; i < cols; i++)
           p[i] = p[i] > 0 ? p[i] : 0;
       else if (j->f->act == RT_FUSED_GELU)
-        for (gint64 i = 0; i < cols; i++)
-          p[i] = gelu_one (p[i], &j->g);
+        gelu_block (p, p, cols, &j->g);
     }
 }
 
