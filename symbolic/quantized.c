@@ -395,6 +395,86 @@ sym_quantized_unary (SymContext *ctx, GraphNode *n, GraphValue **out, GError **e
   return finish (ctx, n, &q, out);
 }
 
+/* A trace argument for sym_call_op: None, an int, a float or an int list
+ * that is constant, copied into the scratch graph; else its ONNX value, of
+ * the traced type (*type, borrowed). */
+static GraphValue *
+call_arg (SymContext *ctx, GraphValue *src, GraphType **type, GError **error)
+{
+  Graph *scratch = sym_context_scratch (ctx);
+  GraphType *t = graph_value_type (src);
+  GraphTypeKind kind = t ? graph_type_kind (t) : GRAPH_TYPE_TENSOR;
+  g_autoptr (GArray) ints = kind == GRAPH_TYPE_LIST ? sym_get_const_ints (src) : NULL;
+  gint64 i;
+  double d;
+  *type = NULL;
+  if (sym_is_none (src))
+    return graph_op (scratch, "prim::Constant", NULL);
+  if (ints)
+    return graph_op (scratch, "prim::Constant", "value_is", (int) ints->len, (const gint64 *) ints->data, NULL);
+  if ((kind == GRAPH_TYPE_INT || kind == GRAPH_TYPE_BOOL) && sym_get_const_int (src, &i))
+    return graph_op (scratch, "prim::Constant", "value_i", i, NULL);
+  if (kind == GRAPH_TYPE_FLOAT && sym_get_const_double (src, &d))
+    return graph_op (scratch, "prim::Constant", "value_f", d, NULL);
+  *type = t;
+  return sym_value (ctx, src, error);
+}
+
+/* quantized::layer_norm(qx, normalized_shape, weight, bias, eps, scale, zero_point),
+ * quantized::group_norm(qx, num_groups, weight, bias, eps, scale, zero_point),
+ * quantized::instance_norm(qx, weight, bias, eps, scale, zero_point): as
+ * torch's opset-10 symbolics, the aten op's symbolic on the dequantized
+ * input (layer_norm / group_norm with cudnn off; instance_norm with the
+ * input's statistics, no running ones), then QuantizeLinear. */
+static gboolean
+sym_quantized_norm (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  const char *kind = sym_user_data (ctx);   /* "aten::layer_norm" ... */
+  gboolean inst = strcmp (kind, "aten::instance_norm") == 0;
+  guint want = inst ? 6 : 7;
+  if (graph_node_n_inputs (n) != want)
+    {
+      g_set_error (error, SYM_ERROR, SYM_ERROR_ARGS, "%s takes %u arguments, the trace gives %u",
+                   graph_node_kind (n), want, graph_node_n_inputs (n));
+      return FALSE;
+    }
+  GraphValue *scale, *zp;
+  const SymQuantized *qx = quantized_arg (ctx, n, graph_node_input (n, 0), error);
+  if (qx == NULL || !op_params (ctx, n, want - 2, &scale, &zp, error))
+    return FALSE;
+  GraphValue *x = dequantize (ctx, qx, NULL, error);
+  if (x == NULL)
+    return FALSE;
+  Graph *scratch = sym_context_scratch (ctx);
+  g_autoptr (GraphType) xt = float_type_of (graph_node_input (n, 0));
+  GraphValue *args[9] = { x };
+  GraphType *types[9] = { xt };
+  guint na = 1;
+  /* layer_norm / group_norm: arguments 1-4 as given; instance_norm: weight, bias */
+  for (guint i = 1; i <= (inst ? 2u : 4u); i++, na++)
+    if ((args[na] = call_arg (ctx, graph_node_input (n, i), &types[na], error)) == NULL)
+      return FALSE;
+  if (inst)
+    {
+      /* running_mean, running_var: None; use_input_stats: True; momentum 0; eps */
+      args[na++] = graph_op (scratch, "prim::Constant", NULL);
+      args[na++] = graph_op (scratch, "prim::Constant", NULL);
+      args[na++] = graph_op (scratch, "prim::Constant", "value_i", (gint64) 1, NULL);
+      args[na++] = graph_op (scratch, "prim::Constant", "value_f", 0.0, NULL);
+      if ((args[na] = call_arg (ctx, graph_node_input (n, 3), &types[na], error)) == NULL)
+        return FALSE;
+      na++;
+    }
+  args[na++] = graph_op (scratch, "prim::Constant", "value_i", (gint64) 0, NULL);   /* cudnn */
+  g_autoptr (GraphType) yt = float_type_of (graph_node_output (n, 0));
+  GraphValue *y[2] = { NULL, NULL };
+  if (!sym_call_op (ctx, kind, na, args, types, yt, y, error))
+    return FALSE;
+  SymQuantized q;
+  quantize (ctx, y[0], scale, zp, &q);
+  return finish (ctx, n, &q, out);
+}
+
 /* quantized::cat(Tensor[] qx, int dim, scale, zero_point) */
 static gboolean
 sym_quantized_cat (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
@@ -664,5 +744,8 @@ static const SymEntry entries[] = {
   SYM_DATA ("quantized::sigmoid", sym_quantized_unary, "aten::sigmoid"),
   SYM_DATA ("quantized::leaky_relu", sym_quantized_unary, "aten::leaky_relu"),
   SYM_FN ("quantized::cat", sym_quantized_cat),
+  SYM_DATA ("quantized::layer_norm", sym_quantized_norm, "aten::layer_norm"),
+  SYM_DATA ("quantized::group_norm", sym_quantized_norm, "aten::group_norm"),
+  SYM_DATA ("quantized::instance_norm", sym_quantized_norm, "aten::instance_norm"),
 };
 const SymTable sym_opset10_quantized = SYM_TABLE (10, entries);
