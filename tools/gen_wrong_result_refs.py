@@ -322,6 +322,11 @@ CASES = {
                              (torch.randn(2, 5, 3), torch.cat([torch.randn(2, 5, 3),
                                                                torch.full((2, 1, 3), float("nan"))], 1),
                               torch.tensor([0, 3, 0, 3, 1, 3]))),
+    # ceil mode whose last window would start in the right padding: PyTorch drops it
+    # (5 + 2 pads, kernel 2, stride 2: 3 windows, not 4); refused by the declared-shape
+    # check while the shape rules counted it
+    "avg_pool_ceil_window_in_pad": (lambda x: F.avg_pool2d(x, 2, 2, 1, ceil_mode=True, count_include_pad=False),
+                                    (torch.cos(torch.arange(50.0)).view(1, 2, 5, 5),)),
     # scatter_add with repeated indices below opset 16 (torch's export keeps one
     # update per index); an index smaller than self, a src larger than the index,
     # a NaN that reaches only its own target
