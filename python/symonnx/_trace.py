@@ -169,6 +169,44 @@ def trace(model, args):
 QUANTIZED_INT = {torch.quint8: torch.uint8, torch.qint8: torch.int8, torch.qint32: torch.int32}
 
 
+def flatten_inputs(args):
+    """The tensors among a model's arguments (nested in tuples, lists and
+    dicts), in order."""
+    if isinstance(args, torch.Tensor):
+        return [args]
+    if isinstance(args, (tuple, list)):
+        return [t for a in args for t in flatten_inputs(a)]
+    if isinstance(args, dict):
+        return [t for a in args.values() for t in flatten_inputs(a)]
+    return []
+
+
+def unpack_quantized(values, for_inputs=True):
+    """Tensors as the exported model takes or gives them (Note [Quantized
+    graph inputs and outputs], export/pipeline/pipeline.c; torch 1.13's
+    torch.onnx.utils.unpack_quantized_tensor): a per-tensor quantized tensor
+    is three, its integers, its scale and its zero point.  The scale is a
+    double and the zero point an int64 for inputs, a float and the integers'
+    type for outputs.  A per-channel quantized tensor raises ValueError
+    (torch's export fails on it too: it has no q_scale())."""
+    out = []
+    for t in values:
+        if not (isinstance(t, torch.Tensor) and t.is_quantized):
+            out.append(t)
+            continue
+        if t.qscheme() not in (torch.per_tensor_affine, torch.per_tensor_symmetric):
+            raise ValueError(f"a quantized tensor of scheme {t.qscheme()} cannot be passed "
+                             "to or from an exported model (only per-tensor quantization)")
+        ints = t.int_repr()
+        if for_inputs:
+            out += [ints, torch.tensor(t.q_scale(), dtype=torch.float64),
+                    torch.tensor(t.q_zero_point(), dtype=torch.int64)]
+        else:
+            out += [ints, torch.tensor(t.q_scale(), dtype=torch.float32),
+                    torch.tensor(t.q_zero_point(), dtype=ints.dtype)]
+    return out
+
+
 def quantized_entries(name, t):
     """{key: tensor} for one quantized tensor (Note [Quantized tensors in safetensors])."""
     out = {name: t.int_repr().to(QUANTIZED_INT[t.dtype])}
