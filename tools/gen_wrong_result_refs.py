@@ -322,7 +322,33 @@ CASES = {
                              (torch.randn(2, 5, 3), torch.cat([torch.randn(2, 5, 3),
                                                                torch.full((2, 1, 3), float("nan"))], 1),
                               torch.tensor([0, 3, 0, 3, 1, 3]))),
+    # quantized graph inputs and outputs (refused before): three ONNX values
+    # each, integers, scale and zero point (torch's unpack_quantized_tensor);
+    # output 0 is the integers of the quantized result
+    "quantized_io_relu_flatten": (lambda x: torch.flatten(torch.relu(x).transpose(0, 1)),
+                                  (torch.quantize_per_tensor(torch.sin(torch.arange(12.0)).view(3, 4),
+                                                             0.05, 100, torch.quint8),)),
+    "quantized_io_cat_dequantize": (lambda x, y: torch.dequantize(
+        torch.ops.quantized.cat([x, y], dim=1, scale=0.25, zero_point=-3)) * 2,
+        (torch.quantize_per_tensor(torch.cos(torch.arange(6.0)).view(2, 3), 0.125, 2, torch.qint8),
+         torch.quantize_per_tensor(torch.arange(4.0).view(2, 2) - 1.5, 0.5, -1, torch.qint8))),
 }
+
+
+def model_arrays(values):
+    """Numpy arrays of a case's inputs or output: a quantized tensor as the
+    three values the exported model takes and gives (its integers, its scale
+    as a double and its zero point as an int64 for inputs; only the integers
+    of an output, which the test compares)."""
+    out = []
+    for t in values:
+        if t.is_quantized:
+            out += [t.int_repr().numpy(), np.array(t.q_scale(), dtype=np.float64),
+                    np.array(t.q_zero_point(), dtype=np.int64)]
+        else:
+            out.append(t.numpy())
+    return out
+
 
 def gpt_attention(x):
     # a GPT-style causal self-attention without weights: B, T, C from
@@ -486,9 +512,9 @@ def main():
         traced = torch.jit.trace(m, inputs)
         with open(os.path.join(OUT, name + ".trace"), "w") as f:
             f.write(str(traced.inlined_graph))
-        for i, x in enumerate(inputs):
-            np.save(os.path.join(OUT, "%s.input_%d.npy" % (name, i)), x.numpy())
-        np.save(os.path.join(OUT, name + ".expected.npy"), fn(*inputs).numpy())
+        for i, x in enumerate(model_arrays(inputs)):
+            np.save(os.path.join(OUT, "%s.input_%d.npy" % (name, i)), x)
+        np.save(os.path.join(OUT, name + ".expected.npy"), model_arrays([fn(*inputs)])[0])
     for name, (fn, inputs, inputs2, axes) in DYNAMIC.items():
         traced = torch.jit.trace(Fn(fn).eval(), inputs)
         with open(os.path.join(OUT, name + ".trace"), "w") as f:

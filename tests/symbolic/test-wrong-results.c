@@ -29,7 +29,7 @@ static const char *const cases[] = {
   "packed_lstm", "any_all", "index_add_broadcast_source", "scatter_add_small_index",
   /* refused before the audit of refusals (doc/refusals.md) */
   "div_trunc_float", "cumsum_dtype", "vector_norm_dtype", "layer_norm_no_weight", "pad_circular_2d",
-  "pad_circular_3d", "index_add_duplicates",
+  "pad_circular_3d", "index_add_duplicates", "quantized_io_relu_flatten", "quantized_io_cat_dequantize",
 };
 static const int opsets[] = { 11, 13, 17 };
 
