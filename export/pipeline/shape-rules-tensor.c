@@ -453,6 +453,32 @@ shape_rule_shape (Ctx *c, GraphNode *n, Shape *out)
   return TRUE;
 }
 
+/* Range(start, limit, delta): 1-D, max(ceil((limit - start) / delta), 0)
+ * elements when the three are known integers (a scripted arange has no
+ * declared type to take the length from). */
+gboolean
+shape_rule_range (Ctx *c, GraphNode *n, Shape *out)
+{
+  gint64 v[3];
+  gboolean known = TRUE;
+  for (guint i = 0; i < 3; i++)
+    {
+      DimVec d;
+      known = known && shape_data_of (c, shape_in_at (n, i), &d) && d.n == 1
+              && d.v[0].kind == GRAPH_DIM_STATIC && shape_small (d.v[0].value);
+      v[i] = known ? d.v[0].value : 0;
+    }
+  out->rank = 1;
+  out->d[0] = shape_dim_unknown ();
+  if (known && v[2] != 0)
+    {
+      gint64 span = v[1] - v[0];
+      gint64 len = span / v[2] + ((span % v[2] != 0 && (span < 0) == (v[2] < 0)) ? 1 : 0);
+      out->d[0] = shape_dim_static (len > 0 ? len : 0);
+    }
+  return TRUE;
+}
+
 gboolean
 shape_rule_scalar (Ctx *c, GraphNode *n, Shape *out)
 {

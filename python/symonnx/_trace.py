@@ -114,6 +114,20 @@ def tensorize(args):
     return args
 
 
+def _set_input_types(graph, args):
+    """A scripted model (torch.jit.trace returns a ScriptModule as it is)
+    declares its tensor inputs as plain `Tensor`, of no rank: each takes the
+    element type and shape of its example argument, as torch.onnx.export's
+    _propagate_and_assign_input_shapes does (its dims are the traced ones,
+    dynamic_axes make them symbols as for a trace)."""
+    inputs = list(graph.inputs())[1:]   # after the module
+    if len(inputs) != len(args):
+        return
+    for v, a in zip(inputs, args):
+        if isinstance(a, torch.Tensor) and not a.is_quantized and v.type().kind() == "TensorType":
+            v.setType(torch._C.TensorType.create_from_tensor(a))
+
+
 def trace(model, args):
     """(text, tensors, outputs): the trace text, the state_dict plus every
     tensor constant of the trace under "__constant__.<value name>" (PyTorch
@@ -148,6 +162,8 @@ def trace(model, args):
     with torch.no_grad():
         outputs = flatten(traced(*traced_args))
     graph = traced.inlined_graph
+    if isinstance(traced, torch.jit.ScriptModule):
+        _set_input_types(graph, traced_args)
     text = graph_text(graph)   # renames the bodies' values: before reading their names
     tensors = state_tensors(traced_model, graph)
     for node in all_nodes(graph):
