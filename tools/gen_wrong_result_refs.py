@@ -176,6 +176,17 @@ def keypoint_inputs(n, seed):
 
 
 @torch.jit.script
+@torch.jit.script
+def shape_items(x: torch.Tensor) -> torch.Tensor:
+    s = x.shape
+    return torch.tensor([float(s[1]) * 0.5, float(s[-1])]) + x.sum()
+
+
+@torch.jit.script
+def arange_float_start(a: torch.Tensor) -> torch.Tensor:
+    return torch.arange(2.7, a.size(0) + 2).view(-1, 1) + a
+
+
 def bicubic_to(x: torch.Tensor, s: torch.Tensor) -> torch.Tensor:
     return F.interpolate(x[:, None], size=(int(s[0].ceil()), int(s[1].ceil())), mode="bicubic",
                          align_corners=False)[:, 0]
@@ -442,6 +453,19 @@ DYNAMIC = {
     "instance_norm_pixel_shuffle_dynamic": (
         lambda x: F.pixel_shuffle(F.instance_norm(x), 2),
         (torch.randn(2, 8, 5, 4),), (torch.randn(3, 8, 7, 6),), "input:0=b,input:2=h,input:3=w"),
+    # scripted code reading x.shape[1] and x.shape[-1] (aten::__getitem__ of
+    # an int list: Gather) into torch.tensor of Python floats (float32)
+    "script_shape_items_dynamic": (lambda x: shape_items(x) * 2, (torch.randn(2, 3),),
+                                   (torch.randn(4, 5),), "x:0=a,x:1=b"),
+    # scripted arange with a float start and a computed end: float32, as
+    # PyTorch (scripted code declares no result type; int64 truncated 2.7)
+    "script_arange_float_start_dynamic": (lambda x: arange_float_start(x) * 2, (torch.randn(3, 4),),
+                                          (torch.randn(5, 4),), "x:0=n"),
+    # arange(..., out=t) (a schema the exporter did not know): t's element
+    # type, float here for int bounds (torch's symbolic writes int64)
+    "arange_out_dynamic": (lambda x: x[:, 0] + torch.arange(x.size(0), out=torch.zeros(1))
+                           + torch.arange(1, x.size(0) + 1, 1, out=torch.zeros(1, dtype=torch.float64)),
+                           (torch.randn(3, 4),), (torch.randn(6, 4),), "x:0=n"),
     # scripted loops: the second input runs another number of iterations
     "script_loop_carried": (lambda x: loop_carried(x * 2) + 1, (torch.randn(3, 4),),
                             (torch.randn(5, 4),), "x:0=n"),

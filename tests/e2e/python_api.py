@@ -8,6 +8,7 @@
   python_api.py stateful DIR     a forward that changes the model is run once;
                                  None outputs, Python-number arguments;
                                  quantized tensors in and out
+  python_api.py scripted DIR     a torch.jit.script model, with dynamic axes
 
 Each check compares with something that is not symonnx: PyTorch's outputs
 (symonnx.verify runs the model), onnx.checker, torch's own signature.
@@ -201,6 +202,29 @@ def quantized_io(d):
         raise SystemExit("a per-channel quantized input was exported")
 
 
+def scripted(d):
+    """A torch.jit.script model (which torch.jit.trace returns as it is):
+    its inputs take the example arguments' types and shapes, as
+    torch.onnx.export gives them, so dynamic axes apply and shape reads
+    (x.shape[0], aten::__getitem__) export; run at the traced size and, with
+    dynamic axes, at another."""
+    class Arange(torch.nn.Module):
+        def forward(self, x):
+            return torch.arange(x.shape[0]) * x.shape[-1], x.transpose(0, 1) + 1
+
+    model = torch.jit.script(Arange())
+    x = torch.randn(5, 3)
+    path = os.path.join(d, "scripted.onnx")
+    symonnx.export(model, (x,), path, opset_version=13, input_names=["x"],
+                   dynamic_axes={"x": {0: "n", 1: "m"}})
+    check_file(path)
+    dims = [dd.dim_param or dd.dim_value for dd in onnx.load(path).graph.input[0].type.tensor_type.shape.dim]
+    assert dims == ["n", "m"], dims
+    verified(model, (x,), path)
+    verified(model, (torch.randn(7, 2),), path)
+    print("scripted: ok")
+
+
 def signature():
     ours = inspect.signature(symonnx.export).parameters
     theirs = inspect.signature(torch.onnx.export).parameters
@@ -242,4 +266,4 @@ if __name__ == "__main__":
         signature()
     else:
         {"seeds": seeds, "function": function, "errors": errors,
-         "transformer": transformer, "stateful": stateful}[what](sys.argv[2])
+         "transformer": transformer, "stateful": stateful, "scripted": scripted}[what](sys.argv[2])
