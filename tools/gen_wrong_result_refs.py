@@ -187,6 +187,28 @@ def arange_float_start(a: torch.Tensor) -> torch.Tensor:
     return torch.arange(2.7, a.size(0) + 2).view(-1, 1) + a
 
 
+@torch.jit.script
+def inplace_rebind(x: torch.Tensor) -> torch.Tensor:
+    y = x * 1
+    y.add_(3)        # scripted code reads y afterwards, not the op's result
+    z = y * 2
+    z.mul_(y)
+    return y + z
+
+
+@torch.jit.script
+def inplace_in_loop(x: torch.Tensor) -> torch.Tensor:
+    a = x * 1
+    for _ in range(3):
+        a.add_(x)    # the next iteration and the return read a
+    return a
+
+
+@torch.jit.script
+def int_true_divide(x: torch.Tensor) -> torch.Tensor:
+    return x.transpose(0, 1) / 2
+
+
 def bicubic_to(x: torch.Tensor, s: torch.Tensor) -> torch.Tensor:
     return F.interpolate(x[:, None], size=(int(s[0].ceil()), int(s[1].ceil())), mode="bicubic",
                          align_corners=False)[:, 0]
@@ -333,6 +355,9 @@ CASES = {
                              (torch.randn(2, 5, 3), torch.cat([torch.randn(2, 5, 3),
                                                                torch.full((2, 1, 3), float("nan"))], 1),
                               torch.tensor([0, 3, 0, 3, 1, 3]))),
+    # in-place ops in scripted code: later reads see the new value (they
+    # read the operand, where a trace reads the op's result)
+    "script_inplace_rebind": (lambda x: inplace_rebind(x), (torch.arange(6.0).view(2, 3),)),
     # quantized graph inputs and outputs (refused before): three ONNX values
     # each, integers, scale and zero point (torch's unpack_quantized_tensor);
     # output 0 is the integers of the quantized result
@@ -515,6 +540,12 @@ REFUSALS = {
     "index_put_accumulate": (Fn(index_put_accumulate), (torch.randn(4, 4), torch.tensor([0, 2]))),
     # a loop-carried int64 tensor that the body makes float (ONNX Loop keeps its type)
     "loop_changes_dtype": (Fn(loop_changes_dtype), (torch.randn(3),)),
+    # an in-place write in a scripted loop to a value read by the next
+    # iteration and after the loop (torch makes it loop-carried)
+    "script_inplace_in_loop": (Fn(inplace_in_loop), (torch.randn(3),)),
+    # true division of integers in scripted code: the result type is
+    # PyTorch's default dtype, which the trace does not declare
+    "script_int_true_divide": (Fn(int_true_divide), (torch.arange(6).view(2, 3),)),
     # the packed data read directly (ONNX has no packed sequences)
     "packed_data_read": (Fn(packed_data_read), (torch.randn(4, 2, 3), torch.tensor([4, 2]))),
 }

@@ -30,7 +30,7 @@ static const char *const cases[] = {
   /* refused before the audit of refusals (doc/refusals.md) */
   "div_trunc_float", "cumsum_dtype", "vector_norm_dtype", "layer_norm_no_weight", "pad_circular_2d",
   "pad_circular_3d", "index_add_duplicates", "quantized_io_relu_flatten", "quantized_io_cat_dequantize",
-  "script_shape_items_dynamic", "script_arange_float_start_dynamic", "arange_out_dynamic",
+  "script_shape_items_dynamic", "script_inplace_rebind", "script_arange_float_start_dynamic", "arange_out_dynamic",
 };
 static const int opsets[] = { 11, 13, 17 };
 
@@ -142,6 +142,10 @@ static const struct { const char *cas, *says; } refusals[] = {
   { "loop_changes_dtype", "loop-carried value 0 starts as int64 and the loop body makes it float" },
   /* ONNX has no packed sequences: only RNNs and pad_packed_sequence may read one */
   { "packed_data_read", "a packed sequence read by something other than an RNN" },
+  /* scripted code: an in-place write in a loop to an outer value read elsewhere */
+  { "script_inplace_in_loop", "in-place write inside scripted control flow" },
+  /* scripted code declares no result type: PyTorch's default dtype */
+  { "script_int_true_divide", "true division of operands that are not both floating-point" },
 };
 
 static void
