@@ -69,16 +69,46 @@ fill (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   double v = value;
   if (!sym_parse_args (ctx, n, "v", &first, error))
     return FALSE;
-  if (is_full && !sym_parse_args (ctx, n, "none,f", &v, error))
-    return FALSE;
+  GraphValue *fill_src = is_full && graph_node_n_inputs (n) > 1 ? graph_node_input (n, 1) : NULL;
+  gboolean computed = is_full && !sym_get_const_double (fill_src, &v);
   guint dt_index = is_full ? 2 : 1;
+  /* The element type: the trace's; else the dtype argument; else self's
+   * (*_like); else PyTorch's rule for the fill value: an int fills int64, a
+   * bool bool, a float the default float32. */
   GraphDType dflt = like ? sym_dtype (first) : GRAPH_DTYPE_FLOAT;
-  if (dflt == GRAPH_DTYPE_UNDEFINED)
-    dflt = sym_dtype (graph_node_output (n, 0));
-  GraphDType dt = sym_scalar_type (dt_index < graph_node_n_inputs (n) ? graph_node_input (n, dt_index)
-                                                                  : NULL, dflt);
+  GraphType *ft = fill_src ? graph_value_type (fill_src) : NULL;
+  if (!like && ft && graph_type_kind (ft) == GRAPH_TYPE_INT)
+    dflt = GRAPH_DTYPE_INT64;
+  else if (!like && ft && graph_type_kind (ft) == GRAPH_TYPE_BOOL)
+    dflt = GRAPH_DTYPE_BOOL;
+  else if (!like && computed)
+    dflt = GRAPH_DTYPE_UNDEFINED;   /* a Scalar of a tensor: its type is not the trace's to say */
+  GraphDType dt = sym_dtype (graph_node_output (n, 0));
+  if (dt == GRAPH_DTYPE_UNDEFINED)
+    dt = sym_scalar_type (dt_index < graph_node_n_inputs (n) ? graph_node_input (n, dt_index) : NULL,
+                          dflt);
   GraphValue *shape = like ? sym_size (ctx, first, G_MININT64) : first;
-  out[0] = sym_constant_of_shape (ctx, shape, dt, v);
+  if (!computed)
+    {
+      out[0] = sym_constant_of_shape (ctx, shape, dt, v);
+      return TRUE;
+    }
+  if (dt == GRAPH_DTYPE_UNDEFINED)
+    /* torch 1.13: fills float32 when it has no dtype; refused here because PyTorch takes the fill
+     * value's type, which is not known */
+    return sym_unimplemented (ctx, n, error, "full with a computed fill value of unknown type and "
+                              "no dtype");
+  /* A fill value known only at run time: torch writes zeros + value; the
+   * value cast and expanded to the shape is the same, and exact for -0.0. */
+  GraphValue *fv = sym_value (ctx, fill_src, error);
+  if (fv == NULL)
+    return FALSE;
+  if (sym_rank (fv) != 0)
+    /* torch 1.13: also refuses (a fill value is a Scalar; PyTorch takes only a 0-d tensor) */
+    return sym_unimplemented (ctx, n, error, "a fill value that is not a scalar");
+  if (sym_dtype (fv) != dt)
+    fv = sym_cast (ctx, fv, dt);
+  out[0] = graph_op (G, "Expand", fv, shape, NULL);
   return TRUE;
 }
 

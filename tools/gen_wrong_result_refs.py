@@ -355,6 +355,11 @@ CASES = {
                              (torch.randn(2, 5, 3), torch.cat([torch.randn(2, 5, 3),
                                                                torch.full((2, 1, 3), float("nan"))], 1),
                               torch.tensor([0, 3, 0, 3, 1, 3]))),
+    # full and full_like of a fill value known only at run time (refused
+    # before), and full of an int without a dtype, which fills int64 (was float)
+    "full_computed_value": (lambda x, y: torch.full((3, 4), x, dtype=torch.long) + torch.full_like(x, y + 2)
+                            + torch.full((4,), 3) + torch.full((3, 1), y * 0.5).long(),
+                            (torch.tensor(12), torch.tensor(-3))),
     # in-place ops in scripted code: later reads see the new value (they
     # read the operand, where a trace reads the op's result)
     "script_inplace_rebind": (lambda x: inplace_rebind(x), (torch.arange(6.0).view(2, 3),)),
