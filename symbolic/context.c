@@ -1849,6 +1849,20 @@ unknown_dims (GraphValue *v, GraphType *traced)
     }
 }
 
+/* Whether v's type is a tensor of v's element type (or none) and unknown
+ * rank where the trace declares the rank (a Cast of an untyped value): the
+ * declared type is the better one. */
+static gboolean
+rank_unknown_of (GraphValue *v, GraphType *declared)
+{
+  GraphType *t = graph_value_type (v);
+  if (!graph_type_is_tensor (t) || graph_type_rank (t) >= 0 || !graph_type_is_tensor (declared)
+      || graph_type_rank (declared) < 0 || graph_type_is_quantized (declared))
+    return FALSE;
+  GraphDType dt = graph_type_dtype (t);
+  return dt == GRAPH_DTYPE_UNDEFINED || dt == graph_type_dtype (declared);
+}
+
 static void
 finish_outputs (SymContext *ctx, GraphNode *n, GraphValue **out)
 {
@@ -1859,7 +1873,7 @@ finish_outputs (SymContext *ctx, GraphNode *n, GraphValue **out)
         continue;
       if (sym_context_is_data_dependent (ctx, src))
         unknown_dims (out[i], graph_value_type (src));
-      else if (graph_value_type (out[i]) == NULL)
+      else if (graph_value_type (out[i]) == NULL || rank_unknown_of (out[i], graph_value_type (src)))
         {
           g_autoptr (GraphType) t = onnx_type_of (graph_value_type (src));
           if (t)

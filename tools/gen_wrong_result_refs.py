@@ -360,6 +360,10 @@ CASES = {
     "full_computed_value": (lambda x, y: torch.full((3, 4), x, dtype=torch.long) + torch.full_like(x, y + 2)
                             + torch.full((4,), 3) + torch.full((3, 1), y * 0.5).long(),
                             (torch.tensor(12), torch.tensor(-3))),
+    # softmax/log_softmax with a dtype compute in it (the output had no
+    # shape: the checker refused the file)
+    "softmax_dtype": (lambda x: torch.log_softmax(x, 1, dtype=torch.float64) + torch.softmax(x, 0, dtype=torch.float64),
+                      (torch.sin(torch.arange(12.0)).view(3, 4) * 20,)),
     # in-place ops in scripted code: later reads see the new value (they
     # read the operand, where a trace reads the op's result)
     "script_inplace_rebind": (lambda x: inplace_rebind(x), (torch.arange(6.0).view(2, 3),)),
@@ -496,6 +500,12 @@ DYNAMIC = {
     "arange_out_dynamic": (lambda x: x[:, 0] + torch.arange(x.size(0), out=torch.zeros(1))
                            + torch.arange(1, x.size(0) + 1, 1, out=torch.zeros(1, dtype=torch.float64)),
                            (torch.randn(3, 4),), (torch.randn(6, 4),), "x:0=n"),
+    # split into sizes read from other inputs' dynamic dims (the outputs
+    # had no type: the file was not written)
+    "split_computed_sizes_dynamic": (lambda x, y, t: torch.split(t, (x.size(1), y.size(1)), dim=1)[1] * 2,
+                                     (torch.randn(2, 3), torch.randn(2, 4), torch.randn(2, 7)),
+                                     (torch.randn(3, 2), torch.randn(3, 5), torch.randn(3, 7)),
+                                     "x:0=a,x:1=b,y:0=a,y:1=c,3:0=a,3:1=d"),   # the trace names t %3
     # scripted loops: the second input runs another number of iterations
     "script_loop_carried": (lambda x: loop_carried(x * 2) + 1, (torch.randn(3, 4),),
                             (torch.randn(5, 4),), "x:0=n"),

@@ -253,13 +253,17 @@ shape_rule_split (Ctx *c, GraphNode *n, Shape *out)
     }
   else if (shape_in_at (n, 1) && shape_ints_of (c, shape_in_at (n, 1), split, &ns) && ns == nout)
     have = TRUE;
-  else if (shape_in_at (n, 1) || nout > TENSOR_MAX_RANK)
+  else if (nout > TENSOR_MAX_RANK && !shape_in_at (n, 1))
     return FALSE;
+  /* sizes computed at run time (split by x.size(1)): the axis unknown */
+  gboolean computed = !have && shape_in_at (n, 1) != NULL;
   for (guint i = 0; i < nout; i++)
     {
       out[i] = x;
       if (have)
         out[i].d[axis] = shape_dim_static (split[i]);
+      else if (computed)
+        out[i].d[axis] = shape_dim_unknown ();
       else if (x.d[axis].kind == GRAPH_DIM_STATIC && x.d[axis].value % nout == 0)
         out[i].d[axis] = shape_dim_static (x.d[axis].value / nout);
       else
