@@ -506,6 +506,14 @@ DYNAMIC = {
                                      (torch.randn(2, 3), torch.randn(2, 4), torch.randn(2, 7)),
                                      (torch.randn(3, 2), torch.randn(3, 5), torch.randn(3, 7)),
                                      "x:0=a,x:1=b,y:0=a,y:1=c,3:0=a,3:1=d"),   # the trace names t %3
+    # repeat_interleave by a count known only at run time (per element, or
+    # one for all) and by a constant count on dynamic dims (refused before)
+    "repeat_interleave_dynamic": (
+        lambda x, r: torch.repeat_interleave(x, r, dim=1) * 2,
+        (torch.arange(6.0).view(2, 3), torch.tensor([2, 0, 3])),
+        (torch.arange(8.0).view(2, 4), torch.tensor([1, 3, 0, 2])), "x:1=w,r:0=w"),
+    "repeat_interleave_scalar_dynamic": (lambda x: x.repeat_interleave(3, dim=0) + x.repeat_interleave(1).sum(),
+                                         (torch.randn(2, 3),), (torch.randn(4, 1),), "x:0=n,x:1=m"),
     # scripted loops: the second input runs another number of iterations
     "script_loop_carried": (lambda x: loop_carried(x * 2) + 1, (torch.randn(3, 4),),
                             (torch.randn(5, 4),), "x:0=n"),

@@ -31,7 +31,8 @@ static const char *const cases[] = {
   "div_trunc_float", "cumsum_dtype", "vector_norm_dtype", "layer_norm_no_weight", "pad_circular_2d",
   "pad_circular_3d", "index_add_duplicates", "quantized_io_relu_flatten", "quantized_io_cat_dequantize",
   "script_shape_items_dynamic", "script_inplace_rebind", "full_computed_value",
-  "softmax_dtype", "split_computed_sizes_dynamic", "script_arange_float_start_dynamic", "arange_out_dynamic",
+  "softmax_dtype", "split_computed_sizes_dynamic",
+  "repeat_interleave_dynamic", "repeat_interleave_scalar_dynamic", "script_arange_float_start_dynamic", "arange_out_dynamic",
 };
 static const int opsets[] = { 11, 13, 17 };
 
