@@ -514,6 +514,11 @@ DYNAMIC = {
         (torch.arange(8.0).view(2, 4), torch.tensor([1, 3, 0, 2])), "x:1=w,r:0=w"),
     "repeat_interleave_scalar_dynamic": (lambda x: x.repeat_interleave(3, dim=0) + x.repeat_interleave(1).sum(),
                                          (torch.randn(2, 3),), (torch.randn(4, 1),), "x:0=n,x:1=m"),
+    # hann_window of a length known only at run time (refused before), at
+    # length 7 and at length 1 (ones)
+    "hann_window_computed_length": (
+        lambda x: x + torch.hann_window(x.size(0), periodic=False) + 2 * torch.hann_window(x.size(0)),
+        (torch.randn(7),), (torch.randn(1),), "x:0=n"),
     # scripted loops: the second input runs another number of iterations
     "script_loop_carried": (lambda x: loop_carried(x * 2) + 1, (torch.randn(3, 4),),
                             (torch.randn(5, 4),), "x:0=n"),
