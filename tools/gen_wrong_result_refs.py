@@ -364,6 +364,9 @@ CASES = {
     # shape: the checker refused the file)
     "softmax_dtype": (lambda x: torch.log_softmax(x, 1, dtype=torch.float64) + torch.softmax(x, 0, dtype=torch.float64),
                       (torch.sin(torch.arange(12.0)).view(3, 4) * 20,)),
+    # linspace of one step is its start (the constant was its end)
+    "linspace_one_step": (lambda x: x + torch.linspace(3, 10, 1) + torch.linspace(-1, 1, 6)[:1],
+                          (torch.zeros(1),)),
     # in-place ops in scripted code: later reads see the new value (they
     # read the operand, where a trace reads the op's result)
     "script_inplace_rebind": (lambda x: inplace_rebind(x), (torch.arange(6.0).view(2, 3),)),
@@ -551,6 +554,11 @@ DATA_DEPENDENT = {
     "bicubic_computed_size": (lambda x, s: bicubic_to(x, s) * 2,
                               (torch.randn(3, 8, 8), torch.tensor([13.2, 17.5])),
                               (torch.randn(3, 8, 8), torch.tensor([5.5, 9.0]))),
+    # linspace of start, end and steps given at run time (refused before;
+    # the second run takes one step: start)
+    "linspace_computed": (lambda a, b, k: torch.linspace(a, b, k) * 2,
+                          (torch.tensor(-1.0), torch.tensor(10.0), torch.tensor(6, dtype=torch.int)),
+                          (torch.tensor(3.0), torch.tensor(10.0), torch.tensor(1, dtype=torch.int))),
     # a loop whose trip count is computed from the data
     "script_loop_data_count": (lambda x: loop_data_count(x) - 1, (torch.tensor([1.0, -2.0, 3.0]),),
                                (torch.tensor([-1.0, -2.0, 3.0]),)),
