@@ -107,6 +107,7 @@ gboolean shape_rule_unsqueeze (Ctx *c, GraphNode *n, Shape *out);
 gboolean shape_rule_gather (Ctx *c, GraphNode *n, Shape *out);
 gboolean shape_rule_shape (Ctx *c, GraphNode *n, Shape *out);
 gboolean shape_rule_scalar (Ctx *c, GraphNode *n, Shape *out);
+gboolean shape_rule_range (Ctx *c, GraphNode *n, Shape *out);
 gboolean shape_rule_constant_of_shape (Ctx *c, GraphNode *n, Shape *out);
 gboolean shape_rule_expand (Ctx *c, GraphNode *n, Shape *out);
 gboolean shape_rule_tile (Ctx *c, GraphNode *n, Shape *out);
