@@ -272,7 +272,7 @@ flatten_tuple_outputs (Graph *g)
 }
 
 /* The rewrites of verify_runnable_trace over g's nodes, and over the
- * blocks of its prim::If nodes (scripted code inside a trace), whose
+ * blocks of its prim::If and prim::Loop nodes (scripted code inside a trace), whose
  * initializers go to `root`. */
 static gboolean
 rewrite (Graph *g, Graph *root, GHashTable *weights, GError **error)
@@ -340,6 +340,22 @@ rewrite (Graph *g, Graph *root, GHashTable *weights, GError **error)
           else if (ty && graph_type_kind (ty) == GRAPH_TYPE_DEVICE)
             graph_node_remove_attr (n, "value");
         }
+      else if (out && graph_node_is (n, "prim::Uninitialized"))
+        {
+          /* scripted code's placeholder for a branch that raises: never
+           * read, None here */
+          GraphNode *none = graph_create_node (g, "prim::Constant", 0, NULL, 1);
+          graph_node_insert_before (none, n);
+          graph_value_replace_all_uses (out, graph_node_output (none, 0));
+          graph_node_destroy (n);
+          continue;
+        }
+      else if (out && graph_node_is (n, "prim::unchecked_cast") && graph_node_n_inputs (n) == 1)
+        {
+          /* a refinement of Optional[T] to T: the value itself */
+          graph_value_replace_all_uses (out, graph_node_input (n, 0));
+          continue;
+        }
       else if (graph_node_is (n, "prim::ListUnpack"))
         fuse_list_unpack (n);
       else if (graph_node_is (n, "prim::TupleUnpack"))
@@ -362,7 +378,7 @@ rewrite (Graph *g, Graph *root, GHashTable *weights, GError **error)
           for (guint u = users->len; u-- > 0;)
             splice_list (users->pdata[u], g_array_index (slots, guint, u), n);
         }
-      if (graph_node_is (n, "prim::If"))
+      if (graph_node_is (n, "prim::If") || graph_node_is (n, "prim::Loop"))
         for (guint a = 0; a < graph_node_n_attrs (n); a++)
           {
             Graph *one, *const *subs;
@@ -371,6 +387,23 @@ rewrite (Graph *g, Graph *root, GHashTable *weights, GError **error)
               if (!rewrite (subs[k], root, weights, error))
                 return FALSE;
           }
+    }
+  /* A block returning a value of an enclosing graph (`-> (%x)`, a None of
+   * a branch that raises): a body's outputs are its own values, so a copy
+   * made inside it, or its own None. */
+  for (guint i = 0; g != root && i < graph_n_outputs (g); i++)
+    {
+      GraphValue *v = graph_output (g, i);
+      if (v == NULL || graph_value_graph (v) == g)
+        continue;
+      GraphNode *p = graph_value_node (v);
+      gboolean none = p && graph_node_is (p, "prim::Constant") && graph_node_n_attrs (p) == 0;
+      GraphNode *c = none ? graph_create_node (g, "prim::Constant", 0, NULL, 1)
+                          : graph_create_node (g, "aten::alias", 1, &v, 1);
+      graph_insert_node (g, c);
+      if (graph_value_type (v))
+        graph_value_set_type (graph_node_output (c, 0), graph_value_type (v));
+      graph_set_output (g, i, graph_node_output (c, 0));
     }
   return TRUE;
 }
