@@ -557,8 +557,13 @@ int
 sym_known_rank (SymContext *ctx, GraphValue *src)
 {
   int r = sym_rank (src);
-  GraphValue *d = r < 0 && ctx ? sym_context_mapped (ctx, see_through (src, 0)) : NULL;
-  return d ? sym_rank (d) : r;
+  if (r >= 0)
+    return r;
+  GraphValue *seen = see_through (src, 0);
+  GraphValue *d = ctx ? sym_context_mapped (ctx, seen) : NULL;
+  if (d && sym_rank (d) >= 0)
+    return sym_rank (d);
+  return sym_trace_rank (ctx, seen);   /* an ATen node's, from its op (trace-rank.c) */
 }
 
 static gboolean
