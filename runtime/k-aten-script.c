@@ -2,7 +2,8 @@
  * them (torchvision's @torch.jit._script_if_tracing helpers: Mask R-CNN's
  * paste-masks loop, Keypoint R-CNN's heatmaps loop, and the checks
  * F.interpolate makes): `is`/`is not` None, `in` on a list, a str.format
- * for an error message, list(), and prim::RaiseException.  Only the
+ * for an error message, list(), range()'s trip count and loop variable, and
+ * prim::RaiseException.  Only the
  * trace's run (`symonnx verify` without --expected) executes them; an
  * export never emits them as ATen nodes.  Numbers are 0-d tensors, int[]
  * and str[] 1-D tensors, None an absent input (runtime/k-aten-private.h). */
@@ -172,7 +173,47 @@ p_list (RtCall *call, GError **error)
   return rt_call_output_value (call, 0, l, error);
 }
 
+static gboolean
+int_result (RtCall *call, gint64 v, GError **error)
+{
+  RtTensor *o = rt_call_output (call, 0, GRAPH_DTYPE_INT64, 0, NULL, error);
+  if (o)
+    *(gint64 *) o->data = v;
+  return o != NULL;
+}
+
+/* aten::__range_length(lo, hi, step): the trip count of `for i in
+ * range(lo, hi, step)`, as torch computes it (a zero step raises). */
+static gboolean
+p_range_length (RtCall *call, GError **error)
+{
+  gint64 lo = aten_i (call, 0, 0), hi = aten_i (call, 1, 0), step = aten_i (call, 2, 0);
+  if (step == 0)
+    {
+      rt_call_error (call, error, RT_ERROR_INPUT, "range() arg 3 must not be zero");
+      return FALSE;
+    }
+  /* in unsigned arithmetic: hi - lo of two int64s can overflow int64 */
+  guint64 n = 0;
+  if (step > 0 && lo < hi)
+    n = 1 + ((guint64) hi - 1 - (guint64) lo) / (guint64) step;
+  else if (step < 0 && lo > hi)
+    n = 1 + ((guint64) lo - 1 - (guint64) hi) / (0 - (guint64) step);
+  return int_result (call, (gint64) n, error);
+}
+
+/* aten::__derive_index(index, start, step): the loop variable of
+ * iteration `index` of range(start, ..., step). */
+static gboolean
+p_derive_index (RtCall *call, GError **error)
+{
+  guint64 index = (guint64) aten_i (call, 0, 0), start = (guint64) aten_i (call, 1, 0);
+  guint64 step = (guint64) aten_i (call, 2, 0);
+  return int_result (call, (gint64) (start + index * step), error);   /* wraps as torch's int64 */
+}
+
 static const RtKernelDef defs[] = {
+  RT_ATEN_ROW ("__range_length", 3, 3, p_range_length), RT_ATEN_ROW ("__derive_index", 3, 3, p_derive_index),
   { RT_DOMAIN ("prim", "RaiseException", 0), RT_IN (1, 2), RT_OUT (0, 0), .run = p_raise },
   RT_ATEN_ROW ("__is__", 2, 2, p_is), RT_ATEN_ROW ("__isnot__", 2, 2, p_isnot),
   RT_ATEN_ROW ("__contains__", 2, 2, p_contains), RT_ATEN_ROW ("format", 1, RT_VARIADIC, p_format),

@@ -441,6 +441,14 @@ sym_lower_loop (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
             graph_value_set_type (w, graph_value_type (v));
           v = w;
         }
+      if ((sym_dtype (v) == GRAPH_DTYPE_UNDEFINED || sym_rank (v) < 0) && untyped_carried_ok (ctx))
+        {
+          /* an ATen node's: from its op (trace-rank.c) */
+          GraphDType dt = sym_trace_dtype (ctx, graph_node_input (m, 1));
+          int r = sym_known_rank (ctx, graph_node_input (m, 1));
+          if (dt != GRAPH_DTYPE_UNDEFINED && r >= 0)
+            sym_set_type (v, dt, r, NULL);
+        }
       if (sym_dtype (v) == GRAPH_DTYPE_UNDEFINED || sym_rank (v) < 0 || sym_rank (v) >= TENSOR_MAX_RANK)
         {
           /* torch 1.13: exports it as a SequenceInsert into an untyped sequence; refused here

@@ -128,9 +128,17 @@ rank_of_node (SymContext *ctx, GraphNode *p, GraphValue *v, int depth, guint *st
       int e = list_elements_rank (ctx, x, depth, steps);
       return e >= 0 ? e + 1 : -1;
     }
-  /* max(x), min(x), sum(x), mean(x): every element into one */
+  /* max(x), min(x): every element into one */
   if (nin == 1 && (strcmp (op, "max") == 0 || strcmp (op, "min") == 0))
     return 0;
+  /* sum/mean(Tensor self, int[1]? dim, bool keepdim, ScalarType? dtype) */
+  gboolean keep;
+  if ((strcmp (op, "sum") == 0 || strcmp (op, "mean") == 0) && nin == 4 && r >= 0
+      && sym_get_const_bool (graph_node_input (p, 2), &keep))
+    {
+      int n = list_length (graph_node_input (p, 1));
+      return n < 0 || n > r ? -1 : keep ? r : r - n;
+    }
   return -1;
 }
 
@@ -171,6 +179,40 @@ static const char *const keeps_type[] = {
   "detach", "alias", "neg", "abs", "relu", "flip", "roll", "permute", "transpose", "squeeze",
 };
 
+/* Arithmetic whose result type is its tensors' when they share one and
+ * every number operand is of no higher category (torch's promotion: a
+ * Python number does not widen a tensor of its category or above). */
+static const char *const arith[] = { "add", "sub", "mul" };
+
+static GraphDType
+arith_dtype (SymContext *ctx, GraphNode *p, int depth, guint *steps)
+{
+  GraphDType dt = GRAPH_DTYPE_UNDEFINED;
+  gboolean float_number = FALSE;
+  for (guint i = 0; i < graph_node_n_inputs (p) && i < 2; i++)
+    {
+      GraphValue *in = graph_node_input (p, i);
+      GraphType *t = in ? graph_value_type (in) : NULL;
+      if (t && graph_type_kind (t) == GRAPH_TYPE_INT)
+        continue;
+      if (t && graph_type_kind (t) == GRAPH_TYPE_FLOAT)
+        {
+          float_number = TRUE;
+          continue;
+        }
+      if (t == NULL || !graph_type_is_tensor (t))
+        return GRAPH_DTYPE_UNDEFINED;
+      GraphDType e = dtype_r (ctx, in, depth + 1, steps);
+      if (e == GRAPH_DTYPE_UNDEFINED || e == GRAPH_DTYPE_BOOL
+          || (dt != GRAPH_DTYPE_UNDEFINED && e != dt))
+        return GRAPH_DTYPE_UNDEFINED;
+      dt = e;
+    }
+  if (float_number && !graph_dtype_is_floating (dt))
+    return GRAPH_DTYPE_UNDEFINED;
+  return dt;
+}
+
 static GraphDType
 dtype_arg (GraphValue *a)
 {
@@ -205,6 +247,15 @@ dtype_of_node (SymContext *ctx, GraphNode *p, GraphValue *v, int depth, guint *s
     }
   if (in_list (op, keeps_type, G_N_ELEMENTS (keeps_type)))
     return dtype_r (ctx, graph_node_input (p, 0), depth + 1, steps);
+  /* sum(x, dim, keepdim, None) of a floating x keeps its type (an
+   * integer one becomes int64) */
+  if (strcmp (op, "sum") == 0 && nin == 4 && sym_is_none (graph_node_input (p, 3)))
+    {
+      GraphDType e = dtype_r (ctx, graph_node_input (p, 0), depth + 1, steps);
+      return graph_dtype_is_floating (e) ? e : GRAPH_DTYPE_UNDEFINED;
+    }
+  if (in_list (op, arith, G_N_ELEMENTS (arith)))
+    return arith_dtype (ctx, p, depth, steps);
   if (strcmp (op, "cat") == 0)
     {
       GraphNode *l = graph_value_node (graph_node_input (p, 0));
