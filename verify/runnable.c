@@ -298,6 +298,16 @@ rewrite (Graph *g, Graph *root, GHashTable *weights, GError **error)
                 graph_node_set_input (n, k, graph_node_output (none, 0));
               }
           }
+      if (graph_node_is (n, "aten::append"))
+        {
+          /* torch 1.13's list.append mutates the list the later nodes read */
+          const char *src = graph_node_get_source (n);
+          g_set_error (error, VERIFY_ERROR, VERIFY_ERROR_RUN,
+                       "aten::append%s%s appends to a list in place: the trace's run does not "
+                       "execute list mutation (give the expected outputs)", src ? " at " : "",
+                       src ? src : "");
+          return FALSE;
+        }
       /* The kernels compute a new value; the base the view shares
        * storage with would keep its old one (a wrong reference) unless
        * written back. */

@@ -6,6 +6,7 @@
  * --all, and the guide's C example. */
 #include "tests/common/test-util.h"
 #include "tests/common/test-cli.h"
+#include "test-loops.h"
 #include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
@@ -540,5 +541,6 @@ main (int argc, char **argv)
   g_test_add_func ("/verify/runnable-trace", test_runnable_trace);
   g_test_add_func ("/verify/runnable-trace/if", test_runnable_trace_if);
   g_test_add_func ("/verify/localize/guide-in-sync", test_guide_in_sync);
+  loop_tests_add ();
   return g_test_run ();
 }
