@@ -58,7 +58,7 @@ static const GOptionEntry verify_entries[] = {
     "ONNX counterpart diverges (kind, scope, source line, symbolic, opset, error)", NULL },
   { "node-rtol", 0, 0, G_OPTION_ARG_DOUBLE, &opt_node_rtol,
     "With --localize: each node's absolute tolerance grows by this fraction of the node's largest "
-    "|value| (float32 summation order; default 1e-5, 0: the outputs' allclose)", "F" },
+    "|value| (float32 summation order; default 3e-5, 0: the outputs' allclose)", "F" },
   { "all", 0, 0, G_OPTION_ARG_NONE, &opt_all,
     "With --localize: print every translated node's figures as a table (implies --localize)", NULL },
   CLI_LIMIT_ENTRIES,

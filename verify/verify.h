@@ -110,13 +110,16 @@ VerifyLocalization *verify_localize (const Graph *trace, const ExportOptions *op
  * outputs, is far below the values deep inside a random-weight network
  * (layer3 of a ResNet-101 whose activations grow to thousands).  The
  * node's largest |value| stands for the magnitude of its terms.  The
- * default node_rtol (VERIFY_DEFAULT_NODE_RTOL, 1e-5: about 84 float32
- * ulps of the node's largest value) passes the summation-order noise
- * measured on the torchvision corpus (up to 1.1e-5 of the node's scale
- * in Mask R-CNN's box decoder) while a wrong symbolic, whose error is a
- * sizeable part of its node's values (a forgotten bias, another epsilon
- * or axis), stays far past it; 0 gives the plain per-element allclose. */
-#define VERIFY_DEFAULT_NODE_RTOL 1e-5
+ * default node_rtol (VERIFY_DEFAULT_NODE_RTOL, 3e-5: about 250 float32
+ * ulps of the node's largest value) is three times the largest
+ * summation-order noise measured on the torchvision corpus with random
+ * weights (max abs error / scale of the nodes a plain allclose flags:
+ * 9.7e-6 in Mask R-CNN's box decoder, 5.7e-6 in RetinaNet's BatchNorms,
+ * 1.6e-6 in DeepLabV3-ResNet101's layer3), while a wrong symbolic, whose
+ * error is a sizeable part of its node's values (a forgotten bias,
+ * another epsilon or axis), stays far past it; 0 gives the plain
+ * per-element allclose. */
+#define VERIFY_DEFAULT_NODE_RTOL 3e-5
 
 /* Note [Blame]
  * The node named is the first whose output diverges while every input it

@@ -621,7 +621,7 @@ test_summation_noise (void)
   g_assert_cmpint (scaled->first, ==, -1);
   g_assert_cmpuint (scaled->compared, >=, 1);
   g_autofree char *report = verify_localization_format (scaled, FALSE);
-  g_assert_nonnull (strstr (report, "+ 1e-05 of each node's scale"));
+  g_assert_nonnull (strstr (report, "+ 3e-05 of each node's scale"));
   export_options_clear (&o);
 }
 
