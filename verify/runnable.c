@@ -1,16 +1,13 @@
 /* A trace as the executor runs it: the reference of `symonnx verify`
  * without --expected and of verify_localize. */
-#include "verify/verify.h"
+#include "verify/verify-private.h"
 #include "export/pipeline/view-mutation.h"
 #include <string.h>
 
 G_DEFINE_QUARK (verify-error-quark, verify_error)
 
-/* The state_dict name a prim::GetAttr chain resolves to
- * ("layer1.0.conv1.weight"), or NULL when v is not such a chain.
- * (transfer full) */
-static char *
-getattr_path (GraphValue *v)
+char *
+verify_getattr_path (GraphValue *v)
 {
   g_autoptr (GPtrArray) parts = g_ptr_array_new ();
   for (GraphNode *p; (p = graph_value_node (v)) != NULL; v = graph_node_input (p, 0))
@@ -315,7 +312,7 @@ rewrite (Graph *g, Graph *root, GHashTable *weights, GError **error)
         return FALSE;
       if (out && graph_node_is (n, "prim::GetAttr") && !is_class (out) && graph_value_n_uses (out) > 0)
         {
-          g_autofree char *path = getattr_path (out);
+          g_autofree char *path = verify_getattr_path (out);
           Tensor *t = path && weights ? g_hash_table_lookup (weights, path) : NULL;
           if (t == NULL)
             {

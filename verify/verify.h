@@ -61,7 +61,9 @@ typedef struct
   const char     *skipped;      /* why it was not compared; NULL when it was */
   RtCompareResult cmp;          /* expected: the trace run; actual: the ONNX run */
   gboolean        diverges;     /* compared and past tolerance (or of another shape) */
-  gboolean        inherited;    /* diverges, but an input already differs (Note [Blame]) */
+  gboolean        inherited;    /* diverges, but an input already differs (Note [Blame]) or
+                                 * the node alone on the export's inputs agrees */
+  gboolean        upstream_noise; /* the latter (Note [Isolating a node] in localize.c) */
   gboolean        near_ties;    /* indices that differ where the values they select agree
                                  * (Note [Blame]); not a divergence */
   double          scale;        /* largest finite |value| of the trace run's output */
