@@ -539,7 +539,8 @@ test_runnable_trace_if (void)
  * output reaches thousands, and where the 576 products cancel, an element
  * near 0 keeps an absolute error of about 2^-24 times their sum: past a
  * per-element allclose at the test's atol (that is what the plain compare
- * flags), far inside the node's own scale.  The weights are made here
+ * flags), far inside the node's own scale.  A sin after it is noise
+ * amplified, found so by running it alone.  The weights are made here
  * (deterministic); no reference numbers are involved: both runs are
  * ours. */
 static Tensor *
@@ -560,6 +561,16 @@ static double gamma_of (gint64 i) { return 1.0 + 0.25 * (double) (i % 3); }
 static double beta_of (gint64 i) { return 0.5 * (double) (i % 5) - 1.0; }
 static double mean_of (gint64 i) { return 10.0 * sin ((double) i); }
 static double var_of (gint64 i) { return 0.5 + (double) (i % 4); }
+
+static gboolean
+sin_as_cos (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *x;
+  if (!sym_parse_args (ctx, n, "v", &x, error))
+    return FALSE;
+  out[0] = graph_op (sym_graph (ctx), "Cos", x, NULL);
+  return TRUE;
+}
 
 static void
 test_summation_noise (void)
@@ -586,7 +597,8 @@ test_summation_noise (void)
     "  %b : Tensor = prim::GetAttr[name=\"bias\"](%bn)\n"
     "  %g : Tensor = prim::GetAttr[name=\"weight\"](%bn)\n"
     "  %z : Float(1, 32, 24, 24) = aten::batch_norm(%y, %g, %b, %mean, %var, %f, %mom, %eps, %t), scope: __module.bn # m.py:4:0\n"
-    "  return (%z)\n";
+    "  %q : Float(1, 32, 24, 24) = aten::sin(%z) # m.py:5:0\n"
+    "  return (%q)\n";
   g_autoptr (GError) error = NULL;
   g_autoptr (Graph) trace = graph_parse (text, strlen (text), "noise.trace", &error);
   g_assert_no_error (error);
@@ -615,13 +627,32 @@ test_summation_noise (void)
   /* noise: tiny against the node's scale */
   g_assert_cmpfloat (bn->cmp.max_abs_error, <, 5e-6 * bn->scale);
   g_assert_cmpint (bn->cmp.mismatches, <, 50);
-  /* the node-scaled tolerance: everything matches */
+  /* the node-scaled tolerance: the BatchNorm matches; sin of values in
+   * the thousands turns their noise into an error of its own scale (1),
+   * but alone on the export's input values it gives the export's output
+   * (Note [Isolating a node]): nothing is named */
   g_autoptr (VerifyLocalization) scaled = verify_localize (trace, &o, inputs, 1e-3, 1e-5, &error);
   g_assert_no_error (error);
   g_assert_cmpint (scaled->first, ==, -1);
-  g_assert_cmpuint (scaled->compared, >=, 1);
-  g_autofree char *report = verify_localization_format (scaled, FALSE);
+  g_assert_cmpuint (scaled->compared, ==, 2);
+  const VerifyNodeResult *sin_row = row (scaled, scaled->rows->len - 1);
+  g_assert_cmpstr (sin_row->kind, ==, "aten::sin");
+  g_assert_false (row (scaled, scaled->rows->len - 2)->diverges);
+  g_assert_true (sin_row->diverges);
+  g_assert_true (sin_row->upstream_noise);
+  g_autofree char *report = verify_localization_format (scaled, TRUE);
   g_assert_nonnull (strstr (report, "+ 3e-05 of each node's scale"));
+  g_assert_nonnull (strstr (report, "DIVERGES (alone on the export's inputs it agrees)"));
+  /* a wrong sin (cos) after the same noise is named */
+  g_autoptr (SymRegistry) reg = sym_registry_new ();
+  g_assert_true (sym_register (reg, "aten::sin", 9, sin_as_cos, NULL));
+  o.registry = reg;
+  g_autoptr (VerifyLocalization) wrong = verify_localize (trace, &o, inputs, 1e-3, 1e-5, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (wrong->first, ==, (gint) wrong->rows->len - 1);
+  g_assert_cmpstr (row (wrong, (guint) wrong->first)->kind, ==, "aten::sin");
+  g_assert_false (row (wrong, (guint) wrong->first)->upstream_noise);
+  o.registry = NULL;
   export_options_clear (&o);
 }
 
