@@ -155,6 +155,12 @@ gboolean export_infer_types (Graph *g, GError **error);
  * Dynamic axes reach into control-flow bodies through
  * export_infer_shapes. */
 void     export_infer_node_types (GraphNode *n);
+/* The first top-level node whose inputs all have static shapes and whose
+ * output 0 has a static declared shape that the node's shape rule
+ * contradicts (a trace that declares `aten::eye(0, 3)` as Float(2, 3)):
+ * NULL when none; else *detail gets "declared (2, 3), computed (0, 3)"
+ * (free it). */
+GraphNode *export_find_declared_shape_conflict (Graph *g, char **detail);
 void     export_assign_scoped_names (Graph *g);
 /* Initializers equal to an earlier one (same dtype, shape and values by
  * ==, as torch's eval-mode _jit_pass_onnx_deduplicate_initializers) are

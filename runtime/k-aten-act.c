@@ -136,7 +136,7 @@ a_prelu (RtCall *call, GError **error)
   for (gint64 i = 0; i < a->numel; i++)
     {
       double x = rt_get_f64 (a, i);
-      double s = rt_get_f64 (w, w->numel == 1 ? 0 : (i / inner) % C);
+      double s = rt_get_f64_per (w, (i / inner) % C);
       double v = x >= 0 ? x : s * x;
       rt_convert (&v, GRAPH_DTYPE_DOUBLE, (char *) o->data + i * (gint64) es, a->dtype, 1);
     }

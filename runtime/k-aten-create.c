@@ -95,18 +95,14 @@ a_copy (RtCall *call, GError **error)
   const RtTensor *a, *src;
   if (!aten_tensor_arg (call, 0, &a, error) || !aten_tensor_arg (call, 1, &src, error))
     return FALSE;
-  guint rank;
-  gint64 dims[RT_MAX_RANK], st[RT_MAX_RANK];
-  if (!rt_broadcast_shape (call, a->rank, a->dims, src->rank, src->dims, &rank, dims, error))
+  gint64 st[RT_MAX_RANK];
+  if (!rt_broadcasts_to (call, src, a->rank, a->dims, "src", error))
     return FALSE;
-  if (rank != a->rank || memcmp (dims, a->dims, sizeof (gint64) * rank) != 0)
-    {
-      rt_call_error (call, error, RT_ERROR_SHAPE, "src must broadcast to self's shape");
-      return FALSE;
-    }
   RtTensor *o = rt_call_output (call, 0, a->dtype, a->rank, a->dims, error);
   if (o == NULL)
     return FALSE;
+  guint rank = a->rank;
+  const gint64 *dims = a->dims;
   rt_broadcast_strides (src, rank, dims, st);
   gint64 c[RT_MAX_RANK] = { 0 };
   gsize es = rt_dtype_size (a->dtype), ss = rt_dtype_size (src->dtype);

@@ -479,16 +479,14 @@ a_masked_scatter (RtCall *call, GError **error)
   const RtTensor *a, *m = aten_arg (call, 1), *src = aten_arg (call, 2);
   if (!input0 (call, &a, error))
     return FALSE;
-  guint rank;
-  gint64 dims[RT_MAX_RANK], sm[RT_MAX_RANK];
-  if (m == NULL || m->dtype != GRAPH_DTYPE_BOOL || src == NULL || src->dtype != a->dtype
-      || !rt_broadcast_shape (call, m->rank, m->dims, a->rank, a->dims, &rank, dims, error) || rank != a->rank
-      || memcmp (dims, a->dims, sizeof (gint64) * rank) != 0)
+  gint64 sm[RT_MAX_RANK];
+  if (m == NULL || m->dtype != GRAPH_DTYPE_BOOL || src == NULL || src->dtype != a->dtype)
     {
-      if (error && *error == NULL)
-        rt_call_error (call, error, RT_ERROR_INVALID_GRAPH, "needs a bool mask broadcasting to self and a source of self's dtype");
+      rt_call_error (call, error, RT_ERROR_INVALID_GRAPH, "needs a bool mask and a source of self's dtype");
       return FALSE;
     }
+  if (!rt_broadcasts_to (call, m, a->rank, a->dims, "mask", error))
+    return FALSE;
   rt_broadcast_strides (m, a->rank, a->dims, sm);
   RtTensor *o = rt_call_output_like (call, 0, a, error);
   if (o == NULL)

@@ -186,17 +186,9 @@ a_bce_with_logits (RtCall *call, GError **error)
       return FALSE;
     }
   gint64 sw[RT_MAX_RANK], sp[RT_MAX_RANK];
-  guint r;
-  gint64 d2[RT_MAX_RANK];
-  if ((w && (!rt_broadcast_shape (call, w->rank, w->dims, x->rank, x->dims, &r, d2, error) || r != x->rank
-             || memcmp (d2, x->dims, sizeof (gint64) * r) != 0))
-      || (pw && (!rt_broadcast_shape (call, pw->rank, pw->dims, x->rank, x->dims, &r, d2, error) || r != x->rank
-                 || memcmp (d2, x->dims, sizeof (gint64) * r) != 0)))
-    {
-      if (error && *error == NULL)
-        rt_call_error (call, error, RT_ERROR_SHAPE, "weight and pos_weight must broadcast to the input");
-      return FALSE;
-    }
+  if ((w && !rt_broadcasts_to (call, w, x->rank, x->dims, "weight", error))
+      || (pw && !rt_broadcasts_to (call, pw, x->rank, x->dims, "pos_weight", error)))
+    return FALSE;
   if (w)
     rt_broadcast_strides (w, x->rank, x->dims, sw);
   if (pw)

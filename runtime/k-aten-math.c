@@ -560,15 +560,8 @@ a_masked_fill (RtCall *call, GError **error)
       rt_call_error (call, error, RT_ERROR_INVALID_GRAPH, "needs a bool mask and a one-element value");
       return FALSE;
     }
-  guint rank;
-  gint64 dims[RT_MAX_RANK];
-  if (!rt_broadcast_shape (call, self->rank, self->dims, mask->rank, mask->dims, &rank, dims, error))
+  if (!rt_broadcasts_to (call, mask, self->rank, self->dims, "mask", error))
     return FALSE;
-  if (rank != self->rank || memcmp (dims, self->dims, sizeof (gint64) * rank) != 0)
-    {
-      rt_call_error (call, error, RT_ERROR_SHAPE, "the mask must broadcast to self's shape");
-      return FALSE;
-    }
   RtTensor cv;
   if (!aten_as_dtype (call, value, self->dtype, 1, &cv, error))
     return FALSE;

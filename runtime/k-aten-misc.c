@@ -553,16 +553,13 @@ advanced_index (RtCall *call, guint n_index, const RtTensor *values, gboolean ac
   if (values)
     {
       /* index_put: a copy of self, the values broadcast to the indexed shape. */
-      guint vr;
-      gint64 vd[RT_MAX_RANK];
-      if (values->dtype != a->dtype
-          || !rt_broadcast_shape (call, values->rank, values->dims, rrank, rdims, &vr, vd, error)
-          || vr != rrank || memcmp (vd, rdims, sizeof (gint64) * rrank) != 0)
+      if (values->dtype != a->dtype)
         {
-          if (error && *error == NULL)
-            rt_call_error (call, error, RT_ERROR_SHAPE, "values must be of self's dtype and broadcast to the indexed shape");
+          rt_call_error (call, error, RT_ERROR_INVALID_GRAPH, "values must be of self's dtype");
           return FALSE;
         }
+      if (!rt_broadcasts_to (call, values, rrank, rdims, "values", error))
+        return FALSE;
       rt_broadcast_strides (values, rrank, rdims, vst);
       o = rt_call_output_like (call, 0, a, error);
       if (o == NULL)

@@ -49,9 +49,9 @@ normalize (RtCall *call, const RtTensor *x, gint64 groups, gint64 len, const RtT
           gint64 at = g * len + i, c = (at / inner) % C;
           double v = (rt_get_f64 (x, at) - mean) * inv;
           if (weight)
-            v *= rt_get_f64 (weight, weight->numel == 1 ? 0 : c);
+            v *= rt_get_f64_per (weight, c);
           if (bias)
-            v += rt_get_f64 (bias, bias->numel == 1 ? 0 : c);
+            v += rt_get_f64_per (bias, c);
           rt_convert (&v, GRAPH_DTYPE_DOUBLE, (char *) o->data + at * (gint64) es, x->dtype, 1);
         }
     }

@@ -165,16 +165,14 @@ rt_gemm (RtCall *call, const RtTensor *a, const RtTensor *b, const RtTensor *cc,
   if (cc && beta != 0)
     {
       /* C broadcast to (M, N) into the output, then C := alpha AB + beta C. */
-      guint r;
-      gint64 d[RT_MAX_RANK], st[RT_MAX_RANK];
-      if (cc->dtype != a->dtype
-          || !rt_broadcast_shape (call, 2, dims, cc->rank, cc->dims, &r, d, error) || r != 2
-          || d[0] != M || d[1] != N)
+      gint64 st[RT_MAX_RANK];
+      if (cc->dtype != a->dtype)
         {
-          if (error && *error == NULL)
-            rt_call_error (call, error, RT_ERROR_SHAPE, "C cannot be broadcast to (M, N)");
+          rt_call_error (call, error, RT_ERROR_INVALID_GRAPH, "C must be of A's type");
           return FALSE;
         }
+      if (!rt_broadcasts_to (call, cc, 2, dims, "C", error))
+        return FALSE;
       rt_broadcast_strides (cc, 2, dims, st);
       for (gint64 i = 0; i < M; i++)
         for (gint64 j = 0; j < N; j++)

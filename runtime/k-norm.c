@@ -164,20 +164,10 @@ k_layernorm (RtCall *call, GError **error)
   RtTensor norm = { .dtype = x->dtype, .rank = x->rank - ax };
   memcpy (norm.dims, x->dims + ax, norm.rank * sizeof (gint64));
   gint64 ss[RT_MAX_RANK], bs[RT_MAX_RANK];
-  guint r;
-  gint64 d[RT_MAX_RANK];
-  /* scale and B broadcast *to* the normalised shape: the broadcast of the two
-   * must be that shape (a Scale of size 0 against a dim of 1 broadcast to 0
-   * and was read past its end) */
-  if (!rt_broadcast_shape (call, norm.rank, norm.dims, sc->rank, sc->dims, &r, d, error)
-      || r != norm.rank || memcmp (d, norm.dims, r * sizeof (gint64)) != 0
-      || (b && (!rt_broadcast_shape (call, norm.rank, norm.dims, b->rank, b->dims, &r, d, error)
-                || r != norm.rank || memcmp (d, norm.dims, r * sizeof (gint64)) != 0)))
-    {
-      if (error && *error == NULL)
-        rt_call_error (call, error, RT_ERROR_SHAPE, "scale or B does not fit the normalised shape");
-      return FALSE;
-    }
+  /* a Scale of size 0 against a dim of 1 broadcast to 0 and was read past its end */
+  if (!rt_broadcasts_to (call, sc, norm.rank, norm.dims, "Scale", error)
+      || (b && !rt_broadcasts_to (call, b, norm.rank, norm.dims, "B", error)))
+    return FALSE;
   rt_broadcast_strides (sc, norm.rank, norm.dims, ss);
   if (b)
     rt_broadcast_strides (b, norm.rank, norm.dims, bs);

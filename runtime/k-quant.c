@@ -173,7 +173,7 @@ int_matmul (RtCall *call, const RtTensor *a, const RtTensor *azp, const RtTensor
                      " and %" G_GINT64_FORMAT ")", K, K2);
       return FALSE;
     }
-  if ((azp && azp->numel != 1 && azp->numel != M) || (bzp && bzp->numel != 1 && bzp->numel != N))
+  if (!rt_per_tensor_or (azp, M) || !rt_per_tensor_or (bzp, N))
     {
       rt_call_error (call, error, RT_ERROR_SHAPE, "zero points must be scalars or per row/column");
       return FALSE;
@@ -207,8 +207,8 @@ int_matmul (RtCall *call, const RtTensor *a, const RtTensor *azp, const RtTensor
       for (gint64 i = 0; i < M; i++)
         for (gint64 j = 0; j < N; j++)
           {
-            double s = 0, za = azp ? rt_get_f64 (azp, azp->numel == 1 ? 0 : i) : 0;
-            double zb = bzp ? rt_get_f64 (bzp, bzp->numel == 1 ? 0 : j) : 0;
+            double s = 0, za = azp ? rt_get_f64_per (azp, i) : 0;
+            double zb = bzp ? rt_get_f64_per (bzp, j) : 0;
             for (gint64 k = 0; k < K; k++)
               s += (rt_get_f64 (a, (oa * M + i) * K + k) - za) * (rt_get_f64 (b, (ob * K + k) * N + j) - zb);
             r[(t * M + i) * N + j] = s;
@@ -268,7 +268,7 @@ k_qlinear_matmul (RtCall *call, GError **error)
   gint64 N = in[3]->rank > 1 ? in[3]->dims[in[3]->rank - 1] : 1;
   gint64 M = in[0]->rank > 1 ? in[0]->dims[in[0]->rank - 2] : 1;
   /* Scales per tensor, or a's per row and b's per column; y's per tensor. */
-  if ((in[1]->numel != 1 && in[1]->numel != M) || (in[4]->numel != 1 && in[4]->numel != N)
+  if (!rt_per_tensor_or (in[1], M) || !rt_per_tensor_or (in[4], N)
       || in[6]->numel != 1 || in[7]->numel != 1)
     {
       rt_call_error (call, error, RT_ERROR_SHAPE, "a_scale must have 1 or %" G_GINT64_FORMAT
@@ -279,8 +279,8 @@ k_qlinear_matmul (RtCall *call, GError **error)
   double ys = rt_get_f64 (in[6], 0), yzp = rt_get_f64 (in[7], 0);
   for (gint64 i = 0; i < o->numel; i++)
     {
-      double as = rt_get_f64 (in[1], in[1]->numel == 1 ? 0 : (i / N) % M);
-      double bs = rt_get_f64 (in[4], in[4]->numel == 1 ? 0 : i % N);
+      double as = rt_get_f64_per (in[1], (i / N) % M);
+      double bs = rt_get_f64_per (in[4], i % N);
       store_sat (o, i, nearbyint (acc[i] * as * bs / ys) + yzp);
     }
   return TRUE;
@@ -302,7 +302,7 @@ conv_result (RtCall *call, const RtTensor *x, const RtTensor *w, const RtTensor 
       return FALSE;
     }
   gint64 M = w->dims[0], per = M ? w->numel / M : 0;
-  if (wzp && wzp->numel != 1 && wzp->numel != M)
+  if (!rt_per_tensor_or (wzp, M))
     {
       rt_call_error (call, error, RT_ERROR_SHAPE, "w_zero_point must be a scalar or per output channel");
       return FALSE;
@@ -315,7 +315,7 @@ conv_result (RtCall *call, const RtTensor *x, const RtTensor *w, const RtTensor 
   for (gint64 i = 0; i < x->numel; i++)
     xb[i] = rt_get_f64 (x, i) - za;
   for (gint64 i = 0; i < w->numel; i++)
-    wb[i] = rt_get_f64 (w, i) - (wzp ? rt_get_f64 (wzp, wzp->numel == 1 ? 0 : i / per) : 0);
+    wb[i] = rt_get_f64 (w, i) - (wzp ? rt_get_f64_per (wzp, i / per) : 0);
   xd.data = xb;
   wd.data = wb;
   const RtTensor *ins[2] = { &xd, &wd };
@@ -365,7 +365,7 @@ k_qlinear_conv (RtCall *call, GError **error)
   /* scalars, w_scale per tensor or per output channel, bias per channel
    * (a w_scale of another length was read past its end) */
   if (in[1]->numel != 1 || in[6]->numel != 1 || in[7]->numel != 1
-      || (in[4]->numel != 1 && in[4]->numel != M) || (bias && bias->numel != M))
+      || !rt_per_tensor_or (in[4], M) || (bias && bias->numel != M))
     {
       rt_call_error (call, error, RT_ERROR_INPUT, "x_scale, y_scale and y_zero_point must be scalars, "
                      "w_scale one value or one per output channel (%" G_GINT64_FORMAT "), and B one per "
@@ -379,7 +379,7 @@ k_qlinear_conv (RtCall *call, GError **error)
   for (gint64 i = 0; i < o->numel; i++)
     {
       gint64 m = (i / inner) % M;
-      double ws = rt_get_f64 (in[4], in[4]->numel == 1 ? 0 : m);
+      double ws = rt_get_f64_per (in[4], m);
       double v = acc[i] + (bias ? rt_get_f64 (bias, m) : 0);
       store_sat (o, i, nearbyint (v * xs * ws / ys) + yzp);
     }
@@ -408,7 +408,7 @@ rt_qdq_conv (RtCall *call, gboolean relu, GError **error)
         return FALSE;
       }
   gint64 M0 = in[3]->rank ? in[3]->dims[0] : 0;
-  if ((in[4]->numel != 1 && in[4]->numel != M0) || (in[5]->numel != 1 && in[5]->numel != M0))
+  if (!rt_per_tensor_or (in[4], M0) || !rt_per_tensor_or (in[5], M0))
     {
       rt_call_error (call, error, RT_ERROR_SHAPE, "the weight's scale and zero point must be one "
                      "per output channel or a scalar");
@@ -423,8 +423,11 @@ rt_qdq_conv (RtCall *call, gboolean relu, GError **error)
   const RtTensor *bs = bq && call->n_inputs > 9 ? in[9] : NULL;
   const RtTensor *bz = bq && call->n_inputs > 10 ? in[10] : NULL;
   gint64 M = dims[1], inner = rt_shape_numel (rank - 2, dims + 2);
-  for (const RtTensor *const *t = (const RtTensor *const[]) { bq, bs, bz, NULL }; *t; t++)
-    if ((*t)->numel != 1 && (*t)->numel != M)
+  /* each of the three may be absent (an absent scale before a present zero
+   * point must not end the check) */
+  const RtTensor *bias_params[3] = { bq, bs, bz };
+  for (guint k = 0; k < G_N_ELEMENTS (bias_params); k++)
+    if (!rt_per_tensor_or (bias_params[k], M))
       {
         rt_call_error (call, error, RT_ERROR_SHAPE, "the bias and its scale and zero point must "
                        "have one value per output channel");
@@ -437,10 +440,10 @@ rt_qdq_conv (RtCall *call, gboolean relu, GError **error)
   for (gint64 i = 0; i < o->numel; i++)
     {
       gint64 m = (i / inner) % M;
-      double v = acc[i] * xs * rt_get_f64 (in[4], in[4]->numel == 1 ? 0 : m);
+      double v = acc[i] * xs * rt_get_f64_per (in[4], m);
       if (bq)
-        v += (rt_get_f64 (bq, bq->numel == 1 ? 0 : m) - (bz ? rt_get_f64 (bz, bz->numel == 1 ? 0 : m) : 0))
-             * (bs ? rt_get_f64 (bs, bs->numel == 1 ? 0 : m) : 1);
+        v += (rt_get_f64_per (bq, m) - (bz ? rt_get_f64_per (bz, m) : 0))
+             * (bs ? rt_get_f64_per (bs, m) : 1);
       double q = nearbyint ((double) (float) v / (float) ys) + yzp;
       store_sat (o, i, relu && q < yzp ? yzp : q);
     }

@@ -232,10 +232,29 @@ double       rt_saturate (GraphDType dtype, double v);
  * bfloat16 included; 0 for a string). */
 gint64       rt_get_i64 (const RtTensor *t, gint64 i);
 double       rt_get_f64 (const RtTensor *t, gint64 i);
+/* Parameters given per tensor (one element) or per channel (quantization
+ * scales and zero points, weights): element i, or the one element. */
+static inline double
+rt_get_f64_per (const RtTensor *t, gint64 i)
+{
+  return rt_get_f64 (t, t->numel == 1 ? 0 : i);
+}
+/* Whether t (NULL: absent) holds one value or one per each of n channels. */
+static inline gboolean
+rt_per_tensor_or (const RtTensor *t, gint64 n)
+{
+  return t == NULL || t->numel == 1 || t->numel == n;
+}
 /* Numpy broadcast of a and b's shapes. */
 gboolean     rt_broadcast_shape (const RtCall *call, guint ra, const gint64 *da,
                                  guint rb, const gint64 *db, guint *rank, gint64 *dims,
                                  GError **error);
+/* Whether t broadcasts *to* rank/dims (numpy rules, the result exactly that
+ * shape: a dim of 0 against 1 does not), else an RT_ERROR_SHAPE error
+ * naming `what`.  The check before rt_broadcast_strides of an operand that
+ * must fit a shape fixed by another (LayerNorm's Scale, Gemm's C...). */
+gboolean     rt_broadcasts_to (const RtCall *call, const RtTensor *t, guint rank, const gint64 *dims,
+                               const char *what, GError **error);
 /* Strides (elements) of `t` broadcast to `rank`/`dims` (0 where broadcast). */
 void         rt_broadcast_strides (const RtTensor *t, guint rank, const gint64 *dims,
                                    gint64 *strides);

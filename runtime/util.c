@@ -217,6 +217,36 @@ rt_broadcast_shape (const RtCall *call, guint ra, const gint64 *da, guint rb,
   return TRUE;
 }
 
+static void
+append_shape (GString *s, guint rank, const gint64 *dims)
+{
+  g_string_append_c (s, '(');
+  for (guint k = 0; k < rank; k++)
+    g_string_append_printf (s, "%s%" G_GINT64_FORMAT, k ? ", " : "", dims[k]);
+  g_string_append_c (s, ')');
+}
+
+gboolean
+rt_broadcasts_to (const RtCall *call, const RtTensor *t, guint rank, const gint64 *dims, const char *what,
+                  GError **error)
+{
+  gboolean ok = t->rank <= rank;
+  for (guint i = 0; ok && i < t->rank; i++)
+    {
+      gint64 d = t->dims[t->rank - 1 - i], to = dims[rank - 1 - i];
+      ok = d == to || d == 1;
+    }
+  if (!ok)
+    {
+      g_autoptr (GString) s = g_string_new (NULL);
+      append_shape (s, t->rank, t->dims);
+      g_string_append (s, " does not broadcast to ");
+      append_shape (s, rank, dims);
+      rt_call_error (call, error, RT_ERROR_SHAPE, "%s of shape %s", what, s->str);
+    }
+  return ok;
+}
+
 void
 rt_contiguous_strides (guint rank, const gint64 *dims, gint64 *strides)
 {

@@ -443,7 +443,9 @@ sym_scatter_any (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error
 /* scatter_add reads src only where index has elements: an index smaller
  * than src takes src's leading corner of index's shape (ScatterElements
  * wants them equal; torch slices src the same way).  A run-time Slice to
- * Shape(index) when the two shapes are not statically equal. */
+ * Shape(index) when the two shapes are not statically known, from opset
+ * 10; NULL before 10 then (the caller refuses: an unsliced larger src
+ * would broadcast against the index and sum the wrong elements). */
 GraphValue *
 sym_scatter_src_like_index (SymContext *ctx, GraphValue *src, GraphValue *index)
 {
@@ -451,7 +453,7 @@ sym_scatter_src_like_index (SymContext *ctx, GraphValue *src, GraphValue *index)
   int r = sym_rank (index);
   if (r <= 0 || r != sym_rank (src))
     return src;
-  if (sym_static_shape (src, sd) && sym_static_shape (index, id) && !sym_has_dynamic_axes (ctx))
+  if (sym_static_shape (src, sd) && sym_static_shape (index, id))
     {
       if (memcmp (sd, id, sizeof (gint64) * (gsize) r) == 0)
         return src;
@@ -461,7 +463,7 @@ sym_scatter_src_like_index (SymContext *ctx, GraphValue *src, GraphValue *index)
       return sym_slice (ctx, src, (gsize) r, axes, starts, id, NULL);
     }
   if (sym_opset (ctx) < 10)
-    return src;
+    return NULL;
   gint64 axes[TENSOR_MAX_RANK], starts[TENSOR_MAX_RANK];
   for (int i = 0; i < r; i++)
     axes[i] = i, starts[i] = 0;
@@ -469,8 +471,35 @@ sym_scatter_src_like_index (SymContext *ctx, GraphValue *src, GraphValue *index)
                    sym_size (ctx, index, G_MININT64), sym_const_ints (ctx, (gsize) r, axes), NULL);
 }
 
-/* aten::scatter_add(self, dim, index, src) before 16: self + a scatter of
- * src into zeros (a constant when self's shape is static). */
+/* The mask forms of scatter_add and index_add below opset 16 hold an
+ * N x K x rest tensor; past this many elements they are refused (opset 16
+ * writes one ScatterElements with reduction 'add' instead). */
+#define ADD_MASK_LIMIT (G_GINT64_CONSTANT (1) << 26)
+
+/* The product of v's dims known at export time (a dynamic axis counts as
+ * 1): the lower bound of its element count. */
+static guint64
+known_numel (GraphValue *v)
+{
+  gint64 d[TENSOR_MAX_RANK];
+  int r = sym_static_dims (v, d);
+  guint64 n = 1;
+  for (int i = 0; i < r; i++)
+    if (d[i] > 0 && !g_uint64_checked_mul (&n, n, (guint64) d[i]))
+      return G_MAXUINT64;
+  return n;
+}
+
+/* aten::scatter_add(self, dim, index, src): src[.., k, ..] added to
+ * self[.., index[.., k, ..], ..], repeated indices summed as PyTorch does.
+ * From opset 16 one ScatterElements(reduction='add') into self (opset16.c,
+ * as torch's opset-16 symbolic).  Before 16, where torch's export scatters into zeros
+ * and so keeps one update per repeated index (a wrong number), an exact
+ * sum, as index_add's: mask[.., n, k, ..] = (index[.., k, ..] == n) by
+ * broadcasting, Where(mask, src, 0), ReduceSum over k, then zeros padded
+ * to self's shape where index is smaller than self, and an Add.  The mask
+ * is N x numel(index): refused past ADD_MASK_LIMIT elements of its
+ * static part (with dynamic axes it grows with them at run time). */
 static gboolean
 sym_scatter_add (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {
@@ -482,24 +511,91 @@ sym_scatter_add (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error
   if (dt == GRAPH_DTYPE_UNDEFINED)
     /* torch 1.13: also refuses (_unimplemented "scatter_add: input dtype not accessible") */
     return sym_unimplemented (ctx, n, error, "scatter_add of an input of unknown type");
-  if (sym_opset (ctx) >= 16)
-    {
-      /* exact with repeated indices (as torch's opset-16 symbolic); below 16 the
-       * scatter into zeros keeps one update per repeated index, as torch's */
-      src = sym_scatter_src_like_index (ctx, src, index);
-      out[0] = graph_op (G, "ScatterElements", self, index, src, "axis_i", dim, "reduction_s", "add", NULL);
-      return TRUE;
-    }
-  gint64 dims[TENSOR_MAX_RANK];
-  int rank = sym_rank (self);
-  GraphValue *zeros = rank >= 0 && rank <= TENSOR_MAX_RANK && sym_static_shape (self, dims)
-                        ? sym_const_filled (ctx, (gsize) rank, dims, dt, 0.0) : NULL;
-  if (zeros == NULL)
-    zeros = sym_constant_of_shape (ctx, sym_size (ctx, self, G_MININT64), dt, 0.0);
-  const char *op = sym_opset (ctx) >= 11 ? "ScatterElements" : "Scatter";
   src = sym_scatter_src_like_index (ctx, src, index);
-  GraphValue *to_add = graph_op (G, op, zeros, index, src, "axis_i", dim, NULL);
-  out[0] = graph_op (G, "Add", self, to_add, NULL);
+  if (src == NULL)
+    /* torch 1.13: exports a Scatter of the whole src into zeros (a wrong number when src is larger
+     * than index); refused here because slicing src at run time needs opset 10 */
+    return sym_unimplemented (ctx, n, error, "scatter_add of a src of run-time shape before opset 10");
+  int rank = sym_rank (self);
+  if (rank < 1 || rank >= TENSOR_MAX_RANK || sym_rank (index) != rank)
+    /* torch 1.13: exports a scatter into zeros, summing one update per repeated index (a wrong
+     * number); refused here because the exact form needs the ranks */
+    return sym_unimplemented (ctx, n, error, "scatter_add of inputs of unknown rank before opset 16 "
+                              "(export at opset 16 or later)");
+  if (dim < 0)
+    dim += rank;
+  if (dim < 0 || dim >= rank)
+    /* torch 1.13: also refuses (PyTorch rejects a dim out of range) */
+    return sym_unimplemented (ctx, n, error, "dim out of range");
+  if (dt == GRAPH_DTYPE_BOOL)
+    /* torch 1.13: also refuses (PyTorch has no scatter_add of bool tensors) */
+    return sym_unimplemented (ctx, n, error, "scatter_add of bool tensors");
+  gint64 sdims[TENSOR_MAX_RANK], idims[TENSOR_MAX_RANK];
+  int srank = sym_static_dims (self, sdims), irank = sym_static_dims (index, idims);
+  gint64 n_rows = srank == rank ? sdims[dim] : -1;
+  guint64 cells;
+  if (!g_uint64_checked_mul (&cells, known_numel (index), n_rows > 0 ? (guint64) n_rows : 1)
+      || cells > (guint64) ADD_MASK_LIMIT)
+    /* torch 1.13: exports a scatter into zeros, summing one update per repeated index (a wrong
+     * number); refused here because the exact form's mask would be too large (it
+     * is one ScatterElements from opset 16) */
+    return sym_unimplemented (ctx, n, error, "scatter_add needing a mask of more than 2^26 elements "
+                              "before opset 16 (export at opset 16 or later)");
+  /* pads of zeros where the index is smaller than self in the other dims */
+  gboolean known = srank == rank && irank == rank, same_extent;
+  for (int i = 0; known && i < rank; i++)
+    known = sdims[i] >= 0 && idims[i] >= 0;
+  gint64 pads[2 * TENSOR_MAX_RANK] = { 0 };
+  same_extent = known;
+  for (int i = 0; known && i < rank; i++)
+    if (i != dim)
+      {
+        pads[rank + i] = sdims[i] - idims[i];
+        if (pads[rank + i] < 0)
+          /* torch 1.13: also refuses (PyTorch rejects an index larger than self outside dim) */
+          return sym_unimplemented (ctx, n, error, "an index larger than self outside dim");
+        same_extent = same_extent && pads[rank + i] == 0;
+      }
+  if (sym_opset (ctx) < 11 && !known)
+    /* torch 1.13: exports a Scatter into zeros, summing one update per repeated index (a wrong
+     * number); refused here because the exact form needs Range or a run-time Pad, from opset 11 */
+    return sym_unimplemented (ctx, n, error, "scatter_add of run-time shapes before opset 11 "
+                              "(export at opset 16 or later)");
+  /* row ids 0..N-1 along dim, ones elsewhere (rank + 1 dims: K follows dim) */
+  GraphValue *rows;
+  if (n_rows >= 0)
+    {
+      gint64 *ids = g_new (gint64, (gsize) MAX (n_rows, 1));
+      for (gint64 i = 0; i < n_rows; i++)
+        ids[i] = i;
+      rows = sym_const_ints (ctx, (gsize) n_rows, ids);
+      g_free (ids);
+    }
+  else
+    rows = graph_op (G, "Range", sym_const_i64 (ctx, 0), sym_size (ctx, self, dim), sym_const_i64 (ctx, 1), NULL);
+  gint64 rshape[TENSOR_MAX_RANK + 1];
+  for (int i = 0; i <= rank; i++)
+    rshape[i] = i == dim ? -1 : 1;
+  rows = sym_reshape_static (ctx, rows, (gsize) rank + 1, rshape);
+  GraphValue *mask = graph_op (G, "Equal", rows,
+                               sym_unsqueeze (ctx, sym_cast (ctx, index, GRAPH_DTYPE_INT64), 1, &dim), NULL);
+  GraphValue *picked = graph_op (G, "Where", mask, sym_unsqueeze (ctx, src, 1, &dim),
+                                 sym_scalar_like (ctx, 0.0, src), NULL);
+  gint64 kaxis = dim + 1;
+  GraphValue *sum = sym_reduce (ctx, "ReduceSum", picked, 1, &kaxis, FALSE);
+  if (!same_extent && sym_opset (ctx) < 11)
+    sum = graph_op (G, "Pad", sum, "mode_s", "constant", "pads_is", 2 * rank, pads, "value_f", 0.0, NULL);
+  else if (!same_extent)
+    {
+      /* run-time shapes: pads (0.., Shape(self) - Shape(sum)) */
+      gint64 zeros[TENSOR_MAX_RANK] = { 0 };
+      GraphValue *pv = known ? sym_const_ints (ctx, 2 * (gsize) rank, pads)
+        : graph_op (G, "Concat", sym_const_ints (ctx, (gsize) rank, zeros),
+                    graph_op (G, "Sub", sym_size (ctx, self, G_MININT64), sym_size (ctx, sum, G_MININT64), NULL),
+                    "axis_i", (gint64) 0, NULL);
+      sum = graph_op (G, "Pad", sum, pv, sym_scalar_like (ctx, 0.0, src), "mode_s", "constant", NULL);
+    }
+  out[0] = graph_op (G, "Add", self, sum, NULL);
   return TRUE;
 }
 
@@ -575,7 +671,6 @@ sym_index_copy (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
  * multiplication, so a NaN or Inf only reaches its own target); it needs
  * the N x K x rest mask, so it is refused beyond 2^26 elements.  The
  * expanded shapes are static here (torch computes them at run time). */
-#define INDEX_ADD_MASK_LIMIT (G_GINT64_CONSTANT (1) << 26)
 
 static gboolean
 sym_index_add (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
@@ -651,7 +746,7 @@ sym_index_add (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   gint64 n_rows = dims[dim], k = sdims[dim];
   guint64 cells = (guint64) n_rows;
   for (int i = 0; i < rank; i++)
-    if (!g_uint64_checked_mul (&cells, cells, (guint64) sdims[i]) || cells > (guint64) INDEX_ADD_MASK_LIMIT)
+    if (!g_uint64_checked_mul (&cells, cells, (guint64) sdims[i]) || cells > (guint64) ADD_MASK_LIMIT)
       /* torch 1.13: exports it, summing one of each duplicate index only (a wrong number);
        * refused here because the exact form's mask would be too large (it is one
        * ScatterElements from opset 16) */

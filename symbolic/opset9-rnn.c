@@ -418,6 +418,15 @@ sym_pack_padded_sequence (SymContext *ctx, GraphNode *n, GraphValue **out, GErro
                                 "RNN or pad_packed_sequence (ONNX has no packed sequences)");
   static const gint64 perm[3] = { 1, 0, 2 };
   out[0] = batch_first ? graph_op (G, "Transpose", input, "perm_is", 3, perm, NULL) : input;
+  if (batch_first && out[0])
+    {
+      /* its own type (the padded time-major tensor), not the trace's packed (sum(lengths), F) */
+      gint64 d[3], t[3];
+      gboolean known = sym_static_shape (input, d);
+      for (int i = 0; i < 3; i++)
+        t[i] = d[perm[i]];
+      sym_set_type (out[0], sym_dtype (input), 3, known ? t : NULL);
+    }
   out[1] = sym_dtype (lengths) == GRAPH_DTYPE_INT32 ? lengths : sym_cast (ctx, lengths, GRAPH_DTYPE_INT32);
   return out[0] && out[1];
 }

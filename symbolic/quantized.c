@@ -246,11 +246,13 @@ scratch_ints (SymContext *ctx, const Tensor *t)
 
 /* quantized::conv2d(qx, packed, scale, zero_point) (and _relu), quantized::linear(qx, packed,
  * scale, zero_point): after torch's unpack pass, conv2d(x, w, b, stride, padding, dilation,
- * groups) or linear(x, w, b) on the dequantized values, then QuantizeLinear. */
+ * groups) or linear(x, w, b) on the dequantized values, then QuantizeLinear.  Beyond torch
+ * (no symbolic in 1.13), the same for quantized::conv1d (and _relu), conv_transpose1d and
+ * conv_transpose2d (per-tensor weights). */
 static gboolean
 sym_quantized_weighted (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {
-  const char *op = sym_user_data (ctx);   /* "conv2d", "conv2d_relu", "linear" */
+  const char *op = sym_user_data (ctx);   /* "conv2d", "conv1d_relu", "conv_transpose2d", "linear" ... */
   gboolean conv = g_str_has_prefix (op, "conv");
   if (graph_node_n_inputs (n) != 4)
     {
@@ -295,30 +297,77 @@ sym_quantized_weighted (SymContext *ctx, GraphNode *n, GraphValue **out, GError 
   if (conv)
     {
       static const char *const settings[] = { ".stride", ".padding", ".dilation", ".groups",
-                                              ".transpose" };
+                                              ".transpose", ".output_padding" };
       Tensor *st[G_N_ELEMENTS (settings)];
-      for (guint i = 0; i < G_N_ELEMENTS (settings); i++)
+      gboolean transposed = g_str_has_prefix (op, "conv_transpose"), one_d = strstr (op, "1d") != NULL;
+      for (guint i = 0; i < G_N_ELEMENTS (settings) - !transposed; i++)
         if ((st[i] = packed_tensor (ctx, n, path, settings[i], error)) == NULL)
           return FALSE;
-      if (tensor_numel (st[4]) != 1 || tensor_get_double (st[4], 0) != 0)
-        /* torch 1.13: also refuses (no symbolic for a transposed quantized convolution) */
-        return sym_unimplemented (ctx, n, error, "transposed quantized convolution");
-      if (tensor_numel (st[3]) != 1)
+      if (tensor_numel (st[4]) != 1 || (tensor_get_double (st[4], 0) != 0) != transposed
+          || tensor_numel (st[3]) != 1)
         {
-          g_set_error (error, SYM_ERROR, SYM_ERROR_INVALID, "%s: '%s.groups' is not one number",
-                       graph_node_kind (n), path);
+          g_set_error (error, SYM_ERROR, SYM_ERROR_INVALID, "%s: '%s.transpose' or '%s.groups' is not "
+                       "what the op says", graph_node_kind (n), path, path);
           return FALSE;
         }
-      GraphValue *args[7] = { x, w, bias, scratch_ints (ctx, st[0]), scratch_ints (ctx, st[1]),
-                              scratch_ints (ctx, st[2]),
-                              graph_op (scratch, "prim::Constant", "value_i",
-                                        (gint64) tensor_get_double (st[3], 0), NULL) };
-      GraphType *types[7] = { xt, wt, bt, NULL, NULL, NULL, NULL };
+      if (transposed && qw.axis >= 0)
+        /* torch 1.13: also refuses (no symbolic for quantized::conv_transpose*) */
+        return sym_unimplemented (ctx, n, error, "a transposed quantized convolution with per-channel "
+                                  "weights");
+      /* The 1-d forms run as 2-d ones on (N, C, 1, L), as PyTorch's quantized
+       * kernels do: the packed weight is (out, in, 1, k) and the settings have
+       * two entries. */
       g_autoptr (GraphType) yt = float_type_of (graph_node_output (n, 0));
-      if (!sym_call_op (ctx, "aten::conv2d", 7, args, types, yt, y, error))
+      if (one_d)
+        {
+          gint64 two = 2;
+          GraphType *t3[2] = { xt, yt };
+          for (guint k = 0; k < 2; k++)
+            if (graph_type_rank (t3[k]) != 3)
+              {
+                g_set_error (error, SYM_ERROR, SYM_ERROR_ARGS, "%s: a 1-d convolution of a rank-%d "
+                             "tensor", graph_node_kind (n), graph_type_rank (t3[k]));
+                return FALSE;
+              }
+          GraphDim d4[2][4];
+          for (guint k = 0; k < 2; k++)
+            for (guint i = 0; i < 4; i++)
+              d4[k][i] = i < 2 ? *graph_type_dim (t3[k], i)
+                         : i == 2 ? (GraphDim) { .kind = GRAPH_DIM_STATIC, .value = 1 }
+                                  : *graph_type_dim (t3[k], 2);
+          g_clear_pointer (&xt, graph_type_unref);
+          g_clear_pointer (&yt, graph_type_unref);
+          xt = graph_type_new_tensor (GRAPH_DTYPE_FLOAT, 4, d4[0]);
+          yt = graph_type_new_tensor (GRAPH_DTYPE_FLOAT, 4, d4[1]);
+          x = sym_unsqueeze (ctx, x, 1, &two);
+        }
+      GraphValue *groups = graph_op (scratch, "prim::Constant", "value_i", (gint64) tensor_get_double (st[3], 0),
+                                     NULL);
+      GraphValue *args[8] = { x, w, bias, scratch_ints (ctx, st[0]), scratch_ints (ctx, st[1]) };
+      GraphType *types[8] = { xt, wt, bt };
+      if (transposed)
+        {
+          /* conv_transpose2d(input, weight, bias, stride, padding, output_padding, groups, dilation) */
+          args[5] = scratch_ints (ctx, st[5]);
+          args[6] = groups;
+          args[7] = scratch_ints (ctx, st[2]);
+        }
+      else
+        {
+          /* conv2d(input, weight, bias, stride, padding, dilation, groups) */
+          args[5] = scratch_ints (ctx, st[2]);
+          args[6] = groups;
+        }
+      if (!sym_call_op (ctx, transposed ? "aten::conv_transpose2d" : "aten::conv2d", transposed ? 8 : 7, args,
+                        types, yt, y, error))
         return FALSE;
-      if (strcmp (op, "conv2d_relu") == 0)
+      if (g_str_has_suffix (op, "_relu"))
         y[0] = graph_op (G, "Relu", y[0], NULL);
+      if (one_d)
+        {
+          gint64 two = 2;
+          y[0] = sym_squeeze (ctx, y[0], 1, &two);
+        }
     }
   else
     {
@@ -389,6 +438,86 @@ sym_quantized_unary (SymContext *ctx, GraphNode *n, GraphValue **out, GError **e
     }
   GraphValue *y[2] = { NULL, NULL };
   if (!sym_call_op (ctx, kind, n_args, args, types, xt, y, error))
+    return FALSE;
+  SymQuantized q;
+  quantize (ctx, y[0], scale, zp, &q);
+  return finish (ctx, n, &q, out);
+}
+
+/* A trace argument for sym_call_op: None, an int, a float or an int list
+ * that is constant, copied into the scratch graph; else its ONNX value, of
+ * the traced type (*type, borrowed). */
+static GraphValue *
+call_arg (SymContext *ctx, GraphValue *src, GraphType **type, GError **error)
+{
+  Graph *scratch = sym_context_scratch (ctx);
+  GraphType *t = graph_value_type (src);
+  GraphTypeKind kind = t ? graph_type_kind (t) : GRAPH_TYPE_TENSOR;
+  g_autoptr (GArray) ints = kind == GRAPH_TYPE_LIST ? sym_get_const_ints (src) : NULL;
+  gint64 i;
+  double d;
+  *type = NULL;
+  if (sym_is_none (src))
+    return graph_op (scratch, "prim::Constant", NULL);
+  if (ints)
+    return graph_op (scratch, "prim::Constant", "value_is", (int) ints->len, (const gint64 *) ints->data, NULL);
+  if ((kind == GRAPH_TYPE_INT || kind == GRAPH_TYPE_BOOL) && sym_get_const_int (src, &i))
+    return graph_op (scratch, "prim::Constant", "value_i", i, NULL);
+  if (kind == GRAPH_TYPE_FLOAT && sym_get_const_double (src, &d))
+    return graph_op (scratch, "prim::Constant", "value_f", d, NULL);
+  *type = t;
+  return sym_value (ctx, src, error);
+}
+
+/* quantized::layer_norm(qx, normalized_shape, weight, bias, eps, scale, zero_point),
+ * quantized::group_norm(qx, num_groups, weight, bias, eps, scale, zero_point),
+ * quantized::instance_norm(qx, weight, bias, eps, scale, zero_point): as
+ * torch's opset-10 symbolics, the aten op's symbolic on the dequantized
+ * input (layer_norm / group_norm with cudnn off; instance_norm with the
+ * input's statistics, no running ones), then QuantizeLinear. */
+static gboolean
+sym_quantized_norm (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  const char *kind = sym_user_data (ctx);   /* "aten::layer_norm" ... */
+  gboolean inst = strcmp (kind, "aten::instance_norm") == 0;
+  guint want = inst ? 6 : 7;
+  if (graph_node_n_inputs (n) != want)
+    {
+      g_set_error (error, SYM_ERROR, SYM_ERROR_ARGS, "%s takes %u arguments, the trace gives %u",
+                   graph_node_kind (n), want, graph_node_n_inputs (n));
+      return FALSE;
+    }
+  GraphValue *scale, *zp;
+  const SymQuantized *qx = quantized_arg (ctx, n, graph_node_input (n, 0), error);
+  if (qx == NULL || !op_params (ctx, n, want - 2, &scale, &zp, error))
+    return FALSE;
+  GraphValue *x = dequantize (ctx, qx, NULL, error);
+  if (x == NULL)
+    return FALSE;
+  Graph *scratch = sym_context_scratch (ctx);
+  g_autoptr (GraphType) xt = float_type_of (graph_node_input (n, 0));
+  GraphValue *args[9] = { x };
+  GraphType *types[9] = { xt };
+  guint na = 1;
+  /* layer_norm / group_norm: arguments 1-4 as given; instance_norm: weight, bias */
+  for (guint i = 1; i <= (inst ? 2u : 4u); i++, na++)
+    if ((args[na] = call_arg (ctx, graph_node_input (n, i), &types[na], error)) == NULL)
+      return FALSE;
+  if (inst)
+    {
+      /* running_mean, running_var: None; use_input_stats: True; momentum 0; eps */
+      args[na++] = graph_op (scratch, "prim::Constant", NULL);
+      args[na++] = graph_op (scratch, "prim::Constant", NULL);
+      args[na++] = graph_op (scratch, "prim::Constant", "value_i", (gint64) 1, NULL);
+      args[na++] = graph_op (scratch, "prim::Constant", "value_f", 0.0, NULL);
+      if ((args[na] = call_arg (ctx, graph_node_input (n, 3), &types[na], error)) == NULL)
+        return FALSE;
+      na++;
+    }
+  args[na++] = graph_op (scratch, "prim::Constant", "value_i", (gint64) 0, NULL);   /* cudnn */
+  g_autoptr (GraphType) yt = float_type_of (graph_node_output (n, 0));
+  GraphValue *y[2] = { NULL, NULL };
+  if (!sym_call_op (ctx, kind, na, args, types, yt, y, error))
     return FALSE;
   SymQuantized q;
   quantize (ctx, y[0], scale, zp, &q);
@@ -656,6 +785,10 @@ static const SymEntry entries[] = {
   SYM_FN ("aten::dequantize", sym_dequantize),
   SYM_DATA ("quantized::conv2d", sym_quantized_weighted, "conv2d"),
   SYM_DATA ("quantized::conv2d_relu", sym_quantized_weighted, "conv2d_relu"),
+  SYM_DATA ("quantized::conv1d", sym_quantized_weighted, "conv1d"),
+  SYM_DATA ("quantized::conv1d_relu", sym_quantized_weighted, "conv1d_relu"),
+  SYM_DATA ("quantized::conv_transpose1d", sym_quantized_weighted, "conv_transpose1d"),
+  SYM_DATA ("quantized::conv_transpose2d", sym_quantized_weighted, "conv_transpose2d"),
   SYM_DATA ("quantized::linear", sym_quantized_weighted, "linear"),
   SYM_DATA ("quantized::add", sym_quantized_binary, "Add"),
   SYM_DATA ("quantized::add_relu", sym_quantized_binary, "AddRelu"),
@@ -664,5 +797,8 @@ static const SymEntry entries[] = {
   SYM_DATA ("quantized::sigmoid", sym_quantized_unary, "aten::sigmoid"),
   SYM_DATA ("quantized::leaky_relu", sym_quantized_unary, "aten::leaky_relu"),
   SYM_FN ("quantized::cat", sym_quantized_cat),
+  SYM_DATA ("quantized::layer_norm", sym_quantized_norm, "aten::layer_norm"),
+  SYM_DATA ("quantized::group_norm", sym_quantized_norm, "aten::group_norm"),
+  SYM_DATA ("quantized::instance_norm", sym_quantized_norm, "aten::instance_norm"),
 };
 const SymTable sym_opset10_quantized = SYM_TABLE (10, entries);

@@ -416,6 +416,20 @@ OP_CASES.update(dict([
     quantized("q_cat", lambda s, x, y: s.mods[0].cat([x, y], 1), _ff, lambda: [R(2, 3), R(2, 2)]),
     quantized("q_hardswish", lambda s, x: s.mods[0](x), lambda: [nn.Hardswish()], lambda: [R(2, 5)]),
     quantized("q_leaky_relu", lambda s, x: s.mods[0](x), lambda: [nn.LeakyReLU(0.2)], lambda: [R(2, 5)]),
+    # beyond torch (no symbolic in 1.13): 1-d and transposed quantized convolutions
+    quantized("q_conv1d", lambda s, x: s.mods[0](x), lambda: [nn.Conv1d(3, 4, 3, stride=2, padding=1)],
+              lambda: [R(1, 3, 8)]),
+    quantized("q_conv1d_relu", lambda s, x: s.mods[1](s.mods[0](x)), lambda: [nn.Conv1d(3, 4, 3), nn.ReLU()],
+              lambda: [R(2, 3, 7)], fuse=[["mods.0", "mods.1"]]),
+    quantized("q_conv_transpose1d", lambda s, x: s.mods[0](x), lambda: [nn.ConvTranspose1d(3, 4, 3, stride=2)],
+              lambda: [R(1, 3, 4)]),
+    quantized("q_conv_transpose2d", lambda s, x: s.mods[0](x),
+              lambda: [nn.ConvTranspose2d(3, 4, 3, stride=2, padding=1, output_padding=1)],
+              lambda: [R(1, 3, 4, 4)]),
+    quantized("q_layer_norm", lambda s, x: s.mods[0](x), lambda: [nn.LayerNorm([3, 4])], lambda: [R(2, 3, 4)]),
+    quantized("q_group_norm", lambda s, x: s.mods[0](x), lambda: [nn.GroupNorm(2, 4)], lambda: [R(1, 4, 3, 3)]),
+    quantized("q_instance_norm", lambda s, x: s.mods[0](x), lambda: [nn.InstanceNorm2d(4, affine=True)],
+              lambda: [R(1, 4, 3, 3)]),
     # aten ops on quantized tensors (torch's quantized_args)
     quantized("q_aten_pool_flatten", lambda s, x: torch.flatten(
         F.adaptive_avg_pool2d(F.max_pool2d(F.relu(x), 2), 1), 1), lambda: [], lambda: [R(1, 3, 6, 6)]),

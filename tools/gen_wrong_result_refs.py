@@ -322,6 +322,14 @@ CASES = {
                              (torch.randn(2, 5, 3), torch.cat([torch.randn(2, 5, 3),
                                                                torch.full((2, 1, 3), float("nan"))], 1),
                               torch.tensor([0, 3, 0, 3, 1, 3]))),
+    # scatter_add with repeated indices below opset 16 (torch's export keeps one
+    # update per index); an index smaller than self, a src larger than the index,
+    # a NaN that reaches only its own target
+    "scatter_add_duplicates": (lambda x, i, s: x.scatter_add(1, i, s),
+                               (torch.cos(torch.arange(15.0)).view(3, 5),
+                                torch.tensor([[0, 0, 4, 0], [1, 1, 1, 2]]),
+                                torch.sin(torch.arange(18.0)).view(3, 6).index_put_(
+                                    (torch.tensor(1), torch.tensor(3)), torch.tensor(float("nan"))))),
 }
 
 def gpt_attention(x):
@@ -411,6 +419,14 @@ DYNAMIC = {
                             "x:0=a,x:1=b,x:2=c"),
     "embedding_bag_dynamic": (embedding_bags, (torch.randint(0, 20, (7,)),),
                               (torch.randint(0, 20, (11,)),), "x:0=n"),
+    # the exact scatter_add below 16 with run-time sizes (Range for the rows)
+    "scatter_add_duplicates_dynamic": (
+        lambda x, i, s: x.scatter_add(0, i, s),
+        (torch.cos(torch.arange(12.0)).view(4, 3), (torch.arange(15) * 7 % 4).view(5, 3),
+         torch.sin(torch.arange(15.0)).view(5, 3)),
+        (torch.cos(torch.arange(18.0)).view(6, 3), (torch.arange(21) * 5 % 6).view(7, 3),
+         torch.sin(torch.arange(21.0)).view(7, 3)),
+        "x:0=n,i:0=k,s:0=k"),
     # instance_norm without weights and pixel_shuffle read only the static
     # channels; the batch and spatial dims are dynamic
     "instance_norm_pixel_shuffle_dynamic": (

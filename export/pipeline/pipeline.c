@@ -700,6 +700,19 @@ export_impl (const Graph *trace, const ExportOptions *o, GPtrArray *origins,
                    lint->message);
       return NULL;
     }
+  /* A trace whose declared shapes contradict its ops (hand-edited or
+   * corrupt text) would give a file whose types lie: refused. */
+  g_autofree char *conflict = NULL;
+  GraphNode *liar = export_find_declared_shape_conflict (g, &conflict);
+  if (liar)
+    {
+      g_autofree char *from = origin_desc (origin, liar);
+      const char *name = graph_value_get_name (graph_node_output (liar, 0));
+      g_set_error (error, EXPORT_ERROR, EXPORT_ERROR_GRAPH,
+                   "the trace's declared shapes contradict its operators: %s '%s' is %s from its "
+                   "inputs' shapes%s", graph_node_kind (liar), name ? name : "?", conflict, from);
+      return NULL;
+    }
   g_autoptr (GPtrArray) found = g_ptr_array_new_with_free_func (g_free);
   if (o->check && !check_result (g, o, origin, found, error))
     return NULL;

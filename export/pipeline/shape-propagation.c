@@ -684,6 +684,91 @@ export_infer_node_types (GraphNode *n)
 }
 
 static gboolean
+static_type (GraphValue *v, Shape *s)
+{
+  GraphType *t = v ? graph_value_type (v) : NULL;
+  if (t == NULL || !graph_type_is_tensor (t) || graph_type_rank (t) < 0 || graph_type_rank (t) > TENSOR_MAX_RANK)
+    return FALSE;
+  s->rank = graph_type_rank (t);
+  for (int k = 0; k < s->rank; k++)
+    {
+      s->d[k] = *graph_type_dim (t, (guint) k);
+      if (s->d[k].kind != GRAPH_DIM_STATIC)
+        return FALSE;
+    }
+  return TRUE;
+}
+
+static void
+append_dims (GString *s, const Shape *sh)
+{
+  g_string_append_c (s, '(');
+  for (int k = 0; k < sh->rank; k++)
+    g_string_append_printf (s, "%s%" G_GINT64_FORMAT, k ? ", " : "", sh->d[k].value);
+  g_string_append_c (s, ')');
+}
+
+GraphNode *
+export_find_declared_shape_conflict (Graph *g, char **detail)
+{
+  g_return_val_if_fail (g != NULL && detail != NULL, NULL);
+  *detail = NULL;
+  Ctx c = {
+    .g = g,
+    .opset = (int) graph_get_opset (g, ""),
+    .tainted = g_hash_table_new (NULL, NULL),
+    .shapes = g_hash_table_new_full (NULL, NULL, NULL, g_free),
+    .data = g_hash_table_new_full (NULL, NULL, NULL, g_free),
+  };
+  if (c.opset < 0)
+    c.opset = SYM_OPSET_DEFAULT;
+  GraphNode *found = NULL;
+  graph_foreach_node (g, n)
+    {
+      const OpRule *r = find_rule (n);
+      guint nout = graph_node_n_outputs (n);
+      Shape declared, s;
+      if (r == NULL || nout == 0 || !static_type (graph_node_output (n, 0), &declared))
+        continue;
+      gboolean inputs_static = TRUE;
+      for (guint i = 0; i < graph_node_n_inputs (n) && inputs_static; i++)
+        {
+          GraphValue *in = shape_in_at (n, i);
+          inputs_static = in == NULL || static_type (in, &s);
+        }
+      if (!inputs_static)
+        continue;
+      Shape *out = g_new0 (Shape, nout);
+      gboolean differs = FALSE;
+      if (r->rule (&c, n, out) && out[0].rank >= 0)
+        {
+          gboolean computed_static = TRUE;
+          for (int k = 0; k < out[0].rank; k++)
+            computed_static = computed_static && out[0].d[k].kind == GRAPH_DIM_STATIC;
+          differs = computed_static && out[0].rank != declared.rank;
+          for (int k = 0; computed_static && !differs && k < declared.rank; k++)
+            differs = out[0].d[k].value != declared.d[k].value;
+        }
+      if (differs)
+        {
+          GString *m = g_string_new ("declared ");
+          append_dims (m, &declared);
+          g_string_append (m, ", computed ");
+          append_dims (m, &out[0]);
+          *detail = g_string_free (m, FALSE);
+          found = n;
+        }
+      g_free (out);
+      if (found)
+        break;
+    }
+  g_hash_table_unref (c.tainted);
+  g_hash_table_unref (c.shapes);
+  g_hash_table_unref (c.data);
+  return found;
+}
+
+static gboolean
 require_type (GraphValue *v, const char *what, guint i, GError **error)
 {
   if (!untyped (v))

@@ -161,6 +161,34 @@ test_compress_reverse (void)
     g_assert_cmpfloat (tensor_get_double (y, i), ==, want[i]);
 }
 
+/* Operands that must broadcast *to* a shape another input fixes
+ * (rt_broadcasts_to): Gemm's C to (M, N), LayerNormalization's Scale to the
+ * normalised dims.  A broadcast of the two shapes that is larger (C of
+ * (2, 2) against (1, 2)) or of size 0 (Scale of (0) against (1)) must be
+ * refused, not read past the operand's end. */
+static void
+test_broadcasts_to (void)
+{
+  static const gint64 d12[2] = { 1, 2 }, d22[2] = { 2, 2 }, d2[1] = { 2 }, d3[1] = { 3 }, d21[2] = { 2, 1 },
+                      d0[1] = { 0 };
+  static const float a[2] = { 1, 2 }, eye[4] = { 1, 0, 0, 1 }, c[4] = { 10, 20, 30, 40 }, x[2] = { 5, 7 };
+  Tensor *ts[3] = { f32 (2, d12, a), f32 (2, d22, eye), f32 (1, d2, c) }, *y = NULL;
+  g_assert_no_error (run_op (13, "Gemm", 3, ts, 1, &y, NULL));
+  /* [1, 2] @ I + [10, 20] */
+  g_assert_cmpfloat (((const float *) tensor_data (y))[0], ==, 11);
+  g_assert_cmpfloat (((const float *) tensor_data (y))[1], ==, 22);
+  tensor_unref (y);
+  Tensor *bad[3] = { f32 (2, d12, a), f32 (2, d22, eye), f32 (1, d3, c) };
+  expect_error (run_op (13, "Gemm", 3, bad, 1, NULL, NULL), RT_ERROR_SHAPE,
+                "C of shape (3) does not broadcast to (1, 2)");
+  Tensor *big[3] = { f32 (2, d12, a), f32 (2, d22, eye), f32 (2, d22, c) };
+  expect_error (run_op (13, "Gemm", 3, big, 1, NULL, NULL), RT_ERROR_SHAPE,
+                "C of shape (2, 2) does not broadcast to (1, 2)");
+  Tensor *ln[2] = { f32 (2, d21, x), f32 (1, d0, NULL) };
+  expect_error (run_op (17, "LayerNormalization", 2, ln, 1, NULL, NULL), RT_ERROR_SHAPE,
+                "Scale of shape (0) does not broadcast to (1)");
+}
+
 static void
 test_unique (void)
 {
@@ -305,6 +333,7 @@ test_kernels_index_register (void)
   g_test_add_func ("/runtime/index/gathernd-scatternd", test_gathernd);
   g_test_add_func ("/runtime/index/compress-reversesequence", test_compress_reverse);
   g_test_add_func ("/runtime/index/unique", test_unique);
+  g_test_add_func ("/runtime/index/broadcasts-to", test_broadcasts_to);
   g_test_add_func ("/runtime/index/losses", test_losses);
   g_test_add_func ("/runtime/index/spatial", test_spatial);
 }

@@ -7,7 +7,9 @@
  * - If, Loop, Scan: tools/gen_control_refs.py (numpy loops; bodies reading
  *   enclosing graphs' values, swapped loop-carried values, nesting);
  * - float16 through float kernels: tools/gen_half_refs.py (numpy in float32,
- *   rounded to float16 after each node). */
+ *   rounded to float16 after each node);
+ * - the order of ties in TopK and NonMaxSuppression: tools/gen_tie_refs.py
+ *   (ONNX Runtime 1.20's outputs). */
 #include "tests/runtime/test-runtime.h"
 #include "tools/backend-suite.h"
 #include <math.h>
@@ -54,6 +56,15 @@ static void
 test_einsum_fixtures (void)
 {
   run_fixtures ("einsum", 20);
+}
+
+/* Equal values in TopK and NonMaxSuppression come out in ONNX Runtime's
+ * order, the lower index first (tools/gen_tie_refs.py: detection models
+ * with tied scores, issue 12) */
+static void
+test_tie_fixtures (void)
+{
+  run_fixtures ("ties", 6);
 }
 
 /* float16 through kernels written for float (runtime/half.c) */
@@ -335,5 +346,6 @@ test_kernels_register (void)
   g_test_add_func ("/runtime/half/fixtures", test_half_fixtures);
   g_test_add_func ("/runtime/einsum/bad-input", test_einsum_bad_input);
   g_test_add_func ("/runtime/control/fixtures", test_control_fixtures);
+  g_test_add_func ("/runtime/ties/fixtures", test_tie_fixtures);
   g_test_add_func ("/runtime/threads/conv-sigmoid", test_threads);
 }

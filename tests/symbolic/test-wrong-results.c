@@ -26,7 +26,8 @@ static const char *const cases[] = {
   "argmax_keepdim_no_dim", "avg_pool_ceil_counted_pad", "instance_norm_running_stats",
   "prelu_channels", "prelu_0d", "repeat_more_dims", "uint8_arith_wraps", "int8_abs_max",
   "logical_and_int", "bool_mul_add", "reciprocal_int64", "relu_int32", "bool_gt_float_scalar",
-  "packed_lstm", "any_all", "index_add_broadcast_source", "scatter_add_small_index",
+  "packed_lstm", "any_all", "index_add_broadcast_source", "scatter_add_small_index", "scatter_add_duplicates",
+  "scatter_add_duplicates_dynamic",
   /* refused before the audit of refusals (doc/refusals.md) */
   "div_trunc_float", "cumsum_dtype", "vector_norm_dtype", "layer_norm_no_weight", "pad_circular_2d",
   "pad_circular_3d", "index_add_duplicates",

@@ -744,6 +744,27 @@ test_doc_links_resolve (void)
   g_assert_cmpuint (checked, >=, 5);
 }
 
+/* The generated tables are what their generators give from the installed
+ * torch / onnx (tools/generated_file.py's --check; skipped, exit 77, when
+ * the library is not installed). */
+static void
+check_generated (gconstpointer script_rel)
+{
+  if (!g_file_test ("/usr/bin/python3", G_FILE_TEST_IS_EXECUTABLE))
+    {
+      g_test_skip ("no /usr/bin/python3");
+      return;
+    }
+  g_autofree char *script = test_source_path (script_rel);
+  const char *argv[] = { "/usr/bin/python3", script, "--check", NULL };
+  RunResult r = run (argv);
+  if (r.status == 77)
+    g_test_skip (r.out);
+  else
+    assert_status (&r, 0, script_rel);
+  run_result_clear (&r);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -769,5 +790,8 @@ main (int argc, char **argv)
   g_test_add_func ("/tools/example/handbuilt", test_example_handbuilt);
   g_test_add_func ("/tools/doc/c-samples-are-compiled", test_doc_samples_are_compiled);
   g_test_add_func ("/tools/doc/links-resolve", test_doc_links_resolve);
+  g_test_add_data_func ("/tools/generated/aten-schemas-current", "tools/gen_aten_schemas.py", check_generated);
+  g_test_add_data_func ("/tools/generated/onnx-type-params-current", "tools/gen_onnx_type_params.py",
+                        check_generated);
   return g_test_run ();
 }
