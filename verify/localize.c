@@ -263,6 +263,18 @@ isolate_value (Isolation *iso, GraphValue *v)
   GraphNode *p = graph_value_node (v);
   GraphValue *r = NULL;
   VerifyNodeResult *row = g_hash_table_lookup (iso->row_of, v);
+  GraphNode *packed = p && graph_node_n_inputs (p) == 1 && graph_node_input (p, 0)
+                        ? graph_value_node (graph_node_input (p, 0)) : NULL;
+  if (packed && ((graph_node_is (p, "prim::TupleUnpack") && graph_node_is (packed, "prim::TupleConstruct"))
+                 || (graph_node_is (p, "prim::ListUnpack") && graph_node_is (packed, "prim::ListConstruct")))
+      && graph_node_n_inputs (packed) == graph_node_n_outputs (p))
+    {
+      /* an element of a submodule's tuple: the value packed */
+      guint k = 0;
+      while (graph_node_output (p, k) != v)
+        k++;
+      return graph_node_input (packed, k) ? isolate_value (iso, graph_node_input (packed, k)) : NULL;
+    }
   if (p && (graph_node_is (p, "prim::Constant") || graph_node_is (p, "prim::ListConstruct")))
     r = copy_producer (iso, p, v);
   else if (p && graph_node_is (p, "prim::GetAttr"))
