@@ -283,6 +283,7 @@ def _make_onnx_test_common(tmpdir):
                      input_names=None, output_names=None, fixed_batch_size=False,
                      training=None, remained_onnx_input_idx=None, verbose=False, **_):
             import symonnx
+            from symonnx._trace import unpack_quantized
             TM = torch.onnx.TrainingMode
             mode = TM.EVAL if training is None else training
             if mode == TM.TRAINING:
@@ -327,8 +328,11 @@ def _make_onnx_test_common(tmpdir):
                     sets = [(input_args, input_kwargs)] + [(a, {}) for a in (additional_test_inputs or [])]
                     for a, kw in sets:
                         pt_args, pt_kwargs = _prepare_args(a, kw)
-                        want = _flat_tensors(_try_clone(snapshot)(*pt_args, **pt_kwargs))
-                        feed = _flat_tensors(_prepare_args(a, kw)[0])
+                        # a quantized tensor is three values in and out, as torch's
+                        # verification unpacks it (unpack_quantized_tensor)
+                        want = unpack_quantized(_flat_tensors(_try_clone(snapshot)(*pt_args, **pt_kwargs)),
+                                                False)
+                        feed = unpack_quantized(_flat_tensors(_prepare_args(a, kw)[0]))
                         try:
                             try:
                                 got = _run_file(path, feed)
@@ -343,8 +347,6 @@ def _make_onnx_test_common(tmpdir):
                             sub.mismatch = f"{len(got)} outputs vs PyTorch's {len(want)}"
                             break
                         for k, (g, w) in enumerate(zip(got, want)):
-                            if w.is_quantized:   # ONNX holds the integers (QuantizeLinear)
-                                w = w.int_repr()
                             ok, err_abs, msg = _compare(g, w.detach().numpy(), rtol, atol,
                                                         self.check_shape, self.check_dtype)
                             sub.max_abs = max(sub.max_abs, err_abs)

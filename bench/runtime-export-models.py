@@ -6,6 +6,10 @@
 writes OUTDIR/<name>.onnx and OUTDIR/<name>.input.npy for resnet18, resnet50, alexnet,
 squeezenet1_0, squeezenet1_1, mobilenet_v2 (1x3x224x224) and superres (the ONNX tutorial's SuperResolution net,
 1x1x224x224): opset 13, batch 1, random weights (seeded, nothing downloaded), eval mode.
+Token models take int64 ids: bert (BERT-base widths, 4 layers, 1x128 ids; bench/transformer_models.py),
+bert17 (the same at opset 17, where LayerNorm is one LayerNormalization node), gpt (a small GPT-style
+decoder, 6 layers, 512 wide, 1x128 ids) and lstm (pytorch/examples' word_language_model, 2-layer LSTM,
+200 wide, vocabulary 33278 as wikitext-2, 35x1 ids).
 The graph input is named 'input' and the output 'output'.
 
 With --conv-shapes it also writes OUTDIR/conv/<label>.onnx, one-node Conv models of
@@ -22,7 +26,9 @@ import torch
 import torchvision
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import torch_models  # noqa: E402
+import transformer_models  # noqa: E402
 
 
 def models():
@@ -37,6 +43,16 @@ def models():
     ]
 
 
+def token_models():
+    """(name, model, ids shape, vocabulary, opset)."""
+    return [
+        ("bert", transformer_models.BertEncoder(layers=4), (1, 128), 30522, 13),
+        ("bert17", transformer_models.BertEncoder(layers=4), (1, 128), 30522, 17),
+        ("gpt", transformer_models.GptDecoder(), (1, 128), 8192, 13),
+        ("lstm", torch_models.WordLanguageModel(ntoken=33278, ninp=200, nhid=200), (35, 1), 33278, 13),
+    ]
+
+
 def export_models(out):
     for name, m, shape in models():
         m.eval()
@@ -44,6 +60,20 @@ def export_models(out):
         path = os.path.join(out, name + ".onnx")
         with torch.no_grad():
             torch.onnx.export(m, x, path, opset_version=13, input_names=["input"],
+                              output_names=["output"], do_constant_folding=True)
+        np.save(os.path.join(out, name + ".input.npy"), x.numpy())
+        print(path)
+    for name, m, shape, vocab, opset in token_models():
+        m.eval()
+        with torch.no_grad():   # LayerNorms as after training, each its own (not ones and zeros)
+            for mod in m.modules():
+                if isinstance(mod, torch.nn.LayerNorm):
+                    mod.weight.normal_(1.0, 0.1)
+                    mod.bias.normal_(0.0, 0.1)
+        x = torch.randint(0, vocab, shape)
+        path = os.path.join(out, name + ".onnx")
+        with torch.no_grad():
+            torch.onnx.export(m, x, path, opset_version=opset, input_names=["input"],
                               output_names=["output"], do_constant_folding=True)
         np.save(os.path.join(out, name + ".input.npy"), x.numpy())
         print(path)

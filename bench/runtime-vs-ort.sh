@@ -1,6 +1,7 @@
 #!/bin/sh
 # Latency of `symonnx run` against ONNX Runtime 1.20 (onnxruntime-node, CPU) on the models
-# bench/runtime-export-models.py writes (issue 5, Performance).
+# bench/runtime-export-models.py writes (issue 5, Performance; the transformer rows bert, bert17,
+# gpt and lstm, issue 16, take token ids as their input).
 #
 #   /usr/bin/python3 bench/runtime-export-models.py /tmp/rtbench
 #   bash tests/e2e/install-ort.sh /tmp/ort    (npm: onnxruntime-node 1.20.1)
@@ -19,7 +20,7 @@ set -eu
 
 dir=${1:?usage: runtime-vs-ort.sh MODEL_DIR [MODEL...]}
 shift
-models=${*:-resnet18 resnet50 mobilenet_v2 squeezenet1_1 alexnet squeezenet1_0 superres}
+models=${*:-resnet18 resnet50 mobilenet_v2 squeezenet1_1 alexnet squeezenet1_0 superres bert bert17 gpt lstm}
 here=$(cd "$(dirname "$0")" && pwd)
 symonnx=${SYMONNX:-$here/../build-bench/tools/symonnx}
 ort_modules=${ORT_MODULES:-/tmp/ort/node_modules}

@@ -240,22 +240,21 @@ pick_kernel (gint64 *mr, gint64 *nr)
 }
 #endif
 
-RtPackedW *
-rt_conv_pack_weights (const Tensor *w, gint64 group)
+/* p's panels from the matrices (per group) whose element (m, k) is
+ * src[(g * Mg + m) * sm + k * sk] (sm: Mg rows further per group). */
+static RtPackedW *
+pack_a (const float *src, gint64 group, gint64 Mg, gint64 K, gint64 sm, gint64 sk)
 {
   gint64 mr = 0, nr = 0;
   KernelFn kernel = pick_kernel (&mr, &nr);
-  if (kernel == NULL || getenv ("SYMONNX_NO_PACKED_CONV")
-      || tensor_dtype (w) != GRAPH_DTYPE_FLOAT || tensor_rank (w) != 4 || !tensor_has_data (w)
-      || group <= 0 || tensor_dim (w, 0) % group != 0 || tensor_numel (w) == 0
-      || (group > 1 && tensor_dim (w, 0) == group && tensor_dim (w, 1) == 1))
-    return NULL;   /* (depthwise: conv-depthwise.c's loop) */
+  if (kernel == NULL || getenv ("SYMONNX_NO_PACKED_CONV"))
+    return NULL;
   RtPackedW *p = g_new0 (RtPackedW, 1);
-  p->src = tensor_data (w);
-  p->M = tensor_dim (w, 0);
+  p->src = src;
+  p->M = group * Mg;
   p->group = group;
-  p->Mg = p->M / group;
-  p->K = tensor_dim (w, 1) * tensor_dim (w, 2) * tensor_dim (w, 3);
+  p->Mg = Mg;
+  p->K = K;
   p->mr = mr;
   p->nr = nr;
   p->kc = 4096 / nr;
@@ -267,7 +266,6 @@ rt_conv_pack_weights (const Tensor *w, gint64 group)
       g_free (p);
       return NULL;
     }
-  const float *src = tensor_data (w);
   for (gint64 g = 0; g < group; g++)
     for (gint64 pn = 0; pn < p->panels; pn++)
       {
@@ -276,10 +274,117 @@ rt_conv_pack_weights (const Tensor *w, gint64 group)
           for (gint64 i = 0; i < mr; i++)
             {
               gint64 m = pn * mr + i;
-              d[k * mr + i] = m < p->Mg ? src[(g * p->Mg + m) * p->K + k] : 0.0f;
+              d[k * mr + i] = m < p->Mg ? src[(g * p->Mg + m) * sm + k * sk] : 0.0f;
             }
       }
   return p;
+}
+
+RtPackedW *
+rt_conv_pack_weights (const Tensor *w, gint64 group)
+{
+  if (tensor_dtype (w) != GRAPH_DTYPE_FLOAT || tensor_rank (w) != 4 || !tensor_has_data (w)
+      || group <= 0 || tensor_dim (w, 0) % group != 0 || tensor_numel (w) == 0
+      || (group > 1 && tensor_dim (w, 0) == group && tensor_dim (w, 1) == 1))
+    return NULL;   /* (depthwise: conv-depthwise.c's loop) */
+  gint64 K = tensor_dim (w, 1) * tensor_dim (w, 2) * tensor_dim (w, 3);
+  return pack_a (tensor_data (w), group, tensor_dim (w, 0) / group, K, K, 1);
+}
+
+RtPackedW *
+rt_packed_b_new (const float *b, gint64 K, gint64 N)
+{
+  gint64 mr = 0, nr = 0;
+  KernelFn kernel = pick_kernel (&mr, &nr);
+  if (kernel == NULL || getenv ("SYMONNX_NO_PACKED_CONV") || K <= 0 || N <= 0)
+    return NULL;
+  RtPackedW *p = g_new0 (RtPackedW, 1);
+  p->src = b;
+  p->M = N;          /* B's columns */
+  p->group = 0;      /* marks a packed B */
+  p->K = K;
+  p->mr = mr;
+  p->nr = nr;
+  p->kc = 4096 / nr;
+  p->kernel = kernel;
+  p->panels = (N + nr - 1) / nr;
+  if (posix_memalign ((void **) &p->a, 64, (gsize) (p->panels * K * nr) * sizeof (float)) != 0)
+    {
+      g_free (p);
+      return NULL;
+    }
+  rt_conv_pack_b_rows (p, b, N, N, p->a);
+  return p;
+}
+
+gboolean
+rt_packed_b_is (const RtPackedW *p, const void *src, gint64 K, gint64 N)
+{
+  return p && p->group == 0 && p->src == src && p->K == K && p->M == N;
+}
+
+gint64
+rt_packed_a_floats (const RtPackedW *p, gint64 m)
+{
+  return (m + p->mr - 1) / p->mr * p->mr * p->K;
+}
+
+gint64
+rt_packed_mr (const RtPackedW *p)
+{
+  return p->mr;
+}
+
+gint64
+rt_packed_nr (const RtPackedW *p)
+{
+  return p->nr;
+}
+
+gint64
+rt_packed_b_panels (const RtPackedW *p)
+{
+  return p->panels;
+}
+
+void
+rt_packed_pack_a (const RtPackedW *p, const float *a, gint64 lda, gint64 m, float *ap)
+{
+  gint64 K = p->K, mr = p->mr;
+  for (gint64 pn = 0; pn < (m + mr - 1) / mr; pn++)
+    {
+      float *d = ap + pn * K * mr;
+      for (gint64 i = 0; i < mr; i++)
+        {
+          gint64 r = pn * mr + i;
+          if (r < m)
+            for (gint64 k = 0; k < K; k++)
+              d[k * mr + i] = a[r * lda + k];
+          else
+            for (gint64 k = 0; k < K; k++)
+              d[k * mr + i] = 0.0f;
+        }
+    }
+}
+
+void
+rt_packed_gemm_b (const RtPackedW *p, const float *ap, gint64 m, float *c, gint64 ldc,
+                  gint64 jp0, gint64 jp1)
+{
+  gint64 K = p->K, mr = p->mr, nr = p->nr, N = p->M, mp = (m + mr - 1) / mr;
+  gint64 slices = (K + p->kc - 1) / p->kc, step = (K + slices - 1) / slices;
+  for (gint64 pc = 0; pc < K; pc += step)
+    {
+      gint64 kc = MIN (step, K - pc);
+      for (gint64 jp = jp0; jp < jp1; jp++)
+        {
+          const float *b = p->a + jp * K * nr + pc * nr;
+          gint64 nc = MIN (nr, N - jp * nr);
+          for (gint64 mb = 0; mb < mp; mb++)
+            p->kernel (kc, ap + (mb * K + pc) * mr, b, c + mb * mr * ldc + jp * nr, ldc, pc > 0,
+                       MIN (mr, m - mb * mr), nc, NULL);
+        }
+    }
 }
 
 void

@@ -9,6 +9,24 @@
  * SYMONNX_PACKED_CONV_AVX2 picks the AVX2 kernel on AVX-512 CPUs). */
 RtPackedW *rt_conv_pack_weights (const Tensor *w, gint64 group);
 void       rt_conv_packed_free (RtPackedW *p);
+/* B (K x N, row-major, constant: MatMul's weights) packed once into the
+ * kernel's B panels, for rt_packed_gemm_b (runtime/matmul-packed.c); NULL
+ * where the packed kernels do not apply.  b must outlive it. */
+RtPackedW *rt_packed_b_new (const float *b, gint64 K, gint64 N);
+/* Whether p is a packed B made from src, K x N. */
+gboolean   rt_packed_b_is (const RtPackedW *p, const void *src, gint64 K, gint64 N);
+/* The kernel's tile rows and columns; B panels of p. */
+gint64     rt_packed_mr (const RtPackedW *p);
+gint64     rt_packed_nr (const RtPackedW *p);
+gint64     rt_packed_b_panels (const RtPackedW *p);
+/* Floats of packed A for m rows of K (p's K); packs rows [0, m) of a
+ * (row stride lda) into ap. */
+gint64     rt_packed_a_floats (const RtPackedW *p, gint64 m);
+void       rt_packed_pack_a (const RtPackedW *p, const float *a, gint64 lda, gint64 m, float *ap);
+/* C[0..m, columns of B panels jp0..jp1) (row stride ldc) := A · B, A
+ * packed by rt_packed_pack_a, B = p. */
+void       rt_packed_gemm_b (const RtPackedW *p, const float *ap, gint64 m, float *c, gint64 ldc,
+                             gint64 jp0, gint64 jp1);
 /* Whether p was made from wt's very data (a caller may bind other
  * weights to the initializer's name) with this group. */
 gboolean   rt_conv_packed_usable (const RtPackedW *p, const RtTensor *wt, gint64 group);

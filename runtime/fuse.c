@@ -10,7 +10,7 @@
  * The first two compute each element with the same operations in the
  * same order as the unfused nodes, so results are bit-identical; the
  * quantized chain sums exactly what the Conv sums in float. */
-#include "runtime/session-private.h"
+#include "runtime/fuse-private.h"
 #include "runtime/kernels-private.h"
 #include "runtime/spatial.h"
 #include "runtime/conv-packed.h"
@@ -56,9 +56,8 @@ fused_act (const RtCall *call, const Fused *f, guint min_at, RtEpilogue *ep)
     ep->hi = rt_get_f64 (mx, 0);
 }
 
-/* Output 0 of the fused node, after a kernel made it. */
-static RtTensor *
-fused_output (RtCall *call)
+RtTensor *
+rt_fuse_output (RtCall *call)
 {
   RtSession *s = call->ctx;
   return &s->rt[s->current->out_idx[0]];
@@ -70,7 +69,7 @@ act_in_place (RtCall *call, const RtEpilogue *ep)
 {
   RtEpilogue act = *ep;
   act.sum = NULL;
-  RtTensor *o = fused_output (call);
+  RtTensor *o = rt_fuse_output (call);
   rt_epilogue_apply (o->dtype, o->data, 0, o->numel, &act);
 }
 
@@ -161,7 +160,7 @@ k_add_fused (RtCall *call, GError **error)
        * activation's own kernel in place (same errors as unfused). */
       if (!rt_elementwise_binary (call, a, b, "Add", error))
         return FALSE;
-      RtTensor o = *fused_output (call);
+      RtTensor o = *rt_fuse_output (call);
       if (o.dtype == GRAPH_DTYPE_FLOAT || o.dtype == GRAPH_DTYPE_DOUBLE)
         {
           act_in_place (call, &ep);
@@ -205,30 +204,21 @@ static const RtKernelDef qdq_conv_def = {
 gboolean
 rt_fuse_is_fused_def (const RtKernelDef *def)
 {
-  return def == &conv_fused_def || def == &add_fused_def || def == &qdq_conv_def;
+  return def == &conv_fused_def || def == &add_fused_def || def == &qdq_conv_def
+         || rt_fuse_transformer_is_def (def);
 }
 
 /* ---- finding the chains --------------------------------------------------- */
 
-typedef struct
-{
-  RtSession  *s;
-  GHashTable *pos;    /* GraphNode* → plan index + 1 */
-  gboolean   *gone;   /* plan nodes merged into an earlier one */
-} Fuser;
-
-static gboolean
-is_op (const RtNodePlan *p, const char *op)
+gboolean
+rt_fuse_is_op (const RtNodePlan *p, const char *op)
 {
   return p->fused_in == NULL && strcmp (p->def->domain, "onnx") == 0
          && strcmp (p->def->op, op) == 0;
 }
 
-/* The plan index of v's only reader, when v can be fused away: one use,
- * by a plan node not yet merged, and neither a graph output nor a
- * requested output; -1 otherwise. */
-static int
-sole_reader (const Fuser *fz, GraphValue *v)
+int
+rt_fuse_sole_reader (const RtFuser *fz, GraphValue *v)
 {
   if (v == NULL || graph_value_n_uses (v) != 1 || graph_value_is_graph_output (v))
     return -1;
@@ -239,37 +229,64 @@ sole_reader (const Fuser *fz, GraphValue *v)
   return j >= 0 && !fz->gone[j] ? j : -1;
 }
 
-/* Whether v (NULL: absent) has its value before plan node i runs. */
-static gboolean
-ready_before (const Fuser *fz, GraphValue *v, int i)
+int
+rt_fuse_producer (const RtFuser *fz, GraphValue *v)
 {
   GraphNode *n = v ? graph_value_node (v) : NULL;
-  int j = n ? GPOINTER_TO_INT (g_hash_table_lookup (fz->pos, n)) - 1 : -1;
-  return j < i;   /* inputs, constants (no plan node) and earlier nodes */
+  return n ? GPOINTER_TO_INT (g_hash_table_lookup (fz->pos, n)) - 1 : -1;
 }
 
-static GraphValue *
-input_or_null (const GraphNode *n, guint i)
+gboolean
+rt_fuse_ready_before (const RtFuser *fz, GraphValue *v, int i)
+{
+  return rt_fuse_producer (fz, v) < i;   /* inputs, constants (no plan node) and earlier nodes */
+}
+
+GraphValue *
+rt_fuse_input_or_null (const GraphNode *n, guint i)
 {
   return i < graph_node_n_inputs (n) ? graph_node_input (n, i) : NULL;
+}
+
+Tensor *
+rt_fuse_const (GraphValue *v)
+{
+  Tensor *c = v ? graph_value_get_initializer (v) : NULL;
+  return c || v == NULL ? c : graph_value_constant_tensor (v);
+}
+
+void
+rt_fuse_replace (RtFuser *fz, int i, const RtKernelDef *def, gpointer state, GraphValue **ins,
+                 guint n_in, GraphValue *out)
+{
+  RtNodePlan *p = &fz->s->nodes[i];
+  if (p->state && p->def->free_state)
+    p->def->free_state (p->state);
+  p->def = def;
+  p->state = state;
+  p->n_in = n_in;
+  p->n_out = 1;
+  p->fused_in = g_memdup2 (ins, n_in * sizeof *ins);
+  p->fused_out = g_new (GraphValue *, 1);
+  p->fused_out[0] = out;
 }
 
 /* Relu or Clip reading v alone at plan index j: its activation into f and
  * its bounds' values into min/max; FALSE when it is neither or its bounds
  * are not ready before plan node i. */
 static gboolean
-take_act (const Fuser *fz, int i, int j, Fused *f, GraphValue **min, GraphValue **max)
+take_act (const RtFuser *fz, int i, int j, Fused *f, GraphValue **min, GraphValue **max)
 {
   const RtNodePlan *q = &fz->s->nodes[j];
   *min = *max = NULL;
   f->lo = -INFINITY;
   f->hi = INFINITY;
-  if (is_op (q, "Relu") && q->n_in == 1 && q->n_out == 1)
+  if (rt_fuse_is_op (q, "Relu") && q->n_in == 1 && q->n_out == 1)
     {
       f->act = RT_ACT_RELU;
       return TRUE;
     }
-  if (!is_op (q, "Clip") || q->n_out != 1)
+  if (!rt_fuse_is_op (q, "Clip") || q->n_out != 1)
     return FALSE;
   f->clip_opset = q->opset;
   if (q->opset < 11)
@@ -279,9 +296,9 @@ take_act (const Fuser *fz, int i, int j, Fused *f, GraphValue **min, GraphValue 
     }
   else
     {
-      *min = input_or_null (q->node, 1);
-      *max = input_or_null (q->node, 2);
-      if (!ready_before (fz, *min, i) || !ready_before (fz, *max, i))
+      *min = rt_fuse_input_or_null (q->node, 1);
+      *max = rt_fuse_input_or_null (q->node, 2);
+      if (!rt_fuse_ready_before (fz, *min, i) || !rt_fuse_ready_before (fz, *max, i))
         return FALSE;
     }
   f->act = RT_ACT_CLIP;
@@ -290,23 +307,19 @@ take_act (const Fuser *fz, int i, int j, Fused *f, GraphValue **min, GraphValue 
 
 /* Makes plan node i the fused node: `def`, inputs ins[0..n_in), output out. */
 static void
-make_fused (Fuser *fz, int i, const RtKernelDef *def, Fused *f, GraphValue **ins, guint n_in,
+make_fused (RtFuser *fz, int i, const RtKernelDef *def, Fused *f, GraphValue **ins, guint n_in,
             GraphValue *out)
 {
   RtNodePlan *p = &fz->s->nodes[i];
   /* The Conv's state moves into the fused one (Add has none). */
   f->packed = def == &conv_fused_def ? p->state : NULL;
-  p->def = def;
-  p->state = g_memdup2 (f, sizeof *f);
-  p->n_in = n_in;
-  p->n_out = 1;
-  p->fused_in = g_memdup2 (ins, n_in * sizeof *ins);
-  p->fused_out = g_new (GraphValue *, 1);
-  p->fused_out[0] = out;
+  if (def == &conv_fused_def)
+    p->state = NULL;
+  rt_fuse_replace (fz, i, def, g_memdup2 (f, sizeof *f), ins, n_in, out);
 }
 
 static void
-try_conv (Fuser *fz, int i)
+try_conv (RtFuser *fz, int i)
 {
   RtNodePlan *p = &fz->s->nodes[i];
   if (p->n_out != 1)
@@ -316,19 +329,19 @@ try_conv (Fuser *fz, int i)
     ins[k] = graph_node_input (p->node, k);
   Fused f = { .act = RT_ACT_NONE, .lo = -INFINITY, .hi = INFINITY };
   GraphValue *out = graph_node_output (p->node, 0);
-  int j = sole_reader (fz, out), add = -1, act = -1;
-  if (j >= 0 && is_op (&fz->s->nodes[j], "Add") && fz->s->nodes[j].n_in == 2
+  int j = rt_fuse_sole_reader (fz, out), add = -1, act = -1;
+  if (j >= 0 && rt_fuse_is_op (&fz->s->nodes[j], "Add") && fz->s->nodes[j].n_in == 2
       && fz->s->nodes[j].n_out == 1)
     {
       GraphNode *a = fz->s->nodes[j].node;
       GraphValue *z = graph_node_input (a, graph_node_input (a, 0) == out ? 1 : 0);
-      if (z == out || !ready_before (fz, z, i))
+      if (z == out || !rt_fuse_ready_before (fz, z, i))
         return;   /* x + x, or z is computed after the Conv */
       ins[F_Z] = z;
       f.has_sum = TRUE;
       add = j;
       out = graph_node_output (a, 0);
-      j = sole_reader (fz, out);
+      j = rt_fuse_sole_reader (fz, out);
     }
   if (j >= 0 && take_act (fz, i, j, &f, &ins[F_MIN], &ins[F_MAX]))
     {
@@ -345,12 +358,12 @@ try_conv (Fuser *fz, int i)
 }
 
 static void
-try_add (Fuser *fz, int i)
+try_add (RtFuser *fz, int i)
 {
   RtNodePlan *p = &fz->s->nodes[i];
   if (p->n_in != 2 || p->n_out != 1 || p->state != NULL)
     return;
-  int j = sole_reader (fz, graph_node_output (p->node, 0));
+  int j = rt_fuse_sole_reader (fz, graph_node_output (p->node, 0));
   Fused f = { 0 };
   GraphValue *ins[A_N_IN] = { graph_node_input (p->node, 0), graph_node_input (p->node, 1) };
   if (j < 0 || !take_act (fz, i, j, &f, &ins[A_MIN], &ins[A_MAX]))
@@ -362,24 +375,19 @@ try_add (Fuser *fz, int i)
 
 /* The plan index of the DequantizeLinear making v, read only by plan node i; -1 otherwise. */
 static int
-dq_producer (const Fuser *fz, GraphValue *v, int i)
+dq_producer (const RtFuser *fz, GraphValue *v, int i)
 {
-  GraphNode *n = v ? graph_value_node (v) : NULL;
-  int j = n ? GPOINTER_TO_INT (g_hash_table_lookup (fz->pos, n)) - 1 : -1;
-  if (j < 0 || fz->gone[j] || !is_op (&fz->s->nodes[j], "DequantizeLinear")
-      || graph_node_n_inputs (n) != 3 || sole_reader (fz, v) != i)
+  int j = rt_fuse_producer (fz, v);
+  if (j < 0 || fz->gone[j] || !rt_fuse_is_op (&fz->s->nodes[j], "DequantizeLinear")
+      || graph_node_n_inputs (fz->s->nodes[j].node) != 3 || rt_fuse_sole_reader (fz, v) != i)
     return -1;
   return j;
 }
 
-/* Whether v is known to hold one element (a constant's or weight's tensor,
- * or its type's static shape). */
-static gboolean
-is_scalar (GraphValue *v)
+gboolean
+rt_fuse_is_scalar (GraphValue *v)
 {
-  Tensor *c = v ? graph_value_get_initializer (v) : NULL;
-  if (c == NULL && v)
-    c = graph_value_constant_tensor (v);
+  Tensor *c = rt_fuse_const (v);
   if (c)
     return tensor_numel (c) == 1;
   GraphType *t = v ? graph_value_type (v) : NULL;
@@ -397,7 +405,7 @@ is_scalar (GraphValue *v)
  * read only by a QuantizeLinear (through a Relu or not); per-tensor x and
  * y parameters, a weight per tensor or along axis 0. */
 static gboolean
-try_qdq_conv (Fuser *fz, int i)
+try_qdq_conv (RtFuser *fz, int i)
 {
   RtNodePlan *p = &fz->s->nodes[i];
   GraphNode *c = p->node;
@@ -410,25 +418,25 @@ try_qdq_conv (Fuser *fz, int i)
   if (jx < 0 || jw < 0 || (nin == 3 && jb < 0))
     return FALSE;
   GraphNode *dx = fz->s->nodes[jx].node, *dw = fz->s->nodes[jw].node;
-  if (!is_scalar (graph_node_input (dx, 1)) || !is_scalar (graph_node_input (dx, 2))
-      || (!is_scalar (graph_node_input (dw, 1)) && rt_attr_i (dw, "axis", 1) != 0))
+  if (!rt_fuse_is_scalar (graph_node_input (dx, 1)) || !rt_fuse_is_scalar (graph_node_input (dx, 2))
+      || (!rt_fuse_is_scalar (graph_node_input (dw, 1)) && rt_attr_i (dw, "axis", 1) != 0))
     return FALSE;
   Fused f = { .act = RT_ACT_NONE, .lo = -INFINITY, .hi = INFINITY };
   GraphValue *out = graph_node_output (c, 0);
-  int j = sole_reader (fz, out), act = -1;
-  if (j >= 0 && is_op (&fz->s->nodes[j], "Relu") && fz->s->nodes[j].n_out == 1)
+  int j = rt_fuse_sole_reader (fz, out), act = -1;
+  if (j >= 0 && rt_fuse_is_op (&fz->s->nodes[j], "Relu") && fz->s->nodes[j].n_out == 1)
     {
       act = j;
       f.act = RT_ACT_RELU;
       out = graph_node_output (fz->s->nodes[j].node, 0);
-      j = sole_reader (fz, out);
+      j = rt_fuse_sole_reader (fz, out);
     }
-  if (j < 0 || !is_op (&fz->s->nodes[j], "QuantizeLinear") || fz->s->nodes[j].n_out != 1)
+  if (j < 0 || !rt_fuse_is_op (&fz->s->nodes[j], "QuantizeLinear") || fz->s->nodes[j].n_out != 1)
     return FALSE;
   GraphNode *q = fz->s->nodes[j].node;
   if (graph_node_n_inputs (q) != 3 || graph_node_input (q, 0) != out
-      || !is_scalar (graph_node_input (q, 1)) || !is_scalar (graph_node_input (q, 2))
-      || !ready_before (fz, graph_node_input (q, 1), i) || !ready_before (fz, graph_node_input (q, 2), i))
+      || !rt_fuse_is_scalar (graph_node_input (q, 1)) || !rt_fuse_is_scalar (graph_node_input (q, 2))
+      || !rt_fuse_ready_before (fz, graph_node_input (q, 1), i) || !rt_fuse_ready_before (fz, graph_node_input (q, 2), i))
     return FALSE;
   GraphValue *ins[11] = { graph_node_input (dx, 0), graph_node_input (dx, 1), graph_node_input (dx, 2),
                           graph_node_input (dw, 0), graph_node_input (dw, 1), graph_node_input (dw, 2),
@@ -440,10 +448,8 @@ try_qdq_conv (Fuser *fz, int i)
       for (guint k = 0; k < 3; k++)
         ins[n++] = graph_node_input (db, k);
     }
-  /* no packed float weights: the chain runs the integer convolution */
-  if (p->state && p->def->free_state)
-    p->def->free_state (p->state);
-  p->state = NULL;
+  /* no packed float weights (rt_fuse_replace frees them): the chain runs
+   * the integer convolution */
   make_fused (fz, i, &qdq_conv_def, &f, ins, n, graph_node_output (q, 0));
   fz->gone[jx] = fz->gone[jw] = fz->gone[j] = TRUE;
   if (jb >= 0)
@@ -456,16 +462,17 @@ try_qdq_conv (Fuser *fz, int i)
 void
 rt_fuse_plan (RtSession *s)
 {
-  Fuser fz = { s, g_hash_table_new (g_direct_hash, g_direct_equal),
+  RtFuser fz = { s, g_hash_table_new (g_direct_hash, g_direct_equal),
                g_new0 (gboolean, MAX (s->n_nodes, 1)) };
   for (guint i = 0; i < s->n_nodes; i++)
     g_hash_table_insert (fz.pos, s->nodes[i].node, GINT_TO_POINTER (i + 1));
   for (guint i = 0; i < s->n_nodes; i++)
-    if (!fz.gone[i] && is_op (&s->nodes[i], "Conv") && !try_qdq_conv (&fz, (int) i))
+    if (!fz.gone[i] && rt_fuse_is_op (&s->nodes[i], "Conv") && !try_qdq_conv (&fz, (int) i))
       try_conv (&fz, (int) i);
-  /* Adds left (not after a Conv, or whose Conv could not take them). */
+  rt_fuse_transformer (&fz);
+  /* Adds left (not after a Conv or MatMul, or whose Conv could not take them). */
   for (guint i = 0; i < s->n_nodes; i++)
-    if (!fz.gone[i] && is_op (&s->nodes[i], "Add"))
+    if (!fz.gone[i] && rt_fuse_is_op (&s->nodes[i], "Add"))
       try_add (&fz, (int) i);
   guint kept = 0;
   for (guint i = 0; i < s->n_nodes; i++)

@@ -1,6 +1,7 @@
 /* MatMul (numpy semantics, batched) and Gemm through OpenBLAS. */
 #include "runtime/kernels-private.h"
 #include "runtime/blas.h"
+#include "runtime/matmul-packed.h"
 #include <string.h>
 
 /* One generic loop for integer MatMul (no BLAS for integers). */
@@ -48,6 +49,37 @@ mm (GraphDType dt, const void *a, const void *b, void *c, gint64 M, gint64 N, gi
     }
 }
 
+typedef struct
+{
+  GraphDType    dt;
+  const char   *a, *b;
+  char         *o;
+  gint64        M, N, K;
+  gsize         es;
+  guint         brank;
+  const gint64 *bdims, *sa, *sb;   /* batch dims, a's and b's batch strides (0: broadcast) */
+} BatchJob;
+
+static void
+batch_range (gint64 begin, gint64 end, gpointer data)
+{
+  const BatchJob *j = data;
+  gint64 es = (gint64) j->es;
+  for (gint64 k = begin; k < end; k++)
+    {
+      gint64 oa = 0, ob = 0, rest = k;
+      for (gint64 d = (gint64) j->brank - 1; d >= 0; d--)
+        {
+          gint64 c = rest % j->bdims[d];
+          rest /= j->bdims[d];
+          oa += c * j->sa[d];
+          ob += c * j->sb[d];
+        }
+      mm (j->dt, j->a + oa * j->M * j->K * es, j->b + ob * j->K * j->N * es,
+          j->o + k * j->M * j->N * es, j->M, j->N, j->K);
+    }
+}
+
 gboolean
 rt_matmul (RtCall *call, const RtTensor *a, const RtTensor *b, GError **error)
 {
@@ -91,11 +123,10 @@ rt_matmul (RtCall *call, const RtTensor *a, const RtTensor *b, GError **error)
   RtTensor abat = { .dtype = a->dtype, .rank = ar - 2 }, bbat = { .dtype = b->dtype, .rank = br - 2 };
   memcpy (abat.dims, ad, (ar - 2) * sizeof (gint64));
   memcpy (bbat.dims, bd, (br - 2) * sizeof (gint64));
-  gint64 sa[RT_MAX_RANK], sb[RT_MAX_RANK], c[RT_MAX_RANK] = { 0 };
+  gint64 sa[RT_MAX_RANK], sb[RT_MAX_RANK];
   rt_broadcast_strides (&abat, brank, bdims, sa);
   rt_broadcast_strides (&bbat, brank, bdims, sb);
   gsize es = rt_dtype_size (a->dtype);
-  gint64 oa = 0, ob = 0;
   /* A batch of a against one shared b is one big matrix product. */
   if (br == 2 && batch > 1)
     {
@@ -108,29 +139,43 @@ rt_matmul (RtCall *call, const RtTensor *a, const RtTensor *b, GError **error)
           return TRUE;
         }
     }
-  for (gint64 k = 0; k < batch; k++)
-    {
-      mm (a->dtype, (const char *) a->data + oa * M * K * (gint64) es,
-          (const char *) b->data + ob * K * N * (gint64) es,
-          (char *) o->data + k * M * N * (gint64) es, M, N, K);
-      for (gint64 j = (gint64) brank - 1; j >= 0; j--)
-        {
-          oa += sa[j];
-          ob += sb[j];
-          if (++c[j] < bdims[j])
-            break;
-          oa -= sa[j] * bdims[j];
-          ob -= sb[j] * bdims[j];
-          c[j] = 0;
-        }
-    }
+  BatchJob j = { a->dtype, a->data, b->data, o->data, M, N, K, es, brank, bdims, sa, sb };
+  gint64 threads = rt_call_threads (call);
+  /* Batches over the threads (attention's heads), each product on one
+   * BLAS thread, when there are enough: BLAS splits a product by rows and
+   * columns, never along K, so each element is the same sum either way. */
+  gboolean split = threads > 1 && batch > 1 && rt_blas.set_num_threads
+                   && (a->dtype == GRAPH_DTYPE_FLOAT || a->dtype == GRAPH_DTYPE_DOUBLE);
+  if (split)
+    rt_blas.set_num_threads (1);
+  rt_parallel_for (call, batch, split ? 1 : batch, batch_range, &j);
+  if (split)
+    rt_blas.set_num_threads ((int) threads);
   return TRUE;
 }
 
 static gboolean
 k_matmul (RtCall *call, GError **error)
 {
-  return rt_matmul (call, call->inputs[0], call->inputs[1], error);
+  gboolean done = FALSE;
+  if (call->state && !rt_matmul_packed (call, call->state, call->inputs[0], call->inputs[1], NULL,
+                                        NULL, &done, error))
+    return FALSE;
+  return done || rt_matmul (call, call->inputs[0], call->inputs[1], error);
+}
+
+/* A constant 2-D float B (a Linear layer's weights) packed once for the
+ * packed GEMM (matmul-packed.c); no state otherwise. */
+static gboolean
+matmul_prepare (const GraphNode *node, gint64 opset, gpointer *state, GError **error)
+{
+  (void) opset, (void) error;
+  GraphValue *v = graph_node_n_inputs (node) > 1 ? graph_node_input (node, 1) : NULL;
+  Tensor *t = v ? graph_value_get_initializer (v) : NULL;
+  if (t == NULL && v)
+    t = graph_value_constant_tensor (v);
+  *state = t && tensor_has_data (t) ? rt_matmul_pack_b (t) : NULL;
+  return TRUE;
 }
 
 gboolean
@@ -223,7 +268,8 @@ k_gemm (RtCall *call, GError **error)
 }
 
 static const RtKernelDef defs[] = {
-  { RT_ONNX ("MatMul", 1), RT_IN (2, 2), RT_OUT (1, 1), .dtypes = RT_DT_FLOATS | RT_DT_INTS, .run = k_matmul },
+  { RT_ONNX ("MatMul", 1), RT_IN (2, 2), RT_OUT (1, 1), .dtypes = RT_DT_FLOATS | RT_DT_INTS, .run = k_matmul,
+    .prepare = matmul_prepare, .free_state = (GDestroyNotify) rt_conv_packed_free },
   { RT_ONNX ("Gemm", 1), RT_IN (2, 3), RT_OUT (1, 1), .dtypes = RT_DT_FLOATS, .run = k_gemm },
 };
 

@@ -1,6 +1,7 @@
 /* Reductions (Reduce*), ArgMax/ArgMin, Softmax/LogSoftmax/Hardmax, CumSum,
  * TopK.  Accumulation is in double. */
 #include "runtime/kernels-private.h"
+#include "runtime/vexp.h"
 #include <math.h>
 #include <string.h>
 
@@ -67,6 +68,51 @@ reduce_axes (RtCall *call, guint rank, int axes_input_since, gboolean *red, gboo
       red[ax] = TRUE;
     }
   return TRUE;
+}
+
+/* One element x into the accumulator d (aux: the max, for log-sum-exp). */
+static inline void
+accumulate (RKind kind, double *d, double x, double aux)
+{
+  switch (kind)
+    {
+    case R_SUM: case R_MEAN: case R_LOGSUM: *d += x; break;
+    case R_MAX: if (x > *d || isnan (x)) *d = x; break;
+    case R_MIN: if (x < *d || isnan (x)) *d = x; break;
+    case R_PROD: *d *= x; break;
+    case R_L1: *d += fabs (x); break;
+    case R_L2: case R_SUMSQUARE: *d += x * x; break;
+    case R_LOGSUMEXP: *d += isinf (aux) ? exp (x) : exp (x - aux); break;
+    default: break;
+    }
+}
+
+/* Reduction over the trailing axes of a float or double tensor: rows of n
+ * contiguous elements, each accumulated in index order as the general loop
+ * does (same bits), rows split over the session's threads. */
+typedef struct
+{
+  const RtTensor *a;
+  double         *acc;
+  gint64          n;
+  RKind           kind;
+} RowsJob;
+
+static void
+reduce_rows (gint64 begin, gint64 end, gpointer data)
+{
+  const RowsJob *j = data;
+  for (gint64 r = begin; r < end; r++)
+    {
+      double d = j->acc[r];
+      if (j->a->dtype == GRAPH_DTYPE_FLOAT)
+        for (gint64 i = 0; i < j->n; i++)
+          accumulate (j->kind, &d, (double) ((const float *) j->a->data)[r * j->n + i], 0);
+      else
+        for (gint64 i = 0; i < j->n; i++)
+          accumulate (j->kind, &d, ((const double *) j->a->data)[r * j->n + i], 0);
+      j->acc[r] = d;
+    }
 }
 
 static gboolean
@@ -141,22 +187,24 @@ k_reduce (RtCall *call, GError **error)
         }
       memset (c, 0, sizeof c);
     }
+  /* Whether the reduced axes are the trailing ones (and some are). */
+  guint first = a->rank;
+  while (first > 0 && red[first - 1])
+    first--;
+  gboolean trailing = first < a->rank && kind != R_LOGSUMEXP
+                      && (a->dtype == GRAPH_DTYPE_FLOAT || a->dtype == GRAPH_DTYPE_DOUBLE);
+  for (guint i = 0; i < first; i++)
+    trailing = trailing && !red[i];
+  if (trailing && on > 0)
+    {
+      RowsJob j = { a, acc, a->numel / on, kind };
+      rt_parallel_for (call, on, MAX (1, 16384 / MAX (j.n, 1)), reduce_rows, &j);
+    }
   gint64 off = 0;
-  for (gint64 k = 0; k < a->numel; k++)
+  for (gint64 k = 0; k < (trailing ? 0 : a->numel); k++)
     {
       double x = rt_get_f64 (a, k);
-      double *d = &acc[off];
-      switch (kind)
-        {
-        case R_SUM: case R_MEAN: case R_LOGSUM: *d += x; break;
-        case R_MAX: if (x > *d || isnan (x)) *d = x; break;
-        case R_MIN: if (x < *d || isnan (x)) *d = x; break;
-        case R_PROD: *d *= x; break;
-        case R_L1: *d += fabs (x); break;
-        case R_L2: case R_SUMSQUARE: *d += x * x; break;
-        case R_LOGSUMEXP: *d += isinf (aux[off]) ? exp (x) : exp (x - aux[off]); break;
-        default: break;
-        }
+      accumulate (kind, &acc[off], x, aux[off]);
       for (gint64 j = (gint64) a->rank - 1; j >= 0; j--)
         {
           off += ost[j];
@@ -235,10 +283,17 @@ k_argmax (RtCall *call, GError **error)
   return TRUE;
 }
 
+/* Softmax (mode 0), LogSoftmax (1), Hardmax (2) over n elements `inner`
+ * apart, for outer indices [o0, o1).  Contiguous rows (inner 1) take their
+ * exps 8 at a time (rt_vexp) through ex, EX_MAX doubles: kept for the
+ * output pass when the row fits, computed again by chunks when not; the
+ * sum is in index order, in double, either way. */
+#define EX_MAX 2048
 #define GEN_SOFTMAX(E, T)                                                          \
-  static void softmax_##E (const T *x, T *y, gint64 outer, gint64 n, gint64 inner, int mode) \
+  static void softmax_##E (const T *x, T *y, gint64 o0, gint64 o1, gint64 n, gint64 inner, \
+                           int mode, double *ex)                                    \
   {                                                                                \
-    for (gint64 i = 0; i < outer; i++)                                             \
+    for (gint64 i = o0; i < o1; i++)                                               \
       for (gint64 k = 0; k < inner; k++)                                           \
         {                                                                          \
           const T *px = x + i * n * inner + k;                                     \
@@ -252,15 +307,71 @@ k_argmax (RtCall *call, GError **error)
               for (gint64 j = 0; j < n; j++) py[j * inner] = (T) (j == arg);       \
               continue;                                                            \
             }                                                                      \
-          for (gint64 j = 0; j < n; j++)                                           \
-            s += exp ((double) px[j * inner] - m);                                 \
-          double ls = log (s);                                                     \
-          for (gint64 j = 0; j < n; j++)                                           \
-            py[j * inner] = (T) (mode == 1 ? (double) px[j * inner] - m - ls      \
-                                           : exp ((double) px[j * inner] - m) / s); \
+          if (inner == 1)                                                          \
+            for (gint64 j0 = 0; j0 < n; j0 += EX_MAX)                              \
+              {                                                                    \
+                gint64 len = MIN (EX_MAX, n - j0);                                 \
+                for (gint64 j = 0; j < len; j++)                                   \
+                  ex[j] = (double) px[j0 + j] - m;                                 \
+                rt_vexp (ex, len);                                                 \
+                for (gint64 j = 0; j < len; j++)                                   \
+                  s += ex[j];                                                      \
+              }                                                                    \
+          else                                                                     \
+            for (gint64 j = 0; j < n; j++)                                         \
+              s += exp ((double) px[j * inner] - m);                               \
+          double ls = mode == 1 ? log (s) : 0;                                     \
+          if (mode == 1 || inner != 1)                                             \
+            {                                                                      \
+              for (gint64 j = 0; j < n; j++)                                       \
+                py[j * inner] = (T) (mode == 1 ? (double) px[j * inner] - m - ls  \
+                                               : exp ((double) px[j * inner] - m) / s); \
+              continue;                                                            \
+            }                                                                      \
+          for (gint64 j0 = 0; j0 < n; j0 += EX_MAX)                                \
+            {                                                                      \
+              gint64 len = MIN (EX_MAX, n - j0);                                   \
+              if (n > EX_MAX)                                                      \
+                {                                                                  \
+                  for (gint64 j = 0; j < len; j++)                                 \
+                    ex[j] = (double) px[j0 + j] - m;                               \
+                  rt_vexp (ex, len);                                               \
+                }                                                                  \
+              for (gint64 j = 0; j < len; j++)                                     \
+                py[j0 + j] = (T) (ex[j] / s);                                      \
+            }                                                                      \
         }                                                                          \
   }
 RT_FOREACH_FLOAT (GEN_SOFTMAX)
+
+typedef struct
+{
+  const RtTensor *a;
+  RtTensor       *o;
+  gint64          n, inner;
+  int             mode;
+} SoftmaxJob;
+
+static void
+softmax_range (gint64 begin, gint64 end, gpointer data)
+{
+  const SoftmaxJob *j = data;
+  double ex[EX_MAX];
+  if (j->a->dtype == GRAPH_DTYPE_FLOAT)
+    softmax_FLOAT (j->a->data, j->o->data, begin, end, j->n, j->inner, j->mode, ex);
+  else
+    softmax_DOUBLE (j->a->data, j->o->data, begin, end, j->n, j->inner, j->mode, ex);
+}
+
+/* The rows (outer indices) split over the session's threads: each row is
+ * computed alone, so the bits do not depend on the split. */
+static void
+softmax_run (RtCall *call, const RtTensor *a, RtTensor *o, gint64 outer, gint64 n, gint64 inner,
+             int mode)
+{
+  SoftmaxJob j = { a, o, n, inner, mode };
+  rt_parallel_for (call, outer, MAX (1, 16384 / MAX (n * inner, 1)), softmax_range, &j);
+}
 
 gboolean
 rt_softmax (RtCall *call, const RtTensor *a, guint axis, gboolean log, GError **error)
@@ -270,10 +381,7 @@ rt_softmax (RtCall *call, const RtTensor *a, guint axis, gboolean log, GError **
     return FALSE;
   gint64 outer, n, inner;
   split_axis (a, axis, &outer, &n, &inner);
-  if (a->dtype == GRAPH_DTYPE_FLOAT)
-    softmax_FLOAT (a->data, o->data, outer, n, inner, log ? 1 : 0);
-  else
-    softmax_DOUBLE (a->data, o->data, outer, n, inner, log ? 1 : 0);
+  softmax_run (call, a, o, outer, n, inner, log ? 1 : 0);
   return TRUE;
 }
 
@@ -299,10 +407,7 @@ k_softmax (RtCall *call, GError **error)
     }
   else
     split_axis (a, ax, &outer, &n, &inner);
-  if (a->dtype == GRAPH_DTYPE_FLOAT)
-    softmax_FLOAT (a->data, o->data, outer, n, inner, mode);
-  else
-    softmax_DOUBLE (a->data, o->data, outer, n, inner, mode);
+  softmax_run (call, a, o, outer, n, inner, mode);
   return TRUE;
 }
 

@@ -353,6 +353,46 @@ rt_shape_op_dims (const RtCall *call, const RtTensor *a, const gint64 *list, gui
   return FALSE;
 }
 
+/* copy_strided split over the session's threads along the first dimension
+ * above 1 (a copy: the bits do not depend on the split). */
+typedef struct
+{
+  char          *dst;
+  const char    *src;
+  guint          rank;
+  const gint64  *dims, *ss;
+  gsize          es;
+} CopyJob;
+
+static void
+copy_range (gint64 begin, gint64 end, gpointer data)
+{
+  const CopyJob *j = data;
+  gint64 d[RT_MAX_RANK];
+  memcpy (d, j->dims, j->rank * sizeof (gint64));
+  d[0] = end - begin;
+  gint64 row = rt_shape_numel (j->rank - 1, j->dims + 1);
+  copy_strided (j->dst + begin * row * (gint64) j->es, j->src + begin * j->ss[0] * (gint64) j->es,
+                j->rank, d, j->ss, j->es);
+}
+
+static void
+copy_strided_parallel (RtCall *call, void *dst, const void *src, guint rank, const gint64 *dims,
+                       const gint64 *ss, gsize es)
+{
+  guint lead = 0;
+  while (lead + 1 < rank && dims[lead] == 1)
+    lead++;   /* dims of 1 move nothing */
+  gint64 n = rt_shape_numel (rank, dims);
+  if (rank - lead < 2 || n < 65536)
+    {
+      copy_strided (dst, src, rank, dims, ss, es);
+      return;
+    }
+  CopyJob j = { dst, src, rank - lead, dims + lead, ss + lead, es };
+  rt_parallel_for (call, dims[lead], MAX (1, 32768 / MAX (n / dims[lead], 1)), copy_range, &j);
+}
+
 /* Reshape, Flatten, Squeeze, Unsqueeze, Transpose, Expand. */
 static gboolean
 k_shape_op (RtCall *call, GError **error)
@@ -369,7 +409,7 @@ k_shape_op (RtCall *call, GError **error)
   RtTensor *o = rt_call_output (call, 0, a->dtype, rank, dims, error);
   if (o == NULL)
     return FALSE;
-  copy_strided (o->data, a->data, rank, dims, ss, rt_dtype_size (a->dtype));
+  copy_strided_parallel (call, o->data, a->data, rank, dims, ss, rt_dtype_size (a->dtype));
   return TRUE;
 }
 

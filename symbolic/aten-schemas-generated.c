@@ -880,7 +880,7 @@ const SymAtenArity sym_aten_arities[] = {
   { "aten::append", 2, 2,
     "* self t[];* el t" },
   { "aten::arange", 1, 7,
-    "n end Scalar;?i dtype ScalarType?;?i layout Layout?;?D device Device?;?b pin_memory bool?|n start Scalar;n end Scalar;?i dtype ScalarType?;?i layout Layout?;?D device Device?;?b pin_memory bool?|n start Scalar;n end Scalar;n step Scalar;?i dtype ScalarType?;?i layout Layout?;?D device Device?;?b pin_memory bool?" },
+    "n end Scalar;?i dtype ScalarType?;?i layout Layout?;?D device Device?;?b pin_memory bool?|n start Scalar;n end Scalar;?i dtype ScalarType?;?i layout Layout?;?D device Device?;?b pin_memory bool?|n start Scalar;n end Scalar;n step Scalar;?i dtype ScalarType?;?i layout Layout?;?D device Device?;?b pin_memory bool?|n start Scalar;n end Scalar;n step Scalar;T out Tensor|n end Scalar;T out Tensor" },
   { "aten::arccos", 1, 1,
     "T self Tensor" },
   { "aten::arccos_", 1, 1,

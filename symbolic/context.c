@@ -1854,6 +1854,20 @@ unknown_dims (GraphValue *v, GraphType *traced)
     }
 }
 
+/* Whether v's type is a tensor of v's element type (or none) and unknown
+ * rank where the trace declares the rank (a Cast of an untyped value): the
+ * declared type is the better one. */
+static gboolean
+rank_unknown_of (GraphValue *v, GraphType *declared)
+{
+  GraphType *t = graph_value_type (v);
+  if (!graph_type_is_tensor (t) || graph_type_rank (t) >= 0 || !graph_type_is_tensor (declared)
+      || graph_type_rank (declared) < 0 || graph_type_is_quantized (declared))
+    return FALSE;
+  GraphDType dt = graph_type_dtype (t);
+  return dt == GRAPH_DTYPE_UNDEFINED || dt == graph_type_dtype (declared);
+}
+
 static void
 finish_outputs (SymContext *ctx, GraphNode *n, GraphValue **out)
 {
@@ -1864,7 +1878,7 @@ finish_outputs (SymContext *ctx, GraphNode *n, GraphValue **out)
         continue;
       if (sym_context_is_data_dependent (ctx, src))
         unknown_dims (out[i], graph_value_type (src));
-      else if (graph_value_type (out[i]) == NULL)
+      else if (graph_value_type (out[i]) == NULL || rank_unknown_of (out[i], graph_value_type (src)))
         {
           g_autoptr (GraphType) t = onnx_type_of (graph_value_type (src));
           if (t)
@@ -1960,11 +1974,120 @@ has_untyped_output (GraphNode *n)
   return FALSE;
 }
 
+/* Whether a node other than `except` reads v, in g or in its blocks. */
+static gboolean
+read_in (Graph *g, GraphValue *v, GraphNode *except)
+{
+  for (guint i = 0; i < graph_n_outputs (g); i++)
+    if (graph_output (g, i) == v)
+      return TRUE;
+  graph_foreach_node (g, m)
+    {
+      for (guint i = 0; m != except && i < graph_node_n_inputs (m); i++)
+        if (graph_node_input (m, i) == v)
+          return TRUE;
+      for (guint a = 0; a < graph_node_n_attrs (m); a++)
+        {
+          Graph *one, *const *subs;
+          gsize len = graph_node_attr_subgraphs (m, graph_node_attr_name (m, a), &one, &subs);
+          for (gsize k = 0; k < len; k++)
+            if (read_in (subs[k], v, except))
+              return TRUE;
+        }
+    }
+  return FALSE;
+}
+
+/* Whether a node other than `except` reads v in owner's blocks. */
+static gboolean
+read_in_blocks (GraphNode *owner, GraphValue *v, GraphNode *except)
+{
+  for (guint a = 0; a < graph_node_n_attrs (owner); a++)
+    {
+      Graph *one, *const *subs;
+      gsize len = graph_node_attr_subgraphs (owner, graph_node_attr_name (owner, a), &one, &subs);
+      for (gsize k = 0; k < len; k++)
+        if (read_in (subs[k], v, except))
+          return TRUE;
+    }
+  return FALSE;
+}
+
+/* Whether v is read after n: by a later node of n's graph (or its
+ * blocks), or by the graph's outputs. */
+static gboolean
+read_after (GraphNode *n, GraphValue *v)
+{
+  Graph *g = graph_node_graph (n);
+  for (guint i = 0; i < graph_n_outputs (g); i++)
+    if (graph_output (g, i) == v)
+      return TRUE;
+  for (GraphNode *m = graph_node_next (n); m; m = graph_node_next (m))
+    {
+      for (guint i = 0; i < graph_node_n_inputs (m); i++)
+        if (graph_node_input (m, i) == v)
+          return TRUE;
+      for (guint a = 0; a < graph_node_n_attrs (m); a++)
+        {
+          Graph *one, *const *subs;
+          gsize len = graph_node_attr_subgraphs (m, graph_node_attr_name (m, a), &one, &subs);
+          for (gsize k = 0; k < len; k++)
+            if (read_in (subs[k], v, NULL))
+              return TRUE;
+        }
+    }
+  return FALSE;
+}
+
+/* Note [In-place ops in scripted code]
+ * A trace names each in-place op's result and reads that afterwards; a
+ * scripted graph goes on reading the operand (x.add_(3); return x).  Such
+ * a later read must see the new value (torch.onnx's remove-inplace pass):
+ * the operand is rebound to the op's result.  That is exact in the block
+ * that defines the operand; a write inside a loop or an if to a value of
+ * an enclosing block that is read anywhere else (the next iteration, after
+ * the block) would need a loop-carried value or an If output (torch makes
+ * one) and is refused.  A write through a view is export_view_mutation's
+ * (export/pipeline/view-mutation.c). */
+static gboolean
+rebind_inplace (SymContext *ctx, GraphNode *n, GError **error)
+{
+  if (!sym_kind_is_inplace (graph_node_kind (n)) || graph_node_n_inputs (n) == 0
+      || graph_node_n_outputs (n) != 1)
+    return TRUE;
+  GraphValue *self = graph_node_input (n, 0);
+  Graph *home = self ? graph_value_graph (self) : NULL;
+  if (home == NULL || graph_node_graph (n) == home)
+    {
+      if (self && read_after (n, self))
+        {
+          GraphValue *now = sym_context_mapped (ctx, graph_node_output (n, 0));
+          if (now)
+            sym_map_value (ctx, self, now);
+        }
+      return TRUE;
+    }
+  GraphNode *owner = NULL;
+  for (Graph *g = graph_node_graph (n); g && g != home; g = graph_get_outer (g))
+    owner = graph_get_owner_node (g);
+  if (owner == NULL || graph_node_graph (owner) != home
+      || (!read_after (owner, self) && !read_in_blocks (owner, self, n)))
+    return TRUE;
+  char buf[32];
+  /* torch 1.13: its remove-inplace pass makes the operand a loop-carried value or an If output;
+   * not yet here */
+  g_set_error (error, SYM_ERROR, SYM_ERROR_UNSUPPORTED,
+               "%s: an in-place write inside scripted control flow to %%%s, a value of an "
+               "enclosing block that is read elsewhere (it would need a loop-carried value or an "
+               "If output)", graph_node_kind (n), value_label (self, buf));
+  return FALSE;
+}
+
 gboolean
 sym_context_translate (SymContext *ctx, GraphNode *n, GError **error)
 {
   SymContext *saved = sym_context_make_current (ctx);
-  gboolean ok = translate_node (ctx, n, error);
+  gboolean ok = translate_node (ctx, n, error) && rebind_inplace (ctx, n, error);
   sym_context_make_current (saved);
   return ok;
 }

@@ -295,6 +295,9 @@ is_scan_append (GraphNode *m, GraphNode *loop)
   if (p == NULL || !graph_node_is (p, "prim::ListConstruct") || graph_node_n_inputs (p) != 0
       || graph_node_graph (p) != g)
     return FALSE;
+  for (guint i = 0; i < graph_n_outputs (g); i++)
+    if (graph_output (g, i) == l)
+      return FALSE;   /* the list itself returned: an ONNX sequence in torch */
   for (guint i = 0; i < graph_value_n_uses (l); i++)
     {
       GraphNode *u = graph_value_use (l, i)->node;

@@ -87,6 +87,8 @@ gboolean     sym_unbind (SymContext *ctx, GraphNode *n, GraphValue **out, GError
 gboolean     sym_transpose (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error);
 gboolean     sym_upsample_mode (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error,
                                 const char *mode);
+/* softmax's dtype argument: self cast to it (opset9-nn.c). */
+gboolean     sym_softmax_input_dtype (SymContext *ctx, GraphNode *n, GraphValue **input, GError **error);
 /* Softmax/LogSoftmax of input along dim: one op, or the Transpose form
  * torch writes before opset 13 (opset9-nn.c; the rank must be known). */
 GraphValue  *sym_softmax_values (SymContext *ctx, GraphValue *input, gint64 dim, const char *op,

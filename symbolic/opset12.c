@@ -68,20 +68,95 @@ sym_einsum (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   return TRUE;
 }
 
-/* aten::outer(a, b): Einsum "i,j->ij", b cast to a's type */
+/* The two operands of n in one element type: the result type the trace
+ * declares (PyTorch's promotion: float32 by float64 is float64; torch 1.13
+ * casts b to a's type, a float32 result); refused when the types differ and
+ * no result type is declared. */
+static gboolean
+same_type_operands (SymContext *ctx, GraphNode *n, GraphValue **xs, GError **error)
+{
+  GraphDType a = sym_dtype (xs[0]), b = sym_dtype (xs[1]);
+  GraphDType want = sym_dtype (graph_node_output (n, 0));
+  if (want == GRAPH_DTYPE_UNDEFINED && a == b && a != GRAPH_DTYPE_UNDEFINED)
+    return TRUE;
+  if (want == GRAPH_DTYPE_UNDEFINED)
+    /* torch 1.13: casts b to a's type (not PyTorch's promotion); refused here because the result
+     * type cannot be told */
+    return sym_unimplemented (ctx, n, error, "operands of types %s and %s without a declared "
+                              "result type", graph_dtype_name (a), graph_dtype_name (b));
+  for (guint i = 0; i < 2; i++)
+    xs[i] = sym_cast_to_output_dtype (ctx, n, 0, xs[i]);
+  return TRUE;
+}
+
+/* aten::outer(a, b): Einsum "i,j->ij" in the result type */
 static gboolean
 sym_outer (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {
   GraphValue *xs[2];
-  if (!sym_parse_args (ctx, n, "vv", &xs[0], &xs[1], error))
+  if (!sym_parse_args (ctx, n, "vv", &xs[0], &xs[1], error) || !same_type_operands (ctx, n, xs, error))
     return FALSE;
-  if (sym_dtype (xs[1]) != sym_dtype (xs[0]) && sym_dtype (xs[0]) != GRAPH_DTYPE_UNDEFINED)
-    xs[1] = sym_cast (ctx, xs[1], sym_dtype (xs[0]));
   out[0] = einsum_of (ctx, "i,j->ij", 2, xs);
   return TRUE;
 }
 
+/* aten::tensordot(a, b, dims_a, dims_b): one Einsum contracting dims_a of
+ * a with dims_b of b, the result a's other dims then b's (torch 1.13's
+ * opset-12 symbolic permutes, reshapes and multiplies with MatMul: the
+ * same sums). */
+static gboolean
+sym_tensordot (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *xs[2];
+  gsize na, nb;
+  const gint64 *da, *db;
+  if (!sym_parse_args (ctx, n, "v,v,is,is", &xs[0], &xs[1], &na, &da, &nb, &db, error))
+    return FALSE;
+  int ra = sym_rank (xs[0]), rb = sym_rank (xs[1]);
+  if (ra < 0 || rb < 0 || ra + rb > 52)
+    /* torch 1.13: also refuses an unknown rank (its symbolic reads the ranks); not yet here (more
+     * than 52 dims in all, the letters of an equation) */
+    return sym_unimplemented (ctx, n, error, "tensordot of inputs of rank %d and %d", ra, rb);
+  if (na != nb)
+    /* torch 1.13: also refuses (PyTorch rejects dims lists of different lengths) */
+    return sym_unimplemented (ctx, n, error, "dims lists of %zu and %zu dims", na, nb);
+  static const char letters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+  char la[53] = "", lb[53] = "";
+  gboolean ca[52] = { FALSE }, cb[52] = { FALSE };
+  for (int i = 0; i < ra; i++)
+    la[i] = letters[i];
+  for (int i = 0; i < rb; i++)
+    lb[i] = letters[ra + i];
+  for (gsize k = 0; k < na; k++)
+    {
+      gint64 a = da[k] < 0 ? da[k] + ra : da[k], b = db[k] < 0 ? db[k] + rb : db[k];
+      gint64 sa = a >= 0 && a < ra ? sym_static_dim_size (xs[0], a) : -2;
+      gint64 sb = b >= 0 && b < rb ? sym_static_dim_size (xs[1], b) : -2;
+      if (sa == -2 || sb == -2 || ca[a] || cb[b] || (sa >= 0 && sb >= 0 && sa != sb))
+        /* torch 1.13: also refuses (PyTorch rejects a dim out of range, repeated or of another size
+         * than its partner) */
+        return sym_unimplemented (ctx, n, error, "contracting dim %" G_GINT64_FORMAT " of a with dim %"
+                                  G_GINT64_FORMAT " of b", da[k], db[k]);
+      ca[a] = cb[b] = TRUE;
+      lb[b] = la[a];
+    }
+  GString *eq = g_string_new (NULL);
+  g_string_append_printf (eq, "%s,%s->", la, lb);
+  for (int i = 0; i < ra; i++)
+    if (!ca[i])
+      g_string_append_c (eq, la[i]);
+  for (int i = 0; i < rb; i++)
+    if (!cb[i])
+      g_string_append_c (eq, lb[i]);
+  g_autofree char *e = g_string_free (eq, FALSE);
+  if (!same_type_operands (ctx, n, xs, error))
+    return FALSE;
+  out[0] = einsum_of (ctx, e, 2, xs);
+  return TRUE;
+}
+
 static const SymEntry entries[] = {
+  SYM_FN ("aten::tensordot", sym_tensordot),
   SYM_FN ("aten::einsum", sym_einsum),
   SYM_FN ("aten::outer", sym_outer),
   SYM_FN ("aten::ge", sym_ge12),

@@ -10,16 +10,10 @@ softmax13 (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error, cons
 {
   GraphValue *self;
   gint64 dim;
-  if (!sym_parse_args (ctx, n, "vd", &self, &dim, error))
+  if (!sym_parse_args (ctx, n, "vd", &self, &dim, error)
+      || !sym_softmax_input_dtype (ctx, n, &self, error))
     return FALSE;
-  GraphValue *y = graph_op (G, op, self, "axis_i", dim, NULL);
-  if (graph_node_n_inputs (n) > 2 && !sym_is_none (graph_node_input (n, 2)))
-    {
-      GraphDType want = sym_dtype (graph_node_output (n, 0));
-      if (want != GRAPH_DTYPE_UNDEFINED && want != sym_dtype (self))
-        y = sym_cast (ctx, y, want);
-    }
-  out[0] = y;
+  out[0] = graph_op (G, op, self, "axis_i", dim, NULL);
   return TRUE;
 }
 

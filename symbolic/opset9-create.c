@@ -69,16 +69,46 @@ fill (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   double v = value;
   if (!sym_parse_args (ctx, n, "v", &first, error))
     return FALSE;
-  if (is_full && !sym_parse_args (ctx, n, "none,f", &v, error))
-    return FALSE;
+  GraphValue *fill_src = is_full && graph_node_n_inputs (n) > 1 ? graph_node_input (n, 1) : NULL;
+  gboolean computed = is_full && !sym_get_const_double (fill_src, &v);
   guint dt_index = is_full ? 2 : 1;
+  /* The element type: the trace's; else the dtype argument; else self's
+   * (*_like); else PyTorch's rule for the fill value: an int fills int64, a
+   * bool bool, a float the default float32. */
   GraphDType dflt = like ? sym_dtype (first) : GRAPH_DTYPE_FLOAT;
-  if (dflt == GRAPH_DTYPE_UNDEFINED)
-    dflt = sym_dtype (graph_node_output (n, 0));
-  GraphDType dt = sym_scalar_type (dt_index < graph_node_n_inputs (n) ? graph_node_input (n, dt_index)
-                                                                  : NULL, dflt);
+  GraphType *ft = fill_src ? graph_value_type (fill_src) : NULL;
+  if (!like && ft && graph_type_kind (ft) == GRAPH_TYPE_INT)
+    dflt = GRAPH_DTYPE_INT64;
+  else if (!like && ft && graph_type_kind (ft) == GRAPH_TYPE_BOOL)
+    dflt = GRAPH_DTYPE_BOOL;
+  else if (!like && computed)
+    dflt = GRAPH_DTYPE_UNDEFINED;   /* a Scalar of a tensor: its type is not the trace's to say */
+  GraphDType dt = sym_dtype (graph_node_output (n, 0));
+  if (dt == GRAPH_DTYPE_UNDEFINED)
+    dt = sym_scalar_type (dt_index < graph_node_n_inputs (n) ? graph_node_input (n, dt_index) : NULL,
+                          dflt);
   GraphValue *shape = like ? sym_size (ctx, first, G_MININT64) : first;
-  out[0] = sym_constant_of_shape (ctx, shape, dt, v);
+  if (!computed)
+    {
+      out[0] = sym_constant_of_shape (ctx, shape, dt, v);
+      return TRUE;
+    }
+  if (dt == GRAPH_DTYPE_UNDEFINED)
+    /* torch 1.13: fills float32 when it has no dtype; refused here because PyTorch takes the fill
+     * value's type, which is not known */
+    return sym_unimplemented (ctx, n, error, "full with a computed fill value of unknown type and "
+                              "no dtype");
+  /* A fill value known only at run time: torch writes zeros + value; the
+   * value cast and expanded to the shape is the same, and exact for -0.0. */
+  GraphValue *fv = sym_value (ctx, fill_src, error);
+  if (fv == NULL)
+    return FALSE;
+  if (sym_rank (fv) != 0)
+    /* torch 1.13: also refuses (a fill value is a Scalar; PyTorch takes only a 0-d tensor) */
+    return sym_unimplemented (ctx, n, error, "a fill value that is not a scalar");
+  if (sym_dtype (fv) != dt)
+    fv = sym_cast (ctx, fv, dt);
+  out[0] = graph_op (G, "Expand", fv, shape, NULL);
   return TRUE;
 }
 
@@ -107,18 +137,95 @@ arange_bound (SymContext *ctx, GraphNode *n, guint i, double dflt, GraphDType dt
   return sym_dtype (v) == dt ? v : sym_cast (ctx, v, dt);
 }
 
+/* Where aten::arange's bounds are (G_MAXUINT: absent, the default), by its
+ * input count: (end, dtype, layout, device, pin) 5, (start, end, dtype, ...)
+ * 6, (start, end, step, dtype, ...) 7, and the out= forms torch's symbolic
+ * also takes, (end, out) 2 and (start, end, step, out) 4.  FALSE for other
+ * counts. */
+static gboolean
+arange_layout (GraphNode *n, guint *start, guint *end, guint *step)
+{
+  guint nin = graph_node_n_inputs (n);
+  *start = nin == 5 || nin == 2 ? G_MAXUINT : 0;
+  *end = nin == 5 || nin == 2 ? 0 : 1;
+  *step = nin == 7 || nin == 4 ? 2 : G_MAXUINT;
+  return nin == 2 || (nin >= 4 && nin <= 7);
+}
+
+/* Whether a bound is a floating-point number (TRUE), an integer (FALSE),
+ * or of a type the trace does not say (-1). */
+static int
+arange_float_bound (SymContext *ctx, GraphNode *n, guint i)
+{
+  if (i == G_MAXUINT)
+    return FALSE;
+  GraphValue *v = graph_node_input (n, i);
+  GraphType *t = graph_value_type (v);
+  GraphTypeKind k = t ? graph_type_kind (t) : GRAPH_TYPE_NUMBER;
+  if (k == GRAPH_TYPE_FLOAT)
+    return TRUE;
+  if (k == GRAPH_TYPE_INT || k == GRAPH_TYPE_BOOL)
+    return FALSE;
+  if (k != GRAPH_TYPE_TENSOR && k != GRAPH_TYPE_NUMBER)
+    return -1;
+  GraphDType dt = k == GRAPH_TYPE_TENSOR ? graph_type_dtype (t) : GRAPH_DTYPE_UNDEFINED;
+  if (dt == GRAPH_DTYPE_UNDEFINED)
+    {
+      /* a Scalar (ScalarImplicit of a 0-d tensor) or a tensor scripted code
+       * does not type: the type of its translation */
+      GError *local = NULL;
+      GraphValue *d = sym_value (ctx, v, &local);
+      g_clear_error (&local);
+      dt = d ? sym_dtype (d) : GRAPH_DTYPE_UNDEFINED;
+    }
+  return dt == GRAPH_DTYPE_UNDEFINED ? -1 : graph_dtype_is_floating (dt);
+}
+
+/* The result's element type: the trace's; else the out= tensor's (PyTorch
+ * writes into its type; torch's symbolic takes int64 or the default float
+ * type from the bounds instead); else the dtype argument; else PyTorch's
+ * rule, float32 (the default type) when a bound is a floating-point number
+ * and int64 otherwise (scripted code declares no result type).  UNDEFINED
+ * when a bound's type is unknown. */
+static GraphDType
+arange_dtype (SymContext *ctx, GraphNode *n)
+{
+  guint nin = graph_node_n_inputs (n);
+  GraphDType dt = sym_dtype (graph_node_output (n, 0));
+  if (dt == GRAPH_DTYPE_UNDEFINED && (nin == 2 || nin == 4))
+    dt = sym_dtype (graph_node_input (n, nin - 1));
+  if (dt != GRAPH_DTYPE_UNDEFINED)
+    return dt;
+  if (nin >= 5 && !sym_is_none (graph_node_input (n, nin - 4)))   /* a computed dtype: UNDEFINED */
+    return sym_scalar_type (graph_node_input (n, nin - 4), GRAPH_DTYPE_UNDEFINED);
+  guint b[3];
+  arange_layout (n, &b[0], &b[1], &b[2]);
+  gboolean any_float = FALSE;
+  for (guint i = 0; i < 3; i++)
+    {
+      int f = arange_float_bound (ctx, n, b[i]);
+      if (f < 0)
+        return GRAPH_DTYPE_UNDEFINED;
+      any_float |= f;
+    }
+  return any_float ? GRAPH_DTYPE_FLOAT : GRAPH_DTYPE_INT64;
+}
+
 /* aten::arange with computed bounds (arange(x.size(1))): Range, from
  * opset 11, as torch's symbolic_opset11 writes it. */
 static gboolean
 arange_range (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {
-  guint nin = graph_node_n_inputs (n);
-  GraphDType dt = sym_dtype (graph_node_output (n, 0));
+  guint is, ie, ist;
+  arange_layout (n, &is, &ie, &ist);
+  GraphDType dt = arange_dtype (ctx, n);
   if (dt == GRAPH_DTYPE_UNDEFINED)
-    dt = GRAPH_DTYPE_INT64;
-  GraphValue *start = arange_bound (ctx, n, nin == 5 ? G_MAXUINT : 0, 0.0, dt, error);
-  GraphValue *end = start ? arange_bound (ctx, n, nin == 5 ? 0 : 1, 0.0, dt, error) : NULL;
-  GraphValue *step = end ? arange_bound (ctx, n, nin == 7 ? 2 : G_MAXUINT, 1.0, dt, error) : NULL;
+    /* torch 1.13: takes int64 unless it knows a bound is a float; refused here because the
+     * result's element type cannot be told */
+    return sym_unimplemented (ctx, n, error, "arange of bounds of unknown type without a dtype");
+  GraphValue *start = arange_bound (ctx, n, is, 0.0, dt, error);
+  GraphValue *end = start ? arange_bound (ctx, n, ie, 0.0, dt, error) : NULL;
+  GraphValue *step = end ? arange_bound (ctx, n, ist, 1.0, dt, error) : NULL;
   if (step == NULL)
     return FALSE;
   out[0] = graph_op (sym_graph (ctx), "Range", start, end, step, NULL);
@@ -130,31 +237,23 @@ arange_range (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 static gboolean
 sym_arange (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {
-  guint nin = graph_node_n_inputs (n);
-  double start = 0, end, step = 1;
-  gboolean ok;
-  /* arange(end, dtype, layout, device, pin) / (start, end, dtype, ...) /
-   * (start, end, step, dtype, ...) */
-  if (nin == 5)
-    ok = sym_get_const_double (graph_node_input (n, 0), &end);
-  else if (nin == 6)
-    ok = sym_get_const_double (graph_node_input (n, 0), &start)
-         && sym_get_const_double (graph_node_input (n, 1), &end);
-  else if (nin == 7)
-    ok = sym_get_const_double (graph_node_input (n, 0), &start)
-         && sym_get_const_double (graph_node_input (n, 1), &end)
-         && sym_get_const_double (graph_node_input (n, 2), &step);
-  else
-    ok = FALSE;
-  if (!ok && sym_opset (ctx) >= 11 && nin >= 5 && nin <= 7)
+  double start = 0, end = 0, step = 1;
+  guint is, ie, ist;
+  gboolean known = arange_layout (n, &is, &ie, &ist);
+  gboolean ok = known && (is == G_MAXUINT || sym_get_const_double (graph_node_input (n, is), &start))
+                && sym_get_const_double (graph_node_input (n, ie), &end)
+                && (ist == G_MAXUINT || sym_get_const_double (graph_node_input (n, ist), &step));
+  if (!ok && sym_opset (ctx) >= 11 && known)
     return arange_range (ctx, n, out, error);
   if (!ok || step == 0)
     /* torch 1.13: exports computed bounds before opset 11 as NonZero of ConstantOfShape (ceil((end-
      * start)/step)), Mul, Add; not yet here */
     return sym_unimplemented (ctx, n, error, "arange with computed bounds");
-  GraphDType dt = sym_dtype (graph_node_output (n, 0));
+  GraphDType dt = arange_dtype (ctx, n);
   if (dt == GRAPH_DTYPE_UNDEFINED)
-    dt = GRAPH_DTYPE_INT64;
+    /* torch 1.13: takes int64 unless it knows a bound is a float; refused here because the
+     * result's element type cannot be told */
+    return sym_unimplemented (ctx, n, error, "arange of bounds of unknown type without a dtype");
   gint64 count = (gint64) ((end - start) / step + (((end - start) / step) > (gint64) ((end - start) / step) ? 1 : 0));
   if (count < 0 || count > (1 << 24))
     /* torch 1.13: exports any length (Range from opset 11, NonZero of ConstantOfShape before); not

@@ -294,32 +294,90 @@ sym_bucketize (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   return TRUE;
 }
 
+static gboolean linspace_computed (SymContext *ctx, GraphNode *n, GraphDType dt, GraphValue **out,
+                                   GError **error);
+
 /* aten::linspace(start, end, steps, dtype, layout, device, pin_memory)
  * with constant arguments: the values as a constant, computed as PyTorch
  * does (from start for the first half, from end for the second), which is
- * what torch's Range·step + start folds to.  Computed bounds decline. */
+ * what torch's Range·step + start folds to (start alone for one step).
+ * Computed arguments: linspace_computed, from opset 11. */
 static gboolean
 sym_linspace (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {
   double start, end;
   gint64 steps;
-  if (graph_node_n_inputs (n) < 4 || !sym_get_const_double (graph_node_input (n, 0), &start)
+  if (graph_node_n_inputs (n) < 4)
+    /* torch 1.13: also refuses (a linspace without start, end, steps and dtype is malformed) */
+    return sym_unimplemented (ctx, n, error, "linspace with fewer than 4 arguments");
+  GraphDType dt = sym_dtype (graph_node_output (n, 0));
+  if (dt == GRAPH_DTYPE_UNDEFINED)
+    dt = sym_scalar_type (graph_node_input (n, 3), GRAPH_DTYPE_FLOAT);
+  if (!sym_get_const_double (graph_node_input (n, 0), &start)
       || !sym_get_const_double (graph_node_input (n, 1), &end)
       || !sym_get_const_int (graph_node_input (n, 2), &steps))
-    /* torch 1.13: exports computed start, end and steps with arange's NonZero/Range, Sub, Div, Mul,
-     * Add; not yet here */
-    return sym_unimplemented (ctx, n, error, "linspace with computed bounds or steps");
+    {
+      if (sym_opset (ctx) >= 11)
+        return linspace_computed (ctx, n, dt, out, error);
+      /* torch 1.13: exports computed start, end and steps with arange's NonZero, Sub, Div, Mul,
+       * Add before opset 11; not yet here */
+      return sym_unimplemented (ctx, n, error, "linspace with computed bounds or steps");
+    }
   if (steps < 0 || steps > (1 << 24))
     /* torch 1.13: exports any count (PyTorch rejects a negative one); not yet here (more than 2^24
      * steps as a constant) */
     return sym_unimplemented (ctx, n, error, "linspace of %" G_GINT64_FORMAT " steps", steps);
-  GraphDType dt = sym_scalar_type (graph_node_input (n, 3), GRAPH_DTYPE_FLOAT);
   g_autofree double *v = g_new (double, MAX (steps, 1));
   double step = steps > 1 ? (end - start) / (double) (steps - 1) : 0.0;
   gint64 half = steps / 2;
   for (gint64 i = 0; i < steps; i++)
     v[i] = i < half ? start + step * (double) i : end - step * (double) (steps - 1 - i);
+  if (steps == 1)
+    v[0] = start;   /* PyTorch's one step is start (the loop above gave end) */
   return (out[0] = sym_const_doubles (ctx, dt, 1, &steps, v, error)) != NULL;
+}
+
+/* linspace of start, end or steps known only at run time (from opset 11):
+ * PyTorch's CPU kernel in double, i = 0..steps-1, start + step·i for the
+ * first half and end − step·(steps−1−i) for the rest, step = (end −
+ * start)/(steps − 1); start alone for one step; cast to the result type. */
+static gboolean
+linspace_computed (SymContext *ctx, GraphNode *n, GraphDType dt, GraphValue **out, GError **error)
+{
+  Graph *g = sym_graph (ctx);
+  GraphValue *v[3];
+  for (guint k = 0; k < 3; k++)
+    {
+      v[k] = sym_value (ctx, graph_node_input (n, k), error);
+      if (v[k] == NULL)
+        return FALSE;
+      if (sym_rank (v[k]) != 0)
+        /* torch 1.13: also refuses (start, end and steps are scalars) */
+        return sym_unimplemented (ctx, n, error, "linspace with an argument that is not a scalar");
+      GraphDType want = k == 2 ? GRAPH_DTYPE_INT64 : GRAPH_DTYPE_DOUBLE;
+      if (sym_dtype (v[k]) != want)
+        v[k] = sym_cast (ctx, v[k], want);
+    }
+  GraphValue *one = sym_const_i64 (ctx, 1);
+  GraphValue *i = graph_op (g, "Range", sym_const_i64 (ctx, 0), v[2], one, NULL);
+  sym_set_type (i, GRAPH_DTYPE_INT64, 1, NULL);
+  GraphValue *last = graph_op (g, "Sub", v[2], one, NULL);                 /* steps - 1 */
+  sym_set_type (last, GRAPH_DTYPE_INT64, 0, NULL);
+  GraphValue *span = graph_op (g, "Sub", v[1], v[0], NULL);
+  sym_set_type (span, GRAPH_DTYPE_DOUBLE, 0, NULL);
+  GraphValue *step = graph_op (g, "Div", span, sym_cast (ctx, last, GRAPH_DTYPE_DOUBLE), NULL);
+  sym_set_type (step, GRAPH_DTYPE_DOUBLE, 0, NULL);
+  GraphValue *id = sym_cast (ctx, i, GRAPH_DTYPE_DOUBLE);
+  GraphValue *lo = graph_op (g, "Add", v[0], graph_op (g, "Mul", step, id, NULL), NULL);
+  GraphValue *back = sym_cast (ctx, graph_op (g, "Sub", last, i, NULL), GRAPH_DTYPE_DOUBLE);
+  GraphValue *hi = graph_op (g, "Sub", v[1], graph_op (g, "Mul", step, back, NULL), NULL);
+  GraphValue *half = graph_op (g, "Div", v[2], sym_const_i64 (ctx, 2), NULL);
+  GraphValue *r = graph_op (g, "Where", graph_op (g, "Less", i, half, NULL), lo, hi, NULL);
+  sym_set_type (r, GRAPH_DTYPE_DOUBLE, 1, NULL);
+  r = graph_op (g, "Where", graph_op (g, "Equal", v[2], one, NULL), v[0], r, NULL);
+  sym_set_type (r, GRAPH_DTYPE_DOUBLE, 1, NULL);
+  out[0] = dt == GRAPH_DTYPE_DOUBLE ? r : sym_cast (ctx, r, dt);
+  return TRUE;
 }
 
 GraphValue *

@@ -215,6 +215,14 @@ sym_div (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
     {
       /* True division: integer operands divide as floats (the trace's
        * result type), as torch's _true_divide does. */
+      if (sym_dtype (graph_node_output (n, 0)) == GRAPH_DTYPE_UNDEFINED
+          && !(graph_dtype_is_floating (sym_dtype (self)) && graph_dtype_is_floating (sym_dtype (other))))
+        /* torch 1.13: casts integer operands to the default dtype at export time; refused here
+         * because scripted code declares no result type and the default dtype is PyTorch's
+         * run-time setting */
+        return sym_unimplemented (ctx, n, error, "true division of operands that are not both "
+                                  "floating-point, whose result type the trace does not declare "
+                                  "(scripted code: PyTorch's default dtype)");
       out[0] = graph_op (G, "Div", sym_cast_to_output_dtype (ctx, n, 0, self),
                          sym_cast_to_output_dtype (ctx, n, 0, other), NULL);
       return TRUE;

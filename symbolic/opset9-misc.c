@@ -96,7 +96,84 @@ sym_derive_index (SymContext *ctx, GraphNode *n, GraphValue **out, GError **erro
   return TRUE;
 }
 
+/* aten::__getitem__(list, idx) of scripted code (torch's `__getitem_`):
+ * an element of an int, float or bool list such as x.shape[1] is torch's
+ * select(list, 0, idx), a Gather of the list's 1-D tensor; an element of a
+ * tensor list at a known index is that element. */
+static gboolean
+sym_getitem (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  /* two inputs: the aten schema check ran before (symbolic/aten-schemas.c) */
+  GraphValue *list = graph_node_input (n, 0), *isrc = graph_node_input (n, 1);
+  GraphType *lt = graph_value_type (list);
+  GraphType *et = lt && graph_type_kind (lt) == GRAPH_TYPE_LIST ? graph_type_elem (lt, 0) : NULL;
+  GraphTypeKind ek = et ? graph_type_kind (et) : GRAPH_TYPE_NONE;
+  gint64 k;
+  gboolean known = sym_static_int (isrc, &k);
+  if (ek == GRAPH_TYPE_TENSOR)
+    {
+      if (!known)
+        /* torch 1.13: exports it as SequenceAt of the list from opset 11; not yet here */
+        return sym_unimplemented (ctx, n, error, "an element of a tensor list at an index known "
+                                  "only at run time");
+      g_autoptr (GPtrArray) items = sym_list_values (ctx, list, error);
+      if (items == NULL)
+        return FALSE;
+      if (k < -(gint64) items->len || k >= (gint64) items->len)
+        /* torch 1.13: also refuses (PyTorch raises IndexError; torch's SequenceAt fails at run time) */
+        return sym_unimplemented (ctx, n, error, "index %" G_GINT64_FORMAT " of a list of %u "
+                                  "tensors", k, items->len);
+      out[0] = items->pdata[k < 0 ? k + (gint64) items->len : k];
+      return TRUE;
+    }
+  if (ek != GRAPH_TYPE_INT && ek != GRAPH_TYPE_FLOAT && ek != GRAPH_TYPE_BOOL)
+    /* torch 1.13: also refuses (select of a dict, a string or a list of unknown elements fails in
+     * its symbolic) */
+    return sym_unimplemented (ctx, n, error, "__getitem__ of something other than a list of "
+                              "tensors, ints, floats or bools");
+  GraphValue *v = sym_value (ctx, list, error);
+  if (v == NULL)
+    return FALSE;
+  gint64 len = -1;
+  if (sym_rank (v) == 1)
+    sym_static_shape (v, &len);
+  GraphValue *idx;
+  if (known)
+    {
+      if (len >= 0 && (k < -len || k >= len))
+        /* torch 1.13: also refuses (PyTorch raises IndexError; torch's Gather fails at run time) */
+        return sym_unimplemented (ctx, n, error, "index %" G_GINT64_FORMAT " of a list of %"
+                                  G_GINT64_FORMAT " elements", k, len);
+      if (k < 0 && len >= 0)
+        k += len;
+      if (k < 0 && sym_opset (ctx) < 11)
+        /* torch 1.13: writes a Gather with the negative index, which Gather defines only from opset
+         * 11; refused here because the element read would be undefined */
+        return sym_unimplemented (ctx, n, error, "a negative index into a list of unknown length "
+                                  "(Gather takes negative indices from opset 11)");
+      idx = sym_const_i64 (ctx, k);
+    }
+  else
+    {
+      if (sym_opset (ctx) < 11)
+        /* torch 1.13: writes a Gather with the run-time index, which may be negative, and Gather
+         * defines negative indices only from opset 11; refused here because such a read is
+         * undefined */
+        return sym_unimplemented (ctx, n, error, "an index known only at run time (Gather takes "
+                                  "negative indices from opset 11)");
+      idx = sym_value (ctx, isrc, error);
+      if (idx == NULL)
+        return FALSE;
+      if (sym_dtype (idx) != GRAPH_DTYPE_INT64)
+        idx = sym_cast (ctx, idx, GRAPH_DTYPE_INT64);
+    }
+  out[0] = graph_op (sym_graph (ctx), "Gather", v, idx, "axis_i", (gint64) 0, NULL);
+  sym_set_type (out[0], sym_dtype (v), 0, NULL);
+  return out[0] != NULL;
+}
+
 static const SymEntry entries[] = {
+  SYM_FN ("aten::__getitem__", sym_getitem),
   SYM_FN ("aten::__range_length", sym_range_length),
   SYM_FN ("aten::__derive_index", sym_derive_index),
   SYM_FN ("aten::dim", sym_dim_op),

@@ -631,14 +631,26 @@ softmax_common (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error,
     /* torch 1.13: exports softmax of unknown rank (Exp/ReduceSum before 13, Softmax(axis) from 13)
      * and log_softmax from opset 13; not yet here */
     return sym_unimplemented (ctx, n, error, "softmax on an input of unknown rank");
-  GraphValue *y = sym_softmax_values (ctx, input, dim, op, sym_opset (ctx) < 13);
-  if (graph_node_n_inputs (n) > 2 && !sym_is_none (graph_node_input (n, 2)))
-    {
-      GraphDType dt = sym_scalar_type (graph_node_input (n, 2), GRAPH_DTYPE_UNDEFINED);
-      if (dt != GRAPH_DTYPE_UNDEFINED)
-        y = sym_cast (ctx, y, dt);
-    }
-  out[0] = y;
+  if (!sym_softmax_input_dtype (ctx, n, &input, error))
+    return FALSE;
+  out[0] = sym_softmax_values (ctx, input, dim, op, sym_opset (ctx) < 13);
+  return TRUE;
+}
+
+/* softmax(self, dim, dtype): PyTorch casts self to dtype and computes in
+ * it (torch 1.13's symbolics cast the float result afterwards, less exact
+ * for a double dtype and without a shape for the output's type). */
+gboolean
+sym_softmax_input_dtype (SymContext *ctx, GraphNode *n, GraphValue **input, GError **error)
+{
+  if (graph_node_n_inputs (n) <= 2 || sym_is_none (graph_node_input (n, 2)))
+    return TRUE;
+  GraphDType dt = sym_scalar_type (graph_node_input (n, 2), GRAPH_DTYPE_UNDEFINED);
+  if (dt == GRAPH_DTYPE_UNDEFINED)
+    /* torch 1.13: also refuses (its dtype argument must be a constant) */
+    return sym_unimplemented (ctx, n, error, "a dtype that is not a constant");
+  if (dt != sym_dtype (*input))
+    *input = sym_cast (ctx, *input, dt);
   return TRUE;
 }
 

@@ -1260,43 +1260,126 @@ sym_broadcast_tensors (SymContext *ctx, GraphNode *n, GraphValue **out, GError *
   return TRUE;
 }
 
-/* aten::repeat_interleave(self, repeats, dim, output_size) with a constant
- * scalar repeats (int or 1-element) and a static input: Unsqueeze after
- * dim, Expand by repeats, Reshape (dim None: of the flattened input).
- * torch splits the input into its elements along dim and expands each;
- * the result is the same.  Per-element repeats are not handled. */
+/* The pieces [0, a) and [b, rank) of a 1-D shape value around a middle
+ * part, concatenated (the empty ones left out). */
+static GraphValue *
+shape_around (SymContext *ctx, GraphValue *shape, int rank, gint64 a, gint64 b, GraphValue *mid)
+{
+  GraphValue *parts[3];
+  guint k = 0;
+  gint64 zero = 0, r = rank;
+  if (a > 0)
+    parts[k++] = sym_slice (ctx, shape, 1, &zero, &zero, &a, NULL);
+  parts[k++] = mid;
+  if (b < rank)
+    parts[k++] = sym_slice (ctx, shape, 1, &zero, &b, &r, NULL);
+  GraphValue *out = k == 1 ? mid : graph_opv (G, "Concat", k, parts, "axis_i", (gint64) 0, NULL);
+  sym_set_type (out, GRAPH_DTYPE_INT64, 1, NULL);
+  return out;
+}
+
+/* repeat_interleave with counts r known only at run time (1 or dim's
+ * length of them), from opset 11: the source index of output position j is
+ * the number of i with cumsum(r)[i] <= j, computed as a (total x len)
+ * comparison summed over i, and one Gather along dim (torch 1.13 writes a
+ * Loop from opset 13).  Exact for non-negative counts; the comparison
+ * takes total x len elements of memory. */
+static gboolean
+repeat_interleave_computed (SymContext *ctx, GraphNode *n, GraphValue *self, gint64 dim,
+                            GraphValue **out, GError **error)
+{
+  GraphValue *r = sym_value (ctx, graph_node_input (n, 1), error);
+  if (r == NULL)
+    return FALSE;
+  if (sym_rank (r) > 1)
+    /* torch 1.13: also refuses (PyTorch takes 0-d or 1-D repeats) */
+    return sym_unimplemented (ctx, n, error, "repeats of rank %d", sym_rank (r));
+  if (sym_dtype (r) != GRAPH_DTYPE_INT64)
+    r = sym_cast (ctx, r, GRAPH_DTYPE_INT64);
+  static const gint64 flat[] = { -1 };
+  gint64 zero = 0, one = 1;
+  r = sym_reshape_static (ctx, r, 1, flat);
+  GraphValue *len = sym_unsqueeze (ctx, sym_size (ctx, self, dim), 1, &zero);
+  r = graph_op (G, "Expand", r, len, NULL);   /* one count for every element */
+  sym_set_type (r, GRAPH_DTYPE_INT64, 1, NULL);
+  GraphValue *cum = graph_op (G, "CumSum", r, sym_const_i64 (ctx, 0), NULL);
+  sym_set_type (cum, GRAPH_DTYPE_INT64, 1, NULL);
+  GraphValue *total = sym_reduce (ctx, "ReduceSum", r, 0, NULL, FALSE);
+  GraphValue *j = graph_op (G, "Range", sym_const_i64 (ctx, 0), total, sym_const_i64 (ctx, 1), NULL);
+  sym_set_type (j, GRAPH_DTYPE_INT64, 1, NULL);
+  GraphValue *row = sym_unsqueeze (ctx, cum, 1, &zero), *col = sym_unsqueeze (ctx, j, 1, &one);
+  GraphValue *le = sym_opset (ctx) >= 12 ? graph_op (G, "LessOrEqual", row, col, NULL)
+                   /* LessOrEqual is opset 12: Not(Greater) before */
+                   : graph_op (G, "Not", graph_op (G, "Greater", row, col, NULL), NULL);
+  sym_set_type (le, GRAPH_DTYPE_BOOL, 2, NULL);
+  GraphValue *counts = sym_cast (ctx, le, GRAPH_DTYPE_INT64);
+  GraphValue *idx = sym_reduce (ctx, "ReduceSum", counts, 1, &one, FALSE);
+  out[0] = graph_op (G, "Gather", self, idx, "axis_i", dim, NULL);
+  return TRUE;
+}
+
+/* aten::repeat_interleave(self, repeats, dim, output_size) with constant
+ * repeats.  A scalar count (an int or 1 element): Unsqueeze after dim,
+ * Expand by it, Reshape (dim None: of the flattened input), with shapes
+ * computed in the graph when a size is dynamic; torch splits the input into
+ * its elements along dim and expands each, the same result.  Per-element
+ * counts: a Gather of constant indices.  Counts known only at run time are
+ * not handled. */
 static gboolean
 sym_repeat_interleave (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {
   GraphValue *self;
-  gint64 reps, dim = 0;
+  gint64 reps = 0, dim = 0;
   if (!sym_parse_args (ctx, n, "v", &self, error))
     return FALSE;
-  g_autoptr (GArray) rv = sym_get_const_ints (graph_node_input (n, 1));
-  if (!sym_get_const_int (graph_node_input (n, 1), &reps))
+  /* torch.tensor([4]) in a trace: a constant through aten::to and detach */
+  GraphValue *rsrc = graph_node_input (n, 1);
+  for (GraphNode *p = rsrc ? graph_value_node (rsrc) : NULL;
+       p && graph_node_n_inputs (p) > 0
+       && (graph_node_is (p, "aten::to") || graph_node_is (p, "aten::detach")
+           || graph_node_is (p, "aten::clone") || graph_node_is (p, "aten::lift_fresh")
+           || graph_node_is (p, "aten::contiguous"));
+       p = graph_value_node (rsrc))
+    rsrc = graph_node_input (p, 0);
+  g_autoptr (GArray) rv = sym_get_const_ints (rsrc);
+  GraphNode *rp = rsrc ? graph_value_node (rsrc) : NULL;
+  if (rv == NULL && rp && graph_node_is (rp, "prim::Constant") && graph_value_get_name (rsrc))
     {
-      if (rv == NULL || rv->len != 1)
-        /* torch 1.13: exports per-element repeats (Split of self, Expand per piece, Concat; a Loop
-         * from opset 13); not yet here */
-        return sym_unimplemented (ctx, n, error, "repeat_interleave with per-element repeats");
+      /* a tensor constant the trace text prints as <Tensor>: its exact
+       * values come with the weights (tools/torch2trace.py) */
+      g_autofree char *key = g_strconcat ("__constant__.", graph_value_get_name (rsrc), NULL);
+      Tensor *t = sym_weight_tensor (ctx, key);
+      if (t && tensor_has_data (t) && tensor_rank (t) <= 1 && graph_dtype_is_integer (tensor_dtype (t)))
+        {
+          rv = g_array_new (FALSE, FALSE, sizeof (gint64));
+          for (gint64 i = 0; i < tensor_numel (t); i++)
+            {
+              gint64 v = tensor_get_int64 (t, i);
+              g_array_append_val (rv, v);
+            }
+        }
+    }
+  gboolean scalar = sym_get_const_int (rsrc, &reps);
+  if (!scalar && rv && rv->len == 1)
+    {
+      scalar = TRUE;
       reps = g_array_index (rv, gint64, 0);
     }
-  gint64 dims[TENSOR_MAX_RANK];
+  if (!scalar && rv == NULL && sym_opset (ctx) < 11)
+    /* torch 1.13: exports repeats known only at run time with Split/Expand/Concat of a static size
+     * before opset 13; not yet here before 11 (CumSum) */
+    return sym_unimplemented (ctx, n, error, "repeat_interleave with per-element repeats known "
+                              "only at run time");
   int rank = sym_rank (self);
-  if (rank < 0 || rank >= TENSOR_MAX_RANK || !sym_static_shape (self, dims) || reps < 0)
-    /* torch 1.13: refuses a dynamic size before opset 13 and exports it with a Loop from 13; not
-     * yet here */
-    return sym_unimplemented (ctx, n, error, "repeat_interleave of a dynamic shape");
+  if (rank < 0 || rank >= TENSOR_MAX_RANK)
+    /* torch 1.13: also refuses (its symbolic needs the input's rank) */
+    return sym_unimplemented (ctx, n, error, "repeat_interleave of an input of unknown rank");
   GraphValue *d = graph_node_n_inputs (n) > 2 ? graph_node_input (n, 2) : NULL;
   if (d == NULL || sym_is_none (d))
     {
       static const gint64 flat[] = { -1 };
-      gint64 numel = 1;
-      for (int i = 0; i < rank; i++)
-        numel *= dims[i];
       self = sym_reshape_static (ctx, self, 1, flat);
       rank = 1;
-      dims[0] = numel;
     }
   else if (!sym_parse_args (ctx, n, "none,none,i", &dim, error))
     return FALSE;
@@ -1305,18 +1388,69 @@ sym_repeat_interleave (SymContext *ctx, GraphNode *n, GraphValue **out, GError *
   if (dim < 0 || dim >= rank)
     /* torch 1.13: also refuses (PyTorch rejects a dim out of range) */
     return sym_unimplemented (ctx, n, error, "dim out of range");
-  gint64 ex[TENSOR_MAX_RANK], res[TENSOR_MAX_RANK];
-  for (int i = 0, j = 0; i < rank; i++)
+  gint64 dims[TENSOR_MAX_RANK];
+  gboolean fixed = sym_static_shape (self, dims);
+  if (!scalar && rv == NULL)
+    return repeat_interleave_computed (ctx, n, self, dim, out, error);
+  if (!scalar)
     {
-      ex[j++] = dims[i];
-      if (i == dim)
-        ex[j++] = reps;
-      res[i] = i == dim ? dims[i] * reps : dims[i];
+      /* Constant per-element repeats: the source index of each output
+       * position, a constant, and one Gather along dim (exact, any opset;
+       * torch writes a Split, Expands and a Concat, or a Loop from 13). */
+      gint64 len = sym_static_dim_size (self, dim), total = 0;
+      if (len < 0 || len != (gint64) rv->len)
+        /* torch 1.13: also refuses a size it cannot check (PyTorch rejects repeats of another
+         * length than the dim) */
+        return sym_unimplemented (ctx, n, error, "%u per-element repeats along a dim of %s size",
+                                  rv->len, len < 0 ? "unknown" : "another");
+      for (guint i = 0; i < rv->len; i++)
+        {
+          gint64 r = g_array_index (rv, gint64, i);
+          if (r < 0 || r > (1 << 24) || (total += r) > (1 << 24))
+            /* torch 1.13: exports any count (PyTorch rejects a negative one); not yet here (a
+             * negative repeat or more than 2^24 elements as a constant index) */
+            return sym_unimplemented (ctx, n, error, "repeats of %" G_GINT64_FORMAT, r);
+        }
+      g_autoptr (Tensor) idx = tensor_new_zeroed (GRAPH_DTYPE_INT64, 1, &total, error);
+      if (idx == NULL)
+        return FALSE;
+      gint64 *p = (gint64 *) tensor_data (idx), k = 0;
+      for (guint i = 0; i < rv->len; i++)
+        for (gint64 j = 0; j < g_array_index (rv, gint64, i); j++)
+          p[k++] = i;
+      out[0] = graph_op (G, "Gather", self, sym_constant (ctx, idx), "axis_i", dim, NULL);
+      return TRUE;
     }
+  if (reps < 0)
+    /* torch 1.13: exports it (PyTorch rejects a negative repeat); refused here because PyTorch
+     * raises */
+    return sym_unimplemented (ctx, n, error, "a negative repeat count");
   gint64 ax = dim + 1;
   GraphValue *u = sym_unsqueeze (ctx, self, 1, &ax);
-  u = graph_op (G, "Expand", u, sym_const_ints (ctx, (gsize) rank + 1, ex), NULL);
-  out[0] = sym_reshape_static (ctx, u, (gsize) rank, res);
+  if (fixed)
+    {
+      gint64 ex[TENSOR_MAX_RANK], res[TENSOR_MAX_RANK];
+      for (int i = 0, j = 0; i < rank; i++)
+        {
+          ex[j++] = dims[i];
+          if (i == dim)
+            ex[j++] = reps;
+          res[i] = i == dim ? dims[i] * reps : dims[i];
+        }
+      u = graph_op (G, "Expand", u, sym_const_ints (ctx, (gsize) rank + 1, ex), NULL);
+      out[0] = sym_reshape_static (ctx, u, (gsize) rank, res);
+      return TRUE;
+    }
+  /* Sizes known only at run time: the same Unsqueeze, Expand and Reshape
+   * with shapes computed from Shape(self). */
+  GraphValue *shape = sym_size (ctx, self, G_MININT64);
+  GraphValue *ex = shape_around (ctx, shape, rank, dim + 1, dim + 1, sym_const_ints (ctx, 1, &reps));
+  gint64 d0 = dim, d1 = dim + 1, zero = 0;
+  GraphValue *len = sym_slice (ctx, shape, 1, &zero, &d0, &d1, NULL);
+  GraphValue *grown = graph_op (G, "Mul", len, sym_const_ints (ctx, 1, &reps), NULL);
+  sym_set_type (grown, GRAPH_DTYPE_INT64, 1, NULL);
+  GraphValue *res = shape_around (ctx, shape, rank, dim, dim + 1, grown);
+  out[0] = graph_op (G, "Reshape", graph_op (G, "Expand", u, ex, NULL), res, NULL);
   return TRUE;
 }
 

@@ -92,16 +92,25 @@ dequantize (SymContext *ctx, const SymQuantized *q, GraphValue **scale, GError *
   return out;
 }
 
-/* torch's quantize_helper (per tensor): QuantizeLinear of x; the result's
- * parameters in *q. */
+/* torch's quantize_helper (per tensor): QuantizeLinear of x, the result of
+ * n (NULL: zero_point is of the result's type already); the result's
+ * parameters in *q.  The zero point is cast to the integer type of n's
+ * quantized result in the trace: torch casts any zero point that is not
+ * uint8 or int8 to uint8, which turns a qint8 result (quantized::cat of
+ * qint8 tensors, its zero point an int argument) into uint8 numbers. */
 static void
-quantize (SymContext *ctx, GraphValue *x, GraphValue *scale, GraphValue *zero_point, SymQuantized *q)
+quantize (SymContext *ctx, GraphNode *n, GraphValue *x, GraphValue *scale, GraphValue *zero_point,
+          SymQuantized *q)
 {
   if (sym_dtype (scale) != GRAPH_DTYPE_FLOAT)
     scale = sym_cast (ctx, scale, GRAPH_DTYPE_FLOAT);
+  GraphType *rt = n && graph_node_n_outputs (n) ? graph_value_type (graph_node_output (n, 0)) : NULL;
+  GraphDType want = graph_type_is_quantized (rt) ? graph_type_dtype (rt) : GRAPH_DTYPE_UINT8;
+  if (want != GRAPH_DTYPE_INT8)
+    want = GRAPH_DTYPE_UINT8;
   GraphDType zdt = sym_dtype (zero_point);
-  if (zdt != GRAPH_DTYPE_UINT8 && zdt != GRAPH_DTYPE_INT8)
-    zero_point = sym_cast (ctx, zero_point, GRAPH_DTYPE_UINT8);
+  if (n ? zdt != want : zdt != GRAPH_DTYPE_UINT8 && zdt != GRAPH_DTYPE_INT8)
+    zero_point = sym_cast (ctx, zero_point, want);
   q->value = graph_op (G, "QuantizeLinear", x, scale, zero_point, NULL);
   q->scale = scale;
   q->zero_point = zero_point;
@@ -149,7 +158,7 @@ sym_quantize_per_tensor (SymContext *ctx, GraphNode *n, GraphValue **out, GError
   zp = sym_cast (ctx, zp, code == 13 ? GRAPH_DTYPE_UINT8 : GRAPH_DTYPE_INT8);
   scale = sym_cast (ctx, scale, GRAPH_DTYPE_FLOAT);
   SymQuantized q;
-  quantize (ctx, self, scale, zp, &q);
+  quantize (ctx, NULL, self, scale, zp, &q);
   return finish (ctx, n, &q, out);
 }
 
@@ -378,7 +387,7 @@ sym_quantized_weighted (SymContext *ctx, GraphNode *n, GraphValue **out, GError 
         return FALSE;
     }
   SymQuantized q;
-  quantize (ctx, y[0], op_scale, op_zp, &q);
+  quantize (ctx, n, y[0], op_scale, op_zp, &q);
   return finish (ctx, n, &q, out);
 }
 
@@ -400,7 +409,7 @@ sym_quantized_binary (SymContext *ctx, GraphNode *n, GraphValue **out, GError **
   if (strcmp (op, "AddRelu") == 0)
     y = graph_op (G, "Relu", y, NULL);
   SymQuantized q;
-  quantize (ctx, y, scale, zp, &q);
+  quantize (ctx, n, y, scale, zp, &q);
   return finish (ctx, n, &q, out);
 }
 
@@ -440,7 +449,7 @@ sym_quantized_unary (SymContext *ctx, GraphNode *n, GraphValue **out, GError **e
   if (!sym_call_op (ctx, kind, n_args, args, types, xt, y, error))
     return FALSE;
   SymQuantized q;
-  quantize (ctx, y[0], scale, zp, &q);
+  quantize (ctx, n, y[0], scale, zp, &q);
   return finish (ctx, n, &q, out);
 }
 
@@ -520,7 +529,7 @@ sym_quantized_norm (SymContext *ctx, GraphNode *n, GraphValue **out, GError **er
   if (!sym_call_op (ctx, kind, na, args, types, yt, y, error))
     return FALSE;
   SymQuantized q;
-  quantize (ctx, y[0], scale, zp, &q);
+  quantize (ctx, n, y[0], scale, zp, &q);
   return finish (ctx, n, &q, out);
 }
 
@@ -549,7 +558,7 @@ sym_quantized_cat (SymContext *ctx, GraphNode *n, GraphValue **out, GError **err
     }
   GraphValue *y = graph_opv (G, "Concat", k, parts, "axis_i", dim, NULL);
   SymQuantized q;
-  quantize (ctx, y, scale, zp, &q);
+  quantize (ctx, n, y, scale, zp, &q);
   return finish (ctx, n, &q, out);
 }
 
@@ -713,7 +722,7 @@ sym_quantized_call (SymContext *ctx, GraphNode *n, SymFn fn, GraphValue **out, G
       zp = sym_const_scalar (ctx, GRAPH_DTYPE_INT64, (double) qa->zero_point);
     }
   SymQuantized q;
-  quantize (ctx, out[0], scale, zp, &q);
+  quantize (ctx, n, out[0], scale, zp, &q);
   return finish (ctx, n, &q, out);
 }
 

@@ -27,8 +27,8 @@ static const GOptionEntry run_entries[] = {
   { "extra-output", 0, 0, G_OPTION_ARG_STRING_ARRAY, &opt_extra,
     "Also write the intermediate value NAME (for finding where two runs diverge)", "NAME" },
   { "no-fusion", 0, 0, G_OPTION_ARG_NONE, &opt_no_fusion,
-    "Run every node as its own kernel (no Conv+Add+Relu/Clip or Add+Relu fusion at session "
-    "creation), for comparing against", NULL },
+    "Run every node as its own kernel (no Conv+Add+Relu/Clip, Add+Relu, MatMul+Add+Relu/Gelu, "
+    "LayerNorm or Gelu fusion at session creation), for comparing against", NULL },
   CLI_LIMIT_ENTRIES,
   CLI_DEVICE_ENTRIES,
   { NULL, 0, 0, 0, NULL, NULL, NULL },

@@ -2,7 +2,7 @@
 """Writes symbolic/aten-schemas-generated.c: for each aten:: operator torch
 1.13 registers, the fewest and most arguments its overloads take, and each
 overload's argument kinds (the out= overloads left out where another exists:
-traces never record them).  The exporter refuses an aten node whose input
+traces record them only for the ops in TRACED_OUT).  The exporter refuses an aten node whose input
 count is outside that range, or an input whose declared kind no overload
 takes at its position, before its symbolic runs.
 Run: /usr/bin/python3 tools/gen_aten_schemas.py [--check]
@@ -95,6 +95,11 @@ def overload(schema):
     return ";".join(args)
 
 
+# out= overloads that traces do record: torch.arange(end, out=t) is traced
+# as aten::arange(end, out) (torch's arange symbolic takes 2 and 4 inputs).
+TRACED_OUT = {"aten::arange"}
+
+
 def main():
     by_name = collections.defaultdict(list)
     for s in torch._C._jit_get_all_schemas():
@@ -103,7 +108,8 @@ def main():
     rows = []
     for name in sorted(by_name):
         schemas = by_name[name]
-        plain = [s for s in schemas if not (s.overload_name == "out" or s.overload_name.endswith("_out"))]
+        plain = [s for s in schemas if name in TRACED_OUT
+                 or not (s.overload_name == "out" or s.overload_name.endswith("_out"))]
         schemas = plain or schemas
         lo = min(sum(1 for a in s.arguments if not a.has_default_value()) for s in schemas)
         hi = max(len(s.arguments) for s in schemas)

@@ -211,6 +211,14 @@ OP_CASES = {
     "broadcast_tensors": (Fn(lambda s, x, y: torch.broadcast_tensors(x, y)), [R(3, 1), R(2, 1, 4)]),
     "repeat_interleave": (Fn(lambda s, x: x.repeat_interleave(2, dim=1)), [R(2, 3)]),
     "repeat_interleave_flat": (Fn(lambda s, x: x.repeat_interleave(3)), [R(2, 2)]),
+    # tensordot (no symbolic before): one Einsum; outer of float32 by float64
+    # is float64 (PyTorch's promotion; torch casts b to a's type)
+    "tensordot_dims": (Fn(lambda s, x, y: torch.tensordot(x, y, ([1, -2, -1], [1, 0, 3]))),
+                       [R(7, 4, 3, 5, 2), R(5, 4, 4, 2, 6)]),
+    "outer_promotion": (Fn(lambda s, x, y: torch.outer(x, y)), [R(4), R(3).double()]),
+    # constant per-element counts (a zero among them): a constant-index Gather
+    "repeat_interleave_counts": (Fn(lambda s, x: torch.repeat_interleave(x, torch.tensor([1, 0, 2]), dim=1)),
+                                 [R(2, 3)]),
     "diagonal": (Fn(lambda s, x: torch.diagonal(x, 1, 0, 2)), [R(3, 2, 4)]),
     "lerp_scalar": (Fn(lambda s, x, y: torch.lerp(x, y, 0.3)), [R(2, 3), R(2, 3)]),
     "cast_float_double": (Fn(lambda s, x: torch._cast_Float(x) * 2 + torch._cast_Double(x).float()),

@@ -176,6 +176,39 @@ def keypoint_inputs(n, seed):
 
 
 @torch.jit.script
+@torch.jit.script
+def shape_items(x: torch.Tensor) -> torch.Tensor:
+    s = x.shape
+    return torch.tensor([float(s[1]) * 0.5, float(s[-1])]) + x.sum()
+
+
+@torch.jit.script
+def arange_float_start(a: torch.Tensor) -> torch.Tensor:
+    return torch.arange(2.7, a.size(0) + 2).view(-1, 1) + a
+
+
+@torch.jit.script
+def inplace_rebind(x: torch.Tensor) -> torch.Tensor:
+    y = x * 1
+    y.add_(3)        # scripted code reads y afterwards, not the op's result
+    z = y * 2
+    z.mul_(y)
+    return y + z
+
+
+@torch.jit.script
+def inplace_in_loop(x: torch.Tensor) -> torch.Tensor:
+    a = x * 1
+    for _ in range(3):
+        a.add_(x)    # the next iteration and the return read a
+    return a
+
+
+@torch.jit.script
+def int_true_divide(x: torch.Tensor) -> torch.Tensor:
+    return x.transpose(0, 1) / 2
+
+
 def bicubic_to(x: torch.Tensor, s: torch.Tensor) -> torch.Tensor:
     return F.interpolate(x[:, None], size=(int(s[0].ceil()), int(s[1].ceil())), mode="bicubic",
                          align_corners=False)[:, 0]
@@ -322,6 +355,36 @@ CASES = {
                              (torch.randn(2, 5, 3), torch.cat([torch.randn(2, 5, 3),
                                                                torch.full((2, 1, 3), float("nan"))], 1),
                               torch.tensor([0, 3, 0, 3, 1, 3]))),
+    # ceil mode whose last window would start in the right padding: PyTorch drops it
+    # (5 + 2 pads, kernel 2, stride 2: 3 windows, not 4); refused by the declared-shape
+    # check while the shape rules counted it
+    "avg_pool_ceil_window_in_pad": (lambda x: F.avg_pool2d(x, 2, 2, 1, ceil_mode=True, count_include_pad=False),
+                                    (torch.cos(torch.arange(50.0)).view(1, 2, 5, 5),)),
+    # full and full_like of a fill value known only at run time (refused
+    # before), and full of an int without a dtype, which fills int64 (was float)
+    "full_computed_value": (lambda x, y: torch.full((3, 4), x, dtype=torch.long) + torch.full_like(x, y + 2)
+                            + torch.full((4,), 3) + torch.full((3, 1), y * 0.5).long(),
+                            (torch.tensor(12), torch.tensor(-3))),
+    # softmax/log_softmax with a dtype compute in it (the output had no
+    # shape: the checker refused the file)
+    "softmax_dtype": (lambda x: torch.log_softmax(x, 1, dtype=torch.float64) + torch.softmax(x, 0, dtype=torch.float64),
+                      (torch.sin(torch.arange(12.0)).view(3, 4) * 20,)),
+    # linspace of one step is its start (the constant was its end)
+    "linspace_one_step": (lambda x: x + torch.linspace(3, 10, 1) + torch.linspace(-1, 1, 6)[:1],
+                          (torch.zeros(1),)),
+    # in-place ops in scripted code: later reads see the new value (they
+    # read the operand, where a trace reads the op's result)
+    "script_inplace_rebind": (lambda x: inplace_rebind(x), (torch.arange(6.0).view(2, 3),)),
+    # quantized graph inputs and outputs (refused before): three ONNX values
+    # each, integers, scale and zero point (torch's unpack_quantized_tensor);
+    # output 0 is the integers of the quantized result
+    "quantized_io_relu_flatten": (lambda x: torch.flatten(torch.relu(x).transpose(0, 1)),
+                                  (torch.quantize_per_tensor(torch.sin(torch.arange(12.0)).view(3, 4),
+                                                             0.05, 100, torch.quint8),)),
+    "quantized_io_cat_dequantize": (lambda x, y: torch.dequantize(
+        torch.ops.quantized.cat([x, y], dim=1, scale=0.25, zero_point=-3)) * 2,
+        (torch.quantize_per_tensor(torch.cos(torch.arange(6.0)).view(2, 3), 0.125, 2, torch.qint8),
+         torch.quantize_per_tensor(torch.arange(4.0).view(2, 2) - 1.5, 0.5, -1, torch.qint8))),
     # scatter_add with repeated indices below opset 16 (torch's export keeps one
     # update per index); an index smaller than self, a src larger than the index,
     # a NaN that reaches only its own target
@@ -331,6 +394,22 @@ CASES = {
                                 torch.sin(torch.arange(18.0)).view(3, 6).index_put_(
                                     (torch.tensor(1), torch.tensor(3)), torch.tensor(float("nan"))))),
 }
+
+
+def model_arrays(values):
+    """Numpy arrays of a case's inputs or output: a quantized tensor as the
+    three values the exported model takes and gives (its integers, its scale
+    as a double and its zero point as an int64 for inputs; only the integers
+    of an output, which the test compares)."""
+    out = []
+    for t in values:
+        if t.is_quantized:
+            out += [t.int_repr().numpy(), np.array(t.q_scale(), dtype=np.float64),
+                    np.array(t.q_zero_point(), dtype=np.int64)]
+        else:
+            out.append(t.numpy())
+    return out
+
 
 def gpt_attention(x):
     # a GPT-style causal self-attention without weights: B, T, C from
@@ -432,6 +511,38 @@ DYNAMIC = {
     "instance_norm_pixel_shuffle_dynamic": (
         lambda x: F.pixel_shuffle(F.instance_norm(x), 2),
         (torch.randn(2, 8, 5, 4),), (torch.randn(3, 8, 7, 6),), "input:0=b,input:2=h,input:3=w"),
+    # scripted code reading x.shape[1] and x.shape[-1] (aten::__getitem__ of
+    # an int list: Gather) into torch.tensor of Python floats (float32)
+    "script_shape_items_dynamic": (lambda x: shape_items(x) * 2, (torch.randn(2, 3),),
+                                   (torch.randn(4, 5),), "x:0=a,x:1=b"),
+    # scripted arange with a float start and a computed end: float32, as
+    # PyTorch (scripted code declares no result type; int64 truncated 2.7)
+    "script_arange_float_start_dynamic": (lambda x: arange_float_start(x) * 2, (torch.randn(3, 4),),
+                                          (torch.randn(5, 4),), "x:0=n"),
+    # arange(..., out=t) (a schema the exporter did not know): t's element
+    # type, float here for int bounds (torch's symbolic writes int64)
+    "arange_out_dynamic": (lambda x: x[:, 0] + torch.arange(x.size(0), out=torch.zeros(1))
+                           + torch.arange(1, x.size(0) + 1, 1, out=torch.zeros(1, dtype=torch.float64)),
+                           (torch.randn(3, 4),), (torch.randn(6, 4),), "x:0=n"),
+    # split into sizes read from other inputs' dynamic dims (the outputs
+    # had no type: the file was not written)
+    "split_computed_sizes_dynamic": (lambda x, y, t: torch.split(t, (x.size(1), y.size(1)), dim=1)[1] * 2,
+                                     (torch.randn(2, 3), torch.randn(2, 4), torch.randn(2, 7)),
+                                     (torch.randn(3, 2), torch.randn(3, 5), torch.randn(3, 7)),
+                                     "x:0=a,x:1=b,y:0=a,y:1=c,3:0=a,3:1=d"),   # the trace names t %3
+    # repeat_interleave by a count known only at run time (per element, or
+    # one for all) and by a constant count on dynamic dims (refused before)
+    "repeat_interleave_dynamic": (
+        lambda x, r: torch.repeat_interleave(x, r, dim=1) * 2,
+        (torch.arange(6.0).view(2, 3), torch.tensor([2, 0, 3])),
+        (torch.arange(8.0).view(2, 4), torch.tensor([1, 3, 0, 2])), "x:1=w,r:0=w"),
+    "repeat_interleave_scalar_dynamic": (lambda x: x.repeat_interleave(3, dim=0) + x.repeat_interleave(1).sum(),
+                                         (torch.randn(2, 3),), (torch.randn(4, 1),), "x:0=n,x:1=m"),
+    # hann_window of a length known only at run time (refused before), at
+    # length 7 and at length 1 (ones)
+    "hann_window_computed_length": (
+        lambda x: x + torch.hann_window(x.size(0), periodic=False) + 2 * torch.hann_window(x.size(0)),
+        (torch.randn(7),), (torch.randn(1),), "x:0=n"),
     # scripted loops: the second input runs another number of iterations
     "script_loop_carried": (lambda x: loop_carried(x * 2) + 1, (torch.randn(3, 4),),
                             (torch.randn(5, 4),), "x:0=n"),
@@ -464,6 +575,11 @@ DATA_DEPENDENT = {
     "bicubic_computed_size": (lambda x, s: bicubic_to(x, s) * 2,
                               (torch.randn(3, 8, 8), torch.tensor([13.2, 17.5])),
                               (torch.randn(3, 8, 8), torch.tensor([5.5, 9.0]))),
+    # linspace of start, end and steps given at run time (refused before;
+    # the second run takes one step: start)
+    "linspace_computed": (lambda a, b, k: torch.linspace(a, b, k) * 2,
+                          (torch.tensor(-1.0), torch.tensor(10.0), torch.tensor(6, dtype=torch.int)),
+                          (torch.tensor(3.0), torch.tensor(10.0), torch.tensor(1, dtype=torch.int))),
     # a loop whose trip count is computed from the data
     "script_loop_data_count": (lambda x: loop_data_count(x) - 1, (torch.tensor([1.0, -2.0, 3.0]),),
                                (torch.tensor([-1.0, -2.0, 3.0]),)),
@@ -481,6 +597,12 @@ REFUSALS = {
     "index_put_accumulate": (Fn(index_put_accumulate), (torch.randn(4, 4), torch.tensor([0, 2]))),
     # a loop-carried int64 tensor that the body makes float (ONNX Loop keeps its type)
     "loop_changes_dtype": (Fn(loop_changes_dtype), (torch.randn(3),)),
+    # an in-place write in a scripted loop to a value read by the next
+    # iteration and after the loop (torch makes it loop-carried)
+    "script_inplace_in_loop": (Fn(inplace_in_loop), (torch.randn(3),)),
+    # true division of integers in scripted code: the result type is
+    # PyTorch's default dtype, which the trace does not declare
+    "script_int_true_divide": (Fn(int_true_divide), (torch.arange(6).view(2, 3),)),
     # the packed data read directly (ONNX has no packed sequences)
     "packed_data_read": (Fn(packed_data_read), (torch.randn(4, 2, 3), torch.tensor([4, 2]))),
 }
@@ -502,9 +624,9 @@ def main():
         traced = torch.jit.trace(m, inputs)
         with open(os.path.join(OUT, name + ".trace"), "w") as f:
             f.write(str(traced.inlined_graph))
-        for i, x in enumerate(inputs):
-            np.save(os.path.join(OUT, "%s.input_%d.npy" % (name, i)), x.numpy())
-        np.save(os.path.join(OUT, name + ".expected.npy"), fn(*inputs).numpy())
+        for i, x in enumerate(model_arrays(inputs)):
+            np.save(os.path.join(OUT, "%s.input_%d.npy" % (name, i)), x)
+        np.save(os.path.join(OUT, name + ".expected.npy"), model_arrays([fn(*inputs)])[0])
     for name, (fn, inputs, inputs2, axes) in DYNAMIC.items():
         traced = torch.jit.trace(Fn(fn).eval(), inputs)
         with open(os.path.join(OUT, name + ".trace"), "w") as f:

@@ -138,6 +138,52 @@ input_name_at (const char *const *names, guint i)
   return NULL;
 }
 
+/* Note [Quantized graph inputs and outputs]
+ * torch.onnx passes a quantized tensor in and out of the model as three
+ * ONNX values (torch.onnx.utils.unpack_quantized_tensor): its integers
+ * (NAME_value, uint8/int8/int32 of the tensor's shape), its scale
+ * (NAME_scale, a double scalar) and its zero point (NAME_zero_point, an
+ * int64 scalar); input_names and output_names name each of the three.  An
+ * input is Cast to the float scale and the integers' zero-point type that
+ * DequantizeLinear takes, as torch's first use of it does, and recorded as
+ * a quantized value (Note [Quantized values]); a quantized output gives its
+ * integers, its float scale and its zero point.  Only per-tensor
+ * quantization can be passed so (a per-channel tensor has no q_scale()):
+ * the Python front end refuses a per-channel input, as torch does. */
+static void
+add_quantized_input (SymContext *ctx, Graph *dst, GraphValue *in, const char *const *input_names,
+                     guint *named)
+{
+  static const char *const suffix[3] = { "value", "scale", "zero_point" };
+  GraphType *t = graph_value_type (in);
+  g_autoptr (GraphType) vt = input_type (in, NULL);
+  g_autoptr (GraphType) st = graph_type_new_tensor (GRAPH_DTYPE_DOUBLE, 0, NULL);
+  g_autoptr (GraphType) zt = graph_type_new_tensor (GRAPH_DTYPE_INT64, 0, NULL);
+  GraphType *types[3] = { vt, st, zt };
+  GraphValue *v[3];
+  for (guint k = 0; k < 3; k++)
+    {
+      const char *name = input_names ? input_name_at (input_names, *named) : NULL;
+      (*named)++;
+      g_autofree char *owned = NULL;
+      if (name == NULL)
+        {
+          const char *base = graph_value_get_name (in);
+          name = owned = base ? g_strdup_printf ("%s_%s", base, suffix[k])
+                              : g_strdup_printf ("input.%u_%s", graph_value_id (in), suffix[k]);
+        }
+      v[k] = graph_add_input (dst, name, types[k]);
+    }
+  SymQuantized q = {
+    .value = v[0],
+    .scale = sym_cast (ctx, v[1], GRAPH_DTYPE_FLOAT),
+    .zero_point = sym_cast (ctx, v[2], graph_type_dtype (t)),
+    .axis = -1,
+  };
+  sym_map_value (ctx, in, v[0]);
+  sym_quantized_record (ctx, in, &q);
+}
+
 /* Flattens tuple, list and dict outputs into dst values, as torch does: a
  * dict gives its values in insertion order (a segmentation model's "out"
  * and "aux"; a detection model's list of {boxes, labels, scores}). */
@@ -171,6 +217,16 @@ collect_outputs (SymContext *ctx, GraphValue *src, GPtrArray *out, GError **erro
     {
       for (guint i = 0; i < elems->len; i++)
         g_ptr_array_add (out, elems->pdata[i]);
+      return TRUE;
+    }
+  const SymQuantized *q = sym_quantized_lookup (ctx, src);
+  if (q)
+    {
+      /* Note [Quantized graph inputs and outputs] */
+      g_ptr_array_add (out, q->value);
+      g_ptr_array_add (out, sym_dtype (q->scale) == GRAPH_DTYPE_FLOAT
+                              ? q->scale : sym_cast (ctx, q->scale, GRAPH_DTYPE_FLOAT));
+      g_ptr_array_add (out, q->zero_point);
       return TRUE;
     }
   GError *local = NULL;
@@ -387,6 +443,11 @@ translate (const Graph *trace, const ExportOptions *o, GPtrArray *kinds, GPtrArr
                        graph_value_get_name (in) ? graph_value_get_name (in) : "?",
                        graph_type_kind (t) == GRAPH_TYPE_INT ? "int" : "non-tensor");
           return NULL;
+        }
+      if (graph_type_is_quantized (t))
+        {
+          add_quantized_input (ctx, dst, in, o->input_names, &named);
+          continue;
         }
       guint n_elems = tuple ? graph_type_n_elems (t) : 1;
       g_autoptr (GPtrArray) elems = g_ptr_array_new ();

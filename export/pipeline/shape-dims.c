@@ -104,7 +104,7 @@ shape_dim_broadcast (const GraphDim *ds, guint n)
 /* Output size of a sliding window (Conv, pools): effective kernel `k`, total
  * padding `pad`.  A symbol is kept when the window maps n to n. */
 GraphDim
-shape_window_dim (GraphDim in, gint64 k, gint64 pad, gint64 stride, gboolean ceil_mode)
+shape_window_dim (GraphDim in, gint64 k, gint64 pad, gint64 pad_begin, gint64 stride, gboolean ceil_mode)
 {
   if (stride <= 0 || k <= 0 || !shape_small (pad))
     return shape_dim_unknown ();
@@ -115,7 +115,12 @@ shape_window_dim (GraphDim in, gint64 k, gint64 pad, gint64 stride, gboolean cei
   gint64 span = in.value + pad - k;
   if (span < 0)
     return shape_dim_unknown ();
-  return shape_dim_static ((ceil_mode ? (span + stride - 1) / stride : span / stride) + 1);
+  gint64 out = (ceil_mode ? (span + stride - 1) / stride : span / stride) + 1;
+  /* ceil mode: a last window starting in the right padding is dropped (as
+   * PyTorch, ONNX from opset 19, ONNX Runtime and our executor do) */
+  if (ceil_mode && (out - 1) * stride >= in.value + pad_begin)
+    out--;
+  return shape_dim_static (out);
 }
 
 /* ---- values -------------------------------------------------------------- */

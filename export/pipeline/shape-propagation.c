@@ -99,7 +99,7 @@ static const OpRule op_rules[] = {
   { "Split", shape_rule_split, DT_SAME }, { "Slice", shape_rule_slice, DT_SAME },
   { "Squeeze", shape_rule_squeeze, DT_SAME }, { "Unsqueeze", shape_rule_unsqueeze, DT_SAME },
   { "Gather", shape_rule_gather, DT_SAME }, { "Shape", shape_rule_shape, DT_INT64 },
-  { "Size", shape_rule_scalar, DT_INT64 }, { "Pad", shape_rule_pad, DT_SAME },
+  { "Size", shape_rule_scalar, DT_INT64 }, { "Range", shape_rule_range, DT_SAME }, { "Pad", shape_rule_pad, DT_SAME },
   { "Resize", shape_rule_resize, DT_SAME }, { "Upsample", shape_rule_resize, DT_SAME },
   { "ConstantOfShape", shape_rule_constant_of_shape, DT_SAME },
   { "Expand", shape_rule_expand, DT_SAME }, { "Tile", shape_rule_tile, DT_SAME },

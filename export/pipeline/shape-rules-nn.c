@@ -92,8 +92,9 @@ conv_like (Ctx *c, GraphNode *n, Shape *out, gboolean has_weight, gboolean trans
         }
       else
         {
-          gint64 pad = strcmp (auto_pad, "VALID") == 0 ? 0 : pads[i] + pads[i + sp];
-          out->d[i + 2] = shape_window_dim (in, ke, pad, st[i], ceil_mode);
+          gboolean valid = strcmp (auto_pad, "VALID") == 0;
+          gint64 pad = valid ? 0 : pads[i] + pads[i + sp];
+          out->d[i + 2] = shape_window_dim (in, ke, pad, valid ? 0 : pads[i], st[i], ceil_mode);
         }
     }
   for (guint i = 1; i < graph_node_n_outputs (n); i++)   /* MaxPool's Indices */

@@ -253,13 +253,17 @@ shape_rule_split (Ctx *c, GraphNode *n, Shape *out)
     }
   else if (shape_in_at (n, 1) && shape_ints_of (c, shape_in_at (n, 1), split, &ns) && ns == nout)
     have = TRUE;
-  else if (shape_in_at (n, 1) || nout > TENSOR_MAX_RANK)
+  else if (nout > TENSOR_MAX_RANK && !shape_in_at (n, 1))
     return FALSE;
+  /* sizes computed at run time (split by x.size(1)): the axis unknown */
+  gboolean computed = !have && shape_in_at (n, 1) != NULL;
   for (guint i = 0; i < nout; i++)
     {
       out[i] = x;
       if (have)
         out[i].d[axis] = shape_dim_static (split[i]);
+      else if (computed)
+        out[i].d[axis] = shape_dim_unknown ();
       else if (x.d[axis].kind == GRAPH_DIM_STATIC && x.d[axis].value % nout == 0)
         out[i].d[axis] = shape_dim_static (x.d[axis].value / nout);
       else
@@ -450,6 +454,32 @@ shape_rule_shape (Ctx *c, GraphNode *n, Shape *out)
   shape_range (n, x.rank, &start, &end);
   out->rank = 1;
   out->d[0] = shape_dim_static (end - start);
+  return TRUE;
+}
+
+/* Range(start, limit, delta): 1-D, max(ceil((limit - start) / delta), 0)
+ * elements when the three are known integers (a scripted arange has no
+ * declared type to take the length from). */
+gboolean
+shape_rule_range (Ctx *c, GraphNode *n, Shape *out)
+{
+  gint64 v[3];
+  gboolean known = TRUE;
+  for (guint i = 0; i < 3; i++)
+    {
+      DimVec d;
+      known = known && shape_data_of (c, shape_in_at (n, i), &d) && d.n == 1
+              && d.v[0].kind == GRAPH_DIM_STATIC && shape_small (d.v[0].value);
+      v[i] = known ? d.v[0].value : 0;
+    }
+  out->rank = 1;
+  out->d[0] = shape_dim_unknown ();
+  if (known && v[2] != 0)
+    {
+      gint64 span = v[1] - v[0];
+      gint64 len = span / v[2] + ((span % v[2] != 0 && (span < 0) == (v[2] < 0)) ? 1 : 0);
+      out->d[0] = shape_dim_static (len > 0 ? len : 0);
+    }
   return TRUE;
 }
 

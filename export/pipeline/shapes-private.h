@@ -56,7 +56,7 @@ GraphDim shape_dim_merge (GraphDim a, GraphDim b);
 /* One broadcast position of n dims. */
 GraphDim shape_dim_broadcast (const GraphDim *ds, guint n);
 /* Output size of a sliding window (Conv, pools). */
-GraphDim shape_window_dim (GraphDim in, gint64 k, gint64 pad, gint64 stride,
+GraphDim shape_window_dim (GraphDim in, gint64 k, gint64 pad, gint64 pad_begin, gint64 stride,
                            gboolean ceil_mode);
 
 /* ---- values and attributes (shape-dims.c) -------------------------------- */
@@ -107,6 +107,7 @@ gboolean shape_rule_unsqueeze (Ctx *c, GraphNode *n, Shape *out);
 gboolean shape_rule_gather (Ctx *c, GraphNode *n, Shape *out);
 gboolean shape_rule_shape (Ctx *c, GraphNode *n, Shape *out);
 gboolean shape_rule_scalar (Ctx *c, GraphNode *n, Shape *out);
+gboolean shape_rule_range (Ctx *c, GraphNode *n, Shape *out);
 gboolean shape_rule_constant_of_shape (Ctx *c, GraphNode *n, Shape *out);
 gboolean shape_rule_expand (Ctx *c, GraphNode *n, Shape *out);
 gboolean shape_rule_tile (Ctx *c, GraphNode *n, Shape *out);

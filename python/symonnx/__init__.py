@@ -110,6 +110,10 @@ def export(model, args, f, export_params=True, verbose=False, training=None,
     if custom_opsets:
         raise SymonnxError("custom_opsets: set domain versions from a plugin "
                            "(sym_registry_set_domain_version)")
+    try:   # a per-channel quantized input: refused, as torch's export does
+        _trace.unpack_quantized(_trace.flatten_inputs(args))
+    except ValueError as e:
+        raise SymonnxError(f"symonnx: {e}") from None
     was_training = model.training
     model.eval()
     try:

@@ -114,6 +114,20 @@ def tensorize(args):
     return args
 
 
+def _set_input_types(graph, args):
+    """A scripted model (torch.jit.trace returns a ScriptModule as it is)
+    declares its tensor inputs as plain `Tensor`, of no rank: each takes the
+    element type and shape of its example argument, as torch.onnx.export's
+    _propagate_and_assign_input_shapes does (its dims are the traced ones,
+    dynamic_axes make them symbols as for a trace)."""
+    inputs = list(graph.inputs())[1:]   # after the module
+    if len(inputs) != len(args):
+        return
+    for v, a in zip(inputs, args):
+        if isinstance(a, torch.Tensor) and not a.is_quantized and v.type().kind() == "TensorType":
+            v.setType(torch._C.TensorType.create_from_tensor(a))
+
+
 def trace(model, args):
     """(text, tensors, outputs): the trace text, the state_dict plus every
     tensor constant of the trace under "__constant__.<value name>" (PyTorch
@@ -148,6 +162,8 @@ def trace(model, args):
     with torch.no_grad():
         outputs = flatten(traced(*traced_args))
     graph = traced.inlined_graph
+    if isinstance(traced, torch.jit.ScriptModule):
+        _set_input_types(graph, traced_args)
     text = graph_text(graph)   # renames the bodies' values: before reading their names
     tensors = state_tensors(traced_model, graph)
     for node in all_nodes(graph):
@@ -167,6 +183,44 @@ def trace(model, args):
 # P.stride, P.padding, P.dilation, P.output_padding (I64 1-D), P.groups and
 # P.transpose (I64 0-d): what torch.onnx's unpack pass reads from the object.
 QUANTIZED_INT = {torch.quint8: torch.uint8, torch.qint8: torch.int8, torch.qint32: torch.int32}
+
+
+def flatten_inputs(args):
+    """The tensors among a model's arguments (nested in tuples, lists and
+    dicts), in order."""
+    if isinstance(args, torch.Tensor):
+        return [args]
+    if isinstance(args, (tuple, list)):
+        return [t for a in args for t in flatten_inputs(a)]
+    if isinstance(args, dict):
+        return [t for a in args.values() for t in flatten_inputs(a)]
+    return []
+
+
+def unpack_quantized(values, for_inputs=True):
+    """Tensors as the exported model takes or gives them (Note [Quantized
+    graph inputs and outputs], export/pipeline/pipeline.c; torch 1.13's
+    torch.onnx.utils.unpack_quantized_tensor): a per-tensor quantized tensor
+    is three, its integers, its scale and its zero point.  The scale is a
+    double and the zero point an int64 for inputs, a float and the integers'
+    type for outputs.  A per-channel quantized tensor raises ValueError
+    (torch's export fails on it too: it has no q_scale())."""
+    out = []
+    for t in values:
+        if not (isinstance(t, torch.Tensor) and t.is_quantized):
+            out.append(t)
+            continue
+        if t.qscheme() not in (torch.per_tensor_affine, torch.per_tensor_symmetric):
+            raise ValueError(f"a quantized tensor of scheme {t.qscheme()} cannot be passed "
+                             "to or from an exported model (only per-tensor quantization)")
+        ints = t.int_repr()
+        if for_inputs:
+            out += [ints, torch.tensor(t.q_scale(), dtype=torch.float64),
+                    torch.tensor(t.q_zero_point(), dtype=torch.int64)]
+        else:
+            out += [ints, torch.tensor(t.q_scale(), dtype=torch.float32),
+                    torch.tensor(t.q_zero_point(), dtype=ints.dtype)]
+    return out
 
 
 def quantized_entries(name, t):

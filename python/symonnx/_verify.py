@@ -53,7 +53,8 @@ def verify(model, args, f, rtol=1e-3, atol=1e-5, file=None):
     model.eval()
     try:
         with torch.no_grad():
-            expected = [t.detach().numpy() for t in _trace.flatten(model(*args))]
+            expected = [t.detach().numpy()
+                        for t in _trace.unpack_quantized(_trace.flatten(model(*args)), False)]
     finally:
         model.train(was_training)
     api = get_api()
@@ -73,7 +74,8 @@ def verify(model, args, f, rtol=1e-3, atol=1e-5, file=None):
             v = api["graph_input"](graph, i)
             if not api["graph_value_get_initializer"](v):
                 names.append(api["graph_value_get_name"](v))
-        args = _trace._flat_args(_trace.tensorize(args))[0]   # a list of tensors: one input per element
+        # a list of tensors: one input per element, three per quantized tensor
+        args = _trace.unpack_quantized(_trace._flat_args(_trace.tensorize(args))[0])
         if len(names) != len(args):
             raise SymonnxError(f"{f} has {len(names)} inputs, and {len(args)} arguments were given")
         from . import _dtype_table, _tensor   # noqa: F401

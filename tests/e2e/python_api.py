@@ -6,7 +6,9 @@
                                  python3 -m symonnx runs the CLI
   python_api.py errors DIR       failures raise SymonnxError, write nothing
   python_api.py stateful DIR     a forward that changes the model is run once;
-                                 None outputs, Python-number arguments
+                                 None outputs, Python-number arguments;
+                                 quantized tensors in and out
+  python_api.py scripted DIR     a torch.jit.script model, with dynamic axes
 
 Each check compares with something that is not symonnx: PyTorch's outputs
 (symonnx.verify runs the model), onnx.checker, torch's own signature.
@@ -163,7 +165,64 @@ def stateful(d):
     check_file(path)
     verified(Numbers(), (x, 3, 2.5), path)
     verified(Numbers(), (x, -5, 0.25), path)
+    quantized_io(d)
     print("stateful: ok")
+
+
+def quantized_io(d):
+    """A quantized tensor in and out is three values each (integers, scale,
+    zero point) with the names and types torch.onnx.export gives them; the
+    executor's values match PyTorch's (symonnx.verify unpacks them as
+    torch's unpack_quantized_tensor); a per-channel input is refused, as
+    torch's export fails on it."""
+    class Relu(torch.nn.Module):
+        def forward(self, x):
+            return torch.relu(x)
+
+    x = torch.quantize_per_tensor(torch.randn(3, 4), 0.1, 120, torch.quint8)
+    path = os.path.join(d, "quantized-io.onnx")
+    symonnx.export(Relu(), (x,), path, opset_version=13)
+    check_file(path)
+    verified(Relu(), (x,), path)
+    f = io.BytesIO()
+    torch.onnx.export(Relu(), (x,), f, opset_version=13)
+    theirs = onnx.load_from_string(f.getvalue()).graph
+    ours = onnx.load(path).graph
+    sig = lambda vs: [(v.type.tensor_type.elem_type, len(v.type.tensor_type.shape.dim)) for v in vs]
+    assert [v.name for v in ours.input] == [v.name for v in theirs.input], (ours.input, theirs.input)
+    assert sig(ours.input) == sig(theirs.input) and sig(ours.output) == sig(theirs.output), \
+        (sig(ours.input), sig(theirs.input), sig(ours.output), sig(theirs.output))
+    xc = torch.quantize_per_channel(torch.randn(3, 4), torch.tensor([0.1, 0.2, 0.3]),
+                                    torch.tensor([0, 1, 2]), 0, torch.quint8)
+    try:
+        symonnx.export(torch.nn.Identity(), (xc,), os.path.join(d, "never.onnx"), opset_version=13)
+    except symonnx.SymonnxError as e:
+        assert "per-tensor" in str(e), str(e)
+    else:
+        raise SystemExit("a per-channel quantized input was exported")
+
+
+def scripted(d):
+    """A torch.jit.script model (which torch.jit.trace returns as it is):
+    its inputs take the example arguments' types and shapes, as
+    torch.onnx.export gives them, so dynamic axes apply and shape reads
+    (x.shape[0], aten::__getitem__) export; run at the traced size and, with
+    dynamic axes, at another."""
+    class Arange(torch.nn.Module):
+        def forward(self, x):
+            return torch.arange(x.shape[0]) * x.shape[-1], x.transpose(0, 1) + 1
+
+    model = torch.jit.script(Arange())
+    x = torch.randn(5, 3)
+    path = os.path.join(d, "scripted.onnx")
+    symonnx.export(model, (x,), path, opset_version=13, input_names=["x"],
+                   dynamic_axes={"x": {0: "n", 1: "m"}})
+    check_file(path)
+    dims = [dd.dim_param or dd.dim_value for dd in onnx.load(path).graph.input[0].type.tensor_type.shape.dim]
+    assert dims == ["n", "m"], dims
+    verified(model, (x,), path)
+    verified(model, (torch.randn(7, 2),), path)
+    print("scripted: ok")
 
 
 def signature():
@@ -207,4 +266,4 @@ if __name__ == "__main__":
         signature()
     else:
         {"seeds": seeds, "function": function, "errors": errors,
-         "transformer": transformer, "stateful": stateful}[what](sys.argv[2])
+         "transformer": transformer, "stateful": stateful, "scripted": scripted}[what](sys.argv[2])

@@ -1,94 +1,22 @@
 /* Fusion at session creation (runtime/fuse.c) and the hand-vectorised
  * loops (depthwise Conv, max pooling): each fused graph gives the same
- * bits as its unfused run (RtOptions.no_fusion) and has fewer plan nodes;
+ * bits as its unfused fz_run (RtOptions.no_fusion) and has fewer plan nodes;
  * values that are read twice or returned are not fused away; the
  * depthwise Conv and MaxPool match direct evaluations of ONNX's formulas
  * in the test; the packed-weights Conv matches im2col + OpenBLAS. */
 #include "tests/runtime/test-runtime.h"
+#include "tests/runtime/fusion-testutil.h"
 #include "runtime/session-private.h"
 #include <math.h>
 #include <string.h>
 
-static guint32 rng_state;
-
-/* Uniform in [-1, 1), reproducible. */
-static float
-rnd (void)
-{
-  rng_state = rng_state * 1664525u + 1013904223u;
-  return (float) ((rng_state >> 8) / 8388608.0 - 1.0);
-}
-
-static Tensor *
-random_tensor (guint rank, const gint64 *dims)
-{
-  gint64 n = 1;
-  for (guint i = 0; i < rank; i++)
-    n *= dims[i];
-  g_autofree float *v = g_new (float, MAX (n, 1));
-  for (gint64 i = 0; i < n; i++)
-    v[i] = rnd ();
-  return tensor_new_from_data (GRAPH_DTYPE_FLOAT, rank, dims, v, (gsize) n * sizeof (float), NULL);
-}
-
-static GraphValue *
-input (Graph *g, const char *name, guint rank, const gint64 *dims)
-{
-  g_autoptr (GraphType) ty = graph_type_new_tensor_static (GRAPH_DTYPE_FLOAT, rank, dims);
-  return graph_add_input (g, name, ty);
-}
-
-static GraphValue *
-weights (Graph *g, const char *name, guint rank, const gint64 *dims)
-{
-  g_autoptr (Tensor) t = random_tensor (rank, dims);
-  return graph_add_initializer (g, name, t);
-}
-
-static GraphValue *
-scalar (Graph *g, const char *name, float v)
-{
-  g_autoptr (Tensor) t = tensor_new_from_data (GRAPH_DTYPE_FLOAT, 0, NULL, &v, sizeof v, NULL);
-  return graph_add_initializer (g, name, t);
-}
-
-/* Runs g on `in`; returns output `name` and the plan's node count. */
-static Tensor *
-run (Graph *g, GHashTable *in, gboolean no_fusion, const char *name, guint *n_nodes)
-{
-  RtOptions o;
-  rt_options_init (&o);
-  o.no_fusion = no_fusion;
-  g_autoptr (GError) error = NULL;
-  g_autoptr (RtSession) s = rt_session_new (g, &o, &error);
-  g_assert_no_error (error);
-  *n_nodes = s->n_nodes;
-  g_autoptr (GHashTable) out = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
-                                                      (GDestroyNotify) tensor_unref);
-  gboolean ran = rt_session_run (s, in, out, &error);
-  g_assert_no_error (error);
-  g_assert_true (ran);
-  Tensor *t = g_hash_table_lookup (out, name);
-  g_assert_nonnull (t);
-  return tensor_ref (t);
-}
-
-/* Fused and unfused runs of g agree bit for bit; the fused plan has
- * `fused_nodes` nodes, the unfused one `plain_nodes`. */
+/* The unfused run agrees bit for bit (fusion_check_same); the activation
+ * did something: several outputs were clamped to the lowest value (0 or
+ * Clip's min). */
 static void
 check_fusion (Graph *g, GHashTable *in, const char *out, guint fused_nodes, guint plain_nodes)
 {
-  guint nf, np;
-  g_autoptr (Tensor) a = run (g, in, FALSE, out, &nf);
-  g_autoptr (Tensor) b = run (g, in, TRUE, out, &np);
-  g_assert_cmpuint (np, ==, plain_nodes);
-  g_assert_cmpuint (nf, ==, fused_nodes);
-  g_assert_cmpuint (tensor_rank (a), ==, tensor_rank (b));
-  g_assert_cmpmem (tensor_dims (a), tensor_rank (a) * sizeof (gint64), tensor_dims (b),
-                   tensor_rank (b) * sizeof (gint64));
-  g_assert_cmpmem (tensor_data (a), tensor_nbytes (a), tensor_data (b), tensor_nbytes (b));
-  /* The activation did something: several outputs were clamped to the
-   * lowest value (0 or Clip's min). */
+  g_autoptr (Tensor) a = fusion_check_same (g, in, out, fused_nodes, plain_nodes);
   double lowest = INFINITY;
   guint at_lowest = 0;
   for (gint64 i = 0; i < tensor_numel (a); i++)
@@ -109,21 +37,6 @@ check_fusion_kernels (Graph *g, GHashTable *in, const char *out, guint fused, gu
   g_unsetenv ("SYMONNX_PACKED_CONV_AVX2");
 }
 
-static GHashTable *
-inputs_new (void)
-{
-  return g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) tensor_unref);
-}
-
-static Graph *
-new_graph_at (gint64 opset)
-{
-  Graph *g = graph_new ();
-  graph_set_opset (g, "", opset);
-  rng_state = 12345;
-  return g;
-}
-
 static const gint64 dx[4] = { 2, 8, 9, 7 }, dw[4] = { 6, 8, 3, 3 };
 static const gint64 pads[4] = { 1, 1, 1, 1 };
 
@@ -134,14 +47,14 @@ test_conv_relu (void)
 {
   for (gint64 m = 6; m <= 16; m += 10)
     {
-      g_autoptr (Graph) g = new_graph_at (17);
+      g_autoptr (Graph) g = fz_new_graph_at (17);
       const gint64 wm[4] = { m, 8, 3, 3 }, bm[1] = { m };
-      GraphValue *c = graph_op (g, "Conv", input (g, "x", 4, dx), weights (g, "w", 4, wm),
-                                weights (g, "b", 1, bm), "pads_is", 4, pads, NULL);
+      GraphValue *c = graph_op (g, "Conv", fz_input (g, "x", 4, dx), fz_weights (g, "w", 4, wm),
+                                fz_weights (g, "b", 1, bm), "pads_is", 4, pads, NULL);
       graph_value_set_name (graph_op (g, "Relu", c, NULL), "y");
       graph_add_output (g, graph_find_value (g, "y"));
-      g_autoptr (GHashTable) in = inputs_new ();
-      g_hash_table_insert (in, g_strdup ("x"), random_tensor (4, dx));
+      g_autoptr (GHashTable) in = fz_inputs_new ();
+      g_hash_table_insert (in, g_strdup ("x"), fz_random_tensor (4, dx));
       check_fusion_kernels (g, in, "y", 1, 2);
     }
 }
@@ -154,15 +67,15 @@ test_conv_clip (void)
   const gint64 w1[4] = { 16, 8, 1, 1 };
   for (int opset = 10; opset <= 13; opset += 3)
     {
-      g_autoptr (Graph) g = new_graph_at (opset);
-      GraphValue *c = graph_op (g, "Conv", input (g, "x", 4, dx), weights (g, "w", 4, w1), NULL);
+      g_autoptr (Graph) g = fz_new_graph_at (opset);
+      GraphValue *c = graph_op (g, "Conv", fz_input (g, "x", 4, dx), fz_weights (g, "w", 4, w1), NULL);
       GraphValue *y = opset >= 11
-                        ? graph_op (g, "Clip", c, scalar (g, "lo", -0.25f), scalar (g, "hi", 0.5f), NULL)
+                        ? graph_op (g, "Clip", c, fz_scalar (g, "lo", -0.25f), fz_scalar (g, "hi", 0.5f), NULL)
                         : graph_op (g, "Clip", c, "min_f", -0.25, "max_f", 0.5, NULL);
       graph_value_set_name (y, "y");
       graph_add_output (g, y);
-      g_autoptr (GHashTable) in = inputs_new ();
-      g_hash_table_insert (in, g_strdup ("x"), random_tensor (4, dx));
+      g_autoptr (GHashTable) in = fz_inputs_new ();
+      g_hash_table_insert (in, g_strdup ("x"), fz_random_tensor (4, dx));
       check_fusion_kernels (g, in, "y", 1, 2);
     }
 }
@@ -176,17 +89,17 @@ test_conv_add_relu (void)
   const gint64 w16[4] = { 16, 8, 3, 3 }, b16[1] = { 16 };
   for (int k = 0; k < 3; k++)
     {
-      g_autoptr (Graph) g = new_graph_at (17);
-      GraphValue *z = input (g, "z", 4, k == 2 ? dzb : dz);
-      GraphValue *c = graph_op (g, "Conv", input (g, "x", 4, dx), weights (g, "w", 4, w16),
-                                weights (g, "b", 1, b16), "pads_is", 4, pads, NULL);
+      g_autoptr (Graph) g = fz_new_graph_at (17);
+      GraphValue *z = fz_input (g, "z", 4, k == 2 ? dzb : dz);
+      GraphValue *c = graph_op (g, "Conv", fz_input (g, "x", 4, dx), fz_weights (g, "w", 4, w16),
+                                fz_weights (g, "b", 1, b16), "pads_is", 4, pads, NULL);
       GraphValue *s = k == 1 ? graph_op (g, "Add", z, c, NULL) : graph_op (g, "Add", c, z, NULL);
       GraphValue *y = graph_op (g, "Relu", s, NULL);
       graph_value_set_name (y, "y");
       graph_add_output (g, y);
-      g_autoptr (GHashTable) in = inputs_new ();
-      g_hash_table_insert (in, g_strdup ("x"), random_tensor (4, dx));
-      g_hash_table_insert (in, g_strdup ("z"), random_tensor (4, k == 2 ? dzb : dz));
+      g_autoptr (GHashTable) in = fz_inputs_new ();
+      g_hash_table_insert (in, g_strdup ("x"), fz_random_tensor (4, dx));
+      g_hash_table_insert (in, g_strdup ("z"), fz_random_tensor (4, k == 2 ? dzb : dz));
       check_fusion_kernels (g, in, "y", 1, 3);
     }
 }
@@ -198,15 +111,15 @@ test_add_relu (void)
   const gint64 da[3] = { 4, 5, 6 }, dbc[2] = { 1, 6 };
   for (int k = 0; k < 2; k++)
     {
-      g_autoptr (Graph) g = new_graph_at (17);
-      GraphValue *s = graph_op (g, "Add", input (g, "a", 3, da),
-                                input (g, "b", k ? 2 : 3, k ? dbc : da), NULL);
+      g_autoptr (Graph) g = fz_new_graph_at (17);
+      GraphValue *s = graph_op (g, "Add", fz_input (g, "a", 3, da),
+                                fz_input (g, "b", k ? 2 : 3, k ? dbc : da), NULL);
       GraphValue *y = graph_op (g, "Relu", s, NULL);
       graph_value_set_name (y, "y");
       graph_add_output (g, y);
-      g_autoptr (GHashTable) in = inputs_new ();
-      g_hash_table_insert (in, g_strdup ("a"), random_tensor (3, da));
-      g_hash_table_insert (in, g_strdup ("b"), random_tensor (k ? 2 : 3, k ? dbc : da));
+      g_autoptr (GHashTable) in = fz_inputs_new ();
+      g_hash_table_insert (in, g_strdup ("a"), fz_random_tensor (3, da));
+      g_hash_table_insert (in, g_strdup ("b"), fz_random_tensor (k ? 2 : 3, k ? dbc : da));
       check_fusion (g, in, "y", 1, 2);
     }
 }
@@ -218,8 +131,8 @@ test_not_fused (void)
 {
   for (int k = 0; k < 3; k++)
     {
-      g_autoptr (Graph) g = new_graph_at (17);
-      GraphValue *c = graph_op (g, "Conv", input (g, "x", 4, dx), weights (g, "w", 4, dw),
+      g_autoptr (Graph) g = fz_new_graph_at (17);
+      GraphValue *c = graph_op (g, "Conv", fz_input (g, "x", 4, dx), fz_weights (g, "w", 4, dw),
                                 "pads_is", 4, pads, NULL);
       graph_value_set_name (c, "c");
       GraphValue *y = graph_op (g, "Relu", c, NULL);
@@ -238,9 +151,9 @@ test_not_fused (void)
       g_autoptr (RtSession) s = rt_session_new (g, &o, &error);
       g_assert_no_error (error);
       g_assert_cmpuint (s->n_nodes, ==, k == 1 ? 3 : 2);
-      g_autoptr (GHashTable) in = inputs_new ();
-      g_hash_table_insert (in, g_strdup ("x"), random_tensor (4, dx));
-      g_autoptr (GHashTable) out = inputs_new ();
+      g_autoptr (GHashTable) in = fz_inputs_new ();
+      g_hash_table_insert (in, g_strdup ("x"), fz_random_tensor (4, dx));
+      g_autoptr (GHashTable) out = fz_inputs_new ();
       g_assert_true (rt_session_run (s, in, out, &error));
       g_assert_no_error (error);
       if (k != 1)
@@ -284,22 +197,22 @@ test_depthwise (void)
     {
       gint64 N = 2, C = 5, K = cases[t].k, S = cases[t].s, P = cases[t].p, D = cases[t].d;
       gint64 H = cases[t].h, W = cases[t].w;
-      g_autoptr (Graph) g = new_graph_at (17);
+      g_autoptr (Graph) g = fz_new_graph_at (17);
       gint64 xd[4] = { N, C, H, W }, wd[4] = { C, 1, K, K }, bd[1] = { C };
       gint64 st[2] = { S, S }, pd[4] = { P, P, P, P }, dl[2] = { D, D };
-      GraphValue *x = input (g, "x", 4, xd), *w = weights (g, "w", 4, wd);
+      GraphValue *x = fz_input (g, "x", 4, xd), *w = fz_weights (g, "w", 4, wd);
       GraphValue *y = cases[t].bias
-                        ? graph_op (g, "Conv", x, w, weights (g, "b", 1, bd), "group_i", C,
+                        ? graph_op (g, "Conv", x, w, fz_weights (g, "b", 1, bd), "group_i", C,
                                     "strides_is", 2, st, "pads_is", 4, pd, "dilations_is", 2, dl, NULL)
                         : graph_op (g, "Conv", x, w, "group_i", C, "strides_is", 2, st,
                                     "pads_is", 4, pd, "dilations_is", 2, dl, NULL);
       graph_value_set_name (y, "y");
       graph_add_output (g, y);
-      g_autoptr (GHashTable) in = inputs_new ();
-      Tensor *tx = random_tensor (4, xd);
+      g_autoptr (GHashTable) in = fz_inputs_new ();
+      Tensor *tx = fz_random_tensor (4, xd);
       g_hash_table_insert (in, g_strdup ("x"), tx);
       guint nodes;
-      g_autoptr (Tensor) out = run (g, in, FALSE, "y", &nodes);
+      g_autoptr (Tensor) out = fz_run (g, in, FALSE, "y", &nodes);
       gint64 OH = (H + 2 * P - (K - 1) * D - 1) / S + 1, OW = (W + 2 * P - (K - 1) * D - 1) / S + 1;
       g_assert_cmpint (tensor_dim (out, 2), ==, OH);
       g_assert_cmpint (tensor_dim (out, 3), ==, OW);
@@ -329,19 +242,19 @@ test_depthwise_clip (void)
 {
   for (int relu = 0; relu < 2; relu++)
     {
-      g_autoptr (Graph) g = new_graph_at (13);
+      g_autoptr (Graph) g = fz_new_graph_at (13);
       const gint64 xd[4] = { 1, 6, 13, 19 }, wd[4] = { 6, 1, 3, 3 }, bd[1] = { 6 };
       const gint64 st[2] = { 2, 2 };
-      GraphValue *c = graph_op (g, "Conv", input (g, "x", 4, xd), weights (g, "w", 4, wd),
-                                weights (g, "b", 1, bd), "group_i", (gint64) 6, "strides_is", 2,
+      GraphValue *c = graph_op (g, "Conv", fz_input (g, "x", 4, xd), fz_weights (g, "w", 4, wd),
+                                fz_weights (g, "b", 1, bd), "group_i", (gint64) 6, "strides_is", 2,
                                 st, "pads_is", 4, pads, NULL);
       GraphValue *y = relu ? graph_op (g, "Relu", c, NULL)
-                           : graph_op (g, "Clip", c, scalar (g, "lo", 0.0f), scalar (g, "hi", 0.3f),
+                           : graph_op (g, "Clip", c, fz_scalar (g, "lo", 0.0f), fz_scalar (g, "hi", 0.3f),
                                        NULL);
       graph_value_set_name (y, "y");
       graph_add_output (g, y);
-      g_autoptr (GHashTable) in = inputs_new ();
-      g_hash_table_insert (in, g_strdup ("x"), random_tensor (4, xd));
+      g_autoptr (GHashTable) in = fz_inputs_new ();
+      g_hash_table_insert (in, g_strdup ("x"), fz_random_tensor (4, xd));
       check_fusion (g, in, "y", 1, 2);
     }
 }
@@ -358,17 +271,17 @@ test_max_pool (void)
   for (guint t = 0; t < G_N_ELEMENTS (cases); t++)
     {
       gint64 K = cases[t].k, S = cases[t].s, P = cases[t].p, H = cases[t].h, W = cases[t].w;
-      g_autoptr (Graph) g = new_graph_at (17);
+      g_autoptr (Graph) g = fz_new_graph_at (17);
       gint64 xd[4] = { 1, 3, H, W }, ks[2] = { K, K }, st[2] = { S, S }, pd[4] = { P, P, P, P };
-      GraphValue *y = graph_op (g, "MaxPool", input (g, "x", 4, xd), "kernel_shape_is", 2, ks,
+      GraphValue *y = graph_op (g, "MaxPool", fz_input (g, "x", 4, xd), "kernel_shape_is", 2, ks,
                                 "strides_is", 2, st, "pads_is", 4, pd, NULL);
       graph_value_set_name (y, "y");
       graph_add_output (g, y);
-      g_autoptr (GHashTable) in = inputs_new ();
-      Tensor *tx = random_tensor (4, xd);
+      g_autoptr (GHashTable) in = fz_inputs_new ();
+      Tensor *tx = fz_random_tensor (4, xd);
       g_hash_table_insert (in, g_strdup ("x"), tx);
       guint nodes;
-      g_autoptr (Tensor) out = run (g, in, FALSE, "y", &nodes);
+      g_autoptr (Tensor) out = fz_run (g, in, FALSE, "y", &nodes);
       gint64 OH = (H + 2 * P - K) / S + 1, OW = (W + 2 * P - K) / S + 1;
       g_assert_cmpint (tensor_dim (out, 3), ==, OW);
       const float *xv = tensor_data (tx), *yv = tensor_data (out);
@@ -396,7 +309,7 @@ run_with_env (Graph *g, GHashTable *in, const char *env)
   if (env)
     g_setenv (env, "1", TRUE);
   guint nodes;
-  Tensor *t = run (g, in, FALSE, "y", &nodes);
+  Tensor *t = fz_run (g, in, FALSE, "y", &nodes);
   if (env)
     g_unsetenv (env);
   return t;
@@ -416,23 +329,23 @@ test_packed (void)
   };
   for (guint t = 0; t < G_N_ELEMENTS (cases); t++)
     {
-      g_autoptr (Graph) g = new_graph_at (17);
+      g_autoptr (Graph) g = fz_new_graph_at (17);
       gint64 xd[4] = { cases[t].n, cases[t].c, cases[t].h, cases[t].w };
       gint64 wd[4] = { cases[t].m, cases[t].c / cases[t].g, cases[t].k, cases[t].k };
       gint64 bd[1] = { cases[t].m }, st[2] = { cases[t].s, cases[t].s };
       gint64 pd[4] = { cases[t].p, cases[t].p, cases[t].p, cases[t].p };
       gint64 dl[2] = { cases[t].d, cases[t].d };
-      GraphValue *x = input (g, "x", 4, xd), *w = weights (g, "w", 4, wd);
+      GraphValue *x = fz_input (g, "x", 4, xd), *w = fz_weights (g, "w", 4, wd);
       GraphValue *y = cases[t].bias
-                        ? graph_op (g, "Conv", x, w, weights (g, "b", 1, bd), "group_i",
+                        ? graph_op (g, "Conv", x, w, fz_weights (g, "b", 1, bd), "group_i",
                                     cases[t].g, "strides_is", 2, st, "pads_is", 4, pd,
                                     "dilations_is", 2, dl, NULL)
                         : graph_op (g, "Conv", x, w, "group_i", cases[t].g, "strides_is", 2, st,
                                     "pads_is", 4, pd, "dilations_is", 2, dl, NULL);
       graph_value_set_name (y, "y");
       graph_add_output (g, y);
-      g_autoptr (GHashTable) in = inputs_new ();
-      g_hash_table_insert (in, g_strdup ("x"), random_tensor (4, xd));
+      g_autoptr (GHashTable) in = fz_inputs_new ();
+      g_hash_table_insert (in, g_strdup ("x"), fz_random_tensor (4, xd));
       g_autoptr (Tensor) ref = run_with_env (g, in, "SYMONNX_NO_PACKED_CONV");
       g_autoptr (Tensor) best = run_with_env (g, in, NULL);
       g_autoptr (Tensor) avx2 = run_with_env (g, in, "SYMONNX_PACKED_CONV_AVX2");
@@ -457,22 +370,22 @@ test_packed (void)
 static void
 test_threads_same_bits (void)
 {
-  g_autoptr (Graph) g = new_graph_at (13);
+  g_autoptr (Graph) g = fz_new_graph_at (13);
   const gint64 xd[4] = { 1, 16, 56, 56 }, wd[4] = { 32, 16, 3, 3 }, dwd[4] = { 32, 1, 3, 3 };
   const gint64 bd[1] = { 32 }, zd[3] = { 32, 1, 28 }, ks[2] = { 3, 3 }, st[2] = { 2, 2 };
-  GraphValue *c = graph_op (g, "Conv", input (g, "x", 4, xd), weights (g, "w", 4, wd),
-                            weights (g, "b", 1, bd), "pads_is", 4, pads, NULL);
+  GraphValue *c = graph_op (g, "Conv", fz_input (g, "x", 4, xd), fz_weights (g, "w", 4, wd),
+                            fz_weights (g, "b", 1, bd), "pads_is", 4, pads, NULL);
   GraphValue *r = graph_op (g, "Relu", c, NULL);
-  GraphValue *d = graph_op (g, "Conv", r, weights (g, "dw", 4, dwd), "group_i", (gint64) 32,
+  GraphValue *d = graph_op (g, "Conv", r, fz_weights (g, "dw", 4, dwd), "group_i", (gint64) 32,
                             "pads_is", 4, pads, NULL);
   GraphValue *m = graph_op (g, "MaxPool", d, "kernel_shape_is", 2, ks, "strides_is", 2, st,
                             "pads_is", 4, pads, NULL);
-  GraphValue *a = graph_op (g, "Add", m, weights (g, "z", 3, zd), NULL);
-  GraphValue *y = graph_op (g, "Clip", a, scalar (g, "lo", -0.5f), scalar (g, "hi", 0.5f), NULL);
+  GraphValue *a = graph_op (g, "Add", m, fz_weights (g, "z", 3, zd), NULL);
+  GraphValue *y = graph_op (g, "Clip", a, fz_scalar (g, "lo", -0.5f), fz_scalar (g, "hi", 0.5f), NULL);
   graph_value_set_name (y, "y");
   graph_add_output (g, y);
-  g_autoptr (GHashTable) in = inputs_new ();
-  g_hash_table_insert (in, g_strdup ("x"), random_tensor (4, xd));
+  g_autoptr (GHashTable) in = fz_inputs_new ();
+  g_hash_table_insert (in, g_strdup ("x"), fz_random_tensor (4, xd));
   Tensor *out[2];
   for (int k = 0; k < 2; k++)
     {
@@ -482,7 +395,7 @@ test_threads_same_bits (void)
       g_autoptr (GError) error = NULL;
       g_autoptr (RtSession) s = rt_session_new (g, &o, &error);
       g_assert_no_error (error);
-      g_autoptr (GHashTable) res = inputs_new ();
+      g_autoptr (GHashTable) res = fz_inputs_new ();
       g_assert_true (rt_session_run (s, in, res, &error));
       g_assert_no_error (error);
       out[k] = tensor_ref (g_hash_table_lookup (res, "y"));
@@ -509,7 +422,7 @@ int_tensor (GraphDType dt, guint rank, const gint64 *dims, int lo, int hi)
     n *= dims[i];
   g_autofree gint64 *v = g_new (gint64, MAX (n, 1));
   for (gint64 i = 0; i < n; i++)
-    v[i] = lo + (gint64) ((rnd () + 1) / 2 * (hi - lo + 1)) % (hi - lo + 1);
+    v[i] = lo + (gint64) ((fz_rnd () + 1) / 2 * (hi - lo + 1)) % (hi - lo + 1);
   g_autoptr (Tensor) t = tensor_new_from_data (GRAPH_DTYPE_INT64, rank, dims, v, (gsize) n * 8, NULL);
   return tensor_cast (t, dt, NULL);
 }
@@ -529,20 +442,20 @@ test_qdq_conv (void)
   for (guint variant = 0; variant < 4; variant++)
     {
       gboolean per_channel = variant & 1, relu = (variant & 2) != 0;
-      g_autoptr (Graph) g = new_graph_at (13);
+      g_autoptr (Graph) g = fz_new_graph_at (13);
       g_autoptr (GraphType) xt = graph_type_new_tensor_static (GRAPH_DTYPE_UINT8, 4, dxq);
       GraphValue *xq = graph_add_input (g, "xq", xt);
       float sxv = 1.0f / 32, ysv = 4, swv[4] = { 1.0f / 64, 1.0f / 16, 1.0f / 128, 1.0f / 32 };
       float sbv[4];
       for (guint k = 0; k < 4; k++)
         sbv[k] = sxv * swv[per_channel ? k : 0];
-      GraphValue *sx = scalar (g, "sx", sxv), *ys = scalar (g, "ys", ysv);
+      GraphValue *sx = fz_scalar (g, "sx", sxv), *ys = fz_scalar (g, "ys", ysv);
       GraphValue *zx = const_init (g, "zx", tensor_new_scalar_int64 (GRAPH_DTYPE_UINT8, 7));
       GraphValue *yzp = const_init (g, "yzp", tensor_new_scalar_int64 (GRAPH_DTYPE_UINT8, 100));
       GraphValue *wq = const_init (g, "wq", int_tensor (GRAPH_DTYPE_INT8, 4, dwq, -128, 127));
       GraphValue *sw = per_channel
         ? const_init (g, "sw", tensor_new_from_data (GRAPH_DTYPE_FLOAT, 1, m4, swv, sizeof swv, NULL))
-        : scalar (g, "sw", swv[0]);
+        : fz_scalar (g, "sw", swv[0]);
       GraphValue *zw = const_init (g, "zw", tensor_new_scalar_int64 (GRAPH_DTYPE_INT8, 0));
       GraphValue *bq = const_init (g, "bq", int_tensor (GRAPH_DTYPE_INT32, 1, m4, -3000, 3000));
       GraphValue *sb = const_init (g, "sb", tensor_new_from_data (GRAPH_DTYPE_FLOAT, 1, m4, sbv,
@@ -561,12 +474,12 @@ test_qdq_conv (void)
       graph_value_set_name (graph_op (g, "QLinearConv", xq, sx, zx, wq, sw, zw, ys, yzp, bq,
                                       "pads_is", 4, pads, NULL), "ref");
       graph_add_output (g, graph_find_value (g, "ref"));
-      g_autoptr (GHashTable) in = inputs_new ();
+      g_autoptr (GHashTable) in = fz_inputs_new ();
       g_hash_table_insert (in, g_strdup ("xq"), int_tensor (GRAPH_DTYPE_UINT8, 4, dxq, 0, 255));
       guint nf, np;
-      g_autoptr (Tensor) fused = run (g, in, FALSE, "y", &nf);
-      g_autoptr (Tensor) ref = run (g, in, FALSE, "ref", &nf);
-      g_autoptr (Tensor) plain = run (g, in, TRUE, "y", &np);
+      g_autoptr (Tensor) fused = fz_run (g, in, FALSE, "y", &nf);
+      g_autoptr (Tensor) ref = fz_run (g, in, FALSE, "ref", &nf);
+      g_autoptr (Tensor) plain = fz_run (g, in, TRUE, "y", &np);
       g_assert_cmpuint (nf, ==, 2);                  /* the chain, and QLinearConv */
       g_assert_cmpuint (np, ==, relu ? 7u : 6u);
       g_assert_cmpint (tensor_dtype (fused), ==, GRAPH_DTYPE_UINT8);

@@ -9,6 +9,8 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   test_session_register ();
   test_fusion_register ();
+  test_fusion_transformer_register ();
+  test_softmax_register ();
   test_aten_register ();
   test_aten_nn_register ();
   test_aten_ops_register ();

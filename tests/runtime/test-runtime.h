@@ -11,6 +11,8 @@ void test_aten_nn_register (void);
 void test_aten_ops_register (void);
 void test_session_register (void);
 void test_fusion_register (void);
+void test_fusion_transformer_register (void);
+void test_softmax_register (void);
 void test_cli_register (void);
 void test_kernels_register (void);
 void test_kernels_index_register (void);

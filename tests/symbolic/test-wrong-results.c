@@ -27,10 +27,14 @@ static const char *const cases[] = {
   "prelu_channels", "prelu_0d", "repeat_more_dims", "uint8_arith_wraps", "int8_abs_max",
   "logical_and_int", "bool_mul_add", "reciprocal_int64", "relu_int32", "bool_gt_float_scalar",
   "packed_lstm", "any_all", "index_add_broadcast_source", "scatter_add_small_index", "scatter_add_duplicates",
-  "scatter_add_duplicates_dynamic",
+  "scatter_add_duplicates_dynamic", "avg_pool_ceil_window_in_pad",
   /* refused before the audit of refusals (doc/refusals.md) */
   "div_trunc_float", "cumsum_dtype", "vector_norm_dtype", "layer_norm_no_weight", "pad_circular_2d",
-  "pad_circular_3d", "index_add_duplicates",
+  "pad_circular_3d", "index_add_duplicates", "quantized_io_relu_flatten", "quantized_io_cat_dequantize",
+  "script_shape_items_dynamic", "script_inplace_rebind", "full_computed_value",
+  "softmax_dtype", "split_computed_sizes_dynamic",
+  "repeat_interleave_dynamic", "repeat_interleave_scalar_dynamic", "hann_window_computed_length",
+  "linspace_one_step", "linspace_computed", "script_arange_float_start_dynamic", "arange_out_dynamic",
 };
 static const int opsets[] = { 11, 13, 17 };
 
@@ -142,6 +146,10 @@ static const struct { const char *cas, *says; } refusals[] = {
   { "loop_changes_dtype", "loop-carried value 0 starts as int64 and the loop body makes it float" },
   /* ONNX has no packed sequences: only RNNs and pad_packed_sequence may read one */
   { "packed_data_read", "a packed sequence read by something other than an RNN" },
+  /* scripted code: an in-place write in a loop to an outer value read elsewhere */
+  { "script_inplace_in_loop", "in-place write inside scripted control flow" },
+  /* scripted code declares no result type: PyTorch's default dtype */
+  { "script_int_true_divide", "true division of operands that are not both floating-point" },
 };
 
 static void

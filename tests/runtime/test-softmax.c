@@ -1,0 +1,77 @@
+/* rt_vexp (runtime/vexp.c) against libm's exp, and Softmax/LogSoftmax over
+ * rows longer than their exp buffer (k-reduce.c) against the formulas
+ * evaluated in double with libm in the test. */
+#include "tests/runtime/fusion-testutil.h"
+#include "runtime/vexp.h"
+#include <math.h>
+
+/* Within one unit in the last place of libm's exp over the range softmax
+ * meets (x - max <= 0) and beyond; NaN, infinities and arguments past
+ * ±708 exactly as libm. */
+static void
+test_vexp (void)
+{
+  enum { N = 20003 };
+  g_autofree double *x = g_new (double, N), *y = g_new (double, N);
+  for (int i = 0; i < N; i++)
+    x[i] = i < 10000 ? -40.0 * i / 10000 : -760.0 + 1520.0 * (i - 10000) / 10000;
+  x[5] = NAN;
+  x[6] = -INFINITY;
+  x[7] = INFINITY;
+  x[8] = -0.0;
+  memcpy (y, x, sizeof (double) * N);
+  rt_vexp (y, N);
+  for (int i = 0; i < N; i++)
+    {
+      double e = exp (x[i]);
+      if (isnan (e) || isinf (e) || e == 0 || fabs (x[i]) > 708)
+        g_assert_true (memcmp (&e, &y[i], sizeof e) == 0 || (isnan (e) && isnan (y[i])));
+      else
+        g_assert_cmpfloat (fabs (y[i] - e), <=, nextafter (e, INFINITY) - e);
+    }
+}
+
+/* Softmax and LogSoftmax (opset 13, last axis) over 3 rows of n: 5000
+ * (chunks of the exp buffer, a partial one) and 13 (a partial vector). */
+static void
+test_long_rows (void)
+{
+  for (gint64 n = 13; n <= 5000; n += 4987)
+    for (int lg = 0; lg < 2; lg++)
+      {
+        const gint64 xd[2] = { 3, n };
+        g_autoptr (Graph) g = fz_new_graph_at (13);
+        GraphValue *y = graph_op (g, lg ? "LogSoftmax" : "Softmax", fz_input (g, "x", 2, xd), NULL);
+        graph_value_set_name (y, "y");
+        graph_add_output (g, y);
+        g_autoptr (GHashTable) in = fz_inputs_new ();
+        g_autofree float *xv = g_new (float, 3 * n);
+        for (gint64 i = 0; i < 3 * n; i++)
+          xv[i] = 20 * fz_rnd ();   /* exps over [-40, 0] */
+        g_hash_table_insert (in, g_strdup ("x"), tensor_new_from_data (GRAPH_DTYPE_FLOAT, 2, xd, xv,
+                                                                       (gsize) (3 * n) * sizeof (float), NULL));
+        guint nodes;
+        g_autoptr (Tensor) out = fz_run (g, in, FALSE, "y", &nodes);
+        const float *yv = tensor_data (out);
+        for (gint64 r = 0; r < 3; r++)
+          {
+            double m = -INFINITY, s = 0;
+            for (gint64 j = 0; j < n; j++)
+              m = MAX (m, xv[r * n + j]);
+            for (gint64 j = 0; j < n; j++)
+              s += exp (xv[r * n + j] - m);
+            for (gint64 j = 0; j < n; j++)
+              {
+                double ref = lg ? xv[r * n + j] - m - log (s) : exp (xv[r * n + j] - m) / s;
+                g_assert_cmpfloat (fabs (yv[r * n + j] - ref), <=, fabs (ref) * ldexp (1.0, -23) + 1e-37);
+              }
+          }
+      }
+}
+
+void
+test_softmax_register (void)
+{
+  g_test_add_func ("/runtime/softmax/vexp", test_vexp);
+  g_test_add_func ("/runtime/softmax/long-rows", test_long_rows);
+}
