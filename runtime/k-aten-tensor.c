@@ -896,6 +896,37 @@ a_to_float (RtCall *call, GError **error)
   return aten_tensor_arg (call, 0, &a, error) && converted (call, a, GRAPH_DTYPE_DOUBLE, error);
 }
 
+/* aten::IntImplicit / aten::FloatImplicit: scripted code passing a tensor
+ * where a number is expected (`torch.zeros(int(t))` in a scripted
+ * function).  torch (checkImplicitTensorToNum) refuses a tensor that is
+ * not 0-d, and for an int a tensor that is not of an integer type. */
+static gboolean
+implicit_number (RtCall *call, gboolean to_int, GError **error)
+{
+  const RtTensor *a;
+  if (!aten_tensor_arg (call, 0, &a, error))
+    return FALSE;
+  if (a->rank != 0)
+    {
+      rt_call_error (call, error, RT_ERROR_SHAPE, "cannot take a tensor of dimension %u as a scalar "
+                     "argument (it must be 0-d)", a->rank);
+      return FALSE;
+    }
+  gboolean integral = a->dtype == GRAPH_DTYPE_INT64 || a->dtype == GRAPH_DTYPE_INT32
+                      || a->dtype == GRAPH_DTYPE_INT16 || a->dtype == GRAPH_DTYPE_INT8
+                      || a->dtype == GRAPH_DTYPE_UINT8 || a->dtype == GRAPH_DTYPE_BOOL;
+  if (to_int && !integral)
+    {
+      rt_call_error (call, error, RT_ERROR_INPUT, "cannot take a tensor of type %s as an integral "
+                     "argument", graph_dtype_name (a->dtype));
+      return FALSE;
+    }
+  return converted (call, a, to_int ? GRAPH_DTYPE_INT64 : GRAPH_DTYPE_DOUBLE, error);
+}
+
+static gboolean a_int_implicit (RtCall *c, GError **e) { return implicit_number (c, TRUE, e); }
+static gboolean a_float_implicit (RtCall *c, GError **e) { return implicit_number (c, FALSE, e); }
+
 /* Bool(tensor): a one-element tensor's truth as a 0-d bool. */
 static gboolean
 a_to_bool (RtCall *call, GError **error)
@@ -944,7 +975,8 @@ static const RtKernelDef defs[] = {
   { RT_ATEN ("split"), RT_IN (3, 3), RT_OUT (1, RT_VARIADIC), .run = a_split }, { RT_ATEN ("split_with_sizes"), RT_IN (3, 3), RT_OUT (1, RT_VARIADIC), .run = a_split }, { RT_ATEN ("unbind"), RT_IN (2, 2), RT_OUT (1, RT_VARIADIC), .run = a_unbind },
   { RT_ATEN ("unsafe_chunk"), RT_IN (3, 3), RT_OUT (1, RT_VARIADIC), .run = a_chunk }, { RT_ATEN ("unsafe_split"), RT_IN (3, 3), RT_OUT (1, RT_VARIADIC), .run = a_split },
   { RT_ATEN ("unsafe_split_with_sizes"), RT_IN (3, 3), RT_OUT (1, RT_VARIADIC), .run = a_split }, RT_ATEN_ROW ("Int", 1, 1, a_to_int), RT_ATEN_ROW ("Float", 1, 1, a_to_float),
-  RT_ATEN_ROW ("Bool", 1, 1, a_to_bool),
+  RT_ATEN_ROW ("Bool", 1, 1, a_to_bool), RT_ATEN_ROW ("IntImplicit", 1, 1, a_int_implicit),
+  RT_ATEN_ROW ("FloatImplicit", 1, 1, a_float_implicit),
   RT_ATEN_ROW ("ScalarImplicit", 1, 1, a_copy_input),
   { RT_DOMAIN ("prim", "NumToTensor", 0), RT_IN (1, 1), RT_OUT (1, 1), .run = a_copy_input }, RT_ATEN_ROW ("float", 1, 3, a_float),
   RT_ATEN_ROW ("double", 1, 3, a_double), RT_ATEN_ROW ("half", 1, 3, a_half), RT_ATEN_ROW ("long", 1, 3, a_long), RT_ATEN_ROW ("int", 1, 3, a_int),

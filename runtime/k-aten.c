@@ -305,11 +305,13 @@ a_upsample_bilinear2d (RtCall *call, GError **error)
 }
 
 /* prim::ListConstruct of scalars → a 1-D tensor (int64, or double when any
- * element is floating). */
+ * element is floating); of strs (scripted code's `mode in ("nearest",
+ * ...)`) → a 1-D STRING tensor. */
 static gboolean
 p_list_construct (RtCall *call, GError **error)
 {
   GraphDType dt = GRAPH_DTYPE_INT64;
+  guint n_str = 0;
   for (guint i = 0; i < call->n_inputs; i++)
     {
       const RtTensor *t = call->inputs[i];
@@ -321,14 +323,28 @@ p_list_construct (RtCall *call, GError **error)
         }
       if (graph_dtype_is_floating (t->dtype))
         dt = GRAPH_DTYPE_DOUBLE;
+      n_str += t->dtype == GRAPH_DTYPE_STRING;
     }
+  if (n_str && n_str != call->n_inputs)
+    {
+      rt_call_error (call, error, RT_ERROR_UNSUPPORTED, "a list of strs and numbers cannot be executed");
+      return FALSE;
+    }
+  if (n_str)
+    dt = GRAPH_DTYPE_STRING;
   gint64 n = call->n_inputs;
   RtTensor *o = rt_call_output (call, 0, dt, 1, &n, error);
   if (o == NULL)
     return FALSE;
   for (guint i = 0; i < call->n_inputs; i++)
-    rt_convert (call->inputs[i]->data, call->inputs[i]->dtype,
-                (char *) o->data + i * (gint64) rt_dtype_size (dt), dt, 1);
+    if (dt == GRAPH_DTYPE_STRING)
+      {
+        GBytes *b = ((GBytes *const *) call->inputs[i]->data)[0];
+        ((GBytes **) o->data)[i] = b ? rt_call_keep_string (call, g_bytes_ref (b)) : NULL;
+      }
+    else
+      rt_convert (call->inputs[i]->data, call->inputs[i]->dtype,
+                  (char *) o->data + i * (gint64) rt_dtype_size (dt), dt, 1);
   return TRUE;
 }
 

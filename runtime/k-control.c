@@ -71,6 +71,14 @@ prepare_body (const GraphNode *node, gint64 opset, gpointer *state, GError **err
   return prepare_bodies (node, "body", NULL, state, error);
 }
 
+/* A trace's prim::Loop: its block0 is the body. */
+static gboolean
+prepare_prim_loop (const GraphNode *node, gint64 opset, gpointer *state, GError **error)
+{
+  (void) opset;
+  return prepare_bodies (node, "block0", NULL, state, error);
+}
+
 /* Output i := a copy of t. */
 static gboolean
 output_copy (RtCall *call, guint i, const RtTensor *t, GError **error)
@@ -188,15 +196,18 @@ same_shape (const RtTensor *a, const RtTensor *b)
 
 /* Loop: inputs M, cond (both optional), N carried values; body (iter_num,
  * cond, carried...) → (cond, carried..., K scan outputs); outputs the N
- * final carried values and the K scan outputs stacked on a new axis 0. */
+ * final carried values and the K scan outputs stacked on a new axis 0.
+ * A trace's prim::Loop (scripted `for`/`while` inside a trace) is the same
+ * with a body that does not read the condition: block0 (i, carried...) →
+ * (cond, carried...), `body_cond` FALSE. */
 static gboolean
-k_loop (RtCall *call, GError **error)
+run_loop (RtCall *call, gboolean body_cond, GError **error)
 {
   ControlState *st = call->state;
   const RtTensor *M = call->n_inputs > 0 ? call->inputs[0] : NULL;
   const RtTensor *c0 = call->n_inputs > 1 ? call->inputs[1] : NULL;
   guint N = call->n_inputs > 2 ? call->n_inputs - 2 : 0;
-  if (call->n_outputs < N)
+  if (call->n_outputs < N || (!body_cond && call->n_outputs != N))
     {
       rt_call_error (call, error, RT_ERROR_INVALID_GRAPH, "%u outputs for %u loop-carried values",
                      call->n_outputs, N);
@@ -244,6 +255,7 @@ k_loop (RtCall *call, GError **error)
   g_autofree Held *scans = g_new0 (Held, MAX (K, 1));
   g_autofree RtTensor *first = g_new0 (RtTensor, MAX (K, 1));
   g_autofree const RtTensor **ins = g_new0 (const RtTensor *, 2 + N);
+  guint c = body_cond ? 1 : 0;   /* where the carried values start, after iter_num (and cond) */
   g_autofree const RtTensor **outs = g_new0 (const RtTensor *, 1 + N + K);
   gint64 it = 0;
   guint8 cond_byte = 1;
@@ -265,8 +277,8 @@ k_loop (RtCall *call, GError **error)
       ins[0] = &it_t;
       ins[1] = &cond_t;
       for (guint i = 0; i < N; i++)
-        ins[2 + i] = &carried[i]->value;
-      ok = rt_body_run (st->body[0], call, 2 + N, ins, 1 + N + K, outs, error)
+        ins[1 + c + i] = &carried[i]->value;
+      ok = rt_body_run (st->body[0], call, 1 + c + N, ins, 1 + N + K, outs, error)
            && scalar_true (call, outs[0], "the body's cond output", &cond, error);
       if (ok)
         ok = stores_update (call, &carried, &spare, N, outs + 1, error);
@@ -321,6 +333,18 @@ k_loop (RtCall *call, GError **error)
   stores_free (spare, N);
   held_clear (scans, K);
   return ok;
+}
+
+static gboolean
+k_loop (RtCall *call, GError **error)
+{
+  return run_loop (call, TRUE, error);
+}
+
+static gboolean
+k_prim_loop (RtCall *call, GError **error)
+{
+  return run_loop (call, FALSE, error);
 }
 
 /* Copies slice `index` along `axis` of t into dst (rank - 1 dims), or the
@@ -484,8 +508,9 @@ k_scan (RtCall *call, GError **error)
 
 static const RtKernelDef defs[] = {
   { RT_ONNX ("If", 1), RT_IN (1, 1), RT_OUT (1, RT_VARIADIC), .dtypes = RT_DT (BOOL), .run = k_if, .prepare = prepare_if, .free_state = control_state_free },
-  { RT_DOMAIN ("prim", "If", 0), RT_IN (1, 1), RT_OUT (1, RT_VARIADIC), .run = k_if, .prepare = prepare_prim_if, .free_state = control_state_free },
+  { RT_DOMAIN ("prim", "If", 0), RT_IN (1, 1), RT_OUT (0, RT_VARIADIC), .run = k_if, .prepare = prepare_prim_if, .free_state = control_state_free },
   { RT_ONNX ("Loop", 1), RT_IN (0, RT_VARIADIC), RT_OUT (1, RT_VARIADIC), .run = k_loop, .prepare = prepare_body, .free_state = control_state_free },
+  { RT_DOMAIN ("prim", "Loop", 0), RT_IN (2, RT_VARIADIC), RT_OUT (0, RT_VARIADIC), .run = k_prim_loop, .prepare = prepare_prim_loop, .free_state = control_state_free },
   { RT_ONNX ("Scan", 9), RT_IN (1, RT_VARIADIC), RT_OUT (1, RT_VARIADIC), .run = k_scan, .prepare = prepare_body, .free_state = control_state_free },
 };
 

@@ -23,6 +23,7 @@ extern const RtKernelTable rt_kernels_aten_act;
 extern const RtKernelTable rt_kernels_aten_reduce;
 extern const RtKernelTable rt_kernels_aten_pool2;
 extern const RtKernelTable rt_kernels_aten_tensor;
+extern const RtKernelTable rt_kernels_aten_script;
 extern const RtKernelTable rt_kernels_aten_nn2;
 extern const RtKernelTable rt_kernels_aten_misc;
 extern const RtKernelTable rt_kernels_aten_rnn2;
@@ -73,6 +74,7 @@ static const RtKernelTable *const tables[] = {
   &rt_kernels_aten_reduce,
   &rt_kernels_aten_pool2,
   &rt_kernels_aten_tensor,
+  &rt_kernels_aten_script,
   &rt_kernels_aten_nn2,
   &rt_kernels_aten_misc,
   &rt_kernels_aten_rnn2,

@@ -877,6 +877,11 @@ run_node (RtSession *s, RtNodePlan *p, GError **error)
   };
   s->current = p;
   const RtTensor *in0 = p->n_in ? s->node_inputs[0] : NULL;
+  /* A trace's kernels (aten::, prim::) read None as an absent input. */
+  gboolean trace_kernel = strcmp (p->def->domain, "aten") == 0 || strcmp (p->def->domain, "prim") == 0;
+  for (guint i = 0; trace_kernel && i < p->n_in; i++)
+    if (s->node_inputs[i] && s->node_inputs[i]->kind == RT_KIND_NONE)
+      s->node_inputs[i] = NULL;
   for (guint i = 0; i < p->n_in; i++)
     if (s->node_inputs[i] && s->node_inputs[i]->kind != RT_KIND_TENSOR
         && !rt_kernel_takes_values (p->def))
@@ -1389,6 +1394,14 @@ rt_body_run (RtSession *s, RtCall *call, guint n_inputs, const RtTensor *const *
   for (guint i = 0; ok && i < n_outputs; i++)
     {
       int vi = GPOINTER_TO_INT (g_hash_table_lookup (s->index, graph_output (g, i)));
+      if (s->values[vi].absent)
+        {
+          /* a trace block's None (prim::If of scripted code): an
+           * optional without value, which aten kernels read as None */
+          static const RtTensor none = { .kind = RT_KIND_NONE };
+          outputs[i] = &none;
+          continue;
+        }
       if (!s->present[vi])
         {
           rt_call_error (call, error, RT_ERROR_FAILED, "subgraph output %u was not computed", i);

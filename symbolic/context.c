@@ -557,8 +557,13 @@ int
 sym_known_rank (SymContext *ctx, GraphValue *src)
 {
   int r = sym_rank (src);
-  GraphValue *d = r < 0 && ctx ? sym_context_mapped (ctx, see_through (src, 0)) : NULL;
-  return d ? sym_rank (d) : r;
+  if (r >= 0)
+    return r;
+  GraphValue *seen = see_through (src, 0);
+  GraphValue *d = ctx ? sym_context_mapped (ctx, seen) : NULL;
+  if (d && sym_rank (d) >= 0)
+    return sym_rank (d);
+  return sym_trace_rank (ctx, seen);   /* an ATen node's, from its op (trace-rank.c) */
 }
 
 static gboolean
@@ -2124,8 +2129,13 @@ translate_node (SymContext *ctx, GraphNode *n, GError **error)
       fn = sym_registry_lookup (ctx->s.reg, kind, ctx->s.opset, &user_data, NULL);
       fn_key = kind;
     }
-  /* ONNX_ATEN: every aten op with no custom symbolic becomes ATen. */
-  if (ctx->s.mode == SYM_MODE_ONNX_ATEN && is_aten && !sym_registry_is_custom (ctx->s.reg, kind))
+  /* ONNX_ATEN: every aten op with no custom symbolic becomes ATen, except
+   * torch.stack of a list a loop appended to: the Loop's scan output is
+   * that stack already (Note [Loops]), and the list has no elements to
+   * give an ATen node. */
+  if (ctx->s.mode == SYM_MODE_ONNX_ATEN && is_aten && !sym_registry_is_custom (ctx->s.reg, kind)
+      && !(graph_node_is (n, "aten::stack") && graph_node_n_inputs (n) > 0
+           && sym_context_scan_list (ctx, graph_node_input (n, 0))))
     fn = NULL;
   const char *origin = NULL;
   if (fn)

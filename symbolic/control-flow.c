@@ -219,6 +219,14 @@ dtype_label (GraphDType dt)
   return dt == GRAPH_DTYPE_UNDEFINED ? "unknown" : graph_dtype_name (dt);
 }
 
+/* Whether the export may leave a carried value's element type or rank
+ * unknown (Note [Untyped carried values]). */
+static gboolean
+untyped_carried_ok (SymContext *ctx)
+{
+  return sym_mode (ctx) == SYM_MODE_ONNX_ATEN || sym_mode (ctx) == SYM_MODE_ONNX_ATEN_FALLBACK;
+}
+
 /* Body output k+1 (carried value k) must keep v_initial's element type and
  * rank; an unknown one takes them. */
 static gboolean
@@ -226,7 +234,9 @@ check_carried (SymContext *ctx, GraphNode *n, guint k, GraphValue *init, GraphVa
 {
   GraphDType di = sym_dtype (init), dv = sym_dtype (v);
   int ri = sym_rank (init), rv = sym_rank (v);
-  if (di == GRAPH_DTYPE_UNDEFINED || dv != di)
+  if (untyped_carried_ok (ctx) && (di == GRAPH_DTYPE_UNDEFINED || dv == GRAPH_DTYPE_UNDEFINED))
+    di = dv = GRAPH_DTYPE_UNDEFINED;   /* a side made by an ATen node: checked when it runs */
+  else if (di == GRAPH_DTYPE_UNDEFINED || dv != di)
     /* torch 1.13: writes the Loop anyway (an ill-typed carried value that executors refuse);
      * refused here because ONNX Loop keeps a carried value's type */
     return sym_unimplemented (ctx, n, error,
@@ -242,12 +252,27 @@ check_carried (SymContext *ctx, GraphNode *n, guint k, GraphValue *init, GraphVa
   return TRUE;
 }
 
+/* Note [Untyped carried values]
+ * In the ATen modes a carried value may be made by an ATen node, whose
+ * element type and rank the export does not know when the trace says only
+ * "Tensor" (scripted code: Mask R-CNN's `res_append = torch.zeros(0, h, w)`
+ * grown by cat in the loop).  There the Loop is written with that carried
+ * value untyped, as torch 1.13 writes it in every mode: ONNX's checker
+ * accepts an untyped subgraph input, symonnx's executor takes the types of
+ * the values it runs on (and refuses a body that changes them where a
+ * kernel needs them), and a runtime without ATen kernels cannot run the
+ * model anyway.  In ONNX mode every value comes from a symbolic with known
+ * types, so an unknown one is still refused there. */
+
 /* A carried value's type inside the body and after the loop: element type
- * and rank, every dim unknown. */
+ * and rank, every dim unknown (the element type too, and no rank, when
+ * they are unknown: Note [Untyped carried values]). */
 static GraphType *
 carried_type (GraphValue *v)
 {
   int r = sym_rank (v);
+  if (sym_dtype (v) == GRAPH_DTYPE_UNDEFINED || r < 0)
+    return graph_type_new_tensor (GRAPH_DTYPE_UNDEFINED, -1, NULL);
   GraphDim unknown[TENSOR_MAX_RANK] = { { 0 } };
   for (int i = 0; i < r && i < TENSOR_MAX_RANK; i++)
     unknown[i].kind = GRAPH_DIM_UNKNOWN;
@@ -325,15 +350,20 @@ sym_lower_loop (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
       if (i >= 2 && sym_dtype (ins[i]) == GRAPH_DTYPE_UNDEFINED)
         {
           GraphType *t = graph_value_type (graph_node_input (n, i));
+          GraphDType dt = sym_trace_dtype (ctx, graph_node_input (n, i));
+          int r = sym_known_rank (ctx, graph_node_input (n, i));
           if (t && graph_type_is_tensor (t) && graph_type_dtype (t) != GRAPH_DTYPE_UNDEFINED)
             sym_set_type (ins[i], graph_type_dtype (t), graph_type_rank (t), NULL);
+          else if (dt != GRAPH_DTYPE_UNDEFINED && r >= 0)
+            /* an ATen node's (`torch.zeros((0, 17), dtype=torch.float32)`): from its op */
+            sym_set_type (ins[i], dt, r, NULL);
         }
     }
   if (sym_dtype (ins[0]) != GRAPH_DTYPE_INT64)
     ins[0] = sym_cast (ctx, ins[0], GRAPH_DTYPE_INT64);
   if (sym_dtype (ins[1]) != GRAPH_DTYPE_BOOL)
     ins[1] = sym_cast (ctx, ins[1], GRAPH_DTYPE_BOOL);
-  for (guint k = 0; k < N; k++)
+  for (guint k = 0; k < N && !untyped_carried_ok (ctx); k++)
     if (sym_dtype (ins[2 + k]) == GRAPH_DTYPE_UNDEFINED || sym_rank (ins[2 + k]) < 0)
       /* torch 1.13: writes the Loop with an untyped carried value (executors refuse it); refused
        * here because the body's types cannot be checked */
@@ -413,6 +443,14 @@ sym_lower_loop (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
           if (w && graph_value_type (v))
             graph_value_set_type (w, graph_value_type (v));
           v = w;
+        }
+      if ((sym_dtype (v) == GRAPH_DTYPE_UNDEFINED || sym_rank (v) < 0) && untyped_carried_ok (ctx))
+        {
+          /* an ATen node's: from its op (trace-rank.c) */
+          GraphDType dt = sym_trace_dtype (ctx, graph_node_input (m, 1));
+          int r = sym_known_rank (ctx, graph_node_input (m, 1));
+          if (dt != GRAPH_DTYPE_UNDEFINED && r >= 0)
+            sym_set_type (v, dt, r, NULL);
         }
       if (sym_dtype (v) == GRAPH_DTYPE_UNDEFINED || sym_rank (v) < 0 || sym_rank (v) >= TENSOR_MAX_RANK)
         {

@@ -62,6 +62,12 @@ gboolean     sym_static_bool (GraphValue *src, gboolean *v);
 gboolean     sym_static_int (GraphValue *src, gint64 *v);
 /* A source value's rank: declared, else that of its translation (-1). */
 int          sym_known_rank (SymContext *ctx, GraphValue *src);
+/* The rank torch gives trace value v from its op, its inputs' ranks and
+ * its size lists, for values the trace types only as "Tensor"; -1 when
+ * unknown (trace-rank.c). */
+int          sym_trace_rank (SymContext *ctx, GraphValue *v);
+/* The same for its element type: UNDEFINED when unknown. */
+GraphDType   sym_trace_dtype (SymContext *ctx, GraphValue *v);
 /* Whether source value src's shape (or int value) depends on the data
  * (Note [Data-dependent shapes] in context.c): sym_static_shape() calls
  * it unknown while a symbolic runs. */

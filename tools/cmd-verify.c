@@ -11,6 +11,7 @@
 #include <glib/gstdio.h>
 #include <errno.h>
 #include <stdio.h>
+#include <math.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -28,6 +29,7 @@ static double opt_atol = VERIFY_ATOL;
 static char *opt_output;
 static char *opt_save_reference;
 static gboolean opt_localize;
+static double opt_node_rtol = VERIFY_DEFAULT_NODE_RTOL;
 static gboolean opt_all;
 
 static const GOptionEntry verify_entries[] = {
@@ -54,6 +56,9 @@ static const GOptionEntry verify_entries[] = {
   { "localize", 0, 0, G_OPTION_ARG_NONE, &opt_localize,
     "Also run the trace's aten nodes and the export side by side and name the first node whose "
     "ONNX counterpart diverges (kind, scope, source line, symbolic, opset, error)", NULL },
+  { "node-rtol", 0, 0, G_OPTION_ARG_DOUBLE, &opt_node_rtol,
+    "With --localize: each node's absolute tolerance grows by this fraction of the node's largest "
+    "|value| (float32 summation order; default 3e-5, 0: the outputs' allclose)", "F" },
   { "all", 0, 0, G_OPTION_ARG_NONE, &opt_all,
     "With --localize: print every translated node's figures as a table (implies --localize)", NULL },
   CLI_LIMIT_ENTRIES,
@@ -403,7 +408,8 @@ localize (const char *path, Graph *trace, SymMode mode, GHashTable *weights, GHa
   o.mode = mode;
   o.registry = reg;
   o.weights = weights;
-  g_autoptr (VerifyLocalization) l = verify_localize (trace, &o, inputs, opt_rtol, opt_atol, &error);
+  g_autoptr (VerifyLocalization) l = verify_localize_full (trace, &o, inputs, opt_rtol, opt_atol,
+                                                                  opt_node_rtol, &error);
   export_options_clear (&o);
   if (l == NULL)
     {
@@ -425,9 +431,9 @@ verify_run (int argc, char **argv)
       cli_error ("verify", "expected exactly one TRACE or MODEL, got %d (run 'symonnx verify --help')", argc);
       return CLI_EXIT_USAGE;
     }
-  if (!(opt_rtol >= 0) || !(opt_atol >= 0))
+  if (!(opt_rtol >= 0) || !(opt_atol >= 0) || !(opt_node_rtol >= 0) || !isfinite (opt_node_rtol))
     {
-      cli_error ("verify", "--rtol and --atol must be non-negative numbers");
+      cli_error ("verify", "--rtol, --atol and --node-rtol must be non-negative numbers");
       return CLI_EXIT_USAGE;
     }
   if (!cli_opset_ok ("verify", opt_opset))
@@ -552,7 +558,10 @@ const CliCommand cli_cmd_verify = {
                  "on the same inputs, every node's outputs are compared with the ONNX values that "
                  "replaced them (kept through the passes), and the first node in trace order past "
                  "tolerance is named with its scope, source line, the symbolic that translated it "
-                 "(built-in, or sym_register and its plugin), the opset and its error figures; --all "
+                 "(built-in, or sym_register and its plugin), the opset and its error figures (a "
+                 "node's absolute tolerance is atol plus --node-rtol times its largest |value|: the "
+                 "two runs sum in another float32 order, whose error follows the magnitude of the "
+                 "node's terms, not of one element); --all "
                  "prints every node's figures first. Exit status 1 when any output is past tolerance "
                  "or has another shape, or --localize finds a divergent node. --device cuda runs the "
                  "model (not the reference) on the GPU, the nodes without a CUDA kernel on the CPU; "

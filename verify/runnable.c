@@ -1,16 +1,13 @@
 /* A trace as the executor runs it: the reference of `symonnx verify`
  * without --expected and of verify_localize. */
-#include "verify/verify.h"
+#include "verify/verify-private.h"
 #include "export/pipeline/view-mutation.h"
 #include <string.h>
 
 G_DEFINE_QUARK (verify-error-quark, verify_error)
 
-/* The state_dict name a prim::GetAttr chain resolves to
- * ("layer1.0.conv1.weight"), or NULL when v is not such a chain.
- * (transfer full) */
-static char *
-getattr_path (GraphValue *v)
+char *
+verify_getattr_path (GraphValue *v)
 {
   g_autoptr (GPtrArray) parts = g_ptr_array_new ();
   for (GraphNode *p; (p = graph_value_node (v)) != NULL; v = graph_node_input (p, 0))
@@ -272,7 +269,7 @@ flatten_tuple_outputs (Graph *g)
 }
 
 /* The rewrites of verify_runnable_trace over g's nodes, and over the
- * blocks of its prim::If nodes (scripted code inside a trace), whose
+ * blocks of its prim::If and prim::Loop nodes (scripted code inside a trace), whose
  * initializers go to `root`. */
 static gboolean
 rewrite (Graph *g, Graph *root, GHashTable *weights, GError **error)
@@ -298,6 +295,16 @@ rewrite (Graph *g, Graph *root, GHashTable *weights, GError **error)
                 graph_node_set_input (n, k, graph_node_output (none, 0));
               }
           }
+      if (graph_node_is (n, "aten::append"))
+        {
+          /* torch 1.13's list.append mutates the list the later nodes read */
+          const char *src = graph_node_get_source (n);
+          g_set_error (error, VERIFY_ERROR, VERIFY_ERROR_RUN,
+                       "aten::append%s%s appends to a list in place: the trace's run does not "
+                       "execute list mutation (give the expected outputs)", src ? " at " : "",
+                       src ? src : "");
+          return FALSE;
+        }
       /* The kernels compute a new value; the base the view shares
        * storage with would keep its old one (a wrong reference) unless
        * written back. */
@@ -305,7 +312,7 @@ rewrite (Graph *g, Graph *root, GHashTable *weights, GError **error)
         return FALSE;
       if (out && graph_node_is (n, "prim::GetAttr") && !is_class (out) && graph_value_n_uses (out) > 0)
         {
-          g_autofree char *path = getattr_path (out);
+          g_autofree char *path = verify_getattr_path (out);
           Tensor *t = path && weights ? g_hash_table_lookup (weights, path) : NULL;
           if (t == NULL)
             {
@@ -340,6 +347,22 @@ rewrite (Graph *g, Graph *root, GHashTable *weights, GError **error)
           else if (ty && graph_type_kind (ty) == GRAPH_TYPE_DEVICE)
             graph_node_remove_attr (n, "value");
         }
+      else if (out && graph_node_is (n, "prim::Uninitialized"))
+        {
+          /* scripted code's placeholder for a branch that raises: never
+           * read, None here */
+          GraphNode *none = graph_create_node (g, "prim::Constant", 0, NULL, 1);
+          graph_node_insert_before (none, n);
+          graph_value_replace_all_uses (out, graph_node_output (none, 0));
+          graph_node_destroy (n);
+          continue;
+        }
+      else if (out && graph_node_is (n, "prim::unchecked_cast") && graph_node_n_inputs (n) == 1)
+        {
+          /* a refinement of Optional[T] to T: the value itself */
+          graph_value_replace_all_uses (out, graph_node_input (n, 0));
+          continue;
+        }
       else if (graph_node_is (n, "prim::ListUnpack"))
         fuse_list_unpack (n);
       else if (graph_node_is (n, "prim::TupleUnpack"))
@@ -362,7 +385,7 @@ rewrite (Graph *g, Graph *root, GHashTable *weights, GError **error)
           for (guint u = users->len; u-- > 0;)
             splice_list (users->pdata[u], g_array_index (slots, guint, u), n);
         }
-      if (graph_node_is (n, "prim::If"))
+      if (graph_node_is (n, "prim::If") || graph_node_is (n, "prim::Loop"))
         for (guint a = 0; a < graph_node_n_attrs (n); a++)
           {
             Graph *one, *const *subs;
@@ -371,6 +394,23 @@ rewrite (Graph *g, Graph *root, GHashTable *weights, GError **error)
               if (!rewrite (subs[k], root, weights, error))
                 return FALSE;
           }
+    }
+  /* A block returning a value of an enclosing graph (`-> (%x)`, a None of
+   * a branch that raises): a body's outputs are its own values, so a copy
+   * made inside it, or its own None. */
+  for (guint i = 0; g != root && i < graph_n_outputs (g); i++)
+    {
+      GraphValue *v = graph_output (g, i);
+      if (v == NULL || graph_value_graph (v) == g)
+        continue;
+      GraphNode *p = graph_value_node (v);
+      gboolean none = p && graph_node_is (p, "prim::Constant") && graph_node_n_attrs (p) == 0;
+      GraphNode *c = none ? graph_create_node (g, "prim::Constant", 0, NULL, 1)
+                          : graph_create_node (g, "aten::alias", 1, &v, 1);
+      graph_insert_node (g, c);
+      if (graph_value_type (v))
+        graph_value_set_type (graph_node_output (c, 0), graph_value_type (v));
+      graph_set_output (g, i, graph_node_output (c, 0));
     }
   return TRUE;
 }

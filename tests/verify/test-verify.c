@@ -6,6 +6,7 @@
  * --all, and the guide's C example. */
 #include "tests/common/test-util.h"
 #include "tests/common/test-cli.h"
+#include "test-loops.h"
 #include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
@@ -185,8 +186,13 @@ assert_names_linear (const VerifyLocalization *r, const char *symbolic_prefix)
     {
       if (i < (guint) r->first)
         g_assert_false (row (r, i)->diverges);
+      /* after it, what diverges reads its output (Note [Blame]) */
+      if (i > (guint) r->first && row (r, i)->diverges)
+        g_assert_true (row (r, i)->inherited);
       linears += strcmp (row (r, i)->kind, "aten::linear") == 0;
     }
+  g_assert_false (row (r, (guint) r->first)->inherited);
+  g_assert_true (row (r, r->rows->len - 1)->inherited);   /* log_softmax reads the linear */
   g_assert_cmpuint (linears, ==, 1);
   g_autofree char *report = verify_localization_format (r, TRUE);
   g_assert_nonnull (strstr (report, "localize: first divergent node: aten::linear, output 0"));
@@ -525,6 +531,131 @@ test_runnable_trace_if (void)
   g_assert_cmpfloat (fabs (((const float *) tensor_data (p))[0] - 0.2), <, 1e-6);
 }
 
+/* Float32 summation-order noise is not a divergence (Note [Node
+ * tolerance]): a 3x3 convolution of 64 channels of values up to 100
+ * followed by a BatchNorm, exported in ONNX mode, where export fuses the
+ * two (the weights scaled by gamma / sqrt(var + eps), summed in another
+ * order), against the trace run's convolution then BatchNorm.  The BN
+ * output reaches thousands, and where the 576 products cancel, an element
+ * near 0 keeps an absolute error of about 2^-24 times their sum: past a
+ * per-element allclose at the test's atol (that is what the plain compare
+ * flags), far inside the node's own scale.  A sin after it is noise
+ * amplified, found so by running it alone.  The weights are made here
+ * (deterministic); no reference numbers are involved: both runs are
+ * ours. */
+static Tensor *
+filled (guint rank, const gint64 *dims, double (*f) (gint64 i))
+{
+  gint64 n = 1;
+  for (guint d = 0; d < rank; d++)
+    n *= dims[d];
+  g_autofree float *v = g_new (float, n);
+  for (gint64 i = 0; i < n; i++)
+    v[i] = (float) f (i);
+  return tensor_new_from_data (GRAPH_DTYPE_FLOAT, rank, dims, v, (gsize) n * sizeof (float), NULL);
+}
+
+static double x_of (gint64 i) { return 100.0 * sin ((double) i * 0.731); }
+static double w_of (gint64 i) { return cos ((double) i * 1.37); }
+static double gamma_of (gint64 i) { return 1.0 + 0.25 * (double) (i % 3); }
+static double beta_of (gint64 i) { return 0.5 * (double) (i % 5) - 1.0; }
+static double mean_of (gint64 i) { return 10.0 * sin ((double) i); }
+static double var_of (gint64 i) { return 0.5 + (double) (i % 4); }
+
+static gboolean
+sin_as_cos (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *x;
+  if (!sym_parse_args (ctx, n, "v", &x, error))
+    return FALSE;
+  out[0] = graph_op (sym_graph (ctx), "Cos", x, NULL);
+  return TRUE;
+}
+
+static void
+test_summation_noise (void)
+{
+  const char *text =
+    "graph(%self : __torch__.M,\n"
+    "      %x : Float(1, 64, 24, 24)):\n"
+    "  %conv : __torch__.Conv2d = prim::GetAttr[name=\"conv\"](%self)\n"
+    "  %bn : __torch__.BatchNorm2d = prim::GetAttr[name=\"bn\"](%self)\n"
+    "  %none : NoneType = prim::Constant()\n"
+    "  %c1 : int = prim::Constant[value=1]()\n"
+    "  %c0 : int = prim::Constant[value=0]()\n"
+    "  %t : bool = prim::Constant[value=1]()\n"
+    "  %f : bool = prim::Constant[value=0]()\n"
+    "  %mom : float = prim::Constant[value=0.1]()\n"
+    "  %eps : float = prim::Constant[value=1.0000000000000001e-05]()\n"
+    "  %w : Tensor = prim::GetAttr[name=\"weight\"](%conv)\n"
+    "  %s : int[] = prim::ListConstruct(%c1, %c1)\n"
+    "  %p : int[] = prim::ListConstruct(%c1, %c1)\n"
+    "  %op : int[] = prim::ListConstruct(%c0, %c0)\n"
+    "  %y : Float(1, 32, 24, 24) = aten::_convolution(%x, %w, %none, %s, %p, %s, %f, %op, %c1, %f, %f, %t, %t), scope: __module.conv # m.py:3:0\n"
+    "  %var : Tensor = prim::GetAttr[name=\"running_var\"](%bn)\n"
+    "  %mean : Tensor = prim::GetAttr[name=\"running_mean\"](%bn)\n"
+    "  %b : Tensor = prim::GetAttr[name=\"bias\"](%bn)\n"
+    "  %g : Tensor = prim::GetAttr[name=\"weight\"](%bn)\n"
+    "  %z : Float(1, 32, 24, 24) = aten::batch_norm(%y, %g, %b, %mean, %var, %f, %mom, %eps, %t), scope: __module.bn # m.py:4:0\n"
+    "  %q : Float(1, 32, 24, 24) = aten::sin(%z) # m.py:5:0\n"
+    "  return (%q)\n";
+  g_autoptr (GError) error = NULL;
+  g_autoptr (Graph) trace = graph_parse (text, strlen (text), "noise.trace", &error);
+  g_assert_no_error (error);
+  static const gint64 xd[4] = { 1, 64, 24, 24 }, wd[4] = { 32, 64, 3, 3 }, cd[1] = { 32 };
+  g_autoptr (GHashTable) weights = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                                          (GDestroyNotify) tensor_unref);
+  g_hash_table_insert (weights, g_strdup ("conv.weight"), filled (4, wd, w_of));
+  g_hash_table_insert (weights, g_strdup ("bn.weight"), filled (1, cd, gamma_of));
+  g_hash_table_insert (weights, g_strdup ("bn.bias"), filled (1, cd, beta_of));
+  g_hash_table_insert (weights, g_strdup ("bn.running_mean"), filled (1, cd, mean_of));
+  g_hash_table_insert (weights, g_strdup ("bn.running_var"), filled (1, cd, var_of));
+  g_autoptr (GHashTable) inputs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                                         (GDestroyNotify) tensor_unref);
+  g_hash_table_insert (inputs, g_strdup ("x"), filled (4, xd, x_of));
+  ExportOptions o;
+  export_options_init (&o);
+  o.opset = 14;
+  o.weights = weights;
+  /* the plain allclose: the BatchNorm (the fused pair's output) is flagged */
+  g_autoptr (VerifyLocalization) plain = verify_localize_full (trace, &o, inputs, 1e-3, 1e-5, 0, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (plain->first, >=, 0);
+  const VerifyNodeResult *bn = row (plain, (guint) plain->first);
+  g_assert_cmpstr (bn->kind, ==, "aten::batch_norm");
+  g_assert_cmpfloat (bn->scale, >, 1000);
+  /* noise: tiny against the node's scale */
+  g_assert_cmpfloat (bn->cmp.max_abs_error, <, 5e-6 * bn->scale);
+  g_assert_cmpint (bn->cmp.mismatches, <, 50);
+  /* the node-scaled tolerance: the BatchNorm matches; sin of values in
+   * the thousands turns their noise into an error of its own scale (1),
+   * but alone on the export's input values it gives the export's output
+   * (Note [Isolating a node]): nothing is named */
+  g_autoptr (VerifyLocalization) scaled = verify_localize (trace, &o, inputs, 1e-3, 1e-5, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (scaled->first, ==, -1);
+  g_assert_cmpuint (scaled->compared, ==, 2);
+  const VerifyNodeResult *sin_row = row (scaled, scaled->rows->len - 1);
+  g_assert_cmpstr (sin_row->kind, ==, "aten::sin");
+  g_assert_false (row (scaled, scaled->rows->len - 2)->diverges);
+  g_assert_true (sin_row->diverges);
+  g_assert_true (sin_row->upstream_noise);
+  g_autofree char *report = verify_localization_format (scaled, TRUE);
+  g_assert_nonnull (strstr (report, "+ 3e-05 of each node's scale"));
+  g_assert_nonnull (strstr (report, "DIVERGES (alone on the export's inputs it agrees)"));
+  /* a wrong sin (cos) after the same noise is named */
+  g_autoptr (SymRegistry) reg = sym_registry_new ();
+  g_assert_true (sym_register (reg, "aten::sin", 9, sin_as_cos, NULL));
+  o.registry = reg;
+  g_autoptr (VerifyLocalization) wrong = verify_localize (trace, &o, inputs, 1e-3, 1e-5, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (wrong->first, ==, (gint) wrong->rows->len - 1);
+  g_assert_cmpstr (row (wrong, (guint) wrong->first)->kind, ==, "aten::sin");
+  g_assert_false (row (wrong, (guint) wrong->first)->upstream_noise);
+  o.registry = NULL;
+  export_options_clear (&o);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -540,5 +671,7 @@ main (int argc, char **argv)
   g_test_add_func ("/verify/runnable-trace", test_runnable_trace);
   g_test_add_func ("/verify/runnable-trace/if", test_runnable_trace_if);
   g_test_add_func ("/verify/localize/guide-in-sync", test_guide_in_sync);
+  g_test_add_func ("/verify/localize/summation-noise", test_summation_noise);
+  loop_tests_add ();
   return g_test_run ();
 }
