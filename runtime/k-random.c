@@ -16,7 +16,7 @@ rt_random_new (const RtCall *call)
 {
   double seed;
   if (graph_node_get_f (call->node, "seed", &seed))
-    return g_rand_new_with_seed ((guint32) (gint64) seed);
+    return g_rand_new_with_seed ((guint32) graph_double_to_int64 (seed));   /* total: NaN, huge */
   return g_rand_new ();
 }
 
