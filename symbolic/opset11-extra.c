@@ -75,7 +75,68 @@ sym_torchvision_roi_align (SymContext *ctx, GraphNode *n, GraphValue **out, GErr
   return out[0] != NULL;
 }
 
+/* aten::linalg_det(self) (torch.det too): Det, as torch's opset-11
+ * symbolic; aten::logdet(self): Log(Det) (NaN for a negative determinant,
+ * -inf for a singular matrix, as PyTorch). */
+static gboolean
+sym_linalg_det (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self;
+  if (!sym_parse_args (ctx, n, "v", &self, error))
+    return FALSE;
+  int r = sym_rank (self);
+  if (r >= 0 && r < 2)
+    /* torch 1.13: also refuses (PyTorch's det needs a batch of square matrices) */
+    return sym_unimplemented (ctx, n, error, "the determinant of a rank-%d tensor", r);
+  GraphDType dt = sym_dtype (self);
+  if (dt != GRAPH_DTYPE_FLOAT && dt != GRAPH_DTYPE_DOUBLE && dt != GRAPH_DTYPE_FLOAT16)
+    /* torch 1.13: also refuses (PyTorch's det takes floating tensors; ONNX Det too) */
+    return sym_unimplemented (ctx, n, error, "the determinant of a %s tensor", graph_dtype_name (dt));
+  out[0] = graph_op (sym_graph (ctx), "Det", self, NULL);
+  if (graph_node_is (n, "aten::logdet"))
+    out[0] = graph_op (sym_graph (ctx), "Log", out[0], NULL);
+  return TRUE;
+}
+
+/* aten::masked_select(self, mask): the elements of self where mask is true,
+ * in row-major order: GatherND(self, Transpose(NonZero(Expand(mask,
+ * Shape(self))))), as torch's opset-11 symbolic.  That form broadcasts the
+ * mask to self only; PyTorch also broadcasts self to a larger mask, which
+ * it cannot express (the indices would leave self), so such a mask is
+ * refused when the shapes say so. */
+static gboolean
+sym_masked_select (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self, *mask;
+  if (!sym_parse_args (ctx, n, "vv", &self, &mask, error))
+    return FALSE;
+  gint64 sd[TENSOR_MAX_RANK], md[TENSOR_MAX_RANK];
+  int rs = sym_static_dims (self, sd), rm = sym_static_dims (mask, md);
+  gboolean larger = rs < 0 || rm < 0 || rm > rs;
+  for (int i = 0; !larger && i < rm; i++)
+    {
+      gint64 s = sd[rs - rm + i], m = md[i];
+      larger = m != 1 && (s < 0 || m < 0 || s != m);
+    }
+  if (larger)
+    /* torch 1.13: exports Expand(mask, Shape(self)), which cannot broadcast self to a larger mask
+     * (a failing GatherND at run time); refused here because of that, or when the shapes cannot
+     * tell */
+    return sym_unimplemented (ctx, n, error, "a mask that does not broadcast to self's shape, or of "
+                              "unknown shape");
+  Graph *g = sym_graph (ctx);
+  static const gint64 perm[] = { 1, 0 };
+  GraphValue *m = graph_op (g, "Expand", mask, sym_size (ctx, self, G_MININT64), NULL);
+  GraphValue *idx = graph_op (g, "Transpose", graph_op (g, "NonZero", m, NULL), "perm_is", 2, perm, NULL);
+  out[0] = graph_op (g, "GatherND", self, idx, NULL);
+  return TRUE;
+}
+
 static const SymEntry entries[] = {
+  SYM_FN ("aten::linalg_det", sym_linalg_det),
+  SYM_FN ("aten::det", sym_linalg_det),
+  SYM_FN ("aten::logdet", sym_linalg_det),
+  SYM_FN ("aten::masked_select", sym_masked_select),
   SYM_FN ("torchvision::roi_align", sym_torchvision_roi_align),
   SYM_FN ("torchvision::nms", sym_torchvision_nms),
   SYM_FN ("aten::upsample_bicubic2d", sym_upsample_bicubic),

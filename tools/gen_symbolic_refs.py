@@ -351,6 +351,12 @@ OP_CASES.update({
     "rand_like_double": (Fn(lambda s, x: torch.rand_like(x) * x), [R(2, 3).double()]),
     "normal_mean_float": (Fn(lambda s, sd: torch.normal(0.5, sd)), [torch.rand(2, 3)]),
     "hann_window_1": (Fn(lambda s, x: x * torch.hann_window(1)), [R(2, 1)]),
+    # from opset 11 (Det, NonZero + GatherND), as torch 1.13; a mask that
+    # broadcasts to self, and one of self's shape
+    "linalg_det": (Fn(lambda s, x: (torch.linalg.det(x), torch.det(x[0]))), [R(2, 3, 3)]),
+    "logdet": (Fn(lambda s, x: torch.logdet(x @ x.transpose(-1, -2) + torch.eye(3))), [R(2, 3, 3)]),
+    "masked_select": (Fn(lambda s, x, y: (x.masked_select(x > 0.2), x.masked_select(y > 0))),
+                      [R(2, 3, 4), R(3, 1)]),
 })
 
 
