@@ -132,7 +132,43 @@ sym_masked_select (SymContext *ctx, GraphNode *n, GraphValue **out, GError **err
   return TRUE;
 }
 
+/* aten::_unique2(self, sorted, return_inverse, return_counts) (torch.unique)
+ * and aten::unique_dim(self, dim, sorted, return_inverse, return_counts):
+ * ONNX Unique with sorted = 1 → (values, inverse, counts), as torch's
+ * opset-11 symbolics.  Differences from torch's export, each a wrong result
+ * there: _unique2's inverse takes self's shape (Unique's is flat); and
+ * sorted=False is refused, because PyTorch's unsorted order is its hash
+ * table's (torch.unique([3, 1, 2, 1], sorted=False) is [2, 1, 3] on CPU),
+ * where ONNX's is first occurrence.  unique_dim always sorts in PyTorch. */
+static gboolean
+sym_unique (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  gboolean by_dim = graph_node_is (n, "aten::unique_dim");
+  GraphValue *self;
+  gint64 dim = 0, sorted = 1, inv, counts;
+  if (by_dim ? !sym_parse_args (ctx, n, "vdbbb", &self, &dim, &sorted, &inv, &counts, error)
+             : !sym_parse_args (ctx, n, "vbbb", &self, &sorted, &inv, &counts, error))
+    return FALSE;
+  if (!sorted && !by_dim)
+    /* torch 1.13: exports Unique(sorted=0), first-occurrence order, where PyTorch returns its hash
+     * table's order; refused here because of that */
+    return sym_unimplemented (ctx, n, error, "unique with sorted=False (PyTorch's order is its hash "
+                              "table's; export sorted=True)");
+  Graph *g = sym_graph (ctx);
+  GraphNode *un = by_dim ? graph_op_outputs (g, "Unique", 4, self, "axis_i", dim, "sorted_i", (gint64) 1, NULL)
+                         : graph_op_outputs (g, "Unique", 4, self, "sorted_i", (gint64) 1, NULL);
+  if (un == NULL)
+    return FALSE;
+  GraphValue *inverse = graph_node_output (un, 2);
+  out[0] = graph_node_output (un, 0);
+  out[1] = by_dim ? inverse : graph_op (g, "Reshape", inverse, sym_size (ctx, self, G_MININT64), NULL);
+  out[2] = graph_node_output (un, 3);
+  return out[1] != NULL;
+}
+
 static const SymEntry entries[] = {
+  SYM_FN ("aten::_unique2", sym_unique),
+  SYM_FN ("aten::unique_dim", sym_unique),
   SYM_FN ("aten::linalg_det", sym_linalg_det),
   SYM_FN ("aten::det", sym_linalg_det),
   SYM_FN ("aten::logdet", sym_linalg_det),

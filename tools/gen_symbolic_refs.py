@@ -355,6 +355,11 @@ OP_CASES.update({
     # broadcasts to self, and one of self's shape
     "linalg_det": (Fn(lambda s, x: (torch.linalg.det(x), torch.det(x[0]))), [R(2, 3, 3)]),
     "logdet": (Fn(lambda s, x: torch.logdet(x @ x.transpose(-1, -2) + torch.eye(3))), [R(2, 3, 3)]),
+    # sorted unique of a 2-D tensor: values, inverse of the input's shape, counts
+    "unique_sorted": (Fn(lambda s, x: torch.unique(x, sorted=True, return_inverse=True, return_counts=True)),
+                      [torch.tensor([[3, 1], [2, 1], [5, 3]])]),
+    "unique_dim": (Fn(lambda s, x: torch.unique(x, dim=0, return_inverse=True, return_counts=True)),
+                   [torch.tensor([[3, 1], [2, 1], [3, 1], [0, 4]])]),
     "masked_select": (Fn(lambda s, x, y: (x.masked_select(x > 0.2), x.masked_select(y > 0))),
                       [R(2, 3, 4), R(3, 1)]),
 })

@@ -605,6 +605,8 @@ REFUSALS = {
     "script_int_true_divide": (Fn(int_true_divide), (torch.arange(6).view(2, 3),)),
     # the packed data read directly (ONNX has no packed sequences)
     "packed_data_read": (Fn(packed_data_read), (torch.randn(4, 2, 3), torch.tensor([4, 2]))),
+    # unique with sorted=False: PyTorch's order is its hash table's, ONNX's first occurrence
+    "unique_unsorted": (Fn(lambda x: torch.unique(x, sorted=False)), (torch.tensor([3, 1, 2, 1]),)),
 }
 
 

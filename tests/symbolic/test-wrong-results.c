@@ -150,6 +150,8 @@ static const struct { const char *cas, *says; } refusals[] = {
   { "script_inplace_in_loop", "in-place write inside scripted control flow" },
   /* scripted code declares no result type: PyTorch's default dtype */
   { "script_int_true_divide", "true division of operands that are not both floating-point" },
+  /* PyTorch's unsorted order is its hash table's (torch 1.13 exports first-occurrence order) */
+  { "unique_unsorted", "unique with sorted=False" },
 };
 
 static void
