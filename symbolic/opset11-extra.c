@@ -98,18 +98,16 @@ sym_linalg_det (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   return TRUE;
 }
 
-/* aten::masked_select(self, mask): the elements of self where mask is true,
- * in row-major order: GatherND(self, Transpose(NonZero(Expand(mask,
- * Shape(self))))), as torch's opset-11 symbolic.  That form broadcasts the
- * mask to self only; PyTorch also broadcasts self to a larger mask, which
- * it cannot express (the indices would leave self), so such a mask is
- * refused when the shapes say so. */
-static gboolean
-sym_masked_select (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+/* The positions where mask (broadcast to self) is true, row-major, as
+ * [n, rank] indices: Transpose(NonZero(Expand(mask, Shape(self)))), torch's
+ * opset-11 form for masked_select and masked_scatter.  That form
+ * broadcasts the mask to self only; PyTorch also broadcasts self to a
+ * larger mask (masked_select) or refuses it (masked_scatter), which the
+ * indices cannot express, so such a mask is refused when the shapes say
+ * so, or cannot tell.  NULL then. */
+static GraphValue *
+mask_positions (SymContext *ctx, GraphNode *n, GraphValue *self, GraphValue *mask, GError **error)
 {
-  GraphValue *self, *mask;
-  if (!sym_parse_args (ctx, n, "vv", &self, &mask, error))
-    return FALSE;
   gint64 sd[TENSOR_MAX_RANK], md[TENSOR_MAX_RANK];
   int rs = sym_static_dims (self, sd), rm = sym_static_dims (mask, md);
   gboolean larger = rs < 0 || rm < 0 || rm > rs;
@@ -119,16 +117,59 @@ sym_masked_select (SymContext *ctx, GraphNode *n, GraphValue **out, GError **err
       larger = m != 1 && (s < 0 || m < 0 || s != m);
     }
   if (larger)
-    /* torch 1.13: exports Expand(mask, Shape(self)), which cannot broadcast self to a larger mask
-     * (a failing GatherND at run time); refused here because of that, or when the shapes cannot
-     * tell */
-    return sym_unimplemented (ctx, n, error, "a mask that does not broadcast to self's shape, or of "
-                              "unknown shape");
+    {
+      /* torch 1.13: exports Expand(mask, Shape(self)), which cannot broadcast self to a larger mask
+       * (a failing GatherND or ScatterND at run time); refused here because of that, or when the
+       * shapes cannot tell */
+      sym_unimplemented (ctx, n, error, "a mask that does not broadcast to self's shape, or of unknown "
+                         "shape");
+      return NULL;
+    }
   Graph *g = sym_graph (ctx);
   static const gint64 perm[] = { 1, 0 };
   GraphValue *m = graph_op (g, "Expand", mask, sym_size (ctx, self, G_MININT64), NULL);
-  GraphValue *idx = graph_op (g, "Transpose", graph_op (g, "NonZero", m, NULL), "perm_is", 2, perm, NULL);
-  out[0] = graph_op (g, "GatherND", self, idx, NULL);
+  return graph_op (g, "Transpose", graph_op (g, "NonZero", m, NULL), "perm_is", 2, perm, NULL);
+}
+
+/* aten::masked_select(self, mask): the elements of self where mask is
+ * true, row-major: GatherND(self, positions). */
+static gboolean
+sym_masked_select (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self, *mask;
+  if (!sym_parse_args (ctx, n, "vv", &self, &mask, error))
+    return FALSE;
+  GraphValue *idx = mask_positions (ctx, n, self, mask, error);
+  if (idx == NULL)
+    return FALSE;
+  out[0] = graph_op (sym_graph (ctx), "GatherND", self, idx, NULL);
+  return TRUE;
+}
+
+/* aten::masked_scatter(self, mask, source): self with its masked
+ * positions, row-major, taking source's first elements in order:
+ * ScatterND(self, positions, Slice(Reshape(source, [-1]), 0, n)), as
+ * torch's opset-11 symbolic. */
+static gboolean
+sym_masked_scatter (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self, *mask, *source;
+  if (!sym_parse_args (ctx, n, "vvv", &self, &mask, &source, error))
+    return FALSE;
+  if (sym_dtype (source) != sym_dtype (self))
+    /* torch 1.13: also refuses (PyTorch's masked_scatter needs source of self's dtype) */
+    return sym_unimplemented (ctx, n, error, "a source of another type than self");
+  GraphValue *idx = mask_positions (ctx, n, self, mask, error);
+  if (idx == NULL)
+    return FALSE;
+  Graph *g = sym_graph (ctx);
+  static const gint64 minus_one = -1, zero = 0;
+  GraphValue *flat = graph_op (g, "Reshape", source, sym_const_ints (ctx, 1, &minus_one), NULL);
+  GraphValue *count = graph_op (g, "Slice", sym_size (ctx, idx, G_MININT64), sym_const_ints (ctx, 1, &zero),
+                                sym_const_ints (ctx, 1, (const gint64[]) { 1 }), NULL);
+  GraphValue *taken = graph_op (g, "Slice", flat, sym_const_ints (ctx, 1, &zero), count,
+                                sym_const_ints (ctx, 1, &zero), NULL);
+  out[0] = graph_op (g, "ScatterND", self, idx, taken, NULL);
   return TRUE;
 }
 
@@ -173,6 +214,7 @@ static const SymEntry entries[] = {
   SYM_FN ("aten::det", sym_linalg_det),
   SYM_FN ("aten::logdet", sym_linalg_det),
   SYM_FN ("aten::masked_select", sym_masked_select),
+  SYM_FN ("aten::masked_scatter", sym_masked_scatter),
   SYM_FN ("torchvision::roi_align", sym_torchvision_roi_align),
   SYM_FN ("torchvision::nms", sym_torchvision_nms),
   SYM_FN ("aten::upsample_bicubic2d", sym_upsample_bicubic),

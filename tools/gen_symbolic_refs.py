@@ -360,6 +360,8 @@ OP_CASES.update({
                       [torch.tensor([[3, 1], [2, 1], [5, 3]])]),
     "unique_dim": (Fn(lambda s, x: torch.unique(x, dim=0, return_inverse=True, return_counts=True)),
                    [torch.tensor([[3, 1], [2, 1], [3, 1], [0, 4]])]),
+    # masked_scatter: a broadcast mask, a source larger than the masked count
+    "masked_scatter": (Fn(lambda s, x, m, src: x.masked_scatter(m > 0, src)), [R(2, 3, 4), R(3, 1), R(5, 6)]),
     "masked_select": (Fn(lambda s, x, y: (x.masked_select(x > 0.2), x.masked_select(y > 0))),
                       [R(2, 3, 4), R(3, 1)]),
 })
