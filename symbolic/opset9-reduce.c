@@ -6,6 +6,7 @@
  * and min stay with the element-wise math in opset9-math.c. */
 #include "symbolic/opset-tables.h"
 #include <math.h>
+#include <string.h>
 
 #define G sym_graph (ctx)
 
@@ -241,42 +242,38 @@ sym_frobenius_norm_any (SymContext *ctx, GraphNode *n, GraphValue **out, GError 
   return TRUE;
 }
 
-/* aten::linalg_vector_norm(self, ord, dim, keepdim, dtype) */
+/* A norm's dtype argument (input i): self cast to it first, as PyTorch
+ * computes (torch 1.13's symbolics ignore it).  FALSE (refused) for a dtype
+ * that is not a constant floating type. */
 static gboolean
-sym_linalg_vector_norm (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+norm_dtype (SymContext *ctx, GraphNode *n, guint i, GraphValue **self, GError **error)
 {
-  GraphValue *self;
-  double ord;
-  gboolean keep;
-  gsize nd = 0;
-  const gint64 *dims = NULL;
-  if (!sym_parse_args (ctx, n, "vf", &self, &ord, error)
-      || !sym_parse_args (ctx, n, "none,none,none,b", &keep, error))
-    return FALSE;
+  if (graph_node_n_inputs (n) <= i || sym_is_none (graph_node_input (n, i)))
+    return TRUE;
+  GraphDType dt = sym_scalar_type (graph_node_input (n, i), GRAPH_DTYPE_UNDEFINED);
+  if (!graph_dtype_is_floating (dt))
+    /* torch 1.13: ignores the dtype (the result keeps self's type); refused here because
+     * PyTorch computes in the dtype, and this one is not a constant floating type */
+    return sym_unimplemented (ctx, n, error, "%s with a dtype that is not a constant floating type",
+                              sym_op_short_name (graph_node_kind (n)));
+  *self = sym_cast (ctx, *self, dt);
+  return TRUE;
+}
+
+/* The vector ord-norm of self over dims (all of them, flattened, when
+ * dims is NULL), as torch's linalg_vector_norm writes it. */
+static gboolean
+vector_norm (SymContext *ctx, GraphNode *n, GraphValue *self, double ord, gsize nd, const gint64 *dims,
+             gboolean keep, GraphValue **out, GError **error)
+{
   GraphDType in_dt = sym_dtype (self);
-  if (graph_node_n_inputs (n) > 4 && !sym_is_none (graph_node_input (n, 4)))
-    {
-      /* PyTorch casts self to dtype first (torch 1.13's symbolic ignores it) */
-      GraphDType dt = sym_scalar_type (graph_node_input (n, 4), GRAPH_DTYPE_UNDEFINED);
-      if (!graph_dtype_is_floating (dt))
-        /* torch 1.13: ignores the dtype (the result keeps self's type); refused here because
-         * PyTorch computes in the dtype, and this one is not a constant floating type */
-        return sym_unimplemented (ctx, n, error, "linalg_vector_norm with a dtype that is not a "
-                                  "constant floating type");
-      self = sym_cast (ctx, self, dt);
-      in_dt = dt;
-    }
-  if (sym_is_none (graph_node_input (n, 2)))
+  if (dims == NULL)
     {
       static const gint64 flat[] = { -1 };
-      static const gint64 zero[] = { 0 };
       self = sym_reshape_static (ctx, self, 1, flat);
-      keep = FALSE;
-      /* torch passes axes=None to a Reduce of the flattened input */
-      (void) zero;
+      keep = FALSE;   /* torch passes axes=None to a Reduce of the flattened input */
+      nd = 0;
     }
-  else if (!sym_parse_args (ctx, n, "none,none,ds", &nd, &dims, error))
-    return FALSE;
   if (ord == 0)
     /* torch 1.13: also refuses (_onnx_opset_unsupported_detailed "ord=0 not supported") */
     return sym_unimplemented (ctx, n, error, "ord=0");
@@ -296,6 +293,138 @@ sym_linalg_vector_norm (SymContext *ctx, GraphNode *n, GraphValue **out, GError 
   out[0] = graph_op (G, "Pow", sum, sym_const_scalar (ctx, et, dbl ? 1.0 / ord : (float) (1.0f / (float) ord)),
                      NULL);
   return TRUE;
+}
+
+/* aten::linalg_vector_norm(self, ord, dim, keepdim, dtype) */
+static gboolean
+sym_linalg_vector_norm (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self;
+  double ord;
+  gboolean keep;
+  gsize nd = 0;
+  const gint64 *dims = NULL;
+  if (!sym_parse_args (ctx, n, "vf", &self, &ord, error)
+      || !sym_parse_args (ctx, n, "none,none,none,b", &keep, error)
+      || !norm_dtype (ctx, n, 4, &self, error))
+    return FALSE;
+  if (!sym_is_none (graph_node_input (n, 2)) && !sym_parse_args (ctx, n, "none,none,ds", &nd, &dims, error))
+    return FALSE;
+  return vector_norm (ctx, n, self, ord, nd, dims, keep, out, error);
+}
+
+/* The matrix norm of self over dims (d0, d1), as torch's
+ * linalg_matrix_norm: "fro" Sqrt(ReduceSum(x * x)); ord 1 / -1 the max /
+ * min over d1 of the sums of |x| over d0 (columns), inf / -inf the same
+ * with d0 and d1 swapped (rows).  2, -2 and "nuc" need singular values:
+ * refused, as torch does. */
+static gboolean
+matrix_norm (SymContext *ctx, GraphNode *n, GraphValue *self, const char *ord_s, double ord, gint64 d0,
+             gint64 d1, gboolean keep, GraphValue **out, GError **error)
+{
+  int r = sym_rank (self);
+  if (r < 2)
+    /* torch 1.13: also refuses (its matrix norm needs the input's rank; PyTorch needs 2 dims) */
+    return sym_unimplemented (ctx, n, error, "a matrix norm of an input of rank %d", r);
+  if (d0 < 0)
+    d0 += r;
+  if (d1 < 0)
+    d1 += r;
+  if (d0 < 0 || d1 < 0 || d0 >= r || d1 >= r || d0 == d1)
+    /* torch 1.13: also refuses (PyTorch rejects equal or out-of-range dims) */
+    return sym_unimplemented (ctx, n, error, "matrix norm dims (%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT
+                              ") of a rank-%d input", d0, d1, r);
+  gint64 both[2] = { d0, d1 };
+  if (ord_s && strcmp (ord_s, "fro") == 0)
+    {
+      out[0] = graph_op (G, "Sqrt", reducesum (ctx, graph_op (G, "Mul", self, self, NULL), 2, both, keep), NULL);
+      return TRUE;
+    }
+  if (ord_s || !(fabs (ord) == 1 || isinf (ord)))
+    /* torch 1.13: also refuses (_unimplemented "ord==nuc" / "ord==2"; PyTorch rejects other ords) */
+    return sym_unimplemented (ctx, n, error, "a matrix norm of ord %s (singular values, or not a matrix "
+                              "norm)", ord_s ? ord_s : isnan (ord) ? "nan" : ord == 2 ? "2" : ord == -2 ? "-2" : "other");
+  if (isinf (ord))
+    {
+      gint64 t = d0;
+      d0 = d1;
+      d1 = t;
+    }
+  GraphValue *sum = reducesum (ctx, graph_op (G, "Abs", self, NULL), 1, &d0, keep);
+  if (d1 > d0 && !keep)
+    d1--;
+  out[0] = sym_reduce (ctx, ord > 0 ? "ReduceMax" : "ReduceMin", sum, 1, &d1, keep);
+  return TRUE;
+}
+
+/* ord of a norm (input 1): a number (*ord), a string (*ord_s), or None
+ * (*is_none). */
+static gboolean
+norm_ord (SymContext *ctx, GraphNode *n, double *ord, const char **ord_s, gboolean *is_none, GError **error)
+{
+  GraphValue *src = graph_node_input (n, 1);
+  *ord_s = NULL;
+  *is_none = sym_is_none (src);
+  if (*is_none || sym_get_const_double (src, ord))
+    return TRUE;
+  return sym_parse_args (ctx, n, "none,s", ord_s, error);
+}
+
+/* aten::linalg_matrix_norm(self, ord, dim, keepdim, dtype) */
+static gboolean
+sym_linalg_matrix_norm (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self;
+  gsize nd;
+  const gint64 *dims;
+  gboolean keep, none;
+  double ord = 0;
+  const char *ord_s;
+  if (!sym_parse_args (ctx, n, "v,none,ds,b", &self, &nd, &dims, &keep, error)
+      || !norm_ord (ctx, n, &ord, &ord_s, &none, error) || !norm_dtype (ctx, n, 4, &self, error))
+    return FALSE;
+  if (nd != 2 || none)
+    /* torch 1.13: also refuses (PyTorch's matrix_norm takes two dims and an ord) */
+    return sym_unimplemented (ctx, n, error, "a matrix norm over %zu dims", nd);
+  return matrix_norm (ctx, n, self, ord_s, ord, dims[0], dims[1], keep, out, error);
+}
+
+/* aten::linalg_norm(self, ord, dim, keepdim, dtype), as torch's: no dim and
+ * no ord, the 2-norm of the flattened input; no dim, the vector norm of a
+ * 1-D input or the matrix norm of a 2-D one; one dim, a vector norm
+ * (ord 2 by default); two dims, a matrix norm ("fro" by default); a string
+ * ord, a matrix norm. */
+static gboolean
+sym_linalg_norm (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self;
+  gboolean keep, none;
+  double ord = 2;
+  const char *ord_s;
+  if (!sym_parse_args (ctx, n, "v,none,none,b", &self, &keep, error)
+      || !norm_ord (ctx, n, &ord, &ord_s, &none, error) || !norm_dtype (ctx, n, 4, &self, error))
+    return FALSE;
+  gsize nd = 0;
+  const gint64 *dims = NULL;
+  if (!sym_is_none (graph_node_input (n, 2)) && !sym_parse_args (ctx, n, "none,none,ds", &nd, &dims, error))
+    return FALSE;
+  int r = sym_rank (self);
+  if (dims == NULL && none)
+    return vector_norm (ctx, n, self, 2, 0, NULL, keep, out, error);
+  if (dims == NULL && r == 1 && !ord_s)
+    {
+      static const gint64 zero = 0;
+      return vector_norm (ctx, n, self, ord, 1, &zero, keep, out, error);
+    }
+  if (dims == NULL && r == 2)
+    return matrix_norm (ctx, n, self, ord_s, ord, 0, 1, keep, out, error);
+  if (dims && nd == 1 && !ord_s)
+    return vector_norm (ctx, n, self, none ? 2 : ord, 1, dims, keep, out, error);
+  if (dims && nd == 2)
+    return matrix_norm (ctx, n, self, none ? "fro" : ord_s, ord, dims[0], dims[1], keep, out, error);
+  /* torch 1.13: also refuses (PyTorch's linalg.norm rejects these ord/dim/rank combinations;
+   * torch's symbolic needs the input's rank) */
+  return sym_unimplemented (ctx, n, error, "linalg_norm of a rank-%d input over %zu dims", r, nd);
 }
 
 /* aten::any / aten::all (self) and (self, dim, keepdim), as torch's _any
@@ -355,5 +484,7 @@ static const SymEntry entries[] = {
   SYM_FN ("aten::norm", sym_norm),
   SYM_FN ("aten::frobenius_norm", sym_frobenius_norm_any),
   SYM_FN ("aten::linalg_vector_norm", sym_linalg_vector_norm),
+  SYM_FN ("aten::linalg_matrix_norm", sym_linalg_matrix_norm),
+  SYM_FN ("aten::linalg_norm", sym_linalg_norm),
 };
 const SymTable sym_opset9_reduce = SYM_TABLE (9, entries);

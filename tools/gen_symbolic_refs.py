@@ -360,6 +360,16 @@ OP_CASES.update({
                       [torch.tensor([[3, 1], [2, 1], [5, 3]])]),
     "unique_dim": (Fn(lambda s, x: torch.unique(x, dim=0, return_inverse=True, return_counts=True)),
                    [torch.tensor([[3, 1], [2, 1], [3, 1], [0, 4]])]),
+    # linalg.norm's forms (vector, matrix by dims or by a 2-D input) and matrix_norm's ords
+    "linalg_norm": (Fn(lambda s, x, v: (torch.linalg.norm(x), torch.linalg.norm(x, dim=1),
+                                        torch.linalg.norm(x, 3, dim=2, keepdim=True),
+                                        torch.linalg.norm(x[0], float("inf")),
+                                        torch.linalg.norm(x, "fro", dim=(0, 2)), torch.linalg.norm(v, -1))),
+                    [R(2, 3, 4), R(5)]),
+    "linalg_matrix_norm": (Fn(lambda s, x: (torch.linalg.matrix_norm(x, 1, dim=(1, 2)),
+                                            torch.linalg.matrix_norm(x, float("-inf"), dim=(2, 0), keepdim=True),
+                                            torch.linalg.matrix_norm(x), torch.linalg.matrix_norm(x, -1))),
+                           [R(2, 3, 4)]),
     # masked_scatter: a broadcast mask, a source larger than the masked count
     "masked_scatter": (Fn(lambda s, x, m, src: x.masked_scatter(m > 0, src)), [R(2, 3, 4), R(3, 1), R(5, 6)]),
     "masked_select": (Fn(lambda s, x, y: (x.masked_select(x > 0.2), x.masked_select(y > 0))),
