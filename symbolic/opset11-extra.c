@@ -207,7 +207,76 @@ sym_unique (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   return out[1] != NULL;
 }
 
+/* The rows (kernel offset) × columns (block start) of positions one
+ * spatial dim of im2col reads in the padded input: start + k · dilation. */
+static GraphValue *
+im2col_positions (SymContext *ctx, gint64 in, gint64 k, gint64 dil, gint64 pad, gint64 stride, gint64 *blocks)
+{
+  gint64 span = in + 2 * pad - dil * (k - 1);
+  *blocks = span <= 0 ? 0 : (span - 1) / stride + 1;
+  if (*blocks == 0 || *blocks > (1 << 24) / k)
+    return NULL;
+  gsize n = (gsize) (k * *blocks);
+  g_autofree gint64 *v = g_new (gint64, MAX (n, 1));
+  for (gint64 r = 0; r < k; r++)
+    for (gint64 c = 0; c < *blocks; c++)
+      v[r * *blocks + c] = c * stride + r * dil;
+  gint64 dims[2] = { k, *blocks };
+  g_autoptr (Tensor) t = tensor_new_from_data (GRAPH_DTYPE_INT64, 2, dims, v, n * sizeof (gint64), NULL);
+  return t ? sym_constant (ctx, t) : NULL;
+}
+
+/* aten::im2col(self, kernel_size, dilation, padding, stride) (F.unfold):
+ * as torch's opset-11 symbolic, Pad, then Gather of the padded rows and of
+ * the padded columns by (kernel offset × block) positions, Transpose to
+ * (N, C, kh, kw, blocks_h, blocks_w) and Reshape to (N, C·kh·kw, L).  The
+ * positions are constants here (torch computes them with Range at run
+ * time), so the spatial dims must be static. */
+static gboolean
+sym_im2col (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self;
+  gsize nk, nd, np, ns;
+  const gint64 *k, *dil, *pad, *st;
+  if (!sym_parse_args (ctx, n, "v,ds,ds,ds,ds", &self, &nk, &k, &nd, &dil, &np, &pad, &ns, &st, error))
+    return FALSE;
+  gint64 d[TENSOR_MAX_RANK];
+  if (sym_static_dims (self, d) != 4 || d[1] < 0 || d[2] < 0 || d[3] < 0 || d[1] > G_MAXINT32 || d[2] > G_MAXINT32
+      || d[3] > G_MAXINT32)
+    /* torch 1.13: exports run-time spatial sizes (Range of the block starts); not yet here */
+    return sym_unimplemented (ctx, n, error, "im2col of an input that is not 4-D with static channels, "
+                              "height and width below 2^31");
+  if (nk != 2 || nd != 2 || np != 2 || ns != 2)
+    /* torch 1.13: also refuses (its symbolic reads two values of each) */
+    return sym_unimplemented (ctx, n, error, "im2col settings that are not pairs");
+  for (int i = 0; i < 2; i++)
+    if (k[i] <= 0 || dil[i] <= 0 || pad[i] < 0 || st[i] <= 0 || k[i] > 4096 || dil[i] > 4096 || pad[i] > (1 << 20)
+        || st[i] > (1 << 20))
+      /* torch 1.13: also refuses (PyTorch rejects these kernel, dilation, padding or stride values) */
+      return sym_unimplemented (ctx, n, error, "im2col kernel, dilation, padding or stride out of range");
+  gint64 bh, bw;
+  GraphValue *rows = im2col_positions (ctx, d[2], k[0], dil[0], pad[0], st[0], &bh);
+  GraphValue *cols = im2col_positions (ctx, d[3], k[1], dil[1], pad[1], st[1], &bw);
+  if (bh == 0 || bw == 0)
+    /* torch 1.13: also refuses (PyTorch rejects a kernel larger than the padded input) */
+    return sym_unimplemented (ctx, n, error, "an im2col kernel larger than the padded input");
+  if (rows == NULL || cols == NULL)
+    /* torch 1.13: computes the positions at run time; refused here because the constant tables would pass 2^24 entries */
+    return sym_unimplemented (ctx, n, error, "im2col with more than 2^24 kernel positions along one dim");
+  Graph *g = sym_graph (ctx);
+  const gint64 pads[8] = { 0, 0, pad[0], pad[1], 0, 0, pad[0], pad[1] };
+  static const gint64 perm[6] = { 0, 1, 2, 4, 3, 5 };
+  GraphValue *x = graph_op (g, "Pad", self, sym_const_ints (ctx, 8, pads), "mode_s", "constant", NULL);
+  x = graph_op (g, "Gather", x, rows, "axis_i", (gint64) 2, NULL);
+  x = graph_op (g, "Gather", x, cols, "axis_i", (gint64) 4, NULL);
+  x = graph_op (g, "Transpose", x, "perm_is", 6, perm, NULL);
+  const gint64 shape[3] = { 0, d[1] * k[0] * k[1], -1 };   /* 0: the batch as it is */
+  out[0] = sym_reshape_static (ctx, x, 3, shape);
+  return TRUE;
+}
+
 static const SymEntry entries[] = {
+  SYM_FN ("aten::im2col", sym_im2col),
   SYM_FN ("aten::_unique2", sym_unique),
   SYM_FN ("aten::unique_dim", sym_unique),
   SYM_FN ("aten::linalg_det", sym_linalg_det),
