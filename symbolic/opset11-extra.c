@@ -238,7 +238,7 @@ sym_im2col (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   GraphValue *self;
   gsize nk, nd, np, ns;
   const gint64 *k, *dil, *pad, *st;
-  if (!sym_parse_args (ctx, n, "v,ds,ds,ds,ds", &self, &nk, &k, &nd, &dil, &np, &pad, &ns, &st, error))
+  if (!sym_parse_args (ctx, n, "v,is,is,is,is", &self, &nk, &k, &nd, &dil, &np, &pad, &ns, &st, error))
     return FALSE;
   gint64 d[TENSOR_MAX_RANK];
   if (sym_static_dims (self, d) != 4 || d[1] < 0 || d[2] < 0 || d[3] < 0 || d[1] > G_MAXINT32 || d[2] > G_MAXINT32

@@ -370,8 +370,10 @@ OP_CASES.update({
                                             torch.linalg.matrix_norm(x, float("-inf"), dim=(2, 0), keepdim=True),
                                             torch.linalg.matrix_norm(x), torch.linalg.matrix_norm(x, -1))),
                            [R(2, 3, 4)]),
-    # F.unfold with every setting off its default (RAFT's convex upsampling unfolds at 17)
-    "im2col": (Fn(lambda s, x: F.unfold(x, (2, 3), dilation=(1, 2), padding=(1, 0), stride=(2, 1))),
+    # F.unfold with every setting off its default, and RAFT's form (3x3, padding 1: equal
+    # values in each pair) that its convex upsampling unfolds at 17
+    "im2col": (Fn(lambda s, x: (F.unfold(x, (2, 3), dilation=(1, 2), padding=(1, 0), stride=(2, 1)),
+                                F.unfold(x, 3, padding=1))),
                [R(2, 3, 5, 7)]),
     # masked_scatter: a broadcast mask, a source larger than the masked count
     "masked_scatter": (Fn(lambda s, x, m, src: x.masked_scatter(m > 0, src)), [R(2, 3, 4), R(3, 1), R(5, 6)]),
