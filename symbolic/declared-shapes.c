@@ -246,6 +246,194 @@ check_view (GraphNode *n, GError **error)
   return TRUE;
 }
 
+/* expand(self, size): the size has at least self's rank, and each of
+ * self's dims (right-aligned) is the size's, 1, or kept by -1; a new
+ * leading dim cannot be -1, and no size is below -1. */
+static gboolean
+check_expand (GraphNode *n, GError **error)
+{
+  GraphValue *x = graph_node_input (n, 0);
+  GraphType *tx = ranked (x);
+  g_autoptr (GArray) size = sym_get_const_ints (graph_node_input (n, 1));
+  if (tx == NULL || size == NULL)
+    return TRUE;
+  int r = graph_type_rank (tx), k = (int) size->len;
+  g_autofree char *sx = value_text (x);
+  if (k < r)
+    return contradiction (n, error, "the size has %d dims, fewer than the %d of %s", k, r, sx);
+  for (int i = 0; i < k; i++)
+    {
+      gint64 want = g_array_index (size, gint64, i);
+      int d = i - (k - r);   /* self's dim, or < 0 for a new leading dim */
+      if (want < -1 || (want == -1 && d < 0))
+        return contradiction (n, error, "the size has %" G_GINT64_FORMAT " at dim %d for %s%s", want, i, sx,
+                              want == -1 ? ", a new leading dim that -1 cannot keep" : "");
+      gint64 have = d < 0 ? -1 : declared_dim (x, d);
+      if (want == -1 || have < 0 || have == want || have == 1)
+        continue;
+      return contradiction (n, error,
+                            "%s cannot expand to the size's %" G_GINT64_FORMAT " at dim %d: its dim %d is %"
+                            G_GINT64_FORMAT ", neither 1 nor %" G_GINT64_FORMAT, sx, want, i, d, have, want);
+    }
+  return TRUE;
+}
+
+/* stack(tensors, dim): every tensor of the list has one shape. */
+static gboolean
+check_stack (GraphNode *n, GError **error)
+{
+  GraphNode *list = graph_value_node (graph_node_input (n, 0));
+  if (list == NULL || !graph_node_is (list, "prim::ListConstruct"))
+    return TRUE;
+  GraphValue *first = NULL;
+  for (guint i = 0; i < graph_node_n_inputs (list); i++)
+    {
+      GraphValue *v = graph_node_input (list, i);
+      GraphType *t = ranked (v);
+      if (t == NULL)
+        continue;
+      if (first == NULL)
+        {
+          first = v;
+          continue;
+        }
+      int r = graph_type_rank (ranked (first));
+      g_autofree char *sa = value_text (first), *sb = value_text (v);
+      if (graph_type_rank (t) != r)
+        return contradiction (n, error, "%s and %s have different ranks; stack takes one shape", sa, sb);
+      for (int d = 0; d < r; d++)
+        {
+          gint64 x = declared_dim (first, d), y = declared_dim (v, d);
+          if (x >= 0 && y >= 0 && x != y)
+            return contradiction (n, error,
+                                  "%s and %s differ at dim %d (%" G_GINT64_FORMAT " vs %" G_GINT64_FORMAT
+                                  "); stack takes one shape", sa, sb, d, x, y);
+        }
+    }
+  return TRUE;
+}
+
+/* Setting i of a pooling list (one value stands for every spatial dim;
+ * `dflt` for an empty list, as an empty stride means the kernel). */
+static gint64
+pool_setting (GArray *a, int i, gint64 dflt)
+{
+  if (a == NULL || a->len == 0)
+    return dflt;
+  return g_array_index (a, gint64, a->len == 1 ? 0 : i);
+}
+
+/* max_pool / avg_pool (self, kernel_size, stride, padding[, dilation],
+ * ceil_mode ...): as PyTorch's pool_shape_check, the padding is at most
+ * half the (dilated) kernel and every spatial output dim is at least 1. */
+static gboolean
+check_pool (GraphNode *n, int n_spatial, gboolean dilated, GError **error)
+{
+  GraphValue *x = graph_node_input (n, 0);
+  GraphType *tx = ranked (x);
+  guint k = graph_node_n_inputs (n);
+  int ceil_at = dilated ? 5 : 4;
+  gint64 ceil_mode = 0;
+  g_autoptr (GArray) kernel = sym_get_const_ints (graph_node_input (n, 1));
+  g_autoptr (GArray) stride = k > 2 ? sym_get_const_ints (graph_node_input (n, 2)) : NULL;
+  g_autoptr (GArray) pad = k > 3 ? sym_get_const_ints (graph_node_input (n, 3)) : NULL;
+  g_autoptr (GArray) dil = dilated && k > 4 ? sym_get_const_ints (graph_node_input (n, 4)) : NULL;
+  if (tx == NULL || kernel == NULL || kernel->len == 0 || graph_type_rank (tx) < n_spatial
+      || ((guint) ceil_at < k && !sym_get_const_int (graph_node_input (n, ceil_at), &ceil_mode)))
+    return TRUE;
+  int r = graph_type_rank (tx);
+  g_autofree char *sx = value_text (x);
+  for (int i = 0; i < n_spatial; i++)
+    {
+      gint64 in = declared_dim (x, r - n_spatial + i);
+      gint64 kk = pool_setting (kernel, i, 1), s = pool_setting (stride, i, kk);
+      gint64 p = pool_setting (pad, i, 0), d = pool_setting (dil, i, 1);
+      /* the symbolic's own argument checks name settings out of range */
+      if (in < 0 || kk < 1 || s < 1 || p < 0 || d < 1 || kk > G_MAXINT32 || s > G_MAXINT32 || p > G_MAXINT32
+          || d > G_MAXINT32 || in > G_MAXINT32)
+        continue;
+      gint64 span = d * (kk - 1) + 1;
+      if (2 * p > span)
+        return contradiction (n, error,
+                              "the padding %" G_GINT64_FORMAT " is more than half the kernel's %" G_GINT64_FORMAT
+                              " at spatial dim %d of %s", p, span, i, sx);
+      /* PyTorch's pooling_output_shape: division rounding toward -inf */
+      gint64 room = in + 2 * p - span + (ceil_mode ? s - 1 : 0);
+      gint64 out = (room >= 0 ? room / s : -((-room + s - 1) / s)) + 1;
+      if (ceil_mode && (out - 1) * s >= in + p)
+        out--;
+      /* max_pool1d alone returns an empty result for an output size of 0 */
+      if (out < (strcmp (graph_node_kind (n), "aten::max_pool1d") == 0 ? 0 : 1))
+        return contradiction (n, error,
+                              "the pooling window of %" G_GINT64_FORMAT " does not fit spatial dim %d of %s (%"
+                              G_GINT64_FORMAT ", padding %" G_GINT64_FORMAT "): no output", span, i, sx, in, p);
+    }
+  return TRUE;
+}
+
+/* index(self, indices): a boolean mask's dims are self's dims where it
+ * stands (a mask of rank m covers m dims; None and an integer index one);
+ * the integer index tensors broadcast together. */
+static gboolean
+check_index (GraphNode *n, GError **error)
+{
+  GraphValue *x = graph_node_input (n, 0);
+  GraphNode *list = graph_value_node (graph_node_input (n, 1));
+  GraphType *tx = ranked (x);
+  if (tx == NULL || list == NULL || !graph_node_is (list, "prim::ListConstruct"))
+    return TRUE;
+  int r = graph_type_rank (tx), at = 0;
+  GraphValue *first_int = NULL;
+  g_autofree char *sx = value_text (x);
+  for (guint i = 0; i < graph_node_n_inputs (list); i++)
+    {
+      GraphValue *v = graph_node_input (list, i);
+      GraphType *t = sym_is_none (v) ? NULL : ranked (v);
+      gboolean mask = t && (graph_type_dtype (t) == GRAPH_DTYPE_BOOL || graph_type_dtype (t) == GRAPH_DTYPE_UINT8);
+      int covers = mask ? graph_type_rank (t) : 1;
+      if (t == NULL && !sym_is_none (v))
+        return TRUE;   /* an index of unknown rank: positions unknown from here */
+      if (at + covers > r)
+        return contradiction (n, error, "the indices cover %d dims but %s has %d", at + covers, sx, r);
+      if (mask)
+        {
+          for (int d = 0; d < covers; d++)
+            {
+              gint64 m = declared_dim (v, d), s = declared_dim (x, at + d);
+              if (m >= 0 && s >= 0 && m != s)
+                {
+                  g_autofree char *sv = value_text (v);
+                  return contradiction (n, error,
+                                        "the mask %s has %" G_GINT64_FORMAT " at its dim %d where %s has %"
+                                        G_GINT64_FORMAT " (dim %d)", sv, m, d, sx, s, at + d);
+                }
+            }
+        }
+      else if (t != NULL)
+        {
+          if (first_int == NULL)
+            first_int = v;
+          else
+            {
+              GraphType *ta = ranked (first_int);
+              int rr = MIN (graph_type_rank (ta), graph_type_rank (t));
+              for (int d = 1; d <= rr; d++)
+                {
+                  gint64 a = declared_dim (first_int, -d), b = declared_dim (v, -d);
+                  if (a < 0 || b < 0 || a == b || a == 1 || b == 1)
+                    continue;
+                  g_autofree char *sa = value_text (first_int), *sb = value_text (v);
+                  return contradiction (n, error,
+                                        "the indices %s and %s do not broadcast: dim -%d is %" G_GINT64_FORMAT
+                                        " in one and %" G_GINT64_FORMAT " in the other", sa, sb, d, a, b);
+                }
+            }
+        }
+      at += covers;
+    }
+  return TRUE;
+}
+
 /* The element-wise ops whose tensor arguments broadcast together, and how
  * many leading arguments are tensors that take part; sorted by name. */
 typedef struct
@@ -294,6 +482,23 @@ sym_check_declared_shapes (GraphNode *n, GError **error)
     return check_conv (n, -1, FALSE, 6, error);
   if (g_str_has_prefix (base, "conv_transpose") && strlen (base) == strlen ("conv_transpose1d"))
     return check_conv (n, -1, TRUE, 6, error);
+  if (strcmp (base, "expand") == 0)
+    return check_expand (n, error);
+  if (strcmp (base, "stack") == 0)
+    return check_stack (n, error);
+  if (strcmp (base, "index") == 0)
+    return check_index (n, error);
+  for (int d = 1; d <= 3; d++)
+    {
+      char max_name[32], max_idx[48], avg_name[32];
+      g_snprintf (max_name, sizeof max_name, "max_pool%dd", d);
+      g_snprintf (max_idx, sizeof max_idx, "max_pool%dd_with_indices", d);
+      g_snprintf (avg_name, sizeof avg_name, "avg_pool%dd", d);
+      if (strcmp (base, max_name) == 0 || strcmp (base, max_idx) == 0)
+        return check_pool (n, d, TRUE, error);
+      if (strcmp (base, avg_name) == 0)
+        return check_pool (n, d, FALSE, error);
+    }
   const Broadcasting *b = bsearch (base, broadcasting, G_N_ELEMENTS (broadcasting),
                                    sizeof (Broadcasting), compare_broadcasting);
   return b == NULL || check_broadcast (n, b->n_tensors, error);
