@@ -158,6 +158,29 @@ kind_accepts (const GraphType *t, const char *code)
     }
 }
 
+/* The elements of a list argument built in the trace (prim::ListConstruct)
+ * against list kind `code`'s element kind: a Tensor[] of ints, or an int[]
+ * holding a Float(3, 4), is a malformed node whatever the list's own
+ * declared type says.  Elements fit as kind_accepts judges an argument (a
+ * 0-d tensor for a number; None in a Tensor?[]). */
+static gboolean
+list_elements_accept (GraphValue *v, const char *code)
+{
+  char c = code[0] == '?' ? code[1] : code[0];
+  const char *elem = c == 'L' ? "?T" : c == 'l' ? "i" : c == 'B' ? "b" : c == 'F' ? "f" : c == 'S' ? "s"
+                     : c == 'N' ? "n" : NULL;
+  GraphNode *list = v ? graph_value_node (v) : NULL;
+  if (elem == NULL || list == NULL || !graph_node_is (list, "prim::ListConstruct"))
+    return TRUE;
+  for (guint i = 0; i < graph_node_n_inputs (list); i++)
+    {
+      GraphValue *e = graph_node_input (list, i);
+      if (e && !kind_accepts (graph_value_type (e), elem))
+        return FALSE;
+    }
+  return TRUE;
+}
+
 /* The printed kind of a declared type, for messages. */
 static char *
 declared_kind (GraphValue *v)
@@ -203,6 +226,7 @@ sym_aten_check_arguments (GraphNode *n, GError **error)
   /* Over the overloads that take k arguments: an overload every input fits
    * passes; else the one that fits the longest prefix names the problem. */
   int worst = -1;   /* the best overload's first misfit, over them all */
+  gboolean by_elements = FALSE;   /* a list fitting that argument's kind, whose elements do not */
   g_autoptr (GString) wanted = g_string_new (NULL);
   for (guint o = 0; overloads[o]; o++)
     {
@@ -213,18 +237,22 @@ sym_aten_check_arguments (GraphNode *n, GError **error)
       if (k != fixed && !(vararg && k > fixed))
         continue;   /* a trace records every argument: only an exact count fits */
       guint i = 0;
+      gboolean elements = FALSE;
       for (; i < k && i < fixed; i++)
-        if (!kind_accepts (graph_value_type (graph_node_input (n, i)), args[i]))
+        if (!kind_accepts (graph_value_type (graph_node_input (n, i)), args[i])
+            || (elements = !list_elements_accept (graph_node_input (n, i), args[i])))
           break;
       if (i == k || i == fixed)
         return TRUE;
       if ((int) i > worst)
         {
           worst = (int) i;
+          by_elements = FALSE;
           g_string_truncate (wanted, 0);
         }
       if ((int) i == worst)
         {
+          by_elements |= elements;
           g_auto (GStrv) f = g_strsplit (args[i], " ", 3);
           if (g_strv_length (f) == 3)
             {
@@ -262,7 +290,19 @@ sym_aten_check_arguments (GraphNode *n, GError **error)
       return FALSE;
     }
   GraphValue *v = graph_node_input (n, (guint) worst);
-  g_autofree char *got = declared_kind (v);
+  g_autofree char *kind_of = declared_kind (v);
+  g_autoptr (GString) elems = g_string_new (NULL);
+  GraphNode *list = graph_value_node (v);
+  if (by_elements && list && graph_node_is (list, "prim::ListConstruct"))
+    for (guint i = 0; i < graph_node_n_inputs (list) && i < 4; i++)
+      {
+        GraphValue *e = graph_node_input (list, i);
+        g_autofree char *ek = e ? declared_kind (e) : g_strdup ("absent");
+        const char *en = e ? graph_value_get_name (e) : NULL;
+        g_string_append_printf (elems, "%s%%%s (%s)%s", i ? ", " : " built from ", en ? en : "?", ek,
+                                i == 3 && graph_node_n_inputs (list) > 4 ? ", ..." : "");
+      }
+  g_autofree char *got = g_strconcat (kind_of, elems->str, NULL);
   g_autofree char *where = sym_node_location (n);
   const char *name = graph_value_get_name (v);
   g_set_error (error, SYM_ERROR, SYM_ERROR_INVALID,

@@ -100,6 +100,12 @@ static const HostileCase cases[] = {
     "input 0 (%s) is of type str, but torch's schemas take Tensor `self` there" },
   { "export/kind-int-list-for-tensor", { "export", H "kind_int_list_for_tensor.trace", "-o", "@OUT@" }, 4,
     "input 1 (%l) is of type int[], but torch's schemas take Tensor `other`, Scalar `other` there" },
+  /* a list built in the trace: its elements against the list kind's element kind */
+  { "export/kind-tensor-in-int-list", { "export", H "kind_tensor_in_int_list.trace", "-o", "@OUT@" }, 4,
+    "input 1 (%s) is of type int[] built from %w (a Tensor), but torch's schemas take SymInt[] `size`" },
+  { "export/kind-int-in-tensor-list", { "export", H "kind_int_in_tensor_list.trace", "-o", "@OUT@" }, 4,
+    "input 0 (%l) is of type Tensor[] built from %a (a Tensor), %one (of type int), but torch's schemas take "
+    "Tensor[] `tensors` there" },
   /* dim lists (sym_parse_args "ds"/"dr") */
   { "export/sum-dim-list-out-of-range", { "export", H "sum_dim_list_out_of_range.trace", "-o", "@OUT@" },
     4, "dim 5 is out of range for a tensor of rank 2" },
