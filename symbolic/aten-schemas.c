@@ -19,12 +19,16 @@ compare_entry (const void *key, const void *entry)
 #define SELF_MEMORY_FORMAT SELF "|" SELF ";?i memory_format MemoryFormat?"
 static const SymAtenArity extra_arities[] = {
   { "aten::_cast_Bool", 1, 2, SELF ";b non_blocking bool" },
+  /* torch 1.13's name for its floor-rounding helper (floor_divide's arguments) */
+  { "aten::_floor_divide", 2, 2, SELF ";T other Tensor|" SELF ";n other Scalar" },
   { "aten::bool", 1, 2, SELF_MEMORY_FORMAT },
   { "aten::double", 1, 2, SELF_MEMORY_FORMAT },
   { "aten::float", 1, 2, SELF_MEMORY_FORMAT },
   { "aten::half", 1, 2, SELF_MEMORY_FORMAT },
   { "aten::int", 1, 2, SELF_MEMORY_FORMAT },
   { "aten::long", 1, 2, SELF_MEMORY_FORMAT },
+  /* block-listed by torch 1.13; no PyTorch operator has this name */
+  { "aten::scan", 0, 0, "" },
   { "aten::softsign", 1, 1, SELF },
   { "aten::tanhshrink", 1, 1, SELF },
 };

@@ -399,6 +399,14 @@ see_through_r (GraphValue *src, int depth)
           src = graph_node_input (p, 0);
           continue;
         }
+      /* list(l): a copy of list l, the same elements (not list(str)) */
+      GraphType *lt = p && graph_node_is (p, "aten::list") && graph_node_n_inputs (p) == 1
+                        && graph_node_input (p, 0) ? graph_value_type (graph_node_input (p, 0)) : NULL;
+      if (lt && graph_type_kind (lt) == GRAPH_TYPE_LIST)
+        {
+          src = graph_node_input (p, 0);
+          continue;
+        }
       Graph *b[2];
       gboolean c;
       if (p && graph_node_is (p, "prim::If") && graph_node_n_inputs (p) == 1
@@ -608,6 +616,8 @@ static_int_r (GraphValue *src, gint64 *v, int depth)
     *v = (gint64) ((guint64) a - (guint64) b);
   else if (graph_node_is (p, "aten::mul"))
     *v = (gint64) ((guint64) a * (guint64) b);
+  else if (graph_node_is (p, "aten::floordiv") && b != 0 && !(a == G_MININT64 && b == -1))
+    *v = a / b - ((a % b != 0) && ((a < 0) != (b < 0)));   /* Python's //: toward -inf */
   else
     return FALSE;
   return TRUE;
@@ -652,6 +662,15 @@ static_bool_r (GraphValue *src, gboolean *v, int depth)
       if (!static_bool_r (x, &a, depth + 1))
         return FALSE;
       *v = !a;
+      return TRUE;
+    }
+  if (graph_node_is (p, "aten::is_floating_point") && nin == 1)
+    {
+      /* the traced element type */
+      GraphDType dt = sym_dtype (x);
+      if (dt == GRAPH_DTYPE_UNDEFINED)
+        return FALSE;
+      *v = graph_dtype_is_floating (dt);
       return TRUE;
     }
   if (nin != 2)
@@ -1205,6 +1224,34 @@ sym_value (SymContext *ctx, GraphValue *src, GError **error)
     dst = weight_value (ctx, src, error);
   else if (graph_node_is (p, "prim::unchecked_cast"))
     dst = sym_value (ctx, graph_node_input (p, 0), error);
+  else if (is_static_scalar_node (p)
+           && sym_registry_lookup (ctx->s.reg, graph_node_kind (p), ctx->s.opset, NULL, NULL))
+    {
+      /* Note [Static scalars in scripted code]: translated on use by the
+       * symbolic registered for it (symbolic/script-ops.c), which folds the
+       * value known at export time and writes the run-time form otherwise. */
+      gpointer ud = NULL, saved = ctx->user_data;
+      SymFn fn = sym_registry_lookup (ctx->s.reg, graph_node_kind (p), ctx->s.opset, &ud, NULL);
+      guint n_out = graph_node_n_outputs (p);
+      g_autofree GraphValue **o = g_new0 (GraphValue *, n_out + 1);
+      ctx->user_data = ud;
+      gboolean ok = fn (ctx, p, o, error);
+      ctx->user_data = saved;
+      if (!ok)
+        return NULL;
+      for (guint i = 0; i < n_out; i++)
+        if (o[i] && graph_node_output (p, i) != src)
+          g_hash_table_insert (ctx->map, graph_node_output (p, i), o[i]);
+      for (guint i = 0; i < n_out; i++)
+        if (graph_node_output (p, i) == src)
+          dst = o[i];
+      if (dst == NULL)
+        {
+          g_set_error (error, SYM_ERROR, SYM_ERROR_INVALID, "the symbolic for %s gave no value for %%%s",
+                       graph_node_kind (p), value_label (src, buf));
+          return NULL;
+        }
+    }
   else if (is_static_scalar_node (p))
     {
       /* Note [Static scalars in scripted code] */

@@ -46,7 +46,9 @@ extern const SymTable sym_opset9_math, sym_opset9_reduce, sym_opset9_nn, sym_ops
                       sym_opset11_extra,
                       /* Issue 12: random ops, losses, windows. */
                       sym_opset9_random, sym_opset12_random, sym_opset9_loss, sym_opset12_loss,
-                      sym_opset9_window;
+                      sym_opset9_window,
+                      /* Issue 12: TorchScript's list and scalar ops (script-ops.c). */
+                      sym_opset9_script, sym_opset10_script;
 
 /* Helpers shared between the opset-9 files. */
 /* trunc(x) = Sign(x) · Floor(|x|) of a float value (opset9-beyond.c). */
@@ -87,6 +89,14 @@ gboolean     sym_unbind (SymContext *ctx, GraphNode *n, GraphValue **out, GError
 gboolean     sym_transpose (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error);
 gboolean     sym_upsample_mode (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error,
                                 const char *mode);
+/* Its body with the arguments by position (aten::__interpolate's differ):
+ * size input size_idx, scale input scale_idx (-1: none), align_corners. */
+gboolean     sym_upsample_at (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error,
+                              const char *mode, guint size_idx, int scale_idx, gboolean align);
+/* aten::floor_divide: floor(self / other), integers too (opset9-math.c). */
+gboolean     sym_floor_divide (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error);
+/* floor(a / b) of two values of one element type (opset9-math.c). */
+GraphValue  *sym_floor_div_values (SymContext *ctx, GraphValue *a, GraphValue *b);
 /* softmax's dtype argument: self cast to it (opset9-nn.c). */
 gboolean     sym_softmax_input_dtype (SymContext *ctx, GraphNode *n, GraphValue **input, GError **error);
 /* Softmax/LogSoftmax of input along dim: one op, or the Transpose form

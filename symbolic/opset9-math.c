@@ -199,7 +199,6 @@ sym_prelu (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 }
 
 /* aten::div(self, other, rounding_mode=None) */
-static GraphValue *floor_div (SymContext *ctx, GraphValue *a, GraphValue *b);
 
 static gboolean
 sym_div (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
@@ -235,7 +234,7 @@ sym_div (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   if (g_str_equal (mode, "floor") && sym_dtype (self) != GRAPH_DTYPE_UNDEFINED
       && sym_dtype (self) == sym_dtype (other))
     {
-      out[0] = floor_div (ctx, self, other);
+      out[0] = sym_floor_div_values (ctx, self, other);
       return TRUE;
     }
   /* Floats: the quotient in the result type, truncated as Sign · Floor(|q|)
@@ -592,8 +591,8 @@ sym_clamp_max (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 /* floor(a / b).  Floats: Floor(Div).  Integers: ONNX's Div truncates, so
  * the quotient steps down by one where the remainder is non-zero and its
  * sign differs from b's (torch's _floor_divide does the same). */
-static GraphValue *
-floor_div (SymContext *ctx, GraphValue *a, GraphValue *b)
+GraphValue *
+sym_floor_div_values (SymContext *ctx, GraphValue *a, GraphValue *b)
 {
   GraphValue *q = graph_op (G, "Div", a, b, NULL);
   GraphDType dt = sym_dtype (a);
@@ -608,7 +607,7 @@ floor_div (SymContext *ctx, GraphValue *a, GraphValue *b)
 }
 
 /* aten::floor_divide: floor rounding in torch 1.13, integers too. */
-static gboolean
+gboolean
 sym_floor_divide (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {
   GraphValue *self, *other;
@@ -620,7 +619,7 @@ sym_floor_divide (SymContext *ctx, GraphNode *n, GraphValue **out, GError **erro
      * here because the integer types are unknown or differ */
     return sym_unimplemented (ctx, n, error, "integer floor_divide of operands of unknown or "
                               "different element types");
-  out[0] = floor_div (ctx, self, other);
+  out[0] = sym_floor_div_values (ctx, self, other);
   return TRUE;
 }
 
@@ -639,7 +638,7 @@ sym_remainder (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
                               "different element types");
   /* Python's modulo: the sign of other, so the quotient is floored for
    * integers too. */
-  GraphValue *d = floor_div (ctx, self, other);
+  GraphValue *d = sym_floor_div_values (ctx, self, other);
   out[0] = graph_op (G, "Sub", self, graph_op (G, "Mul", d, other, NULL), NULL);
   return TRUE;
 }

@@ -1,5 +1,6 @@
 /* Opset 9 base set: shapes, views, joins and splits, selection. */
 #include "symbolic/opset-tables.h"
+#include <math.h>
 #include <string.h>
 
 #define G sym_graph (ctx)
@@ -782,15 +783,27 @@ sym_upsample_mode (SymContext *ctx, GraphNode *n, GraphValue **out, GError **err
                    const char *mode)
 {
   gboolean linear = strcmp (mode, "nearest") != 0;
-  GraphValue *input;
-  if (!sym_parse_args (ctx, n, "v", &input, error))
-    return FALSE;
   guint nin = graph_node_n_inputs (n);
   gboolean align = FALSE;
   if (linear && nin >= 4 && !sym_parse_args (ctx, n, "none,none,b", &align, error))
     return FALSE;
-  GraphValue *size_src = graph_node_input (n, 1);
-  GraphValue *scale_src = nin > 2 ? graph_node_input (n, nin - 1) : NULL;
+  return sym_upsample_at (ctx, n, out, error, mode, 1, nin > 2 ? (int) nin - 1 : -1, align);
+}
+
+/* The body of sym_upsample_mode, the arguments by position: input 0 the
+ * tensor, input size_idx the output size (None, int[]), input scale_idx
+ * (-1: none) the scale factors (None, float[], float), align_corners given. */
+gboolean
+sym_upsample_at (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error,
+                 const char *mode, guint size_idx, int scale_idx, gboolean align)
+{
+  gboolean linear = strcmp (mode, "nearest") != 0;
+  GraphValue *input;
+  if (!sym_parse_args (ctx, n, "v", &input, error))
+    return FALSE;
+  guint nin = scale_idx >= 0 ? (guint) scale_idx + 1 : 2;
+  GraphValue *size_src = graph_node_input (n, size_idx);
+  GraphValue *scale_src = scale_idx >= 0 ? graph_node_input (n, scale_idx) : NULL;
   int r = sym_rank (input);
   gint64 in_d[TENSOR_MAX_RANK], out_d[TENSOR_MAX_RANK];
   if (r < 3)
@@ -800,6 +813,14 @@ sym_upsample_mode (SymContext *ctx, GraphNode *n, GraphValue **out, GError **err
   for (int i = 0; i < r; i++)
     scales[i] = 1.0;
   g_autoptr (GArray) sizes = sym_is_none (size_src) ? NULL : sym_get_const_ints (size_src);
+  /* an int size (aten::__interpolate's) is every spatial dim's */
+  GraphType *size_t = sizes ? graph_value_type (size_src) : NULL;
+  if (sizes && sizes->len == 1 && size_t && graph_type_kind (size_t) == GRAPH_TYPE_INT)
+    {
+      gint64 one = g_array_index (sizes, gint64, 0);
+      for (int i = 3; i < r; i++)
+        g_array_append_val (sizes, one);
+    }
   gboolean have_scales = FALSE;
   if (!sym_is_none (scale_src) && nin > 2)
     {
@@ -882,6 +903,16 @@ sym_upsample_mode (SymContext *ctx, GraphNode *n, GraphValue **out, GError **err
         }
       for (int i = 2; i < r; i++)
         scales[i] = (double) out_d[i] / (double) in_d[i];
+      /* Before opset 11 the sizes travel as float scales: Upsample/Resize
+       * make floor(in · scale), which can be one fewer (3 · (float) 5/3). */
+      for (int i = 2; i < r && sym_opset (ctx) < 11; i++)
+        if (floor ((double) in_d[i] * (double) (float) scales[i]) != (double) out_d[i]
+            || floorf ((float) in_d[i] * (float) scales[i]) != (float) out_d[i])
+          /* torch 1.13: writes the scales out/in, whose float product floors to another size;
+           * refused here because that size is wrong (Resize takes sizes from opset 11) */
+          return sym_unimplemented (ctx, n, error, "upsampling %" G_GINT64_FORMAT " to %" G_GINT64_FORMAT
+                                    " elements before opset 11 (a float scale cannot give that "
+                                    "size)", in_d[i], out_d[i]);
     }
   gint64 nr = r;
   g_autoptr (Tensor) st = tensor_new_zeroed (GRAPH_DTYPE_FLOAT, 1, &nr, NULL);

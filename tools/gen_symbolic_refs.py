@@ -21,6 +21,7 @@ import json
 import os
 import sys
 import warnings
+from typing import Optional
 
 import numpy as np
 import onnx
@@ -495,6 +496,91 @@ OP_CASES.update({
         x, torch.tensor([0.05, 0.1, 0.02]), torch.tensor([0, 3, -2], dtype=torch.int32), 1, -128, 127)),
         [R(2, 3, 4)]),
 })
+# Issue 12: TorchScript's scalar and list ops, from @torch.jit.script
+# helpers a traced model calls (their graphs are inlined into the trace).
+@torch.jit.script
+def _script_item(x: torch.Tensor) -> torch.Tensor:
+    return x * x.sum().item() + x[0:1, 0:1].item()
+
+
+@torch.jit.script
+def _script_not(x: torch.Tensor) -> torch.Tensor:
+    if not bool(x.sum() > 0):          # a run-time bool: onnx If on Not
+        x = x * 2
+    if not x.is_floating_point():      # known at export time
+        x = x + 100
+    return x - 1
+
+
+@torch.jit.script
+def _script_is(x: torch.Tensor, y: Optional[torch.Tensor] = None, z: Optional[torch.Tensor] = None) -> torch.Tensor:
+    if y is None:
+        x = x * 3
+    if z is not None:
+        x = x + z
+    return x
+
+
+@torch.jit.script
+def _script_is_floating_point(x: torch.Tensor, i: torch.Tensor) -> torch.Tensor:
+    a = x * 2 if x.is_floating_point() else x + 1
+    b = i * 2 if i.is_floating_point() else i + 1
+    return a + b
+
+
+@torch.jit.script
+def _script_floordiv(x: torch.Tensor) -> torch.Tensor:
+    n = x.size(0) // 2                 # known at export time
+    k = int(x.sum()) // 3              # ints at run time, signs differing
+    m = int(x.sum()) // -4             # a negative divisor
+    f = float(x.sum()) // 2.0          # floats at run time
+    g = int(x.sum()) // 2.5            # int // float
+    return x * n + x * k + m + f + g
+
+
+@torch.jit.script
+def _script_list(x: torch.Tensor) -> torch.Tensor:
+    s = list(x.size())
+    return x.view(s[1], s[0])
+
+
+@torch.jit.script
+def _script_interpolate_scale(x: torch.Tensor) -> torch.Tensor:
+    return torch.ops.aten.__interpolate(x, None, [2.0, 3.0], "nearest", None, None, False)
+
+
+@torch.jit.script
+def _script_interpolate_size(x: torch.Tensor) -> torch.Tensor:
+    return torch.ops.aten.__interpolate(x, [10, 14], None, "nearest", None, None, False)
+
+
+@torch.jit.script
+def _script_interpolate_align(x: torch.Tensor) -> torch.Tensor:
+    return torch.ops.aten.__interpolate(x, 6, None, "bilinear", True, None, False)
+
+
+@torch.jit.script
+def _script_interpolate_recompute(x: torch.Tensor) -> torch.Tensor:
+    return torch.ops.aten.__interpolate(x, None, 2.0, "linear", None, True, False)
+
+
+SCRIPT_CASES = {
+    "script_item": (Fn(lambda s, x: _script_item(x)), [R(2, 3).double()]),
+    "script_not": (Fn(lambda s, x: _script_not(x)), [R(2, 3)]),
+    "script_is": (Fn(lambda s, x, z: _script_is(x, None, z)), [R(2, 3), R(2, 3)]),
+    "script_is_floating_point": (Fn(lambda s, x, i: _script_is_floating_point(x, i)),
+                                 [R(2, 3), torch.tensor([[1, -2, 3], [4, 5, -6]])]),
+    # sums to -5.5: floor and truncation differ (torch's export truncates)
+    "script_floordiv": (Fn(lambda s, x: _script_floordiv(x)),
+                        [torch.tensor([[-1.5, 0.25, -3.0], [0.75, -2.0, 0.0], [0.5, -0.25, -0.25],
+                                       [0.0, 0.0, 0.0]], dtype=torch.float64)]),
+    "script_list": (Fn(lambda s, x: _script_list(x)), [R(2, 3)]),
+    "script_interpolate_scale": (Fn(lambda s, x: _script_interpolate_scale(x)), [R(1, 2, 3, 3)]),
+    "script_interpolate_size": (Fn(lambda s, x: _script_interpolate_size(x)), [R(1, 2, 5, 7)]),
+    "script_interpolate_align": (Fn(lambda s, x: _script_interpolate_align(x)), [R(1, 2, 3, 4)]),
+    "script_interpolate_recompute": (Fn(lambda s, x: _script_interpolate_recompute(x)), [R(1, 2, 5)]),
+}
+OP_CASES.update(SCRIPT_CASES)
 CASES.update(OP_CASES)
 
 
