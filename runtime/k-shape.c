@@ -1151,7 +1151,10 @@ rt_trilu (RtCall *call, const RtTensor *a, gint64 k, gboolean upper, GError **er
 static gboolean
 k_trilu (RtCall *call, GError **error)
 {
-  gint64 k = (call->n_inputs > 1 && call->inputs[1]) ? rt_get_i64 (call->inputs[1], 0) : 0;
+  const RtTensor *kt;
+  if (!rt_scalar_input (call, 1, "k", TRUE, &kt, error))
+    return FALSE;
+  gint64 k = kt ? rt_get_i64 (kt, 0) : 0;
   return rt_trilu (call, call->inputs[0], k, rt_attr_i (call->node, "upper", 1) != 0, error);
 }
 

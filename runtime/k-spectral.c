@@ -125,6 +125,10 @@ k_stft (RtCall *call, GError **error)
       rt_call_error (call, error, RT_ERROR_SHAPE, "signal must be (batch, length, 1 or 2)");
       return FALSE;
     }
+  const RtTensor *scalar;
+  if (!rt_scalar_input (call, 1, "frame_step", FALSE, &scalar, error)
+      || (fl && !rt_scalar_input (call, 3, "frame_length", FALSE, &scalar, error)))
+    return FALSE;
   gint64 step = rt_get_i64 (step_t, 0);
   gint64 flen = fl ? rt_get_i64 (fl, 0) : win ? win->numel : 0;
   gint64 B = x->dims[0], L = x->dims[1], comp = x->dims[2];
@@ -171,7 +175,12 @@ k_stft (RtCall *call, GError **error)
 static gboolean
 k_mel (RtCall *call, GError **error)
 {
-  const RtTensor *const *in = call->inputs;
+  const RtTensor *const *in = call->inputs, *scalar;
+  static const char *const names[5] = { "num_mel_bins", "dft_length", "sample_rate", "lower_edge_hertz",
+                                        "upper_edge_hertz" };
+  for (guint i = 0; i < 5; i++)
+    if (!rt_scalar_input (call, i, names[i], FALSE, &scalar, error))
+      return FALSE;
   gint64 nmel = rt_get_i64 (in[0], 0), dftl = rt_get_i64 (in[1], 0), sr = rt_get_i64 (in[2], 0);
   float lo = (float) rt_get_f64 (in[3], 0), hi = (float) rt_get_f64 (in[4], 0);
   if (nmel < 1 || dftl < 1 || sr < 1 || nmel > (1 << 20) || dftl > (1 << 24))

@@ -32,7 +32,9 @@ k_optimizer (RtCall *call, GError **error)
                      per, 1 + nstate);
       return FALSE;
     }
-  const RtTensor *const *in = call->inputs;
+  const RtTensor *const *in = call->inputs, *scalar;
+  if (!rt_scalar_input (call, 0, "R", FALSE, &scalar, error) || !rt_scalar_input (call, 1, "T", FALSE, &scalar, error))
+    return FALSE;
   for (guint i = 0; i < call->n_inputs; i++)
     if (in[i] == NULL || (i >= 2 && (!(RT_DT_FLOATS & (1u << in[i]->dtype))
                                      || in[i]->numel != in[2 + (i - 2) % n]->numel)))

@@ -229,9 +229,17 @@ gint64       rt_shape_inner (guint rank, const gint64 *dims, guint axis);
  * initial value), unchanged for float types. */
 double       rt_saturate (GraphDType dtype, double v);
 /* Element i as int64 / double (any numeric or bool dtype, float16 and
- * bfloat16 included; 0 for a string). */
+ * bfloat16 included; 0 for a string).  An i outside [0, numel) reads 0:
+ * kernels check their inputs' sizes, and this is the last guard against a
+ * read past the buffer where one does not (Trilu's k, STFT's frame_step
+ * and the optimizers' R given as empty tensors read past them). */
 gint64       rt_get_i64 (const RtTensor *t, gint64 i);
 double       rt_get_f64 (const RtTensor *t, gint64 i);
+/* Input i of call, which ONNX defines as a scalar: present and holding
+ * exactly one element (rank 0 or [1]), else an error naming `what`.  NULL
+ * when absent and `optional`, without an error. */
+gboolean     rt_scalar_input (const RtCall *call, guint i, const char *what, gboolean optional,
+                              const RtTensor **out, GError **error);
 /* Parameters given per tensor (one element) or per channel (quantization
  * scales and zero points, weights): element i, or the one element. */
 static inline double

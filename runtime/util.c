@@ -152,6 +152,8 @@ rt_dtype_size (GraphDType d)
 gint64
 rt_get_i64 (const RtTensor *t, gint64 i)
 {
+  if (G_UNLIKELY (i < 0 || i >= t->numel))
+    return 0;
   switch (t->dtype)
     {
 #define CASE(E, T) case GRAPH_DTYPE_##E: return (gint64) ((const T *) t->data)[i];
@@ -168,6 +170,8 @@ rt_get_i64 (const RtTensor *t, gint64 i)
 double
 rt_get_f64 (const RtTensor *t, gint64 i)
 {
+  if (G_UNLIKELY (i < 0 || i >= t->numel))
+    return 0;
   switch (t->dtype)
     {
 #define CASE(E, T) case GRAPH_DTYPE_##E: return (double) ((const T *) t->data)[i];
@@ -182,6 +186,28 @@ rt_get_f64 (const RtTensor *t, gint64 i)
     default:
       return 0;
     }
+}
+
+gboolean
+rt_scalar_input (const RtCall *call, guint i, const char *what, gboolean optional, const RtTensor **out,
+                 GError **error)
+{
+  const RtTensor *t = i < call->n_inputs ? call->inputs[i] : NULL;
+  *out = NULL;
+  if (t == NULL && optional)
+    return TRUE;
+  if (t == NULL || t->kind != RT_KIND_TENSOR || t->numel != 1 || t->rank > 1)
+    {
+      if (t == NULL || t->kind != RT_KIND_TENSOR)
+        rt_call_error (call, error, RT_ERROR_INVALID_GRAPH, "input %u (%s) must be a scalar; it is absent or "
+                       "not a tensor", i, what);
+      else
+        rt_call_error (call, error, RT_ERROR_SHAPE, "input %u (%s) must be a scalar; it has %" G_GINT64_FORMAT
+                       " elements in %u dims", i, what, t->numel, t->rank);
+      return FALSE;
+    }
+  *out = t;
+  return TRUE;
 }
 
 gboolean

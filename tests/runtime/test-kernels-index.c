@@ -6,6 +6,7 @@
  * ASan build runs these).  Values checked are worked out by hand from
  * the ONNX operator spec (numpy equivalents in the comments). */
 #include "tests/runtime/test-runtime.h"
+#include "runtime/kernel.h"
 #include <math.h>
 #include <stdarg.h>
 #include <string.h>
@@ -326,11 +327,29 @@ test_strings (void)
                 RT_ERROR_INVALID_GRAPH, "element 1 ('two') is not a number");
 }
 
+/* rt_get_f64/rt_get_i64 read 0 outside [0, numel): the last guard where a
+ * kernel reads a scalar input given as an empty tensor. */
+static void
+test_get_out_of_range (void)
+{
+  float f[2] = { 1.5f, -2.5f };
+  gint64 l[1] = { 7 };
+  RtTensor t = { .dtype = GRAPH_DTYPE_FLOAT, .rank = 1, .dims = { 2 }, .numel = 2, .data = f };
+  RtTensor e = { .dtype = GRAPH_DTYPE_INT64, .rank = 1, .dims = { 0 }, .numel = 0, .data = l };
+  g_assert_cmpfloat (rt_get_f64 (&t, 1), ==, -2.5);
+  g_assert_cmpint (rt_get_i64 (&t, 0), ==, 1);
+  g_assert_cmpfloat (rt_get_f64 (&t, 2), ==, 0);
+  g_assert_cmpfloat (rt_get_f64 (&t, -1), ==, 0);
+  g_assert_cmpint (rt_get_i64 (&e, 0), ==, 0);   /* l[0] is 7: not read */
+  g_assert_cmpfloat (rt_get_f64 (&e, 0), ==, 0);
+}
+
 void
 test_kernels_index_register (void)
 {
   g_test_add_func ("/runtime/strings", test_strings);
   g_test_add_func ("/runtime/index/gathernd-scatternd", test_gathernd);
+  g_test_add_func ("/runtime/index/get-out-of-range", test_get_out_of_range);
   g_test_add_func ("/runtime/index/compress-reversesequence", test_compress_reverse);
   g_test_add_func ("/runtime/index/unique", test_unique);
   g_test_add_func ("/runtime/index/broadcasts-to", test_broadcasts_to);

@@ -149,6 +149,16 @@ static const HostileCase cases[] = {
     "the padding 2 is more than half the kernel's 2 at spatial dim 0 of %x : Float(1, 1, 4, 4)" },
   { "export/index-mask-dims-differ", { "export", H "index_mask_dims_differ.trace", "-o", "@OUT@" }, 4,
     "the mask %m : Bool(3, 5) has 5 at its dim 1 where %x : Float(3, 4) has 4 (dim 1)" },
+  /* inputs ONNX defines as scalars given as empty tensors (rt_scalar_input; rt_get_f64/i64 read 0 past the
+   * end): each read past its buffer before */
+  { "run/trilu-empty-k", { "run", H "onnx_run_trilu_empty_k_heap_overflow.onnx" }, 4,
+    "Trilu: input 1 (k) must be a scalar; it has 0 elements in 1 dims" },
+  { "run/stft-empty-frame-step", { "run", H "onnx_run_stft_empty_frame_step_heap_overflow.onnx" }, 4,
+    "STFT: input 1 (frame_step) must be a scalar" },
+  { "run/melweightmatrix-empty-bins", { "run", H "onnx_run_melweightmatrix_empty_bins_heap_overflow.onnx" }, 4,
+    "MelWeightMatrix: input 0 (num_mel_bins) must be a scalar" },
+  { "run/adagrad-empty-r", { "run", H "onnx_run_adagrad_empty_r_heap_overflow.onnx" }, 4,
+    "Adagrad: input 0 (R) must be a scalar" },
   /* inputs sharing an ONNX type parameter with different element types (runtime/onnx-type-params.h) */
   { "run/mismatch-pad-value-int8", { "run", H "onnx_run_mismatch_pad_value_int8.onnx" }, 4,
     "Pad: input 2 is int8 but input 0 is float: Pad (opset 13) takes one element type for both (type constraint T)" },
