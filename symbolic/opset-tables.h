@@ -46,7 +46,9 @@ extern const SymTable sym_opset9_math, sym_opset9_reduce, sym_opset9_nn, sym_ops
                       sym_opset11_extra,
                       /* Issue 12: random ops, losses, windows. */
                       sym_opset9_random, sym_opset12_random, sym_opset9_loss, sym_opset12_loss,
-                      sym_opset9_window;
+                      sym_opset9_window,
+                      /* Issue 12: as_strided (opset9-strided.c). */
+                      sym_opset9_strided;
 
 /* Helpers shared between the opset-9 files. */
 /* trunc(x) = Sign(x) · Floor(|x|) of a float value (opset9-beyond.c). */

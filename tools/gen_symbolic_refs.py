@@ -21,6 +21,7 @@ import json
 import os
 import sys
 import warnings
+from typing import Optional
 
 import numpy as np
 import onnx
@@ -135,6 +136,11 @@ def P(*shape):
 
 def SPECIAL():
     return torch.tensor([[1.0, float("inf"), -float("inf")], [float("nan"), 0.0, -2.5]])
+
+
+@torch.jit.script
+def _lstm_cell(x, h, c, w_ih, w_hh, b_ih: Optional[torch.Tensor], b_hh: Optional[torch.Tensor]):
+    return torch.lstm_cell(x, [h, c], w_ih, w_hh, b_ih, b_hh)
 
 
 # Ops added after the first set; each is also run by the test (NUMERIC).
@@ -377,6 +383,22 @@ OP_CASES.update({
     "masked_scatter": (Fn(lambda s, x, m, src: x.masked_scatter(m > 0, src)), [R(2, 3, 4), R(3, 1), R(5, 6)]),
     "masked_select": (Fn(lambda s, x, y: (x.masked_select(x > 0.2), x.masked_select(y > 0))),
                       [R(2, 3, 4), R(3, 1)]),
+    # as_strided of an input (contiguous, its own storage): overlapping
+    # windows, and an explicit offset with a stride-0 dim
+    "as_strided": (Fn(lambda s, x: (x.as_strided((3, 2), (2, 3)), x.as_strided((2, 2, 3), (1, 0, 4), 1))),
+                   [R(3, 4)]),
+    # of a transposed view: PyTorch reads the storage (x's order), torch's
+    # export the transposed tensor's logical order; refused here
+    "as_strided_transposed": (Fn(lambda s, x: x.t().as_strided((2, 3), (1, 2))), [R(3, 4)]),
+    # one LSTM step, with biases and without: the tracer never records
+    # aten::lstm_cell (nn.LSTMCell traces as linear, chunk, sigmoid...), so
+    # a scripted function calls it and the trace inlines its graph
+    "lstm_cell": (Fn(lambda s, x, h, c: _lstm_cell(x, h, c, s.mods[0].weight_ih, s.mods[0].weight_hh,
+                                                  s.mods[0].bias_ih, s.mods[0].bias_hh), nn.LSTMCell(4, 5)),
+                  [R(2, 4), R(2, 5), R(2, 5)]),
+    "lstm_cell_nobias": (Fn(lambda s, x, h, c: _lstm_cell(x, h, c, s.mods[0].weight_ih, s.mods[0].weight_hh,
+                                                         None, None), nn.LSTMCell(3, 2, bias=False)),
+                         [R(1, 3), R(1, 2), R(1, 2)]),
 })
 
 
