@@ -399,6 +399,24 @@ OP_CASES.update({
     "lstm_cell_nobias": (Fn(lambda s, x, h, c: _lstm_cell(x, h, c, s.mods[0].weight_ih, s.mods[0].weight_hh,
                                                          None, None), nn.LSTMCell(3, 2, bias=False)),
                          [R(1, 3), R(1, 2), R(1, 2)]),
+    # aten::_pad_circular called itself (F.pad traces as aten::pad): 2-D
+    # and 1-D; a negative pad crops first, then wraps what is left (torch's
+    # export fails on it)
+    "pad_circular_op": (Fn(lambda s, x, y: (torch.ops.aten._pad_circular(x, [1, 2, 2, 0]),
+                                            torch.ops.aten._pad_circular(y, [0, 3]))),
+                        [R(1, 2, 4, 5), R(2, 3, 4)]),
+    "pad_circular_negative": (Fn(lambda s, x: torch.ops.aten._pad_circular(x, [2, -1, 1, 3])), [R(1, 2, 4, 5)]),
+    # rows over max_norm scaled down (an index twice, a row under the norm),
+    # by the L2 and the L1 norm
+    "embedding_renorm": (Fn(lambda s, w, i: (torch.ops.aten.embedding_renorm(w, i, 1.5, 2.0),
+                                             torch.ops.aten.embedding_renorm(w, i, 2.0, 1.0))),
+                         [R(6, 3) * 2, torch.tensor([[4, 1], [0, 4]])]),
+    # the old form of torch.unique (values, inverse); torch exports it only as ATen
+    "unique_old": (Fn(lambda s, x: torch._unique(x, sorted=True, return_inverse=True)),
+                   [torch.tensor([[3, 1], [2, 1], [5, 3]])]),
+    # random ops ONNX lacks: torch refuses them (outside caffe2), so do we
+    "sample_dirichlet": (Fn(lambda s, x: torch._sample_dirichlet(x)), [P(2, 3)]),
+    "standard_gamma": (Fn(lambda s, x: torch._standard_gamma(x)), [P(2, 3)]),
 })
 
 
