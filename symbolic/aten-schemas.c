@@ -18,7 +18,10 @@ compare_entry (const void *key, const void *entry)
 #define SELF "T self Tensor"
 #define SELF_MEMORY_FORMAT SELF "|" SELF ";?i memory_format MemoryFormat?"
 static const SymAtenArity extra_arities[] = {
+  { "aten::_cast_BFloat16", 1, 2, SELF ";b non_blocking bool" },
   { "aten::_cast_Bool", 1, 2, SELF ";b non_blocking bool" },
+  { "aten::_cast_ComplexDouble", 1, 2, SELF ";b non_blocking bool" },
+  { "aten::_cast_ComplexFloat", 1, 2, SELF ";b non_blocking bool" },
   /* torch 1.13's name for its floor-rounding helper (floor_divide's arguments) */
   { "aten::_floor_divide", 2, 2, SELF ";T other Tensor|" SELF ";n other Scalar" },
   { "aten::bool", 1, 2, SELF_MEMORY_FORMAT },

@@ -42,13 +42,16 @@ extern const SymTable sym_opset9_math, sym_opset9_reduce, sym_opset9_nn, sym_ops
                       sym_opset16, sym_opset17,
                       /* Issue 12's additions: torch 1.13 names the first tables lacked. */
                       sym_opset9_extra, sym_opset9_aliases, sym_opset9_beyond,
-                      sym_opset9_isinf,   /* opset10.c: isinf & co. from 9 */
+                      sym_opset9_isinf,   /* opset10.c: isinf & co., embedding_bag from 9 */
                       sym_opset11_extra,
                       /* Issue 12: random ops, losses, windows. */
                       sym_opset9_random, sym_opset12_random, sym_opset9_loss, sym_opset12_loss,
                       sym_opset9_window,
                       /* Issue 12: TorchScript's list and scalar ops (script-ops.c). */
-                      sym_opset9_script, sym_opset10_script;
+                      sym_opset9_script, sym_opset10_script,
+                      /* Issue 12: as_strided (opset9-strided.c); names whose symbolic
+                       * only refuses (opset9-refused.c). */
+                      sym_opset9_strided, sym_opset9_refused;
 
 /* Helpers shared between the opset-9 files. */
 /* trunc(x) = Sign(x) · Floor(|x|) of a float value (opset9-beyond.c). */

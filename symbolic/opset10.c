@@ -30,23 +30,39 @@ sym_flip (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 }
 
 /* embedding_bag with a number of bags known only at run time (offsets
- * computed from a dynamic size; torch 1.13 builds a Loop): a mask
+ * computed from a dynamic size; torch 1.13 builds a Loop), and at opset 9
+ * (where torch refuses): a mask
  * M[b, j] = start_b <= j < end_b over the bags and the index positions,
  * the rows Gathered once, and a masked reduction over j (Where, then
  * ReduceSum/ReduceMax: exact, and a non-finite row stays in its bags).
- * Empty bags give 0 in every mode, as PyTorch.  From opset 11 (Range). */
+ * Empty bags give 0 in every mode, as PyTorch.  The positions j are a
+ * Range from opset 11, before it a constant (n_static: the number of
+ * indices, which must then be static). */
 static GraphValue *
 embedding_bag_masked (SymContext *ctx, GraphValue *weight, GraphValue *indices, GraphValue *offsets,
-                      GraphValue *per_sample, gboolean include_last, gint64 mode)
+                      GraphValue *per_sample, gboolean include_last, gint64 mode, gint64 n_static)
 {
   Graph *g = sym_graph (ctx);
   static const gint64 zero = 0, one = 1, two = 2, minus1 = -1, big = G_MAXINT64;
-  GraphValue *len = sym_size (ctx, indices, 0);
-  GraphValue *j = graph_op (g, "Range", sym_const_i64 (ctx, 0), len, sym_const_i64 (ctx, 1), NULL);
+  GraphValue *len, *j;
+  if (sym_opset (ctx) >= 11)
+    {
+      len = sym_size (ctx, indices, 0);
+      j = graph_op (g, "Range", sym_const_i64 (ctx, 0), len, sym_const_i64 (ctx, 1), NULL);
+      len = sym_unsqueeze (ctx, len, 1, &zero);
+    }
+  else
+    {
+      g_autofree gint64 *pos = g_new (gint64, n_static > 0 ? n_static : 1);
+      for (gint64 k = 0; k < n_static; k++)
+        pos[k] = k;
+      len = sym_const_ints (ctx, 1, &n_static);
+      j = sym_const_ints (ctx, (gsize) n_static, pos);
+    }
   GraphValue *ext = offsets;
   if (!include_last)
     {
-      GraphValue *parts[2] = { offsets, sym_unsqueeze (ctx, len, 1, &zero) };
+      GraphValue *parts[2] = { offsets, len };
       ext = graph_opv (g, "Concat", 2, parts, "axis_i", (gint64) 0, NULL);
     }
   GraphValue *starts = sym_slice (ctx, ext, 1, &zero, &zero, &minus1, NULL);
@@ -101,7 +117,18 @@ sym_embedding_bag (SymContext *ctx, GraphNode *n, GraphValue **out, GError **err
   const GraphDim *od = ot && graph_type_rank (ot) == 1 ? graph_type_dim (ot, 0) : NULL;
   if (od != NULL && od->kind != GRAPH_DIM_STATIC && sym_opset (ctx) >= 11)
     {
-      out[0] = embedding_bag_masked (ctx, weight, indices, offsets, per_sample, include_last, mode);
+      out[0] = embedding_bag_masked (ctx, weight, indices, offsets, per_sample, include_last, mode, -1);
+      return out[0] != NULL;
+    }
+  if (sym_opset (ctx) < 10)
+    {
+      gint64 n_idx = sym_static_dim_size (indices, 0);
+      if (sym_rank (indices) != 1 || sym_rank (offsets) != 1 || n_idx < 0 || n_idx > (1 << 24))
+        /* torch 1.13: also refuses before opset 10 (_onnx_unsupported outside caffe2's ATen
+         * fallback); symonnx exports 1-D indices of static length there */
+        return sym_unimplemented (ctx, n, error, "embedding_bag before opset 10 of indices that "
+                                  "are not 1-D of a static length (at most 2^24)");
+      out[0] = embedding_bag_masked (ctx, weight, indices, offsets, per_sample, include_last, mode, n_idx);
       return out[0] != NULL;
     }
   if (od == NULL || od->kind != GRAPH_DIM_STATIC)
@@ -252,11 +279,13 @@ sym_nan_to_num (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   return TRUE;
 }
 
-/* From opset 9 (torch: 10), isinf_of's form before 10. */
+/* From opset 9 (torch: 10), isinf_of's form before 10; embedding_bag's
+ * masked form before 10 (torch: an ATen node under caffe2, else refused). */
 static const SymEntry entries9[] = {
   SYM_FN ("aten::isinf", sym_isinf),
   SYM_FN ("aten::isfinite", sym_isfinite),
   SYM_FN ("aten::nan_to_num", sym_nan_to_num),
+  SYM_FN ("aten::embedding_bag", sym_embedding_bag),
 };
 const SymTable sym_opset9_isinf = SYM_TABLE (9, entries9);
 

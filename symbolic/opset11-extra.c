@@ -185,10 +185,12 @@ static gboolean
 sym_unique (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {
   gboolean by_dim = graph_node_is (n, "aten::unique_dim");
+  gboolean old_form = graph_node_is (n, "aten::_unique");   /* (self, sorted, return_inverse) */
   GraphValue *self;
   gint64 dim = 0, sorted = 1, inv, counts;
   if (by_dim ? !sym_parse_args (ctx, n, "vdbbb", &self, &dim, &sorted, &inv, &counts, error)
-             : !sym_parse_args (ctx, n, "vbbb", &self, &sorted, &inv, &counts, error))
+      : old_form ? !sym_parse_args (ctx, n, "vbb", &self, &sorted, &inv, error)
+                 : !sym_parse_args (ctx, n, "vbbb", &self, &sorted, &inv, &counts, error))
     return FALSE;
   if (!sorted && !by_dim)
     /* torch 1.13: exports Unique(sorted=0), first-occurrence order, where PyTorch returns its hash
@@ -203,8 +205,47 @@ sym_unique (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   GraphValue *inverse = graph_node_output (un, 2);
   out[0] = graph_node_output (un, 0);
   out[1] = by_dim ? inverse : graph_op (g, "Reshape", inverse, sym_size (ctx, self, G_MININT64), NULL);
-  out[2] = graph_node_output (un, 3);
+  if (!old_form)
+    out[2] = graph_node_output (un, 3);
   return out[1] != NULL;
+}
+
+/* aten::embedding_renorm(weight, indices, max_norm, norm_type), also the
+ * in-place embedding_renorm_ that F.embedding(max_norm=) calls: each row
+ * the indices name whose p-norm exceeds max_norm is scaled by max_norm /
+ * (norm + 1e-7), as torch 1.13's symbolic writes it: Unique of the
+ * indices, Gather of their rows, ReduceL1/L2, Where, ScatterND back. */
+static gboolean
+sym_embedding_renorm (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *weight, *indices;
+  double max_norm, p;
+  if (!sym_parse_args (ctx, n, "v,v,f,f", &weight, &indices, &max_norm, &p, error))
+    return FALSE;
+  if (p != 1.0 && p != 2.0)
+    /* torch 1.13: also refuses norms other than 1 and 2 (after int(norm_type): 1.5 becomes an L1
+     * norm, other numbers); refused here for every other norm */
+    return sym_unimplemented (ctx, n, error, "embedding_renorm with norm_type %g (1 and 2 are "
+                              "supported)", p);
+  if (sym_rank (weight) != 2 || !graph_dtype_is_floating (sym_dtype (weight)))
+    /* torch 1.13: exports any rank; refused here because PyTorch renormalises the rows of a 2-D
+     * floating-point weight only */
+    return sym_unimplemented (ctx, n, error, "embedding_renorm of a weight that is not a 2-D "
+                              "floating-point tensor");
+  Graph *g = sym_graph (ctx);
+  static const gint64 one[1] = { 1 };
+  GraphValue *unique = graph_op (g, "Unique", indices, NULL);
+  GraphValue *rows = graph_op (g, "Gather", weight, unique, NULL);
+  GraphValue *norm = graph_op (g, p == 1.0 ? "ReduceL1" : "ReduceL2", rows, "axes_is", 1, one,
+                               "keepdims_i", (gint64) 1, NULL);
+  GraphValue *limit = sym_scalar_like (ctx, max_norm, weight);
+  GraphValue *den = graph_op (g, "Add", norm, sym_scalar_like (ctx, 1e-7, weight), NULL);
+  GraphValue *scaled = graph_op (g, "Mul", rows, graph_op (g, "Div", limit, den, NULL), NULL);
+  GraphValue *over = graph_op (g, "Greater", norm, limit, NULL);
+  GraphValue *renormed = graph_op (g, "Where", over, scaled, rows, NULL);
+  GraphValue *at = sym_unsqueeze (ctx, unique, 1, one);
+  out[0] = graph_op (g, "ScatterND", weight, at, renormed, NULL);
+  return out[0] != NULL;
 }
 
 /* The rows (kernel offset) × columns (block start) of positions one
@@ -278,6 +319,8 @@ sym_im2col (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 static const SymEntry entries[] = {
   SYM_FN ("aten::im2col", sym_im2col),
   SYM_FN ("aten::_unique2", sym_unique),
+  SYM_FN ("aten::_unique", sym_unique),
+  SYM_FN ("aten::embedding_renorm", sym_embedding_renorm),
   SYM_FN ("aten::unique_dim", sym_unique),
   SYM_FN ("aten::linalg_det", sym_linalg_det),
   SYM_FN ("aten::det", sym_linalg_det),

@@ -1,7 +1,7 @@
 /* Opset 9: torch 1.13's no-ops on real tensors, aliases and multi-output
  * forms of existing symbolics (issue 12): _conj, conj_physical,
  * resolve_conj/neg, lift, numpy_T, _reshape_from_tensor, _log_softmax,
- * tensor/as_tensor, _cast_Bool, native_layer_norm, _weight_norm.  Each
+ * tensor/as_tensor, _cast_Bool, native_layer_norm, _weight_norm, is_pinned.  Each
  * does what torch's symbolic_opset9.py does, node for node. */
 #include "symbolic/opset-tables.h"
 
@@ -234,7 +234,28 @@ sym_zero (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   return TRUE;
 }
 
+/* aten::is_pinned(self, device=None) → bool (scripted code: a trace
+ * never records a bool result): whether self sits in page-locked host
+ * memory.  torch 1.13's symbolic returns None — nothing — which is right
+ * while nothing reads the result. */
+static gboolean
+sym_is_pinned (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *res = graph_node_n_outputs (n) > 0 ? graph_node_output (n, 0) : NULL;
+  if (res == NULL || (graph_value_n_uses (res) == 0 && !graph_value_is_graph_output (res)))
+    {
+      if (res)
+        out[0] = NULL;
+      return TRUE;
+    }
+  /* torch 1.13: returns None, and a node reading it fails; refused here because where a tensor's
+   * memory lives is not a value an ONNX model computes */
+  return sym_unimplemented (ctx, n, error, "a use of is_pinned's result (where a tensor's memory "
+                            "lives is not part of an ONNX model)");
+}
+
 static const SymEntry entries[] = {
+  SYM_FN ("aten::is_pinned", sym_is_pinned),
   SYM_FN ("prim::If", sym_lower_if),   /* scripted code in traces: control-flow.c */
   SYM_FN ("prim::Loop", sym_lower_loop),
   SYM_FN ("prim::RaiseException", sym_lower_raise),

@@ -1099,11 +1099,13 @@ sym_constant_pad_nd (SymContext *ctx, GraphNode *n, GraphValue **out, GError **e
 static gboolean mode_pad (SymContext *ctx, GraphNode *n, const char *onnx_mode, GraphValue **out,
                           GError **error);
 
-/* mode 'circular': along each padded dim, the last `left` elements, the
- * input, then the first `right` (Slice, Concat), one dim after the other so
- * that the corners wrap in both.  torch 1.13's _pad_circular swaps each
- * dim's two pads and starts the left slice one element early (another
- * function); PyTorch's own circular pad is this one. */
+/* mode 'circular' (aten::pad, aten::_pad_circular): along each padded
+ * dim, a negative pad first crops that many elements off its side; then
+ * the last `left` elements of what is left, it, and its first `right`
+ * (Slice, Concat), one dim after the other so that the corners wrap in
+ * both — what PyTorch's _pad_circular computes.  torch 1.13's symbolic
+ * swaps each dim's two pads and starts the left slice one element early
+ * (other numbers: the wrong-results cases pad_circular_2d/3d). */
 static gboolean
 circular_pad (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {
@@ -1122,12 +1124,28 @@ circular_pad (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
       gint64 left = g_array_index (pad, gint64, 2 * i), right = g_array_index (pad, gint64, 2 * i + 1);
       gint64 axis = r - 1 - (gint64) i;   /* torch lists the last dim first */
       gint64 size = sym_static_dim_size (self, axis);
-      if (left < 0 || right < 0 || (size >= 0 && (left > size || right > size)))
+      gint64 crop_l = left < 0 ? -left : 0, crop_r = right < 0 ? -right : 0;
+      gint64 kept = size - crop_l - crop_r;   /* what the wraps copy from */
+      if ((crop_l || crop_r) && size < 0)
+        /* torch 1.13: crops with its (shifted) slices whatever the size; refused here because
+         * PyTorch's limits on negative pads need the dim's size */
+        return sym_unimplemented (ctx, n, error, "negative circular padding of a dim whose size is "
+                                  "not static");
+      if (left < -G_MAXINT32 || right < -G_MAXINT32
+          || (size >= 0 && (left > size || right > size || kept < 0
+                            || ((left > 0 || right > 0) && (left > kept || right > kept)))))
         /* torch 1.13: exports it with wrong slices (see above); refused here because PyTorch
-         * wraps around only once and symonnx writes no negative circular pads */
+         * refuses it too (a pad wraps around more than once, or empties the dim) or reads
+         * elements it is writing */
         return sym_unimplemented (ctx, n, error, "circular padding by %" G_GINT64_FORMAT " and %"
-                                  G_GINT64_FORMAT " (negative, or more than the dim's size)",
-                                  left, right);
+                                  G_GINT64_FORMAT " of a dim of size %" G_GINT64_FORMAT
+                                  " (it wraps around more than once, or crops the dim away)",
+                                  left, right, size);
+      if (crop_l || crop_r)
+        {
+          gint64 end = crop_r ? -crop_r : G_MAXINT64;
+          cur = sym_slice (ctx, cur, 1, &axis, &crop_l, &end, NULL);
+        }
       GraphValue *parts[3];
       guint k = 0;
       if (left > 0)
@@ -1141,6 +1159,26 @@ circular_pad (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
     }
   out[0] = cur;
   return TRUE;
+}
+
+/* aten::_pad_circular(self, pad): PyTorch pads every dim after the first
+ * two (batch and channels), so pad has 2 · (rank - 2) entries. */
+static gboolean
+sym_pad_circular (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  g_autoptr (GArray) pad = sym_get_const_ints (graph_node_input (n, 1));
+  GraphValue *src = graph_node_input (n, 0);
+  GraphType *t = graph_value_type (src);
+  int r = t && graph_type_is_tensor (t) ? graph_type_rank (t) : -1;
+  if (pad != NULL && r >= 0 && (r < 3 || pad->len != 2 * (guint) (r - 2)))
+    {
+      g_autofree char *where = sym_node_location (n);
+      g_set_error (error, SYM_ERROR, SYM_ERROR_INVALID, "aten::_pad_circular (%s): %u pads for an "
+                   "input of rank %d (PyTorch takes 2 per dim after the first two)", where, pad->len,
+                   r);
+      return FALSE;
+    }
+  return circular_pad (ctx, n, out, error);
 }
 
 static gboolean
@@ -1195,6 +1233,7 @@ mode_pad (SymContext *ctx, GraphNode *n, const char *onnx_mode, GraphValue **out
 
 static const SymEntry entries[] = {
   SYM_FN ("aten::pad", sym_pad),
+  SYM_FN ("aten::_pad_circular", sym_pad_circular),
   SYM_FN ("aten::reflection_pad1d", sym_reflection_pad),
   SYM_FN ("aten::reflection_pad2d", sym_reflection_pad),
   SYM_FN ("aten::reflection_pad3d", sym_reflection_pad),

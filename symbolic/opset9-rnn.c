@@ -1,4 +1,5 @@
 /* Opset 9 base set: aten::lstm, aten::gru, aten::rnn_tanh, aten::rnn_relu,
+ * aten::lstm_cell (one step of the same LSTM),
  * as torch 1.13's _generic_rnn writes them: one ONNX LSTM/GRU/RNN node per
  * layer, weights re-sliced into ONNX's gate order, W/R/B concatenated per
  * direction, initial states sliced per layer, dropout ignored (eval). */
@@ -100,6 +101,111 @@ is_tensor_list (GraphValue *src)
   return t && graph_type_kind (t) == GRAPH_TYPE_LIST;
 }
 
+/* The arguments of the RNN layers once parsed: the ONNX values, weights
+ * the flat list of W_ih, W_hh (, b_ih, b_hh) per layer and direction. */
+typedef struct
+{
+  GraphValue  *input, *batch_sizes, *h0, *c0;
+  GraphValue **weights;
+  gint64       num_layers;
+  gboolean     has_biases, bidirectional, batch_first;
+} RnnArgs;
+
+/* One ONNX LSTM/GRU/RNN node per layer, as torch's _generic_rnn: out[0]
+ * the last layer's output, out[1] (out[2]) the final h (c) of every layer
+ * and direction, concatenated. */
+static gboolean
+rnn_layers (Rnn *r, GraphNode *n, const RnnArgs *a, GraphValue **out, GError **error)
+{
+  SymContext *ctx = r->ctx;
+  RnnVariant variant = r->variant;
+  GraphValue *input = a->input, *batch_sizes = a->batch_sizes, *h0 = a->h0, *c0 = a->c0;
+  gint64 num_layers = a->num_layers;
+  gboolean has_biases = a->has_biases, bidirectional = a->bidirectional, batch_first = a->batch_first;
+  guint per_layer = has_biases ? 4 : 2, dirs = bidirectional ? 2 : 1;
+  static const gint64 batch_perm[3] = { 1, 0, 2 };
+  GraphValue *prev = input;
+  if (batch_first)
+    prev = graph_op (G, "Transpose", prev, "perm_is", 3, batch_perm, NULL);
+
+  const char *op = variant == RNN_LSTM ? "LSTM" : variant == RNN_GRU ? "GRU" : "RNN";
+  const char *act = variant == RNN_RELU ? "Relu" : "Tanh";
+  const char *acts[2] = { act, act };
+  g_autoptr (GPtrArray) h_outs = g_ptr_array_new ();
+  g_autoptr (GPtrArray) c_outs = g_ptr_array_new ();
+  for (gint64 l = 0; l < num_layers; l++)
+    {
+      GraphValue *wi, *wh, *b;
+      GraphValue **w = a->weights + (gsize) l * per_layer * dirs;
+      direction_weights (r, w, has_biases, &wi, &wh, &b);
+      if (bidirectional)
+        {
+          GraphValue *wib, *whb, *bb;
+          direction_weights (r, w + per_layer, has_biases, &wib, &whb, &bb);
+          GraphValue *pi[2] = { wi, wib }, *ph[2] = { wh, whb }, *pb[2] = { b, bb };
+          wi = concat0 (ctx, 2, pi);
+          wh = concat0 (ctx, 2, ph);
+          b = has_biases ? concat0 (ctx, 2, pb) : NULL;
+        }
+      gint64 s = l * dirs, e = (l + 1) * dirs;
+      const gint64 axes[1] = { 0 };
+      GraphValue *ins[7] = {
+        prev, wi, wh, b ? b : GRAPH_ABSENT, batch_sizes ? batch_sizes : GRAPH_ABSENT,
+        h0 == NULL ? GRAPH_ABSENT : num_layers == 1 ? h0 : sym_slice (ctx, h0, 1, axes, &s, &e, NULL),
+        c0 == NULL ? GRAPH_ABSENT : num_layers == 1 ? c0 : sym_slice (ctx, c0, 1, axes, &s, &e, NULL),
+      };
+      guint n_in = variant == RNN_LSTM ? 7 : 6, n_out = variant == RNN_LSTM ? 3 : 2;
+      GraphNode *node;
+      if (variant == RNN_LSTM)
+        node = bidirectional
+          ? graph_opv_outputs (G, op, n_in, ins, n_out, "direction_s", "bidirectional",
+                               "hidden_size_i", r->hidden, NULL)
+          : graph_opv_outputs (G, op, n_in, ins, n_out, "hidden_size_i", r->hidden, NULL);
+      else if (variant == RNN_GRU)
+        node = bidirectional
+          ? graph_opv_outputs (G, op, n_in, ins, n_out, "direction_s", "bidirectional",
+                               "hidden_size_i", r->hidden, "linear_before_reset_i", (gint64) 1, NULL)
+          : graph_opv_outputs (G, op, n_in, ins, n_out, "hidden_size_i", r->hidden,
+                               "linear_before_reset_i", (gint64) 1, NULL);
+      else
+        node = bidirectional
+          ? graph_opv_outputs (G, op, n_in, ins, n_out, "activations_ss", 2, acts,
+                               "direction_s", "bidirectional", "hidden_size_i", r->hidden, NULL)
+          : graph_opv_outputs (G, op, n_in, ins, n_out, "activations_ss", 1, acts,
+                               "hidden_size_i", r->hidden, NULL);
+      if (node == NULL)
+        {
+          g_set_error (error, SYM_ERROR, SYM_ERROR_INVALID, "%s: could not build the %s node",
+                       graph_node_kind (n), op);
+          return FALSE;
+        }
+      prev = graph_node_output (node, 0);
+      if (bidirectional)
+        {
+          /* [seq, dirs, batch, hidden] → [seq, batch, dirs * hidden] */
+          static const gint64 perm[4] = { 0, 2, 1, 3 };
+          static const gint64 shape[3] = { 0, 0, -1 };
+          prev = graph_op (G, "Transpose", prev, "perm_is", 4, perm, NULL);
+          prev = sym_reshape_static (ctx, prev, 3, shape);
+        }
+      else
+        {
+          const gint64 one[1] = { 1 };
+          prev = sym_squeeze (ctx, prev, 1, one);
+        }
+      g_ptr_array_add (h_outs, graph_node_output (node, 1));
+      if (variant == RNN_LSTM)
+        g_ptr_array_add (c_outs, graph_node_output (node, 2));
+    }
+  if (batch_first)
+    prev = graph_op (G, "Transpose", prev, "perm_is", 3, batch_perm, NULL);
+  out[0] = prev;
+  out[1] = concat0 (ctx, h_outs->len, (GraphValue **) h_outs->pdata);
+  if (variant == RNN_LSTM)
+    out[2] = concat0 (ctx, c_outs->len, (GraphValue **) c_outs->pdata);
+  return TRUE;
+}
+
 static gboolean reaches_pad_only (GraphValue *v, int depth);
 
 /* aten::lstm(input, hx[], params[], has_biases, num_layers, dropout, train,
@@ -178,87 +284,63 @@ generic_rnn (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
         }
     }
 
-  static const gint64 batch_perm[3] = { 1, 0, 2 };
-  GraphValue *prev = input;
-  if (batch_first)
-    prev = graph_op (G, "Transpose", prev, "perm_is", 3, batch_perm, NULL);
+  RnnArgs a = { input, batch_sizes, h0, c0, (GraphValue **) weights->pdata, num_layers, has_biases,
+                bidirectional, batch_first };
+  return rnn_layers (&r, n, &a, out, error);
+}
 
-  const char *op = variant == RNN_LSTM ? "LSTM" : variant == RNN_GRU ? "GRU" : "RNN";
-  const char *act = variant == RNN_RELU ? "Relu" : "Tanh";
-  const char *acts[2] = { act, act };
-  g_autoptr (GPtrArray) h_outs = g_ptr_array_new ();
-  g_autoptr (GPtrArray) c_outs = g_ptr_array_new ();
-  for (gint64 l = 0; l < num_layers; l++)
-    {
-      GraphValue *wi, *wh, *b;
-      GraphValue **w = (GraphValue **) weights->pdata + (gsize) l * per_layer * dirs;
-      direction_weights (&r, w, has_biases, &wi, &wh, &b);
-      if (bidirectional)
-        {
-          GraphValue *wib, *whb, *bb;
-          direction_weights (&r, w + per_layer, has_biases, &wib, &whb, &bb);
-          GraphValue *pi[2] = { wi, wib }, *ph[2] = { wh, whb }, *pb[2] = { b, bb };
-          wi = concat0 (ctx, 2, pi);
-          wh = concat0 (ctx, 2, ph);
-          b = has_biases ? concat0 (ctx, 2, pb) : NULL;
-        }
-      gint64 s = l * dirs, e = (l + 1) * dirs;
-      const gint64 axes[1] = { 0 };
-      GraphValue *ins[7] = {
-        prev, wi, wh, b ? b : GRAPH_ABSENT, batch_sizes ? batch_sizes : GRAPH_ABSENT,
-        h0 == NULL ? GRAPH_ABSENT : num_layers == 1 ? h0 : sym_slice (ctx, h0, 1, axes, &s, &e, NULL),
-        c0 == NULL ? GRAPH_ABSENT : num_layers == 1 ? c0 : sym_slice (ctx, c0, 1, axes, &s, &e, NULL),
-      };
-      guint n_in = variant == RNN_LSTM ? 7 : 6, n_out = variant == RNN_LSTM ? 3 : 2;
-      GraphNode *node;
-      if (variant == RNN_LSTM)
-        node = bidirectional
-          ? graph_opv_outputs (G, op, n_in, ins, n_out, "direction_s", "bidirectional",
-                               "hidden_size_i", r.hidden, NULL)
-          : graph_opv_outputs (G, op, n_in, ins, n_out, "hidden_size_i", r.hidden, NULL);
-      else if (variant == RNN_GRU)
-        node = bidirectional
-          ? graph_opv_outputs (G, op, n_in, ins, n_out, "direction_s", "bidirectional",
-                               "hidden_size_i", r.hidden, "linear_before_reset_i", (gint64) 1, NULL)
-          : graph_opv_outputs (G, op, n_in, ins, n_out, "hidden_size_i", r.hidden,
-                               "linear_before_reset_i", (gint64) 1, NULL);
-      else
-        node = bidirectional
-          ? graph_opv_outputs (G, op, n_in, ins, n_out, "activations_ss", 2, acts,
-                               "direction_s", "bidirectional", "hidden_size_i", r.hidden, NULL)
-          : graph_opv_outputs (G, op, n_in, ins, n_out, "activations_ss", 1, acts,
-                               "hidden_size_i", r.hidden, NULL);
-      if (node == NULL)
-        {
-          g_set_error (error, SYM_ERROR, SYM_ERROR_INVALID, "%s: could not build the %s node",
-                       graph_node_kind (n), op);
-          return FALSE;
-        }
-      prev = graph_node_output (node, 0);
-      if (bidirectional)
-        {
-          /* [seq, dirs, batch, hidden] → [seq, batch, dirs * hidden] */
-          static const gint64 perm[4] = { 0, 2, 1, 3 };
-          static const gint64 shape[3] = { 0, 0, -1 };
-          prev = graph_op (G, "Transpose", prev, "perm_is", 4, perm, NULL);
-          prev = sym_reshape_static (ctx, prev, 3, shape);
-        }
-      else
-        {
-          const gint64 one[1] = { 1 };
-          prev = sym_squeeze (ctx, prev, 1, one);
-        }
-      g_ptr_array_add (h_outs, graph_node_output (node, 1));
-      if (variant == RNN_LSTM)
-        g_ptr_array_add (c_outs, graph_node_output (node, 2));
-    }
-  if (batch_first)
-    prev = graph_op (G, "Transpose", prev, "perm_is", 3, batch_perm, NULL);
-  out[0] = prev;
-  out[1] = concat0 (ctx, h_outs->len, (GraphValue **) h_outs->pdata);
-  if (variant == RNN_LSTM)
-    out[2] = concat0 (ctx, c_outs->len, (GraphValue **) c_outs->pdata);
-  return TRUE;
+/* aten::lstm_cell(input, hx[], w_ih, w_hh, b_ih=None, b_hh=None) → (hy, cy):
+ * one step of an LSTM, as torch 1.13 writes it: input (batch, input_size),
+ * h and c (batch, hidden) unsqueezed into a sequence of one step, the
+ * one-layer LSTM above, and its final h and c squeezed back. */
+static gboolean
+sym_lstm_cell (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *input, *w_ih, *w_hh, *b_ih, *b_hh;
+  if (!sym_parse_args (ctx, n, "v,none,v,v,v,v", &input, &w_ih, &w_hh, &b_ih, &b_hh, error))
+    return FALSE;
+  if ((b_ih == NULL) != (b_hh == NULL))
+    /* torch 1.13: also refuses (its weight tuple holds a None that the gate reordering slices) */
+    return sym_unimplemented (ctx, n, error, "lstm_cell with one bias of the two");
+  g_autoptr (GPtrArray) hx = sym_list_values (ctx, graph_node_input (n, 1), error);
+  if (hx == NULL)
+    return FALSE;
+  if (hx->len != 2)
+    /* torch 1.13: also refuses (an LSTM's state is the pair h, c) */
+    return sym_unimplemented (ctx, n, error, "%u states (lstm_cell takes h and c)", hx->len);
+  Rnn r = { ctx, RNN_LSTM, 0 };
+  if (!hidden_size (graph_node_input (n, 3), w_hh, NULL, &r.hidden) || r.hidden <= 0)
+    /* torch 1.13: also refuses (_unimplemented "unknown hidden size") */
+    return sym_unimplemented (ctx, n, error, "unknown hidden size");
+  GraphValue *vals[4] = { input, hx->pdata[0], hx->pdata[1], w_ih };
+  for (guint i = 0; i < G_N_ELEMENTS (vals); i++)
+    if (sym_rank (vals[i]) != 2)
+      /* torch 1.13: exports other ranks (its Unsqueeze makes an LSTM input of another rank);
+       * refused here because ONNX's LSTM takes (seq, batch, features): PyTorch's lstm_cell takes
+       * 2-D tensors (nn.LSTMCell unsqueezes an unbatched input itself) */
+      return sym_unimplemented (ctx, n, error, "lstm_cell of an input, state or weight that is not "
+                                "2-D (or of unknown rank)");
+  gint64 d[2];
+  GraphValue *gates[2] = { w_ih, w_hh };
+  for (guint i = 0; i < 2; i++)
+    if (sym_static_shape (gates[i], d) && d[0] != 4 * r.hidden)
+      {
+        g_autofree char *where = sym_node_location (n);
+        g_set_error (error, SYM_ERROR, SYM_ERROR_INVALID, "aten::lstm_cell (%s): weight %u has %"
+                     G_GINT64_FORMAT " rows, 4 × hidden size (%" G_GINT64_FORMAT ") expected", where,
+                     i, d[0], 4 * r.hidden);
+        return FALSE;
+      }
+  static const gint64 zero[1] = { 0 };
+  GraphValue *w[4] = { w_ih, w_hh, b_ih, b_hh };
+  RnnArgs a = { sym_unsqueeze (ctx, input, 1, zero), NULL, sym_unsqueeze (ctx, hx->pdata[0], 1, zero),
+                sym_unsqueeze (ctx, hx->pdata[1], 1, zero), w, 1, b_ih != NULL, FALSE, FALSE };
+  GraphValue *res[3] = { NULL, NULL, NULL };
+  if (!rnn_layers (&r, n, &a, res, error))
+    return FALSE;
+  out[0] = sym_squeeze (ctx, res[1], 1, zero);
+  out[1] = sym_squeeze (ctx, res[2], 1, zero);
+  return out[0] && out[1];
 }
 
 /* Note [Packed sequences]
@@ -468,6 +550,7 @@ static const SymEntry entries[] = {
   SYM_DATA ("aten::gru", generic_rnn, &gru),
   SYM_DATA ("aten::rnn_tanh", generic_rnn, &rnn_tanh),
   SYM_DATA ("aten::rnn_relu", generic_rnn, &rnn_relu),
+  SYM_FN ("aten::lstm_cell", sym_lstm_cell),
   SYM_FN ("aten::_pack_padded_sequence", sym_pack_padded_sequence),
   SYM_FN ("aten::_pad_packed_sequence", sym_pad_packed_sequence),
 };

@@ -11,7 +11,8 @@ G_DEFINE_QUARK (sym-error-quark, sym_error)
 static const SymTable *const builtin_tables[] = {
   &sym_opset9_math, &sym_opset9_reduce, &sym_opset9_nn, &sym_opset9_shape, &sym_opset9_index,
   &sym_opset9_create, &sym_opset9_misc, &sym_opset9_rnn, &sym_opset9_extra, &sym_opset9_aliases, &sym_opset9_beyond, &sym_opset9_isinf,
-  &sym_opset9_random, &sym_opset9_loss, &sym_opset9_window, &sym_opset9_script, &sym_opset10, &sym_opset10_script, &sym_opset10_quantized,
+  &sym_opset9_random, &sym_opset9_loss, &sym_opset9_window, &sym_opset9_script, &sym_opset9_strided,
+  &sym_opset9_refused, &sym_opset10, &sym_opset10_script, &sym_opset10_quantized,
   &sym_opset11, &sym_opset11_extra,
   &sym_opset12, &sym_opset12_loss, &sym_opset12_random, &sym_opset13, &sym_opset13_quantized, &sym_opset14, &sym_opset16, &sym_opset17,
 };

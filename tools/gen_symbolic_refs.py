@@ -138,6 +138,11 @@ def SPECIAL():
     return torch.tensor([[1.0, float("inf"), -float("inf")], [float("nan"), 0.0, -2.5]])
 
 
+@torch.jit.script
+def _lstm_cell(x, h, c, w_ih, w_hh, b_ih: Optional[torch.Tensor], b_hh: Optional[torch.Tensor]):
+    return torch.lstm_cell(x, [h, c], w_ih, w_hh, b_ih, b_hh)
+
+
 # Ops added after the first set; each is also run by the test (NUMERIC).
 OP_CASES = {
     "maximum_minimum": (Fn(lambda s, x, y: torch.maximum(x, y) + torch.minimum(x, y)), [R(2, 3), R(2, 3)]),
@@ -380,6 +385,40 @@ OP_CASES.update({
     "masked_scatter": (Fn(lambda s, x, m, src: x.masked_scatter(m > 0, src)), [R(2, 3, 4), R(3, 1), R(5, 6)]),
     "masked_select": (Fn(lambda s, x, y: (x.masked_select(x > 0.2), x.masked_select(y > 0))),
                       [R(2, 3, 4), R(3, 1)]),
+    # as_strided of an input (contiguous, its own storage): overlapping
+    # windows, and an explicit offset with a stride-0 dim
+    "as_strided": (Fn(lambda s, x: (x.as_strided((3, 2), (2, 3)), x.as_strided((2, 2, 3), (1, 0, 4), 1))),
+                   [R(3, 4)]),
+    # of a transposed view: PyTorch reads the storage (x's order), torch's
+    # export the transposed tensor's logical order; refused here
+    "as_strided_transposed": (Fn(lambda s, x: x.t().as_strided((2, 3), (1, 2))), [R(3, 4)]),
+    # one LSTM step, with biases and without: the tracer never records
+    # aten::lstm_cell (nn.LSTMCell traces as linear, chunk, sigmoid...), so
+    # a scripted function calls it and the trace inlines its graph
+    "lstm_cell": (Fn(lambda s, x, h, c: _lstm_cell(x, h, c, s.mods[0].weight_ih, s.mods[0].weight_hh,
+                                                  s.mods[0].bias_ih, s.mods[0].bias_hh), nn.LSTMCell(4, 5)),
+                  [R(2, 4), R(2, 5), R(2, 5)]),
+    "lstm_cell_nobias": (Fn(lambda s, x, h, c: _lstm_cell(x, h, c, s.mods[0].weight_ih, s.mods[0].weight_hh,
+                                                         None, None), nn.LSTMCell(3, 2, bias=False)),
+                         [R(1, 3), R(1, 2), R(1, 2)]),
+    # aten::_pad_circular called itself (F.pad traces as aten::pad): 2-D
+    # and 1-D; a negative pad crops first, then wraps what is left (torch's
+    # export fails on it)
+    "pad_circular_op": (Fn(lambda s, x, y: (torch.ops.aten._pad_circular(x, [1, 2, 2, 0]),
+                                            torch.ops.aten._pad_circular(y, [0, 3]))),
+                        [R(1, 2, 4, 5), R(2, 3, 4)]),
+    "pad_circular_negative": (Fn(lambda s, x: torch.ops.aten._pad_circular(x, [2, -1, 1, 3])), [R(1, 2, 4, 5)]),
+    # rows over max_norm scaled down (an index twice, a row under the norm),
+    # by the L2 and the L1 norm
+    "embedding_renorm": (Fn(lambda s, w, i: (torch.ops.aten.embedding_renorm(w, i, 1.5, 2.0),
+                                             torch.ops.aten.embedding_renorm(w, i, 2.0, 1.0))),
+                         [R(6, 3) * 2, torch.tensor([[4, 1], [0, 4]])]),
+    # the old form of torch.unique (values, inverse); torch exports it only as ATen
+    "unique_old": (Fn(lambda s, x: torch._unique(x, sorted=True, return_inverse=True)),
+                   [torch.tensor([[3, 1], [2, 1], [5, 3]])]),
+    # random ops ONNX lacks: torch refuses them (outside caffe2), so do we
+    "sample_dirichlet": (Fn(lambda s, x: torch._sample_dirichlet(x)), [P(2, 3)]),
+    "standard_gamma": (Fn(lambda s, x: torch._standard_gamma(x)), [P(2, 3)]),
 })
 
 

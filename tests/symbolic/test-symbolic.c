@@ -1112,6 +1112,83 @@ test_conv_aliases (void)
     }
 }
 
+/* aten::_cast_BFloat16 (torch's _cast family lists it; torch 1.13 has no
+ * such operator, so no torch reference): Cast to=16 from opset 13, where
+ * ONNX's Cast takes bfloat16, refused before.  Values bfloat16 holds
+ * exactly come back unchanged through float → bfloat16 → float. */
+static void
+test_cast_bfloat16 (void)
+{
+  static const char text[] =
+    "graph(%x : Float(2, 3, strides=[3, 1], requires_grad=0, device=cpu)):\n"
+    "  %1 : bool = prim::Constant[value=0]()\n"
+    "  %2 : BFloat16(2, 3, strides=[3, 1], requires_grad=0, device=cpu) = aten::_cast_BFloat16(%x, %1)\n"
+    "  %3 : Float(2, 3, strides=[3, 1], requires_grad=0, device=cpu) = aten::_cast_Float(%2, %1)\n"
+    "  return (%3)\n";
+  g_autoptr (Graph) trace = parse (text);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (Graph) old = export_with (trace, NULL, SYM_MODE_ONNX, 12, &error);
+  g_assert_null (old);
+  g_assert_error (error, EXPORT_ERROR, EXPORT_ERROR_UNSUPPORTED);
+  g_assert_nonnull (strstr (error->message, "bfloat16 (ONNX's Cast has it from opset 13)"));
+  g_clear_error (&error);
+  g_autoptr (Graph) g = export_with (trace, NULL, SYM_MODE_ONNX, 13, &error);
+  g_assert_no_error (error);
+  g_autofree char *ops = op_list (g);
+  g_assert_cmpstr (ops, ==, "Cast Cast");
+  gint64 to = 0;
+  g_assert_true (graph_node_get_i (nth_node (g, 0), "to", &to));
+  g_assert_cmpint (to, ==, 16);
+  static const float x[6] = { 1.5f, -2.0f, 0.25f, 3.0f, 0.0f, -0.0078125f };
+  const gint64 dims[2] = { 2, 3 };
+  Tensor *in = tensor_new_from_data (GRAPH_DTYPE_FLOAT, 2, dims, x, sizeof x, &error);
+  g_assert_no_error (error);
+  g_autoptr (GHashTable) inputs = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
+                                                         (GDestroyNotify) tensor_unref);
+  g_hash_table_insert (inputs, (gpointer) graph_value_get_name (graph_input (g, 0)), in);
+  g_autoptr (RtSession) sess = rt_session_new (g, NULL, &error);
+  g_assert_no_error (error);
+  g_autoptr (GHashTable) outs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                                       (GDestroyNotify) tensor_unref);
+  g_assert_true (rt_session_run (sess, inputs, outs, &error));
+  g_assert_no_error (error);
+  Tensor *y = g_hash_table_lookup (outs, graph_value_get_name (graph_output (g, 0)));
+  g_assert_nonnull (y);
+  for (guint i = 0; i < G_N_ELEMENTS (x); i++)
+    g_assert_cmpfloat (tensor_get_double (y, i), ==, x[i]);
+}
+
+/* aten::is_pinned (scripted code; a trace never records its bool): no
+ * node while nothing reads it, as torch's symbolic (which returns None);
+ * a use of it refused. */
+static void
+test_is_pinned (void)
+{
+  static const char unused[] =
+    "graph(%x : Float(2, strides=[1], requires_grad=0, device=cpu)):\n"
+    "  %1 : NoneType = prim::Constant()\n"
+    "  %2 : bool = aten::is_pinned(%x, %1)\n"
+    "  %3 : Float(2, strides=[1], requires_grad=0, device=cpu) = aten::relu(%x)\n"
+    "  return (%3)\n";
+  static const char used[] =
+    "graph(%x : Float(2, strides=[1], requires_grad=0, device=cpu)):\n"
+    "  %1 : NoneType = prim::Constant()\n"
+    "  %2 : bool = aten::is_pinned(%x, %1)\n"
+    "  %3 : Float(2, strides=[1], requires_grad=0, device=cpu) = aten::relu(%x)\n"
+    "  return (%3, %2)\n";
+  g_autoptr (GError) error = NULL;
+  g_autoptr (Graph) t1 = parse (unused);
+  g_autoptr (Graph) g = export_with (t1, NULL, SYM_MODE_ONNX, 13, &error);
+  g_assert_no_error (error);
+  g_autofree char *ops = op_list (g);
+  g_assert_cmpstr (ops, ==, "Relu");
+  g_autoptr (Graph) t2 = parse (used);
+  g_autoptr (Graph) g2 = export_with (t2, NULL, SYM_MODE_ONNX, 13, &error);
+  g_assert_null (g2);
+  g_assert_error (error, EXPORT_ERROR, EXPORT_ERROR_UNSUPPORTED);
+  g_assert_nonnull (strstr (error->message, "a use of is_pinned's result"));
+}
+
 /* The registry against torch 1.13's, computed now from torch's own registry
  * by tools/op_coverage.py: every aten name torch exports at an opset is
  * exported by symonnx at that opset or listed in
@@ -1340,6 +1417,8 @@ main (int argc, char **argv)
   register_torch_refs ();
   g_test_add_func ("/symbolic/torch-refs-all/summary", test_torch_refs_summary);
   g_test_add_func ("/symbolic/conv-aliases", test_conv_aliases);
+  g_test_add_func ("/symbolic/cast-bfloat16", test_cast_bfloat16);
+  g_test_add_func ("/symbolic/is-pinned", test_is_pinned);
   g_test_add_func ("/symbolic/coverage-torch", test_coverage_torch);
   g_test_add_func ("/symbolic/refusals-doc", test_refusals_doc);
   g_test_add_func ("/symbolic/python-op-args", test_python_op_args);
