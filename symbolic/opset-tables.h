@@ -28,6 +28,10 @@ typedef struct
 #define SYM_ONNX(name_, onnx_op)    SYM_DATA (name_, sym_onnx_unary, (onnx_op))
 #define SYM_REDUCE(name_, onnx_op)  SYM_DATA (name_, sym_reduce_dims, (onnx_op))
 /* aten::_cast_Float(self, non_blocking) style: Cast to GRAPH_DTYPE_<dt>. */
+/* SYM_REFUSED: a symbolic that only refuses, with the reason torch 1.13
+ * gives (sym_registry_only_refuses; the marker is its user data). */
+extern const int sym_refused_marker;
+#define SYM_REFUSED(name_, fn_)     SYM_DATA (name_, fn_, &sym_refused_marker)
 #define SYM_CAST(name_, dt)         SYM_DATA (name_, sym_cast_to, &(const GraphDType) { GRAPH_DTYPE_##dt })
 
 /* Family bodies shared by table lines (opset9-math.c). */

@@ -50,11 +50,11 @@ sym_cast_complex (SymContext *ctx, GraphNode *n, GraphValue **out, GError **erro
 }
 
 static const SymEntry entries[] = {
-  SYM_FN ("aten::_unique", sym_unique_before11),
-  SYM_FN ("aten::_unique2", sym_unique_before11),
-  SYM_FN ("aten::_sample_dirichlet", sym_sample_dirichlet),
-  SYM_FN ("aten::_standard_gamma", sym_standard_gamma),
-  SYM_FN ("aten::_cast_ComplexFloat", sym_cast_complex),
-  SYM_FN ("aten::_cast_ComplexDouble", sym_cast_complex),
+  SYM_REFUSED ("aten::_unique", sym_unique_before11),
+  SYM_REFUSED ("aten::_unique2", sym_unique_before11),
+  SYM_REFUSED ("aten::_sample_dirichlet", sym_sample_dirichlet),
+  SYM_REFUSED ("aten::_standard_gamma", sym_standard_gamma),
+  SYM_REFUSED ("aten::_cast_ComplexFloat", sym_cast_complex),
+  SYM_REFUSED ("aten::_cast_ComplexDouble", sym_cast_complex),
 };
 const SymTable sym_opset9_refused = SYM_TABLE (9, entries);

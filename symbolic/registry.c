@@ -247,6 +247,15 @@ sym_registry_lookup (SymRegistry *reg, const char *kind, int opset, gpointer *us
   return r.fn;
 }
 
+const int sym_refused_marker = 1;
+
+gboolean
+sym_registry_only_refuses (SymRegistry *reg, const char *kind, int opset)
+{
+  gpointer data = NULL;
+  return sym_registry_lookup (reg, kind, opset, &data, NULL) != NULL && data == &sym_refused_marker;
+}
+
 /* The built-in table version whose entry for k serves `opset`, or -1. */
 static int
 builtin_version (SymRegistry *reg, const char *k, int opset)

@@ -302,7 +302,7 @@ static const SymEntry entries9[] = {
   SYM_FN ("aten::floordiv", sym_floordiv),
   SYM_FN ("aten::list", sym_list),
   SYM_FN ("aten::__interpolate", sym_interpolate),
-  SYM_FN ("aten::scan", sym_scan),
+  SYM_REFUSED ("aten::scan", sym_scan),
 };
 const SymTable sym_opset9_script = SYM_TABLE (9, entries9);
 

@@ -128,6 +128,10 @@ GPtrArray   *sym_registry_list_domains (SymRegistry *reg);
  * registered under (the base op for in-place names). */
 SymFn        sym_registry_lookup (SymRegistry *reg, const char *kind, int opset,
                                   gpointer *user_data, const char **resolved);
+/* Whether the entry serving `kind` at `opset` is built in and only refuses:
+ * a name torch 1.13 registers a symbolic for that cannot export it either
+ * (it raises), kept so that an export says why.  `symonnx ops` marks them. */
+gboolean     sym_registry_only_refuses (SymRegistry *reg, const char *kind, int opset);
 /* The lowest opset at which `kind` has any symbolic (built-in or custom),
  * or -1. */
 int          sym_registry_first_opset (SymRegistry *reg, const char *kind);

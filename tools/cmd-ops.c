@@ -53,7 +53,15 @@ print_markdown (SymRegistry *reg, GPtrArray *names)
       GString *ch = g_string_new (NULL);
       for (guint j = 1; j < vs->len; j++)
         g_string_append_printf (ch, "%s%d", j > 1 ? ", " : "", g_array_index (vs, int, j));
-      printf ("| `%s` | %d | %s |\n", k, sym_registry_first_opset (reg, k), ch->str);
+      int first = sym_registry_first_opset (reg, k), exports = first;
+      while (exports >= 0 && exports <= SYM_OPSET_MAX && sym_registry_only_refuses (reg, k, exports))
+        exports++;
+      if (exports > SYM_OPSET_MAX)
+        printf ("| `%s` | refuses (doc/refusals.md) | %s |\n", k, ch->str);
+      else if (exports != first)
+        printf ("| `%s` | %d (refuses at %d-%d) | %s |\n", k, exports, first, exports - 1, ch->str);
+      else
+        printf ("| `%s` | %d | %s |\n", k, first, ch->str);
       g_string_free (ch, TRUE);
     }
 }
@@ -338,8 +346,8 @@ ops_run (int argc, char **argv)
     print_markdown (reg, names);
   else
     for (guint i = 0; i < names->len; i++)
-      printf ("%s\t%d\n", (const char *) names->pdata[i],
-              sym_registry_first_opset (reg, names->pdata[i]));
+      printf ("%s\t%d%s\n", (const char *) names->pdata[i], sym_registry_first_opset (reg, names->pdata[i]),
+              opt_opset && sym_registry_only_refuses (reg, names->pdata[i], opt_opset) ? "\trefuses" : "");
   return CLI_EXIT_OK;
 }
 
@@ -348,7 +356,9 @@ const CliCommand cli_cmd_ops = {
   .parameters = "",
   .summary = "List the operators the symbolic registry exports, or those a trace lacks",
   .description = "Without options, prints each operator with a symbolic and the first opset "
-                 "that supports it. With --missing TRACE, prints each operator of the trace "
+                 "that supports it; with --opset N, only those that have one at N, a third "
+                 "column \"refuses\" marking a name whose symbolic there only refuses, with its "
+                 "reason (doc/refusals.md). With --missing TRACE, prints each operator of the trace "
                  "that would not export at --opset (default 14) in ONNX mode, with the reason, "
                  "and exits 1 if there are any. Python operators (autograd Functions) without a "
                  "symbolic are listed by name (prim::PythonOp::NAME). Give the trace's --weights: "

@@ -57,6 +57,15 @@ def symonnx_names(cli):
     return per
 
 
+def symonnx_refusing(cli):
+    """opset → names whose symbolic there only refuses (`ops --opset`'s third column)."""
+    out = {}
+    for v in OPSETS:
+        r = subprocess.run([cli, "ops", "--opset", str(v)], capture_output=True, text=True, check=True)
+        out[v] = {line.split("\t")[0] for line in r.stdout.splitlines() if line.endswith("\trefuses")}
+    return out
+
+
 def symonnx_changes(cli):
     """name → "changes at" cell of `symonnx ops --markdown`."""
     r = subprocess.run([cli, "ops", "--markdown"], capture_output=True, text=True, check=True)
@@ -102,7 +111,7 @@ def first(per, name):
     return None
 
 
-def markdown(torch, per, changes, not_yet):
+def markdown(torch, per, changes, not_yet, refusing):
     ours = set().union(*per.values())
     # Our in-place spellings (fill_) and dunder names (__and__) are torch's folded names.
     rows = {}
@@ -121,6 +130,8 @@ def markdown(torch, per, changes, not_yet):
              "names them without one trailing `_` (`aten::__and_` is the trace's `aten::__and__`). "
              "\"not yet\" marks an operator torch exports that symonnx does not yet "
              "(tests/fixtures/symbolic/coverage-not-yet.txt, which the test only lets shrink); "
+             "\"refuses\", a name whose symbolic only refuses, with its reason (doc/refusals.md: "
+             "torch 1.13 registers a symbolic for it that cannot export it either, or ONNX lacks the op); "
              "\"—\" in the torch column, one torch 1.13 cannot export.", ""]
     n_torch = len(torch)
     n_both = sum(1 for n in torch if first(per, n) is not None)
@@ -142,7 +153,16 @@ def markdown(torch, per, changes, not_yet):
         if f is None:
             sv = "not yet" if t in not_yet else "**missing**"
         else:
-            sv = str(f)
+            def exports_at(v):
+                names = [c for c in (ours_name, t, t + "_", t[:-1]) if c in per[v]]
+                return bool(names) and names[0] not in refusing[v]
+            exports = [v for v in OPSETS if v >= f and exports_at(v)]
+            if not exports:
+                sv = "refuses"
+            elif exports[0] != f:
+                sv = f"{exports[0]} (refuses at {f}-{exports[0] - 1})"
+            else:
+                sv = str(f)
             if t in torch and t in not_yet and not_yet[t][0]:
                 sv += " (not yet at " + ", ".join(str(v) for v in sorted(not_yet[t][0])) + ")"
         ch = changes.get(ours_name, changes.get(t + "_", "")) if f is not None else ""
@@ -191,7 +211,7 @@ def main():
         return 77
     per = symonnx_names(a.cli)
     not_yet = parse_not_yet(a.not_yet)
-    md = markdown(torch, per, symonnx_changes(a.cli), not_yet)
+    md = markdown(torch, per, symonnx_changes(a.cli), not_yet, symonnx_refusing(a.cli))
     if a.markdown:
         sys.stdout.write(md)
         return 0

@@ -1,6 +1,7 @@
 #!/bin/bash
 # Regenerates every generated document from a build: doc/symbolic-ops.md
-# (tools/op_coverage.py), doc/aten-kernels.md (symonnx ops --kernels), and
+# (tools/op_coverage.py), doc/aten-kernels.md (symonnx ops --kernels), doc/cli.md
+# (symonnx help --markdown), and
 # the torch-reference tables and counts in doc/symbolic.md and README.md
 # (tools/gen_torch_diffs_doc.py, with the counts of a torch-refs run), and
 # doc/refusals.md (tools/gen_refusals_doc.py, from the comments above each
@@ -13,6 +14,7 @@ build=${1:-build}
 py=/usr/bin/python3
 $py tools/op_coverage.py --cli "$build/tools/symonnx" --markdown > doc/symbolic-ops.md
 "$build/tools/symonnx" ops --kernels --markdown > doc/aten-kernels.md
+"$build/tools/symonnx" help --markdown > doc/cli.md
 $py tools/gen_refusals_doc.py --write
 # the symbolic tests (the whole torch-refs set and its summary: the counts)
 log=$("$build/tests/symbolic/test-symbolic" 2>&1 || true)

@@ -81,6 +81,12 @@ test_registry_lookup (void)
   g_assert_cmpint (sym_registry_first_opset (reg, "aten::upsample_bicubic2d"), ==, 11);
   g_assert_cmpint (sym_registry_first_opset (reg, "aten::add_"), ==, 9);
   g_assert_cmpint (sym_registry_first_opset (reg, "aten::no_such_op"), ==, -1);
+  /* names whose symbolic only refuses (SYM_REFUSED), per opset */
+  g_assert_true (sym_registry_only_refuses (reg, "aten::_sample_dirichlet", 13));
+  g_assert_true (sym_registry_only_refuses (reg, "aten::_unique", 10));
+  g_assert_false (sym_registry_only_refuses (reg, "aten::_unique", 11));
+  g_assert_false (sym_registry_only_refuses (reg, "aten::relu", 13));
+  g_assert_false (sym_registry_only_refuses (reg, "aten::no_such_op", 13));
   g_autoptr (GArray) vs = sym_registry_builtin_versions (reg, "aten::clamp");
   g_assert_cmpuint (vs->len, ==, 2);
   g_assert_cmpint (g_array_index (vs, int, 0), ==, 9);
