@@ -411,6 +411,17 @@ k_softmax (RtCall *call, GError **error)
   return TRUE;
 }
 
+/* One CumSum step: integers wrap as ONNX Runtime's do (two's complement,
+ * not a signed overflow); a float input is summed in double only. */
+static inline void
+cumsum_add (const RtTensor *a, gint64 idx, gboolean integer, double *s, gint64 *is)
+{
+  if (integer)
+    *is = (gint64) ((guint64) *is + (guint64) rt_get_i64 (a, idx));
+  else
+    *s += rt_get_f64 (a, idx);
+}
+
 static gboolean
 k_cumsum (RtCall *call, GError **error)
 {
@@ -440,12 +451,9 @@ k_cumsum (RtCall *call, GError **error)
           {
             gint64 j = rev ? n - 1 - jj : jj;
             gint64 idx = (i * n + j) * inner + k;
-            double x = rt_get_f64 (a, idx);
-            gint64 xi = rt_get_i64 (a, idx);
             if (!excl)
               {
-                s += x;
-                is += xi;
+                cumsum_add (a, idx, integer, &s, &is);
               }
             if (integer)
               rt_convert (&is, GRAPH_DTYPE_INT64, (char *) o->data + idx * (gint64) es, a->dtype, 1);
@@ -453,8 +461,7 @@ k_cumsum (RtCall *call, GError **error)
               rt_convert (&s, GRAPH_DTYPE_DOUBLE, (char *) o->data + idx * (gint64) es, a->dtype, 1);
             if (excl)
               {
-                s += x;
-                is += xi;
+                cumsum_add (a, idx, integer, &s, &is);
               }
           }
       }

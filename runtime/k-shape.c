@@ -885,8 +885,9 @@ k_pad (RtCall *call, GError **error)
   gint64 dims[RT_MAX_RANK];
   for (guint i = 0; i < a->rank; i++)
     {
-      dims[i] = a->dims[i] + before[i] + after[i];
-      if (dims[i] < 0 || (a->dims[i] == 0 && dims[i] > 0 && strcmp (mode, "constant") != 0))
+      /* pads are the file's: checked sums (a pad of INT64_MAX overflowed) */
+      if (__builtin_add_overflow (a->dims[i], before[i], &dims[i])
+          || __builtin_add_overflow (dims[i], after[i], &dims[i]) || dims[i] < 0 || (a->dims[i] == 0 && dims[i] > 0 && strcmp (mode, "constant") != 0))
         {
           rt_call_error (call, error, RT_ERROR_SHAPE, "padding gives a negative or impossible size");
           return FALSE;

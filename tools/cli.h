@@ -59,11 +59,14 @@ Graph   *cli_export (const char *command, const char *path, const Graph *trace,
  * commands that run graphs (CLI_LIMIT_ENTRIES in their option tables). */
 extern double cli_max_seconds;
 extern gint64 cli_max_loop_iterations;
+extern gint64 cli_max_tensor_mib;
 #define CLI_LIMIT_ENTRIES                                                            \
   { "max-seconds", 0, 0, G_OPTION_ARG_DOUBLE, &cli_max_seconds,                      \
     "Stop a run that takes longer than S seconds, with an error (0, the default: no limit)", "S" }, \
   { "max-loop-iterations", 0, 0, G_OPTION_ARG_INT64, &cli_max_loop_iterations,         \
-    "Stop a Loop node after N iterations, with an error (0: the default, 10000000)", "N" }
+    "Stop a Loop node after N iterations, with an error (0: the default, 10000000)", "N" }, \
+  { "max-tensor-mib", 0, 0, G_OPTION_ARG_INT64, &cli_max_tensor_mib,                  \
+    "Refuse, with an error, any tensor larger than N MiB (0: the default, 8192)", "N" }
 gboolean cli_apply_limits (const char *command, RtOptions *o);
 
 /* tools/cli-device.c: --device cpu|cuda and --verbose (CLI_DEVICE_ENTRIES). */

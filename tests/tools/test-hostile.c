@@ -159,6 +159,13 @@ static const HostileCase cases[] = {
     "MelWeightMatrix: input 0 (num_mel_bins) must be a scalar" },
   { "run/adagrad-empty-r", { "run", H "onnx_run_adagrad_empty_r_heap_overflow.onnx" }, 4,
     "Adagrad: input 0 (R) must be a scalar" },
+  { "run/pad-int64max", { "run", H "onnx_run_pad_int64max_signed_overflow.onnx" }, 4,
+    "Pad: padding gives a negative or impossible size" },
+  /* --max-tensor-mib lowers the largest tensor a run may make (default 8 GiB) */
+  { "run/max-tensor-mib", { "run", H "onnx_run_range_2gib.onnx", "--max-tensor-mib", "64" }, 4,
+    "Range: output 0 of shape (268435456) is invalid or larger than the limit of 67108864 bytes" },
+  { "run/max-tensor-mib-negative", { "run", H "onnx_run_range_2gib.onnx", "--max-tensor-mib", "-1" }, 2,
+    "--max-tensor-mib must not be negative (and --max-tensor-mib at most 2^43)" },
   /* inputs sharing an ONNX type parameter with different element types (runtime/onnx-type-params.h) */
   { "run/mismatch-pad-value-int8", { "run", H "onnx_run_mismatch_pad_value_int8.onnx" }, 4,
     "Pad: input 2 is int8 but input 0 is float: Pad (opset 13) takes one element type for both (type constraint T)" },
