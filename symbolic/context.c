@@ -1834,6 +1834,14 @@ sym_unsupported_hint (const char *kind)
   if (g_str_has_prefix (kind, GRAPH_KIND_PYTHON_OP))
     return "give each Python operator a symbolic: sym_register (reg, \"prim::PythonOp::NAME\", 1, "
            "fn, NULL) from a --plugin (see doc/guide.md, \"Python operators\")";
+  static const char *const list_ops[] = {
+    "aten::append", "aten::insert", "aten::pop", "aten::Delete", "aten::_set_item",
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (list_ops); i++)
+    if (strcmp (kind, list_ops[i]) == 0)
+      return "change a list in the scripted code only in the block that builds it, at constant "
+             "indices, before anything else holds it (see doc/symbolic.md, \"Lists changed in "
+             "place\"); no fallback mode exports such a change";
   return "register a symbolic with sym_register() or a --plugin, or export with "
          "ONNX_ATEN_FALLBACK (--mode aten-fallback)";
 }
@@ -2180,7 +2188,12 @@ translate_node (SymContext *ctx, GraphNode *n, GError **error)
    * torch.stack of a list a loop appended to: the Loop's scan output is
    * that stack already (Note [Loops]), and the list has no elements to
    * give an ATen node. */
+  /* A list or dict changed in place never becomes an ATen node or a
+   * fallthrough copy (Note [List mutations], list-mutations.c): the nodes
+   * reading the list would read it unchanged. */
+  gboolean mutation = is_aten && sym_is_list_mutation (n);
   if (ctx->s.mode == SYM_MODE_ONNX_ATEN && is_aten && !sym_registry_is_custom (ctx->s.reg, kind)
+      && !mutation
       && !(graph_node_is (n, "aten::stack") && graph_node_n_inputs (n) > 0
            && sym_context_scan_list (ctx, graph_node_input (n, 0))))
     fn = NULL;
@@ -2241,6 +2254,8 @@ translate_node (SymContext *ctx, GraphNode *n, GError **error)
         }
       memset (out, 0, sizeof (GraphValue *) * n_out);
       g_autoptr (GError) local2 = NULL;
+      if (mutation)
+        return unsupported_error (ctx, n, local, error);
       if (is_aten && (ctx->s.mode == SYM_MODE_ONNX_ATEN
                       || ctx->s.mode == SYM_MODE_ONNX_ATEN_FALLBACK))
         {
