@@ -2094,12 +2094,35 @@ read_after (GraphNode *n, GraphValue *v)
   return FALSE;
 }
 
+/* Whether a list or tuple holding v (built before n or after) is read
+ * after n: the read sees v's new value, as the container holds the tensor
+ * itself (`l = [y, x]; y.add_(1); torch.cat(l)`).  Past 8 levels of
+ * nesting it answers yes (rebinding is then at worst unneeded). */
+static gboolean
+held_read_after (GraphNode *n, GraphValue *v, int depth)
+{
+  if (depth > 8)
+    return TRUE;
+  for (guint i = 0; i < graph_value_n_uses (v); i++)
+    {
+      GraphNode *u = graph_value_use (v, i)->node;
+      if ((!graph_node_is (u, "prim::ListConstruct") && !graph_node_is (u, "prim::TupleConstruct"))
+          || graph_node_n_outputs (u) != 1)
+        continue;
+      GraphValue *c = graph_node_output (u, 0);
+      if (read_after (n, c) || held_read_after (n, c, depth + 1))
+        return TRUE;
+    }
+  return FALSE;
+}
+
 /* Note [In-place ops in scripted code]
  * A trace names each in-place op's result and reads that afterwards; a
  * scripted graph goes on reading the operand (x.add_(3); return x).  Such
  * a later read must see the new value (torch.onnx's remove-inplace pass):
  * the operand is rebound to the op's result.  That is exact in the block
- * that defines the operand; a write inside a loop or an if to a value of
+ * that defines the operand (a read through a list or tuple holding it
+ * included); a write inside a loop or an if to a value of
  * an enclosing block that is read anywhere else (the next iteration, after
  * the block) would need a loop-carried value or an If output (torch makes
  * one) and is refused.  A write through a view is export_view_mutation's
@@ -2114,7 +2137,7 @@ rebind_inplace (SymContext *ctx, GraphNode *n, GError **error)
   Graph *home = self ? graph_value_graph (self) : NULL;
   if (home == NULL || graph_node_graph (n) == home)
     {
-      if (self && read_after (n, self))
+      if (self && (read_after (n, self) || held_read_after (n, self, 0)))
         {
           GraphValue *now = sym_context_mapped (ctx, graph_node_output (n, 0));
           if (now)

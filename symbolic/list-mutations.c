@@ -364,6 +364,49 @@ redirect_in (GraphNode *m, GraphValue *from, GraphValue *to)
     }
 }
 
+/* Reads of a folded list at export-time positions become its elements:
+ * `l[i]` at a constant index and `a, b = l` (TorchScript's own peephole,
+ * which a changed list does not get).  An in-place op on such an element
+ * (`l[2].add_(1)`) then writes the element itself, which every later read
+ * of the list sees (Note [In-place ops in scripted code], context.c);
+ * through the `__getitem__` value it would be lost. */
+static void
+resolve_reads (GraphNode *c)
+{
+  GraphValue *l = graph_node_output (c, 0);
+  guint n = graph_node_n_inputs (c);
+  for (guint i = 0; i < n; i++)
+    if (graph_node_input (c, i) == NULL)
+      return;
+  g_autoptr (GPtrArray) readers = g_ptr_array_new ();
+  for (guint i = 0; i < graph_value_n_uses (l); i++)
+    {
+      const GraphUse *u = graph_value_use (l, i);
+      if (u->index == 0 && !g_ptr_array_find (readers, u->node, NULL))
+        g_ptr_array_add (readers, u->node);
+    }
+  for (guint k = 0; k < readers->len; k++)
+    {
+      GraphNode *m = readers->pdata[k];
+      gint64 idx;
+      guint at;
+      if (graph_node_is (m, "aten::__getitem__") && graph_node_n_inputs (m) == 2
+          && graph_node_n_outputs (m) == 1 && const_int (graph_node_input (m, 1), &idx)
+          && norm_index (idx, n, &at))
+        {
+          graph_value_replace_all_uses (graph_node_output (m, 0), graph_node_input (c, at));
+          graph_node_destroy (m);
+        }
+      else if (graph_node_is (m, "prim::ListUnpack") && graph_node_n_inputs (m) == 1
+               && graph_node_n_outputs (m) == n)
+        {
+          for (guint i = 0; i < n; i++)
+            graph_value_replace_all_uses (graph_node_output (m, i), graph_node_input (c, i));
+          graph_node_destroy (m);
+        }
+    }
+}
+
 static guint
 fold_list (GraphNode *p)
 {
@@ -402,10 +445,11 @@ fold_list (GraphNode *p)
       cur = next;
     }
   /* Constructions nothing reads any more (the first one, when a mutation
-   * follows it directly). */
+   * follows it directly) go; the others' element reads are resolved. */
   for (guint k = made->len; k-- > 0;)
     {
       GraphNode *c = made->pdata[k];
+      resolve_reads (c);
       GraphValue *v = graph_node_output (c, 0);
       if (graph_value_n_uses (v) == 0 && !graph_value_is_graph_output (v))
         graph_node_destroy (c);

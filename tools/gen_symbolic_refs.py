@@ -663,6 +663,21 @@ def _script_list_set_item(x: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
     return torch.cat(l, 1), x.reshape(s)
 
 
+# An in-place op on a tensor a list holds: later reads of the list see it,
+# whether the tensor is named directly or read out of the list.
+@torch.jit.script
+def _script_list_inplace_element(x: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
+    y = x * 2
+    l = [y, x - 1]
+    before = torch.cat(l, 0)
+    y.add_(1)                          # the list holds y itself
+    l.append(x + 1)
+    l[2].mul_(3)                       # an element read out of a changed list
+    a, b, c = l
+    b.sub_(0.5)
+    return torch.cat(l, 0), before
+
+
 SCRIPT_CASES = {
     "script_item": (Fn(lambda s, x: _script_item(x)), [R(2, 3).double()]),
     "script_not": (Fn(lambda s, x: _script_not(x)), [R(2, 3)]),
@@ -683,6 +698,7 @@ SCRIPT_CASES = {
     "script_list_pop": (Fn(lambda s, x: _script_list_pop(x)), [R(2, 3)]),
     "script_list_delete": (Fn(lambda s, x: _script_list_delete(x)), [R(2, 3)]),
     "script_list_set_item": (Fn(lambda s, x: _script_list_set_item(x)), [R(2, 3)]),
+    "script_list_inplace_element": (Fn(lambda s, x: _script_list_inplace_element(x)), [R(2, 3)]),
 }
 OP_CASES.update(SCRIPT_CASES)
 CASES.update(OP_CASES)
