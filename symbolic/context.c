@@ -1829,6 +1829,12 @@ python_op_key (GraphNode *n)
 }
 
 const char *
+sym_context_list_why (SymContext *ctx, GraphNode *n)
+{
+  return ctx->s.list_whys ? g_hash_table_lookup (ctx->s.list_whys, n) : NULL;
+}
+
+const char *
 sym_unsupported_hint (const char *kind)
 {
   if (g_str_has_prefix (kind, GRAPH_KIND_PYTHON_OP))

@@ -29,7 +29,12 @@
  *     list, a block's result, a node with no result...): such a holder
  *     would see the mutations, which a new value cannot give it;
  *   - the list append or _set_item returns is not read.
- * Readers between two mutations keep reading the list as it was there.
+ * Readers between two mutations keep reading the list as it was there; a
+ * construction is made only where something reads the list (consecutive
+ * appends make one), and at most FOLD_MAX_ELEMS elements in all per list.
+ * `l[i]` at a constant index and `a, b = l` of a folded list become the
+ * elements themselves (resolve_reads), so an in-place op on one reaches
+ * every later read of the list (Note [In-place ops in scripted code]).
  * Every other mutation stays in the graph, and its symbolic refuses with
  * sym_list_mutation_why() (torch 1.13 exports those as ONNX sequences from
  * opset 11).  No ATen node or fallthrough copy is written for a mutation
@@ -96,11 +101,19 @@ sym_graph_has_list_mutations (const Graph *g)
 
 /* ---- analysis ------------------------------------------------------------ */
 
-/* One folded mutation: the elements the list holds after it. */
+/* Most list elements the fold writes for one list, over all the
+ * constructions it makes (bad-input guard: a list read between each of
+ * thousands of changes). */
+#define FOLD_MAX_ELEMS (1 << 20)
+
+/* One folded mutation: where it is in the block, and the elements the list
+ * holds after it where something reads the list before the next change
+ * (NULL when nothing does: no construction is made for it). */
 typedef struct
 {
   GraphNode  *node;
-  GPtrArray  *elems;    /* GraphValue* */
+  gint64      pos;
+  GPtrArray  *elems;    /* GraphValue*, or NULL */
   GraphValue *removed;  /* pop: the element it returns */
 } Step;
 
@@ -108,9 +121,19 @@ static void
 step_free (gpointer p)
 {
   Step *s = p;
-  g_ptr_array_unref (s->elems);
+  if (s->elems)
+    g_ptr_array_unref (s->elems);
   g_free (s);
 }
+
+/* What analyse() gives fold_list(). */
+typedef struct
+{
+  GPtrArray  *steps;          /* Step* */
+  GHashTable *pos;            /* node of the list's block → its place after the list */
+  gboolean    block_returns;  /* a block under a later node returns the list */
+  GHashTable *returned;       /* every value a block returns (the whole graph's) */
+} Fold;
 
 static gboolean
 const_int (GraphValue *v, gint64 *out)
@@ -175,10 +198,21 @@ holds (GraphNode *m, GraphValue *l)
   return NULL;
 }
 
+/* How many inputs of m are l. */
+static guint
+count_reads (GraphNode *m, GraphValue *l)
+{
+  guint n = 0;
+  for (guint i = 0; i < graph_node_n_inputs (m); i++)
+    n += graph_node_input (m, i) == l;
+  return n;
+}
+
 /* What node m of the list's block does with l inside its blocks: a
- * mutation there (*mutated) or a holder (returned reason); recursive. */
+ * mutation there (*mutated), a block returning it (*returned), the reads
+ * (added to *reads), or a holder (returned reason); recursive. */
 static const char *
-inner_use (GraphNode *m, GraphValue *l, gboolean *mutated)
+inner_use (GraphNode *m, GraphValue *l, gboolean *mutated, gboolean *returned, guint *reads)
 {
   const char *held = NULL;
   for (guint a = 0; a < graph_node_n_attrs (m) && !*mutated; a++)
@@ -189,7 +223,10 @@ inner_use (GraphNode *m, GraphValue *l, gboolean *mutated)
         {
           for (guint o = 0; o < graph_n_outputs (subs[k]); o++)
             if (graph_output (subs[k], o) == l)
-              held = "a block that returns it";
+              {
+                *returned = TRUE;
+                held = "a block that returns it";
+              }
           graph_foreach_node (subs[k], q)
             {
               if (sym_is_list_mutation (q) && graph_node_input (q, 0) == l)
@@ -197,9 +234,11 @@ inner_use (GraphNode *m, GraphValue *l, gboolean *mutated)
                   *mutated = TRUE;
                   return NULL;
                 }
-              if (reads_from (q, l, 0) && held == NULL)
+              guint r = count_reads (q, l);
+              *reads += r;
+              if (r > 0 && held == NULL)
                 held = holds (q, l);
-              const char *deeper = inner_use (q, l, mutated);
+              const char *deeper = inner_use (q, l, mutated, returned, reads);
               if (*mutated)
                 return NULL;
               if (held == NULL)
@@ -223,11 +262,31 @@ norm_index (gint64 i, guint len, guint *out)
   return TRUE;
 }
 
-/* Follows list p (a prim::ListConstruct) through its block: the steps to
- * fold (in steps, which may be NULL), or why it cannot be folded
- * (transfer full) and the node that stops it in *bad (may be NULL). */
+/* After a change (*pending), takes the elements as they are for the last
+ * step when a node reads the list; FALSE past FOLD_MAX_ELEMS. */
+static gboolean
+snapshot (Fold *f, GPtrArray *elems, gsize *total, gboolean *pending)
+{
+  if (!*pending)
+    return TRUE;
+  *pending = FALSE;
+  *total += elems->len;
+  if (*total > FOLD_MAX_ELEMS)
+    return FALSE;
+  if (f && f->steps->len)
+    {
+      Step *last = f->steps->pdata[f->steps->len - 1];
+      last->elems = g_ptr_array_copy (elems, NULL, NULL);
+    }
+  return TRUE;
+}
+
+/* Follows list p (a prim::ListConstruct) through its block, up to its last
+ * read: the steps to fold (in f, which may be NULL), or why it cannot be
+ * folded (transfer full) and the node that stops it in *bad (may be
+ * NULL). */
 static char *
-analyse (GraphNode *p, GPtrArray *steps, GraphNode **bad)
+analyse (GraphNode *p, Fold *f, GraphNode **bad)
 {
   GraphValue *l = graph_node_output (p, 0);
   g_autoptr (GPtrArray) elems = g_ptr_array_new ();
@@ -235,15 +294,25 @@ analyse (GraphNode *p, GPtrArray *steps, GraphNode **bad)
     g_ptr_array_add (elems, graph_node_input (p, i));
   *bad = NULL;
   gint64 pos = 0, last_mutation = -1, last_hold = -1;
+  guint remaining = graph_value_n_uses (l);
+  gsize total = 0;
+  gboolean pending = FALSE;
   const char *hold_why = NULL;
   GraphNode *holder = NULL;
-  for (GraphNode *m = graph_node_next (p); m; m = graph_node_next (m), pos++)
+  static const char too_many[] = "the list is read between more changes than symonnx follows";
+  /* The scan may stop after the last read (use lists count node inputs,
+   * not what a block returns) unless a block returns the list. */
+  gboolean early = f && f->returned && !g_hash_table_contains (f->returned, l);
+  for (GraphNode *m = graph_node_next (p); m && (remaining > 0 || !early); m = graph_node_next (m), pos++)
     {
+      if (f)
+        g_hash_table_insert (f->pos, m, GSIZE_TO_POINTER ((gsize) pos));
       if (sym_is_list_mutation (m) && graph_node_input (m, 0) == l)
         {
           const char *kind = graph_node_kind (m);
           guint nin = graph_node_n_inputs (m);
           *bad = m;
+          remaining -= MIN (remaining, count_reads (m, l));
           if (!in_list (kind, folded_kinds, G_N_ELEMENTS (folded_kinds)))
             return g_strdup_printf ("the list is also changed by %s, which symonnx does not follow", kind);
           if (reads_from (m, l, 1))
@@ -286,24 +355,34 @@ analyse (GraphNode *p, GPtrArray *steps, GraphNode **bad)
           if (elems->len > G_MAXINT / 2)
             return g_strdup ("the list grows past any size symonnx follows");
           *bad = NULL;
-          if (steps)
+          if (f)
             {
-              Step *s = g_new0 (Step, 1);
-              s->node = m;
-              s->elems = g_ptr_array_copy (elems, NULL, NULL);
-              s->removed = strcmp (kind, "aten::pop") == 0 ? removed : NULL;
-              g_ptr_array_add (steps, s);
+              Step *st = g_new0 (Step, 1);
+              st->node = m;
+              st->pos = pos;
+              st->removed = strcmp (kind, "aten::pop") == 0 ? removed : NULL;
+              g_ptr_array_add (f->steps, st);
             }
           last_mutation = pos;
+          pending = TRUE;
           continue;
         }
-      gboolean mutated = FALSE;
-      const char *why = reads_from (m, l, 0) ? holds (m, l) : NULL;
-      const char *inner = inner_use (m, l, &mutated);
+      gboolean mutated = FALSE, returned = FALSE;
+      guint reads = count_reads (m, l);
+      const char *why = reads ? holds (m, l) : NULL;
+      const char *inner = inner_use (m, l, &mutated, &returned, &reads);
       if (mutated)
         {
           *bad = m;
           return g_strdup_printf ("the list is changed inside the block of a %s", graph_node_kind (m));
+        }
+      if (f && returned)
+        f->block_returns = TRUE;
+      if (reads > 0 || returned)
+        {
+          remaining -= MIN (remaining, reads);
+          if (!snapshot (f, elems, &total, &pending))
+            return g_strdup (too_many);
         }
       if (why || inner)
         {
@@ -318,6 +397,9 @@ analyse (GraphNode *p, GPtrArray *steps, GraphNode **bad)
       return g_strdup_printf ("the list is held by %s (%s) before it is changed, and would not see "
                               "the change", graph_node_kind (holder), hold_why);
     }
+  /* the block's own outputs read the last state */
+  if (!snapshot (f, elems, &total, &pending))
+    return g_strdup (too_many);
   return NULL;
 }
 
@@ -342,13 +424,11 @@ sym_list_mutation_why (GraphNode *n)
 
 /* ---- rewriting ----------------------------------------------------------- */
 
-/* In node m and the blocks under it: every read of `from` reads `to`. */
+/* In the blocks under node m (recursively): every block output `from`
+ * becomes `to`. */
 static void
-redirect_in (GraphNode *m, GraphValue *from, GraphValue *to)
+redirect_block_outputs (GraphNode *m, GraphValue *from, GraphValue *to)
 {
-  for (guint i = 0; i < graph_node_n_inputs (m); i++)
-    if (graph_node_input (m, i) == from)
-      graph_node_set_input (m, i, to);
   for (guint a = 0; a < graph_node_n_attrs (m); a++)
     {
       Graph *one, *const *subs;
@@ -356,12 +436,48 @@ redirect_in (GraphNode *m, GraphValue *from, GraphValue *to)
       for (gsize k = 0; k < len; k++)
         {
           graph_foreach_node (subs[k], q)
-            redirect_in (q, from, to);
+            redirect_block_outputs (q, from, to);
           for (guint o = 0; o < graph_n_outputs (subs[k]); o++)
             if (graph_output (subs[k], o) == from)
               graph_set_output (subs[k], o, to);
         }
     }
+}
+
+/* The node of block b that n is, or is inside the blocks of. */
+static GraphNode *
+ancestor_in (GraphNode *n, Graph *b)
+{
+  for (guint depth = 0; n && depth < 4096; depth++)
+    {
+      if (graph_node_graph (n) == b)
+        return n;
+      n = graph_get_owner_node (graph_node_graph (n));
+    }
+  return NULL;
+}
+
+/* Every read of `from` by a node placed after `after` in block b (or
+ * inside one such) reads `to`; b's outputs too. */
+static void
+redirect_after (Graph *b, GHashTable *pos, gint64 after, GraphValue *from, GraphValue *to)
+{
+  g_autoptr (GArray) uses = g_array_new (FALSE, FALSE, sizeof (GraphUse));
+  for (guint i = 0; i < graph_value_n_uses (from); i++)
+    g_array_append_val (uses, *graph_value_use (from, i));
+  for (guint i = 0; i < uses->len; i++)
+    {
+      GraphUse *u = &g_array_index (uses, GraphUse, i);
+      GraphNode *a = ancestor_in (u->node, b);
+      gpointer at;
+      gint64 where = a && g_hash_table_lookup_extended (pos, a, NULL, &at)
+                       ? (gint64) GPOINTER_TO_SIZE (at) : G_MAXINT64;
+      if (a && where > after)
+        graph_node_set_input (u->node, u->index, to);
+    }
+  for (guint o = 0; o < graph_n_outputs (b); o++)
+    if (graph_output (b, o) == from)
+      graph_set_output (b, o, to);
 }
 
 /* Reads of a folded list at export-time positions become its elements:
@@ -408,11 +524,24 @@ resolve_reads (GraphNode *c)
 }
 
 static guint
-fold_list (GraphNode *p)
+fold_list (GraphNode *p, GHashTable *returned, GHashTable *whys)
 {
   g_autoptr (GPtrArray) steps = g_ptr_array_new_with_free_func (step_free);
+  g_autoptr (GHashTable) pos = g_hash_table_new (NULL, NULL);
+  Fold f = { .steps = steps, .pos = pos, .returned = returned };
   GraphNode *bad;
-  g_autofree char *why = analyse (p, steps, &bad);
+  g_autofree char *why = analyse (p, &f, &bad);
+  if (why && whys)
+    {
+      /* every change of the list in its block is refused for that reason */
+      GraphValue *l = graph_node_output (p, 0);
+      for (guint i = 0; i < graph_value_n_uses (l); i++)
+        {
+          const GraphUse *u = graph_value_use (l, i);
+          if (u->index == 0 && sym_is_list_mutation (u->node) && graph_node_graph (u->node) == graph_node_graph (p))
+            g_hash_table_insert (whys, u->node, g_strdup (why));
+        }
+    }
   if (why || steps->len == 0)
     return 0;
   Graph *g = graph_node_graph (p);
@@ -423,26 +552,28 @@ fold_list (GraphNode *p)
   for (guint k = 0; k < steps->len; k++)
     {
       Step *s = steps->pdata[k];
-      GraphNode *c = graph_create_node (g, "prim::ListConstruct", s->elems->len,
-                                        (GraphValue *const *) s->elems->pdata, 1);
-      if (c == NULL)
-        return k;   /* not reached: the kind is valid */
-      GraphValue *next = graph_node_output (c, 0);
-      if (t)
-        graph_value_set_type (next, t);
-      graph_node_insert_before (c, s->node);
-      if (graph_node_get_scope (s->node))
-        graph_node_set_scope (c, graph_node_get_scope (s->node));
-      for (GraphNode *m = graph_node_next (s->node); m; m = graph_node_next (m))
-        redirect_in (m, cur, next);
-      for (guint o = 0; o < graph_n_outputs (g); o++)
-        if (graph_output (g, o) == cur)
-          graph_set_output (g, o, next);
+      if (s->elems)
+        {
+          GraphNode *c = graph_create_node (g, "prim::ListConstruct", s->elems->len,
+                                            (GraphValue *const *) s->elems->pdata, 1);
+          if (c == NULL)
+            return k;   /* not reached: the kind is valid */
+          GraphValue *next = graph_node_output (c, 0);
+          if (t)
+            graph_value_set_type (next, t);
+          graph_node_insert_before (c, s->node);
+          if (graph_node_get_scope (s->node))
+            graph_node_set_scope (c, graph_node_get_scope (s->node));
+          redirect_after (g, pos, s->pos, cur, next);
+          if (k + 1 == steps->len && f.block_returns)
+            for (GraphNode *m = graph_node_next (s->node); m; m = graph_node_next (m))
+              redirect_block_outputs (m, cur, next);
+          g_ptr_array_add (made, c);
+          cur = next;
+        }
       if (s->removed)
         graph_value_replace_all_uses (graph_node_output (s->node, 0), s->removed);
       graph_node_destroy (s->node);
-      g_ptr_array_add (made, c);
-      cur = next;
     }
   /* Constructions nothing reads any more (the first one, when a mutation
    * follows it directly) go; the others' element reads are resolved. */
@@ -485,14 +616,36 @@ collect_lists (Graph *g, GPtrArray *out)
     }
 }
 
+/* Every value a block under g's nodes returns. */
+static void
+collect_returned (Graph *g, GHashTable *out)
+{
+  graph_foreach_node (g, n)
+    for (guint a = 0; a < graph_node_n_attrs (n); a++)
+      {
+        Graph *one, *const *subs;
+        gsize len = graph_node_attr_subgraphs (n, graph_node_attr_name (n, a), &one, &subs);
+        for (gsize k = 0; k < len; k++)
+          {
+            for (guint o = 0; o < graph_n_outputs (subs[k]); o++)
+              g_hash_table_add (out, graph_output (subs[k], o));
+            collect_returned (subs[k], out);
+          }
+      }
+}
+
 guint
-sym_fold_list_mutations (Graph *g)
+sym_fold_list_mutations (Graph *g, GHashTable *whys)
 {
   g_return_val_if_fail (g != NULL, 0);
   g_autoptr (GPtrArray) lists = g_ptr_array_new ();
   collect_lists (g, lists);
+  if (lists->len == 0)
+    return 0;
+  g_autoptr (GHashTable) returned = g_hash_table_new (NULL, NULL);
+  collect_returned (g, returned);
   guint folded = 0;
   for (guint i = 0; i < lists->len; i++)
-    folded += fold_list (lists->pdata[i]);
+    folded += fold_list (lists->pdata[i], returned, whys);
   return folded;
 }

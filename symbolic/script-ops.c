@@ -306,7 +306,8 @@ sym_list_mutation (SymContext *ctx, GraphNode *n, GraphValue **out, GError **err
   if (t && graph_type_kind (t) == GRAPH_TYPE_DICT)
     /* torch 1.13: also refuses (a scripted dict: prim::DictConstruct has no symbolic) */
     return sym_unimplemented (ctx, n, error, "a dict changed in place");
-  g_autofree char *why = sym_list_mutation_why (n);
+  const char *known = sym_context_list_why (ctx, n);
+  g_autofree char *why = known ? g_strdup (known) : sym_list_mutation_why (n);
   if (sym_opset (ctx) < 11)
     /* torch 1.13: also refuses before opset 11 where its pass does not fold the change (no
      * symbolic there) */

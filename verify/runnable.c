@@ -433,7 +433,7 @@ Graph *
 verify_runnable_trace (const Graph *trace, GHashTable *weights, GError **error)
 {
   g_autoptr (Graph) g = graph_copy (trace);
-  sym_fold_list_mutations (g);   /* Note [List mutations] */
+  sym_fold_list_mutations (g, NULL);   /* Note [List mutations] */
   GraphNode *change = find_list_mutation (g);
   if (change)
     {

@@ -446,12 +446,14 @@ translate (const Graph *trace, const ExportOptions *o, GPtrArray *kinds, GPtrArr
    * still name the caller's trace nodes. */
   g_autoptr (Graph) folded = NULL;
   g_autoptr (GHashTable) back = NULL;
+  g_autoptr (GHashTable) whys = NULL;
   if (sym_graph_has_list_mutations (trace))
     {
       folded = graph_copy (trace);
       back = g_hash_table_new (NULL, NULL);
+      whys = g_hash_table_new_full (NULL, NULL, NULL, g_free);
       map_copied_nodes (folded, trace, back);
-      sym_fold_list_mutations (folded);
+      sym_fold_list_mutations (folded, whys);
       trace = folded;
     }
   g_autoptr (Graph) dst = graph_new ();
@@ -461,6 +463,7 @@ translate (const Graph *trace, const ExportOptions *o, GPtrArray *kinds, GPtrArr
     .weights = o->weights, .require_weights = o->export_params,
     .infer_node = export_infer_node_types,
     .dynamic_axes = o->dynamic_axes && o->dynamic_axes->len > 0,
+    .list_whys = whys,
   };
   g_autoptr (SymContext) ctx = sym_context_new (&setup);
   graph_set_opset (dst, "", o->opset);

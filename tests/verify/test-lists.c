@@ -10,11 +10,15 @@
  *   with PyTorch;
  * - export_graph_with_origins names the caller's trace nodes, not the
  *   folded copy's;
- * - what the fold leaves is refused in every mode, with its reason. */
+ * - what the fold leaves is refused in every mode, with its reason;
+ * - thousands of changes fold into one construction, and a list read
+ *   between each of them is refused (the size guard);
+ * - a block returning the list returns its folded state. */
 #include "test-lists.h"
 #include "tests/common/test-util.h"
 #include "symonnx.h"
 #include "export/tensorfiles.h"
+#include "symbolic/translate.h"
 #include <math.h>
 #include <string.h>
 
@@ -239,6 +243,85 @@ test_refused_every_mode (void)
   g_assert_nonnull (strstr (error->message, "the index %i is not a constant"));
 }
 
+/* A list changed thousands of times: with nothing reading it between the
+ * changes it folds into one construction (the export stacks 1501
+ * elements); read between every two changes, the constructions would hold
+ * over a million elements in all, and the fold refuses. */
+static Graph *
+many_changes (guint n, gboolean read_between)
+{
+  GString *t = g_string_new ("graph(%x : Float(2, 3)):\n  %zero : int = prim::Constant[value=0]()\n"
+                             "  %l : Tensor[] = prim::ListConstruct(%x)\n");
+  for (guint i = 0; i < n; i++)
+    {
+      g_string_append_printf (t, "  %%r%u : Tensor[] = aten::append(%%l, %%x)\n", i);
+      if (read_between)
+        g_string_append_printf (t, "  %%n%u : int = aten::len(%%l)\n", i);
+    }
+  g_string_append (t, "  %y : Tensor = aten::stack(%l, %zero)\n  return (%y)\n");
+  g_autoptr (GError) error = NULL;
+  Graph *g = graph_parse (t->str, t->len, "many", &error);
+  g_assert_no_error (error);
+  g_string_free (t, TRUE);
+  return g;
+}
+
+static void
+test_many_changes (void)
+{
+  ExportOptions o;
+  export_options_init (&o);
+  o.opset = 13;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (Graph) once = many_changes (1500, FALSE);
+  g_autoptr (Graph) g = export_graph (once, &o, &error);
+  g_assert_no_error (error);
+  GraphType *t = graph_value_type (graph_output (g, 0));
+  g_assert_cmpint (graph_type_rank (t), ==, 3);
+  g_assert_cmpint (graph_type_dim (t, 0)->value, ==, 1501);
+  g_autoptr (Graph) often = many_changes (1500, TRUE);
+  g_autoptr (Graph) h = export_graph (often, &o, &error);
+  export_options_clear (&o);
+  g_assert_null (h);
+  g_assert_nonnull (strstr (error->message, "the list is read between more changes than symonnx follows"));
+}
+
+/* A block that returns the list reads its last state: after the fold it
+ * returns the construction of every element. */
+static const char block_trace[] =
+  "graph(%x : Float(2, 3)):\n"
+  "  %two : int = prim::Constant[value=2]()\n"
+  "  %t : bool = prim::Constant[value=1]()\n"
+  "  %l : Tensor[] = prim::ListConstruct(%x)\n"
+  "  %d : Tensor = aten::mul(%x, %two)\n"
+  "  %r : Tensor[] = aten::append(%l, %d)\n"
+  "  %o : Tensor[] = prim::ListConstruct(%d)\n"
+  "  %m : Tensor[] = prim::If(%t)\n"
+  "    block0():\n"
+  "      -> (%l)\n"
+  "    block1():\n"
+  "      -> (%o)\n"
+  "  return (%m)\n";
+
+static void
+test_block_returns (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (Graph) g = graph_parse (block_trace, sizeof block_trace - 1, "block", &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (sym_fold_list_mutations (g, NULL), ==, 1);
+  g_assert_false (sym_graph_has_list_mutations (g));
+  GraphNode *ifn = graph_value_node (graph_output (g, 0));
+  Graph *b0 = NULL;
+  g_assert_true (graph_node_get_g (ifn, "block0", &b0));
+  GraphNode *c = graph_value_node (graph_output (b0, 0));
+  g_assert_true (graph_node_is (c, "prim::ListConstruct"));
+  g_assert_cmpuint (graph_node_n_inputs (c), ==, 2);
+  g_assert_cmpstr (graph_value_get_name (graph_node_input (c, 0)), ==, "x");
+  g_assert_cmpstr (graph_value_get_name (graph_node_input (c, 1)), ==, "d");
+  g_assert_true (graph_lint (g, &error));
+}
+
 void
 list_tests_add (void)
 {
@@ -258,4 +341,6 @@ list_tests_add (void)
     }
   g_test_add_func ("/verify/lists/origins", test_origins);
   g_test_add_func ("/verify/lists/refused-every-mode", test_refused_every_mode);
+  g_test_add_func ("/verify/lists/many-changes", test_many_changes);
+  g_test_add_func ("/verify/lists/block-returns", test_block_returns);
 }
