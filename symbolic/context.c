@@ -1829,11 +1829,25 @@ python_op_key (GraphNode *n)
 }
 
 const char *
+sym_context_list_why (SymContext *ctx, GraphNode *n)
+{
+  return ctx->s.list_whys ? g_hash_table_lookup (ctx->s.list_whys, n) : NULL;
+}
+
+const char *
 sym_unsupported_hint (const char *kind)
 {
   if (g_str_has_prefix (kind, GRAPH_KIND_PYTHON_OP))
     return "give each Python operator a symbolic: sym_register (reg, \"prim::PythonOp::NAME\", 1, "
            "fn, NULL) from a --plugin (see doc/guide.md, \"Python operators\")";
+  static const char *const list_ops[] = {
+    "aten::append", "aten::insert", "aten::pop", "aten::Delete", "aten::_set_item",
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (list_ops); i++)
+    if (strcmp (kind, list_ops[i]) == 0)
+      return "change a list in the scripted code only in the block that builds it, at constant "
+             "indices, before anything else holds it (see doc/symbolic.md, \"Lists changed in "
+             "place\"); no fallback mode exports such a change";
   return "register a symbolic with sym_register() or a --plugin, or export with "
          "ONNX_ATEN_FALLBACK (--mode aten-fallback)";
 }
@@ -2086,12 +2100,35 @@ read_after (GraphNode *n, GraphValue *v)
   return FALSE;
 }
 
+/* Whether a list or tuple holding v (built before n or after) is read
+ * after n: the read sees v's new value, as the container holds the tensor
+ * itself (`l = [y, x]; y.add_(1); torch.cat(l)`).  Past 8 levels of
+ * nesting it answers yes (rebinding is then at worst unneeded). */
+static gboolean
+held_read_after (GraphNode *n, GraphValue *v, int depth)
+{
+  if (depth > 8)
+    return TRUE;
+  for (guint i = 0; i < graph_value_n_uses (v); i++)
+    {
+      GraphNode *u = graph_value_use (v, i)->node;
+      if ((!graph_node_is (u, "prim::ListConstruct") && !graph_node_is (u, "prim::TupleConstruct"))
+          || graph_node_n_outputs (u) != 1)
+        continue;
+      GraphValue *c = graph_node_output (u, 0);
+      if (read_after (n, c) || held_read_after (n, c, depth + 1))
+        return TRUE;
+    }
+  return FALSE;
+}
+
 /* Note [In-place ops in scripted code]
  * A trace names each in-place op's result and reads that afterwards; a
  * scripted graph goes on reading the operand (x.add_(3); return x).  Such
  * a later read must see the new value (torch.onnx's remove-inplace pass):
  * the operand is rebound to the op's result.  That is exact in the block
- * that defines the operand; a write inside a loop or an if to a value of
+ * that defines the operand (a read through a list or tuple holding it
+ * included); a write inside a loop or an if to a value of
  * an enclosing block that is read anywhere else (the next iteration, after
  * the block) would need a loop-carried value or an If output (torch makes
  * one) and is refused.  A write through a view is export_view_mutation's
@@ -2106,7 +2143,7 @@ rebind_inplace (SymContext *ctx, GraphNode *n, GError **error)
   Graph *home = self ? graph_value_graph (self) : NULL;
   if (home == NULL || graph_node_graph (n) == home)
     {
-      if (self && read_after (n, self))
+      if (self && (read_after (n, self) || held_read_after (n, self, 0)))
         {
           GraphValue *now = sym_context_mapped (ctx, graph_node_output (n, 0));
           if (now)
@@ -2180,7 +2217,12 @@ translate_node (SymContext *ctx, GraphNode *n, GError **error)
    * torch.stack of a list a loop appended to: the Loop's scan output is
    * that stack already (Note [Loops]), and the list has no elements to
    * give an ATen node. */
+  /* A list or dict changed in place never becomes an ATen node or a
+   * fallthrough copy (Note [List mutations], list-mutations.c): the nodes
+   * reading the list would read it unchanged. */
+  gboolean mutation = is_aten && sym_is_list_mutation (n);
   if (ctx->s.mode == SYM_MODE_ONNX_ATEN && is_aten && !sym_registry_is_custom (ctx->s.reg, kind)
+      && !mutation
       && !(graph_node_is (n, "aten::stack") && graph_node_n_inputs (n) > 0
            && sym_context_scan_list (ctx, graph_node_input (n, 0))))
     fn = NULL;
@@ -2241,6 +2283,8 @@ translate_node (SymContext *ctx, GraphNode *n, GError **error)
         }
       memset (out, 0, sizeof (GraphValue *) * n_out);
       g_autoptr (GError) local2 = NULL;
+      if (mutation)
+        return unsupported_error (ctx, n, local, error);
       if (is_aten && (ctx->s.mode == SYM_MODE_ONNX_ATEN
                       || ctx->s.mode == SYM_MODE_ONNX_ATEN_FALLBACK))
         {

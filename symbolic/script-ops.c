@@ -1,7 +1,8 @@
 /* TorchScript's scalar and list ops, as scripted helpers inlined into a
  * trace record them (issue 12): item, `not`, `is`/`is not`,
- * is_floating_point, `//`, list(), F.interpolate's builtin form, and
- * aten::scan, which torch block-lists.
+ * is_floating_point, `//`, list(), F.interpolate's builtin form,
+ * aten::scan, which torch block-lists, and the list mutations that
+ * Note [List mutations] does not fold.
  *
  * aten::__not__, __is__ and __isnot__ are translated on use (Note [Static
  * scalars in scripted code], context.c): sym_value runs their symbolic
@@ -293,6 +294,32 @@ sym_scan (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   return sym_unimplemented (ctx, n, error, "aten::scan is not an exportable operator");
 }
 
+/* aten::append, insert, pop, Delete (`del l[i]`) and _set_item (`l[i] =
+ * v`): the translation only meets those the fold pass (Note [List
+ * mutations], list-mutations.c) could not follow; every one is refused, in
+ * every mode (no ATen fallback: the list's readers would read it unchanged). */
+static gboolean
+sym_list_mutation (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  (void) out;
+  GraphType *t = graph_node_n_inputs (n) ? graph_value_type (graph_node_input (n, 0)) : NULL;
+  if (t && graph_type_kind (t) == GRAPH_TYPE_DICT)
+    /* torch 1.13: also refuses (a scripted dict: prim::DictConstruct has no symbolic) */
+    return sym_unimplemented (ctx, n, error, "a dict changed in place");
+  const char *known = sym_context_list_why (ctx, n);
+  g_autofree char *why = known ? g_strdup (known) : sym_list_mutation_why (n);
+  if (sym_opset (ctx) < 11)
+    /* torch 1.13: also refuses before opset 11 where its pass does not fold the change (no
+     * symbolic there) */
+    return sym_unimplemented (ctx, n, error, "a list changed in place where symonnx cannot follow "
+                              "it (%s)", why);
+  /* torch 1.13: exports the list as an ONNX sequence (SequenceInsert, SequenceErase, SequenceAt);
+   * not yet here */
+  return sym_unimplemented (ctx, n, error, "a list changed in place where symonnx cannot follow it "
+                            "(%s; torch 1.13 writes an ONNX sequence there, which symonnx does not "
+                            "yet)", why);
+}
+
 static const SymEntry entries9[] = {
   SYM_FN ("aten::item", sym_item),
   SYM_FN ("aten::__not__", sym_not),
@@ -303,6 +330,11 @@ static const SymEntry entries9[] = {
   SYM_FN ("aten::list", sym_list),
   SYM_FN ("aten::__interpolate", sym_interpolate),
   SYM_REFUSED ("aten::scan", sym_scan),
+  SYM_FN ("aten::append", sym_list_mutation),
+  SYM_FN ("aten::insert", sym_list_mutation),
+  SYM_FN ("aten::pop", sym_list_mutation),
+  SYM_FN ("aten::Delete", sym_list_mutation),
+  SYM_FN ("aten::_set_item", sym_list_mutation),
 };
 const SymTable sym_opset9_script = SYM_TABLE (9, entries9);
 

@@ -31,6 +31,9 @@ typedef struct
   /* The export has dynamic axes: a traced size of a value not yet
    * translated (the current node's outputs) may not hold. */
   gboolean     dynamic_axes;
+  /* Source node → why Note [List mutations] left it (may be NULL; not
+   * owned): what aten::append & co. refuse with. */
+  GHashTable  *list_whys;
 } SymContextSetup;
 
 SymContext  *sym_context_new (const SymContextSetup *setup);
@@ -55,6 +58,24 @@ gboolean     sym_lower_loop (SymContext *ctx, GraphNode *n, GraphValue **out, GE
  * reads; sym_list_values refuses such a list.  NULL for other lists. */
 void         sym_context_set_scan_list (SymContext *ctx, GraphValue *list_src, GraphValue *scan);
 GraphValue  *sym_context_scan_list (SymContext *ctx, GraphValue *list_src);
+/* Note [List mutations] (list-mutations.c): list.append/insert/pop, `del
+ * l[i]` and `l[i] = v` of scripted code, folded into new
+ * prim::ListConstruct values before translation.
+ * sym_is_list_mutation: n changes its input 0, a list or dict, in place.
+ * sym_graph_has_list_mutations: g (or a block in it) has such a node.
+ * sym_fold_list_mutations: rewrites g (a copy of the trace: export and
+ * verify's trace run) and returns how many mutations it folded; `whys`
+ * (may be NULL; node → g_free'd string) gets the reason for each change of
+ * a list it follows but cannot fold.
+ * sym_list_mutation_why: why a mutation left in the graph was not folded.
+ * (transfer full)
+ * sym_context_list_why: the reason the fold recorded for n (SymContextSetup
+ * list_whys), or NULL. */
+gboolean     sym_is_list_mutation (const GraphNode *n);
+gboolean     sym_graph_has_list_mutations (const Graph *g);
+guint        sym_fold_list_mutations (Graph *g, GHashTable *whys);
+char        *sym_list_mutation_why (GraphNode *n);
+const char  *sym_context_list_why (SymContext *ctx, GraphNode *n);
 /* A bool or int of scripted code evaluated at export time (Note [Static
  * scalars in scripted code], context.c): constants, ranks, `x is None`, a
  * constant string in a constant list, int arithmetic and comparisons. */

@@ -178,9 +178,11 @@ compare_names (gconstpointer a, gconstpointer b)
  * either runs or is here, and nothing here runs. */
 #define WHY_SCRIPT "TorchScript list, control-flow and Python builtins: a plain trace never records them " \
                    "(scripted code inside a trace can; the executor does not run it)"
+#define WHY_LIST "a list changed in place: the export and the trace's run fold it into the list's " \
+                 "construction (doc/symbolic.md, \"Lists changed in place\"); no ATen node is written for it"
 #define WHY_NOT_OP "not an operator of torch 1.13 (the registry lists it; the dispatcher has no such op)"
 static const struct { const char *name, *why; } torch_not_run[] = {
-  { "Delete", WHY_SCRIPT },
+  { "Delete", WHY_LIST },
   { "__derive_index", WHY_SCRIPT },
   { "__getitem_", WHY_SCRIPT },
   { "__interpolate", WHY_SCRIPT },
@@ -197,16 +199,16 @@ static const struct { const char *name, *why; } torch_not_run[] = {
   { "_pack_padded_sequence", "no packed-data kernel: the ONNX export writes the padded form with the lengths as the RNNs' sequence_lens" },
   { "_pad_packed_sequence", "no packed-data kernel: the ONNX export writes the padded form with the lengths as the RNNs' sequence_lens" },
   { "_sample_dirichlet", "Dirichlet sampling is not implemented (rand, randn, normal, bernoulli and multinomial run)" },
-  { "_set_item", WHY_SCRIPT },
+  { "_set_item", WHY_LIST },
   { "_standard_gamma", "Gamma sampling is not implemented (rand, randn, normal, bernoulli and multinomial run)" },
-  { "append", WHY_SCRIPT },
+  { "append", WHY_LIST },
   { "dequantize", "quantized tensor types (QUInt8, QInt8) do not exist in the executor (fake_quantize_* run)" },
   { "get_pool_ceil_padding", WHY_NOT_OP },
-  { "insert", WHY_SCRIPT },
+  { "insert", WHY_LIST },
   { "is_pinned", "returns a Python bool, which a plain trace never records (a TorchScript builtin)" },
   { "len", WHY_SCRIPT },
   { "list", WHY_SCRIPT },
-  { "pop", WHY_SCRIPT },
+  { "pop", WHY_LIST },
   { "quantize_per_tensor", "quantized tensor types (QUInt8, QInt8) do not exist in the executor (fake_quantize_* run)" },
   { "scan", WHY_NOT_OP },
 };

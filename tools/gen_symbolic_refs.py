@@ -21,7 +21,7 @@ import json
 import os
 import sys
 import warnings
-from typing import Optional
+from typing import List, Optional, Tuple
 
 import numpy as np
 import onnx
@@ -603,6 +603,81 @@ def _script_interpolate_recompute(x: torch.Tensor) -> torch.Tensor:
     return torch.ops.aten.__interpolate(x, None, 2.0, "linear", None, True, False)
 
 
+# List mutations (symbolic/list-mutations.c folds them into the list's
+# construction): each reads the list between changes too, and changes an
+# int list that a reshape reads.
+@torch.jit.script
+def _script_list_append(x: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    l = [x, x * 2]
+    before = torch.cat(l, 0)           # read before the appends: two elements
+    n = len(l)
+    l.append(x + 1)
+    l.append(x.sum(0, keepdim=True))
+    s: List[int] = []
+    s.append(x.size(1))
+    s.append(x.size(0))
+    return torch.cat(l, 0) * n + len(l), before, x.reshape(s)
+
+
+@torch.jit.script
+def _script_list_insert(x: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
+    l = [x, x * 2]
+    l.insert(0, x - 1)                 # at the front
+    l.insert(-1, x * 3)                # before the last
+    l.insert(10, x + 5)                # past the end: appended
+    l.insert(-10, x / 2.0)             # before the start: at the front
+    s = [x.size(0)]
+    s.insert(0, x.size(1))
+    return torch.stack(l, 0), x.reshape(s)
+
+
+@torch.jit.script
+def _script_list_pop(x: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
+    l = [x, x * 2, x + 1, x - 4]
+    a = l.pop()                        # the last
+    b = l.pop(0)
+    c = l.pop(-2)
+    s = [x.size(1), 1, x.size(0)]
+    d = s.pop(1)
+    return torch.cat(l, 0) + a * b - c + d, x.reshape(s)
+
+
+@torch.jit.script
+def _script_list_delete(x: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
+    l = [x, x * 2, x + 1, x - 4]
+    del l[1]
+    del l[-1]
+    s = [x.size(1), 1, x.size(0)]
+    del s[1]
+    return torch.stack(l, 1), x.reshape(s)
+
+
+@torch.jit.script
+def _script_list_set_item(x: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
+    l = [x, x * 2, x + 1]
+    l[1] = x * 10
+    l[-1] = l[0] - 7                   # reads the list between two changes
+    s = [x.size(0), x.size(1)]
+    s[0] = x.size(1)
+    s[-1] = x.size(0)
+    return torch.cat(l, 1), x.reshape(s)
+
+
+# An in-place op on a tensor a list holds: later reads of the list see it,
+# whether the tensor is named directly or read out of the list.
+@torch.jit.script
+def _script_list_inplace_element(x: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
+    y = x * 2
+    l = [y, x - 1]
+    before = torch.cat(l, 0)
+    y.add_(1)                          # the list holds y itself
+    l.append(x + 1)
+    l[2].mul_(3)                       # an element read out of a changed list
+    a, b, c = l
+    b.sub_(0.5)
+    return torch.cat(l, 0), before
+
+
 SCRIPT_CASES = {
     "script_item": (Fn(lambda s, x: _script_item(x)), [R(2, 3).double()]),
     "script_not": (Fn(lambda s, x: _script_not(x)), [R(2, 3)]),
@@ -618,6 +693,12 @@ SCRIPT_CASES = {
     "script_interpolate_size": (Fn(lambda s, x: _script_interpolate_size(x)), [R(1, 2, 5, 7)]),
     "script_interpolate_align": (Fn(lambda s, x: _script_interpolate_align(x)), [R(1, 2, 3, 4)]),
     "script_interpolate_recompute": (Fn(lambda s, x: _script_interpolate_recompute(x)), [R(1, 2, 5)]),
+    "script_list_append": (Fn(lambda s, x: _script_list_append(x)), [R(2, 3)]),
+    "script_list_insert": (Fn(lambda s, x: _script_list_insert(x)), [R(2, 3)]),
+    "script_list_pop": (Fn(lambda s, x: _script_list_pop(x)), [R(2, 3)]),
+    "script_list_delete": (Fn(lambda s, x: _script_list_delete(x)), [R(2, 3)]),
+    "script_list_set_item": (Fn(lambda s, x: _script_list_set_item(x)), [R(2, 3)]),
+    "script_list_inplace_element": (Fn(lambda s, x: _script_list_inplace_element(x)), [R(2, 3)]),
 }
 OP_CASES.update(SCRIPT_CASES)
 CASES.update(OP_CASES)

@@ -197,6 +197,16 @@ def inplace_rebind(x: torch.Tensor) -> torch.Tensor:
 
 
 @torch.jit.script
+def list_inplace_element(x: torch.Tensor) -> torch.Tensor:
+    y = x * 2
+    l = [y, x - 1]
+    y.add_(1)        # the list holds y itself
+    l.append(x + 1)
+    l[2].mul_(3)     # an element read out of a changed list
+    return torch.cat(l, 0)
+
+
+@torch.jit.script
 def inplace_in_loop(x: torch.Tensor) -> torch.Tensor:
     a = x * 1
     for _ in range(3):
@@ -375,6 +385,8 @@ CASES = {
     # in-place ops in scripted code: later reads see the new value (they
     # read the operand, where a trace reads the op's result)
     "script_inplace_rebind": (lambda x: inplace_rebind(x), (torch.arange(6.0).view(2, 3),)),
+    # an in-place op on a tensor a list holds: later reads of the list see it
+    "script_list_inplace_element": (lambda x: list_inplace_element(x), (torch.arange(6.0).view(2, 3),)),
     # quantized graph inputs and outputs (refused before): three ONNX values
     # each, integers, scale and zero point (torch's unpack_quantized_tensor);
     # output 0 is the integers of the quantized result

@@ -268,6 +268,30 @@ flatten_tuple_outputs (Graph *g)
     graph_add_output (g, outs->pdata[i]);
 }
 
+/* A list change left in g or its blocks after the fold (Note [List
+ * mutations]), or NULL: the later nodes would read the list unchanged. */
+static GraphNode *
+find_list_mutation (Graph *g)
+{
+  graph_foreach_node (g, n)
+    {
+      if (sym_is_list_mutation (n))
+        return n;
+      for (guint a = 0; a < graph_node_n_attrs (n); a++)
+        {
+          Graph *one, *const *subs;
+          gsize len = graph_node_attr_subgraphs (n, graph_node_attr_name (n, a), &one, &subs);
+          for (gsize k = 0; k < len; k++)
+            {
+              GraphNode *m = find_list_mutation (subs[k]);
+              if (m)
+                return m;
+            }
+        }
+    }
+  return NULL;
+}
+
 /* The rewrites of verify_runnable_trace over g's nodes, and over the
  * blocks of its prim::If and prim::Loop nodes (scripted code inside a trace), whose
  * initializers go to `root`. */
@@ -295,16 +319,6 @@ rewrite (Graph *g, Graph *root, GHashTable *weights, GError **error)
                 graph_node_set_input (n, k, graph_node_output (none, 0));
               }
           }
-      if (graph_node_is (n, "aten::append"))
-        {
-          /* torch 1.13's list.append mutates the list the later nodes read */
-          const char *src = graph_node_get_source (n);
-          g_set_error (error, VERIFY_ERROR, VERIFY_ERROR_RUN,
-                       "aten::append%s%s appends to a list in place: the trace's run does not "
-                       "execute list mutation (give the expected outputs)", src ? " at " : "",
-                       src ? src : "");
-          return FALSE;
-        }
       /* The kernels compute a new value; the base the view shares
        * storage with would keep its old one (a wrong reference) unless
        * written back. */
@@ -419,6 +433,18 @@ Graph *
 verify_runnable_trace (const Graph *trace, GHashTable *weights, GError **error)
 {
   g_autoptr (Graph) g = graph_copy (trace);
+  sym_fold_list_mutations (g, NULL);   /* Note [List mutations] */
+  GraphNode *change = find_list_mutation (g);
+  if (change)
+    {
+      const char *src = graph_node_get_source (change);
+      g_autofree char *why = sym_list_mutation_why (change);
+      g_set_error (error, VERIFY_ERROR, VERIFY_ERROR_RUN,
+                   "%s%s%s changes a list in place (%s): the trace's run does not execute that "
+                   "(give the expected outputs)", graph_node_kind (change), src ? " at " : "",
+                   src ? src : "", why);
+      return NULL;
+    }
   if (!rewrite (g, g, weights, error))
     return NULL;
   flatten_tuple_outputs (g);

@@ -285,16 +285,18 @@ export_origin_free (ExportOrigin *origin)
 
 /* An origin whose onnx_values still hold GraphValue pointers of the graph
  * being built (resolved to names at the end: see origins_to_names). */
+static GraphNode *trace_node_of (GHashTable *back, GraphNode *n);
+
 static void
-record_origins (SymContext *ctx, const Graph *trace, GPtrArray *origins)
+record_origins (SymContext *ctx, const Graph *trace, GHashTable *back, GPtrArray *origins)
 {
   graph_foreach_node ((Graph *) trace, n)
     {
       const char *sym = sym_context_node_origin (ctx, n);
-      if (sym == NULL)
+      if (sym == NULL || trace_node_of (back, n) == NULL)
         continue;
       ExportOrigin *o = g_new0 (ExportOrigin, 1);
-      o->trace_node = n;
+      o->trace_node = trace_node_of (back, n);
       o->symbolic = sym;
       o->onnx_values = g_ptr_array_new ();
       for (guint i = 0; i < graph_node_n_outputs (n); i++)
@@ -402,6 +404,34 @@ apply_dynamic_axes (Graph *g, const ExportOptions *o, gboolean inputs, GError **
   return TRUE;
 }
 
+/* Each node of copy (graph_copy of orig, not yet rewritten) → orig's node
+ * in the same place, blocks included. */
+static void
+map_copied_nodes (Graph *copy, const Graph *orig, GHashTable *back)
+{
+  GraphNode *o = graph_first_node (orig);
+  for (GraphNode *c = graph_first_node (copy); c && o; c = graph_node_next (c), o = graph_node_next (o))
+    {
+      g_hash_table_insert (back, c, o);
+      for (guint a = 0; a < graph_node_n_attrs (c); a++)
+        {
+          const char *name = graph_node_attr_name (c, a);
+          Graph *one, *const *subs, *oone, *const *osubs;
+          gsize len = graph_node_attr_subgraphs (c, name, &one, &subs);
+          gsize olen = graph_node_attr_subgraphs (o, name, &oone, &osubs);
+          for (gsize k = 0; k < len && k < olen; k++)
+            map_copied_nodes (subs[k], osubs[k], back);
+        }
+    }
+}
+
+/* The trace node a node of the translated graph stands for. */
+static GraphNode *
+trace_node_of (GHashTable *back, GraphNode *n)
+{
+  return back ? g_hash_table_lookup (back, n) : n;
+}
+
 /* Runs the symbolic pass into a new graph; failing nodes are collected in
  * kinds/messages (and what to do about them, each once, in hints) and the
  * result is NULL when there are any.  `origin` (may be NULL) maps each new
@@ -411,6 +441,21 @@ static Graph *
 translate (const Graph *trace, const ExportOptions *o, GPtrArray *kinds, GPtrArray *messages,
            GPtrArray *hints, GHashTable *origin, GPtrArray *origins, GError **error)
 {
+  /* Lists changed in place (Note [List mutations], symbolic/list-mutations.c):
+   * translated from a copy of the trace with the changes folded in; origins
+   * still name the caller's trace nodes. */
+  g_autoptr (Graph) folded = NULL;
+  g_autoptr (GHashTable) back = NULL;
+  g_autoptr (GHashTable) whys = NULL;
+  if (sym_graph_has_list_mutations (trace))
+    {
+      folded = graph_copy (trace);
+      back = g_hash_table_new (NULL, NULL);
+      whys = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+      map_copied_nodes (folded, trace, back);
+      sym_fold_list_mutations (folded, whys);
+      trace = folded;
+    }
   g_autoptr (Graph) dst = graph_new ();
   g_autoptr (SymRegistry) reg = o->registry ? sym_registry_ref (o->registry) : sym_registry_new ();
   SymContextSetup setup = {
@@ -418,6 +463,7 @@ translate (const Graph *trace, const ExportOptions *o, GPtrArray *kinds, GPtrArr
     .weights = o->weights, .require_weights = o->export_params,
     .infer_node = export_infer_node_types,
     .dynamic_axes = o->dynamic_axes && o->dynamic_axes->len > 0,
+    .list_whys = whys,
   };
   g_autoptr (SymContext) ctx = sym_context_new (&setup);
   graph_set_opset (dst, "", o->opset);
@@ -502,9 +548,9 @@ translate (const Graph *trace, const ExportOptions *o, GPtrArray *kinds, GPtrArr
         {
           if (prop)
             export_shape_prop_nodes (prop, mark ? graph_node_next (mark) : graph_first_node (dst));
-          for (GraphNode *m = mark ? graph_node_next (mark) : graph_first_node (dst); origin && m;
-               m = graph_node_next (m))
-            g_hash_table_insert (origin, m, n);
+          for (GraphNode *m = mark ? graph_node_next (mark) : graph_first_node (dst);
+               origin && trace_node_of (back, n) && m; m = graph_node_next (m))
+            g_hash_table_insert (origin, m, trace_node_of (back, n));
           continue;
         }
       for (guint i = 0; i < graph_node_n_outputs (n); i++)
@@ -536,7 +582,7 @@ translate (const Graph *trace, const ExportOptions *o, GPtrArray *kinds, GPtrArr
   if (messages->len > 0)
     return NULL;
   if (origins)
-    record_origins (ctx, trace, origins);
+    record_origins (ctx, trace, back, origins);
 
   /* Graph outputs, tuples flattened. */
   g_autoptr (GPtrArray) outs = g_ptr_array_new ();

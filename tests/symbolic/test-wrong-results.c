@@ -31,7 +31,7 @@ static const char *const cases[] = {
   /* refused before the audit of refusals (doc/refusals.md) */
   "div_trunc_float", "cumsum_dtype", "vector_norm_dtype", "layer_norm_no_weight", "pad_circular_2d",
   "pad_circular_3d", "index_add_duplicates", "quantized_io_relu_flatten", "quantized_io_cat_dequantize",
-  "script_shape_items_dynamic", "script_inplace_rebind", "full_computed_value",
+  "script_shape_items_dynamic", "script_inplace_rebind", "script_list_inplace_element", "full_computed_value",
   "softmax_dtype", "split_computed_sizes_dynamic",
   "repeat_interleave_dynamic", "repeat_interleave_scalar_dynamic", "hann_window_computed_length",
   "linspace_one_step", "linspace_computed", "script_arange_float_start_dynamic", "arange_out_dynamic",

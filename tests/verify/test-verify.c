@@ -7,6 +7,7 @@
 #include "tests/common/test-util.h"
 #include "tests/common/test-cli.h"
 #include "test-loops.h"
+#include "test-lists.h"
 #include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
@@ -673,5 +674,6 @@ main (int argc, char **argv)
   g_test_add_func ("/verify/localize/guide-in-sync", test_guide_in_sync);
   g_test_add_func ("/verify/localize/summation-noise", test_summation_noise);
   loop_tests_add ();
+  list_tests_add ();
   return g_test_run ();
 }
