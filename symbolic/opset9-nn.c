@@ -281,17 +281,17 @@ sym_max_pool (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
     }
   gboolean with_indices = graph_node_n_outputs (n) > 1;
   guint n_out = with_indices && graph_value_n_uses (graph_node_output (n, 1)) > 0 ? 2 : 1;
-  if (n_out == 2)
-    /* torch 1.13: exports the indices from MaxPool's second output less the offsets of a 1x1
-     * MaxPool's indices; not yet here */
-    return sym_unimplemented (ctx, n, error, "max pooling indices");
+  if (n_out == 2 && sym_rank (input) != (int) k + 2)
+    /* torch 1.13: also refuses (its MaxPool needs the batch and channel dims: an unbatched input
+     * fails ONNX's shape inference) */
+    return sym_unimplemented (ctx, n, error, "max pooling indices of an input without batch and channel dims");
   GraphNode *mp;
   if (sym_opset (ctx) >= 10)
     {
       gboolean any_dil = FALSE;
       for (gsize i = 0; i < k; i++)
         any_dil = any_dil || dil[i] != 1;
-      mp = graph_op_outputs (G, "MaxPool", 1, input, "kernel_shape_is", (int) k, kernel,
+      mp = graph_op_outputs (G, "MaxPool", n_out, input, "kernel_shape_is", (int) k, kernel,
                              "pads_is", (int) (2 * k), pads, "strides_is", (int) k, strides,
                              NULL);
       if (mp)
@@ -300,11 +300,30 @@ sym_max_pool (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
         graph_node_set_is (mp, "dilations", k, dil);
     }
   else
-    mp = graph_op_outputs (G, "MaxPool", 1, input, "kernel_shape_is", (int) k, kernel,
+    mp = graph_op_outputs (G, "MaxPool", n_out, input, "kernel_shape_is", (int) k, kernel,
                            "pads_is", (int) (2 * k), pads, "strides_is", (int) k, strides, NULL);
   if (mp == NULL)
     return FALSE;
   out[0] = graph_node_output (mp, 0);
+  if (n_out == 2)
+    {
+      /* As torch: ONNX's indices are flat over N·C·spatial, PyTorch's
+       * within each (n, c) plane; a 1x1 MaxPool's indices at the plane's
+       * first element are each plane's offset, subtracted. */
+      gint64 ones[8], zeros[8], axes[8];
+      for (gsize i = 0; i < k; i++)
+        {
+          ones[i] = 1;
+          zeros[i] = 0;
+          axes[i] = 2 + (gint64) i;
+        }
+      GraphNode *flat = graph_op_outputs (G, "MaxPool", 2, input, "kernel_shape_is", (int) k, ones,
+                                          "strides_is", (int) k, ones, NULL);
+      if (flat == NULL)
+        return FALSE;
+      GraphValue *offset = sym_slice (ctx, graph_node_output (flat, 1), k, axes, zeros, ones, NULL);
+      out[1] = graph_op (G, "Sub", graph_node_output (mp, 1), offset, NULL);
+    }
   return TRUE;
 }
 

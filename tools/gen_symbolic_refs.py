@@ -145,6 +145,13 @@ def _lstm_cell(x, h, c, w_ih, w_hh, b_ih: Optional[torch.Tensor], b_hh: Optional
 
 # Ops added after the first set; each is also run by the test (NUMERIC).
 OP_CASES = {
+    # the indices, within each (n, c) plane as PyTorch's (ONNX's are flat over the batch)
+    "max_pool2d_indices": (Fn(lambda s, x: F.max_pool2d(x, 3, 2, padding=1, return_indices=True)),
+                           [R(2, 3, 7, 6)]),
+    "max_pool1d_indices_ceil": (Fn(lambda s, x: F.max_pool1d(x, 3, 2, ceil_mode=True, return_indices=True)),
+                                [R(2, 2, 8)]),
+    "max_pool3d_indices_dilated": (Fn(lambda s, x: F.max_pool3d(x, 2, 1, dilation=2, return_indices=True)),
+                                   [R(1, 2, 5, 5, 5)]),
     "maximum_minimum": (Fn(lambda s, x, y: torch.maximum(x, y) + torch.minimum(x, y)), [R(2, 3), R(2, 3)]),
     "fmod": (Fn(lambda s, x, y: torch.fmod(x, y)), [R(2, 3) * 4, P(2, 3)]),
     "round": (Fn(lambda s, x: torch.round(x * 3)), [R(2, 3)]),
