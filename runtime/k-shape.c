@@ -1100,9 +1100,17 @@ k_onehot (RtCall *call, GError **error)
       rt_call_error (call, error, RT_ERROR_SHAPE, "depth must be a scalar and values have 2 entries");
       return FALSE;
     }
-  gint64 d = (gint64) rt_get_f64 (depth, 0);
+  /* depth and the indices may be floats: converted totally (NaN, ±Inf and
+   * out-of-range values were C casts, undefined) */
+  gint64 d = graph_double_to_int64 (rt_get_f64 (depth, 0));
   guint r = idx->rank + 1, ax;
-  if (d < 0 || !rt_axis (call, rt_attr_i (call->node, "axis", -1), r, &ax, error))
+  if (d < 0)
+    {
+      rt_call_error (call, error, RT_ERROR_SHAPE, "depth %g is negative or not a number",
+                     rt_get_f64 (depth, 0));
+      return FALSE;
+    }
+  if (!rt_axis (call, rt_attr_i (call->node, "axis", -1), r, &ax, error))
     return FALSE;
   gint64 dims[RT_MAX_RANK];
   for (guint i = 0, k = 0; i < r; i++)
@@ -1116,7 +1124,7 @@ k_onehot (RtCall *call, GError **error)
     for (gint64 j = 0; j < d; j++)
       for (gint64 k = 0; k < inner; k++)
         {
-          gint64 v = (gint64) rt_get_f64 (idx, i * inner + k);
+          gint64 v = graph_double_to_int64 (rt_get_f64 (idx, i * inner + k));
           if (v < 0)
             v += d;
           memcpy ((char *) o->data + ((i * d + j) * inner + k) * (gint64) es,

@@ -927,8 +927,17 @@ run_node (RtSession *s, RtNodePlan *p, GError **error)
     {
       if (s->device && !rt_device_inputs_to_host (s, p, error))
         return FALSE;
-      if (!(as_float ? rt_run_as_float (&call, p->def->run, error) : p->def->run (&call, error)))
-        return FALSE;
+      GError *kerr = NULL;
+      if (!(as_float ? rt_run_as_float (&call, p->def->run, &kerr) : p->def->run (&call, &kerr)))
+        {
+          /* a kernel that fails must say why; one that does not is our bug
+           * (OneHot's NaN depth), reported as such, not a NULL error */
+          if (kerr == NULL)
+            rt_call_error (&call, &kerr, RT_ERROR_INVALID_GRAPH,
+                           "the kernel failed without saying why (a symonnx bug; please report it)");
+          g_propagate_error (error, kerr);
+          return FALSE;
+        }
       if (s->device)
         rt_device_outputs_on_host (s, p);
     }

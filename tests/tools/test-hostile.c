@@ -186,6 +186,8 @@ static const HostileCase cases[] = {
     "Adagrad: input 0 (R) must be a scalar" },
   { "run/pad-int64max", { "run", H "onnx_run_pad_int64max_signed_overflow.onnx" }, 4,
     "Pad: padding gives a negative or impossible size" },
+  { "run/onehot-nan-depth", { "run", H "onnx_run_onehot_nan_depth_null_error.onnx" }, 4,
+    "OneHot: depth nan is negative or not a number" },
   /* --max-tensor-mib lowers the largest tensor a run may make (default 8 GiB) */
   { "run/max-tensor-mib", { "run", H "onnx_run_range_2gib.onnx", "--max-tensor-mib", "64" }, 4,
     "Range: output 0 of shape (268435456) is invalid or larger than the limit of 67108864 bytes" },
