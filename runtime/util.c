@@ -157,11 +157,16 @@ rt_get_i64 (const RtTensor *t, gint64 i)
   switch (t->dtype)
     {
 #define CASE(E, T) case GRAPH_DTYPE_##E: return (gint64) ((const T *) t->data)[i];
-      RT_FOREACH_ALL (CASE)
+      RT_FOREACH_INT (CASE)
+      CASE (BOOL, guint8)
 #undef CASE
+    /* floats converted totally: a C cast of NaN, ±Inf or a value out of
+     * range is undefined (an int read from a float tensor of the file's) */
+    case GRAPH_DTYPE_FLOAT:
+    case GRAPH_DTYPE_DOUBLE:
     case GRAPH_DTYPE_FLOAT16:
     case GRAPH_DTYPE_BFLOAT16:
-      return (gint64) rt_get_f64 (t, i);
+      return graph_double_to_int64 (rt_get_f64 (t, i));
     default:
       return 0;
     }
