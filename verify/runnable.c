@@ -226,9 +226,9 @@ bypass_tuple_unpack (GraphNode *unpack)
  * outputs; a prim::TupleUnpack of a prim::TupleConstruct is bypassed; then
  * dead nodes and the
  * unused module input (%self) go. */
-/* A graph output made by prim::TupleConstruct becomes its elements, in
- * order (nested tuples too), and one made by prim::DictConstruct its
- * values, as export flattens them. */
+/* A graph output made by prim::TupleConstruct, or by prim::ListConstruct
+ * of tensors, becomes its elements, in order (nested ones too), and one
+ * made by prim::DictConstruct its values, as export flattens them. */
 static void
 flatten_tuple_outputs (Graph *g)
 {
@@ -243,7 +243,14 @@ flatten_tuple_outputs (Graph *g)
         {
           GraphValue *v = g_ptr_array_steal_index (stack, stack->len - 1);
           GraphNode *p = graph_value_node (v);
-          if (p && graph_node_is (p, "prim::TupleConstruct"))
+          GraphType *t = graph_value_type (v);
+          GraphType *et = t && graph_type_kind (t) == GRAPH_TYPE_LIST && graph_type_n_elems (t) == 1
+                          ? graph_type_elem (t, 0) : NULL;
+          /* a list of tensors or dicts too (RAFT returns its list of flow
+           * predictions), as export's collect_outputs */
+          gboolean tensor_list = p && graph_node_is (p, "prim::ListConstruct") && et
+                                 && (graph_type_is_tensor (et) || graph_type_kind (et) == GRAPH_TYPE_DICT);
+          if (p && (graph_node_is (p, "prim::TupleConstruct") || tensor_list))
             {
               any = TRUE;
               for (guint k = graph_node_n_inputs (p); k-- > 0;)

@@ -532,6 +532,39 @@ test_runnable_trace_if (void)
   g_assert_cmpfloat (fabs (((const float *) tensor_data (p))[0] - 0.2), <, 1e-6);
 }
 
+/* A list of tensors returned by the model (RAFT's flow predictions) is
+ * flattened into its elements in the trace run, as export flattens it. */
+static void
+test_runnable_trace_list_output (void)
+{
+  const char *text = "graph(%x : Float(3)):\n"
+                     "  %a : Float(3) = aten::mul(%x, %x)\n"
+                     "  %b : Float(3) = aten::neg(%x)\n"
+                     "  %l : Tensor[] = prim::ListConstruct(%a, %b)\n"
+                     "  return (%l)\n";
+  g_autoptr (GError) error = NULL;
+  g_autoptr (Graph) t = graph_parse (text, strlen (text), "t.trace", &error);
+  g_assert_no_error (error);
+  g_autoptr (Graph) r = verify_runnable_trace (t, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (graph_n_outputs (r), ==, 2);
+  g_autoptr (RtSession) s = rt_session_new (r, NULL, &error);
+  g_assert_no_error (error);
+  g_autoptr (GHashTable) in = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) tensor_unref);
+  g_autoptr (GHashTable) out = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) tensor_unref);
+  const float x[3] = { 1, -2, 3 };
+  const gint64 n = 3;
+  g_hash_table_insert (in, g_strdup ("x"), tensor_new_from_data (GRAPH_DTYPE_FLOAT, 1, &n, x, sizeof x, NULL));
+  g_assert_true (rt_session_run (s, in, out, &error));
+  g_assert_no_error (error);
+  Tensor *a = g_hash_table_lookup (out, graph_value_get_name (graph_output (r, 0)));
+  Tensor *b = g_hash_table_lookup (out, graph_value_get_name (graph_output (r, 1)));
+  g_assert_nonnull (a);
+  g_assert_nonnull (b);
+  g_assert_cmpfloat (((const float *) tensor_data (a))[1], ==, 4);
+  g_assert_cmpfloat (((const float *) tensor_data (b))[2], ==, -3);
+}
+
 /* Float32 summation-order noise is not a divergence (Note [Node
  * tolerance]): a 3x3 convolution of 64 channels of values up to 100
  * followed by a BatchNorm, exported in ONNX mode, where export fuses the
@@ -671,6 +704,7 @@ main (int argc, char **argv)
   g_test_add_func ("/verify/localize/errors", test_errors);
   g_test_add_func ("/verify/runnable-trace", test_runnable_trace);
   g_test_add_func ("/verify/runnable-trace/if", test_runnable_trace_if);
+  g_test_add_func ("/verify/runnable-trace/list-output", test_runnable_trace_list_output);
   g_test_add_func ("/verify/localize/guide-in-sync", test_guide_in_sync);
   g_test_add_func ("/verify/localize/summation-noise", test_summation_noise);
   loop_tests_add ();
