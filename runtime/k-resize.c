@@ -144,6 +144,14 @@ k_resize (RtCall *call, GError **error)
           rt_call_error (call, error, RT_ERROR_SHAPE, "tf_crop_and_resize needs an roi of 2 * rank values");
           return FALSE;
         }
+      /* a NaN or infinite roi would make every source index undefined */
+      for (gint64 i = 0; i < roi->numel; i++)
+        if (!isfinite (rt_get_f64 (roi, i)) || fabs (rt_get_f64 (roi, i)) > 1e9)
+          {
+            rt_call_error (call, error, RT_ERROR_INVALID_GRAPH, "roi value %g is not finite or beyond 1e9",
+                           rt_get_f64 (roi, i));
+            return FALSE;
+          }
     }
   double extrapolation = rt_attr_f (call->node, "extrapolation_value", 0);
   double cubic_a = rt_attr_f (call->node, "cubic_coeff_a", -0.75);

@@ -483,9 +483,10 @@ rt_split_sizes (const RtCall *call, const RtTensor *a, gint64 *split, guint n, g
       n = call->n_outputs;
     }
   gint64 sum = 0;
-  for (guint i = 0; i < call->n_outputs; i++)
-    sum += split[i];
-  if (n != call->n_outputs || sum != total)
+  gboolean bad = FALSE;
+  for (guint i = 0; i < call->n_outputs && !bad; i++)   /* the file's sizes: checked sums */
+    bad = split[i] < 0 || __builtin_add_overflow (sum, split[i], &sum);
+  if (bad || n != call->n_outputs || sum != total)
     {
       rt_call_error (call, error, RT_ERROR_SHAPE, "split sizes do not add up to dimension %u (%"
                      G_GINT64_FORMAT ")", ax, total);

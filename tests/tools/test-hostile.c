@@ -188,6 +188,10 @@ static const HostileCase cases[] = {
     "Pad: padding gives a negative or impossible size" },
   { "run/onehot-nan-depth", { "run", H "onnx_run_onehot_nan_depth_null_error.onnx" }, 4,
     "OneHot: depth nan is negative or not a number" },
+  { "run/split-sizes-overflow", { "run", H "onnx_run_split_sizes_signed_overflow.onnx" }, 4,
+    "Split: split sizes do not add up to dimension 0 (6)" },
+  { "run/resize-nan-roi", { "run", H "onnx_run_resize_nan_roi_signed_overflow.onnx" }, 4,
+    "Resize: roi value nan is not finite or beyond 1e9" },
   /* --max-tensor-mib lowers the largest tensor a run may make (default 8 GiB) */
   { "run/max-tensor-mib", { "run", H "onnx_run_range_2gib.onnx", "--max-tensor-mib", "64" }, 4,
     "Range: output 0 of shape (268435456) is invalid or larger than the limit of 67108864 bytes" },
