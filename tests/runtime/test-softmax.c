@@ -69,9 +69,68 @@ test_long_rows (void)
       }
 }
 
+/* Rows of 37 (two vectors and a tail of the float row passes) with -inf,
+ * NaN, all -inf, a +inf and ties for the max, against the scalar formulas
+ * evaluated in double in the test (max over the values that are not NaN,
+ * starting at -inf): NaN where they give NaN, else within one float ulp. */
+static void
+test_special_values (void)
+{
+  enum { R = 6, N = 37 };
+  const gint64 xd[2] = { R, N };
+  g_autofree float *xv = g_new (float, R * N);
+  fz_rng_state = 777;
+  for (gint64 i = 0; i < R * N; i++)
+    xv[i] = 4 * fz_rnd ();
+  xv[0 * N + 3] = -INFINITY;           /* row 0: one -inf */
+  xv[0 * N + 36] = -INFINITY;
+  xv[1 * N + 20] = NAN;                /* row 1: a NaN */
+  for (gint64 j = 0; j < N; j++)       /* row 2: all -inf */
+    xv[2 * N + j] = -INFINITY;
+  xv[3 * N + 33] = INFINITY;           /* row 3: +inf */
+  xv[4 * N + 5] = xv[4 * N + 30] = 9;  /* row 4: a tie for the max, one in the tail */
+  xv[5 * N] = NAN;                     /* row 5: NaN first */
+  for (int lg = 0; lg < 2; lg++)
+    {
+      g_autoptr (Graph) g = fz_new_graph_at (13);
+      GraphValue *y = graph_op (g, lg ? "LogSoftmax" : "Softmax", fz_input (g, "x", 2, xd), NULL);
+      graph_value_set_name (y, "y");
+      graph_add_output (g, y);
+      g_autoptr (GHashTable) in = fz_inputs_new ();
+      g_hash_table_insert (in, g_strdup ("x"),
+                           tensor_new_from_data (GRAPH_DTYPE_FLOAT, 2, xd, xv,
+                                                 (gsize) (R * N) * sizeof (float), NULL));
+      guint nodes;
+      g_autoptr (Tensor) out = fz_run (g, in, FALSE, "y", &nodes);
+      const float *yv = tensor_data (out);
+      for (gint64 r = 0; r < R; r++)
+        {
+          double m = -INFINITY, s = 0;
+          for (gint64 j = 0; j < N; j++)
+            if (xv[r * N + j] > m)
+              m = xv[r * N + j];
+          for (gint64 j = 0; j < N; j++)
+            s += exp ((double) xv[r * N + j] - m);
+          for (gint64 j = 0; j < N; j++)
+            {
+              double ref = lg ? (double) xv[r * N + j] - m - log (s)
+                              : exp ((double) xv[r * N + j] - m) / s;
+              float got = yv[r * N + j];
+              if (isnan (ref) || isnan (got))
+                g_assert_true (isnan (ref) && isnan (got));
+              else if (isinf (ref) || ref == 0)
+                g_assert_cmpfloat (got, ==, ref);
+              else
+                g_assert_cmpfloat (fabs (got - ref), <=, fabs (ref) * ldexp (1.0, -23));
+            }
+        }
+    }
+}
+
 void
 test_softmax_register (void)
 {
   g_test_add_func ("/runtime/softmax/vexp", test_vexp);
   g_test_add_func ("/runtime/softmax/long-rows", test_long_rows);
+  g_test_add_func ("/runtime/softmax/special-values", test_special_values);
 }
