@@ -554,34 +554,22 @@ rt_packed_gemm_b (const RtPackedW *p, const float *ap, gint64 m, float *c, gint6
 {
   gint64 K = p->K, mr = p->mr, nr = p->nr, N = p->M, mp = (m + mr - 1) / mr;
   gint64 slices = (K + p->kc - 1) / p->kc, step = (K + slices - 1) / slices;
-  /* By blocks of panels whose part of C (m rows, ~64 KiB) stays in cache
-   * from one K slice to the next: over all of a wide C (the LSTM's 35 x
-   * 33278 decoder output, 4.6 MB) each slice would read and write it in
-   * memory again.  The slices, and so each sum, are the same either way. */
-  gint64 jb = rt_packed_b_block (p, m);
-  for (gint64 j0 = jp0; j0 < jp1; j0 += jb)
+  /* Panel by panel, its K slices in turn: the part of C a panel makes (m
+   * rows of nr) stays in cache from one slice to the next (over all of a
+   * wide C, the LSTM's 35 x 33278 decoder output, 4.6 MB, each slice
+   * would read and write it in memory again), and B is read in the order
+   * it is stored (the hardware's prefetch of that stream did as well as
+   * _mm_prefetch a slice ahead).  The slices, and so each sum, are the
+   * same as by slices over all panels. */
+  for (gint64 jp = jp0; jp < jp1; jp++)
     for (gint64 pc = 0; pc < K; pc += step)
       {
         gint64 kc = MIN (step, K - pc);
-        for (gint64 jp = j0; jp < MIN (jp1, j0 + jb); jp++)
-          {
-            const float *b = p->a + jp * K * nr + pc * nr;
-            gint64 nc = MIN (nr, N - jp * nr);
-#if HAVE_KERNEL
-            /* The next panel's slice on its way into L2 while this one is
-             * used by every row tile: B (a Linear layer's weights, 26 MB in
-             * the LSTM's decoder) comes from L3 or memory once per run. */
-            if (jp + 1 < jp1)
-              {
-                const char *nb = (const char *) (b + K * nr);
-                for (gint64 o = 0; o < kc * nr * (gint64) sizeof (float); o += 64)
-                  _mm_prefetch (nb + o, _MM_HINT_T1);
-              }
-#endif
-            for (gint64 mb = 0; mb < mp; mb++)
-              p->kernel (kc, ap + (mb * K + pc) * mr, b, c + mb * mr * ldc + jp * nr, ldc,
-                         pc > 0, MIN (mr, m - mb * mr), nc, NULL);
-          }
+        const float *b = p->a + jp * K * nr + pc * nr;
+        gint64 nc = MIN (nr, N - jp * nr);
+        for (gint64 mb = 0; mb < mp; mb++)
+          p->kernel (kc, ap + (mb * K + pc) * mr, b, c + mb * mr * ldc + jp * nr, ldc, pc > 0,
+                     MIN (mr, m - mb * mr), nc, NULL);
       }
 }
 

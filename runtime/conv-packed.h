@@ -29,8 +29,8 @@ gint64     rt_packed_b_panels (const RtPackedW *p);
  * (row stride lda) into ap. */
 gint64     rt_packed_a_floats (const RtPackedW *p, gint64 m);
 void       rt_packed_pack_a (const RtPackedW *p, const float *a, gint64 lda, gint64 m, float *ap);
-/* Panels of B that rt_packed_gemm_b takes at a time for m rows of A (its
- * part of C stays in cache): a caller's pass over C goes best by such blocks. */
+/* Panels of B whose part of C (m rows) stays in cache (~64 KiB): a caller's
+ * pass over C after rt_packed_gemm_b goes best by such blocks. */
 gint64     rt_packed_b_block (const RtPackedW *p, gint64 m);
 /* C[0..m, columns of B panels jp0..jp1) (row stride ldc) := A · B, A
  * packed by rt_packed_pack_a, B = p. */
