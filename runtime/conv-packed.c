@@ -489,7 +489,8 @@ void
 rt_packed_gemv_b (const RtPackedW *p, const float *x, float *y, gint64 jp0, gint64 jp1)
 {
   for (gint64 jp = jp0; jp < jp1; jp++)
-    p->gemv (p->K, x, p->a + jp * p->K * p->nr, y + jp * p->nr, MIN (p->nr, p->M - jp * p->nr));
+    p->gemv (p->K, x, p->a + jp * p->K * p->nr, y + (jp - jp0) * p->nr,
+             MIN (p->nr, p->M - jp * p->nr));
 }
 
 gboolean
@@ -520,6 +521,12 @@ gint64
 rt_packed_b_panels (const RtPackedW *p)
 {
   return p->panels;
+}
+
+gint64
+rt_packed_b_n (const RtPackedW *p)
+{
+  return p->M;
 }
 
 void

@@ -7,7 +7,8 @@
  * CPU has (AVX-512F, then AVX2 + FMA).  And LSTM, GRU and RNN nodes whose
  * constant W and R are packed (runtime/k-rnn.c: a GEMV over the panels at
  * batch 1, the packed GEMM otherwise) agree with the same nodes taking W
- * and R as graph inputs (OpenBLAS). */
+ * and R as graph inputs (OpenBLAS); so do one-row Gemm nodes with a constant
+ * B (a GEMV over its packed panels) and the same with B an input (sgemv). */
 #include "tests/runtime/fusion-testutil.h"
 #include "runtime/conv-packed.h"
 #include <math.h>
@@ -200,9 +201,82 @@ test_rnn_weights (void)
   g_unsetenv ("SYMONNX_PACKED_CONV_AVX2");
 }
 
+/* Gemm of one row (1 x 300) by B (300 x 1000, or its transpose with
+ * transB), C (1000) with alpha 0.5, beta 2 or no C, B an initializer or
+ * an input: the largest difference, within 1e-5 of Σ |a||b| + |C|. */
+static void
+check_gemm (void)
+{
+  for (int tb = 0; tb < 2; tb++)
+    for (int with_c = 0; with_c < 2; with_c++)
+      {
+        const gint64 ad[2] = { 1, K }, bd[2] = { tb ? N : K, tb ? K : N }, cd[1] = { N };
+        fz_rng_state = 7 + tb + 2 * with_c;
+        g_autoptr (Tensor) a = fz_random_tensor (2, ad), b = fz_random_tensor (2, bd);
+        g_autoptr (Tensor) c = fz_random_tensor (1, cd);
+        Tensor *out[2];
+        for (int packed = 0; packed < 2; packed++)
+          {
+            g_autoptr (Graph) g = fz_new_graph_at (13);
+            g_autoptr (GHashTable) in = fz_inputs_new ();
+            g_hash_table_insert (in, g_strdup ("a"), tensor_ref (a));
+            GraphValue *bv;
+            if (packed)
+              bv = graph_add_initializer (g, "b", b);
+            else
+              {
+                bv = fz_input (g, "b", 2, bd);
+                g_hash_table_insert (in, g_strdup ("b"), tensor_ref (b));
+              }
+            GraphValue *av = fz_input (g, "a", 2, ad);
+            GraphValue *y = with_c ? graph_op (g, "Gemm", av, bv, graph_add_initializer (g, "c", c),
+                                               "transB_i", (gint64) tb, "alpha_f", 0.5, "beta_f",
+                                               2.0, NULL)
+                                   : graph_op (g, "Gemm", av, bv, "transB_i", (gint64) tb,
+                                               "alpha_f", 0.5, NULL);
+            graph_value_set_name (y, "y");
+            graph_add_output (g, y);
+            guint nodes;
+            out[packed] = fz_run (g, in, FALSE, "y", &nodes);
+          }
+        const float *av = tensor_data (a), *bv = tensor_data (b), *cv = tensor_data (c);
+        for (gint64 j = 0; j < N; j++)
+          {
+            double ref = 0, mag = 0;
+            for (gint64 k = 0; k < K; k++)
+              {
+                double t = (double) av[k] * (tb ? bv[j * K + k] : bv[k * N + j]);
+                ref += t;
+                mag += fabs (t);
+              }
+            ref = 0.5 * ref + (with_c ? 2.0 * cv[j] : 0);
+            mag = 0.5 * mag + (with_c ? 2.0 * fabs (cv[j]) : 0);
+            for (int v = 0; v < 2; v++)
+              {
+                double got = ((const float *) tensor_data (out[v]))[j];
+                if (fabs (got - ref) > 1e-5 * mag)
+                  g_error ("Gemm transB %d, C %d, %s: y[%" G_GINT64_FORMAT "] = %.9g, double gives %.9g",
+                           tb, with_c, v ? "packed" : "sgemv", j, got, ref);
+              }
+          }
+        tensor_unref (out[0]);
+        tensor_unref (out[1]);
+      }
+}
+
+static void
+test_gemm_row (void)
+{
+  check_gemm ();
+  g_setenv ("SYMONNX_PACKED_CONV_AVX2", "1", TRUE);
+  check_gemm ();
+  g_unsetenv ("SYMONNX_PACKED_CONV_AVX2");
+}
+
 void
 test_packed_gemm_register (void)
 {
+  g_test_add_func ("/runtime/packed-gemm/gemm-row", test_gemm_row);
   g_test_add_func ("/runtime/packed-gemm/rnn-weights", test_rnn_weights);
   g_test_add_func ("/runtime/packed-gemm/edge-rows", test_edge_rows);
 }
