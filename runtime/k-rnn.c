@@ -14,6 +14,7 @@
 #include "runtime/kernels-private.h"
 #include "runtime/blas.h"
 #include "runtime/conv-packed.h"
+#include "runtime/vexp.h"
 #include <math.h>
 #include <string.h>
 
@@ -278,6 +279,42 @@ seq_len (const RnnDims *dm, gint64 b)
 GEN_GEMM (FLOAT, float, s)
 GEN_GEMM (DOUBLE, double, d)
 
+/* tanh (v) from e = exp (-2 v): 2 / (1 + e) - 1, or libm's tanh where |v|
+ * is small (there that difference loses the relative precision). */
+static inline double
+tanh_from (double v, double e)
+{
+  return fabs (v) < 0.0625 ? tanh (v) : 2.0 / (1.0 + e) - 1.0;
+}
+
+/* The default LSTM cell (sigmoid, tanh, tanh; no clip, peepholes or
+ * input_forget) of one batch entry, float, H units: the loop in
+ * direction_ with its exps 8 at a time (rt_vexp) — σ (v) = 1 / (1 +
+ * exp (-v)) as act_apply computes it, tanh through tanh_from.  w: 6 H
+ * doubles. */
+static void
+lstm_cell_f (const float *x, const float *g, float *h, float *c, gint64 H, double *w)
+{
+  double *e = w, *v = w + 4 * H, *ec = w + 5 * H;   /* e: i, o, f, c blocks */
+  for (gint64 k = 0; k < 4 * H; k++)
+    {
+      v[k % H] = (double) x[k] + (double) g[k];   /* (the c block's is kept) */
+      e[k] = k < 3 * H ? -v[k % H] : -2.0 * v[k % H];
+    }
+  rt_vexp (e, 4 * H);
+  for (gint64 k = 0; k < H; k++)
+    {
+      double ig = 1.0 / (1.0 + e[k]), fg = 1.0 / (1.0 + e[2 * H + k]);
+      double cn = fg * (double) c[k] + ig * tanh_from (v[k], e[3 * H + k]);
+      c[k] = (float) cn;
+      v[k] = cn;
+      ec[k] = -2.0 * cn;
+    }
+  rt_vexp (ec, H);
+  for (gint64 k = 0; k < H; k++)
+    h[k] = (float) ((1.0 / (1.0 + e[H + k])) * tanh_from (v[k], ec[k]));
+}
+
 /* c[M, N] = a[M, K] · bᵀ with b packed as p (N = p's columns, whole rows
  * of c): a GEMV over its panels at M = 1, the packed GEMM otherwise; or
  * gemm_nt when p is NULL.  Each row's sums do not depend on M. */
@@ -347,6 +384,12 @@ rnn_gemm_DOUBLE (const RtPackedW *p, gint64 M, gint64 N, gint64 K, const double 
           }                                                                                 \
       }                                                                                     \
     const gboolean gru_split = st->kind == RNN_KIND_GRU && !st->linear_before_reset;        \
+    /* float LSTMs with the default cell: lstm_cell_f, with its work memory */              \
+    g_autofree double *cell_w = NULL;                                                       \
+    if (sizeof (T) == sizeof (float) && st->kind == RNN_KIND_LSTM && P == NULL && clip <= 0 \
+        && !st->input_forget && acts[0].kind == ACT_SIGMOID && acts[1].kind == ACT_TANH     \
+        && acts[2].kind == ACT_TANH)                                                        \
+      cell_w = g_new (double, 6 * H);                                                       \
     for (gint64 s = 0; s < Tn; s++)                                                         \
       {                                                                                     \
         if (gru_split)                                                                      \
@@ -387,6 +430,10 @@ rnn_gemm_DOUBLE (const RtPackedW *p, gint64 M, gint64 N, gint64 K, const double 
             gint64 t = back ? len - 1 - s : s;                                              \
             const T *x = proj + (st->layout ? b * Tn + t : t * B + b) * GH;                 \
             T *g = gates + b * GH, *hb = h + b * H, *cb = c + b * H;                        \
+            if (cell_w)                                                                     \
+              lstm_cell_f ((const float *) x, (const float *) g, (float *) hb, (float *) cb, H, \
+                           cell_w);                                                         \
+            else                                                                            \
             for (gint64 k = 0; k < H; k++)                                                  \
               {                                                                             \
                 double nh;                                                                  \
