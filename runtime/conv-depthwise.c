@@ -124,7 +124,8 @@ dw_row (const float *xp, Padded g, const float *k, float b, const RtWindow *w, g
       else
         {
           memcpy (tail, &acc, sizeof acc);
-          memcpy (yr + ow, tail, (gsize) (OW - ow) * sizeof (float));
+          for (gint64 i = 0; i < OW - ow; i++)
+            yr[ow + i] = tail[i];
         }
     }
 #undef TAPS3
