@@ -8,7 +8,9 @@
  * Per shape, rounds alternate one sgemm call and one packed GEMM call (W packed once, as a
  * session does; B packed from col before each call, timed apart: in a Conv, im2col writes
  * B's panels directly) until 0.5 s have passed; prints the best GFLOP/s of each, their
- * ratio, the B packing time and the largest difference between the two results. */
+ * ratio, the B packing time and the largest difference between the two results; then the
+ * MatMul orientation (runtime/matmul-packed.c: col is the constant B, packed once, W the
+ * rows of A, packed before each call as a MatMul does): its best GFLOP/s and difference. */
 #include "runtime/conv-packed.h"
 #include <cblas.h>
 #include <math.h>
@@ -41,6 +43,7 @@ run_shape (gint64 M, gint64 N, gint64 K)
 {
   g_autofree float *w = filled (M * K, 1), *col = filled (K * N, 2);
   g_autofree float *c1 = g_new0 (float, M * N), *c2 = g_new0 (float, M * N);
+  g_autofree float *c3 = g_new0 (float, M * N);
   gint64 dims[4] = { M, K, 1, 1 };
   g_autoptr (Tensor) wt = tensor_new_from_data (GRAPH_DTYPE_FLOAT, 4, dims, w,
                                                 (gsize) (M * K) * sizeof (float), NULL);
@@ -51,7 +54,9 @@ run_shape (gint64 M, gint64 N, gint64 K)
       return 1;
     }
   g_autofree float *bp = g_new (float, rt_conv_packed_b_floats (p, N));
-  double best_blas = 1e30, best_packed = 1e30, best_pack = 1e30;
+  RtPackedW *pb = rt_packed_b_new (col, K, N);
+  g_autofree float *ap = g_new (float, rt_packed_a_floats (pb, M));
+  double best_blas = 1e30, best_packed = 1e30, best_pack = 1e30, best_mm = 1e30;
   double start = now ();
   for (int r = 0; r < 3 || now () - start < 0.5; r++)
     {
@@ -63,17 +68,25 @@ run_shape (gint64 M, gint64 N, gint64 K)
       double t2 = now ();
       rt_conv_packed_gemm (p, 0, bp, N, c2, N, NULL, NULL, NULL);
       double t3 = now ();
+      rt_packed_pack_a (pb, w, K, M, ap);
+      rt_packed_gemm_b (pb, ap, M, c3, N, 0, rt_packed_b_panels (pb));
+      double t4 = now ();
+      best_mm = MIN (best_mm, t4 - t3);
       best_blas = MIN (best_blas, t1 - t0);
       best_pack = MIN (best_pack, t2 - t1);
       best_packed = MIN (best_packed, t3 - t2);
     }
-  double err = 0, gf = 2.0 * (double) M * (double) N * (double) K * 1e-9;
+  double err = 0, err_mm = 0, gf = 2.0 * (double) M * (double) N * (double) K * 1e-9;
   for (gint64 i = 0; i < M * N; i++)
-    err = MAX (err, fabs (c1[i] - c2[i]));
+    {
+      err = MAX (err, fabs (c1[i] - c2[i]));
+      err_mm = MAX (err_mm, fabs (c1[i] - c3[i]));
+    }
   printf ("%" G_GINT64_FORMAT "\t%" G_GINT64_FORMAT "\t%" G_GINT64_FORMAT
-          "\t%.1f\t%.1f\t%.2f\t%.3f\t%.2g\n", M, N, K, gf / best_blas, gf / best_packed,
-          best_blas / best_packed, best_pack * 1e3, err);
+          "\t%.1f\t%.1f\t%.2f\t%.3f\t%.2g\t%.1f\t%.2g\n", M, N, K, gf / best_blas,
+          gf / best_packed, best_blas / best_packed, best_pack * 1e3, err, gf / best_mm, err_mm);
   rt_conv_packed_free (p);
+  rt_conv_packed_free (pb);
   return 0;
 }
 
@@ -90,7 +103,7 @@ main (int argc, char **argv)
       return 2;
     }
   openblas_set_num_threads (1);
-  printf ("M\tN\tK\tsgemm_gflops\tpacked_gflops\tratio\tpack_b_ms\tmax_diff\n");
+  printf ("M\tN\tK\tsgemm_gflops\tpacked_gflops\tratio\tpack_b_ms\tmax_diff\tmatmul_gflops\tmatmul_diff\n");
   int n = argc > 1 ? (argc - 1) / 3 : (int) G_N_ELEMENTS (defaults);
   for (int s = 0; s < n; s++)
     {

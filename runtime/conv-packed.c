@@ -34,6 +34,9 @@ typedef struct
 typedef void (*KernelFn) (gint64 kc, const float *a, const float *b, float *c, gint64 ldc,
                           gboolean acc, gint64 mr, gint64 nr, const TileEp *e);
 
+/* y[0..nc) := x (K values) · one B panel (K x nr), nc <= nr columns kept. */
+typedef void (*GemvFn) (gint64 K, const float *x, const float *b, float *y, gint64 nc);
+
 struct _RtPackedW
 {
   const void *src;     /* W's data the panels were made from */
@@ -41,6 +44,7 @@ struct _RtPackedW
   gint64      mr, nr;  /* the kernel's tile */
   gint64      kc;      /* K slice: a B panel slice, kc x nr floats, is 16 KiB (half of L1) */
   KernelFn    kernel;
+  GemvFn      gemv;
   float      *a;       /* group x panels x K x mr */
 };
 
@@ -64,6 +68,90 @@ store_edge (float t[MAX_MR][MAX_NR], float *c, gint64 ldc, gboolean acc, gint64 
 #include <immintrin.h>
 #define HAVE_KERNEL 1
 
+/* Edge tiles of fewer rows than the kernel's (the last rows of A: 35 =
+ * 4 x 8 + 3 in the LSTM's decoder) with only those rows' accumulators:
+ * the full kernel would do the padding rows' FMAs too.  Each sum is made
+ * in the same order as in the full kernel, so the bits are the same.
+ * Generated per row count R (a constant, so the loops unroll and the
+ * accumulators stay in registers); the A panels keep their stride of the
+ * full kernel's rows. */
+#define GEN_ROWS(NAME, TARGET, VEC, W, MRF, NRF, LOAD, STORE, FMA, SET1, ADD, ZERO)          \
+  __attribute__ ((target (TARGET), always_inline)) static inline void                       \
+  NAME (const int R, gint64 kc, const float *a, const float *b, float *c, gint64 ldc,       \
+        gboolean acc, gint64 nr, const TileEp *e)                                            \
+  {                                                                                          \
+    VEC s[MRF][2];                                                                           \
+    for (int i = 0; i < R; i++)                                                              \
+      s[i][0] = s[i][1] = ZERO ();                                                           \
+    for (gint64 k = 0; k < kc; k++)                                                          \
+      {                                                                                      \
+        VEC b0 = LOAD (b), b1 = LOAD (b + W);                                                \
+        /* in registers: GCC would fold a load of b into each FMA (R loads, not one) */       \
+        __asm__ ("" : "+v"(b0), "+v"(b1));                                                   \
+        for (int i = 0; i < R; i++)                                                          \
+          {                                                                                  \
+            VEC av = SET1 (a[i]);                                                            \
+            s[i][0] = FMA (av, b0, s[i][0]);                                                 \
+            s[i][1] = FMA (av, b1, s[i][1]);                                                 \
+          }                                                                                  \
+        a += MRF;                                                                            \
+        b += NRF;                                                                            \
+      }                                                                                      \
+    if (nr == NRF && e == NULL)                                                              \
+      {                                                                                      \
+        for (int i = 0; i < R; i++)                                                          \
+          {                                                                                  \
+            if (acc)                                                                         \
+              {                                                                              \
+                s[i][0] = ADD (LOAD (c + i * ldc), s[i][0]);                                 \
+                s[i][1] = ADD (LOAD (c + i * ldc + W), s[i][1]);                             \
+              }                                                                              \
+            STORE (c + i * ldc, s[i][0]);                                                    \
+            STORE (c + i * ldc + W, s[i][1]);                                                \
+          }                                                                                  \
+        return;                                                                              \
+      }                                                                                      \
+    float t[MAX_MR][MAX_NR];                                                                 \
+    for (int i = 0; i < R; i++)                                                              \
+      {                                                                                      \
+        STORE (t[i], s[i][0]);                                                               \
+        STORE (t[i] + W, s[i][1]);                                                           \
+      }                                                                                      \
+    store_edge (t, c, ldc, acc, R, nr, e);                                                   \
+  }
+
+GEN_ROWS (rows_6x16, "avx2,fma", __m256, 8, 6, 16, _mm256_loadu_ps, _mm256_storeu_ps,
+          _mm256_fmadd_ps, _mm256_set1_ps, _mm256_add_ps, _mm256_setzero_ps)
+GEN_ROWS (rows_8x32, "avx512f", __m512, 16, 8, 32, _mm512_loadu_ps, _mm512_storeu_ps,
+          _mm512_fmadd_ps, _mm512_set1_ps, _mm512_add_ps, _mm512_setzero_ps)
+
+#define GEN_ROWS_R(NAME, TARGET, R)                                                         \
+  __attribute__ ((target (TARGET))) static void                                             \
+  NAME##_##R (gint64 kc, const float *a, const float *b, float *c, gint64 ldc, gboolean acc, \
+              gint64 nr, const TileEp *e)                                                    \
+  {                                                                                          \
+    NAME (R, kc, a, b, c, ldc, acc, nr, e);                                                  \
+  }
+GEN_ROWS_R (rows_6x16, "avx2,fma", 1)
+GEN_ROWS_R (rows_6x16, "avx2,fma", 2)
+GEN_ROWS_R (rows_6x16, "avx2,fma", 3)
+GEN_ROWS_R (rows_6x16, "avx2,fma", 4)
+GEN_ROWS_R (rows_6x16, "avx2,fma", 5)
+GEN_ROWS_R (rows_8x32, "avx512f", 1)
+GEN_ROWS_R (rows_8x32, "avx512f", 2)
+GEN_ROWS_R (rows_8x32, "avx512f", 3)
+GEN_ROWS_R (rows_8x32, "avx512f", 4)
+GEN_ROWS_R (rows_8x32, "avx512f", 5)
+GEN_ROWS_R (rows_8x32, "avx512f", 6)
+GEN_ROWS_R (rows_8x32, "avx512f", 7)
+
+typedef void (*RowsFn) (gint64 kc, const float *a, const float *b, float *c, gint64 ldc,
+                        gboolean acc, gint64 nr, const TileEp *e);
+static const RowsFn rows_6x16_of[6] = { NULL, rows_6x16_1, rows_6x16_2, rows_6x16_3,
+                                        rows_6x16_4, rows_6x16_5 };
+static const RowsFn rows_8x32_of[8] = { NULL, rows_8x32_1, rows_8x32_2, rows_8x32_3,
+                                        rows_8x32_4, rows_8x32_5, rows_8x32_6, rows_8x32_7 };
+
 #define MR 6
 #define NR 16
 /* C[0..mr, 0..nr) (+)= A panel slice (kc x 6) · B panel slice (kc x 16). */
@@ -71,6 +159,11 @@ __attribute__ ((target ("avx2,fma"))) static void
 kernel_6x16 (gint64 kc, const float *a, const float *b, float *c, gint64 ldc, gboolean acc,
              gint64 mr, gint64 nr, const TileEp *e)
 {
+  if (mr < MR)
+    {
+      rows_6x16_of[mr] (kc, a, b, c, ldc, acc, nr, e);
+      return;
+    }
   __m256 c0a = _mm256_setzero_ps (), c0b = c0a, c1a = c0a, c1b = c0a, c2a = c0a, c2b = c0a;
   __m256 c3a = c0a, c3b = c0a, c4a = c0a, c4b = c0a, c5a = c0a, c5b = c0a;
   for (gint64 k = 0; k < kc; k++)
@@ -146,6 +239,11 @@ __attribute__ ((target ("avx512f"))) static void
 kernel_8x32 (gint64 kc, const float *a, const float *b, float *c, gint64 ldc, gboolean acc,
              gint64 mr, gint64 nr, const TileEp *e)
 {
+  if (mr < MR)
+    {
+      rows_8x32_of[mr] (kc, a, b, c, ldc, acc, nr, e);
+      return;
+    }
   __m512 c0a = _mm512_setzero_ps (), c0b = c0a, c1a = c0a, c1b = c0a, c2a = c0a, c2b = c0a;
   __m512 c3a = c0a, c3b = c0a, c4a = c0a, c4b = c0a, c5a = c0a, c5b = c0a, c6a = c0a;
   __m512 c6b = c0a, c7a = c0a, c7b = c0a;
@@ -213,19 +311,59 @@ kernel_8x32 (gint64 kc, const float *a, const float *b, float *c, gint64 ldc, gb
 #undef MR
 #undef NR
 
-/* The kernel for this CPU and its tile; NULL when none. */
+/* One row times a B panel (rt_packed_gemv_b): the even and the odd k in
+ * separate accumulators (four FMA chains), added at the end. */
+#define GEN_GEMV(NAME, TARGET, VEC, W, LOAD, STORE, FMA, SET1, ADD, ZERO)                   \
+  __attribute__ ((target (TARGET))) static void                                             \
+  NAME (gint64 K, const float *x, const float *b, float *y, gint64 nc)                      \
+  {                                                                                          \
+    VEC e0 = ZERO (), e1 = ZERO (), o0 = ZERO (), o1 = ZERO ();                              \
+    gint64 k = 0;                                                                            \
+    for (; k + 2 <= K; k += 2, b += 4 * W)                                                   \
+      {                                                                                      \
+        VEC xe = SET1 (x[k]), xo = SET1 (x[k + 1]);                                          \
+        e0 = FMA (xe, LOAD (b), e0);                                                         \
+        e1 = FMA (xe, LOAD (b + W), e1);                                                     \
+        o0 = FMA (xo, LOAD (b + 2 * W), o0);                                                 \
+        o1 = FMA (xo, LOAD (b + 3 * W), o1);                                                 \
+      }                                                                                      \
+    if (k < K)                                                                               \
+      {                                                                                      \
+        VEC xe = SET1 (x[k]);                                                                \
+        e0 = FMA (xe, LOAD (b), e0);                                                         \
+        e1 = FMA (xe, LOAD (b + W), e1);                                                     \
+      }                                                                                      \
+    e0 = ADD (e0, o0);                                                                       \
+    e1 = ADD (e1, o1);                                                                       \
+    if (nc == 2 * W)                                                                         \
+      {                                                                                      \
+        STORE (y, e0);                                                                       \
+        STORE (y + W, e1);                                                                   \
+        return;                                                                              \
+      }                                                                                      \
+    float t[2 * W];                                                                          \
+    STORE (t, e0);                                                                           \
+    STORE (t + W, e1);                                                                       \
+    memcpy (y, t, (gsize) nc * sizeof (float));                                              \
+  }
+GEN_GEMV (gemv_16, "avx2,fma", __m256, 8, _mm256_loadu_ps, _mm256_storeu_ps, _mm256_fmadd_ps,
+          _mm256_set1_ps, _mm256_add_ps, _mm256_setzero_ps)
+GEN_GEMV (gemv_32, "avx512f", __m512, 16, _mm512_loadu_ps, _mm512_storeu_ps, _mm512_fmadd_ps,
+          _mm512_set1_ps, _mm512_add_ps, _mm512_setzero_ps)
+
+/* The kernel for this CPU, its tile and its one-row product; NULL when none. */
 static KernelFn
-pick_kernel (gint64 *mr, gint64 *nr)
+pick_kernel (gint64 *mr, gint64 *nr, GemvFn *gemv)
 {
   __builtin_cpu_init ();
   if (__builtin_cpu_supports ("avx512f") && !getenv ("SYMONNX_PACKED_CONV_AVX2"))
     {
-      *mr = 8, *nr = 32;
+      *mr = 8, *nr = 32, *gemv = gemv_32;
       return kernel_8x32;
     }
   if (__builtin_cpu_supports ("avx2") && __builtin_cpu_supports ("fma"))
     {
-      *mr = 6, *nr = 16;
+      *mr = 6, *nr = 16, *gemv = gemv_16;
       return kernel_6x16;
     }
   return NULL;
@@ -233,9 +371,9 @@ pick_kernel (gint64 *mr, gint64 *nr)
 #else
 #define HAVE_KERNEL 0
 static KernelFn
-pick_kernel (gint64 *mr, gint64 *nr)
+pick_kernel (gint64 *mr, gint64 *nr, GemvFn *gemv)
 {
-  (void) mr, (void) nr;
+  (void) mr, (void) nr, (void) gemv;
   return NULL;
 }
 #endif
@@ -246,11 +384,13 @@ static RtPackedW *
 pack_a (const float *src, gint64 group, gint64 Mg, gint64 K, gint64 sm, gint64 sk)
 {
   gint64 mr = 0, nr = 0;
-  KernelFn kernel = pick_kernel (&mr, &nr);
+  GemvFn gemv = NULL;
+  KernelFn kernel = pick_kernel (&mr, &nr, &gemv);
   if (kernel == NULL || getenv ("SYMONNX_NO_PACKED_CONV"))
     return NULL;
   RtPackedW *p = g_new0 (RtPackedW, 1);
   p->src = src;
+  p->gemv = gemv;
   p->M = group * Mg;
   p->group = group;
   p->Mg = Mg;
@@ -291,15 +431,18 @@ rt_conv_pack_weights (const Tensor *w, gint64 group)
   return pack_a (tensor_data (w), group, tensor_dim (w, 0) / group, K, K, 1);
 }
 
-RtPackedW *
-rt_packed_b_new (const float *b, gint64 K, gint64 N)
+/* A packed B's panels, not filled yet. */
+static RtPackedW *
+packed_b_alloc (const float *b, gint64 K, gint64 N)
 {
   gint64 mr = 0, nr = 0;
-  KernelFn kernel = pick_kernel (&mr, &nr);
+  GemvFn gemv = NULL;
+  KernelFn kernel = pick_kernel (&mr, &nr, &gemv);
   if (kernel == NULL || getenv ("SYMONNX_NO_PACKED_CONV") || K <= 0 || N <= 0)
     return NULL;
   RtPackedW *p = g_new0 (RtPackedW, 1);
   p->src = b;
+  p->gemv = gemv;
   p->M = N;          /* B's columns */
   p->group = 0;      /* marks a packed B */
   p->K = K;
@@ -313,8 +456,41 @@ rt_packed_b_new (const float *b, gint64 K, gint64 N)
       g_free (p);
       return NULL;
     }
-  rt_conv_pack_b_rows (p, b, N, N, p->a);
   return p;
+}
+
+RtPackedW *
+rt_packed_b_new (const float *b, gint64 K, gint64 N)
+{
+  RtPackedW *p = packed_b_alloc (b, K, N);
+  if (p)
+    rt_conv_pack_b_rows (p, b, N, N, p->a);
+  return p;
+}
+
+RtPackedW *
+rt_packed_b_new_t (const float *bt, gint64 K, gint64 N)
+{
+  RtPackedW *p = packed_b_alloc (bt, K, N);
+  if (p == NULL)
+    return NULL;
+  gint64 nr = p->nr;
+  for (gint64 jp = 0; jp < p->panels; jp++)
+    for (gint64 k = 0; k < K; k++)
+      for (gint64 j = 0; j < nr; j++)
+        {
+          gint64 n = jp * nr + j;
+          p->a[(jp * K + k) * nr + j] = n < N ? bt[n * K + k] : 0.0f;
+        }
+  return p;
+}
+
+void
+rt_packed_gemv_b (const RtPackedW *p, const float *x, float *y, gint64 jp0, gint64 jp1)
+{
+  for (gint64 jp = jp0; jp < jp1; jp++)
+    p->gemv (p->K, x, p->a + jp * p->K * p->nr, y + (jp - jp0) * p->nr,
+             MIN (p->nr, p->M - jp * p->nr));
 }
 
 gboolean
@@ -347,6 +523,12 @@ rt_packed_b_panels (const RtPackedW *p)
   return p->panels;
 }
 
+gint64
+rt_packed_b_n (const RtPackedW *p)
+{
+  return p->M;
+}
+
 void
 rt_packed_pack_a (const RtPackedW *p, const float *a, gint64 lda, gint64 m, float *ap)
 {
@@ -367,24 +549,35 @@ rt_packed_pack_a (const RtPackedW *p, const float *a, gint64 lda, gint64 m, floa
     }
 }
 
+gint64
+rt_packed_b_block (const RtPackedW *p, gint64 m)
+{
+  return MAX (1, 16384 / MAX (m * p->nr, 1));
+}
+
 void
 rt_packed_gemm_b (const RtPackedW *p, const float *ap, gint64 m, float *c, gint64 ldc,
                   gint64 jp0, gint64 jp1)
 {
   gint64 K = p->K, mr = p->mr, nr = p->nr, N = p->M, mp = (m + mr - 1) / mr;
   gint64 slices = (K + p->kc - 1) / p->kc, step = (K + slices - 1) / slices;
-  for (gint64 pc = 0; pc < K; pc += step)
-    {
-      gint64 kc = MIN (step, K - pc);
-      for (gint64 jp = jp0; jp < jp1; jp++)
-        {
-          const float *b = p->a + jp * K * nr + pc * nr;
-          gint64 nc = MIN (nr, N - jp * nr);
-          for (gint64 mb = 0; mb < mp; mb++)
-            p->kernel (kc, ap + (mb * K + pc) * mr, b, c + mb * mr * ldc + jp * nr, ldc, pc > 0,
-                       MIN (mr, m - mb * mr), nc, NULL);
-        }
-    }
+  /* Panel by panel, its K slices in turn: the part of C a panel makes (m
+   * rows of nr) stays in cache from one slice to the next (over all of a
+   * wide C, the LSTM's 35 x 33278 decoder output, 4.6 MB, each slice
+   * would read and write it in memory again), and B is read in the order
+   * it is stored (the hardware's prefetch of that stream did as well as
+   * _mm_prefetch a slice ahead).  The slices, and so each sum, are the
+   * same as by slices over all panels. */
+  for (gint64 jp = jp0; jp < jp1; jp++)
+    for (gint64 pc = 0; pc < K; pc += step)
+      {
+        gint64 kc = MIN (step, K - pc);
+        const float *b = p->a + jp * K * nr + pc * nr;
+        gint64 nc = MIN (nr, N - jp * nr);
+        for (gint64 mb = 0; mb < mp; mb++)
+          p->kernel (kc, ap + (mb * K + pc) * mr, b, c + mb * mr * ldc + jp * nr, ldc, pc > 0,
+                     MIN (mr, m - mb * mr), nc, NULL);
+      }
 }
 
 void

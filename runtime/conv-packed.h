@@ -13,16 +13,28 @@ void       rt_conv_packed_free (RtPackedW *p);
  * kernel's B panels, for rt_packed_gemm_b (runtime/matmul-packed.c); NULL
  * where the packed kernels do not apply.  b must outlive it. */
 RtPackedW *rt_packed_b_new (const float *b, gint64 K, gint64 N);
+/* The same from B's transpose: bt is N x K, row-major (an RNN's W or R,
+ * gates x inputs, for X · Wᵀ). */
+RtPackedW *rt_packed_b_new_t (const float *bt, gint64 K, gint64 N);
+/* The columns of B panels jp0..jp1 of x (one row of K) · B into y (y[0]:
+ * column jp0 · nr): a GEMV over the panels, each sum over k in two halves
+ * (even, odd) added at the end. */
+void       rt_packed_gemv_b (const RtPackedW *p, const float *x, float *y, gint64 jp0, gint64 jp1);
 /* Whether p is a packed B made from src, K x N. */
 gboolean   rt_packed_b_is (const RtPackedW *p, const void *src, gint64 K, gint64 N);
 /* The kernel's tile rows and columns; B panels of p. */
 gint64     rt_packed_mr (const RtPackedW *p);
 gint64     rt_packed_nr (const RtPackedW *p);
 gint64     rt_packed_b_panels (const RtPackedW *p);
+/* A packed B's columns (N). */
+gint64     rt_packed_b_n (const RtPackedW *p);
 /* Floats of packed A for m rows of K (p's K); packs rows [0, m) of a
  * (row stride lda) into ap. */
 gint64     rt_packed_a_floats (const RtPackedW *p, gint64 m);
 void       rt_packed_pack_a (const RtPackedW *p, const float *a, gint64 lda, gint64 m, float *ap);
+/* Panels of B whose part of C (m rows) stays in cache (~64 KiB): a caller's
+ * pass over C after rt_packed_gemm_b goes best by such blocks. */
+gint64     rt_packed_b_block (const RtPackedW *p, gint64 m);
 /* C[0..m, columns of B panels jp0..jp1) (row stride ldc) := A · B, A
  * packed by rt_packed_pack_a, B = p. */
 void       rt_packed_gemm_b (const RtPackedW *p, const float *ap, gint64 m, float *c, gint64 ldc,

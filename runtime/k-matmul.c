@@ -178,10 +178,48 @@ matmul_prepare (const GraphNode *node, gint64 opset, gpointer *state, GError **e
   return TRUE;
 }
 
+typedef struct
+{
+  const RtPackedW *p;
+  const float     *a;
+  float           *o;
+  float            alpha, beta;
+} GemvJob;
+
+/* o[panels' columns] := alpha (a · B) + beta o, as sgemv does in float. */
+static void
+gemv_range (gint64 begin, gint64 end, gpointer data)
+{
+  const GemvJob *j = data;
+  gint64 nr = rt_packed_nr (j->p), N = rt_packed_b_n (j->p);
+  float t[64];
+  for (gint64 jp = begin; jp < end; jp++)
+    {
+      gint64 c0 = jp * nr, nc = MIN (nr, N - c0);
+      rt_packed_gemv_b (j->p, j->a, t, jp, jp + 1);
+      for (gint64 c = 0; c < nc; c++)
+        j->o[c0 + c] = j->beta == 0 ? j->alpha * t[c] : j->alpha * t[c] + j->beta * j->o[c0 + c];
+    }
+}
+
+static gboolean gemm_impl (RtCall *call, const RtPackedW *packed, const RtTensor *a,
+                           const RtTensor *b, const RtTensor *cc, gboolean ta, gboolean tb,
+                           double alpha, double beta, guint out_rank, const gint64 *out_dims,
+                           GError **error);
+
 gboolean
 rt_gemm (RtCall *call, const RtTensor *a, const RtTensor *b, const RtTensor *cc, gboolean ta,
          gboolean tb, double alpha, double beta, guint out_rank, const gint64 *out_dims,
          GError **error)
+{
+  return gemm_impl (call, NULL, a, b, cc, ta, tb, alpha, beta, out_rank, out_dims, error);
+}
+
+/* packed: B packed at session creation (gemm_prepare), or NULL. */
+static gboolean
+gemm_impl (RtCall *call, const RtPackedW *packed, const RtTensor *a, const RtTensor *b,
+           const RtTensor *cc, gboolean ta, gboolean tb, double alpha, double beta,
+           guint out_rank, const gint64 *out_dims, GError **error)
 {
   if (a->rank != 2 || b->rank != 2 || a->dtype != b->dtype)
     {
@@ -243,7 +281,16 @@ rt_gemm (RtCall *call, const RtTensor *a, const RtTensor *b, const RtTensor *cc,
         }
       return TRUE;
     }
-  if (a->dtype == GRAPH_DTYPE_FLOAT && M == 1)
+  if (a->dtype == GRAPH_DTYPE_FLOAT && M == 1 && packed && rt_packed_b_is (packed, b->data, K, N))
+    {
+      /* One row against B packed once (a classifier's weights): a GEMV
+       * over its panels, split over the threads (each column's sum is the
+       * same whichever thread makes it). */
+      GemvJob j = { packed, a->data, o->data, (float) alpha, (float) bb };
+      rt_parallel_for (call, rt_packed_b_panels (packed),
+                       MAX (1, 2 * 1048576 / MAX (K * rt_packed_nr (packed) * 2, 1)), gemv_range, &j);
+    }
+  else if (a->dtype == GRAPH_DTYPE_FLOAT && M == 1)
     /* One row (batch 1): y = B^T a or B a as a GEMV; sgemm would pack all of B first. */
     rt_blas.sgemv (CblasRowMajor, tb ? CblasNoTrans : CblasTrans, (int) b->dims[0], (int) b->dims[1],
                  (float) alpha, b->data, (int) b->dims[1], a->data, 1, (float) bb, o->data, 1);
@@ -261,16 +308,39 @@ rt_gemm (RtCall *call, const RtTensor *a, const RtTensor *b, const RtTensor *cc,
 static gboolean
 k_gemm (RtCall *call, GError **error)
 {
-  return rt_gemm (call, call->inputs[0], call->inputs[1], call->n_inputs > 2 ? call->inputs[2] : NULL,
-                  rt_attr_i (call->node, "transA", 0) != 0, rt_attr_i (call->node, "transB", 0) != 0,
-                  rt_attr_f (call->node, "alpha", 1.0), rt_attr_f (call->node, "beta", 1.0), 0, NULL,
-                  error);
+  return gemm_impl (call, call->state, call->inputs[0], call->inputs[1],
+                    call->n_inputs > 2 ? call->inputs[2] : NULL,
+                    rt_attr_i (call->node, "transA", 0) != 0, rt_attr_i (call->node, "transB", 0) != 0,
+                    rt_attr_f (call->node, "alpha", 1.0), rt_attr_f (call->node, "beta", 1.0), 0,
+                    NULL, error);
+}
+
+/* A constant 2-D float B of at most 32 MB (a classifier's weights: the
+ * packed copy doubles them; AlexNet's 151 MB FC layers stay with sgemv)
+ * packed once for the one-row GEMV over its panels; no state otherwise. */
+static gboolean
+gemm_prepare (const GraphNode *node, gint64 opset, gpointer *state, GError **error)
+{
+  (void) opset, (void) error;
+  *state = NULL;
+  GraphValue *v = graph_node_n_inputs (node) > 1 ? graph_node_input (node, 1) : NULL;
+  Tensor *t = v ? graph_value_get_initializer (v) : NULL;
+  if (t == NULL && v)
+    t = graph_value_constant_tensor (v);
+  if (t == NULL || !tensor_has_data (t) || tensor_dtype (t) != GRAPH_DTYPE_FLOAT
+      || tensor_rank (t) != 2 || tensor_numel (t) > 8 * 1048576)
+    return TRUE;
+  const float *d = tensor_data (t);
+  gint64 r = tensor_dim (t, 0), c = tensor_dim (t, 1);
+  *state = rt_attr_i (node, "transB", 0) != 0 ? rt_packed_b_new_t (d, c, r) : rt_packed_b_new (d, r, c);
+  return TRUE;
 }
 
 static const RtKernelDef defs[] = {
   { RT_ONNX ("MatMul", 1), RT_IN (2, 2), RT_OUT (1, 1), .dtypes = RT_DT_FLOATS | RT_DT_INTS, .run = k_matmul,
     .prepare = matmul_prepare, .free_state = (GDestroyNotify) rt_conv_packed_free },
-  { RT_ONNX ("Gemm", 1), RT_IN (2, 3), RT_OUT (1, 1), .dtypes = RT_DT_FLOATS, .run = k_gemm },
+  { RT_ONNX ("Gemm", 1), RT_IN (2, 3), RT_OUT (1, 1), .dtypes = RT_DT_FLOATS, .run = k_gemm,
+    .prepare = gemm_prepare, .free_state = (GDestroyNotify) rt_conv_packed_free },
 };
 
 RT_KERNEL_TABLE (rt_kernels_matmul, defs);

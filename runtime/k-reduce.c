@@ -1,6 +1,7 @@
 /* Reductions (Reduce*), ArgMax/ArgMin, Softmax/LogSoftmax/Hardmax, CumSum,
  * TopK.  Accumulation is in double. */
 #include "runtime/kernels-private.h"
+#include "runtime/softmax-rows.h"
 #include "runtime/vexp.h"
 #include <math.h>
 #include <string.h>
@@ -289,6 +290,35 @@ k_argmax (RtCall *call, GError **error)
  * output pass when the row fits, computed again by chunks when not; the
  * sum is in index order, in double, either way. */
 #define EX_MAX 2048
+
+/* A contiguous float row (not Hardmax): the same steps as the loop below
+ * with softmax-rows.c's vector passes, and its exps summed by
+ * rt_vexp_shifted_sum (8 partial sums, not index order). */
+static void
+softmax_row_f (const float *x, float *y, gint64 n, int mode, double *ex)
+{
+  double m = rt_row_max_f (x, n);
+  if (n <= EX_MAX && mode == 0)
+    {
+      double s = rt_vexp_shifted_sum (x, n, m, ex);
+      rt_row_div_out_f (ex, n, s, y);
+      return;
+    }
+  double s = rt_vexp_shifted_sum (x, n, m, NULL);
+  if (mode == 1)
+    {
+      rt_row_log_out_f (x, n, m, log (s), y);
+      return;
+    }
+  /* the exps again, by chunks of ex */
+  for (gint64 j0 = 0; j0 < n; j0 += EX_MAX)
+    {
+      gint64 len = MIN (EX_MAX, n - j0);
+      rt_vexp_shifted_sum (x + j0, len, m, ex);
+      rt_row_div_out_f (ex, len, s, y + j0);
+    }
+}
+
 #define GEN_SOFTMAX(E, T)                                                          \
   static void softmax_##E (const T *x, T *y, gint64 o0, gint64 o1, gint64 n, gint64 inner, \
                            int mode, double *ex)                                    \
@@ -298,6 +328,11 @@ k_argmax (RtCall *call, GError **error)
         {                                                                          \
           const T *px = x + i * n * inner + k;                                     \
           T *py = y + i * n * inner + k;                                           \
+          if (sizeof (T) == sizeof (float) && inner == 1 && mode != 2)             \
+            {                                                                      \
+              softmax_row_f ((const float *) px, (float *) py, n, mode, ex);       \
+              continue;                                                            \
+            }                                                                      \
           double m = -INFINITY, s = 0;                                             \
           gint64 arg = 0;                                                          \
           for (gint64 j = 0; j < n; j++)                                           \

@@ -13,6 +13,8 @@
  * its last valid step, and Y is zero past len_b, as ONNX Runtime does. */
 #include "runtime/kernels-private.h"
 #include "runtime/blas.h"
+#include "runtime/conv-packed.h"
+#include "runtime/vexp.h"
 #include <math.h>
 #include <string.h>
 
@@ -65,11 +67,61 @@ typedef struct
   gboolean linear_before_reset;
   gboolean layout;       /* 1: batch-first X, Y, Y_h, Y_c, initial_h/c */
   gint64   hidden_size;  /* -1: from R */
+  /* Constant float W and R per direction packed for the GEMM kernels
+   * (conv-packed.h) as the B of X · Wᵀ and H · Rᵀ, or NULL. */
+  RtPackedW *pw[2], *pr[2];
 } RnnState;
+
+static void
+rnn_state_free (gpointer data)
+{
+  RnnState *st = data;
+  for (int d = 0; d < 2; d++)
+    {
+      rt_conv_packed_free (st->pw[d]);
+      rt_conv_packed_free (st->pr[d]);
+    }
+  g_free (st);
+}
 
 static const char *default_acts[3][3] = {
   { "Tanh" }, { "Sigmoid", "Tanh" }, { "Sigmoid", "Tanh", "Tanh" },
 };
+
+/* A constant input of node (initializer or Constant), or NULL. */
+static Tensor *
+const_input (const GraphNode *node, guint i)
+{
+  GraphValue *v = graph_node_n_inputs (node) > i ? graph_node_input (node, i) : NULL;
+  Tensor *t = v ? graph_value_get_initializer (v) : NULL;
+  if (t == NULL && v)
+    t = graph_value_constant_tensor (v);
+  return t && tensor_has_data (t) ? t : NULL;
+}
+
+/* W (dirs, G*H, I) and R (dirs, G*H, H) packed per direction when they are
+ * constant floats of those shapes (the run checks again that the bound
+ * data are the ones packed); GRU without linear_before_reset multiplies R
+ * in two parts, so its R stays with BLAS. */
+static void
+pack_weights (const GraphNode *node, RnnState *st)
+{
+  Tensor *w = const_input (node, 1), *r = const_input (node, 2);
+  if (w == NULL || r == NULL || tensor_dtype (w) != GRAPH_DTYPE_FLOAT
+      || tensor_dtype (r) != GRAPH_DTYPE_FLOAT || tensor_rank (w) != 3 || tensor_rank (r) != 3
+      || tensor_dim (w, 0) != st->n_dirs || tensor_dim (r, 0) != st->n_dirs)
+    return;
+  gint64 H = tensor_dim (r, 2), GH = tensor_dim (r, 1), NI = tensor_dim (w, 2);
+  if (H <= 0 || GH != st->n_gates * H || tensor_dim (w, 1) != GH || NI <= 0)
+    return;
+  const float *wd = tensor_data (w), *rd = tensor_data (r);
+  for (guint d = 0; d < st->n_dirs; d++)
+    {
+      st->pw[d] = rt_packed_b_new_t (wd + d * GH * NI, NI, GH);
+      if (st->kind != RNN_KIND_GRU || st->linear_before_reset)
+        st->pr[d] = rt_packed_b_new_t (rd + d * GH * H, H, GH);
+    }
+}
 
 static gboolean
 rnn_prepare (const GraphNode *node, RnnKind kind, gint64 opset, gpointer *state, GError **error)
@@ -147,6 +199,7 @@ rnn_prepare (const GraphNode *node, RnnKind kind, gint64 opset, gpointer *state,
         if (act_table[a].has_beta && ib < n_beta)
           act->beta = betas[ib++];
       }
+  pack_weights (node, st);
   *state = g_steal_pointer (&st);
   return TRUE;
 }
@@ -226,6 +279,68 @@ seq_len (const RnnDims *dm, gint64 b)
 GEN_GEMM (FLOAT, float, s)
 GEN_GEMM (DOUBLE, double, d)
 
+/* tanh (v) from e = exp (-2 v): 2 / (1 + e) - 1, or libm's tanh where |v|
+ * is small (there that difference loses the relative precision). */
+static inline double
+tanh_from (double v, double e)
+{
+  return fabs (v) < 0.0625 ? tanh (v) : 2.0 / (1.0 + e) - 1.0;
+}
+
+/* The default LSTM cell (sigmoid, tanh, tanh; no clip, peepholes or
+ * input_forget) of one batch entry, float, H units: the loop in
+ * direction_ with its exps 8 at a time (rt_vexp) — σ (v) = 1 / (1 +
+ * exp (-v)) as act_apply computes it, tanh through tanh_from.  w: 6 H
+ * doubles. */
+static void
+lstm_cell_f (const float *x, const float *g, float *h, float *c, gint64 H, double *w)
+{
+  double *e = w, *v = w + 4 * H, *ec = w + 5 * H;   /* e: i, o, f, c blocks */
+  for (gint64 k = 0; k < 4 * H; k++)
+    {
+      v[k % H] = (double) x[k] + (double) g[k];   /* (the c block's is kept) */
+      e[k] = k < 3 * H ? -v[k % H] : -2.0 * v[k % H];
+    }
+  rt_vexp (e, 4 * H);
+  for (gint64 k = 0; k < H; k++)
+    {
+      double ig = 1.0 / (1.0 + e[k]), fg = 1.0 / (1.0 + e[2 * H + k]);
+      double cn = fg * (double) c[k] + ig * tanh_from (v[k], e[3 * H + k]);
+      c[k] = (float) cn;
+      v[k] = cn;
+      ec[k] = -2.0 * cn;
+    }
+  rt_vexp (ec, H);
+  for (gint64 k = 0; k < H; k++)
+    h[k] = (float) ((1.0 / (1.0 + e[H + k])) * tanh_from (v[k], ec[k]));
+}
+
+/* c[M, N] = a[M, K] · bᵀ with b packed as p (N = p's columns, whole rows
+ * of c): a GEMV over its panels at M = 1, the packed GEMM otherwise; or
+ * gemm_nt when p is NULL.  Each row's sums do not depend on M. */
+static void
+rnn_gemm_FLOAT (const RtPackedW *p, gint64 M, gint64 N, gint64 K, const float *a, gint64 lda,
+                const float *b, gint64 ldb, float *c, gint64 ldc)
+{
+  if (p == NULL || M == 0)
+    gemm_nt_FLOAT (M, N, K, a, lda, b, ldb, 0, c, ldc);
+  else if (M == 1)
+    rt_packed_gemv_b (p, a, c, 0, rt_packed_b_panels (p));
+  else
+    {
+      g_autofree float *ap = g_new (float, rt_packed_a_floats (p, M));
+      rt_packed_pack_a (p, a, lda, M, ap);
+      rt_packed_gemm_b (p, ap, M, c, ldc, 0, rt_packed_b_panels (p));
+    }
+}
+static void
+rnn_gemm_DOUBLE (const RtPackedW *p, gint64 M, gint64 N, gint64 K, const double *a, gint64 lda,
+                 const double *b, gint64 ldb, double *c, gint64 ldc)
+{
+  (void) p;   /* (only float weights are packed) */
+  gemm_nt_DOUBLE (M, N, K, a, lda, b, ldb, 0, c, ldc);
+}
+
 /* One direction of one layer over all steps (Note [RNN plan]).  `work`
  * holds T*B*G*H + B*G*H + 3*B*H elements. */
 #define GEN_DIRECTION(E, T)                                                                 \
@@ -251,7 +366,10 @@ GEN_GEMM (DOUBLE, double, d)
     T *tmp = c + B * H;                                                                     \
     /* GRU's recurrent h-gate bias stays inside r ⊙ (...) with linear_before_reset. */      \
     const gboolean rbh_inside = st->kind == RNN_KIND_GRU && st->linear_before_reset;        \
-    gemm_nt_##E (Tn * B, GH, NI, X, NI, W, NI, 0, proj, GH);                                   \
+    /* the packed weights, where they are the data bound now */                            \
+    const RtPackedW *pw = rt_packed_b_is (st->pw[d], W, NI, GH) ? st->pw[d] : NULL;          \
+    const RtPackedW *pr = rt_packed_b_is (st->pr[d], R, H, GH) ? st->pr[d] : NULL;           \
+    rnn_gemm_##E (pw, Tn * B, GH, NI, X, NI, W, NI, proj, GH);                               \
     if (Wb)                                                                                 \
       for (gint64 r = 0; r < Tn * B; r++)                                                   \
         for (gint64 j = 0; j < GH; j++)                                                     \
@@ -266,9 +384,18 @@ GEN_GEMM (DOUBLE, double, d)
           }                                                                                 \
       }                                                                                     \
     const gboolean gru_split = st->kind == RNN_KIND_GRU && !st->linear_before_reset;        \
+    /* float LSTMs with the default cell: lstm_cell_f, with its work memory */              \
+    g_autofree double *cell_w = NULL;                                                       \
+    if (sizeof (T) == sizeof (float) && st->kind == RNN_KIND_LSTM && P == NULL && clip <= 0 \
+        && !st->input_forget && acts[0].kind == ACT_SIGMOID && acts[1].kind == ACT_TANH     \
+        && acts[2].kind == ACT_TANH)                                                        \
+      cell_w = g_new (double, 6 * H);                                                       \
     for (gint64 s = 0; s < Tn; s++)                                                         \
       {                                                                                     \
-        gemm_nt_##E (B, gru_split ? 2 * H : GH, H, h, H, R, H, 0, gates, GH);               \
+        if (gru_split)                                                                      \
+          gemm_nt_##E (B, 2 * H, H, h, H, R, H, 0, gates, GH);                              \
+        else                                                                                \
+          rnn_gemm_##E (pr, B, GH, H, h, H, R, H, gates, GH);                               \
         if (gru_split)                                                                      \
           {                                                                                 \
             /* z and r first, then (r ⊙ H_{t-1}) · Rhᵀ. */                                 \
@@ -303,6 +430,10 @@ GEN_GEMM (DOUBLE, double, d)
             gint64 t = back ? len - 1 - s : s;                                              \
             const T *x = proj + (st->layout ? b * Tn + t : t * B + b) * GH;                 \
             T *g = gates + b * GH, *hb = h + b * H, *cb = c + b * H;                        \
+            if (cell_w)                                                                     \
+              lstm_cell_f ((const float *) x, (const float *) g, (float *) hb, (float *) cb, H, \
+                           cell_w);                                                         \
+            else                                                                            \
             for (gint64 k = 0; k < H; k++)                                                  \
               {                                                                             \
                 double nh;                                                                  \
@@ -564,9 +695,9 @@ rt_lstm_layer (RtCall *call, const RtTensor *X, const RtTensor *W, const RtTenso
 }
 
 static const RtKernelDef defs[] = {
-  { RT_ONNX ("RNN", 1), RT_IN (3, 6), RT_OUT (0, 2), .dtypes = RT_DT_FLOATS, .run = k_rnn, .prepare = prepare_rnn },
-  { RT_ONNX ("GRU", 1), RT_IN (3, 6), RT_OUT (0, 2), .dtypes = RT_DT_FLOATS, .run = k_rnn, .prepare = prepare_gru },
-  { RT_ONNX ("LSTM", 1), RT_IN (3, 8), RT_OUT (0, 3), .dtypes = RT_DT_FLOATS, .run = k_rnn, .prepare = prepare_lstm },
+  { RT_ONNX ("RNN", 1), RT_IN (3, 6), RT_OUT (0, 2), .dtypes = RT_DT_FLOATS, .run = k_rnn, .prepare = prepare_rnn, .free_state = rnn_state_free },
+  { RT_ONNX ("GRU", 1), RT_IN (3, 6), RT_OUT (0, 2), .dtypes = RT_DT_FLOATS, .run = k_rnn, .prepare = prepare_gru, .free_state = rnn_state_free },
+  { RT_ONNX ("LSTM", 1), RT_IN (3, 8), RT_OUT (0, 3), .dtypes = RT_DT_FLOATS, .run = k_rnn, .prepare = prepare_lstm, .free_state = rnn_state_free },
 };
 
 RT_KERNEL_TABLE (rt_kernels_rnn, defs);

@@ -33,11 +33,17 @@ static void
 panels_range (gint64 begin, gint64 end, gpointer data)
 {
   const Job *j = data;
-  rt_packed_gemm_b (j->p, j->ap, j->m, j->y, j->N, begin, end);
-  if (j->post)
+  /* post block by block, while the block is in cache */
+  gint64 jb = rt_packed_b_block (j->p, j->m);
+  for (gint64 b0 = begin; b0 < end; b0 += jb)
     {
-      gint64 c0 = begin * j->nr, c1 = MIN (end * j->nr, j->N);
-      j->post (j->y + c0, j->m, c1 - c0, j->N, c0, j->post_data);
+      gint64 b1 = MIN (end, b0 + jb);
+      rt_packed_gemm_b (j->p, j->ap, j->m, j->y, j->N, b0, b1);
+      if (j->post)
+        {
+          gint64 c0 = b0 * j->nr, c1 = MIN (b1 * j->nr, j->N);
+          j->post (j->y + c0, j->m, c1 - c0, j->N, c0, j->post_data);
+        }
     }
 }
 

@@ -11,6 +11,7 @@ main (int argc, char **argv)
   test_fusion_register ();
   test_fusion_transformer_register ();
   test_softmax_register ();
+  test_packed_gemm_register ();
   test_aten_register ();
   test_aten_nn_register ();
   test_aten_ops_register ();

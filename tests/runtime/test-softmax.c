@@ -9,7 +9,7 @@
  * meets (x - max <= 0) and beyond; NaN, infinities and arguments past
  * ±708 exactly as libm. */
 static void
-test_vexp (void)
+check_vexp (void)
 {
   enum { N = 20003 };
   g_autofree double *x = g_new (double, N), *y = g_new (double, N);
@@ -29,6 +29,46 @@ test_vexp (void)
       else
         g_assert_cmpfloat (fabs (y[i] - e), <=, nextafter (e, INFINITY) - e);
     }
+}
+
+/* rt_vexp_shifted_sum's exps and sum against libm's in double. */
+static double
+check_shifted_sum (const float *x, gint64 n, double m)
+{
+  g_autofree double *ex = g_new (double, n);
+  double s = rt_vexp_shifted_sum (x, n, m, ex), ref = 0;
+  for (gint64 i = 0; i < n; i++)
+    {
+      double e = exp ((double) x[i] - m);
+      ref += e;
+      if (e == 0 || isnan (e))
+        g_assert_true (memcmp (&e, &ex[i], sizeof e) == 0 || (isnan (e) && isnan (ex[i])));
+      else
+        g_assert_cmpfloat (fabs (ex[i] - e), <=, nextafter (e, INFINITY) - e);
+    }
+  g_assert_cmpfloat (fabs (s - ref), <=, 1e-14 * ref);
+  return s;
+}
+
+/* Both vector kernels where the CPU has AVX-512 (AVX2 picked through
+ * SYMONNX_VEXP_AVX2): each within an ulp of libm, and the sums of their
+ * 8 partial sums the same bits. */
+static void
+test_vexp (void)
+{
+  enum { N = 1003 };
+  g_autofree float *x = g_new (float, N);
+  fz_rng_state = 4242;
+  for (int i = 0; i < N; i++)
+    x[i] = 30 * fz_rnd ();
+  x[17] = -INFINITY;   /* a masked entry: exp 0 in the vector */
+  check_vexp ();
+  double s = check_shifted_sum (x, N, 30.0);
+  g_setenv ("SYMONNX_VEXP_AVX2", "1", TRUE);
+  check_vexp ();
+  double s2 = check_shifted_sum (x, N, 30.0);
+  g_unsetenv ("SYMONNX_VEXP_AVX2");
+  g_assert_cmpmem (&s, sizeof s, &s2, sizeof s2);
 }
 
 /* Softmax and LogSoftmax (opset 13, last axis) over 3 rows of n: 5000
@@ -69,9 +109,68 @@ test_long_rows (void)
       }
 }
 
+/* Rows of 37 (two vectors and a tail of the float row passes) with -inf,
+ * NaN, all -inf, a +inf and ties for the max, against the scalar formulas
+ * evaluated in double in the test (max over the values that are not NaN,
+ * starting at -inf): NaN where they give NaN, else within one float ulp. */
+static void
+test_special_values (void)
+{
+  enum { R = 6, N = 37 };
+  const gint64 xd[2] = { R, N };
+  g_autofree float *xv = g_new (float, R * N);
+  fz_rng_state = 777;
+  for (gint64 i = 0; i < R * N; i++)
+    xv[i] = 4 * fz_rnd ();
+  xv[0 * N + 3] = -INFINITY;           /* row 0: one -inf */
+  xv[0 * N + 36] = -INFINITY;
+  xv[1 * N + 20] = NAN;                /* row 1: a NaN */
+  for (gint64 j = 0; j < N; j++)       /* row 2: all -inf */
+    xv[2 * N + j] = -INFINITY;
+  xv[3 * N + 33] = INFINITY;           /* row 3: +inf */
+  xv[4 * N + 5] = xv[4 * N + 30] = 9;  /* row 4: a tie for the max, one in the tail */
+  xv[5 * N] = NAN;                     /* row 5: NaN first */
+  for (int lg = 0; lg < 2; lg++)
+    {
+      g_autoptr (Graph) g = fz_new_graph_at (13);
+      GraphValue *y = graph_op (g, lg ? "LogSoftmax" : "Softmax", fz_input (g, "x", 2, xd), NULL);
+      graph_value_set_name (y, "y");
+      graph_add_output (g, y);
+      g_autoptr (GHashTable) in = fz_inputs_new ();
+      g_hash_table_insert (in, g_strdup ("x"),
+                           tensor_new_from_data (GRAPH_DTYPE_FLOAT, 2, xd, xv,
+                                                 (gsize) (R * N) * sizeof (float), NULL));
+      guint nodes;
+      g_autoptr (Tensor) out = fz_run (g, in, FALSE, "y", &nodes);
+      const float *yv = tensor_data (out);
+      for (gint64 r = 0; r < R; r++)
+        {
+          double m = -INFINITY, s = 0;
+          for (gint64 j = 0; j < N; j++)
+            if (xv[r * N + j] > m)
+              m = xv[r * N + j];
+          for (gint64 j = 0; j < N; j++)
+            s += exp ((double) xv[r * N + j] - m);
+          for (gint64 j = 0; j < N; j++)
+            {
+              double ref = lg ? (double) xv[r * N + j] - m - log (s)
+                              : exp ((double) xv[r * N + j] - m) / s;
+              float got = yv[r * N + j];
+              if (isnan (ref) || isnan (got))
+                g_assert_true (isnan (ref) && isnan (got));
+              else if (isinf (ref) || ref == 0)
+                g_assert_cmpfloat (got, ==, ref);
+              else
+                g_assert_cmpfloat (fabs (got - ref), <=, fabs (ref) * ldexp (1.0, -23));
+            }
+        }
+    }
+}
+
 void
 test_softmax_register (void)
 {
   g_test_add_func ("/runtime/softmax/vexp", test_vexp);
   g_test_add_func ("/runtime/softmax/long-rows", test_long_rows);
+  g_test_add_func ("/runtime/softmax/special-values", test_special_values);
 }
