@@ -40,14 +40,20 @@ typedef struct
   gboolean   identity, adjacent;
   gboolean   dynamic;   /* a shape known only at run time: p->dims and p->b unset */
   GraphValue *stacked;
+  /* index j's trace value (src[j]), or, for a row of a boolean mask's
+   * NonZero among other indices (src[j] NULL), its int64 ONNX value iv[j] */
+  GraphValue *src[TENSOR_MAX_RANK], *iv[TENSOR_MAX_RANK];
 } IndexPlan;
 
-/* The index tensors of list lc into p (p->k = 0 when all are None);
- * boolean masks are refused unless allow_mask (then p->k = 1 and p->pos[0]
- * is the mask's position, p->stacked unset). */
+/* The index tensors of list lc into p (p->k = 0 when all are None), p->pos
+ * their dims.  A boolean mask alone in the list: refused unless allow_mask
+ * (then p->k = 1 and p->pos[0] = 0, p->stacked unset).  A mask among other
+ * indices (x[:, m], x[m, i]): with expand_masks, as PyTorch does, the rows of
+ * its NonZero, one integer index per dim it covers (a run-time count);
+ * refused otherwise. */
 static gboolean
 index_plan (SymContext *ctx, GraphNode *n, GraphValue *self, GraphNode *lc, gboolean allow_mask,
-            IndexPlan *p, gboolean *is_mask, GError **error)
+            gboolean expand_masks, IndexPlan *p, gboolean *is_mask, GError **error)
 {
   memset (p, 0, sizeof *p);
   *is_mask = FALSE;
@@ -59,22 +65,66 @@ index_plan (SymContext *ctx, GraphNode *n, GraphValue *self, GraphNode *lc, gboo
   if (p->rank < 0 || ni > (guint) p->rank)
     /* torch 1.13: also refuses (_unimplemented "advanced indexing on tensor of unknown rank") */
     return sym_unimplemented (ctx, n, error, "indexing an input of unknown rank");
+  int at = 0;   /* the dim list entry i indexes */
   for (guint i = 0; i < ni; i++)
     {
       GraphValue *s = graph_node_input (lc, i);
       if (sym_is_none (s))
-        continue;
+        {
+          at++;
+          continue;
+        }
       GraphDType dt = sym_dtype (s);
       if (dt == GRAPH_DTYPE_BOOL || dt == GRAPH_DTYPE_UINT8)
         {
-          if (!allow_mask || ni != 1)
+          if (allow_mask && ni == 1)
+            {
+              *is_mask = TRUE;
+              p->src[p->k] = s;
+              p->pos[p->k++] = i;
+              at++;
+              continue;
+            }
+          int mr = sym_rank (s);
+          if (mr > 0 && at + mr > p->rank)
+            /* torch 1.13: also refuses (PyTorch raises IndexError: too many indices for the tensor) */
+            return sym_unimplemented (ctx, n, error, "indices covering %d dims of a tensor of rank %d",
+                                      at + mr, p->rank);
+          if (!expand_masks || mr < 1)
             /* torch 1.13: exports a mask among other indices as NonZero indices (a wrong graph for
-             * a mask of rank > 1, as it warns); not yet here */
+             * a mask of rank > 1, as it warns); not yet here for index_put, a 0-d mask or one of
+             * unknown rank */
             return sym_unimplemented (ctx, n, error, "boolean mask indexing");
-          *is_mask = TRUE;
+          GraphValue *m = sym_value (ctx, s, error);
+          if (m == NULL)
+            return FALSE;
+          if (dt != GRAPH_DTYPE_BOOL)
+            m = sym_cast (ctx, m, GRAPH_DTYPE_BOOL);
+          GraphValue *nz = graph_op (G, "NonZero", m, NULL);   /* (mr, count) */
+          if (mr == 1)
+            {
+              /* torch's form: Squeeze of the transposed NonZero */
+              static const gint64 perm2[] = { 1, 0 }, one = 1;
+              GraphValue *t = graph_op (G, "Transpose", nz, "perm_is", 2, perm2, NULL);
+              p->iv[p->k] = sym_squeeze (ctx, t, 1, &one);
+              p->pos[p->k++] = (guint) at++;
+            }
+          else
+            for (int a = 0; a < mr; a++)
+              {
+                /* the mask's dim a: row a of NonZero (torch 1.13 squeezes
+                 * the transposed NonZero at 1, which fails for mr > 1) */
+                p->iv[p->k] = graph_op (G, "Gather", nz, sym_const_i64 (ctx, a), "axis_i", (gint64) 0, NULL);
+                p->pos[p->k++] = (guint) at++;
+              }
+          continue;
         }
-      p->pos[p->k++] = i;
+      p->src[p->k] = s;
+      p->pos[p->k++] = (guint) at++;
     }
+  if (at > p->rank)
+    /* torch 1.13: also refuses (PyTorch raises IndexError: too many indices for the tensor) */
+    return sym_unimplemented (ctx, n, error, "indices covering %d dims of a tensor of rank %d", at, p->rank);
   if (p->k <= 1)
     return TRUE;
   if (sym_opset (ctx) < 11)
@@ -88,14 +138,14 @@ index_plan (SymContext *ctx, GraphNode *n, GraphValue *self, GraphNode *lc, gboo
   p->dynamic = !sym_static_shape (typed, p->dims);
   for (guint j = 0; j < p->k; j++)
     {
-      GraphValue *s = graph_node_input (lc, p->pos[j]);
+      GraphValue *s = p->src[j];
       gint64 d[TENSOR_MAX_RANK];
-      int rr = sym_rank (s);
+      int rr = s != NULL ? sym_rank (s) : 1;   /* a mask's NonZero row: (count) */
       if (rr < 0)
         /* torch 1.13: exports index tensors of unknown rank through run-time Shape arithmetic; not
          * yet here */
         return sym_unimplemented (ctx, n, error, "index tensors of unknown rank");
-      if (!sym_static_shape (s, d))
+      if (s == NULL || !sym_static_shape (s, d))
         {
           p->dynamic = TRUE;
           for (int a = 0; a < rr; a++)
@@ -149,10 +199,10 @@ index_plan (SymContext *ctx, GraphNode *n, GraphValue *self, GraphNode *lc, gboo
   GraphValue *zeros = NULL;   /* the dynamic case's broadcast: Σ 0·index */
   for (guint j = 0; j < p->k; j++)
     {
-      GraphValue *iv = sym_value (ctx, graph_node_input (lc, p->pos[j]), error);
+      GraphValue *iv = p->src[j] != NULL ? sym_value (ctx, p->src[j], error) : p->iv[j];
       if (iv == NULL)
         return FALSE;
-      if (sym_dtype (graph_node_input (lc, p->pos[j])) != GRAPH_DTYPE_INT64)
+      if (p->src[j] != NULL && sym_dtype (p->src[j]) != GRAPH_DTYPE_INT64)
         iv = sym_cast (ctx, iv, GRAPH_DTYPE_INT64);
       GraphValue *dim = p->dynamic ? sym_size (ctx, self, p->pos[j]) : sym_const_i64 (ctx, p->dims[p->pos[j]]);
       ivs[j] = graph_op (G, "Mod", iv, dim, NULL);   /* negative indices */
@@ -208,7 +258,7 @@ sym_index (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
     return sym_unimplemented (ctx, n, error, "indices that are not a list");
   IndexPlan p;
   gboolean mask;
-  if (!index_plan (ctx, n, self, lc, sym_opset (ctx) >= 11, &p, &mask, error))
+  if (!index_plan (ctx, n, self, lc, sym_opset (ctx) >= 11, TRUE, &p, &mask, error))
     return FALSE;
   if (p.k == 0)
     {
@@ -231,7 +281,7 @@ sym_index (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
     }
   if (p.k == 1)
     {
-      GraphValue *idx = sym_value (ctx, graph_node_input (lc, p.pos[0]), error);
+      GraphValue *idx = p.src[0] != NULL ? sym_value (ctx, p.src[0], error) : p.iv[0];
       if (idx == NULL)
         return FALSE;
       out[0] = graph_op (G, "Gather", self, idx, "axis_i", (gint64) p.pos[0], NULL);
@@ -277,7 +327,7 @@ sym_index_put (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
     return sym_unimplemented (ctx, n, error, "indices that are not a list");
   IndexPlan p;
   gboolean mask;
-  if (!index_plan (ctx, n, self, lc, TRUE, &p, &mask, error))
+  if (!index_plan (ctx, n, self, lc, TRUE, FALSE, &p, &mask, error))
     return FALSE;
   GraphDType dt = sym_dtype (graph_node_input (n, 0));
   if (dt == GRAPH_DTYPE_UNDEFINED || values == NULL)
@@ -295,7 +345,7 @@ sym_index_put (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   if (mask || p.k == 1)
     {
       gint64 d[TENSOR_MAX_RANK];
-      GraphValue *iv = sym_value (ctx, graph_node_input (lc, p.pos[0]), error);
+      GraphValue *iv = sym_value (ctx, p.src[0], error);
       if (iv == NULL)
         return FALSE;
       if (mask)

@@ -221,6 +221,9 @@ OP_CASES = {
     "meshgrid": (Fn(lambda s, x, y: torch.meshgrid(x, y, indexing="ij")), [R(3), R(4)]),
     "meshgrid_xy": (Fn(lambda s, x, y: torch.meshgrid(x, y, indexing="xy")), [R(3), R(4)]),
     "tensor_split": (Fn(lambda s, x: torch.tensor_split(x, 3, dim=1)), [R(2, 7)]),
+    # a list of indices: a negative one, one before its predecessor (an empty piece), one past the size
+    "tensor_split_indices": (Fn(lambda s, x: torch.tensor_split(x, [1, 4, -1, 2], dim=1)
+                                + torch.tensor_split(x, [3], dim=0)), [R(2, 6, 3)]),
     "broadcast_tensors": (Fn(lambda s, x, y: torch.broadcast_tensors(x, y)), [R(3, 1), R(2, 1, 4)]),
     "repeat_interleave": (Fn(lambda s, x: x.repeat_interleave(2, dim=1)), [R(2, 3)]),
     "repeat_interleave_flat": (Fn(lambda s, x: x.repeat_interleave(3)), [R(2, 2)]),
@@ -388,6 +391,15 @@ OP_CASES.update({
     "im2col": (Fn(lambda s, x: (F.unfold(x, (2, 3), dilation=(1, 2), padding=(1, 0), stride=(2, 1)),
                                 F.unfold(x, 3, padding=1))),
                [R(2, 3, 5, 7)]),
+    # a boolean mask among other indices: its NonZero rows are integer indices at the dims it
+    # covers (x[:, m] a Gather as torch's; several indices GatherND from opset 11; a 2-D mask
+    # among others, where torch's Squeeze of the (count, 2) NonZero fails at run time)
+    "index_mask_dim": (Fn(lambda s, x: x[:, x[0, :, 0] > 0]), [R(2, 5, 3)]),
+    "index_mask_among": (Fn(lambda s, x: (x[torch.tensor([2]), :, x[0, 0] > 0],
+                                          x[:, torch.tensor([-3]), x[1, 1] > 0])),
+                         [R(3, 4, 5)]),
+    "index_mask_2d": (Fn(lambda s, x: (x[:, x[0] > 0], x[x[:, :, 0] < 0, torch.tensor([1, 4])[:1]])),
+                      [R(3, 4, 5)]),
     # masked_scatter: a broadcast mask, a source larger than the masked count
     "masked_scatter": (Fn(lambda s, x, m, src: x.masked_scatter(m > 0, src)), [R(2, 3, 4), R(3, 1), R(5, 6)]),
     "masked_select": (Fn(lambda s, x, y: (x.masked_select(x > 0.2), x.masked_select(y > 0))),
