@@ -208,6 +208,12 @@ OP_CASES = {
     "var_all": (Fn(lambda s, x: x.var(unbiased=False)), [R(2, 3)]),
     "std_mean": (Fn(lambda s, x: torch.std_mean(x, (0, 1))), [R(2, 3, 2)]),
     "var_mean": (Fn(lambda s, x: torch.var_mean(x, 1, keepdim=True)), [R(2, 3)]),
+    # rows picked by a mask (a count known only at run time): the variance over them counts the
+    # elements at run time; over the static dims, a constant count
+    "var_dynamic": (Fn(lambda s, x: (x[x[:, 0] > 0].var(0), x[x[:, 0] > 0].std(1, keepdim=True),
+                                     *torch.var_mean(x[x[:, 1] > 0], (0, 1), correction=2),
+                                     x[x[:, 0] > 0].std(), x[x[:, 1] > 0].var(0, unbiased=False))),
+                    [R(7, 4)]),
     "cross": (Fn(lambda s, x, y: torch.cross(x, y, dim=1)), [R(2, 3), R(2, 3)]),
     "sort": (Fn(lambda s, x: torch.sort(x, 1, descending=True)), [R(2, 5)]),
     "argsort": (Fn(lambda s, x: torch.argsort(x, 1)), [R(2, 5)]),
