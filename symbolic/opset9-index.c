@@ -297,6 +297,18 @@ sym_index (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   return TRUE;
 }
 
+/* values of rank vr as a broadcast of rank full (leading dims of 1) */
+static GraphValue *
+values_to_rank (SymContext *ctx, GraphValue *values, int vr, int full)
+{
+  if (vr >= full)
+    return values;
+  gint64 axes[TENSOR_MAX_RANK];
+  for (int a = 0; a < full - vr; a++)
+    axes[a] = a;
+  return sym_unsqueeze (ctx, values, (gsize) (full - vr), axes);
+}
+
 /* aten::index_put(self, indices, values, accumulate) (index_put_, x[i] = v),
  * from opset 11: ScatterND of values into self at the positions
  * index_plan stacks (self transposed so the indexed dims come first, and
@@ -386,24 +398,27 @@ sym_index_put (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
                                         (const gint64[]) { 1 }, (const gint64[]) { G_MAXINT64 }, NULL);
           region = graph_op (G, "Concat", is, rest, "axis_i", (gint64) 0, NULL);
           /* PyTorch's values are in x[:, i]'s order: dims before q, then
-           * the index's, then the rest */
-          if (q > 0 && sym_rank (graph_node_input (n, 2)) == ir + p.rank - 1)
+           * the index's, then the rest; they broadcast to that region
+           * right-aligned, so they get its rank (leading 1s) before the
+           * Transpose to ScatterND's order */
+          int vr = sym_rank (graph_node_input (n, 2)), full = ir + p.rank - 1;
+          if (q > 0 && (vr < 0 || vr > full))
+            /* torch 1.13: exports it as ScatterND with the values reshaped at run time; not yet
+             * here for values of unknown rank or of more dims than the indexed region */
+            return sym_unimplemented (ctx, n, error, "index_put at dim %d with values of rank %d", q, vr);
+          if (q > 0 && vr > 0)
             {
+              values = values_to_rank (ctx, values, vr, full);
               gint64 vp[TENSOR_MAX_RANK];
               int m = 0;
               for (int a = 0; a < ir; a++)
                 vp[m++] = q + a;
               for (int a = 0; a < q; a++)
                 vp[m++] = a;
-              for (int a = q + ir; a < ir + p.rank - 1; a++)
+              for (int a = q + ir; a < full; a++)
                 vp[m++] = a;
               values = graph_op (G, "Transpose", values, "perm_is", m, vp, NULL);
             }
-          else if (q > 0 && sym_rank (graph_node_input (n, 2)) > 1)
-            /* torch 1.13: exports it as ScatterND with the values reshaped at run time; not yet
-             * here */
-            return sym_unimplemented (ctx, n, error, "index_put at dim %d with values of rank %d", q,
-                                      sym_rank (graph_node_input (n, 2)));
         }
     }
   else
@@ -425,19 +440,24 @@ sym_index_put (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
       g_autoptr (Tensor) rs = tensor_new_int64_vector ((guint) m, rd);
       region = sym_constant (ctx, rs);
       gint64 back[TENSOR_MAX_RANK];
-      int bm;
-      if (index_result_perm (&p, back, &bm) && sym_rank (graph_node_input (n, 2)) == bm)
+      int bm, vr = sym_rank (graph_node_input (n, 2));
+      if (index_result_perm (&p, back, &bm))
         {
-          /* values come in PyTorch's order: to GatherND's */
-          gint64 inv[TENSOR_MAX_RANK];
-          for (int a = 0; a < bm; a++)
-            inv[back[a]] = a;
-          values = graph_op (G, "Transpose", values, "perm_is", bm, inv, NULL);
+          if (vr < 0 || vr > bm)
+            /* torch 1.13: exports it as ScatterND with the values reshaped at run time; not yet
+             * here for values of unknown rank or of more dims than the indexed region */
+            return sym_unimplemented (ctx, n, error, "index_put with values of rank %d", vr);
+          if (vr > 0)
+            {
+              /* values come in PyTorch's order, broadcasting right-aligned:
+               * its rank, then GatherND's order */
+              values = values_to_rank (ctx, values, vr, bm);
+              gint64 inv[TENSOR_MAX_RANK];
+              for (int a = 0; a < bm; a++)
+                inv[back[a]] = a;
+              values = graph_op (G, "Transpose", values, "perm_is", bm, inv, NULL);
+            }
         }
-      else if (p.adjacent && p.pos[0] > 0 && sym_rank (graph_node_input (n, 2)) > 1)
-        /* torch 1.13: exports it as ScatterND with the values reshaped at run time; not yet here */
-        return sym_unimplemented (ctx, n, error, "index_put with values of rank %d",
-                                  sym_rank (graph_node_input (n, 2)));
     }
   GraphValue *upd = graph_op (G, "Expand", values, region, NULL);
   GraphValue *r = accumulate ? graph_op (G, "ScatterND", t, idx, upd, "reduction_s", "add", NULL)

@@ -52,6 +52,20 @@ def R(*shape):
 
 
 # name → (module, inputs)
+def _index_put_values(s, x, y):
+    # index_put at a dim past 0: values broadcast right-aligned to PyTorch's region
+    # (dims before the index, the index's, the rest), of lower rank than it
+    a = x.clone()
+    a[:, torch.tensor([2, 0, 1])] = torch.arange(3.0)     # 1-D values along the indexed dim (last)
+    b = y.clone()
+    b[:, torch.tensor([2, 1])] = torch.arange(10.0).reshape(2, 1, 5)   # rank 3 of a rank-4 region
+    c = y.clone()
+    c[:, torch.tensor([0, 2]), torch.tensor([1, 3])] = torch.arange(5.0) - 9   # several, adjacent
+    d = y[0].clone()
+    d[:, torch.tensor([1, 0]), torch.tensor([4, 2])] = torch.tensor([7.0, 8.0])  # several, last
+    return a, b, c, d
+
+
 CASES = {
     "add_alpha": (Fn(lambda s, x, y: torch.add(x, y, alpha=2)), [R(2, 3), R(2, 3)]),
     "add_scalar": (Fn(lambda s, x: x + 1), [R(2, 3)]),
@@ -227,6 +241,7 @@ OP_CASES = {
     "meshgrid": (Fn(lambda s, x, y: torch.meshgrid(x, y, indexing="ij")), [R(3), R(4)]),
     "meshgrid_xy": (Fn(lambda s, x, y: torch.meshgrid(x, y, indexing="xy")), [R(3), R(4)]),
     "tensor_split": (Fn(lambda s, x: torch.tensor_split(x, 3, dim=1)), [R(2, 7)]),
+    "index_put_values": (Fn(_index_put_values), [R(3, 3), R(2, 3, 4, 5)]),
     # a list of indices: a negative one, one before its predecessor (an empty piece), one past the size
     "tensor_split_indices": (Fn(lambda s, x: torch.tensor_split(x, [1, 4, -1, 2], dim=1)
                                 + torch.tensor_split(x, [3], dim=0)), [R(2, 6, 3)]),
