@@ -92,8 +92,7 @@ index_plan (SymContext *ctx, GraphNode *n, GraphValue *self, GraphNode *lc, gboo
                                       at + mr, p->rank);
           if (!expand_masks || mr < 1)
             /* torch 1.13: exports a mask among other indices as NonZero indices (a wrong graph for
-             * a mask of rank > 1, as it warns); not yet here for index_put, a 0-d mask or one of
-             * unknown rank */
+             * a mask of rank > 1, as it warns); not yet here for a 0-d mask or one of unknown rank */
             return sym_unimplemented (ctx, n, error, "boolean mask indexing");
           GraphValue *m = sym_value (ctx, s, error);
           if (m == NULL)
@@ -313,7 +312,8 @@ values_to_rank (SymContext *ctx, GraphValue *values, int vr, int full)
  * from opset 11: ScatterND of values into self at the positions
  * index_plan stacks (self transposed so the indexed dims come first, and
  * back), values expanded to the indexed region's shape; a boolean mask of
- * self's shape: the positions of NonZero(mask) (x[mask] = v).  accumulate:
+ * self's shape: the positions of NonZero(mask) (x[mask] = v); a 1-D mask
+ * among Nones (x[:, m] = v): its NonZero as one index.  accumulate:
  * ScatterND's "add" reduction (opset 16). */
 static gboolean
 sym_index_put (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
@@ -339,7 +339,7 @@ sym_index_put (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
     return sym_unimplemented (ctx, n, error, "indices that are not a list");
   IndexPlan p;
   gboolean mask;
-  if (!index_plan (ctx, n, self, lc, TRUE, FALSE, &p, &mask, error))
+  if (!index_plan (ctx, n, self, lc, TRUE, TRUE, &p, &mask, error))
     return FALSE;
   GraphDType dt = sym_dtype (graph_node_input (n, 0));
   if (dt == GRAPH_DTYPE_UNDEFINED || values == NULL)
@@ -357,7 +357,8 @@ sym_index_put (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   if (mask || p.k == 1)
     {
       gint64 d[TENSOR_MAX_RANK];
-      GraphValue *iv = sym_value (ctx, p.src[0], error);
+      /* a trace value, or (a mask among other indices) a NonZero row */
+      GraphValue *iv = p.src[0] != NULL ? sym_value (ctx, p.src[0], error) : p.iv[0];
       if (iv == NULL)
         return FALSE;
       if (mask)
@@ -376,7 +377,7 @@ sym_index_put (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
         {
           /* one integer index at dim q: scatter along q with the index
            * stacked on a last axis (self transposed so q comes first) */
-          int q = (int) p.pos[0], ir = sym_rank (graph_node_input (lc, q));
+          int q = (int) p.pos[0], ir = p.src[0] != NULL ? sym_rank (p.src[0]) : 1;
           if (ir < 0 || !sym_static_shape (graph_node_input (n, 0), d))
             /* torch 1.13: exports it with run-time Shape, Slice and Reshape of the values
              * (ScatterND); not yet here */
@@ -388,7 +389,7 @@ sym_index_put (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
           p.identity = q == 0;
           if (!p.identity)
             t = graph_op (G, "Transpose", self, "perm_is", p.rank, p.perm, NULL);
-          if (sym_dtype (graph_node_input (lc, q)) != GRAPH_DTYPE_INT64)
+          if (p.src[0] != NULL && sym_dtype (p.src[0]) != GRAPH_DTYPE_INT64)
             iv = sym_cast (ctx, iv, GRAPH_DTYPE_INT64);
           iv = graph_op (G, "Mod", iv, sym_const_i64 (ctx, d[q]), NULL);
           const gint64 last = ir;

@@ -66,6 +66,15 @@ def _index_put_values(s, x, y):
     return a, b, c, d
 
 
+def _index_put_mask(s, x, y):
+    # a boolean mask among other indices (x[:, m] = v): the mask's NonZero as the index
+    a = x.clone()
+    a[:, x[0] > 0] = 0.0
+    b = y.clone()
+    b[:, y[0, :, 0] > y[0, :, 0].mean()] = torch.arange(4.0)   # values along the dim after the mask's (not all rows)
+    return a, b
+
+
 CASES = {
     "add_alpha": (Fn(lambda s, x, y: torch.add(x, y, alpha=2)), [R(2, 3), R(2, 3)]),
     "add_scalar": (Fn(lambda s, x: x + 1), [R(2, 3)]),
@@ -242,6 +251,7 @@ OP_CASES = {
     "meshgrid_xy": (Fn(lambda s, x, y: torch.meshgrid(x, y, indexing="xy")), [R(3), R(4)]),
     "tensor_split": (Fn(lambda s, x: torch.tensor_split(x, 3, dim=1)), [R(2, 7)]),
     "index_put_values": (Fn(_index_put_values), [R(3, 3), R(2, 3, 4, 5)]),
+    "index_put_mask": (Fn(_index_put_mask), [R(3, 5), R(2, 3, 4)]),
     # a list of indices: a negative one, one before its predecessor (an empty piece), one past the size
     "tensor_split_indices": (Fn(lambda s, x: torch.tensor_split(x, [1, 4, -1, 2], dim=1)
                                 + torch.tensor_split(x, [3], dim=0)), [R(2, 6, 3)]),
