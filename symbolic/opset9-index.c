@@ -48,12 +48,11 @@ typedef struct
 /* The index tensors of list lc into p (p->k = 0 when all are None), p->pos
  * their dims.  A boolean mask alone in the list: refused unless allow_mask
  * (then p->k = 1 and p->pos[0] = 0, p->stacked unset).  A mask among other
- * indices (x[:, m], x[m, i]): with expand_masks, as PyTorch does, the rows of
- * its NonZero, one integer index per dim it covers (a run-time count);
- * refused otherwise. */
+ * indices (x[:, m], x[m, i]), as PyTorch does: the rows of its NonZero, one
+ * integer index per dim it covers (a run-time count). */
 static gboolean
 index_plan (SymContext *ctx, GraphNode *n, GraphValue *self, GraphNode *lc, gboolean allow_mask,
-            gboolean expand_masks, IndexPlan *p, gboolean *is_mask, GError **error)
+            IndexPlan *p, gboolean *is_mask, GError **error)
 {
   memset (p, 0, sizeof *p);
   *is_mask = FALSE;
@@ -90,7 +89,7 @@ index_plan (SymContext *ctx, GraphNode *n, GraphValue *self, GraphNode *lc, gboo
             /* torch 1.13: also refuses (PyTorch raises IndexError: too many indices for the tensor) */
             return sym_unimplemented (ctx, n, error, "indices covering %d dims of a tensor of rank %d",
                                       at + mr, p->rank);
-          if (!expand_masks || mr < 1)
+          if (mr < 1)
             /* torch 1.13: exports a mask among other indices as NonZero indices (a wrong graph for
              * a mask of rank > 1, as it warns); not yet here for a 0-d mask or one of unknown rank */
             return sym_unimplemented (ctx, n, error, "boolean mask indexing");
@@ -257,7 +256,7 @@ sym_index (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
     return sym_unimplemented (ctx, n, error, "indices that are not a list");
   IndexPlan p;
   gboolean mask;
-  if (!index_plan (ctx, n, self, lc, sym_opset (ctx) >= 11, TRUE, &p, &mask, error))
+  if (!index_plan (ctx, n, self, lc, sym_opset (ctx) >= 11, &p, &mask, error))
     return FALSE;
   if (p.k == 0)
     {
@@ -339,7 +338,7 @@ sym_index_put (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
     return sym_unimplemented (ctx, n, error, "indices that are not a list");
   IndexPlan p;
   gboolean mask;
-  if (!index_plan (ctx, n, self, lc, TRUE, TRUE, &p, &mask, error))
+  if (!index_plan (ctx, n, self, lc, TRUE, &p, &mask, error))
     return FALSE;
   GraphDType dt = sym_dtype (graph_node_input (n, 0));
   if (dt == GRAPH_DTYPE_UNDEFINED || values == NULL)
