@@ -29,19 +29,56 @@ sym_log_softmax13 (SymContext *ctx, GraphNode *n, GraphValue **out, GError **err
   return softmax13 (ctx, n, out, error, "LogSoftmax");
 }
 
+/* aten::tensor_split(self, indices, dim) with a constant list of indices:
+ * one Slice per piece, [0, i0), [i0, i1), ..., [in, end) along dim (torch,
+ * from 13, slices them in a Loop into a sequence); Slice wraps negative
+ * bounds and clamps them as PyTorch's slicing does (start past end: an
+ * empty piece). */
+static gboolean
+tensor_split_indices (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  GraphValue *self;
+  gsize ni;
+  const gint64 *idx;
+  gint64 dim;
+  if (!sym_parse_args (ctx, n, "v,is,d", &self, &ni, &idx, &dim, error))
+    return FALSE;
+  int rank = sym_rank (graph_node_input (n, 0));
+  if (rank < 1 || ni > 255)
+    /* torch 1.13: exports a list of indices as Slices in a Loop into a sequence, the last piece to
+     * Shape(self)'s size at dim; not yet here for an input of unknown rank or more than 256
+     * pieces */
+    return sym_unimplemented (ctx, n, error, "tensor_split with a list of %zu indices of an input of "
+                              "unknown rank", ni);
+  const gint64 axis = dim < 0 ? dim + rank : dim;
+  GraphValue *vals[256];
+  gint64 start = 0;
+  for (gsize i = 0; i <= ni; i++)
+    {
+      /* the last piece to the end (Slice clamps it to the size) */
+      const gint64 end = i < ni ? idx[i] : G_MAXINT64;
+      vals[i] = sym_slice (ctx, self, 1, &axis, &start, &end, NULL);
+      start = end;
+    }
+  sym_set_list_output (ctx, n, 0, (guint) ni + 1, vals);
+  out[0] = NULL;
+  return TRUE;
+}
+
 /* aten::tensor_split(self, sections, dim) with an int number of sections
  * and a static dim size: one Split, the first size % sections pieces one
- * longer (from 13, as torch).  The index-list form is not handled. */
+ * longer (from 13, as torch).  A list of indices: tensor_split_indices. */
 gboolean
 sym_tensor_split13 (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {
   GraphValue *self;
   gint64 sections, dim;
   GraphType *st = graph_value_type (graph_node_input (n, 1));
+  if (st != NULL && graph_type_kind (st) == GRAPH_TYPE_LIST)
+    return tensor_split_indices (ctx, n, out, error);
   if (st == NULL || graph_type_kind (st) != GRAPH_TYPE_INT)
-    /* torch 1.13: exports a list of indices as one Slice per index (or a Loop over a sequence); not
-     * yet here */
-    return sym_unimplemented (ctx, n, error, "tensor_split with a list of indices");
+    /* torch 1.13: exports a tensor of indices as a Loop over a sequence of Slices; not yet here */
+    return sym_unimplemented (ctx, n, error, "tensor_split with a tensor of indices");
   if (!sym_parse_args (ctx, n, "vid", &self, &sections, &dim, error))
     return FALSE;
   gint64 len = sym_static_dim_size (self, dim);

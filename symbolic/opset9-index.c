@@ -40,11 +40,16 @@ typedef struct
   gboolean   identity, adjacent;
   gboolean   dynamic;   /* a shape known only at run time: p->dims and p->b unset */
   GraphValue *stacked;
+  /* index j's trace value (src[j]), or, for a row of a boolean mask's
+   * NonZero among other indices (src[j] NULL), its int64 ONNX value iv[j] */
+  GraphValue *src[TENSOR_MAX_RANK], *iv[TENSOR_MAX_RANK];
 } IndexPlan;
 
-/* The index tensors of list lc into p (p->k = 0 when all are None);
- * boolean masks are refused unless allow_mask (then p->k = 1 and p->pos[0]
- * is the mask's position, p->stacked unset). */
+/* The index tensors of list lc into p (p->k = 0 when all are None), p->pos
+ * their dims.  A boolean mask alone in the list: refused unless allow_mask
+ * (then p->k = 1 and p->pos[0] = 0, p->stacked unset).  A mask among other
+ * indices (x[:, m], x[m, i]), as PyTorch does: the rows of its NonZero, one
+ * integer index per dim it covers (a run-time count). */
 static gboolean
 index_plan (SymContext *ctx, GraphNode *n, GraphValue *self, GraphNode *lc, gboolean allow_mask,
             IndexPlan *p, gboolean *is_mask, GError **error)
@@ -59,22 +64,65 @@ index_plan (SymContext *ctx, GraphNode *n, GraphValue *self, GraphNode *lc, gboo
   if (p->rank < 0 || ni > (guint) p->rank)
     /* torch 1.13: also refuses (_unimplemented "advanced indexing on tensor of unknown rank") */
     return sym_unimplemented (ctx, n, error, "indexing an input of unknown rank");
+  int at = 0;   /* the dim list entry i indexes */
   for (guint i = 0; i < ni; i++)
     {
       GraphValue *s = graph_node_input (lc, i);
       if (sym_is_none (s))
-        continue;
+        {
+          at++;
+          continue;
+        }
       GraphDType dt = sym_dtype (s);
       if (dt == GRAPH_DTYPE_BOOL || dt == GRAPH_DTYPE_UINT8)
         {
-          if (!allow_mask || ni != 1)
+          if (allow_mask && ni == 1)
+            {
+              *is_mask = TRUE;
+              p->src[p->k] = s;
+              p->pos[p->k++] = i;
+              at++;
+              continue;
+            }
+          int mr = sym_rank (s);
+          if (mr > 0 && at + mr > p->rank)
+            /* torch 1.13: also refuses (PyTorch raises IndexError: too many indices for the tensor) */
+            return sym_unimplemented (ctx, n, error, "indices covering %d dims of a tensor of rank %d",
+                                      at + mr, p->rank);
+          if (mr < 1)
             /* torch 1.13: exports a mask among other indices as NonZero indices (a wrong graph for
-             * a mask of rank > 1, as it warns); not yet here */
+             * a mask of rank > 1, as it warns); not yet here for a 0-d mask or one of unknown rank */
             return sym_unimplemented (ctx, n, error, "boolean mask indexing");
-          *is_mask = TRUE;
+          GraphValue *m = sym_value (ctx, s, error);
+          if (m == NULL)
+            return FALSE;
+          if (dt != GRAPH_DTYPE_BOOL)
+            m = sym_cast (ctx, m, GRAPH_DTYPE_BOOL);
+          GraphValue *nz = graph_op (G, "NonZero", m, NULL);   /* (mr, count) */
+          if (mr == 1)
+            {
+              /* torch's form: Squeeze of the transposed NonZero */
+              static const gint64 perm2[] = { 1, 0 }, one = 1;
+              GraphValue *t = graph_op (G, "Transpose", nz, "perm_is", 2, perm2, NULL);
+              p->iv[p->k] = sym_squeeze (ctx, t, 1, &one);
+              p->pos[p->k++] = (guint) at++;
+            }
+          else
+            for (int a = 0; a < mr; a++)
+              {
+                /* the mask's dim a: row a of NonZero (torch 1.13 squeezes
+                 * the transposed NonZero at 1, which fails for mr > 1) */
+                p->iv[p->k] = graph_op (G, "Gather", nz, sym_const_i64 (ctx, a), "axis_i", (gint64) 0, NULL);
+                p->pos[p->k++] = (guint) at++;
+              }
+          continue;
         }
-      p->pos[p->k++] = i;
+      p->src[p->k] = s;
+      p->pos[p->k++] = (guint) at++;
     }
+  if (at > p->rank)
+    /* torch 1.13: also refuses (PyTorch raises IndexError: too many indices for the tensor) */
+    return sym_unimplemented (ctx, n, error, "indices covering %d dims of a tensor of rank %d", at, p->rank);
   if (p->k <= 1)
     return TRUE;
   if (sym_opset (ctx) < 11)
@@ -88,14 +136,14 @@ index_plan (SymContext *ctx, GraphNode *n, GraphValue *self, GraphNode *lc, gboo
   p->dynamic = !sym_static_shape (typed, p->dims);
   for (guint j = 0; j < p->k; j++)
     {
-      GraphValue *s = graph_node_input (lc, p->pos[j]);
+      GraphValue *s = p->src[j];
       gint64 d[TENSOR_MAX_RANK];
-      int rr = sym_rank (s);
+      int rr = s != NULL ? sym_rank (s) : 1;   /* a mask's NonZero row: (count) */
       if (rr < 0)
         /* torch 1.13: exports index tensors of unknown rank through run-time Shape arithmetic; not
          * yet here */
         return sym_unimplemented (ctx, n, error, "index tensors of unknown rank");
-      if (!sym_static_shape (s, d))
+      if (s == NULL || !sym_static_shape (s, d))
         {
           p->dynamic = TRUE;
           for (int a = 0; a < rr; a++)
@@ -149,10 +197,10 @@ index_plan (SymContext *ctx, GraphNode *n, GraphValue *self, GraphNode *lc, gboo
   GraphValue *zeros = NULL;   /* the dynamic case's broadcast: Σ 0·index */
   for (guint j = 0; j < p->k; j++)
     {
-      GraphValue *iv = sym_value (ctx, graph_node_input (lc, p->pos[j]), error);
+      GraphValue *iv = p->src[j] != NULL ? sym_value (ctx, p->src[j], error) : p->iv[j];
       if (iv == NULL)
         return FALSE;
-      if (sym_dtype (graph_node_input (lc, p->pos[j])) != GRAPH_DTYPE_INT64)
+      if (p->src[j] != NULL && sym_dtype (p->src[j]) != GRAPH_DTYPE_INT64)
         iv = sym_cast (ctx, iv, GRAPH_DTYPE_INT64);
       GraphValue *dim = p->dynamic ? sym_size (ctx, self, p->pos[j]) : sym_const_i64 (ctx, p->dims[p->pos[j]]);
       ivs[j] = graph_op (G, "Mod", iv, dim, NULL);   /* negative indices */
@@ -231,7 +279,7 @@ sym_index (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
     }
   if (p.k == 1)
     {
-      GraphValue *idx = sym_value (ctx, graph_node_input (lc, p.pos[0]), error);
+      GraphValue *idx = p.src[0] != NULL ? sym_value (ctx, p.src[0], error) : p.iv[0];
       if (idx == NULL)
         return FALSE;
       out[0] = graph_op (G, "Gather", self, idx, "axis_i", (gint64) p.pos[0], NULL);
@@ -247,11 +295,24 @@ sym_index (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   return TRUE;
 }
 
+/* values of rank vr as a broadcast of rank full (leading dims of 1) */
+static GraphValue *
+values_to_rank (SymContext *ctx, GraphValue *values, int vr, int full)
+{
+  if (vr >= full)
+    return values;
+  gint64 axes[TENSOR_MAX_RANK];
+  for (int a = 0; a < full - vr; a++)
+    axes[a] = a;
+  return sym_unsqueeze (ctx, values, (gsize) (full - vr), axes);
+}
+
 /* aten::index_put(self, indices, values, accumulate) (index_put_, x[i] = v),
  * from opset 11: ScatterND of values into self at the positions
  * index_plan stacks (self transposed so the indexed dims come first, and
  * back), values expanded to the indexed region's shape; a boolean mask of
- * self's shape: the positions of NonZero(mask) (x[mask] = v).  accumulate:
+ * self's shape: the positions of NonZero(mask) (x[mask] = v); a 1-D mask
+ * among Nones (x[:, m] = v): its NonZero as one index.  accumulate:
  * ScatterND's "add" reduction (opset 16). */
 static gboolean
 sym_index_put (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
@@ -295,7 +356,8 @@ sym_index_put (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   if (mask || p.k == 1)
     {
       gint64 d[TENSOR_MAX_RANK];
-      GraphValue *iv = sym_value (ctx, graph_node_input (lc, p.pos[0]), error);
+      /* a trace value, or (a mask among other indices) a NonZero row */
+      GraphValue *iv = p.src[0] != NULL ? sym_value (ctx, p.src[0], error) : p.iv[0];
       if (iv == NULL)
         return FALSE;
       if (mask)
@@ -314,7 +376,7 @@ sym_index_put (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
         {
           /* one integer index at dim q: scatter along q with the index
            * stacked on a last axis (self transposed so q comes first) */
-          int q = (int) p.pos[0], ir = sym_rank (graph_node_input (lc, q));
+          int q = (int) p.pos[0], ir = p.src[0] != NULL ? sym_rank (p.src[0]) : 1;
           if (ir < 0 || !sym_static_shape (graph_node_input (n, 0), d))
             /* torch 1.13: exports it with run-time Shape, Slice and Reshape of the values
              * (ScatterND); not yet here */
@@ -326,7 +388,7 @@ sym_index_put (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
           p.identity = q == 0;
           if (!p.identity)
             t = graph_op (G, "Transpose", self, "perm_is", p.rank, p.perm, NULL);
-          if (sym_dtype (graph_node_input (lc, q)) != GRAPH_DTYPE_INT64)
+          if (p.src[0] != NULL && sym_dtype (p.src[0]) != GRAPH_DTYPE_INT64)
             iv = sym_cast (ctx, iv, GRAPH_DTYPE_INT64);
           iv = graph_op (G, "Mod", iv, sym_const_i64 (ctx, d[q]), NULL);
           const gint64 last = ir;
@@ -336,24 +398,27 @@ sym_index_put (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
                                         (const gint64[]) { 1 }, (const gint64[]) { G_MAXINT64 }, NULL);
           region = graph_op (G, "Concat", is, rest, "axis_i", (gint64) 0, NULL);
           /* PyTorch's values are in x[:, i]'s order: dims before q, then
-           * the index's, then the rest */
-          if (q > 0 && sym_rank (graph_node_input (n, 2)) == ir + p.rank - 1)
+           * the index's, then the rest; they broadcast to that region
+           * right-aligned, so they get its rank (leading 1s) before the
+           * Transpose to ScatterND's order */
+          int vr = sym_rank (graph_node_input (n, 2)), full = ir + p.rank - 1;
+          if (q > 0 && (vr < 0 || vr > full))
+            /* torch 1.13: exports it as ScatterND with the values reshaped at run time; not yet
+             * here for values of unknown rank or of more dims than the indexed region */
+            return sym_unimplemented (ctx, n, error, "index_put at dim %d with values of rank %d", q, vr);
+          if (q > 0 && vr > 0)
             {
+              values = values_to_rank (ctx, values, vr, full);
               gint64 vp[TENSOR_MAX_RANK];
               int m = 0;
               for (int a = 0; a < ir; a++)
                 vp[m++] = q + a;
               for (int a = 0; a < q; a++)
                 vp[m++] = a;
-              for (int a = q + ir; a < ir + p.rank - 1; a++)
+              for (int a = q + ir; a < full; a++)
                 vp[m++] = a;
               values = graph_op (G, "Transpose", values, "perm_is", m, vp, NULL);
             }
-          else if (q > 0 && sym_rank (graph_node_input (n, 2)) > 1)
-            /* torch 1.13: exports it as ScatterND with the values reshaped at run time; not yet
-             * here */
-            return sym_unimplemented (ctx, n, error, "index_put at dim %d with values of rank %d", q,
-                                      sym_rank (graph_node_input (n, 2)));
         }
     }
   else
@@ -375,19 +440,24 @@ sym_index_put (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
       g_autoptr (Tensor) rs = tensor_new_int64_vector ((guint) m, rd);
       region = sym_constant (ctx, rs);
       gint64 back[TENSOR_MAX_RANK];
-      int bm;
-      if (index_result_perm (&p, back, &bm) && sym_rank (graph_node_input (n, 2)) == bm)
+      int bm, vr = sym_rank (graph_node_input (n, 2));
+      if (index_result_perm (&p, back, &bm))
         {
-          /* values come in PyTorch's order: to GatherND's */
-          gint64 inv[TENSOR_MAX_RANK];
-          for (int a = 0; a < bm; a++)
-            inv[back[a]] = a;
-          values = graph_op (G, "Transpose", values, "perm_is", bm, inv, NULL);
+          if (vr < 0 || vr > bm)
+            /* torch 1.13: exports it as ScatterND with the values reshaped at run time; not yet
+             * here for values of unknown rank or of more dims than the indexed region */
+            return sym_unimplemented (ctx, n, error, "index_put with values of rank %d", vr);
+          if (vr > 0)
+            {
+              /* values come in PyTorch's order, broadcasting right-aligned:
+               * its rank, then GatherND's order */
+              values = values_to_rank (ctx, values, vr, bm);
+              gint64 inv[TENSOR_MAX_RANK];
+              for (int a = 0; a < bm; a++)
+                inv[back[a]] = a;
+              values = graph_op (G, "Transpose", values, "perm_is", bm, inv, NULL);
+            }
         }
-      else if (p.adjacent && p.pos[0] > 0 && sym_rank (graph_node_input (n, 2)) > 1)
-        /* torch 1.13: exports it as ScatterND with the values reshaped at run time; not yet here */
-        return sym_unimplemented (ctx, n, error, "index_put with values of rank %d",
-                                  sym_rank (graph_node_input (n, 2)));
     }
   GraphValue *upd = graph_op (G, "Expand", values, region, NULL);
   GraphValue *r = accumulate ? graph_op (G, "ScatterND", t, idx, upd, "reduction_s", "add", NULL)

@@ -44,8 +44,9 @@ sym_logsumexp (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 
 /* torch's _var_mean: var(self, unbiased) / var(self, dim[], unbiased or
  * correction, keepdim), and std/var_mean/std_mean on top.  torch counts
- * the reduced elements at run time (Shape, Gather, ReduceProd); we need
- * the input's shape static and write the count as a constant. */
+ * the reduced elements at run time (Shape, Gather, ReduceProd); we write
+ * the count as a constant where the reduced dims are static, and count at
+ * run time as torch where they are not (x[mask].var(0)). */
 static gboolean
 var_mean (SymContext *ctx, GraphNode *n, GraphValue **var, GraphValue **mean, GError **error)
 {
@@ -78,20 +79,38 @@ var_mean (SymContext *ctx, GraphNode *n, GraphValue **var, GraphValue **mean, GE
     }
   int rank = sym_rank (self);
   gint64 shape[TENSOR_MAX_RANK];
-  if (rank < 0 || rank > TENSOR_MAX_RANK || !sym_static_shape (self, shape))
+  if (rank < 0 || rank > TENSOR_MAX_RANK || sym_static_dims (self, shape) != rank)
     /* torch 1.13: exports dynamic shapes, counting the elements with Shape, Gather, ReduceProd at
-     * run time; not yet here */
-    return sym_unimplemented (ctx, n, error, "variance of an input of dynamic shape");
+     * run time; not yet here for an input of unknown rank */
+    return sym_unimplemented (ctx, n, error, "variance of an input of unknown rank");
+  /* the reduced dims; their element count: a constant where they are
+   * static, else Shape, Gather, ReduceProd at run time as torch's */
+  gint64 rd[TENSOR_MAX_RANK];
+  gsize nr = 0;
+  gboolean count_static = TRUE;
   double count = 1;
-  for (int i = 0; i < rank; i++)
-    count *= all ? shape[i] : 1;
-  for (gsize i = 0; !all && i < nd; i++)
+  for (gsize i = 0; i < (all ? (gsize) rank : nd); i++)
     {
-      gint64 d = dims[i] < 0 ? dims[i] + rank : dims[i];
+      gint64 d = all ? (gint64) i : dims[i] < 0 ? dims[i] + rank : dims[i];
       if (d < 0 || d >= rank)
         /* torch 1.13: also refuses (PyTorch rejects a dim out of range) */
         return sym_unimplemented (ctx, n, error, "dim out of range");
-      count *= shape[d];
+      rd[nr++] = d;
+      count_static = count_static && shape[d] >= 0;
+      count *= shape[d] >= 0 ? shape[d] : 1;
+    }
+  GraphValue *c_val = NULL;   /* the run-time count, in the variance's float type */
+  if (!count_static && correction != 0)
+    {
+      GraphDType fdt = sym_dtype (self);
+      if (fdt != GRAPH_DTYPE_FLOAT && fdt != GRAPH_DTYPE_DOUBLE && fdt != GRAPH_DTYPE_FLOAT16)
+        /* torch 1.13: casts the count to self's type (an integer variance PyTorch rejects);
+         * refused here because the variance's type is unknown */
+        return sym_unimplemented (ctx, n, error, "variance of dynamic shape of a %s input",
+                                  graph_dtype_name (fdt));
+      GraphValue *sizes = graph_op (G, "Gather", graph_op (G, "Shape", self, NULL),
+                                    sym_const_ints (ctx, nr, rd), "axis_i", (gint64) 0, NULL);
+      c_val = sym_cast (ctx, sym_reduce (ctx, "ReduceProd", sizes, 0, NULL, FALSE), fdt);
     }
   GraphValue *t_mean;
   if (all)
@@ -104,7 +123,14 @@ var_mean (SymContext *ctx, GraphNode *n, GraphValue **var, GraphValue **mean, GE
   GraphValue *d = graph_op (G, "Sub", self, t_mean, NULL);
   GraphValue *sq = graph_op (G, "Mul", d, d, NULL);
   GraphValue *v = sym_reduce (ctx, "ReduceMean", sq, all ? 0 : nd, dims, all ? FALSE : keep);
-  if (correction != 0)
+  if (c_val != NULL)
+    {
+      /* v * n / (n - correction) */
+      GraphValue *m = graph_op (G, "Mul", v, c_val, NULL);
+      GraphValue *c = sym_const_scalar (ctx, sym_dtype (self), (double) correction);
+      v = graph_op (G, "Div", m, graph_op (G, "Sub", c_val, c, NULL), NULL);
+    }
+  else if (correction != 0)
     {
       GraphValue *m = graph_op (G, "Mul", v, sym_const_scalar (ctx, GRAPH_DTYPE_FLOAT, count), NULL);
       v = graph_op (G, "Div", m, sym_const_scalar (ctx, GRAPH_DTYPE_FLOAT, count - (double) correction),

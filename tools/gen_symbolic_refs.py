@@ -52,6 +52,29 @@ def R(*shape):
 
 
 # name → (module, inputs)
+def _index_put_values(s, x, y):
+    # index_put at a dim past 0: values broadcast right-aligned to PyTorch's region
+    # (dims before the index, the index's, the rest), of lower rank than it
+    a = x.clone()
+    a[:, torch.tensor([2, 0, 1])] = torch.arange(3.0)     # 1-D values along the indexed dim (last)
+    b = y.clone()
+    b[:, torch.tensor([2, 1])] = torch.arange(10.0).reshape(2, 1, 5)   # rank 3 of a rank-4 region
+    c = y.clone()
+    c[:, torch.tensor([0, 2]), torch.tensor([1, 3])] = torch.arange(5.0) - 9   # several, adjacent
+    d = y[0].clone()
+    d[:, torch.tensor([1, 0]), torch.tensor([4, 2])] = torch.tensor([7.0, 8.0])  # several, last
+    return a, b, c, d
+
+
+def _index_put_mask(s, x, y):
+    # a boolean mask among other indices (x[:, m] = v): the mask's NonZero as the index
+    a = x.clone()
+    a[:, x[0] > 0] = 0.0
+    b = y.clone()
+    b[:, y[0, :, 0] > y[0, :, 0].mean()] = torch.arange(4.0)   # values along the dim after the mask's (not all rows)
+    return a, b
+
+
 CASES = {
     "add_alpha": (Fn(lambda s, x, y: torch.add(x, y, alpha=2)), [R(2, 3), R(2, 3)]),
     "add_scalar": (Fn(lambda s, x: x + 1), [R(2, 3)]),
@@ -208,6 +231,12 @@ OP_CASES = {
     "var_all": (Fn(lambda s, x: x.var(unbiased=False)), [R(2, 3)]),
     "std_mean": (Fn(lambda s, x: torch.std_mean(x, (0, 1))), [R(2, 3, 2)]),
     "var_mean": (Fn(lambda s, x: torch.var_mean(x, 1, keepdim=True)), [R(2, 3)]),
+    # rows picked by a mask (a count known only at run time): the variance over them counts the
+    # elements at run time; over the static dims, a constant count
+    "var_dynamic": (Fn(lambda s, x: (x[x[:, 0] > 0].var(0), x[x[:, 0] > 0].std(1, keepdim=True),
+                                     *torch.var_mean(x[x[:, 1] > 0], (0, 1), correction=2),
+                                     x[x[:, 0] > 0].std(), x[x[:, 1] > 0].var(0, unbiased=False))),
+                    [R(7, 4)]),
     "cross": (Fn(lambda s, x, y: torch.cross(x, y, dim=1)), [R(2, 3), R(2, 3)]),
     "sort": (Fn(lambda s, x: torch.sort(x, 1, descending=True)), [R(2, 5)]),
     "argsort": (Fn(lambda s, x: torch.argsort(x, 1)), [R(2, 5)]),
@@ -221,6 +250,11 @@ OP_CASES = {
     "meshgrid": (Fn(lambda s, x, y: torch.meshgrid(x, y, indexing="ij")), [R(3), R(4)]),
     "meshgrid_xy": (Fn(lambda s, x, y: torch.meshgrid(x, y, indexing="xy")), [R(3), R(4)]),
     "tensor_split": (Fn(lambda s, x: torch.tensor_split(x, 3, dim=1)), [R(2, 7)]),
+    "index_put_values": (Fn(_index_put_values), [R(3, 3), R(2, 3, 4, 5)]),
+    "index_put_mask": (Fn(_index_put_mask), [R(3, 5), R(2, 3, 4)]),
+    # a list of indices: a negative one, one before its predecessor (an empty piece), one past the size
+    "tensor_split_indices": (Fn(lambda s, x: torch.tensor_split(x, [1, 4, -1, 2], dim=1)
+                                + torch.tensor_split(x, [3], dim=0)), [R(2, 6, 3)]),
     "broadcast_tensors": (Fn(lambda s, x, y: torch.broadcast_tensors(x, y)), [R(3, 1), R(2, 1, 4)]),
     "repeat_interleave": (Fn(lambda s, x: x.repeat_interleave(2, dim=1)), [R(2, 3)]),
     "repeat_interleave_flat": (Fn(lambda s, x: x.repeat_interleave(3)), [R(2, 2)]),
@@ -388,6 +422,15 @@ OP_CASES.update({
     "im2col": (Fn(lambda s, x: (F.unfold(x, (2, 3), dilation=(1, 2), padding=(1, 0), stride=(2, 1)),
                                 F.unfold(x, 3, padding=1))),
                [R(2, 3, 5, 7)]),
+    # a boolean mask among other indices: its NonZero rows are integer indices at the dims it
+    # covers (x[:, m] a Gather as torch's; several indices GatherND from opset 11; a 2-D mask
+    # among others, where torch's Squeeze of the (count, 2) NonZero fails at run time)
+    "index_mask_dim": (Fn(lambda s, x: x[:, x[0, :, 0] > 0]), [R(2, 5, 3)]),
+    "index_mask_among": (Fn(lambda s, x: (x[torch.tensor([2]), :, x[0, 0] > 0],
+                                          x[:, torch.tensor([-3]), x[1, 1] > 0])),
+                         [R(3, 4, 5)]),
+    "index_mask_2d": (Fn(lambda s, x: (x[:, x[0] > 0], x[x[:, :, 0] < 0, torch.tensor([1, 4])[:1]])),
+                      [R(3, 4, 5)]),
     # masked_scatter: a broadcast mask, a source larger than the masked count
     "masked_scatter": (Fn(lambda s, x, m, src: x.masked_scatter(m > 0, src)), [R(2, 3, 4), R(3, 1), R(5, 6)]),
     "masked_select": (Fn(lambda s, x, y: (x.masked_select(x > 0.2), x.masked_select(y > 0))),
