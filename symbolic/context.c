@@ -2035,6 +2035,8 @@ has_untyped_output (GraphNode *n)
   return FALSE;
 }
 
+static gboolean read_in_blocks (GraphNode *owner, GraphValue *v, GraphNode *except);
+
 /* Whether a node other than `except` reads v, in g or in its blocks. */
 static gboolean
 read_in (Graph *g, GraphValue *v, GraphNode *except)
@@ -2047,14 +2049,8 @@ read_in (Graph *g, GraphValue *v, GraphNode *except)
       for (guint i = 0; m != except && i < graph_node_n_inputs (m); i++)
         if (graph_node_input (m, i) == v)
           return TRUE;
-      for (guint a = 0; a < graph_node_n_attrs (m); a++)
-        {
-          Graph *one, *const *subs;
-          gsize len = graph_node_attr_subgraphs (m, graph_node_attr_name (m, a), &one, &subs);
-          for (gsize k = 0; k < len; k++)
-            if (read_in (subs[k], v, except))
-              return TRUE;
-        }
+      if (read_in_blocks (m, v, except))
+        return TRUE;
     }
   return FALSE;
 }
@@ -2088,14 +2084,8 @@ read_after (GraphNode *n, GraphValue *v)
       for (guint i = 0; i < graph_node_n_inputs (m); i++)
         if (graph_node_input (m, i) == v)
           return TRUE;
-      for (guint a = 0; a < graph_node_n_attrs (m); a++)
-        {
-          Graph *one, *const *subs;
-          gsize len = graph_node_attr_subgraphs (m, graph_node_attr_name (m, a), &one, &subs);
-          for (gsize k = 0; k < len; k++)
-            if (read_in (subs[k], v, NULL))
-              return TRUE;
-        }
+      if (read_in_blocks (m, v, NULL))
+        return TRUE;
     }
   return FALSE;
 }

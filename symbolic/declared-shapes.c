@@ -107,22 +107,24 @@ check_broadcast (GraphNode *n, guint n_tensors, GError **error)
   return TRUE;
 }
 
-/* cat: the tensors of the list have one rank and agree off the cat dim
- * (torch skips legacy empty 1-D tensors, shape [0]). */
+/* cat and stack: the tensors of the list have one rank and agree off the
+ * cat dim (stack: at every dim; cat skips legacy empty 1-D tensors, shape
+ * [0], as torch does). */
 static gboolean
-check_cat (GraphNode *n, GError **error)
+check_list_shapes (GraphNode *n, gboolean stack, GError **error)
 {
   GraphNode *list = graph_node_n_inputs (n) ? graph_value_node (graph_node_input (n, 0)) : NULL;
-  gint64 dim;
-  if (list == NULL || !graph_node_is (list, "prim::ListConstruct") || graph_node_n_inputs (n) < 2
-      || !sym_get_const_int (graph_node_input (n, 1), &dim))
+  gint64 dim = -1;
+  if (list == NULL || !graph_node_is (list, "prim::ListConstruct")
+      || (!stack && (graph_node_n_inputs (n) < 2 || !sym_get_const_int (graph_node_input (n, 1), &dim))))
     return TRUE;
+  const char *why = stack ? "; stack takes one shape" : "";
   GraphValue *first = NULL;
   for (guint i = 0; i < graph_node_n_inputs (list); i++)
     {
       GraphValue *v = graph_node_input (list, i);
       GraphType *t = ranked (v);
-      if (t == NULL || (graph_type_rank (t) == 1 && declared_dim (v, 0) == 0))
+      if (t == NULL || (!stack && graph_type_rank (t) == 1 && declared_dim (v, 0) == 0))
         continue;
       if (first == NULL)
         {
@@ -132,15 +134,18 @@ check_cat (GraphNode *n, GError **error)
       int r = graph_type_rank (ranked (first));
       g_autofree char *sa = value_text (first), *sb = value_text (v);
       if (graph_type_rank (t) != r)
-        return contradiction (n, error, "%s and %s have different ranks", sa, sb);
-      gint64 cd = dim < 0 ? dim + r : dim;
-      if (cd < 0 || cd >= r)
+        return contradiction (n, error, "%s and %s have different ranks%s", sa, sb, why);
+      gint64 cd = stack ? -1 : dim < 0 ? dim + r : dim;
+      if (!stack && (cd < 0 || cd >= r))
         return TRUE;   /* the dim's own check names it */
       for (int d = 0; d < r; d++)
         {
           gint64 x = declared_dim (first, d), y = declared_dim (v, d);
           if (d == cd || x < 0 || y < 0 || x == y)
             continue;
+          if (stack)
+            return contradiction (n, error, "%s and %s differ at dim %d (%" G_GINT64_FORMAT " vs %"
+                                  G_GINT64_FORMAT ")%s", sa, sb, d, x, y, why);
           return contradiction (n, error,
                                 "%s and %s differ at dim %d (%" G_GINT64_FORMAT " vs %" G_GINT64_FORMAT
                                 "), which is not the cat dim %" G_GINT64_FORMAT, sa, sb, d, x, y, dim);
@@ -274,41 +279,6 @@ check_expand (GraphNode *n, GError **error)
       return contradiction (n, error,
                             "%s cannot expand to the size's %" G_GINT64_FORMAT " at dim %d: its dim %d is %"
                             G_GINT64_FORMAT ", neither 1 nor %" G_GINT64_FORMAT, sx, want, i, d, have, want);
-    }
-  return TRUE;
-}
-
-/* stack(tensors, dim): every tensor of the list has one shape. */
-static gboolean
-check_stack (GraphNode *n, GError **error)
-{
-  GraphNode *list = graph_value_node (graph_node_input (n, 0));
-  if (list == NULL || !graph_node_is (list, "prim::ListConstruct"))
-    return TRUE;
-  GraphValue *first = NULL;
-  for (guint i = 0; i < graph_node_n_inputs (list); i++)
-    {
-      GraphValue *v = graph_node_input (list, i);
-      GraphType *t = ranked (v);
-      if (t == NULL)
-        continue;
-      if (first == NULL)
-        {
-          first = v;
-          continue;
-        }
-      int r = graph_type_rank (ranked (first));
-      g_autofree char *sa = value_text (first), *sb = value_text (v);
-      if (graph_type_rank (t) != r)
-        return contradiction (n, error, "%s and %s have different ranks; stack takes one shape", sa, sb);
-      for (int d = 0; d < r; d++)
-        {
-          gint64 x = declared_dim (first, d), y = declared_dim (v, d);
-          if (x >= 0 && y >= 0 && x != y)
-            return contradiction (n, error,
-                                  "%s and %s differ at dim %d (%" G_GINT64_FORMAT " vs %" G_GINT64_FORMAT
-                                  "); stack takes one shape", sa, sb, d, x, y);
-        }
     }
   return TRUE;
 }
@@ -473,7 +443,7 @@ sym_check_declared_shapes (GraphNode *n, GError **error)
   if (strcmp (base, "linear") == 0)
     return check_matmul (n, TRUE, error);
   if (strcmp (base, "cat") == 0 || strcmp (base, "concat") == 0)
-    return check_cat (n, error);
+    return check_list_shapes (n, FALSE, error);
   if (strcmp (base, "view") == 0 || strcmp (base, "reshape") == 0)
     return check_view (n, error);
   if (strcmp (base, "_convolution") == 0 || strcmp (base, "convolution") == 0)
@@ -485,7 +455,7 @@ sym_check_declared_shapes (GraphNode *n, GError **error)
   if (strcmp (base, "expand") == 0)
     return check_expand (n, error);
   if (strcmp (base, "stack") == 0)
-    return check_stack (n, error);
+    return check_list_shapes (n, TRUE, error);
   if (strcmp (base, "index") == 0)
     return check_index (n, error);
   for (int d = 1; d <= 3; d++)
