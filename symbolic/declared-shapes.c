@@ -290,6 +290,8 @@ pool_setting (GArray *a, int i, gint64 dflt)
 {
   if (a == NULL || a->len == 0)
     return dflt;
+  if (a->len != 1 && (guint) i >= a->len)
+    return -1;   /* a list shorter than the spatial dims: not judged here (the check skips -1) */
   return g_array_index (a, gint64, a->len == 1 ? 0 : i);
 }
 
