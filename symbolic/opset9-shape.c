@@ -172,7 +172,7 @@ sym_transpose (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {
   GraphValue *self;
   gint64 a, b;
-  if (!sym_parse_args (ctx, n, "vii", &self, &a, &b, error))
+  if (!sym_parse_args (ctx, n, "vdd", &self, &a, &b, error))
     return FALSE;
   int r = sym_rank (self);
   if (r < 0)
