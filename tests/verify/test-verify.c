@@ -394,10 +394,11 @@ test_errors (void)
   export_options_clear (&o);
 }
 
-/* Runs the trace text on x (float, n elements) through
- * verify_runnable_trace; returns output "r". */
-static Tensor *
-run_trace_text_dims (const char *text, const float *x, guint rank, const gint64 *dims)
+/* Runs the trace text on x (float, of dims) through verify_runnable_trace;
+ * returns the runnable graph's outputs in order (transfer full).  `only`:
+ * NULL, or the name of the graph's one output. */
+static GPtrArray *
+run_trace_outputs (const char *text, const float *x, guint rank, const gint64 *dims, const char *only)
 {
   g_autoptr (GError) error = NULL;
   g_autoptr (Graph) t = graph_parse (text, strlen (text), "t.trace", &error);
@@ -414,9 +415,27 @@ run_trace_text_dims (const char *text, const float *x, guint rank, const gint64 
   g_hash_table_insert (in, g_strdup ("x"),
                        tensor_new_from_data (GRAPH_DTYPE_FLOAT, rank, dims, x, (gsize) n * sizeof (float), NULL));
   g_assert_true (rt_session_run (s, in, out, &error));
-  Tensor *y = g_hash_table_lookup (out, "r");
-  g_assert_nonnull (y);
-  return tensor_ref (y);
+  if (only)
+    {
+      g_assert_cmpuint (graph_n_outputs (r), ==, 1);
+      g_assert_cmpstr (graph_value_get_name (graph_output (r, 0)), ==, only);
+    }
+  GPtrArray *ys = g_ptr_array_new_with_free_func ((GDestroyNotify) tensor_unref);
+  for (guint i = 0; i < graph_n_outputs (r); i++)
+    {
+      Tensor *y = g_hash_table_lookup (out, graph_value_get_name (graph_output (r, i)));
+      g_assert_nonnull (y);
+      g_ptr_array_add (ys, tensor_ref (y));
+    }
+  return ys;
+}
+
+/* The same, for a trace with the one output "r". */
+static Tensor *
+run_trace_text_dims (const char *text, const float *x, guint rank, const gint64 *dims)
+{
+  g_autoptr (GPtrArray) ys = run_trace_outputs (text, x, rank, dims, "r");
+  return tensor_ref (ys->pdata[0]);
 }
 
 static Tensor *
@@ -542,25 +561,11 @@ test_runnable_trace_list_output (void)
                      "  %b : Float(3) = aten::neg(%x)\n"
                      "  %l : Tensor[] = prim::ListConstruct(%a, %b)\n"
                      "  return (%l)\n";
-  g_autoptr (GError) error = NULL;
-  g_autoptr (Graph) t = graph_parse (text, strlen (text), "t.trace", &error);
-  g_assert_no_error (error);
-  g_autoptr (Graph) r = verify_runnable_trace (t, NULL, &error);
-  g_assert_no_error (error);
-  g_assert_cmpuint (graph_n_outputs (r), ==, 2);
-  g_autoptr (RtSession) s = rt_session_new (r, NULL, &error);
-  g_assert_no_error (error);
-  g_autoptr (GHashTable) in = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) tensor_unref);
-  g_autoptr (GHashTable) out = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) tensor_unref);
   const float x[3] = { 1, -2, 3 };
   const gint64 n = 3;
-  g_hash_table_insert (in, g_strdup ("x"), tensor_new_from_data (GRAPH_DTYPE_FLOAT, 1, &n, x, sizeof x, NULL));
-  g_assert_true (rt_session_run (s, in, out, &error));
-  g_assert_no_error (error);
-  Tensor *a = g_hash_table_lookup (out, graph_value_get_name (graph_output (r, 0)));
-  Tensor *b = g_hash_table_lookup (out, graph_value_get_name (graph_output (r, 1)));
-  g_assert_nonnull (a);
-  g_assert_nonnull (b);
+  g_autoptr (GPtrArray) ys = run_trace_outputs (text, x, 1, &n, NULL);
+  g_assert_cmpuint (ys->len, ==, 2);
+  const Tensor *a = ys->pdata[0], *b = ys->pdata[1];
   g_assert_cmpfloat (((const float *) tensor_data (a))[1], ==, 4);
   g_assert_cmpfloat (((const float *) tensor_data (b))[2], ==, -3);
 }
