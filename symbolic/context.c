@@ -1423,11 +1423,12 @@ arg_error (GraphNode *n, guint i, const char *what, GError **error)
 }
 
 /* A dim argument checked as torch's maybe_wrap_dim does: in [-r, r-1] (a
- * 0-d tensor takes [-1, 0]).  With an unknown rank it passes unchecked. */
+ * 0-d tensor takes [-1, 0]).  With an unknown rank it passes unchecked.
+ * `new_axis` (unsqueeze, stack): the rank the result has, one more. */
 static gboolean
-check_dim (GraphNode *n, guint i, int rank, gint64 dim, GError **error)
+check_dim (GraphNode *n, guint i, int rank, gint64 dim, gboolean new_axis, GError **error)
 {
-  gint64 r = MAX (rank, 1);
+  gint64 r = new_axis ? rank + 1 : MAX (rank, 1);
   if (rank < 0 || (dim >= -r && dim < r))
     return TRUE;
   g_set_error (error, SYM_ERROR, SYM_ERROR_INVALID,
@@ -1447,7 +1448,7 @@ check_dim_list (GraphNode *n, guint i, int rank, GArray *dims, gboolean distinct
   for (guint k = 0; k < dims->len; k++)
     {
       gint64 d = g_array_index (dims, gint64, k);
-      if (!check_dim (n, i, rank, d, error))
+      if (!check_dim (n, i, rank, d, FALSE, error))
         return FALSE;
       if (!distinct || rank < 0)
         continue;
@@ -1473,13 +1474,25 @@ is_list_code (const char *c)
 }
 
 /* The rank of a node's first argument (for 'd' codes with no 'v' before
- * them: "none,ds"), -1 when unknown. */
+ * them: "none,ds"), -1 when unknown.  A Tensor[] built in the trace (cat,
+ * stack) gives its elements' rank when they all have the same known one. */
 static int
 first_arg_rank (SymContext *ctx, GraphNode *n, GPtrArray *py)
 {
   GraphValue *src = py ? (py->len ? py->pdata[0] : NULL)
                        : graph_node_n_inputs (n) ? graph_node_input (n, 0) : NULL;
-  return src ? sym_known_rank (ctx, src) : -1;
+  GraphNode *lc = src ? graph_value_node (src) : NULL;
+  if (lc == NULL || !graph_node_is (lc, "prim::ListConstruct"))
+    return src ? sym_known_rank (ctx, src) : -1;
+  int rank = -1;
+  for (guint k = 0; k < graph_node_n_inputs (lc); k++)
+    {
+      int r = sym_known_rank (ctx, graph_node_input (lc, k));
+      if (r < 0 || (k > 0 && r != rank))
+        return -1;
+      rank = r;
+    }
+  return rank;
 }
 
 /* The arguments sym_parse_args reads: a node's inputs, or for a
@@ -1558,7 +1571,7 @@ sym_parse_args (SymContext *ctx, GraphNode *n, const char *spec, ...)
               dim_rank = *out ? sym_rank (*out) : -1;
             }
         }
-      else if (strcmp (c, "d") == 0)
+      else if (strcmp (c, "d") == 0 || strcmp (c, "dn") == 0)
         {
           gint64 *out = va_arg (ap, gint64 *);
           if (!have_v && dim_rank < 0)
@@ -1567,7 +1580,7 @@ sym_parse_args (SymContext *ctx, GraphNode *n, const char *spec, ...)
             /* torch 1.13: also refuses (parse_args 'i' on a non-constant raises "not constant") */
             ok = arg_error (n, i, "a constant int (a dim)", error);
           else
-            ok = check_dim (n, i, dim_rank, *out, error);
+            ok = check_dim (n, i, dim_rank, *out, c[1] == 'n', error);
         }
       else if (strcmp (c, "ds") == 0 || strcmp (c, "dr") == 0)
         {

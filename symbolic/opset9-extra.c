@@ -92,7 +92,7 @@ sym_dim_arange (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {
   GraphValue *like;
   gint64 dim;
-  if (!sym_parse_args (ctx, n, "vi", &like, &dim, error))
+  if (!sym_parse_args (ctx, n, "vd", &like, &dim, error))
     return FALSE;
   int r = sym_rank (like);
   gint64 d[TENSOR_MAX_RANK];
@@ -129,7 +129,7 @@ sym_aminmax (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   gint64 dim = 0, keep;
   gboolean all = sym_is_none (graph_node_input (n, 1));
   if (!sym_parse_args (ctx, n, "v,none,i", &self, &keep, error)
-      || (!all && !sym_parse_args (ctx, n, "none,i", &dim, error)))
+      || (!all && !sym_parse_args (ctx, n, "none,d", &dim, error)))
     return FALSE;
   out[0] = sym_reduce (ctx, "ReduceMin", self, all ? 0 : 1, all ? NULL : &dim, keep != 0);
   out[1] = sym_reduce (ctx, "ReduceMax", self, all ? 0 : 1, all ? NULL : &dim, keep != 0);

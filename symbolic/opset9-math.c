@@ -470,7 +470,7 @@ sym_prod (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   self = reduction_input (ctx, n, self);   /* as sum: int64 for small ints */
   if (graph_node_n_inputs (n) >= 4)
     {
-      if (!sym_parse_args (ctx, n, "none,i,b", &dim, &keep, error))
+      if (!sym_parse_args (ctx, n, "none,d,b", &dim, &keep, error))
         return FALSE;
       out[0] = sym_reduce (ctx, "ReduceProd", self, 1, &dim, keep);
     }
@@ -503,7 +503,7 @@ minmax (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error, gboolea
     }
   gint64 dim;
   gboolean keep;
-  if (!sym_parse_args (ctx, n, "none,i,b", &dim, &keep, error))
+  if (!sym_parse_args (ctx, n, "none,d,b", &dim, &keep, error))
     return FALSE;
   out[0] = sym_reduce (ctx, is_max ? "ReduceMax" : "ReduceMin", self, 1, &dim, keep);
   if (graph_node_n_outputs (n) > 1)
@@ -703,7 +703,7 @@ argminmax (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error, cons
         }
       return TRUE;
     }
-  if (!sym_parse_args (ctx, n, "none,i", &dim, error))
+  if (!sym_parse_args (ctx, n, "none,d", &dim, error))
     return FALSE;
   out[0] = graph_op (G, op, self, "axis_i", dim, "keepdims_i", (gint64) keep, NULL);
   if (sym_opset (ctx) >= 12)

@@ -18,7 +18,7 @@ sym_size_op (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
       out[0] = sym_size (ctx, self, G_MININT64);
       return TRUE;
     }
-  if (!sym_parse_args (ctx, n, "none,i", &dim, error))
+  if (!sym_parse_args (ctx, n, "none,d", &dim, error))
     return FALSE;
   if (dim < 0)
     {
@@ -242,7 +242,7 @@ static gboolean
 sym_cat (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {
   gint64 dim;
-  if (!sym_parse_args (ctx, n, "none,i", &dim, error))
+  if (!sym_parse_args (ctx, n, "none,d", &dim, error))
     return FALSE;
   g_autoptr (GPtrArray) vals = sym_list_values (ctx, graph_node_input (n, 0), error);
   if (vals == NULL)
@@ -285,7 +285,7 @@ static gboolean
 sym_stack (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {
   gint64 dim;
-  if (!sym_parse_args (ctx, n, "none,i", &dim, error))
+  if (!sym_parse_args (ctx, n, "none,dn", &dim, error))
     return FALSE;
   GraphValue *scan = sym_context_scan_list (ctx, graph_node_input (n, 0));
   if (scan)
@@ -370,7 +370,7 @@ sym_split_op (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   gint64 dim, chunk;
   gint64 sizes[256];
   guint k;
-  if (!sym_parse_args (ctx, n, "v,none,i", &self, &dim, error))
+  if (!sym_parse_args (ctx, n, "v,none,d", &self, &dim, error))
     return FALSE;
   GraphNode *lc = graph_value_node (graph_node_input (n, 1));
   g_autoptr (GArray) const_sizes = sym_get_const_ints (graph_node_input (n, 1));
@@ -520,7 +520,7 @@ sym_squeeze_op (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
       out[0] = sym_squeeze (ctx, self, 0, NULL);
       return TRUE;
     }
-  if (!sym_parse_args (ctx, n, "none,i", &dim, error))
+  if (!sym_parse_args (ctx, n, "none,d", &dim, error))
     return FALSE;
   int r = sym_rank (self);
   if (dim < 0 && r >= 0)
@@ -548,7 +548,7 @@ sym_unsqueeze_op (SymContext *ctx, GraphNode *n, GraphValue **out, GError **erro
 {
   GraphValue *self;
   gint64 dim;
-  if (!sym_parse_args (ctx, n, "vi", &self, &dim, error))
+  if (!sym_parse_args (ctx, n, "v,dn", &self, &dim, error))
     return FALSE;
   if (dim < 0)
     {
@@ -572,7 +572,7 @@ sym_slice_op (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   if (!sym_parse_args (ctx, n, "v", &self, error))
     return FALSE;
   guint nin = graph_node_n_inputs (n);
-  if (nin == 5 && !sym_parse_args (ctx, n, "none,i", &dim, error))
+  if (nin == 5 && !sym_parse_args (ctx, n, "none,d", &dim, error))
     return FALSE;
   GraphValue *s = graph_node_input (n, nin - 3), *e = graph_node_input (n, nin - 2);
   if (!sym_get_const_int (graph_node_input (n, nin - 1), &step))
@@ -1010,7 +1010,7 @@ sym_cross (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   GraphValue *d = graph_node_n_inputs (n) > 2 ? graph_node_input (n, 2) : NULL;
   if (d && !sym_is_none (d))
     {
-      if (!sym_parse_args (ctx, n, "none,none,i", &dim, error))
+      if (!sym_parse_args (ctx, n, "none,none,d", &dim, error))
         return FALSE;
       if (dim == -1 && rank > 0)
         dim += rank;

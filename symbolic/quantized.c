@@ -740,7 +740,7 @@ sym_fake_quantize (SymContext *ctx, GraphNode *n, GraphValue **out, GError **err
   gboolean at13 = sym_opset (ctx) >= 13;
   GraphValue *self, *scale, *zp;
   gint64 axis = -1, qmin, qmax;
-  if (per_channel ? !sym_parse_args (ctx, n, "vvviii", &self, &scale, &zp, &axis, &qmin, &qmax, error)
+  if (per_channel ? !sym_parse_args (ctx, n, "v,v,v,d,i,i", &self, &scale, &zp, &axis, &qmin, &qmax, error)
                   : !sym_parse_args (ctx, n, "vvvii", &self, &scale, &zp, &qmin, &qmax, error))
     return FALSE;
   gboolean r127 = qmin == 0 && qmax == 127;

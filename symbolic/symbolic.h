@@ -185,7 +185,11 @@ void         sym_set_list_output (SymContext *ctx, GraphNode *n, guint output,
  *                       input 0 when no 'v' comes before it), checked to
  *                       be in [-rank, rank-1] as torch's dim wrapping does
  *                       (an error otherwise; unchecked when the rank is
- *                       unknown); returned as given
+ *                       unknown); returned as given.  For a Tensor[]
+ *                       input 0 (cat) the rank is its elements' when
+ *                       they all have the same known rank
+ *   dn  gint64 *        a dim where a new axis goes (unsqueeze, stack):
+ *                       as 'd' but in [-rank-1, rank]
  *   ds  gsize *, const gint64 **   a constant dim list: each element a dim
  *                       checked as 'd' (a single int is a 1-element list),
  *                       no dim twice after wrapping (sum, permute, flip...)

@@ -143,6 +143,19 @@ static const HostileCase cases[] = {
   { "export/roll-dim-out-of-range", { "export", H "roll_dim_out_of_range.trace", "-o", "@OUT@" }, 4,
     "dim 7 is out of range for a tensor of rank 2" },
   { "export/roll-repeated-dim", { "export", H "roll_repeated_dim_ok.trace", "-o", "@OUT@" }, 0, NULL },
+  /* dims parsed as plain ints before (bench/probe-dim-args.py): exported
+   * with the axis out of range, exit 0 */
+  { "export/slice-dim-out-of-range", { "export", H "slice_dim_out_of_range.trace", "-o", "@OUT@" }, 4,
+    "aten::slice: argument 1: dim 2 is out of range for a tensor of rank 2 (expected -2 to 1)" },
+  { "export/unsqueeze-dim-out-of-range", { "export", H "unsqueeze_dim_out_of_range.trace", "-o", "@OUT@" }, 4,
+    "aten::unsqueeze: argument 1: dim 3 is out of range for a tensor of rank 2 (expected -3 to 2)" },
+  { "export/unsqueeze-dim-at-rank", { "export", H "unsqueeze_dim_at_rank_ok.trace", "-o", "@OUT@" }, 0, NULL },
+  { "export/cat-dim-out-of-range", { "export", H "cat_dim_out_of_range.trace", "-o", "@OUT@" }, 4,
+    "aten::cat: argument 1: dim -3 is out of range for a tensor of rank 2 (expected -2 to 1)" },
+  { "export/stack-dim-out-of-range", { "export", H "stack_dim_out_of_range.trace", "-o", "@OUT@" }, 4,
+    "aten::stack: argument 1: dim 3 is out of range for a tensor of rank 2 (expected -3 to 2)" },
+  { "export/argmax-dim-out-of-range", { "export", H "argmax_dim_out_of_range.trace", "-o", "@OUT@" }, 4,
+    "dim 1099511627776 is out of range for a tensor of rank 2" },
   /* declared shapes that contradict each other (symbolic/declared-shapes.c) */
   { "export/add-shapes-do-not-broadcast", { "export", H "add_shapes_do_not_broadcast.trace", "-o", "@OUT@" },
     4, "aten::add (node %y, at model.py:4:0): the declared shapes do not fit: %a : Float(2, 3) and "
