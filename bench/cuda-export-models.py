@@ -11,6 +11,7 @@ static shapes, random weights (seeded, nothing downloaded), eval mode.  The grap
 'input' and the output 'output'.  bench/runtime-cuda-vs-cpu.sh times them.
 """
 import argparse
+import inspect
 import math
 import os
 
@@ -74,9 +75,12 @@ def main():
         for n in (int(b) for b in args.batches.split(",")):
             x = torch.randn(n, *shape)
             base = os.path.join(args.outdir, "%s_b%d" % (name, n))
+            # torch 2.5+ (the GPU machines' PyTorch) defaults to its dynamo exporter
+            # from 2.9: ask for the TorchScript one, torch 1.13's, where it exists.
+            extra = {"dynamo": False} if "dynamo" in inspect.signature(torch.onnx.export).parameters else {}
             with torch.no_grad():
                 torch.onnx.export(m, x, base + ".onnx", opset_version=13, input_names=["input"],
-                                  output_names=["output"], do_constant_folding=True)
+                                  output_names=["output"], do_constant_folding=True, **extra)
                 np.save(base + ".torch.npy", m(x).numpy())
             np.save(base + ".input.npy", x.numpy())
             print(base + ".onnx")
