@@ -34,6 +34,22 @@ u64 (T v)
   return (uint64_t) (int64_t) v;
 }
 
+// Integer x ** y by repeated squaring that wraps, as the CPU kernel
+// (ipow_wrap in runtime/k-elementwise.c): the device's pow on doubles is
+// not exact for integers (a 3 ** 1 came back truncated to 2 on an
+// H200).  A negative y gives the truncated 1 / x ** -y: 1, -1 or 0.
+RT_CUDA_HD int64_t
+ipow_wrap (int64_t x, int64_t y)
+{
+  if (y < 0)
+    return x == 1 ? 1 : x == -1 ? ((y & 1) ? -1 : 1) : 0;
+  uint64_t r = 1, b = (uint64_t) x;
+  for (uint64_t e = (uint64_t) y; e; e >>= 1, b *= b)
+    if (e & 1)
+      r *= b;
+  return (int64_t) r;
+}
+
 template <typename T>
 RT_CUDA_HD T
 apply_binary (RtCudaBinaryOp op, T x, T y)
@@ -53,7 +69,8 @@ apply_binary (RtCudaBinaryOp op, T x, T y)
       else
         return y == 0 ? (T) 0 : y == (T) -1 ? wrap_u64<T> (0 - u64 (x)) : (T) (x / y);
     case RT_CUDA_POW:
-      return (T) pow ((double) x, (double) y);
+      if constexpr (fl) return (T) pow ((double) x, (double) y);
+      else return (T) ipow_wrap ((int64_t) x, (int64_t) y);
     case RT_CUDA_MAX:
       return (x >= y || x != x) ? x : y;
     case RT_CUDA_MIN:

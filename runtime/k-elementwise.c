@@ -159,6 +159,24 @@ imod_trunc (gint64 x, gint64 y)
   return y == 0 || y == -1 ? 0 : x % y;
 }
 
+/* Integer x ** y as torch and numpy compute it: repeated squaring that
+ * wraps, exact at every size (pow on doubles is not: the GPU's pow gave
+ * 3 ** 1 as a value that truncated to 2, and a result past 2^63 converted
+ * back to an integer is undefined).
+ * A negative y gives the truncated 1 / x ** -y: 1, -1 or 0 (0 for x = 0,
+ * as integer x / 0 is 0 here; torch refuses, numpy raises). */
+static inline gint64
+ipow_wrap (gint64 x, gint64 y)
+{
+  if (y < 0)
+    return x == 1 ? 1 : x == -1 ? ((y & 1) ? -1 : 1) : 0;
+  guint64 r = 1, b = (guint64) x;
+  for (guint64 e = (guint64) y; e; e >>= 1, b *= b)
+    if (e & 1)
+      r *= b;
+  return (gint64) r;
+}
+
 /* X(E, T, name, expr over x and y of type T) — output of type T.  Integer
  * division by zero gives 0 instead of a crash; MIN / -1 wraps to MIN. */
 #define ARITH_OPS(X, E, T)                                                         \
@@ -167,7 +185,8 @@ imod_trunc (gint64 x, gint64 y)
   X (E, T, Mul, WRAP (T, U64 (x) * U64 (y), x * y))                                \
   X (E, T, Div, IS_FLOAT_T (T) ? x / y                                             \
                 : y == 0 ? 0 : ((T) -1 < 0 && y == (T) -1) ? (T) (0 - U64 (x)) : x / y) \
-  X (E, T, Pow, pow ((double) x, (double) y))                                      \
+  X (E, T, Pow, IS_FLOAT_T (T) ? (T) pow ((double) x, (double) y)                  \
+                                : (T) ipow_wrap ((gint64) x, (gint64) y))          \
   X (E, T, Max, (x >= y || x != x) ? x : y)                                        \
   X (E, T, Min, (x <= y || x != x) ? x : y)                                        \
   X (E, T, PRelu, x < 0 ? y * x : x)                                               \

@@ -8,6 +8,7 @@
  *   enclosing graphs' values, swapped loop-carried values, nesting);
  * - float16 through float kernels: tools/gen_half_refs.py (numpy in float32,
  *   rounded to float16 after each node);
+ * - integer Pow: tools/gen_int_pow_refs.py (numpy.power = torch.pow, wrapping);
  * - the order of ties in TopK and NonMaxSuppression: tools/gen_tie_refs.py
  *   (ONNX Runtime 1.20's outputs). */
 #include "tests/runtime/test-runtime.h"
@@ -68,6 +69,14 @@ test_tie_fixtures (void)
 }
 
 /* float16 through kernels written for float (runtime/half.c) */
+/* Integer Pow exact and wrapping (tools/gen_int_pow_refs.py: numpy.power,
+ * checked equal to torch.pow). */
+static void
+test_int_pow_fixtures (void)
+{
+  run_fixtures ("int-pow", 4);
+}
+
 static void
 test_half_fixtures (void)
 {
@@ -344,6 +353,7 @@ test_kernels_register (void)
   g_test_add_func ("/runtime/rnn/bad-input", test_bad_input);
   g_test_add_func ("/runtime/einsum/fixtures", test_einsum_fixtures);
   g_test_add_func ("/runtime/half/fixtures", test_half_fixtures);
+  g_test_add_func ("/runtime/int-pow/fixtures", test_int_pow_fixtures);
   g_test_add_func ("/runtime/einsum/bad-input", test_einsum_bad_input);
   g_test_add_func ("/runtime/control/fixtures", test_control_fixtures);
   g_test_add_func ("/runtime/ties/fixtures", test_tie_fixtures);
