@@ -460,17 +460,15 @@ sym_check_declared_shapes (GraphNode *n, GError **error)
     return check_list_shapes (n, TRUE, error);
   if (strcmp (base, "index") == 0)
     return check_index (n, error);
-  for (int d = 1; d <= 3; d++)
-    {
-      char max_name[32], max_idx[48], avg_name[32];
-      g_snprintf (max_name, sizeof max_name, "max_pool%dd", d);
-      g_snprintf (max_idx, sizeof max_idx, "max_pool%dd_with_indices", d);
-      g_snprintf (avg_name, sizeof avg_name, "avg_pool%dd", d);
-      if (strcmp (base, max_name) == 0 || strcmp (base, max_idx) == 0)
-        return check_pool (n, d, TRUE, error);
-      if (strcmp (base, avg_name) == 0)
-        return check_pool (n, d, FALSE, error);
-    }
+  static const struct { const char *name; int n_spatial; gboolean max; } pools[] = {
+    { "max_pool1d", 1, TRUE }, { "max_pool2d", 2, TRUE }, { "max_pool3d", 3, TRUE },
+    { "max_pool1d_with_indices", 1, TRUE }, { "max_pool2d_with_indices", 2, TRUE },
+    { "max_pool3d_with_indices", 3, TRUE },
+    { "avg_pool1d", 1, FALSE }, { "avg_pool2d", 2, FALSE }, { "avg_pool3d", 3, FALSE },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (pools); i++)
+    if (strcmp (base, pools[i].name) == 0)
+      return check_pool (n, pools[i].n_spatial, pools[i].max, error);
   const Broadcasting *b = bsearch (base, broadcasting, G_N_ELEMENTS (broadcasting),
                                    sizeof (Broadcasting), compare_broadcasting);
   return b == NULL || check_broadcast (n, b->n_tensors, error);

@@ -15,7 +15,7 @@
  *   between each of them is refused (the size guard);
  * - a block returning the list returns its folded state. */
 #include "test-lists.h"
-#include "tests/common/test-util.h"
+#include "tests/common/test-fixtures.h"
 #include "symonnx.h"
 #include "export/tensorfiles.h"
 #include "symbolic/translate.h"
@@ -33,24 +33,14 @@ static Tensor *
 fixture_npy (const char *cas, const char *what)
 {
   g_autofree char *rel = g_strdup_printf (DIR "%s.%s.npy", cas, what);
-  g_autofree char *path = test_source_path (rel);
-  if (!g_file_test (path, G_FILE_TEST_EXISTS))
-    return NULL;
-  g_autoptr (GError) error = NULL;
-  Tensor *t = export_npy_load (path, &error);
-  g_assert_no_error (error);
-  return t;
+  return test_npy_or_null (rel);
 }
 
 static Graph *
 load_trace (const char *cas)
 {
   g_autofree char *rel = g_strdup_printf (DIR "%s.trace", cas);
-  g_autofree char *path = test_source_path (rel);
-  g_autoptr (GError) error = NULL;
-  Graph *t = graph_parse_file (path, &error);
-  g_assert_no_error (error);
-  return t;
+  return test_trace_load (rel);
 }
 
 /* Runs g on the case's input and compares every output with PyTorch's. */

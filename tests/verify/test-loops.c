@@ -11,7 +11,7 @@
  * Both trip counts run on one export (dynamic axes from CASE.axes), and on
  * one runnable trace whose input dims are left open. */
 #include "test-loops.h"
-#include "tests/common/test-util.h"
+#include "tests/common/test-fixtures.h"
 #include "symonnx.h"
 #include "export/tensorfiles.h"
 #include <math.h>
@@ -28,24 +28,14 @@ static Tensor *
 fixture_npy (const char *cas, const char *tag, const char *what)
 {
   g_autofree char *rel = g_strdup_printf (DIR "%s.%s%s.npy", cas, tag, what);
-  g_autofree char *path = test_source_path (rel);
-  if (!g_file_test (path, G_FILE_TEST_EXISTS))
-    return NULL;
-  g_autoptr (GError) error = NULL;
-  Tensor *t = export_npy_load (path, &error);
-  g_assert_no_error (error);
-  return t;
+  return test_npy_or_null (rel);
 }
 
 static Graph *
 load_trace (const char *cas)
 {
   g_autofree char *rel = g_strdup_printf (DIR "%s.trace", cas);
-  g_autofree char *path = test_source_path (rel);
-  g_autoptr (GError) error = NULL;
-  Graph *t = graph_parse_file (path, &error);
-  g_assert_no_error (error);
-  return t;
+  return test_trace_load (rel);
 }
 
 /* Runs g on the case's inputs of set `tag` ("" or "size2.") and compares
