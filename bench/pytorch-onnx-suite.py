@@ -84,14 +84,16 @@ def _make_pytorch_test_common():
         return _opset_skip(lambda s: s.opset_version in versions,
                            lambda s: f"opset {s.opset_version} unsupported")
 
-    def skipScriptTest(skip_before_opset_version=None, reason=""):
-        return _opset_skip(lambda s: s.is_script and (skip_before_opset_version is None
-                                                      or s.opset_version < skip_before_opset_version),
+    # v1.13.1 spells the opset min_opset_version (default: every opset);
+    # the late-2022 main branch skip_before_opset_version.
+    def skipScriptTest(skip_before_opset_version=None, reason="", min_opset_version=None):
+        v = skip_before_opset_version if min_opset_version is None else min_opset_version
+        return _opset_skip(lambda s: s.is_script and (v is None or s.opset_version < v),
                            lambda s: "script test skipped: " + reason)
 
-    def skipTraceTest(skip_before_opset_version=None, reason=""):
-        return _opset_skip(lambda s: not s.is_script and (skip_before_opset_version is None
-                                                          or s.opset_version < skip_before_opset_version),
+    def skipTraceTest(skip_before_opset_version=None, reason="", min_opset_version=None):
+        v = skip_before_opset_version if min_opset_version is None else min_opset_version
+        return _opset_skip(lambda s: not s.is_script and (v is None or s.opset_version < v),
                            lambda s: "trace test skipped: " + reason)
 
     def _checking_off(attr):

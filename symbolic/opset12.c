@@ -23,7 +23,10 @@ sym_le12 (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   return TRUE;
 }
 
-/* aten::celu(self, alpha) */
+/* aten::celu(self, alpha).  ONNX's Celu takes float only: a double input
+ * is computed as alpha * Elu(x / alpha) in double (the same function:
+ * x above 0, alpha * (exp(x / alpha) - 1) below).  torch casts it to float
+ * and back, losing what double keeps; a Celu on double fails the checker. */
 static gboolean
 sym_celu (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {
@@ -31,6 +34,13 @@ sym_celu (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   double alpha;
   if (!sym_parse_args (ctx, n, "vf", &self, &alpha, error))
     return FALSE;
+  if (sym_dtype (self) == GRAPH_DTYPE_DOUBLE)
+    {
+      GraphValue *a = sym_const_scalar (ctx, GRAPH_DTYPE_DOUBLE, alpha);
+      GraphValue *e = graph_op (G, "Elu", graph_op (G, "Div", self, a, NULL), "alpha_f", 1.0, NULL);
+      out[0] = graph_op (G, "Mul", e, a, NULL);
+      return TRUE;
+    }
   out[0] = graph_op (G, "Celu", self, "alpha_f", alpha, NULL);
   return TRUE;
 }

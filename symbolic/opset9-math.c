@@ -617,6 +617,10 @@ sym_floor_divide (SymContext *ctx, GraphNode *n, GraphValue **out, GError **erro
   GraphValue *self, *other;
   if (!sym_parse_args (ctx, n, "vv", &self, &other, error))
     return FALSE;
+  /* torch's result type (an int tensor % a float scalar is float), as the
+   * trace records it */
+  self = sym_cast_to_output_dtype (ctx, n, 0, self);
+  other = sym_cast_to_output_dtype (ctx, n, 0, other);
   if (!graph_dtype_is_floating (sym_dtype (self))
       && (sym_dtype (self) == GRAPH_DTYPE_UNDEFINED || sym_dtype (self) != sym_dtype (other)))
     /* torch 1.13: truncates (PyTorch 1.13 floors) and divides the operands as they are; refused
@@ -634,6 +638,10 @@ sym_remainder (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   GraphValue *self, *other;
   if (!sym_parse_args (ctx, n, "vv", &self, &other, error))
     return FALSE;
+  /* torch's result type (an int tensor % a float scalar is float), as the
+   * trace records it */
+  self = sym_cast_to_output_dtype (ctx, n, 0, self);
+  other = sym_cast_to_output_dtype (ctx, n, 0, other);
   if (!graph_dtype_is_floating (sym_dtype (self))
       && (sym_dtype (self) == GRAPH_DTYPE_UNDEFINED || sym_dtype (self) != sym_dtype (other)))
     /* torch 1.13: writes Div, Mul, Sub of the operands as they are (ill-typed when they differ);

@@ -420,6 +420,81 @@ sym_split_op (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   return sp && sym_finish_split (ctx, n, sp, out, FALSE, dim);
 }
 
+/* Each piece's type: self's, the split dim unknown. */
+static void
+type_pieces (GraphValue *self, gint64 dim, guint k, GraphValue *const *pieces)
+{
+  GraphType *t = sym_type (self);
+  int r = t && graph_type_is_tensor (t) ? graph_type_rank (t) : -1;
+  if (r <= 0 || r > TENSOR_MAX_RANK || dim < 0 || dim >= r)
+    return;
+  GraphDim dd[TENSOR_MAX_RANK];
+  for (int i = 0; i < r; i++)
+    dd[i] = *graph_type_dim (t, (guint) i);
+  dd[dim] = (GraphDim) { .kind = GRAPH_DIM_UNKNOWN };
+  for (guint i = 0; i < k; i++)
+    {
+      g_autoptr (GraphType) pt = graph_type_new_tensor (graph_type_dtype (t), r, dd);
+      graph_value_set_type (pieces[i], pt);
+    }
+}
+
+/* chunk's pieces when the dim's size (or the chunk count) is known only at
+ * run time: the chunk size cs = ceil(len / chunks), and as many pieces as
+ * the trace unpacks, piece i the sizes min(cs, max(len - i * cs, 0)) — one
+ * Split with its sizes as an input from opset 13, a Slice per piece at 11
+ * and 12 (torch 1.13 writes Shape, Div and a Split too).  A run with
+ * another length gives the same number of pieces, the last ones shorter or
+ * empty, where PyTorch would return fewer: a trace cannot say otherwise. */
+static gboolean
+chunk_at_run_time (SymContext *ctx, GraphNode *n, GraphValue *self, gint64 dim, GraphValue **out,
+                   GError **error)
+{
+  int k = sym_list_unpack_size (ctx, n, 0);
+  if (k <= 0 || k > 256 || sym_rank (self) < 0)
+    /* torch 1.13: exports a chunk count it cannot unpack as a sequence (SplitToSequence); not yet
+     * here (a chunk of unknown rank or whose pieces the trace does not unpack) */
+    return sym_unimplemented (ctx, n, error, "chunk of a dim known only at run time whose pieces the "
+                              "trace does not unpack");
+  dim = sym_dim (self, dim);
+  GraphValue *chunks = sym_int_input_1d (ctx, n, 1, error);
+  if (chunks == NULL)
+    return FALSE;
+  static const gint64 one = 1;
+  GraphValue *len = sym_unsqueeze (ctx, sym_size (ctx, self, dim), 1, (gint64[]) { 0 });
+  GraphValue *cs = graph_op (G, "Div", graph_op (G, "Sub", graph_op (G, "Add", len, chunks, NULL),
+                                                 sym_const_ints (ctx, 1, &one), NULL), chunks, NULL);
+  g_autofree gint64 *idx = g_new (gint64, k);
+  for (int i = 0; i < k; i++)
+    idx[i] = i;
+  GraphValue *starts = graph_op (G, "Mul", cs, sym_const_ints (ctx, (gsize) k, idx), NULL);
+  if (sym_opset (ctx) >= 13)
+    {
+      static const gint64 zero = 0;
+      GraphValue *left = graph_op (G, "Max", graph_op (G, "Sub", len, starts, NULL),
+                                   sym_const_ints (ctx, 1, &zero), NULL);
+      GraphValue *sizes = graph_op (G, "Min", left, cs, NULL);
+      GraphNode *sp = graph_op_outputs (G, "Split", (guint) k, self, sizes, "axis_i", dim, NULL);
+      if (sp == NULL)
+        return FALSE;
+      for (int i = 0; i < k; i++)
+        type_pieces (self, dim, 1, (GraphValue *[]) { graph_node_output (sp, (guint) i) });
+      return sym_finish_split (ctx, n, sp, out, FALSE, dim);
+    }
+  GraphValue *ends = graph_op (G, "Add", starts, cs, NULL);   /* Slice clamps past the end */
+  g_autofree GraphValue **pieces = g_new (GraphValue *, k);
+  for (int i = 0; i < k; i++)
+    {
+      const gint64 a = i, b = i + 1, zero = 0;
+      GraphValue *st = sym_slice (ctx, starts, 1, &zero, &a, &b, NULL);
+      GraphValue *en = sym_slice (ctx, ends, 1, &zero, &a, &b, NULL);
+      pieces[i] = graph_op (G, "Slice", self, st, en, sym_const_ints (ctx, 1, &dim), NULL);
+    }
+  type_pieces (self, dim, (guint) k, pieces);
+  finish_pieces (ctx, n, (guint) k, pieces, out);
+  return TRUE;
+}
+
 /* aten::chunk(self, chunks, dim) */
 gboolean
 sym_chunk (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
@@ -428,13 +503,18 @@ sym_chunk (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   gint64 chunks, dim;
   gint64 sizes[256];
   guint k;
-  if (!sym_parse_args (ctx, n, "vid", &self, &chunks, &dim, error))
+  if (!sym_parse_args (ctx, n, "v,none,d", &self, &dim, error))
     return FALSE;
   gint64 len = sym_static_dim_size (self, dim);
-  if (len < 0 || chunks <= 0)
-    /* torch 1.13: refuses before opset 11 (unknown dimension size) and exports run-time chunk sizes
-     * (Shape, Div, Split) from 11; not yet here */
-    return sym_unimplemented (ctx, n, error, "chunk along a dim of unknown size");
+  gboolean const_chunks = sym_get_const_int (graph_node_input (n, 1), &chunks);
+  if (const_chunks && chunks <= 0)
+    /* torch 1.13: also refuses (PyTorch rejects a chunk count of 0 or less before the trace) */
+    return sym_unimplemented (ctx, n, error, "chunk into %" G_GINT64_FORMAT " pieces", chunks);
+  if ((len < 0 || !const_chunks) && sym_opset (ctx) >= 11)
+    return chunk_at_run_time (ctx, n, self, dim, out, error);
+  if (len < 0 || !const_chunks)
+    /* torch 1.13: also refuses before opset 11 (unknown dimension size) */
+    return sym_unimplemented (ctx, n, error, "chunk along a dim of unknown size (from opset 11)");
   if (!split_sizes (ctx, n, self, dim, (len + chunks - 1) / chunks, &k, sizes, error))
     return FALSE;
   GraphNode *sp = sym_split (ctx, self, dim, k, sizes);

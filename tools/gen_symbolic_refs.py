@@ -577,6 +577,16 @@ OP_CASES.update({
                  torch.tensor([[1, -1, 0], [0, 0, 0], [2, 3, 4]])]),
 })
 OP_CASES.update({
+    # remainder across element types (PyTorch's own suite, test_remainder and
+    # test_remainder_scalar): an int tensor % a float scalar is float, a float
+    # tensor % an int tensor is float, signs differing
+    "remainder_promote": (Fn(lambda s, i, x: (torch.remainder(i, 2.55), torch.remainder(x, i[:1]),
+                                              torch.remainder(i, -3))),
+                          [torch.tensor([7, 6, -7, -6, 0]), torch.tensor([7.5, -6.25, -7.0, 6.0, 0.5])]),
+    # celu of double: ONNX's Celu is float only (test_celu_cast)
+    "celu_double": (Fn(lambda s, x: (F.celu(x), F.celu(x, alpha=0.3))), [R(2, 5, 7).double()]),
+})
+OP_CASES.update({
     # fake quantization (quantization-aware training)
     "fake_quant_u8": (Fn(lambda s, x: torch.fake_quantize_per_tensor_affine(x, 0.05, 10, 0, 255)), [R(2, 5)]),
     "fake_quant_i8": (Fn(lambda s, x: torch.fake_quantize_per_tensor_affine(x, 0.02, -3, -128, 127)), [R(2, 5)]),

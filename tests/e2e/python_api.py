@@ -9,6 +9,9 @@
                                  None outputs, Python-number arguments;
                                  quantized tensors in and out
   python_api.py scripted DIR     a torch.jit.script model, with dynamic axes
+  python_api.py dynamic DIR      sizes computed at run time (chunk of a
+                                 dynamic dim, a chunk count from x.size(0)),
+                                 at opsets 11 and 13, run at other sizes
 
 Each check compares with something that is not symonnx: PyTorch's outputs
 (symonnx.verify runs the model), onnx.checker, torch's own signature.
@@ -225,6 +228,39 @@ def scripted(d):
     print("scripted: ok")
 
 
+def dynamic(d):
+    """torch.chunk along a dim declared dynamic, and into x.size(0) pieces
+    (PyTorch's own suite, test_chunk and test_dynamic_chunk): the chunk size
+    is computed at run time, so other lengths split as PyTorch does."""
+    class Chunk(torch.nn.Module):
+        def __init__(self, dim):
+            super().__init__()
+            self.dim = dim
+
+        def forward(self, x):
+            return torch.chunk(x, 3, dim=self.dim)
+
+    class CountChunk(torch.nn.Module):
+        def forward(self, x):
+            return torch.chunk(x, x.size(0), dim=1)
+
+    for opset in (11, 13):
+        for dim in (1, -1):
+            path = os.path.join(d, f"chunk{opset}{dim}.onnx")
+            symonnx.export(Chunk(dim), (torch.randn(1, 18),), path, opset_version=opset,
+                           input_names=["x"], dynamic_axes={"x": {0: "batch", 1: "dims"}})
+            check_file(path)
+            for n in (18, 13, 14, 15):   # chunks of 6, 5, 5, 5: the last 3, 4, 5 long
+                verified(Chunk(dim), (torch.randn(2, n),), path)
+        path = os.path.join(d, f"count{opset}.onnx")
+        symonnx.export(CountChunk(), (torch.randn(3, 10),), path, opset_version=opset,
+                       input_names=["x"], dynamic_axes={"x": {1: "dims"}})
+        check_file(path)
+        for n in (10, 8, 9):             # 3 pieces of 4 (4, 4, 2), 3 (3, 3, 2), 3 (3, 3, 3)
+            verified(CountChunk(), (torch.randn(3, n),), path)
+    print("dynamic: ok")
+
+
 def signature():
     ours = inspect.signature(symonnx.export).parameters
     theirs = inspect.signature(torch.onnx.export).parameters
@@ -266,4 +302,5 @@ if __name__ == "__main__":
         signature()
     else:
         {"seeds": seeds, "function": function, "errors": errors,
-         "transformer": transformer, "stateful": stateful, "scripted": scripted}[what](sys.argv[2])
+         "transformer": transformer, "stateful": stateful, "scripted": scripted,
+         "dynamic": dynamic}[what](sys.argv[2])

@@ -1013,6 +1013,7 @@ main (int argc, char **argv)
   g_test_add_data_func ("/e2e/python/transformer", "transformer", test_python_api);
   g_test_add_data_func ("/e2e/python/stateful", "stateful", test_python_api);
   g_test_add_data_func ("/e2e/python/scripted", "scripted", test_python_api);
+  g_test_add_data_func ("/e2e/python/dynamic", "dynamic", test_python_api);
   g_test_add_func ("/e2e/verify/issue13-model", test_issue13_model);
   g_test_add_func ("/e2e/verify/quantized-model", test_quantized_model);
   g_test_add_data_func ("/e2e/corpus/quantized", "quantized_mobilenet_v2", test_corpus_subset);
