@@ -227,10 +227,8 @@ static GraphValue *
 fill_1d (SymContext *ctx, GraphDType dt, double v)
 {
   gint64 one = 1;
-  float f = (float) v;
-  g_autoptr (Tensor) t = dt == GRAPH_DTYPE_DOUBLE
-                           ? tensor_new_from_data (dt, 1, &one, &v, sizeof v, NULL)
-                           : tensor_new_from_data (dt, 1, &one, &f, sizeof f, NULL);
+  g_autoptr (Tensor) s = tensor_new_scalar_double (dt, v);   /* stores float16/bfloat16 too */
+  g_autoptr (Tensor) t = tensor_new_from_data (dt, 1, &one, tensor_data (s), graph_dtype_size (dt), NULL);
   return sym_constant (ctx, t);
 }
 
@@ -249,10 +247,9 @@ sym_nan_to_num (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
       out[0] = self;
       return TRUE;
     }
-  if (dt != GRAPH_DTYPE_FLOAT && dt != GRAPH_DTYPE_DOUBLE)
-    /* torch 1.13: exports it for float16 too (Where with float16's finfo bounds); not yet here */
-    return sym_unimplemented (ctx, n, error, "nan_to_num of %s", graph_dtype_name (dt));
-  double big = dt == GRAPH_DTYPE_DOUBLE ? G_MAXDOUBLE : G_MAXFLOAT;
+  /* torch.finfo(dtype).max: the largest finite value of each type */
+  double big = dt == GRAPH_DTYPE_DOUBLE ? G_MAXDOUBLE : dt == GRAPH_DTYPE_FLOAT16 ? 65504.0
+               : dt == GRAPH_DTYPE_BFLOAT16 ? 3.3895313892515355e38 : G_MAXFLOAT;
   double v[3] = { 0.0, big, -big };
   for (guint i = 0; i < 3; i++)
     {

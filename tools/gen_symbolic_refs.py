@@ -183,6 +183,9 @@ OP_CASES = {
     "isinf": (Fn(lambda s, x: torch.isinf(x)), [SPECIAL()]),
     "isfinite": (Fn(lambda s, x: torch.isfinite(x)), [SPECIAL()]),
     "nan_to_num": (Fn(lambda s, x: torch.nan_to_num(x, nan=0.5, posinf=3.0)), [SPECIAL()]),
+    # float16: the defaults are float16's largest finite values (PyTorch's suite, test_nan_to_num)
+    "nan_to_num_half": (Fn(lambda s, x: (torch.nan_to_num(x), torch.nan_to_num(x, nan=0.5, neginf=-7.0))),
+                        [SPECIAL().half()]),
     "lerp": (Fn(lambda s, x, y, w: torch.lerp(x, y, w)), [R(2, 3), R(2, 3), torch.rand(2, 3)]),
     "addcmul": (Fn(lambda s, x, a, b: torch.addcmul(x, a, b, value=0.5)), [R(2, 3), R(2, 3), R(2, 3)]),
     "baddbmm": (Fn(lambda s, x, a, b: torch.baddbmm(x, a, b, beta=0.5, alpha=2.0)),
