@@ -300,9 +300,23 @@ vector_norm (SymContext *ctx, GraphNode *n, GraphValue *self, double ord, gsize 
       keep = FALSE;   /* torch passes axes=None to a Reduce of the flattened input */
       nd = 0;
     }
+  if (ord == 0 && sym_opset (ctx) < 11)
+    /* torch 1.13: also refuses before opset 11 (_onnx_opset_unsupported_detailed "ord=0 not
+     * supported") */
+    return sym_unimplemented (ctx, n, error, "ord=0 (from opset 11)");
   if (ord == 0)
-    /* torch 1.13: also refuses (_onnx_opset_unsupported_detailed "ord=0 not supported") */
-    return sym_unimplemented (ctx, n, error, "ord=0");
+    {
+      /* the count of nonzero elements, in self's type (torch 1.13's opset-11 form; its Equal
+       * against a LongTensor is ill-typed for a float input: the zero here has self's type) */
+      if (in_dt == GRAPH_DTYPE_UNDEFINED)
+        /* torch 1.13: exports Equal against an int64 zero whatever the type; refused here because
+         * the zero needs self's element type */
+        return sym_unimplemented (ctx, n, error, "ord=0 of an input of unknown element type");
+      GraphValue *nz = graph_op (G, "Not", graph_op (G, "Equal", self, sym_const_scalar (ctx, in_dt, 0.0), NULL),
+                                 NULL);
+      out[0] = reducesum (ctx, sym_cast (ctx, nz, in_dt), nd, dims, keep);
+      return TRUE;
+    }
   if (isinf (ord))
     {
       out[0] = sym_reduce (ctx, ord > 0 ? "ReduceMax" : "ReduceMin", graph_op (G, "Abs", self, NULL),

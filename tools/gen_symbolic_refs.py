@@ -183,6 +183,10 @@ OP_CASES = {
     "isinf": (Fn(lambda s, x: torch.isinf(x)), [SPECIAL()]),
     "isfinite": (Fn(lambda s, x: torch.isfinite(x)), [SPECIAL()]),
     "nan_to_num": (Fn(lambda s, x: torch.nan_to_num(x, nan=0.5, posinf=3.0)), [SPECIAL()]),
+    # ord=0: the count of nonzeros (PyTorch's suite, test_linalg_vector_norm_zero)
+    "vector_norm_zero": (Fn(lambda s, x: (torch.linalg.vector_norm(x, ord=0),
+                                          torch.linalg.vector_norm(x, ord=0, dim=(1, 2), keepdim=True))),
+                         [torch.tensor([[[0.0, 1.5], [-2.0, 0.0]], [[0.0, 0.0], [3.0, 0.25]]])]),
     # float16: the defaults are float16's largest finite values (PyTorch's suite, test_nan_to_num)
     "nan_to_num_half": (Fn(lambda s, x: (torch.nan_to_num(x), torch.nan_to_num(x, nan=0.5, neginf=-7.0))),
                         [SPECIAL().half()]),
