@@ -933,6 +933,66 @@ sym_has_dynamic_axes (SymContext *ctx)
   return ctx && ctx->s.dynamic_axes;
 }
 
+/* Note [Traced sizes folded]: torch 1.13 folds x.size(0) - 1 of a trace
+ * to a constant when the shapes are static (its per-node ONNX shape
+ * inference), so symbolics that need a constant (Slice's attributes before
+ * opset 10) get one.  The same here, only without dynamic axes (a dim the
+ * user declared dynamic is never folded): aten::size of a declared static
+ * dim, through prim::NumToTensor / aten::Int and add/sub/mul/floor_divide
+ * with constants. */
+static gboolean
+traced_int_r (SymContext *ctx, GraphValue *src, gint64 *v, int depth)
+{
+  if (src == NULL || depth > 16)
+    return FALSE;
+  if (sym_get_const_int (src, v))
+    return TRUE;
+  GraphNode *p = graph_value_node (src);
+  if (p == NULL)
+    return FALSE;
+  guint nin = graph_node_n_inputs (p);
+  if ((graph_node_is (p, "prim::NumToTensor") || graph_node_is (p, "aten::Int")
+       || graph_node_is (p, "aten::ScalarImplicit")) && nin == 1)
+    return traced_int_r (ctx, graph_node_input (p, 0), v, depth + 1);
+  gint64 d;
+  if (graph_node_is (p, "aten::size") && nin == 2 && sym_get_const_int (graph_node_input (p, 1), &d))
+    {
+      *v = sym_static_dim_size (graph_node_input (p, 0), d);
+      return *v >= 0;
+    }
+  gint64 a, b, alpha = 1;
+  if (nin < 2 || !traced_int_r (ctx, graph_node_input (p, 0), &a, depth + 1)
+      || !traced_int_r (ctx, graph_node_input (p, 1), &b, depth + 1)
+      || (nin == 3 && !sym_get_const_int (graph_node_input (p, 2), &alpha)))
+    return FALSE;
+  gint64 r;
+  if (graph_node_is (p, "aten::add") || graph_node_is (p, "aten::sub"))
+    {
+      gint64 ab;
+      if (__builtin_mul_overflow (alpha, b, &ab))
+        return FALSE;
+      return !(graph_node_is (p, "aten::add") ? __builtin_add_overflow (a, ab, &r)
+                                              : __builtin_sub_overflow (a, ab, &r))
+             && (*v = r, TRUE);
+    }
+  if (graph_node_is (p, "aten::mul") && nin == 2)
+    return !__builtin_mul_overflow (a, b, &r) && (*v = r, TRUE);
+  if (graph_node_is (p, "aten::floor_divide") && nin == 2 && b != 0 && !(a == G_MININT64 && b == -1))
+    {
+      *v = a / b - ((a % b != 0) && ((a < 0) != (b < 0)));
+      return TRUE;
+    }
+  return FALSE;
+}
+
+gboolean
+sym_traced_int (SymContext *ctx, GraphValue *src, gint64 *v)
+{
+  if (sym_has_dynamic_axes (ctx))
+    return sym_get_const_int (src, v);
+  return traced_int_r (ctx, src, v, 0);
+}
+
 gint64
 sym_static_dim_size (GraphValue *v, gint64 dim)
 {

@@ -707,11 +707,46 @@ static gboolean
 sym_narrow (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {
   GraphValue *self;
-  gint64 dim, start, length;
-  if (!sym_parse_args (ctx, n, "vdii", &self, &dim, &start, &length, error))
+  gint64 dim, start, length, end;
+  if (!sym_parse_args (ctx, n, "v,d", &self, &dim, error))
     return FALSE;
-  gint64 end = start + length;
-  out[0] = sym_slice (ctx, self, 1, &dim, &start, &end, NULL);
+  /* from opset 10 a computed start or length stays computed (Slice's
+   * inputs; folded later where static), before it is folded here */
+  gboolean at10 = sym_opset (ctx) >= 10;
+  if (at10 ? sym_get_const_int (graph_node_input (n, 2), &start) && sym_get_const_int (graph_node_input (n, 3), &length)
+           : sym_traced_int (ctx, graph_node_input (n, 2), &start)
+               && sym_traced_int (ctx, graph_node_input (n, 3), &length))
+    {
+      if (length < 0 || __builtin_add_overflow (start, length, &end))
+        /* torch 1.13: also refuses (PyTorch rejects a negative length or a window past the dim) */
+        return sym_unimplemented (ctx, n, error, "narrow from %" G_GINT64_FORMAT " of length %"
+                                  G_GINT64_FORMAT, start, length);
+      /* a negative start counts from the end: the window ending at the
+       * end has end 0, which Slice reads as the start */
+      if (start < 0 && end == 0)
+        end = G_MAXINT64;
+      out[0] = sym_slice (ctx, self, 1, &dim, &start, &end, NULL);
+      return TRUE;
+    }
+  if (!at10)
+    /* torch 1.13: also refuses before opset 10 (Slice with dynamic inputs) where its shape
+     * inference cannot fold them (dynamic axes) */
+    return sym_unimplemented (ctx, n, error, "narrow with a start or length computed at run time "
+                              "(from opset 10)");
+  /* x.narrow(0, 0, x.shape[0] - 1): Slice's bounds as inputs, the end
+   * start + length (torch's form), to the end where a negative start's
+   * window reaches it */
+  GraphValue *sv = sym_int_input_1d (ctx, n, 2, error);
+  GraphValue *lv = sv ? sym_int_input_1d (ctx, n, 3, error) : NULL;
+  if (lv == NULL)
+    return FALSE;
+  static const gint64 zero = 0, max = G_MAXINT64;
+  GraphValue *z = sym_const_ints (ctx, 1, &zero);
+  GraphValue *ev = graph_op (G, "Add", sv, lv, NULL);
+  GraphValue *to_end = graph_op (G, "And", graph_op (G, "Less", sv, z, NULL), graph_op (G, "Equal", ev, z, NULL),
+                                 NULL);
+  ev = graph_op (G, "Where", to_end, sym_const_ints (ctx, 1, &max), ev, NULL);
+  out[0] = graph_op (G, "Slice", self, sv, ev, sym_const_ints (ctx, 1, &dim), NULL);
   return TRUE;
 }
 

@@ -220,6 +220,10 @@ GraphValue  *sym_int_input_1d (SymContext *ctx, GraphNode *n, guint i, GError **
 gboolean     sym_is_none (GraphValue *src);
 gboolean     sym_is_constant (GraphValue *src);
 gboolean     sym_get_const_int (GraphValue *src, gint64 *v);
+/* An int the trace computes from sizes (x.size(0) - 1), folded from the
+ * declared static shapes as torch does, when the export has no dynamic
+ * axes (Note [Traced sizes folded], context.c); a constant otherwise. */
+gboolean     sym_traced_int (SymContext *ctx, GraphValue *src, gint64 *v);
 gboolean     sym_get_const_double (GraphValue *src, double *v);
 gboolean     sym_get_const_bool (GraphValue *src, gboolean *v);
 /* A constant int list (ListConstruct of constants, int[] constant, 1-D

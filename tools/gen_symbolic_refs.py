@@ -183,6 +183,11 @@ OP_CASES = {
     "isinf": (Fn(lambda s, x: torch.isinf(x)), [SPECIAL()]),
     "isfinite": (Fn(lambda s, x: torch.isfinite(x)), [SPECIAL()]),
     "nan_to_num": (Fn(lambda s, x: torch.nan_to_num(x, nan=0.5, posinf=3.0)), [SPECIAL()]),
+    # narrow: a computed length (PyTorch's suite, test_narrow_dynamic), and a
+    # negative start whose window reaches the end
+    "narrow": (Fn(lambda s, x: (torch.narrow(x, 0, 0, x.shape[0] - 1), torch.narrow(x, 1, -2, 2),
+                                torch.narrow(x, -1, 1, 2))),
+               [R(4, 5)]),
     # ord=0: the count of nonzeros (PyTorch's suite, test_linalg_vector_norm_zero)
     "vector_norm_zero": (Fn(lambda s, x: (torch.linalg.vector_norm(x, ord=0),
                                           torch.linalg.vector_norm(x, ord=0, dim=(1, 2), keepdim=True))),
