@@ -1,11 +1,14 @@
 /* Quantized convolution and linear layers of a trace
  * (quantized::conv2d, conv2d_relu, linear, linear_relu), as PyTorch 1.13's
  * QNNPACK kernels compute them (the quantized engine of Debian's torch,
- * which has no FBGEMM): the integer products summed exactly, the bias
- * quantized to int32 with scale x_scale * w_scale (round half to even),
- * then each sum requantized in float:
- *   y = clamp (nearbyintf ((float) acc * ((float) w_scale * (float) x_scale / (float) y_scale)) + y_zp)
- * over the output type's range ([y_zp, max] with the fused ReLU).
+ * which has no FBGEMM), all in float with round half to even:
+ *   s    = (float) w_scale * (float) x_scale
+ *   bq   = nearbyintf (bias * (1.0f / s))                     the int32 bias
+ *   acc  = sum of (x - x_zp) (w - w_zp), exact, + bq
+ *   y    = clamp (nearbyintf ((float) acc * (s * (1.0f / y_scale))) + y_zp)
+ * over the output type's range ([y_zp, max] with the fused ReLU).  Each
+ * step's order matters: torch's inputs put 1 in 3000 outputs on a half
+ * step, where (w_scale * x_scale) / y_scale rounds the other way.
  * tools/gen_quant_refs.py checks this against torch element for element.
  * The packed weights arrive unpacked (Note [Packed parameters in the trace
  * run], verify/runnable.c). */
@@ -71,9 +74,9 @@ q_weight (RtCall *call, guint i, guint rank, QWeight *q, GError **error)
 static void
 q_channel (const QWeight *q, gint64 m, double x_scale, double y_scale, gint64 *bq, float *rs)
 {
-  double ws = rt_get_f64_per (q->scale, m);
-  *bq = q->bias ? (gint64) nearbyint (rt_get_f64 (q->bias, m) / (x_scale * ws)) : 0;
-  *rs = (float) ws * (float) x_scale / (float) y_scale;
+  float s = (float) rt_get_f64_per (q->scale, m) * (float) x_scale;
+  *bq = q->bias ? aten_q_round ((float) rt_get_f64 (q->bias, m) * (1.0f / s)) : 0;
+  *rs = s * (1.0f / (float) y_scale);
 }
 
 /* Output 0 := requantized acc (M channels of `inner` elements, batches

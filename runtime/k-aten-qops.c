@@ -73,6 +73,19 @@ q_dequantize (RtCall *call, GError **error)
   return TRUE;
 }
 
+/* aten::int_repr(self): the integers, as a plain tensor. */
+static gboolean
+q_int_repr (RtCall *call, GError **error)
+{
+  const RtTensor *x;
+  if (!aten_q_arg (call, 0, 0, &x, error))
+    return FALSE;
+  RtTensor *o = rt_call_output (call, 0, x->dtype, x->rank, x->dims, error);
+  if (o && x->numel)
+    memcpy (o->data, x->data, (gsize) x->numel * rt_dtype_size (x->dtype));
+  return o != NULL;
+}
+
 /* ---- binary ops --------------------------------------------------------------- */
 
 /* The output scale and zero point at arguments i, i + 1. */
@@ -614,6 +627,7 @@ q_keep (RtCall *call, GError **error)
 static const RtKernelDef defs[] = {
   QROW ("aten", "quantize_per_tensor", 4, 4, q_quantize_per_tensor, 0),
   QROW (RT_ATEN_QUANTIZED, "dequantize", 1, 1, q_dequantize, 0),
+  QROW (RT_ATEN_QUANTIZED, "int_repr", 1, 1, q_int_repr, 0),
   QROW ("quantized", "add", 4, 4, q_add, 0),
   QROW ("quantized", "add_relu", 4, 4, q_add, 1),
   QROW ("quantized", "mul", 4, 4, q_mul, 0),
