@@ -48,7 +48,10 @@ typedef struct
   gint64     numel;
   void      *data;
   int        kind;      /* RtKind (Note [Sequences and optionals]) */
+  double     qscale;    /* > 0: a quantized tensor (Note [Quantized tensors]); 0: not */
+  gint64     qzero;     /* its zero point */
 } RtTensor;
+
 
 typedef enum
 {
@@ -56,6 +59,40 @@ typedef enum
   RT_KIND_SEQUENCE,
   RT_KIND_NONE,
 } RtKind;
+
+/* Note [Quantized tensors]
+ * A PyTorch quantized tensor (QUInt8, QInt8, QInt32 in a trace) runs as
+ * its integer values (UINT8, INT8, INT32 data, what int_repr() gives) with
+ * its per-tensor scale and zero point in the struct: qscale > 0 marks it.
+ * Nothing else changes, so every loop over elements, the planner and the
+ * slots see an ordinary integer tensor, and a zeroed struct is not
+ * quantized.  rt_call_output() clears both fields; a kernel making a
+ * quantized output sets them (rt_set_quantized).  Per-channel parameters
+ * only occur on the weights of quantized::conv2d / linear, which reach
+ * the kernel as explicit scale / zero-point tensors (verify/runnable.c's
+ * Note [Packed parameters in the trace run]).
+ *
+ * Dispatch follows PyTorch's (a QuantizedCPU kernel for a quantized
+ * argument): a trace's aten:: node whose inputs are declared quantized
+ * runs the kernel registered in domain RT_ATEN_QUANTIZED ("relu" there is
+ * the quantized relu, clamping at the zero point); the quantized:: ops
+ * (quantized::conv2d ...) have their own domain, "quantized".  An
+ * ordinary "aten" kernel given a quantized tensor at run time is refused
+ * (it would compute on the integers as if they were the values). */
+#define RT_ATEN_QUANTIZED "aten-quantized"
+
+static inline gboolean
+rt_is_quantized (const RtTensor *t)
+{
+  return t != NULL && t->kind == RT_KIND_TENSOR && t->qscale > 0;
+}
+
+static inline void
+rt_set_quantized (RtTensor *t, double scale, gint64 zero_point)
+{
+  t->qscale = scale;
+  t->qzero = zero_point;
+}
 
 typedef struct
 {
@@ -183,6 +220,8 @@ RtTensor    *rt_call_sequence_append (RtCall *call, guint i, GraphDType dtype, g
                                       const gint64 *dims, GError **error);
 /* Output i := a copy of v, of any kind. */
 gboolean     rt_call_output_value (RtCall *call, guint i, const RtTensor *v, GError **error);
+/* Output i as the kernel (or a kernel it ran) made it; NULL before. */
+RtTensor    *rt_call_output_tensor (RtCall *call, guint i);
 /* Output i with the shape and dtype of `like`. */
 RtTensor    *rt_call_output_like (RtCall *call, guint i, const RtTensor *like, GError **error);
 /* Scratch memory valid until the kernel returns (reused between nodes).

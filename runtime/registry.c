@@ -51,6 +51,8 @@ extern const RtKernelTable rt_kernels_sequence;
 extern const RtKernelTable rt_kernels_random;
 extern const RtKernelTable rt_kernels_aten_random;
 extern const RtKernelTable rt_kernels_aten_quant;
+extern const RtKernelTable rt_kernels_aten_qconv;
+extern const RtKernelTable rt_kernels_aten_qops;
 extern const RtKernelTable rt_kernels_torchvision;
 
 static const RtKernelTable *const tables[] = {
@@ -102,6 +104,8 @@ static const RtKernelTable *const tables[] = {
   &rt_kernels_random,
   &rt_kernels_aten_random,
   &rt_kernels_aten_quant,
+  &rt_kernels_aten_qconv,
+  &rt_kernels_aten_qops,
   &rt_kernels_torchvision,
 };
 

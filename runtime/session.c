@@ -222,7 +222,23 @@ is_domain_without_opset (const char *domain)
   /* a trace's namespaces (torchvision:: as a detection model's trace
    * records it) import no opset */
   return strcmp (domain, "aten") == 0 || strcmp (domain, "prim") == 0
-         || strcmp (domain, GRAPH_ATEN_DOMAIN) == 0 || strcmp (domain, "torchvision") == 0;
+         || strcmp (domain, GRAPH_ATEN_DOMAIN) == 0 || strcmp (domain, "torchvision") == 0
+         || strcmp (domain, "quantized") == 0 || strcmp (domain, RT_ATEN_QUANTIZED) == 0;
+}
+
+/* Whether an input of trace node n is declared quantized (QUInt8 ...):
+ * its aten kernel is then the RT_ATEN_QUANTIZED one (Note [Quantized
+ * tensors]). */
+static gboolean
+reads_quantized (const GraphNode *n)
+{
+  for (guint i = 0; i < graph_node_n_inputs (n); i++)
+    {
+      GraphValue *v = graph_node_input (n, i);
+      if (v && graph_type_is_quantized (graph_value_type (v)))
+        return TRUE;
+    }
+  return FALSE;
 }
 
 /* Resolves the kernel of `n`; on failure appends a line to `missing`. */
@@ -240,6 +256,8 @@ resolve_kernel (const Graph *g, const GraphNode *n, gint64 *opset, GString *miss
       kdomain = "aten";
       op = operator ? operator : "<no operator attribute>";
     }
+  else if (strcmp (domain, "aten") == 0 && reads_quantized (n))
+    kdomain = RT_ATEN_QUANTIZED;
   else if (!is_domain_without_opset (domain))
     {
       /* Subgraphs use the opsets of the model's main graph. */
@@ -264,6 +282,8 @@ resolve_kernel (const Graph *g, const GraphNode *n, gint64 *opset, GString *miss
   if (*opset < 0)
     g_string_append_printf (missing, "%s::%s (the model imports no opset for domain '%s')",
                             domain, op, domain);
+  else if (strcmp (kdomain, RT_ATEN_QUANTIZED) == 0)
+    g_string_append_printf (missing, "aten::%s on quantized tensors", op);
   else if (is_domain_without_opset (kdomain))
     g_string_append_printf (missing, "%s::%s", kdomain, op);
   else if (rt_registry_has_op (kdomain, op))
@@ -577,6 +597,7 @@ rt_from_tensor (RtTensor *r, const Tensor *t, void *data)
   r->numel = tensor_numel (t);
   r->data = data;
   r->kind = RT_KIND_TENSOR;
+  rt_set_quantized (r, 0, 0);
 }
 
 /* Binds a caller's or a constant tensor, copying only when misaligned. */
@@ -878,10 +899,23 @@ run_node (RtSession *s, RtNodePlan *p, GError **error)
   s->current = p;
   const RtTensor *in0 = p->n_in ? s->node_inputs[0] : NULL;
   /* A trace's kernels (aten::, prim::) read None as an absent input. */
-  gboolean trace_kernel = strcmp (p->def->domain, "aten") == 0 || strcmp (p->def->domain, "prim") == 0;
+  gboolean trace_kernel = strcmp (p->def->domain, "aten") == 0 || strcmp (p->def->domain, "prim") == 0
+                          || strcmp (p->def->domain, "quantized") == 0
+                          || strcmp (p->def->domain, RT_ATEN_QUANTIZED) == 0;
   for (guint i = 0; trace_kernel && i < p->n_in; i++)
     if (s->node_inputs[i] && s->node_inputs[i]->kind == RT_KIND_NONE)
       s->node_inputs[i] = NULL;
+  /* An ordinary kernel would take a quantized tensor's integers for its
+   * values (Note [Quantized tensors]): only the quantized ones read them. */
+  gboolean quantized_kernel = strcmp (p->def->domain, "quantized") == 0
+                              || strcmp (p->def->domain, RT_ATEN_QUANTIZED) == 0;
+  for (guint i = 0; !quantized_kernel && i < p->n_in; i++)
+    if (rt_is_quantized (s->node_inputs[i]))
+      {
+        rt_call_error (&call, error, RT_ERROR_UNSUPPORTED, "input %u is a quantized tensor, which this "
+                       "kernel does not take (its type was not declared quantized in the trace)", i);
+        return FALSE;
+      }
   for (guint i = 0; i < p->n_in; i++)
     if (s->node_inputs[i] && s->node_inputs[i]->kind != RT_KIND_TENSOR
         && !rt_kernel_takes_values (p->def))
@@ -1191,6 +1225,7 @@ rt_call_output (RtCall *call, guint i, GraphDType dtype, guint rank, const gint6
     memcpy (r->dims, dims, rank * sizeof (gint64));
   r->numel = rt_shape_numel (rank, dims);
   r->data = slot->mem;
+  rt_set_quantized (r, 0, 0);   /* Note [Quantized tensors] */
   if (dtype == GRAPH_DTYPE_STRING && nbytes)
     memset (r->data, 0, nbytes);
   s->present[vi] = TRUE;
@@ -1287,6 +1322,16 @@ rt_call_keep_string (RtCall *call, GBytes *b)
     s->strings = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
   g_ptr_array_add (s->strings, b);
   return b;
+}
+
+RtTensor *
+rt_call_output_tensor (RtCall *call, guint i)
+{
+  RtSession *s = call->ctx;
+  RtNodePlan *p = s->current;
+  g_return_val_if_fail (i < p->n_out, NULL);
+  int vi = p->out_idx[i];
+  return s->present[vi] ? &s->rt[vi] : NULL;
 }
 
 RtTensor *

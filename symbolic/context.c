@@ -2247,6 +2247,16 @@ sym_context_make_current (SymContext *ctx)
   return saved;
 }
 
+/* Whether an output of n is declared quantized (QUInt8 ...). */
+static gboolean
+makes_quantized (GraphNode *n)
+{
+  for (guint i = 0; i < graph_node_n_outputs (n); i++)
+    if (graph_type_is_quantized (graph_value_type (graph_node_output (n, i))))
+      return TRUE;
+  return FALSE;
+}
+
 static gboolean
 translate_node (SymContext *ctx, GraphNode *n, GError **error)
 {
@@ -2284,8 +2294,14 @@ translate_node (SymContext *ctx, GraphNode *n, GError **error)
    * fallthrough copy (Note [List mutations], list-mutations.c): the nodes
    * reading the list would read it unchanged. */
   gboolean mutation = is_aten && sym_is_list_mutation (n);
+  /* Nor does an op reading or making a quantized tensor: an ONNX value
+   * cannot carry one (its scale and zero point), so it goes through its
+   * quantized symbolic in every ATen mode (torch 1.13's ONNX_ATEN export
+   * of a quantized model fails instead: the quantized symbolics find an
+   * ATen node where they expect a quantized tuple). */
+  gboolean quantized = is_aten && (sym_has_quantized_input (ctx, n) || makes_quantized (n));
   if (ctx->s.mode == SYM_MODE_ONNX_ATEN && is_aten && !sym_registry_is_custom (ctx->s.reg, kind)
-      && !mutation
+      && !mutation && !quantized
       && !(graph_node_is (n, "aten::stack") && graph_node_n_inputs (n) > 0
            && sym_context_scan_list (ctx, graph_node_input (n, 0))))
     fn = NULL;

@@ -202,14 +202,13 @@ static const struct { const char *name, *why; } torch_not_run[] = {
   { "_set_item", WHY_LIST },
   { "_standard_gamma", "Gamma sampling is not implemented (rand, randn, normal, bernoulli and multinomial run)" },
   { "append", WHY_LIST },
-  { "dequantize", "quantized tensor types (QUInt8, QInt8) do not exist in the executor (fake_quantize_* run)" },
+  { "dequantize", "runs on the quantized tensors of a trace (the aten-quantized kernels: Note [Quantized tensors]), which no ATen node can carry" },
   { "get_pool_ceil_padding", WHY_NOT_OP },
   { "insert", WHY_LIST },
   { "is_pinned", "returns a Python bool, which a plain trace never records (a TorchScript builtin)" },
   { "len", WHY_SCRIPT },
   { "list", WHY_SCRIPT },
   { "pop", WHY_LIST },
-  { "quantize_per_tensor", "quantized tensor types (QUInt8, QInt8) do not exist in the executor (fake_quantize_* run)" },
   { "scan", WHY_NOT_OP },
 };
 

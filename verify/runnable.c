@@ -52,22 +52,114 @@ is_tensor_list (GraphNode *n)
   return FALSE;
 }
 
-/* user's input `at` (a tensor list) := the list's elements, in place, as
- * torch's ATen fallback passes a Tensor[] (runtime/k-aten-private.h). */
+/* user's input `at` := the n values `vals`, in place. */
 static void
-splice_list (GraphNode *user, guint at, GraphNode *list)
+splice_values (GraphNode *user, guint at, GraphValue *const *vals, guint n)
 {
   g_autoptr (GPtrArray) ins = g_ptr_array_new ();
   for (guint i = 0; i < graph_node_n_inputs (user); i++)
     if (i != at)
       g_ptr_array_add (ins, graph_node_input (user, i));
     else
-      for (guint k = 0; k < graph_node_n_inputs (list); k++)
-        g_ptr_array_add (ins, graph_node_input (list, k));
+      for (guint k = 0; k < n; k++)
+        g_ptr_array_add (ins, vals[k]);
   while (graph_node_n_inputs (user) > 0)
     graph_node_remove_input (user, graph_node_n_inputs (user) - 1);
   for (guint i = 0; i < ins->len; i++)
     graph_node_add_input (user, ins->pdata[i]);
+}
+
+/* user's input `at` (a tensor list) := the list's elements, in place, as
+ * torch's ATen fallback passes a Tensor[] (runtime/k-aten-private.h). */
+static void
+splice_list (GraphNode *user, guint at, GraphNode *list)
+{
+  g_autofree GraphValue **vals = g_new0 (GraphValue *, graph_node_n_inputs (list) + 1);
+  for (guint k = 0; k < graph_node_n_inputs (list); k++)
+    vals[k] = graph_node_input (list, k);
+  splice_values (user, at, vals, graph_node_n_inputs (list));
+}
+
+/* Note [Packed parameters in the trace run]
+ * quantized::conv2d and quantized::linear read their weights from a
+ * packed-parameters object (a prim::GetAttr of class type
+ * __torch__.torch.classes.quantized.Conv2dPackedParamsBase or
+ * LinearPackedParamsBase), which torch2trace stores unpacked under its
+ * path P (Note [Quantized tensors in safetensors], python/symonnx/_trace.py).
+ * In the run, the object becomes those fields in place, as a Tensor[] is
+ * spliced: P.weight (its integers), P.weight:scale, P.weight:zero_point
+ * (one value or one per output channel), P.weight:axis (None per tensor),
+ * P.bias (None when absent), and for a convolution P.stride, P.padding,
+ * P.dilation and P.groups: quantized::conv2d(qx, packed, scale, zero_point)
+ * runs as conv2d(qx, w, w_scale, w_zero_point, w_axis, bias, stride,
+ * padding, dilation, groups, scale, zero_point) (runtime/k-aten-qconv.c). */
+static gboolean
+is_packed_params (GraphValue *v)
+{
+  GraphType *t = graph_value_type (v);
+  const char *name = t && graph_type_kind (t) == GRAPH_TYPE_CLASS ? graph_type_name (t) : NULL;
+  return name && g_str_has_prefix (name, "__torch__.torch.classes.quantized.");
+}
+
+static gboolean
+splice_packed (Graph *g, Graph *root, GraphNode *n, GHashTable *weights, GError **error)
+{
+  GraphValue *out = graph_node_output (n, 0);
+  const char *kind = graph_type_name (graph_value_type (out));
+  g_autofree char *path = verify_getattr_path (out);
+  gboolean conv = strstr (kind, "Conv2d") != NULL, linear = strstr (kind, "Linear") != NULL;
+  if (path == NULL || (!conv && !linear))
+    {
+      g_set_error (error, VERIFY_ERROR, VERIFY_ERROR_INPUT, "packed parameters %s of type %s: the trace's run "
+                   "reads 2-D convolution and linear ones only", path ? path : "(not a module attribute)", kind);
+      return FALSE;
+    }
+  static const char *const fields[] = { ".weight", ".weight:scale", ".weight:zero_point", ".weight:axis",
+                                        ".bias", ".stride", ".padding", ".dilation", ".groups" };
+  guint nf = conv ? G_N_ELEMENTS (fields) : 5;
+  GraphValue *vals[G_N_ELEMENTS (fields)];
+  g_autofree char *tkey = g_strconcat (path, ".transpose", NULL);
+  Tensor *tr = weights ? g_hash_table_lookup (weights, tkey) : NULL;
+  if (tr && tensor_numel (tr) == 1 && tensor_dtype (tr) == GRAPH_DTYPE_INT64
+      && ((const gint64 *) tensor_data (tr))[0] != 0)
+    {
+      g_set_error (error, VERIFY_ERROR, VERIFY_ERROR_INPUT, "packed parameters '%s': a transposed quantized "
+                   "convolution has no kernel in the trace's run", path);
+      return FALSE;
+    }
+  for (guint f = 0; f < nf; f++)
+    {
+      g_autofree char *key = g_strconcat (path, fields[f], NULL);
+      Tensor *t = weights ? g_hash_table_lookup (weights, key) : NULL;
+      gboolean optional = f == 3 || f == 4;
+      if (t == NULL && optional)
+        {
+          GraphNode *none = graph_create_node (g, "prim::Constant", 0, NULL, 1);
+          graph_node_insert_before (none, n);
+          vals[f] = graph_node_output (none, 0);
+          continue;
+        }
+      if (t == NULL)
+        {
+          g_set_error (error, VERIFY_ERROR, VERIFY_ERROR_INPUT,
+                       "packed parameters '%s' are not in the weights (no '%s'%s: trace the model with "
+                       "tools/torch2trace.py, which stores them unpacked)", path, key,
+                       weights ? "" : "; no --weights given");
+          return FALSE;
+        }
+      vals[f] = graph_add_initializer (root, key, t);
+    }
+  g_autoptr (GPtrArray) users = g_ptr_array_new ();
+  g_autoptr (GArray) slots = g_array_new (FALSE, FALSE, sizeof (guint));
+  for (guint u = 0; u < graph_value_n_uses (out); u++)
+    {
+      const GraphUse *use = graph_value_use (out, u);
+      g_ptr_array_add (users, use->node);
+      g_array_append_val (slots, use->index);
+    }
+  for (guint u = users->len; u-- > 0;)
+    splice_values (users->pdata[u], g_array_index (slots, guint, u), vals, nf);
+  return TRUE;
 }
 
 /* v's uses by nodes after `after` in its graph, and g's outputs, read nv
@@ -331,7 +423,12 @@ rewrite (Graph *g, Graph *root, GHashTable *weights, GError **error)
        * written back. */
       if (export_view_write_read_later (n) && !write_back_view (g, n, error))
         return FALSE;
-      if (out && graph_node_is (n, "prim::GetAttr") && !is_class (out) && graph_value_n_uses (out) > 0)
+      if (out && graph_node_is (n, "prim::GetAttr") && is_packed_params (out) && graph_value_n_uses (out) > 0)
+        {
+          if (!splice_packed (g, root, n, weights, error))
+            return FALSE;
+        }
+      else if (out && graph_node_is (n, "prim::GetAttr") && !is_class (out) && graph_value_n_uses (out) > 0)
         {
           g_autofree char *path = verify_getattr_path (out);
           Tensor *t = path && weights ? g_hash_table_lookup (weights, path) : NULL;
@@ -396,7 +493,8 @@ rewrite (Graph *g, Graph *root, GHashTable *weights, GError **error)
           for (guint u = 0; u < graph_value_n_uses (out); u++)
             {
               const GraphUse *use = graph_value_use (out, u);
-              if (strcmp (graph_node_domain (use->node), "aten") == 0)
+              if (strcmp (graph_node_domain (use->node), "aten") == 0
+                  || strcmp (graph_node_domain (use->node), "quantized") == 0)
                 {
                   g_ptr_array_add (users, use->node);
                   g_array_append_val (slots, use->index);

@@ -8,6 +8,7 @@
 #include "tests/common/test-cli.h"
 #include "test-loops.h"
 #include "test-lists.h"
+#include "test-quant.h"
 #include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
@@ -714,5 +715,6 @@ main (int argc, char **argv)
   g_test_add_func ("/verify/localize/summation-noise", test_summation_noise);
   loop_tests_add ();
   list_tests_add ();
+  quant_tests_add ();
   return g_test_run ();
 }
