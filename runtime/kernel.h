@@ -52,7 +52,6 @@ typedef struct
   gint64     qzero;     /* its zero point */
 } RtTensor;
 
-
 typedef enum
 {
   RT_KIND_TENSOR = 0,
