@@ -1,0 +1,29 @@
+/* Winograd F(4x4, 3x3) for 3x3 stride-1 Convs (conv-winograd.c). */
+#pragma once
+
+#include "runtime/spatial.h"
+
+typedef struct _RtWinograd RtWinograd;
+
+/* W (M, C, 3, 3) float, group 1, transformed once (U = G g Gᵀ, 36 M x C
+ * matrices) and packed as the B of the packed GEMM (conv-packed.c); NULL
+ * where the path does not apply or does not pay: not float, fewer than
+ * RT_WINOGRAD_MIN_C input or RT_WINOGRAD_MIN_M output channels, no packed
+ * kernel on this CPU, or SYMONNX_NO_WINOGRAD set in the environment (the
+ * Conv then keeps im2col + the packed GEMM: the bits of before). */
+#define RT_WINOGRAD_MIN_C 16
+#define RT_WINOGRAD_MIN_M 16
+RtWinograd *rt_winograd_new (const Tensor *w);
+void        rt_winograd_free (RtWinograd *wg);
+/* Whether wg (made from wt's very data) computes this Conv: x float NCHW,
+ * group 1, 3x3 window, stride 1, dilation 1, any pads. */
+gboolean    rt_winograd_applies (const RtWinograd *wg, const RtTensor *x, const RtTensor *wt,
+                                 gint64 group, const RtWindow *w);
+/* y (N, M, OH, OW; allocated by the caller) := Conv (x, W) + bias (NULL:
+ * none), then ep (epilogue.h's order) as each output tile is stored. */
+gboolean    rt_conv_winograd (RtCall *call, const RtWinograd *wg, const RtTensor *x,
+                              const RtTensor *bias, const RtWindow *w, RtTensor *y,
+                              const RtEpilogue *ep, GError **error);
+/* Convs computed by rt_conv_winograd since the process started (for tests
+ * to check that the path was taken). */
+guint       rt_winograd_runs (void);
