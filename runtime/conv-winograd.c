@@ -31,16 +31,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define TILE 4
-#define ALPHA 6
-#define NXI 36
+#define MAX_NXI 36   /* (4 + 2)² */
 #define LANES 8
 
 struct _RtWinograd
 {
   const void *src;    /* W's data */
   gint64      M, C, mr;
-  RtPackedW  *b[NXI]; /* U[xi]ᵀ (C x M) packed as the GEMM's B */
+  int         tile;   /* 2: F(2x2, 3x3); 4: F(4x4, 3x3) */
+  RtPackedW  *b[MAX_NXI]; /* U[xi]ᵀ (C x M) packed as the GEMM's B */
 };
 
 static guint runs;
@@ -56,7 +55,7 @@ rt_winograd_free (RtWinograd *wg)
 {
   if (wg == NULL)
     return;
-  for (int i = 0; i < NXI; i++)
+  for (int i = 0; i < MAX_NXI; i++)
     rt_conv_packed_free (wg->b[i]);
   g_free (wg);
 }
@@ -101,6 +100,24 @@ at6 (const __m256 *m, int ms, __m256 *o, int os)
   o[2 * os] = _mm256_fmadd_ps (_mm256_set1_ps (4), s34, s12);
   o[3 * os] = _mm256_add_ps (_mm256_fmadd_ps (_mm256_set1_ps (8), d34, d12), m[5 * ms]);
 }
+/* F(2x2, 3x3): o := Bᵀ d = d0 - d2, d1 + d2, d2 - d1, d1 - d3 */
+__attribute__ ((target ("avx2,fma"), always_inline)) static inline void
+bt4 (const __m256 *d, int ds, __m256 *o, int os)
+{
+  __m256 d0 = d[0], d1 = d[ds], d2 = d[2 * ds], d3 = d[3 * ds];
+  o[0] = _mm256_sub_ps (d0, d2);
+  o[os] = _mm256_add_ps (d1, d2);
+  o[2 * os] = _mm256_sub_ps (d2, d1);
+  o[3 * os] = _mm256_sub_ps (d1, d3);
+}
+
+/* F(2x2, 3x3): o := Aᵀ m = m0 + m1 + m2, m1 - m2 - m3 */
+__attribute__ ((target ("avx2,fma"), always_inline)) static inline void
+at4 (const __m256 *m, int ms, __m256 *o, int os)
+{
+  o[0] = _mm256_add_ps (_mm256_add_ps (m[0], m[ms]), m[2 * ms]);
+  o[os] = _mm256_sub_ps (_mm256_sub_ps (m[ms], m[2 * ms]), m[3 * ms]);
+}
 #else
 static gboolean
 cpu_ok (void)
@@ -109,6 +126,14 @@ cpu_ok (void)
 }
 #endif
 
+/* The tile: F(4x4, 3x3) only where SYMONNX_WINOGRAD_F4 is set (see the
+ * note in conv-winograd.h on its rounding), F(2x2, 3x3) otherwise. */
+static int
+pick_tile (void)
+{
+  return getenv ("SYMONNX_WINOGRAD_F4") ? 4 : 2;
+}
+
 RtWinograd *
 rt_winograd_new (const Tensor *w)
 {
@@ -116,11 +141,12 @@ rt_winograd_new (const Tensor *w)
       || tensor_rank (w) != 4 || !tensor_has_data (w) || tensor_dim (w, 2) != 3
       || tensor_dim (w, 3) != 3)
     return NULL;
+  int tile = pick_tile (), alpha = tile + 2, nxi = alpha * alpha;
   gint64 M = tensor_dim (w, 0), C = tensor_dim (w, 1);
-  /* (the cap: U is 4x W; 2^26 floats is 256 MiB) */
-  if (M < RT_WINOGRAD_MIN_M || C < RT_WINOGRAD_MIN_C || (double) M * (double) C * NXI > (1 << 26))
+  /* (the cap: U is up to 4x W; 2^26 floats is 256 MiB) */
+  if (M < RT_WINOGRAD_MIN_M || C < RT_WINOGRAD_MIN_C || (double) M * (double) C * nxi > (1 << 26))
     return NULL;
-  static const double G[ALPHA][3] = {
+  static const double G4[6][3] = {
     { 1.0 / 4, 0, 0 },
     { -1.0 / 6, -1.0 / 6, -1.0 / 6 },
     { -1.0 / 6, 1.0 / 6, -1.0 / 6 },
@@ -128,28 +154,36 @@ rt_winograd_new (const Tensor *w)
     { 1.0 / 24, -1.0 / 12, 1.0 / 6 },
     { 0, 0, 1 },
   };
+  static const double G2[4][3] = {
+    { 1, 0, 0 },
+    { 0.5, 0.5, 0.5 },
+    { 0.5, -0.5, 0.5 },
+    { 0, 0, 1 },
+  };
+  const double (*G)[3] = tile == 4 ? G4 : G2;
   const float *src = tensor_data (w);
-  float *u = g_try_new (float, (gsize) (NXI * M * C));   /* [xi][m][c] */
+  float *u = g_try_new (float, (gsize) (nxi * M * C));   /* [xi][m][c] */
   if (u == NULL)
     return NULL;
   for (gint64 m = 0; m < M; m++)
     for (gint64 c = 0; c < C; c++)
       {
         const float *g = src + (m * C + c) * 9;
-        double t[ALPHA][3];
-        for (int i = 0; i < ALPHA; i++)
+        double t[6][3];
+        for (int i = 0; i < alpha; i++)
           for (int k = 0; k < 3; k++)
             t[i][k] = G[i][0] * g[k] + G[i][1] * g[3 + k] + G[i][2] * g[6 + k];
-        for (int i = 0; i < ALPHA; i++)
-          for (int j = 0; j < ALPHA; j++)
-            u[((i * ALPHA + j) * M + m) * C + c]
+        for (int i = 0; i < alpha; i++)
+          for (int j = 0; j < alpha; j++)
+            u[((i * alpha + j) * M + m) * C + c]
               = (float) (t[i][0] * G[j][0] + t[i][1] * G[j][1] + t[i][2] * G[j][2]);
       }
   RtWinograd *wg = g_new0 (RtWinograd, 1);
   wg->src = src;
   wg->M = M;
   wg->C = C;
-  for (int xi = 0; xi < NXI; xi++)
+  wg->tile = tile;
+  for (int xi = 0; xi < nxi; xi++)
     /* (the packed copy keeps u's address only to compare it, never to read it) */
     if ((wg->b[xi] = rt_packed_b_new_t (u + xi * M * C, C, M)) == NULL)
       {
@@ -162,9 +196,16 @@ rt_winograd_new (const Tensor *w)
   return wg;
 }
 
+int
+rt_winograd_tile (const RtWinograd *wg)
+{
+  return wg->tile;
+}
+
 /* A Conv's blocking: tile rows per block, buffers, in floats. */
 typedef struct
 {
+  gint64 tile, nxi;                /* outputs per tile side; products */
   gint64 TH, TW, RB, nblocks, T;   /* tiles down and across; tile rows and tiles per block */
   gint64 Wp, rows;                 /* the padded strip: row length, rows */
   gint64 apx, cbuf;                /* floats of ap per xi, of cbuf */
@@ -173,23 +214,27 @@ typedef struct
 static gboolean
 geometry (const RtWinograd *wg, const RtWindow *w, Geometry *g)
 {
-  gint64 OH = w->out[1], OW = w->out[2];
-  g->TH = (OH + TILE - 1) / TILE;
-  g->TW = (OW + TILE - 1) / TILE;
+  gint64 OH = w->out[1], OW = w->out[2], tile = wg->tile, nxi = (tile + 2) * (tile + 2);
+  g->tile = tile;
+  g->nxi = nxi;
+  g->TH = (OH + tile - 1) / tile;
+  g->TW = (OW + tile - 1) / tile;
   /* ap and cbuf of a block in about 1 MiB (L2), but at least 16 tiles
    * (two row panels) so the GEMMs' tiles fill. */
-  double per_row = (double) g->TW * NXI * (double) (wg->C + wg->M) * sizeof (float);
+  double per_row = (double) g->TW * nxi * (double) (wg->C + wg->M) * sizeof (float);
   gint64 rb = per_row > 0 ? (gint64) ((1 << 20) / per_row) : 1;
   g->RB = CLAMP (MAX (rb, (16 + g->TW - 1) / g->TW), 1, MAX (g->TH, 1));
   g->nblocks = g->TH ? (g->TH + g->RB - 1) / g->RB : 0;
   g->T = g->RB * g->TW;
-  g->Wp = g->TW * TILE + 2;
-  g->rows = g->RB * TILE + 2;
-  g->apx = (g->T + LANES - 1) / LANES * LANES * wg->C;
-  g->cbuf = g->T * NXI * wg->M;
+  g->Wp = g->TW * tile + 2;
+  g->rows = g->RB * tile + 2;
+  /* ap's rows: whole vectors of 8 tiles (the input transform's stores)
+   * and whole panels of mr (the GEMM's A; the AVX2 kernel's 6) */
+  g->apx = MAX ((g->T + LANES - 1) / LANES * LANES, (g->T + wg->mr - 1) / wg->mr * wg->mr) * wg->C;
+  g->cbuf = g->T * nxi * wg->M;
   /* Absurd pads make huge strips and blocks: im2col handles those. */
   return (double) g->Wp * (double) g->rows < (double) (1 << 24)
-         && (double) g->apx * NXI + (double) g->cbuf < (double) (1 << 27);
+         && (double) g->apx * nxi + (double) g->cbuf < (double) (1 << 27);
 }
 
 gboolean
@@ -230,10 +275,14 @@ block_rows (const Job *j, gint64 blk, gint64 *th0, gint64 *T)
 
 #if defined(__x86_64__) && defined(__GNUC__)
 /* Channels [c0, c1) of image n, block blk: the padded strip, then 8 tiles
- * at a time Bᵀ d B into ap's panels. */
-__attribute__ ((target ("avx2,fma"))) static void
-input_transform (const Job *j, gint64 n, gint64 blk, float *ap, gint64 c0, gint64 c1)
+ * at a time Bᵀ d B into ap's panels.  TILE a constant (the two callers
+ * below), so the loops unroll and the vectors stay in registers. */
+__attribute__ ((target ("avx2,fma"), always_inline)) static inline void
+input_tiles (const Job *j, gint64 n, gint64 blk, float *ap, gint64 c0, gint64 c1,
+             const int TILE)
 {
+  enum { MAXA = 6 };
+  const int ALPHA = TILE + 2, NXI = ALPHA * ALPHA;
   const Geometry *g = j->g;
   gint64 th0, T, Wp = g->Wp, mr = j->wg->mr, C = j->C;
   block_rows (j, blk, &th0, &T);
@@ -263,16 +312,24 @@ input_transform (const Job *j, gint64 n, gint64 blk, float *ap, gint64 c0, gint6
       for (gint64 p = 0; p < P; p++)
         {
           __m256i vi = _mm256_loadu_si256 ((const __m256i *) (idx + p * LANES));
-          __m256 h[ALPHA * ALPHA], v[ALPHA * ALPHA];
+          __m256 h[MAXA * MAXA], v[MAXA * MAXA];
           for (int r = 0; r < ALPHA; r++)
             {
-              __m256 d[ALPHA];
+              __m256 d[MAXA];
               for (int k = 0; k < ALPHA; k++)
                 d[k] = _mm256_i32gather_ps (strip + r * Wp + k, vi, 4);
-              bt6 (d, 1, h + r * ALPHA, 1);       /* h[r][j] = Σ_k Bᵀ[j][k] d[r][k] */
+              /* h[r][j] = Σ_k Bᵀ[j][k] d[r][k] */
+              if (TILE == 4)
+                bt6 (d, 1, h + r * ALPHA, 1);
+              else
+                bt4 (d, 1, h + r * ALPHA, 1);
             }
           for (int jj = 0; jj < ALPHA; jj++)
-            bt6 (h + jj, ALPHA, v + jj, ALPHA);  /* v[i][j] = Σ_r Bᵀ[i][r] h[r][j] */
+            /* v[i][j] = Σ_r Bᵀ[i][r] h[r][j] */
+            if (TILE == 4)
+              bt6 (h + jj, ALPHA, v + jj, ALPHA);
+            else
+              bt4 (h + jj, ALPHA, v + jj, ALPHA);
           if (mr == LANES)
             for (int xi = 0; xi < NXI; xi++)
               _mm256_storeu_ps (ap + xi * g->apx + (p * C + c) * LANES, v[xi]);
@@ -295,9 +352,12 @@ input_transform (const Job *j, gint64 n, gint64 blk, float *ap, gint64 c0, gint6
 
 /* Output channels [8 v0, 8 v1) of image n, block blk: Aᵀ M A + bias, then
  * the sum and the activation, into y. */
-__attribute__ ((target ("avx2,fma"))) static void
-output_transform (const Job *j, gint64 n, gint64 blk, const float *cbuf, gint64 v0, gint64 v1)
+__attribute__ ((target ("avx2,fma"), always_inline)) static inline void
+output_tiles (const Job *j, gint64 n, gint64 blk, const float *cbuf, gint64 v0, gint64 v1,
+              const int TILE)
 {
+  enum { MAXA = 6, MAXT = 4 };
+  const int ALPHA = TILE + 2, NXI = ALPHA * ALPHA;
   const Geometry *g = j->g;
   gint64 th0, T, M = j->M, OH = j->OH, OW = j->OW, osz = OH * OW;
   block_rows (j, blk, &th0, &T);
@@ -314,15 +374,22 @@ output_transform (const Job *j, gint64 n, gint64 blk, const float *cbuf, gint64 
       for (gint64 t = 0; t < T; t++)
         {
           const float *cb = cbuf + t * NXI * M + m0;
-          __m256 mx[NXI], s[ALPHA * TILE], o[TILE * TILE];
+          __m256 mx[MAXA * MAXA], s[MAXA * MAXT], o[MAXT * MAXT];
           for (int xi = 0; xi < NXI; xi++)
             mx[xi] = nl == LANES ? _mm256_loadu_ps (cb + xi * M)
                                  : _mm256_maskload_ps (cb + xi * M, mask);
+          /* s[i][b] = Σ_j m[i][j] A[j][b], then o[a][b] = Σ_i Aᵀ[a][i] s[i][b] */
           for (int i = 0; i < ALPHA; i++)
-            at6 (mx + i * ALPHA, 1, s + i * TILE, 1);   /* s[i][b] = Σ_j m[i][j] A[j][b] */
+            if (TILE == 4)
+              at6 (mx + i * ALPHA, 1, s + i * TILE, 1);
+            else
+              at4 (mx + i * ALPHA, 1, s + i * TILE, 1);
           for (int b = 0; b < TILE; b++)
-            at6 (s + b, TILE, o + b, TILE);              /* o[a][b] = Σ_i Aᵀ[a][i] s[i][b] */
-          float ov[TILE * TILE][LANES];
+            if (TILE == 4)
+              at6 (s + b, TILE, o + b, TILE);
+            else
+              at4 (s + b, TILE, o + b, TILE);
+          float ov[MAXT * MAXT][LANES];
           for (int k = 0; k < TILE * TILE; k++)
             _mm256_storeu_ps (ov[k], j->bias ? _mm256_add_ps (o[k], bv) : o[k]);
           gint64 oh0 = (th0 + t / g->TW) * TILE, ow0 = (t % g->TW) * TILE;
@@ -350,6 +417,24 @@ output_transform (const Job *j, gint64 n, gint64 blk, const float *cbuf, gint64 
         }
     }
 }
+
+__attribute__ ((target ("avx2,fma"))) static void
+input_transform (const Job *j, gint64 n, gint64 blk, float *ap, gint64 c0, gint64 c1)
+{
+  if (j->g->tile == 4)
+    input_tiles (j, n, blk, ap, c0, c1, 4);
+  else
+    input_tiles (j, n, blk, ap, c0, c1, 2);
+}
+
+__attribute__ ((target ("avx2,fma"))) static void
+output_transform (const Job *j, gint64 n, gint64 blk, const float *cbuf, gint64 v0, gint64 v1)
+{
+  if (j->g->tile == 4)
+    output_tiles (j, n, blk, cbuf, v0, v1, 4);
+  else
+    output_tiles (j, n, blk, cbuf, v0, v1, 2);
+}
 #else
 static void
 input_transform (const Job *j, gint64 n, gint64 blk, float *ap, gint64 c0, gint64 c1)
@@ -369,7 +454,7 @@ static void
 products (const Job *j, const float *ap, float *cbuf, gint64 T, gint64 xi0, gint64 xi1)
 {
   for (gint64 xi = xi0; xi < xi1; xi++)
-    rt_packed_gemm_b (j->wg->b[xi], ap + xi * j->g->apx, T, cbuf + xi * j->M, NXI * j->M, 0,
+    rt_packed_gemm_b (j->wg->b[xi], ap + xi * j->g->apx, T, cbuf + xi * j->M, j->g->nxi * j->M, 0,
                       rt_packed_b_panels (j->wg->b[xi]));
 }
 
@@ -380,7 +465,7 @@ whole_block (const Job *j, gint64 n, gint64 blk, float *ap, float *cbuf)
   gint64 th0, T;
   block_rows (j, blk, &th0, &T);
   input_transform (j, n, blk, ap, 0, j->C);
-  products (j, ap, cbuf, T, 0, NXI);
+  products (j, ap, cbuf, T, 0, j->g->nxi);
   output_transform (j, n, blk, cbuf, 0, (j->M + LANES - 1) / LANES);
 }
 
@@ -397,10 +482,10 @@ task_range (gint64 t0, gint64 t1, gpointer data)
 {
   const Tasks *ts = data;
   const Job *j = ts->j;
-  gint64 per = NXI * j->g->apx + j->g->cbuf;
+  gint64 per = j->g->nxi * j->g->apx + j->g->cbuf;
   for (gint64 t = t0; t < t1; t++)
     {
-      float *ap = ts->scratch + t * per, *cbuf = ap + NXI * j->g->apx;
+      float *ap = ts->scratch + t * per, *cbuf = ap + j->g->nxi * j->g->apx;
       for (gint64 i = ts->items * t / ts->tasks; i < ts->items * (t + 1) / ts->tasks; i++)
         whole_block (j, i / j->g->nblocks, i % j->g->nblocks, ap, cbuf);
     }
@@ -449,7 +534,7 @@ rt_conv_winograd (RtCall *call, const RtWinograd *wg, const RtTensor *x, const R
   gint64 items = j.N * g.nblocks, threads = rt_call_threads (call);
   if (items == 0)
     return TRUE;
-  gint64 per = NXI * g.apx + g.cbuf;
+  gint64 per = g.nxi * g.apx + g.cbuf;
   /* Whole blocks per thread when each thread gets two or more (or there
    * is one thread); otherwise the phases of each block split in turn. */
   gint64 tasks = threads == 1 ? 1 : items >= 2 * threads ? threads : 0;
@@ -463,12 +548,12 @@ rt_conv_winograd (RtCall *call, const RtWinograd *wg, const RtTensor *x, const R
       return TRUE;
     }
   j.ap = scratch;
-  j.cbuf = scratch + NXI * g.apx;
+  j.cbuf = scratch + g.nxi * g.apx;
   for (j.n = 0; j.n < j.N; j.n++)
     for (j.blk = 0; j.blk < g.nblocks; j.blk++)
       {
         rt_parallel_for (call, j.C, 8, phase_input, &j);
-        rt_parallel_for (call, NXI, 1, phase_products, &j);
+        rt_parallel_for (call, g.nxi, 1, phase_products, &j);
         rt_parallel_for (call, (j.M + LANES - 1) / LANES, 1, phase_output, &j);
       }
   return TRUE;

@@ -24,6 +24,8 @@ gboolean    rt_winograd_applies (const RtWinograd *wg, const RtTensor *x, const 
 gboolean    rt_conv_winograd (RtCall *call, const RtWinograd *wg, const RtTensor *x,
                               const RtTensor *bias, const RtWindow *w, RtTensor *y,
                               const RtEpilogue *ep, GError **error);
+/* 2 (F(2x2, 3x3)) or 4 (F(4x4, 3x3)). */
+int         rt_winograd_tile (const RtWinograd *wg);
 /* Convs computed by rt_conv_winograd since the process started (for tests
  * to check that the path was taken). */
 guint       rt_winograd_runs (void);
