@@ -1,13 +1,14 @@
-/* Winograd F(4x4, 3x3) for 3x3, stride-1, dilation-1, group-1 float
- * Convs (Lavin and Gray, "Fast Algorithms for Convolutional Neural
- * Networks", 2016): each 4x4 tile of an output plane is Aᵀ [Σ_c U_c ⊙ V_c] A
- * with V_c = Bᵀ d_c B (d_c: the 6x6 input patch of channel c) and
- * U_c = G g_c Gᵀ (g_c: the 3x3 filter), so the 36 elements of the tiles are
- * 36 independent products (tiles x C) · (C x M): 36 multiplies per 16
- * outputs and channel pair instead of 144.
+/* Winograd F(2x2, 3x3) and F(4x4, 3x3) (conv-winograd.h: which and why)
+ * for 3x3, stride-1, dilation-1, group-1 float Convs (Lavin and Gray,
+ * "Fast Algorithms for Convolutional Neural Networks", 2016): each t x t
+ * tile of an output plane is Aᵀ [Σ_c U_c ⊙ V_c] A with V_c = Bᵀ d_c B (d_c:
+ * the (t+2)² input patch of channel c) and U_c = G g_c Gᵀ (g_c: the 3x3
+ * filter), so the (t+2)² elements of the tiles are as many independent
+ * products (tiles x C) · (C x M): for t = 4, 36 multiplies per 16 outputs
+ * and channel pair instead of 144; for t = 2, 16 per 4 instead of 36.
  *
  *   weights: U transformed once, when the session is made, in double, and
- *       packed as 36 B matrices (C x M) of the packed GEMM (conv-packed.c);
+ *       packed as 16 or 36 B matrices (C x M) of the packed GEMM (conv-packed.c);
  *   input transform: for a block of tile rows, each channel's rows copied
  *       into a zero-padded strip, 8 tiles at a time gathered into vectors
  *       and transformed, written straight into the GEMM's packed A panels
@@ -19,13 +20,13 @@
  *
  * Threads: whole blocks per thread where there are enough of them (large
  * feature maps); otherwise each block's three phases in turn, split over
- * channels, the 36 products, and output channels.  Blocks depend on the
+ * channels, the products, and output channels.  Blocks depend on the
  * shapes alone and every sum is made in the same order whichever thread
  * makes it, so 1 and N threads give the same bits.
  *
- * Rounding differs from im2col's (the transforms scale the inputs by up to
- * 10 per axis and the outputs by up to 19 per axis): tests/runtime/
- * test-winograd.c bounds the difference. */
+ * Rounding differs from im2col's (F(4x4)'s transforms scale the inputs by
+ * up to 10 per axis and the outputs by up to 19 per axis; F(2x2)'s by 2
+ * and 3): tests/runtime/test-winograd.c bounds the difference. */
 #include "runtime/conv-winograd.h"
 #include "runtime/conv-packed.h"
 #include <stdlib.h>
