@@ -15,6 +15,7 @@
  * picked by the CPU at packing time.  Elsewhere rt_conv_pack_weights()
  * returns NULL and Conv keeps im2col + sgemm. */
 #include "runtime/conv-packed.h"
+#include "runtime/conv-winograd.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,6 +47,7 @@ struct _RtPackedW
   KernelFn    kernel;
   GemvFn      gemv;
   float      *a;       /* group x panels x K x mr */
+  RtWinograd *wino;    /* instead of a: a Winograd Conv's weights */
 };
 
 /* An edge tile from its accumulators t (mr x nr of MAX_MR x MAX_NR) into
@@ -586,13 +588,29 @@ rt_conv_packed_free (RtPackedW *p)
   if (p == NULL)
     return;
   free (p->a);
+  rt_winograd_free (p->wino);
   g_free (p);
+}
+
+RtPackedW *
+rt_conv_packed_for_winograd (RtWinograd *wg)
+{
+  RtPackedW *p = g_new0 (RtPackedW, 1);
+  p->group = -1;   /* neither a packed W nor a packed B */
+  p->wino = wg;
+  return p;
+}
+
+const RtWinograd *
+rt_conv_packed_winograd (const RtPackedW *p)
+{
+  return p ? p->wino : NULL;
 }
 
 gboolean
 rt_conv_packed_usable (const RtPackedW *p, const RtTensor *wt, gint64 group)
 {
-  return p && wt->data == p->src && wt->dtype == GRAPH_DTYPE_FLOAT && wt->rank == 4
+  return p && p->a && wt->data == p->src && wt->dtype == GRAPH_DTYPE_FLOAT && wt->rank == 4
          && wt->dims[0] == p->M && group == p->group
          && wt->dims[1] * wt->dims[2] * wt->dims[3] == p->K;
 }

@@ -9,6 +9,12 @@
  * SYMONNX_PACKED_CONV_AVX2 picks the AVX2 kernel on AVX-512 CPUs). */
 RtPackedW *rt_conv_pack_weights (const Tensor *w, gint64 group);
 void       rt_conv_packed_free (RtPackedW *p);
+/* A Conv's state that holds Winograd's transformed weights instead of
+ * packed W (conv-winograd.h; rt_conv_packed_usable is FALSE for it); it
+ * owns wg.  rt_conv_packed_winograd: the weights, or NULL (p NULL too). */
+typedef struct _RtWinograd RtWinograd;
+RtPackedW *rt_conv_packed_for_winograd (RtWinograd *wg);
+const RtWinograd *rt_conv_packed_winograd (const RtPackedW *p);
 /* B (K x N, row-major, constant: MatMul's weights) packed once into the
  * kernel's B panels, for rt_packed_gemm_b (runtime/matmul-packed.c); NULL
  * where the packed kernels do not apply.  b must outlive it. */

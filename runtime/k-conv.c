@@ -2,6 +2,7 @@
  * and ConvTranspose (GEMM + col2im). */
 #include "runtime/spatial.h"
 #include "runtime/conv-packed.h"
+#include "runtime/conv-winograd.h"
 #include "runtime/blas.h"
 #include <string.h>
 
@@ -409,14 +410,46 @@ constant_weights (const GraphNode *node)
   return t && tensor_has_data (t) ? t : NULL;
 }
 
-/* W packed once for the packed GEMM (conv-packed.c) when it is constant;
- * no state otherwise. */
+/* Whether the attributes say a 2-D 3x3 Conv of stride 1, dilation 1 and
+ * group 1 (the input's shape is checked at run time: rt_winograd_applies). */
+static gboolean
+winograd_node (const GraphNode *node, const Tensor *t)
+{
+  gsize len;
+  const gint64 *v;
+  if (rt_attr_i (node, "group", 1) != 1 || tensor_rank (t) != 4 || tensor_dim (t, 2) != 3
+      || tensor_dim (t, 3) != 3)
+    return FALSE;
+  if (rt_attr_ints (node, "kernel_shape", &len, &v) && (len != 2 || v[0] != 3 || v[1] != 3))
+    return FALSE;
+  if (rt_attr_ints (node, "strides", &len, &v) && (len != 2 || v[0] != 1 || v[1] != 1))
+    return FALSE;
+  if (rt_attr_ints (node, "dilations", &len, &v) && (len != 2 || v[0] != 1 || v[1] != 1))
+    return FALSE;
+  return TRUE;
+}
+
+/* W transformed once for Winograd (conv-winograd.c) where that applies,
+ * else packed once for the packed GEMM (conv-packed.c), when it is
+ * constant; no state otherwise. */
 static gboolean
 conv_prepare (const GraphNode *node, gint64 opset, gpointer *state, GError **error)
 {
   (void) opset, (void) error;
   Tensor *t = constant_weights (node);
-  *state = t ? rt_conv_pack_weights (t, rt_attr_i (node, "group", 1)) : NULL;
+  *state = NULL;
+  if (t == NULL)
+    return TRUE;
+  if (winograd_node (node, t))
+    {
+      RtWinograd *wg = rt_winograd_new (t);
+      if (wg)
+        {
+          *state = rt_conv_packed_for_winograd (wg);
+          return TRUE;
+        }
+    }
+  *state = rt_conv_pack_weights (t, rt_attr_i (node, "group", 1));
   return TRUE;
 }
 
@@ -467,6 +500,9 @@ rt_conv_ex (RtCall *call, const RtTensor *x, const RtTensor *wt, const RtTensor 
     return FALSE;
   if (rt_conv_depthwise_applies (x, wt, group, &w))
     return rt_conv_depthwise (call, x, wt, bias, &w, y, ep, error);
+  const RtWinograd *wg = rt_conv_packed_winograd (pw);
+  if (wg && rt_winograd_applies (wg, x, wt, group, &w))
+    return rt_conv_winograd (call, wg, x, bias, &w, y, ep, error);
   ConvJob j = { .call = call, .dt = x->dtype, .w = &w, .ep = ep, .x = x->data, .wt = wt->data,
                 .bias = bias ? bias->data : NULL, .y = y->data, .C = C, .M = M, .group = group };
   j.Cg = C / group;
