@@ -64,37 +64,50 @@ def all_nodes(graph):
 
 class _Flattened(torch.nn.Module):
     """A model whose inputs are plain tensors (a list-of-tensors argument,
-    a detection model's images, becomes one input per element) and whose
+    a detection model's images, becomes one input per element; a None
+    argument, or a None inside a tuple, is no input and is passed as None,
+    as torch.onnx.export's flattening of the arguments does) and whose
     outputs are flattened into one tuple, as torch.onnx.export does."""
 
-    def __init__(self, model, lengths):
+    def __init__(self, model, templates):
         super().__init__()
         self.model = model
-        self.lengths = lengths   # per argument: None (a tensor) or its list's length
+        self.templates = templates   # per argument: _TENSOR, None, or a list/tuple of those
 
     def forward(self, *flat):
-        args, k = [], 0
-        for n in self.lengths:
-            if n is None:
-                args.append(flat[k])
-                k += 1
-            else:
-                args.append(list(flat[k:k + n]))
-                k += n
-        return tuple(flatten(self.model(*args)))
+        it = iter(flat)
+
+        def build(t):
+            if t is _TENSOR:
+                return next(it)
+            if isinstance(t, (list, tuple)):
+                return type(t)(build(e) for e in t)
+            return t   # None
+        return tuple(flatten(self.model(*[build(t) for t in self.templates])))
+
+
+_TENSOR = object()   # where a tensor goes in an argument's template
+
+
+def _template(a, flat):
+    """a's template (tensors replaced by _TENSOR, appended to flat), or
+    _TENSOR itself for anything else (passed as it is)."""
+    if a is None:
+        return None
+    if isinstance(a, (list, tuple)) and all(e is None or isinstance(e, (torch.Tensor, list, tuple)) for e in a):
+        return type(a)(_template(e, flat) for e in a)
+    flat.append(a)
+    return _TENSOR
 
 
 def _flat_args(args):
-    """(flat tensors, per-argument list lengths or None)."""
-    flat, lengths = [], []
+    """(flat tensors, per-argument templates: _TENSOR for a plain argument,
+    else its nesting of tuples/lists with None kept and _TENSOR where each
+    tensor went)."""
+    flat, templates = [], []
     for a in args:
-        if isinstance(a, (list, tuple)) and all(isinstance(t, torch.Tensor) for t in a):
-            flat.extend(a)
-            lengths.append(len(a))
-        else:
-            flat.append(a)
-            lengths.append(None)
-    return tuple(flat), lengths
+        templates.append(_template(a, flat))
+    return tuple(flat), templates
 
 
 def tensorize(args):
@@ -138,13 +151,13 @@ def trace(model, args):
     if isinstance(args, torch.Tensor):
         args = (args,)
     args = tensorize(tuple(args))
-    flat, lengths = _flat_args(args)
+    flat, templates = _flat_args(args)
     # Traced with autograd on, as torch.onnx.export does: under no_grad,
     # nn.TransformerEncoderLayer and nn.MultiheadAttention take their fused
     # fast path (aten::_transformer_encoder_layer_fwd,
     # _native_multi_head_attention) instead of their ordinary ops.
     traced = traced_model = None
-    if all(n is None for n in lengths):
+    if all(t is _TENSOR for t in templates):
         try:
             traced_model, traced_args = model, args
             traced = torch.jit.trace(model, args, check_trace=False, strict=False)
@@ -154,10 +167,10 @@ def trace(model, args):
             # model itself comes again from there
             traced = None
     if traced is None:
-        # a list of dicts out or a list of tensors in (detection models):
-        # trace a module with plain inputs and a flat tuple out, as
-        # torch.onnx.export does; its weights are named "model.<name>"
-        traced_model, traced_args = _Flattened(model, lengths), flat
+        # a list of dicts out, a list of tensors in (detection models) or
+        # None arguments: trace a module with plain inputs and a flat tuple
+        # out, as torch.onnx.export does; its weights are named "model.<name>"
+        traced_model, traced_args = _Flattened(model, templates), flat
         traced = torch.jit.trace(traced_model, traced_args, check_trace=False, strict=False)
     with torch.no_grad():
         outputs = flatten(traced(*traced_args))

@@ -20,6 +20,7 @@ import inspect
 import io
 import os
 import sys
+from typing import Optional, Tuple
 
 import onnx
 import torch
@@ -168,6 +169,23 @@ def stateful(d):
     check_file(path)
     verified(Numbers(), (x, 3, 2.5), path)
     verified(Numbers(), (x, -5, 0.25), path)
+
+    # None arguments, also inside a tuple, are no graph input and reach the
+    # forward as None (torch.onnx.export's flattening; PyTorch's suite,
+    # test_mixed_optional, test_tuple_of_optional)
+    class Optionals(torch.nn.Module):
+        def forward(self, x, y: Optional[torch.Tensor], t: Tuple[Optional[torch.Tensor], Optional[torch.Tensor]]):
+            z = x if y is None else x + y
+            if t[0] is not None:
+                z = z * t[0]
+            return z if t[1] is None else z - t[1]
+
+    for k, args in enumerate([(x, None, (None, x)), (x, x, (x, None)), (x, None, (None, None))]):
+        path = os.path.join(d, f"optional{k}.onnx")
+        symonnx.export(Optionals(), args, path, opset_version=15)
+        check_file(path)
+        assert len(onnx.load(path).graph.input) == 1 + sum(a is not None for a in (args[1],) + args[2])
+        verified(Optionals(), args, path)
     quantized_io(d)
     print("stateful: ok")
 
