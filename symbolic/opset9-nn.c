@@ -104,6 +104,42 @@ sym_conv (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 
 /* aten::batch_norm(input, weight, bias, running_mean, running_var,
  *   training, momentum, eps, cudnn_enabled) — inference form. */
+/* (x - mean) / sqrt(var + eps) * weight + bias with the batch's mean and
+ * biased variance over dims 0, 2, 3...: batch_norm with training=True and
+ * no running statistics. */
+static gboolean
+batch_stats_norm (SymContext *ctx, GraphNode *n, GraphValue *x, GraphValue *weight, GraphValue *bias,
+                  double eps, GraphValue **out, GError **error)
+{
+  int r = sym_rank (x);
+  GraphDType dt = sym_dtype (x);
+  if (r < 2 || r > TENSOR_MAX_RANK || !graph_dtype_is_floating (dt))
+    /* torch 1.13: writes BatchNormalization in training mode (training_mode=1 from 14, extra
+     * outputs before); refused here because the statistics' axes need the rank and a float type */
+    return sym_unimplemented (ctx, n, error, "batch_norm with batch statistics of an input of unknown "
+                              "rank or type");
+  gint64 axes[TENSOR_MAX_RANK], wdims[TENSOR_MAX_RANK];
+  gsize na = 0;
+  for (int i = 0; i < r; i++)
+    if (i != 1)
+      axes[na++] = i;
+  GraphValue *m = sym_reduce (ctx, "ReduceMean", x, na, axes, TRUE);
+  GraphValue *d = graph_op (G, "Sub", x, m, NULL);
+  GraphValue *v = sym_reduce (ctx, "ReduceMean", graph_op (G, "Mul", d, d, NULL), na, axes, TRUE);
+  GraphValue *y = graph_op (G, "Div", d, graph_op (G, "Sqrt", graph_op (G, "Add", v, sym_const_scalar (ctx, dt, eps),
+                                                                         NULL), NULL), NULL);
+  /* weight and bias of shape [C] broadcast as [C, 1, ...] */
+  wdims[0] = -1;
+  for (int i = 1; i < r - 1; i++)
+    wdims[i] = 1;
+  if (weight)
+    y = graph_op (G, "Mul", y, sym_reshape_static (ctx, weight, (gsize) (r - 1), wdims), NULL);
+  if (bias)
+    y = graph_op (G, "Add", y, sym_reshape_static (ctx, bias, (gsize) (r - 1), wdims), NULL);
+  out[0] = y;
+  return TRUE;
+}
+
 static gboolean
 sym_batch_norm (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {
@@ -113,8 +149,16 @@ sym_batch_norm (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   if (!sym_parse_args (ctx, n, "vvvvvbff", &input, &weight, &bias, &mean, &var, &training,
                        &momentum, &eps, error))
     return FALSE;
-  /* Batch statistics: the inference form would normalise with the running
-   * statistics instead, other numbers.  Refused, never folded as eval. */
+  /* Batch statistics without running statistics to update
+   * (track_running_stats=False: PyTorch normalises with the batch's even in
+   * eval mode): the function itself, mean and biased variance over every
+   * dim but the channels.  Nothing is left out, as no state changes. */
+  if (training && mean == NULL && var == NULL)
+    return batch_stats_norm (ctx, n, input, weight, bias, eps, out, error);
+  /* Batch statistics with running statistics: the inference form would
+   * normalise with the running statistics instead, other numbers, and the
+   * running statistics' update would be lost.  Refused, never folded as
+   * eval. */
   if (training)
     /* torch 1.13: writes BatchNormalization with training outputs (training_mode=1 from opset 14;
      * before 14 a form runtimes compute with the running statistics); not yet here from opset 14,

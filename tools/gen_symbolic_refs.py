@@ -183,6 +183,13 @@ OP_CASES = {
     "isinf": (Fn(lambda s, x: torch.isinf(x)), [SPECIAL()]),
     "isfinite": (Fn(lambda s, x: torch.isfinite(x)), [SPECIAL()]),
     "nan_to_num": (Fn(lambda s, x: torch.nan_to_num(x, nan=0.5, posinf=3.0)), [SPECIAL()]),
+    # batch norm without running statistics: the batch's statistics even in
+    # eval mode (PyTorch's suite, test_batchnorm*_norunningstats)
+    "batch_norm_batch_stats": (Fn(lambda s, x, y: (s.mods[0](x), s.mods[1](y), s.mods[2](y)),
+                                  nn.BatchNorm1d(4, track_running_stats=False).eval(),
+                                  nn.BatchNorm2d(3, track_running_stats=False).eval(),
+                                  nn.BatchNorm2d(3, affine=False, track_running_stats=False).eval()),
+                               [R(5, 4), R(2, 3, 4, 5)]),
     # narrow: a computed length (PyTorch's suite, test_narrow_dynamic), and a
     # negative start whose window reaches the end
     "narrow": (Fn(lambda s, x: (torch.narrow(x, 0, 0, x.shape[0] - 1), torch.narrow(x, 1, -2, 2),

@@ -246,12 +246,13 @@ quant_tests_add (void)
   g_autofree char *list = test_source_path (DIR "cases.txt");
   g_autofree char *text = NULL;
   g_assert_true (g_file_get_contents (list, &text, NULL, NULL));
-  char **names = g_strsplit (g_strstrip (text), "\n", -1);   /* kept: the tests' data */
+  char **names = g_strsplit (g_strstrip (text), "\n", -1);
   for (char **n = names; *n; n++)
     {
       g_autofree char *path = g_strdup_printf ("/verify/quantized/%s", *n);
-      g_test_add_data_func (path, *n, test_case);
+      g_test_add_data_func_full (path, *n, test_case, g_free);   /* each name: its test's data */
     }
+  g_free (names);   /* the array only */
   g_test_add_func ("/verify/quantized/model-modes", test_model_modes);
   g_test_add_func ("/verify/quantized/errors", test_errors);
 }
