@@ -301,9 +301,30 @@ print_kernels (SymRegistry *reg)
       else
         printf ("aten::%s\t%s\t%s\n", op, from, k ? "kernel" : "no kernel");
     }
+  /* The kernels for quantized tensors (Note [Quantized tensors],
+   * runtime/kernel.h): the trace run's aten ops on quantized inputs and the
+   * quantized:: ops, which no ATen node carries. */
+  g_autoptr (GPtrArray) qaten = rt_kernel_ops ("aten-quantized");   /* RT_ATEN_QUANTIZED */
+  g_autoptr (GPtrArray) qops = rt_kernel_ops ("quantized");
+  g_ptr_array_sort (qaten, compare_names);
+  g_ptr_array_sort (qops, compare_names);
+  if (opt_markdown)
+    printf ("\n## Quantized tensors (the trace run)\n\n"
+            "A trace of a quantized model (QUInt8, QInt8, QInt32 values) runs in `verify` without "
+            "`--expected` and `--localize` with these kernels, which compute what PyTorch 1.13's "
+            "QNNPACK engine computes: %u aten operators on quantized inputs and %u `quantized::` "
+            "operators. No exported ATen node carries a quantized tensor (an ONNX value has no scale "
+            "or zero point), so `--mode aten` exports these ops through their quantized symbolics.\n\n"
+            "| operator | kernel |\n|---|---|\n", qaten->len, qops->len);
+  for (guint i = 0; i < qaten->len; i++)
+    printf (opt_markdown ? "| `aten::%s` on quantized inputs | yes |\n" : "aten::%s\t-\tquantized kernel\n",
+            (char *) qaten->pdata[i]);
+  for (guint i = 0; i < qops->len; i++)
+    printf (opt_markdown ? "| `quantized::%s` | yes |\n" : "quantized::%s\t-\tquantized kernel\n",
+            (char *) qops->pdata[i]);
   if (!opt_markdown)
-    fprintf (stderr, "%u of %u aten ops with a symbolic have an ATen kernel; %u ATen kernels\n",
-             n_sym_run, n_sym, kernels->len);
+    fprintf (stderr, "%u of %u aten ops with a symbolic have an ATen kernel; %u ATen kernels; "
+             "%u quantized kernels\n", n_sym_run, n_sym, kernels->len, qaten->len + qops->len);
   return CLI_EXIT_OK;
 }
 
