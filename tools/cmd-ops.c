@@ -317,10 +317,10 @@ print_kernels (SymRegistry *reg)
             "or zero point), so `--mode aten` exports these ops through their quantized symbolics.\n\n"
             "| operator | kernel |\n|---|---|\n", qaten->len, qops->len);
   for (guint i = 0; i < qaten->len; i++)
-    printf (opt_markdown ? "| `aten::%s` on quantized inputs | yes |\n" : "aten::%s\t-\tquantized kernel\n",
+    printf (opt_markdown ? "| `aten::%s` on quantized inputs | yes |\n" : "aten-quantized::%s\t-\tkernel\n",
             (char *) qaten->pdata[i]);
   for (guint i = 0; i < qops->len; i++)
-    printf (opt_markdown ? "| `quantized::%s` | yes |\n" : "quantized::%s\t-\tquantized kernel\n",
+    printf (opt_markdown ? "| `quantized::%s` | yes |\n" : "quantized::%s\t-\tkernel\n",
             (char *) qops->pdata[i]);
   if (!opt_markdown)
     fprintf (stderr, "%u of %u aten ops with a symbolic have an ATen kernel; %u ATen kernels; "
