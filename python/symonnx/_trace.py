@@ -64,8 +64,9 @@ def all_nodes(graph):
 
 class _Flattened(torch.nn.Module):
     """A model whose inputs are plain tensors (a list-of-tensors argument,
-    a detection model's images, becomes one input per element; a None
-    argument, or a None inside a tuple, is no input and is passed as None,
+    a detection model's images, becomes one input per element, a dict one
+    per value; a None argument, or a None inside a tuple, is no input and
+    is passed as None,
     as torch.onnx.export's flattening of the arguments does) and whose
     outputs are flattened into one tuple, as torch.onnx.export does."""
 
@@ -80,6 +81,8 @@ class _Flattened(torch.nn.Module):
         def build(t):
             if t is _TENSOR:
                 return next(it)
+            if isinstance(t, dict):
+                return type(t)((k, build(v)) for k, v in t.items())
             if isinstance(t, (list, tuple)):
                 return type(t)(build(e) for e in t)
             return t   # None
@@ -94,8 +97,12 @@ def _template(a, flat):
     _TENSOR itself for anything else (passed as it is)."""
     if a is None:
         return None
-    if isinstance(a, (list, tuple)) and all(e is None or isinstance(e, (torch.Tensor, list, tuple)) for e in a):
+    nested = (torch.Tensor, list, tuple, dict)
+    if isinstance(a, (list, tuple)) and all(e is None or isinstance(e, nested) for e in a):
         return type(a)(_template(e, flat) for e in a)
+    # a dict of tensors: its values in order (torch.jit._flatten's order)
+    if isinstance(a, dict) and all(v is None or isinstance(v, nested) for v in a.values()):
+        return type(a)((k, _template(v, flat)) for k, v in a.items())
     flat.append(a)
     return _TENSOR
 

@@ -20,7 +20,7 @@ import inspect
 import io
 import os
 import sys
-from typing import Optional, Tuple
+from typing import Dict, Optional, Tuple
 
 import onnx
 import torch
@@ -180,6 +180,19 @@ def stateful(d):
                 z = z * t[0]
             return z if t[1] is None else z - t[1]
 
+    # a dict of tensors: one input per value, in order (torchvision's
+    # MultiScaleRoIAlign takes its feature maps so; the suite's
+    # test_multi_scale_roi_align)
+    class DictIn(torch.nn.Module):
+        def forward(self, feats: Dict[str, torch.Tensor], scale: torch.Tensor):
+            return feats["a"] * scale + feats["b"]
+
+    path = os.path.join(d, "dict-in.onnx")
+    dargs = ({"a": x, "b": x * 2}, torch.tensor(3.0))
+    symonnx.export(DictIn(), dargs, path)
+    check_file(path)
+    assert len(onnx.load(path).graph.input) == 3
+    verified(DictIn(), dargs, path)
     for k, args in enumerate([(x, None, (None, x)), (x, x, (x, None)), (x, None, (None, None))]):
         path = os.path.join(d, f"optional{k}.onnx")
         symonnx.export(Optionals(), args, path, opset_version=15)
