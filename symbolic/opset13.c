@@ -76,11 +76,19 @@ sym_tensor_split13 (SymContext *ctx, GraphNode *n, GraphValue **out, GError **er
   GraphType *st = graph_value_type (graph_node_input (n, 1));
   if (st != NULL && graph_type_kind (st) == GRAPH_TYPE_LIST)
     return tensor_split_indices (ctx, n, out, error);
-  if (st == NULL || graph_type_kind (st) != GRAPH_TYPE_INT)
+  /* a 0-d tensor is a count of sections (tensor_split(x, x.size(1))): its
+   * value folded from the static shapes as torch's shape inference does */
+  gboolean count_tensor = st != NULL && graph_type_is_tensor (st) && graph_type_rank (st) == 0;
+  if (st == NULL || (graph_type_kind (st) != GRAPH_TYPE_INT && !count_tensor))
     /* torch 1.13: exports a tensor of indices as a Loop over a sequence of Slices; not yet here */
     return sym_unimplemented (ctx, n, error, "tensor_split with a tensor of indices");
-  if (!sym_parse_args (ctx, n, "vid", &self, &sections, &dim, error))
+  if (!sym_parse_args (ctx, n, "v,none,d", &self, &dim, error))
     return FALSE;
+  if (!sym_traced_int (ctx, graph_node_input (n, 1), &sections))
+    /* torch 1.13: exports a count computed at run time as one Split (wrong unless it divides
+     * evenly); refused here because the number of pieces must be known */
+    return sym_unimplemented (ctx, n, error, "tensor_split into a number of sections computed at "
+                              "run time");
   gint64 len = sym_static_dim_size (self, dim);
   if (len < 0)
     /* torch 1.13: takes the size as sections x outputs (wrong unless it divides evenly); refused

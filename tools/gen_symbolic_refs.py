@@ -190,6 +190,9 @@ OP_CASES = {
                                   nn.BatchNorm2d(3, track_running_stats=False).eval(),
                                   nn.BatchNorm2d(3, affine=False, track_running_stats=False).eval()),
                                [R(5, 4), R(2, 3, 4, 5)]),
+    # tensor_split into x.size(1) sections: a 0-d tensor count (PyTorch's
+    # suite, test_tensor_split_scalar)
+    "tensor_split_count": (Fn(lambda s, x: torch.tensor_split(x, x.size(1), dim=2)), [R(1, 2, 5)]),
     # narrow: a computed length (PyTorch's suite, test_narrow_dynamic), and a
     # negative start whose window reaches the end
     "narrow": (Fn(lambda s, x: (torch.narrow(x, 0, 0, x.shape[0] - 1), torch.narrow(x, 1, -2, 2),
