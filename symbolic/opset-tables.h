@@ -91,6 +91,10 @@ GraphValue  *sym_pairwise_distance_values (SymContext *ctx, GraphValue *a, Graph
 gboolean     sym_finish_split (SymContext *ctx, GraphNode *n, GraphNode *sp, GraphValue **out,
                                gboolean squeeze, gint64 dim);
 gboolean     sym_chunk (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error);
+/* pixel_shuffle (`unshuffle` FALSE) or pixel_unshuffle of a 4-D self by r
+ * with its sizes read at run time (Shape, Slice, Div/Mul, Concat): the
+ * form for dynamic C, H, W (opset9-shape.c). */
+GraphValue  *sym_pixel_shuffle_dynamic (SymContext *ctx, GraphValue *self, gint64 r, gboolean unshuffle);
 gboolean     sym_split_op (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error);
 gboolean     sym_unbind (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error);
 gboolean     sym_transpose (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error);

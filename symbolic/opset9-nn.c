@@ -928,10 +928,18 @@ sym_pixel_shuffle (SymContext *ctx, GraphNode *n, GraphValue **out, GError **err
   if (!sym_parse_args (ctx, n, "vi", &self, &r, error))
     return FALSE;
   gint64 d[TENSOR_MAX_RANK];
+  if (r <= 0 || r > (1 << 20))
+    /* torch 1.13: also refuses (PyTorch rejects a factor of 0 or less; larger than any dim here) */
+    return sym_unimplemented (ctx, n, error, "pixel_shuffle factor %" G_GINT64_FORMAT, r);
+  if (sym_rank (self) != 4)
+    /* torch 1.13: also refuses (_unimplemented: only a 4-D input) */
+    return sym_unimplemented (ctx, n, error, "pixel_shuffle of a non-4-D input");
   if (sym_static_dims (self, d) != 4 || d[1] < 0 || d[2] < 0 || d[3] < 0)
-    /* torch 1.13: refuses a non-4-D input and exports dynamic C, H, W with Reshapes of 0/-1 shapes;
-     * not yet here */
-    return sym_unimplemented (ctx, n, error, "pixel_shuffle on an input that is not 4-D with static C, H, W");
+    {
+      /* dynamic C, H, W: the sizes read at run time */
+      out[0] = sym_pixel_shuffle_dynamic (ctx, self, r, FALSE);
+      return TRUE;
+    }
   d[0] = -1;   /* the batch, static or not, as torch writes it */
   gint64 oc = d[1] / r / r;
   const gint64 s1[] = { d[0], oc, r, r, d[2], d[3] };

@@ -530,8 +530,14 @@ sym_unfold (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {
   GraphValue *self;
   gint64 dim, size, step;
-  if (!sym_parse_args (ctx, n, "vdii", &self, &dim, &size, &step, error))
+  if (!sym_parse_args (ctx, n, "v,d", &self, &dim, error))
     return FALSE;
+  /* size and step as constants, or folded from the static shapes
+   * (x.unfold(2, x.shape[1], x.shape[1] - 1), as torch's shape inference) */
+  if (!sym_traced_int (ctx, graph_node_input (n, 2), &size) || !sym_traced_int (ctx, graph_node_input (n, 3), &step))
+    /* torch 1.13: exports a size or step computed at run time from opset 12 (a Loop of Slices); not
+     * yet here */
+    return sym_unimplemented (ctx, n, error, "Unfold with a size or step computed at run time");
   int r = sym_rank (self);
   dim = sym_dim (self, dim);
   GraphType *t = sym_type (self);
@@ -1278,18 +1284,20 @@ sym_pixel_unshuffle (SymContext *ctx, GraphNode *n, GraphValue **out, GError **e
   if (t == NULL || graph_type_rank (t) != 4)
     /* torch 1.13: also refuses (_unimplemented "pixel_unshuffle: only support 4d input") */
     return sym_unimplemented (ctx, n, error, "pixel_unshuffle of a non-4-D input");
+  if (r <= 0 || r > (1 << 20))
+    /* torch 1.13: also refuses (PyTorch rejects a factor of 0 or less; larger than any dim here) */
+    return sym_unimplemented (ctx, n, error, "pixel_unshuffle factor %" G_GINT64_FORMAT, r);
   gint64 d[4];
   for (guint i = 1; i < 4; i++)
     {
       const GraphDim *gd = graph_type_dim (t, i);
       if (gd->kind != GRAPH_DIM_STATIC)
-        /* torch 1.13: exports dynamic C, H, W with Reshapes of 0/-1 shapes; not yet here */
-        return sym_unimplemented (ctx, n, error, "pixel_unshuffle of dynamic sizes");
+        {
+          out[0] = sym_pixel_shuffle_dynamic (ctx, self, r, TRUE);
+          return TRUE;
+        }
       d[i] = gd->value;
     }
-  if (r <= 0)
-    /* torch 1.13: also refuses (PyTorch rejects a factor of 0 or less) */
-    return sym_unimplemented (ctx, n, error, "pixel_unshuffle factor %" G_GINT64_FORMAT, r);
   const gint64 s1[] = { -1, d[1], d[2] / r, r, d[3] / r, r };
   static const gint64 perm[] = { 0, 1, 3, 5, 2, 4 };
   const gint64 s2[] = { -1, d[1] * r * r, d[2] / r, d[3] / r };
@@ -1297,6 +1305,38 @@ sym_pixel_unshuffle (SymContext *ctx, GraphNode *n, GraphValue **out, GError **e
   v = graph_op (G, "Transpose", v, "perm_is", 6, perm, NULL);
   out[0] = sym_reshape_static (ctx, v, 4, s2);
   return TRUE;
+}
+
+GraphValue *
+sym_pixel_shuffle_dynamic (SymContext *ctx, GraphValue *self, gint64 r, gboolean unshuffle)
+{
+  GraphValue *shape = graph_op (G, "Shape", self, NULL);
+  GraphValue *dim[4];
+  for (gint64 i = 0; i < 4; i++)
+    {
+      const gint64 zero = 0, end = i + 1;
+      dim[i] = sym_slice (ctx, shape, 1, &zero, &i, &end, NULL);
+    }
+  const gint64 rr = r * r;
+  GraphValue *R = sym_const_ints (ctx, 1, &r), *RR = sym_const_ints (ctx, 1, &rr);
+  static const gint64 perm_un[] = { 0, 1, 3, 5, 2, 4 }, perm_sh[] = { 0, 1, 4, 2, 5, 3 };
+  GraphValue *s1, *s2;
+  if (unshuffle)
+    {
+      GraphValue *h = graph_op (G, "Div", dim[2], R, NULL), *w = graph_op (G, "Div", dim[3], R, NULL);
+      s1 = graph_op (G, "Concat", dim[0], dim[1], h, R, w, R, "axis_i", (gint64) 0, NULL);
+      s2 = graph_op (G, "Concat", dim[0], graph_op (G, "Mul", dim[1], RR, NULL), h, w, "axis_i", (gint64) 0, NULL);
+    }
+  else
+    {
+      GraphValue *c = graph_op (G, "Div", dim[1], RR, NULL);
+      s1 = graph_op (G, "Concat", dim[0], c, R, R, dim[2], dim[3], "axis_i", (gint64) 0, NULL);
+      s2 = graph_op (G, "Concat", dim[0], c, graph_op (G, "Mul", dim[2], R, NULL), graph_op (G, "Mul", dim[3], R, NULL),
+                     "axis_i", (gint64) 0, NULL);
+    }
+  GraphValue *v = graph_op (G, "Reshape", self, s1, NULL);
+  v = graph_op (G, "Transpose", v, "perm_is", 6, unshuffle ? perm_un : perm_sh, NULL);
+  return graph_op (G, "Reshape", v, s2, NULL);
 }
 
 /* aten::meshgrid(tensors, indexing="ij"|"xy"): each input flattened,

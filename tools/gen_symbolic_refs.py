@@ -193,6 +193,9 @@ OP_CASES = {
     # tensor_split into x.size(1) sections: a 0-d tensor count (PyTorch's
     # suite, test_tensor_split_scalar)
     "tensor_split_count": (Fn(lambda s, x: torch.tensor_split(x, x.size(1), dim=2)), [R(1, 2, 5)]),
+    # unfold with a size and step from x.shape (PyTorch's suite, test_unfold_dynamic_inputs)
+    "unfold_shape_args": (Fn(lambda s, x: (x.unfold(2, x.shape[1], x.shape[1] - 1), x.unfold(2, x.shape[1], 1))),
+                          [R(4, 2, 4)]),
     # narrow: a computed length (PyTorch's suite, test_narrow_dynamic), and a
     # negative start whose window reaches the end
     "narrow": (Fn(lambda s, x: (torch.narrow(x, 0, 0, x.shape[0] - 1), torch.narrow(x, 1, -2, 2),

@@ -289,6 +289,17 @@ def dynamic(d):
         check_file(path)
         for n in (10, 8, 9):             # 3 pieces of 4 (4, 4, 2), 3 (3, 3, 2), 3 (3, 3, 3)
             verified(CountChunk(), (torch.randn(3, n),), path)
+    # pixel_shuffle / pixel_unshuffle of dynamic C, H, W (the suite's
+    # test_pixel_unshuffle): the sizes read at run time
+    for opset in (9, 13):
+        for name, mod, shapes in (("shuffle", torch.nn.PixelShuffle(2), [(2, 8, 3, 5), (1, 12, 2, 4)]),
+                                  ("unshuffle", torch.nn.PixelUnshuffle(2), [(2, 3, 4, 6), (4, 2, 8, 2)])):
+            path = os.path.join(d, f"pixel-{name}{opset}.onnx")
+            symonnx.export(mod, (torch.randn(*shapes[0]),), path, opset_version=opset, input_names=["x"],
+                           dynamic_axes={"x": [0, 1, 2, 3]})
+            check_file(path)
+            for sh in shapes:
+                verified(mod, (torch.randn(*sh),), path)
     print("dynamic: ok")
 
 
