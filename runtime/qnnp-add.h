@@ -12,7 +12,7 @@ typedef struct
   float   a_ratio, b_ratio;   /* input scale / output scale, as QNNPACK computes them */
   gint64  a_mult, b_mult;     /* the ratios as multipliers of 2^-shift, below 2^22 */
   gint64  zero_point_product; /* -(a_mult * a_zp + b_mult * b_zp) */
-  guint32 shift;              /* in [13, 35] */
+  guint32 shift;              /* in [14, 31] */
   gint64  rem_mask, rem_thr;
   gint64  y_zp, y_min, y_max;
 } RtQnnpAdd;
