@@ -1,7 +1,8 @@
 /* What the fusion passes share (Note [Fusion], session-private.h):
- * runtime/fuse.c (Conv, Add, quantized Conv chains) and
+ * runtime/fuse.c (Conv, Add, quantized Conv chains),
  * runtime/fuse-transformer.c (MatMul + bias + activation, LayerNorm and
- * Gelu as torch exports them). */
+ * Gelu as torch exports them) and runtime/fuse-qadd.c (quantized Add
+ * chains). */
 #pragma once
 
 #include "runtime/session-private.h"
@@ -43,6 +44,11 @@ RtTensor    *rt_fuse_output (RtCall *call);
  * exports (runtime/fuse-transformer.c). */
 void         rt_fuse_transformer (RtFuser *fz);
 gboolean     rt_fuse_transformer_is_def (const RtKernelDef *def);
+
+/* DequantizeLinear ×2 → Add [→ Relu] → QuantizeLinear as QNNPACK's add
+ * (Note [Quantized Add chains], runtime/fuse-qadd.c). */
+void         rt_fuse_qdq_add (RtFuser *fz);
+gboolean     rt_fuse_qdq_add_is_def (const RtKernelDef *def);
 
 /* Their kernels (runtime/fused-transformer.c). */
 typedef enum { RT_FUSED_NONE, RT_FUSED_RELU, RT_FUSED_GELU } RtFusedAct;

@@ -6,10 +6,15 @@
  *   DequantizeLinear (x, w, b) → Conv [→ Relu] → QuantizeLinear
  *                                     →  one integer convolution (Note
  *                                        [Quantized Conv chains], k-quant.c)
+ *   DequantizeLinear (a, b) → Add [→ Relu] → QuantizeLinear
+ *                                     →  QNNPACK's integer add (Note
+ *                                        [Quantized Add chains], fuse-qadd.c)
  *
  * The first two compute each element with the same operations in the
  * same order as the unfused nodes, so results are bit-identical; the
- * quantized chain sums exactly what the Conv sums in float. */
+ * quantized Conv chain sums exactly what the Conv sums in float; the
+ * quantized Add chain computes PyTorch's quantized engine's integers, not
+ * the float form (SYMONNX_NO_QNNPACK_ADD keeps it unfused). */
 #include "runtime/fuse-private.h"
 #include "runtime/kernels-private.h"
 #include "runtime/spatial.h"
@@ -205,7 +210,7 @@ gboolean
 rt_fuse_is_fused_def (const RtKernelDef *def)
 {
   return def == &conv_fused_def || def == &add_fused_def || def == &qdq_conv_def
-         || rt_fuse_transformer_is_def (def);
+         || rt_fuse_transformer_is_def (def) || rt_fuse_qdq_add_is_def (def);
 }
 
 /* ---- finding the chains --------------------------------------------------- */
@@ -470,6 +475,7 @@ rt_fuse_plan (RtSession *s)
     if (!fz.gone[i] && rt_fuse_is_op (&s->nodes[i], "Conv") && !try_qdq_conv (&fz, (int) i))
       try_conv (&fz, (int) i);
   rt_fuse_transformer (&fz);
+  rt_fuse_qdq_add (&fz);
   /* Adds left (not after a Conv or MatMul, or whose Conv could not take them). */
   for (guint i = 0; i < s->n_nodes; i++)
     if (!fz.gone[i] && rt_fuse_is_op (&s->nodes[i], "Add"))

@@ -6,11 +6,12 @@
  * 1.13 computes with its QNNPACK engine (Debian's torch has no FBGEMM):
  * - quantize: clamp (nearbyintf (x * (1.0f / scale)) + zp); dequantize:
  *   (float) (q - zp) * (float) scale;
- * - add: QNNPACK's fixed-point sum (below); mul, cat and the averages
+ * - add: QNNPACK's fixed-point sum (runtime/qnnp-add.c); mul, cat and the averages
  *   requantize in float, rounding half to even; hardswish and hardsigmoid
  *   are QNNPACK's 256-entry tables.
  * tools/gen_quant_refs.py checks each against torch element for element. */
 #include "runtime/k-aten-qprivate.h"
+#include "runtime/qnnp-add.h"
 #include "runtime/spatial.h"
 #include <string.h>
 
@@ -104,10 +105,7 @@ q_out_params (RtCall *call, guint i, GraphDType dt, double *scale, gint64 *zp, G
   return aten_q_check_params (call, dt, *scale, *zp, error);
 }
 
-/* QNNPACK's quantized add (pytorch_qnnp_compute_add_quantization_params
- * and its scalar kernel): each input scale over the output's as a 22-bit
- * multiplier of a common power of two; the sum shifted right rounding half
- * away from zero. */
+/* QNNPACK's quantized add (Note [QNNPACK's add], runtime/qnnp-add.c). */
 static gboolean
 q_add (RtCall *call, GError **error)
 {
@@ -123,36 +121,17 @@ q_add (RtCall *call, GError **error)
       rt_call_error (call, error, RT_ERROR_SHAPE, "adds tensors of one shape (PyTorch's QNNPACK kernel)");
       return FALSE;
     }
-  float sa = (float) a->qscale / (float) ys, sb = (float) b->qscale / (float) ys;
-  float mx = MAX (sa, sb);
-  if (!(sa >= 0x1.0p-14f && sb >= 0x1.0p-14f && sa < 0x1.0p+8f && sb < 0x1.0p+8f))
+  RtQnnpAdd p;
+  if (!rt_qnnp_add_init (&p, (float) a->qscale, a->qzero, (float) b->qscale, b->qzero, (float) ys, yz, relu))
     {
-      rt_call_error (call, error, RT_ERROR_UNSUPPORTED, "input scale / output scale ratios %g and %g are outside "
-                     "[2^-14, 2^8), which QNNPACK's add refuses", sa, sb);
+      rt_call_error (call, error, RT_ERROR_UNSUPPORTED, "input scale / output scale ratios %g and %g: QNNPACK's "
+                     "add takes [2^-14, 2^8), the larger one at least 2^-10", p.a_ratio, p.b_ratio);
       return FALSE;
     }
-  guint32 bits;
-  memcpy (&bits, &mx, sizeof bits);
-  gint32 e = (gint32) (bits >> 23) - 127;
-  guint32 shift = (guint32) (21 - e), mbits = (guint32) (21 - e + 127) << 23;
-  float mult;
-  memcpy (&mult, &mbits, sizeof mult);
-  gint64 am = (gint64) nearbyintf (sa * mult), bm = (gint64) nearbyintf (sb * mult);
-  gint64 zpp = -(am * a->qzero + bm * b->qzero);
-  gint64 mask = ((gint64) 1 << shift) - 1, thr = mask >> 1;
   RtTensor *o = aten_q_output (call, 0, a->dtype, a->rank, a->dims, ys, yz, error);
   if (o == NULL)
     return FALSE;
-  gint64 lo = relu ? yz : 0, hi = 255;
-  const guint8 *pa = a->data, *pb = b->data;
-  for (gint64 i = 0; i < a->numel; i++)
-    {
-      /* int32 in QNNPACK: |acc| < 2^22 * 2^9, no overflow */
-      gint64 acc = zpp + pa[i] * am + pb[i] * bm;
-      gint64 rem = (acc & mask) - (acc < 0);
-      acc = (acc >> shift) + (rem > thr);
-      aten_q_put (o, i, acc + yz, lo, hi);
-    }
+  rt_qnnp_add_u8 (&p, a->data, b->data, o->data, 0, a->numel);
   return TRUE;
 }
 

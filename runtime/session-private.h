@@ -162,9 +162,12 @@ gboolean   rt_body_run (RtSession *body, RtCall *call, guint n_inputs,
 /* Note [Fusion]
  * After the plan's nodes are resolved and before buffers are planned,
  * rt_fuse_plan() (runtime/fuse.c) merges chains of plan nodes into one
- * (Conv + Add + Relu/Clip, Add + Relu): the first node's plan entry takes
- * the chain's inputs and last output (fused_in/fused_out) and a kernel of
- * fuse.c; the later nodes leave the plan.  Only values with one reader
+ * (Conv + Add + Relu/Clip, Add + Relu, the transformer patterns, the
+ * quantized Conv and Add chains): one node's plan entry takes the chain's
+ * inputs and last output (fused_in/fused_out) and a fused kernel; the
+ * other nodes leave the plan.  All but the quantized Add chain compute
+ * what the unfused nodes compute (Note [Quantized Add chains],
+ * runtime/fuse-qadd.c: QNNPACK's integers; SYMONNX_NO_QNNPACK_ADD).  Only values with one reader
  * that are neither graph outputs nor requested outputs are fused away.
  * RtOptions.no_fusion turns it off (the tests compare both runs); it is
  * off too with a device backend (the fused kernels are CPU kernels). */

@@ -14,6 +14,16 @@ CASE_out.npy: the module's output, the op's integers (int_repr) so that the
 test compares them exactly.  `model` is a small quantized network end to
 end (its output dequantized); cases.txt lists the cases.
 tests/runtime/test-aten-quant.c runs each trace in the executor.
+
+    /usr/bin/python3 tools/gen_quant_refs.py qdq_add
+
+writes only tests/fixtures/quant/qdq_add/: quantized::add / add_relu on
+given uint8 integers (CASE_a.npy, CASE_b.npy), PyTorch's result
+(CASE_torch.npy) and the ONNX float form of DequantizeLinear, Add, [Relu],
+QuantizeLinear computed here in numpy float32 (CASE_float.npy); cases.txt
+holds each case's op and constants (scales as exact hex floats) and how many
+elements differ between the two forms.  For runtime/fuse-qadd.c's fusion
+(tests/runtime/test-fusion-qadd.c).
 """
 import os
 import sys
@@ -144,8 +154,69 @@ def cases():
     yield "model", Model().eval(), [x(1, 3, 8, 8, s=1.0)]
 
 
+def qdq_add_cases():
+    """(name, relu, sa, za, sb, zb, ys, yz): scales representable in float32.  With
+    scales of no simple ratio the two forms agree on every pair of inputs
+    (add, add_relu: the fusion must still give PyTorch's integers); they differ
+    on exact half steps (the ties cases: QNNPACK rounds half away from zero,
+    the float form half to even, and 0.07 / 0.08 is not 0.875 in float) and
+    where QNNPACK's 22-bit multipliers round the ratios (add_relu_wide)."""
+    yield "add", False, 0.05, 120, 0.07, 30, 0.09, 100
+    yield "add_relu", True, 0.0371, 131, 0.0523, 77, 0.0611, 64
+    yield "add_ties", False, 0.25, 120, 0.125, 30, 1.0, 100
+    yield "add_relu_ties", True, 0.07, 100, 0.07, 100, 0.08, 90    # the small model's residual add_relu
+    yield "add_relu_wide", True, 0.31, 3, 0.0042, 250, 0.02, 17     # ratios 15.5 and 0.21, saturating
+
+
+def qdq_add_forms(relu, sa, za, sb, zb, ys, yz, a, b):
+    """PyTorch's quantized add of the integers a, b, and ONNX's float form."""
+    qa = torch._make_per_tensor_quantized_tensor(torch.from_numpy(a), sa, za)
+    qb = torch._make_per_tensor_quantized_tensor(torch.from_numpy(b), sb, zb)
+    want = (Q.add_relu if relu else Q.add)(qa, qb, ys, yz).int_repr().numpy()
+    # ONNX's definition in float32: (x - zp) * scale, Add, Relu, y / scale rounded half to even
+    f32 = np.float32
+    v = ((a.astype(np.float64) - za) * sa).astype(f32) + ((b.astype(np.float64) - zb) * sb).astype(f32)
+    if relu:
+        v = np.maximum(v, f32(0))
+    return want, np.clip(np.rint(v / f32(ys)) + yz, 0, 255).astype(np.uint8)
+
+
+def qdq_add_main():
+    out = os.path.join(OUT, "qdq_add")
+    os.makedirs(out, exist_ok=True)
+    r = np.random.default_rng(13)
+    grid = np.meshgrid(np.arange(256, dtype=np.uint8), np.arange(256, dtype=np.uint8), indexing="ij")
+    lines = []
+    for name, relu, sa, za, sb, zb, ys, yz in qdq_add_cases():
+        sa, sb, ys = (float(np.float32(v)) for v in (sa, sb, ys))   # what the ONNX graph holds
+        # 2040 random pairs, then up to 8 pairs of all 65536 where the two forms differ
+        a = r.integers(0, 256, 2040, dtype=np.uint8)
+        b = r.integers(0, 256, 2040, dtype=np.uint8)
+        ga, gb = grid[0].ravel(), grid[1].ravel()
+        want, flt = qdq_add_forms(relu, sa, za, sb, zb, ys, yz, ga, gb)
+        pick = np.nonzero(want != flt)[0][:8]
+        a = np.concatenate([a, ga[pick], np.full(8 - len(pick), za, np.uint8)]).reshape(8, 256)
+        b = np.concatenate([b, gb[pick], np.full(8 - len(pick), zb, np.uint8)]).reshape(8, 256)
+        want, flt = qdq_add_forms(relu, sa, za, sb, zb, ys, yz, a, b)
+        differ = int((flt != want).sum())
+        assert differ == 0 or int(np.abs(flt.astype(int) - want).max()) == 1, name
+        assert differ > 0 or name in ("add", "add_relu"), name
+        for suffix, arr in (("a", a), ("b", b), ("torch", want), ("float", flt)):
+            np.save(os.path.join(out, f"{name}_{suffix}.npy"), arr)
+        lines.append(" ".join([name, "add_relu" if relu else "add", sa.hex(), str(za), sb.hex(), str(zb),
+                               ys.hex(), str(yz), str(differ)]))
+        print(f"{name}: {differ} of {a.size} differ between PyTorch and the float form")
+    with open(os.path.join(out, "cases.txt"), "w") as f:
+        f.write("# name op a_scale a_zero_point b_scale b_zero_point y_scale y_zero_point "
+                "elements_where_the_forms_differ\n")
+        f.write("\n".join(lines) + "\n")
+
+
 def main():
     warnings.simplefilter("ignore")
+    if sys.argv[1:] == ["qdq_add"]:
+        qdq_add_main()
+        return
     from torch2trace import write_safetensors
     from symonnx import _trace
     os.makedirs(OUT, exist_ok=True)

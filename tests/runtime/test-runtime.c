@@ -10,6 +10,7 @@ main (int argc, char **argv)
   test_session_register ();
   test_fusion_register ();
   test_fusion_transformer_register ();
+  test_fusion_qadd_register ();
   test_softmax_register ();
   test_packed_gemm_register ();
   test_winograd_register ();

@@ -12,6 +12,7 @@ void test_aten_ops_register (void);
 void test_session_register (void);
 void test_fusion_register (void);
 void test_fusion_transformer_register (void);
+void test_fusion_qadd_register (void);
 void test_softmax_register (void);
 void test_packed_gemm_register (void);
 void test_winograd_register (void);
