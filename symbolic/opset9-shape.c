@@ -310,6 +310,22 @@ sym_stack (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 
 /* The k pieces of a split as n's outputs, or as the elements of its
  * Tensor[] output. */
+/* k Slices of self along dim, piece i from starts[i] to ends[i] (1-D
+ * int64 values computed at run time).  (transfer container) */
+static GraphValue **
+slice_pieces (SymContext *ctx, GraphValue *self, gint64 dim, guint k, GraphValue *starts, GraphValue *ends)
+{
+  GraphValue **pieces = g_new (GraphValue *, k);
+  for (guint i = 0; i < k; i++)
+    {
+      const gint64 a = i, b = i + 1, zero = 0;
+      GraphValue *st = sym_slice (ctx, starts, 1, &zero, &a, &b, NULL);
+      GraphValue *en = sym_slice (ctx, ends, 1, &zero, &a, &b, NULL);
+      pieces[i] = graph_op (G, "Slice", self, st, en, sym_const_ints (ctx, 1, &dim), NULL);
+    }
+  return pieces;
+}
+
 static void
 finish_pieces (SymContext *ctx, GraphNode *n, guint k, GraphValue **vals, GraphValue **out)
 {
@@ -391,14 +407,7 @@ sym_split_op (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
         }
       GraphValue *ends = graph_op (G, "CumSum", sv, sym_const_i64 (ctx, 0), NULL);
       GraphValue *starts = graph_op (G, "Sub", ends, sv, NULL);
-      g_autofree GraphValue **pieces = g_new (GraphValue *, k);
-      for (guint i = 0; i < k; i++)
-        {
-          const gint64 a = i, b = i + 1, zero = 0;
-          GraphValue *st = sym_slice (ctx, starts, 1, &zero, &a, &b, NULL);
-          GraphValue *en = sym_slice (ctx, ends, 1, &zero, &a, &b, NULL);
-          pieces[i] = graph_op (G, "Slice", self, st, en, sym_const_ints (ctx, 1, &dim), NULL);
-        }
+      g_autofree GraphValue **pieces = slice_pieces (ctx, self, dim, k, starts, ends);
       finish_pieces (ctx, n, k, pieces, out);
       return TRUE;
     }
@@ -482,14 +491,7 @@ chunk_at_run_time (SymContext *ctx, GraphNode *n, GraphValue *self, gint64 dim, 
       return sym_finish_split (ctx, n, sp, out, FALSE, dim);
     }
   GraphValue *ends = graph_op (G, "Add", starts, cs, NULL);   /* Slice clamps past the end */
-  g_autofree GraphValue **pieces = g_new (GraphValue *, k);
-  for (int i = 0; i < k; i++)
-    {
-      const gint64 a = i, b = i + 1, zero = 0;
-      GraphValue *st = sym_slice (ctx, starts, 1, &zero, &a, &b, NULL);
-      GraphValue *en = sym_slice (ctx, ends, 1, &zero, &a, &b, NULL);
-      pieces[i] = graph_op (G, "Slice", self, st, en, sym_const_ints (ctx, 1, &dim), NULL);
-    }
+  g_autofree GraphValue **pieces = slice_pieces (ctx, self, dim, (guint) k, starts, ends);
   type_pieces (self, dim, (guint) k, pieces);
   finish_pieces (ctx, n, (guint) k, pieces, out);
   return TRUE;

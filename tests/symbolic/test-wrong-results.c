@@ -6,7 +6,7 @@
 #include "test-wrong-results.h"
 #include "symonnx.h"
 #include "export/tensorfiles.h"
-#include "tests/common/test-util.h"
+#include "tests/common/test-fixtures.h"
 #include <math.h>
 #include <string.h>
 
@@ -52,13 +52,7 @@ static Tensor *
 fixture_npy (const char *cas, const char *suffix)
 {
   g_autofree char *rel = g_strdup_printf ("tests/fixtures/wrong-results/%s.%s.npy", cas, suffix);
-  g_autofree char *path = test_source_path (rel);
-  if (!g_file_test (path, G_FILE_TEST_EXISTS))
-    return NULL;
-  g_autoptr (GError) error = NULL;
-  Tensor *t = export_npy_load (path, &error);
-  g_assert_no_error (error);
-  return t;
+  return test_npy_or_null (rel);
 }
 
 static void
