@@ -19,8 +19,10 @@ static Padded
 padded_geometry (const RtWindow *w)
 {
   /* The last vector of a row reads up to (8 * ceil(OW / 8) - 1) * S + (KW - 1) * D. */
-  gint64 ow8 = (w->out[2] + 7) / 8 * 8;
-  gint64 need = (ow8 - 1) * w->stride[2] + (w->k[2] - 1) * w->dil[2] + 1 + 8;
+  /* (Rounded to 16 for the AVX-512 rows: their last vector, stride 2,
+   * reads up to (OW16 - 16) * 2 + 2 + 31.) */
+  gint64 ow16 = (w->out[2] + 15) / 16 * 16;
+  gint64 need = (ow16 - 1) * w->stride[2] + (w->k[2] - 1) * w->dil[2] + 1 + 8;
   Padded p = { w->pad0[1] + w->in[1] + w->pad1[1],
                MAX (w->pad0[2] + w->in[2] + w->pad1[2], need) };
   /* Rows the windows reach past the bottom padding cannot exist: out is
@@ -131,6 +133,66 @@ dw_row (const float *xp, Padded g, const float *k, float b, const RtWindow *w, g
 #undef TAPS3
 }
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define DW_AVX512 1
+
+static guint avx512_runs;
+
+guint
+rt_conv_depthwise_avx512_runs (void)
+{
+  return g_atomic_int_get (&avx512_runs);
+}
+
+/* dw_row's 3x3 case (dilation 1, stride S 1 or 2) 16 columns a vector:
+ * the same operations in the same order on each lane (0 + bias, then each
+ * tap's multiply and add, -std=c11 keeps them unfused; Relu and Clip with
+ * the same comparisons), so the same bits as dw_row; the last partial
+ * vector stored under a mask (the padded row has slack for whole vectors). */
+__attribute__ ((target ("avx512f"))) static void
+dw_row3x3_avx512 (const float *x0, gint64 ld, const float *k, float b, gint64 S, gint64 OW,
+                  float *yr, RtActKind act, float lo, float hi)
+{
+  const __m512 k0 = _mm512_set1_ps (k[0]), k1 = _mm512_set1_ps (k[1]), k2 = _mm512_set1_ps (k[2]);
+  const __m512 k3 = _mm512_set1_ps (k[3]), k4 = _mm512_set1_ps (k[4]), k5 = _mm512_set1_ps (k[5]);
+  const __m512 k6 = _mm512_set1_ps (k[6]), k7 = _mm512_set1_ps (k[7]), k8 = _mm512_set1_ps (k[8]);
+  const __m512 zero = _mm512_setzero_ps (), lo16 = _mm512_set1_ps (lo), hi16 = _mm512_set1_ps (hi);
+  const __m512 b16 = _mm512_add_ps (zero, _mm512_set1_ps (b));   /* dw_row's zero + b */
+  const __m512i even = _mm512_setr_epi32 (0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+#define LD(p) (S == 1 ? _mm512_loadu_ps (p)                                              \
+                      : _mm512_permutex2var_ps (_mm512_loadu_ps (p), even, _mm512_loadu_ps ((p) + 16)))
+#define TAP(p, kk) acc = _mm512_add_ps (acc, _mm512_mul_ps (kk, LD (p)))
+  for (gint64 ow = 0; ow < OW; ow += 16)
+    {
+      const float *r0 = x0 + ow * S, *r1 = r0 + ld, *r2 = r1 + ld;
+      __m512 acc = b16;
+      TAP (r0, k0); TAP (r0 + 1, k1); TAP (r0 + 2, k2);
+      TAP (r1, k3); TAP (r1 + 1, k4); TAP (r1 + 2, k5);
+      TAP (r2, k6); TAP (r2 + 1, k7); TAP (r2 + 2, k8);
+      if (act == RT_ACT_RELU)
+        acc = _mm512_maskz_mov_ps (_mm512_cmp_ps_mask (acc, zero, _CMP_GT_OQ), acc);
+      else if (act == RT_ACT_CLIP)
+        {
+          acc = _mm512_mask_mov_ps (acc, _mm512_cmp_ps_mask (acc, lo16, _CMP_LT_OQ), lo16);
+          acc = _mm512_mask_mov_ps (acc, _mm512_cmp_ps_mask (acc, hi16, _CMP_GT_OQ), hi16);
+        }
+      if (ow + 16 <= OW)
+        _mm512_storeu_ps (yr + ow, acc);
+      else
+        _mm512_mask_storeu_ps (yr + ow, (__mmask16) ((1u << (OW - ow)) - 1), acc);
+    }
+#undef TAP
+#undef LD
+}
+#else
+guint
+rt_conv_depthwise_avx512_runs (void)
+{
+  return 0;
+}
+#endif
+
 typedef struct
 {
   const RtTensor   *x, *wt, *bias;
@@ -140,6 +202,7 @@ typedef struct
   Padded            g;
   float            *scratch;   /* per task: a padded plane and 8 floats */
   gint64            tasks, planes;
+  gboolean          avx512;    /* 3x3 rows through dw_row3x3_avx512 */
 } DwJob;
 
 /* Task t: planes [P t / T, P (t + 1) / T) of the N x C. */
@@ -164,8 +227,15 @@ dw_task (gint64 t0, gint64 t1, gpointer data)
             {
               /* The activation in registers unless a sum comes first. */
               gboolean in_row = rt_epilogue_active (j->ep) && j->ep->sum == NULL;
-              dw_row (xp, j->g, k, b, w, oh, y + oh * OW, yrow, in_row ? j->ep->act : RT_ACT_NONE,
-                      in_row ? (float) j->ep->lo : 0, in_row ? (float) j->ep->hi : 0);
+#ifdef DW_AVX512
+              if (j->avx512)
+                dw_row3x3_avx512 (xp + oh * w->stride[1] * j->g.ld, j->g.ld, k, b, w->stride[2], OW,
+                                  y + oh * OW, in_row ? j->ep->act : RT_ACT_NONE,
+                                  in_row ? (float) j->ep->lo : 0, in_row ? (float) j->ep->hi : 0);
+              else
+#endif
+                dw_row (xp, j->g, k, b, w, oh, y + oh * OW, yrow, in_row ? j->ep->act : RT_ACT_NONE,
+                        in_row ? (float) j->ep->lo : 0, in_row ? (float) j->ep->hi : 0);
               if (!in_row)
                 rt_epilogue_apply (GRAPH_DTYPE_FLOAT, y + oh * OW, p * osz + oh * OW, OW, j->ep);
             }
@@ -186,7 +256,15 @@ rt_conv_depthwise (RtCall *call, const RtTensor *x, const RtTensor *wt, const Rt
   float *scratch = rt_call_scratch_n (call, 1, (gsize) (tasks * per_task) * sizeof (float), error);
   if (scratch == NULL)
     return FALSE;
-  DwJob job = { x, wt, bias, w, y, ep, g, scratch, tasks, planes };
+  DwJob job = { x, wt, bias, w, y, ep, g, scratch, tasks, planes, FALSE };
+#ifdef DW_AVX512
+  /* SYMONNX_DEPTHWISE_AVX2=1: the 8-wide rows only (for comparing). */
+  job.avx512 = w->k[1] == 3 && w->k[2] == 3 && w->dil[1] == 1 && w->dil[2] == 1
+               && (w->stride[2] == 1 || w->stride[2] == 2) && __builtin_cpu_supports ("avx512f")
+               && !getenv ("SYMONNX_DEPTHWISE_AVX2");
+  if (job.avx512)
+    g_atomic_int_inc (&avx512_runs);
+#endif
   rt_parallel_for (call, tasks, 1, dw_task, &job);
   return TRUE;
 }

@@ -8,10 +8,9 @@
  * part of the output and the cut depends on n and the thread count only, so
  * results are bit-identical to a single-threaded run whoever runs a chunk.
  *
- * Workers poll for the next job for a short while (SPIN_US) before they
- * sleep: the executor posts a job per node, often every few tens of
- * microseconds, and a futex wake-up per job cost more than the work of the
- * small nodes of e.g. MobileNetV2 (2 threads were slower than 1).
+ * The caller polls a short while (WAIT_SPIN_US) for chunks still running
+ * elsewhere before it sleeps: sleeping gives its core away, and on a busy
+ * machine getting it back took longer than the rest of a small node.
  *
  * A job posted while the slot is taken (a kernel's range function calling
  * rt_parallel_for, or two sessions running on different threads) runs on
@@ -20,8 +19,12 @@
 
 #define MAX_WORKERS       63
 #define CHUNKS_PER_THREAD 4     /* so a late or preempted thread leaves little to wait for */
-#define SPIN_US           200   /* a worker polls this long for the next job, then sleeps */
-#define WAIT_SPIN_US      100   /* the caller polls this long for the last chunks, then sleeps */
+/* Polling for the next job costs the caller its share of the CPU on a
+ * loaded machine (the scheduler shares the cores between all runnable
+ * threads); with 2 cores at load 4-7, MobileNetV2 at 2 threads ran best
+ * with no polling by the workers (bench/README.md, branch perf16c). */
+#define SPIN_US           0     /* a worker polls this long for the next job, then sleeps */
+#define WAIT_SPIN_US      50    /* the caller polls this long for the last chunks, then sleeps */
 
 typedef struct
 {

@@ -7,6 +7,7 @@
 #include "tests/runtime/test-runtime.h"
 #include "tests/runtime/fusion-testutil.h"
 #include "runtime/session-private.h"
+#include "runtime/spatial.h"
 #include <math.h>
 #include <string.h>
 
@@ -256,6 +257,56 @@ test_depthwise_clip (void)
       g_autoptr (GHashTable) in = fz_inputs_new ();
       g_hash_table_insert (in, g_strdup ("x"), fz_random_tensor (4, xd));
       check_fusion (g, in, "y", 1, 2);
+    }
+}
+
+/* The AVX-512 depthwise rows (3x3, stride 1 or 2: 16 columns a vector,
+ * the last one under a mask) give the same bits as the 8-wide rows
+ * (SYMONNX_DEPTHWISE_AVX2=1), with no activation, Relu and Clip fused, on
+ * widths around 16; the counter proves which path ran; a 5x5 depthwise
+ * Conv does not take it.  (test_depthwise checks the default path against
+ * a direct convolution.) */
+static void
+test_depthwise_avx512 (void)
+{
+  if (!__builtin_cpu_supports ("avx512f"))
+    {
+      g_test_skip ("no AVX-512F");
+      return;
+    }
+  const struct { gint64 k, s, p, h, w; int act; } cases[] = {
+    { 3, 1, 1, 9, 17, 0 }, { 3, 2, 1, 14, 14, 1 }, { 3, 2, 0, 7, 8, 2 }, { 3, 1, 1, 5, 1, 2 },
+    { 3, 1, 1, 6, 16, 1 }, { 3, 2, 1, 11, 33, 2 }, { 3, 1, 0, 8, 50, 0 }, { 3, 2, 1, 7, 64, 1 },
+    { 5, 1, 2, 6, 23, 2 },
+  };
+  for (guint t = 0; t < G_N_ELEMENTS (cases); t++)
+    {
+      gint64 C = 7, K = cases[t].k, S = cases[t].s, P = cases[t].p;
+      g_autoptr (Graph) g = fz_new_graph_at (13);
+      gint64 xd[4] = { 2, C, cases[t].h, cases[t].w }, wd[4] = { C, 1, K, K }, bd[1] = { C };
+      gint64 st[2] = { S, S }, pd[4] = { P, P, P, P };
+      GraphValue *y = graph_op (g, "Conv", fz_input (g, "x", 4, xd), fz_weights (g, "w", 4, wd),
+                                fz_weights (g, "b", 1, bd), "group_i", C, "strides_is", 2, st,
+                                "pads_is", 4, pd, NULL);
+      if (cases[t].act == 1)
+        y = graph_op (g, "Relu", y, NULL);
+      else if (cases[t].act == 2)
+        y = graph_op (g, "Clip", y, fz_scalar (g, "lo", -0.2f), fz_scalar (g, "hi", 0.3f), NULL);
+      graph_value_set_name (y, "y");
+      graph_add_output (g, y);
+      g_autoptr (GHashTable) in = fz_inputs_new ();
+      g_hash_table_insert (in, g_strdup ("x"), fz_random_tensor (4, xd));
+      guint nodes, before = rt_conv_depthwise_avx512_runs ();
+      g_autoptr (Tensor) wide = fz_run (g, in, FALSE, "y", &nodes);
+      g_assert_cmpuint (nodes, ==, 1);   /* the activation fused: applied in the rows */
+      g_assert_cmpuint (rt_conv_depthwise_avx512_runs (), ==, before + (K == 3));
+      g_setenv ("SYMONNX_DEPTHWISE_AVX2", "1", TRUE);
+      g_autoptr (Tensor) narrow = fz_run (g, in, FALSE, "y", &nodes);
+      g_unsetenv ("SYMONNX_DEPTHWISE_AVX2");
+      g_assert_cmpuint (rt_conv_depthwise_avx512_runs (), ==, before + (K == 3));
+      g_assert_cmpint (tensor_numel (wide), ==, tensor_numel (narrow));
+      g_assert_cmpmem (tensor_data (wide), tensor_numel (wide) * 4, tensor_data (narrow),
+                       tensor_numel (narrow) * 4);
     }
 }
 
@@ -515,6 +566,7 @@ test_fusion_register (void)
   g_test_add_func ("/runtime/fusion/qdq-conv", test_qdq_conv);
   g_test_add_func ("/runtime/fusion/depthwise-clip", test_depthwise_clip);
   g_test_add_func ("/runtime/conv/depthwise", test_depthwise);
+  g_test_add_func ("/runtime/conv/depthwise-avx512", test_depthwise_avx512);
   g_test_add_func ("/runtime/pool/max-vector", test_max_pool);
   g_test_add_func ("/runtime/conv/packed", test_packed);
   g_test_add_func ("/runtime/threads/same-bits", test_threads_same_bits);
