@@ -274,17 +274,18 @@ test_depthwise_avx512 (void)
       g_test_skip ("no AVX-512F");
       return;
     }
-  const struct { gint64 k, s, p, h, w; int act; } cases[] = {
-    { 3, 1, 1, 9, 17, 0 }, { 3, 2, 1, 14, 14, 1 }, { 3, 2, 0, 7, 8, 2 }, { 3, 1, 1, 5, 1, 2 },
-    { 3, 1, 1, 6, 16, 1 }, { 3, 2, 1, 11, 33, 2 }, { 3, 1, 0, 8, 50, 0 }, { 3, 2, 1, 7, 64, 1 },
-    { 5, 1, 2, 6, 23, 2 },
+  const struct { gint64 k, s, p, q, h, w; int act; } cases[] = {   /* q: bottom/right pads */
+    { 3, 1, 1, 1, 9, 17, 0 }, { 3, 2, 1, 1, 14, 14, 1 }, { 3, 2, 0, 0, 7, 8, 2 },
+    { 3, 1, 1, 1, 5, 1, 2 }, { 3, 1, 1, 1, 6, 16, 1 }, { 3, 2, 1, 1, 11, 33, 2 },
+    { 3, 1, 0, 0, 8, 50, 0 }, { 3, 2, 1, 1, 7, 64, 1 }, { 3, 2, 0, 1, 12, 36, 2 },
+    { 3, 1, 2, 0, 5, 19, 1 }, { 3, 2, 2, 2, 6, 40, 0 }, { 5, 1, 2, 2, 6, 23, 2 },
   };
   for (guint t = 0; t < G_N_ELEMENTS (cases); t++)
     {
       gint64 C = 7, K = cases[t].k, S = cases[t].s, P = cases[t].p;
       g_autoptr (Graph) g = fz_new_graph_at (13);
       gint64 xd[4] = { 2, C, cases[t].h, cases[t].w }, wd[4] = { C, 1, K, K }, bd[1] = { C };
-      gint64 st[2] = { S, S }, pd[4] = { P, P, P, P };
+      gint64 st[2] = { S, S }, pd[4] = { P, P, cases[t].q, cases[t].q };
       GraphValue *y = graph_op (g, "Conv", fz_input (g, "x", 4, xd), fz_weights (g, "w", 4, wd),
                                 fz_weights (g, "b", 1, bd), "group_i", C, "strides_is", 2, st,
                                 "pads_is", 4, pd, NULL);
