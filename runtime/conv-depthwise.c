@@ -5,7 +5,10 @@
  * row is computed 8 columns at a time with no bounds test, all taps
  * accumulated in a register (GCC vector extensions; AVX2 where the CPU
  * has it).  Every output is bias + its taps in (kh, kw) order, each a
- * separate multiply and add; padding contributes zeros, as in im2col. */
+ * separate multiply and add; padding contributes zeros, as in im2col.
+ * On AVX-512 CPUs the 3x3 rows of stride 1 or 2 (MobileNet's) skip the
+ * copy: 16 columns a vector, loaded from the plane itself with the lanes
+ * outside it masked to zero (dw_row3x3_avx512; the same bits). */
 #include "runtime/spatial.h"
 #include "runtime/simd.h"
 
