@@ -459,6 +459,57 @@ test_threads_same_bits (void)
   tensor_unref (out[1]);
 }
 
+/* Convs of one image with few output columns split their output channels
+ * over the threads (B packed once, whole): a 1x1 Conv + Add + Relu and a
+ * 3x3 stride-2 Conv + Clip on a 7x7 map give the same bits with 2 and 3
+ * threads as with 1 (each panel's blocks of columns on one thread); the
+ * counter proves the split ran, and only with more than one thread. */
+static void
+test_channel_split (void)
+{
+  g_autoptr (Graph) g = fz_new_graph_at (13);
+  const gint64 xd[4] = { 1, 24, 7, 7 }, w1d[4] = { 64, 24, 1, 1 }, b1d[1] = { 64 };
+  const gint64 zd[4] = { 1, 64, 7, 7 }, w2d[4] = { 56, 64, 3, 3 }, st[2] = { 2, 2 };
+  GraphValue *c = graph_op (g, "Conv", fz_input (g, "x", 4, xd), fz_weights (g, "w1", 4, w1d),
+                            fz_weights (g, "b1", 1, b1d), NULL);
+  GraphValue *r = graph_op (g, "Relu", graph_op (g, "Add", c, fz_input (g, "z", 4, zd), NULL), NULL);
+  GraphValue *d = graph_op (g, "Conv", r, fz_weights (g, "w2", 4, w2d), "strides_is", 2, st,
+                            "pads_is", 4, pads, NULL);
+  GraphValue *y = graph_op (g, "Clip", d, fz_scalar (g, "lo", -0.5f), fz_scalar (g, "hi", 0.5f), NULL);
+  graph_value_set_name (y, "y");
+  graph_add_output (g, y);
+  g_autoptr (GHashTable) in = fz_inputs_new ();
+  g_hash_table_insert (in, g_strdup ("x"), fz_random_tensor (4, xd));
+  g_hash_table_insert (in, g_strdup ("z"), fz_random_tensor (4, zd));
+  Tensor *out[3];
+  for (int k = 0; k < 3; k++)
+    {
+      RtOptions o;
+      rt_options_init (&o);
+      o.threads = k + 1;
+      g_autoptr (GError) error = NULL;
+      g_autoptr (RtSession) s = rt_session_new (g, &o, &error);
+      g_assert_no_error (error);
+      g_assert_cmpuint (s->n_nodes, ==, 2);   /* Conv + Add + Relu, Conv + Clip */
+      g_autoptr (GHashTable) res = fz_inputs_new ();
+      guint before = rt_conv_channel_splits ();
+      g_assert_true (rt_session_run (s, in, res, &error));
+      g_assert_no_error (error);
+      g_assert_cmpuint (rt_conv_channel_splits (), ==, before + (k ? 2 : 0));
+      out[k] = tensor_ref (g_hash_table_lookup (res, "y"));
+    }
+  g_assert_cmpint (tensor_numel (out[0]), ==, 56 * 4 * 4);
+  guint clamped = 0;
+  for (gint64 i = 0; i < tensor_numel (out[0]); i++)
+    clamped += fabs (tensor_get_double (out[0], i)) == 0.5;
+  g_assert_cmpuint (clamped, >, 1);
+  for (int k = 1; k < 3; k++)
+    g_assert_cmpmem (tensor_data (out[0]), tensor_nbytes (out[0]), tensor_data (out[k]),
+                     tensor_nbytes (out[k]));
+  for (int k = 0; k < 3; k++)
+    tensor_unref (out[k]);
+}
+
 /* DequantizeLinear (x, w, bias) → Conv [→ Relu] → QuantizeLinear, as
  * torch exports a quantized convolution (Note [Quantized Conv chains]),
  * fused into one integer convolution: it must equal ONNX's QLinearConv
@@ -571,4 +622,5 @@ test_fusion_register (void)
   g_test_add_func ("/runtime/pool/max-vector", test_max_pool);
   g_test_add_func ("/runtime/conv/packed", test_packed);
   g_test_add_func ("/runtime/threads/same-bits", test_threads_same_bits);
+  g_test_add_func ("/runtime/threads/channel-split", test_channel_split);
 }
