@@ -267,7 +267,7 @@ typedef struct
   RtTensor         *y;
   const RtEpilogue *ep;
   Padded            g;
-  float            *scratch;   /* per task: a padded plane and 8 floats */
+  float            *scratch;   /* per task: a padded plane and 8 floats (NULL: AVX-512 rows) */
   gint64            tasks, planes;
   gboolean          avx512;    /* 3x3 rows through dw_row3x3_avx512 */
   const guint32    *masks;     /* its lane_masks */
@@ -283,14 +283,16 @@ dw_task (gint64 t0, gint64 t1, gpointer data)
   gint64 ksz = w->k[1] * w->k[2], OW = w->out[2], row = 8;
   for (gint64 t = t0; t < t1; t++)
     {
-      float *xp = j->scratch + t * (j->g.rows * j->g.ld + row), *yrow = xp + j->g.rows * j->g.ld;
+      /* (The AVX-512 rows read x itself: no padded plane, no scratch.) */
+      float *xp = j->avx512 ? NULL : j->scratch + t * (j->g.rows * j->g.ld + row);
+      float *yrow = j->avx512 ? NULL : xp + j->g.rows * j->g.ld;
       for (gint64 p = j->planes * t / j->tasks; p < j->planes * (t + 1) / j->tasks; p++)
         {
           gint64 c = p % C;
           const float *k = (const float *) j->wt->data + c * ksz;
           float b = j->bias ? ((const float *) j->bias->data)[c] : 0.0f;
           float *y = (float *) j->y->data + p * osz;
-          if (!j->avx512)   /* (those rows read x itself) */
+          if (!j->avx512)
             pad_plane ((const float *) j->x->data + p * isz, w, j->g, xp);
           for (gint64 oh = 0; oh < w->out[1]; oh++)
             {
@@ -318,21 +320,30 @@ rt_conv_depthwise (RtCall *call, const RtTensor *x, const RtTensor *wt, const Rt
 {
   Padded g = padded_geometry (w);
   gint64 planes = x->dims[0] * x->dims[1];
-  gint64 work = MAX (w->out[1] * w->out[2] * w->k[1] * w->k[2], 1);
-  gint64 tasks = MIN (rt_call_threads (call), MAX (planes * work / 65536, 1));
-  tasks = CLAMP (tasks, 1, MAX (planes, 1));
-  gint64 per_task = g.rows * g.ld + 8;
-  float *scratch = rt_call_scratch_n (call, 1, (gsize) (tasks * per_task) * sizeof (float), error);
-  if (scratch == NULL)
-    return FALSE;
-  DwJob job = { x, wt, bias, w, y, ep, g, scratch, tasks, planes, FALSE, NULL };
-  g_autofree guint32 *masks = NULL;
+  gboolean avx512 = FALSE;
 #ifdef DW_AVX512
   /* SYMONNX_DEPTHWISE_AVX2=1: the 8-wide rows only (for comparing). */
-  job.avx512 = w->k[1] == 3 && w->k[2] == 3 && w->dil[1] == 1 && w->dil[2] == 1
-               && (w->stride[2] == 1 || w->stride[2] == 2) && __builtin_cpu_supports ("avx512f")
-               && !getenv ("SYMONNX_DEPTHWISE_AVX2");
-  if (job.avx512)
+  avx512 = w->k[1] == 3 && w->k[2] == 3 && w->dil[1] == 1 && w->dil[2] == 1
+           && (w->stride[2] == 1 || w->stride[2] == 2) && __builtin_cpu_supports ("avx512f")
+           && !getenv ("SYMONNX_DEPTHWISE_AVX2");
+#endif
+  /* Tasks of at least ~64K multiply-adds; those of the AVX-512 rows need no
+   * scratch, so up to 4 per thread (a late thread leaves less to wait for). */
+  gint64 work = MAX (w->out[1] * w->out[2] * w->k[1] * w->k[2], 1);
+  gint64 tasks = MIN (rt_call_threads (call) * (avx512 ? 4 : 1), MAX (planes * work / 65536, 1));
+  tasks = CLAMP (tasks, 1, MAX (planes, 1));
+  float *scratch = NULL;
+  if (!avx512)
+    {
+      gint64 per_task = g.rows * g.ld + 8;
+      scratch = rt_call_scratch_n (call, 1, (gsize) (tasks * per_task) * sizeof (float), error);
+      if (scratch == NULL)
+        return FALSE;
+    }
+  DwJob job = { x, wt, bias, w, y, ep, g, scratch, tasks, planes, avx512, NULL };
+  g_autofree guint32 *masks = NULL;
+#ifdef DW_AVX512
+  if (avx512)
     {
       g_atomic_int_inc (&avx512_runs);
       job.masks = masks = lane_masks (w);
