@@ -5,7 +5,10 @@
  * row is computed 8 columns at a time with no bounds test, all taps
  * accumulated in a register (GCC vector extensions; AVX2 where the CPU
  * has it).  Every output is bias + its taps in (kh, kw) order, each a
- * separate multiply and add; padding contributes zeros, as in im2col. */
+ * separate multiply and add; padding contributes zeros, as in im2col.
+ * On AVX-512 CPUs the 3x3 rows of stride 1 or 2 (MobileNet's) skip the
+ * copy: 16 columns a vector, loaded from the plane itself with the lanes
+ * outside it masked to zero (dw_row3x3_avx512; the same bits). */
 #include "runtime/spatial.h"
 #include "runtime/simd.h"
 
@@ -131,6 +134,132 @@ dw_row (const float *xp, Padded g, const float *k, float b, const RtWindow *w, g
 #undef TAPS3
 }
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define DW_AVX512 1
+
+static guint avx512_runs;
+
+guint
+rt_conv_depthwise_avx512_runs (void)
+{
+  return g_atomic_int_get (&avx512_runs);
+}
+
+/* Lanes [lo, hi) of a mask (empty where hi <= lo). */
+static inline guint32
+lane_range (gint64 lo, gint64 hi, gint64 lanes)
+{
+  lo = CLAMP (lo, 0, lanes);
+  hi = CLAMP (hi, 0, lanes);
+  if (hi <= lo)
+    return 0;
+  guint32 upto = hi >= 32 ? 0xffffffffu : (1u << hi) - 1;
+  return upto & ~((1u << lo) - 1);
+}
+
+/* dw_row's 3x3 case (dilation 1, stride S 1 or 2) 16 columns a vector, read
+ * straight from the unpadded plane x (H x W): a tap outside it is a zero
+ * lane (a masked load) or a zero vector (a row outside), as the padded
+ * plane's zeros are, and every lane does the same operations in the same
+ * order (0 + bias, then each tap's multiply and add, -std=c11 keeps them
+ * unfused; Relu and Clip with the same comparisons): the same bits as
+ * dw_row, without copying the plane.  The last partial vector is stored
+ * under a mask. */
+/* For each 16-column output vector and kw: the lanes (stride 2: of the 32
+ * floats read) whose input column is inside the row (the same for every
+ * row); (OW + 15) / 16 * 3 entries. */
+static guint32 *
+lane_masks (const RtWindow *w)
+{
+  gint64 S = w->stride[2], W = w->in[2], nv = (w->out[2] + 15) / 16;
+  guint32 *mt = g_new (guint32, nv * 3);
+  for (gint64 v = 0; v < nv; v++)
+    for (int kw = 0; kw < 3; kw++)
+      {
+        gint64 c = v * 16 * S - w->pad0[2] + kw;
+        mt[v * 3 + kw] = lane_range (-c, W - c, 16 * S);
+      }
+  return mt;
+}
+
+/* The vectors of one output row; S a constant in each caller's copy. */
+__attribute__ ((target ("avx512f"), always_inline)) static inline void
+dw_vectors3x3 (const float *const row[3], const guint32 rowm[3], const guint32 *mt, gint64 PW,
+               gint64 OW, const int S, const __m512 kv[9], __m512 b16, RtActKind act, float lo,
+               float hi, float *yr)
+{
+  const __m512 zero = _mm512_setzero_ps (), lo16 = _mm512_set1_ps (lo), hi16 = _mm512_set1_ps (hi);
+  const __m512i even = _mm512_setr_epi32 (0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+  for (gint64 ow = 0; ow < OW; ow += 16)
+    {
+      gint64 c0 = ow * S - PW;   /* input column of lane 0, tap kw = 0 */
+      const guint32 *m = mt + ow / 16 * 3;
+      __m512 acc = b16, v;
+      for (int kh = 0; kh < 3; kh++)
+        for (int kw = 0; kw < 3; kw++)
+          {
+            const float *p = row[kh] + c0 + kw;
+            guint32 mk = m[kw] & rowm[kh];
+            if (S == 1)
+              v = _mm512_maskz_loadu_ps ((__mmask16) mk, p);
+            else
+              v = _mm512_permutex2var_ps (_mm512_maskz_loadu_ps ((__mmask16) mk, p), even,
+                                          _mm512_maskz_loadu_ps ((__mmask16) (mk >> 16), p + 16));
+            acc = _mm512_add_ps (acc, _mm512_mul_ps (kv[kh * 3 + kw], v));
+          }
+      if (act == RT_ACT_RELU)
+        acc = _mm512_maskz_mov_ps (_mm512_cmp_ps_mask (acc, zero, _CMP_GT_OQ), acc);
+      else if (act == RT_ACT_CLIP)
+        {
+          acc = _mm512_mask_mov_ps (acc, _mm512_cmp_ps_mask (acc, lo16, _CMP_LT_OQ), lo16);
+          acc = _mm512_mask_mov_ps (acc, _mm512_cmp_ps_mask (acc, hi16, _CMP_GT_OQ), hi16);
+        }
+      if (ow + 16 <= OW)
+        _mm512_storeu_ps (yr + ow, acc);
+      else
+        _mm512_mask_storeu_ps (yr + ow, (__mmask16) ((1u << (OW - ow)) - 1), acc);
+    }
+}
+
+/* dw_row's 3x3 case (dilation 1, stride 1 or 2) 16 columns a vector, read
+ * straight from the unpadded plane x (H x W): a tap outside it is a zero
+ * lane (a masked load; a row outside: all lanes), as the padded plane's
+ * zeros are, and every lane does the same operations in the same order
+ * (0 + bias, then each tap's multiply and add, -std=c11 keeps them
+ * unfused; Relu and Clip with the same comparisons): the same bits as
+ * dw_row, without copying the plane.  The last partial vector is stored
+ * under a mask. */
+__attribute__ ((target ("avx512f"))) static void
+dw_row3x3_avx512 (const float *x, gint64 H, gint64 W, const guint32 *mt, const RtWindow *w,
+                  gint64 oh, const float *k, float b, float *yr, RtActKind act, float lo, float hi)
+{
+  __m512 kv[9];
+  for (int i = 0; i < 9; i++)
+    kv[i] = _mm512_set1_ps (k[i]);
+  const __m512 b16 = _mm512_add_ps (_mm512_setzero_ps (), _mm512_set1_ps (b));   /* zero + b */
+  const float *row[3];
+  guint32 rowm[3];
+  for (int kh = 0; kh < 3; kh++)
+    {
+      gint64 ih = oh * w->stride[1] - w->pad0[1] + kh;
+      gboolean in = ih >= 0 && ih < H;
+      row[kh] = x + (in ? ih * W : 0);   /* (outside: no lane is loaded) */
+      rowm[kh] = in ? 0xffffffffu : 0;
+    }
+  if (w->stride[2] == 1)
+    dw_vectors3x3 (row, rowm, mt, w->pad0[2], w->out[2], 1, kv, b16, act, lo, hi, yr);
+  else
+    dw_vectors3x3 (row, rowm, mt, w->pad0[2], w->out[2], 2, kv, b16, act, lo, hi, yr);
+}
+#else
+guint
+rt_conv_depthwise_avx512_runs (void)
+{
+  return 0;
+}
+#endif
+
 typedef struct
 {
   const RtTensor   *x, *wt, *bias;
@@ -138,8 +267,10 @@ typedef struct
   RtTensor         *y;
   const RtEpilogue *ep;
   Padded            g;
-  float            *scratch;   /* per task: a padded plane and 8 floats */
+  float            *scratch;   /* per task: a padded plane and 8 floats (NULL: AVX-512 rows) */
   gint64            tasks, planes;
+  gboolean          avx512;    /* 3x3 rows through dw_row3x3_avx512 */
+  const guint32    *masks;     /* its lane_masks */
 } DwJob;
 
 /* Task t: planes [P t / T, P (t + 1) / T) of the N x C. */
@@ -152,20 +283,30 @@ dw_task (gint64 t0, gint64 t1, gpointer data)
   gint64 ksz = w->k[1] * w->k[2], OW = w->out[2], row = 8;
   for (gint64 t = t0; t < t1; t++)
     {
-      float *xp = j->scratch + t * (j->g.rows * j->g.ld + row), *yrow = xp + j->g.rows * j->g.ld;
+      /* (The AVX-512 rows read x itself: no padded plane, no scratch.) */
+      float *xp = j->avx512 ? NULL : j->scratch + t * (j->g.rows * j->g.ld + row);
+      float *yrow = j->avx512 ? NULL : xp + j->g.rows * j->g.ld;
       for (gint64 p = j->planes * t / j->tasks; p < j->planes * (t + 1) / j->tasks; p++)
         {
           gint64 c = p % C;
           const float *k = (const float *) j->wt->data + c * ksz;
           float b = j->bias ? ((const float *) j->bias->data)[c] : 0.0f;
           float *y = (float *) j->y->data + p * osz;
-          pad_plane ((const float *) j->x->data + p * isz, w, j->g, xp);
+          if (!j->avx512)
+            pad_plane ((const float *) j->x->data + p * isz, w, j->g, xp);
           for (gint64 oh = 0; oh < w->out[1]; oh++)
             {
               /* The activation in registers unless a sum comes first. */
               gboolean in_row = rt_epilogue_active (j->ep) && j->ep->sum == NULL;
-              dw_row (xp, j->g, k, b, w, oh, y + oh * OW, yrow, in_row ? j->ep->act : RT_ACT_NONE,
-                      in_row ? (float) j->ep->lo : 0, in_row ? (float) j->ep->hi : 0);
+#ifdef DW_AVX512
+              if (j->avx512)
+                dw_row3x3_avx512 ((const float *) j->x->data + p * isz, w->in[1], w->in[2], j->masks, w, oh, k, b,
+                                  y + oh * OW, in_row ? j->ep->act : RT_ACT_NONE,
+                                  in_row ? (float) j->ep->lo : 0, in_row ? (float) j->ep->hi : 0);
+              else
+#endif
+                dw_row (xp, j->g, k, b, w, oh, y + oh * OW, yrow, in_row ? j->ep->act : RT_ACT_NONE,
+                        in_row ? (float) j->ep->lo : 0, in_row ? (float) j->ep->hi : 0);
               if (!in_row)
                 rt_epilogue_apply (GRAPH_DTYPE_FLOAT, y + oh * OW, p * osz + oh * OW, OW, j->ep);
             }
@@ -179,14 +320,35 @@ rt_conv_depthwise (RtCall *call, const RtTensor *x, const RtTensor *wt, const Rt
 {
   Padded g = padded_geometry (w);
   gint64 planes = x->dims[0] * x->dims[1];
+  gboolean avx512 = FALSE;
+#ifdef DW_AVX512
+  /* SYMONNX_DEPTHWISE_AVX2=1: the 8-wide rows only (for comparing). */
+  avx512 = w->k[1] == 3 && w->k[2] == 3 && w->dil[1] == 1 && w->dil[2] == 1
+           && (w->stride[2] == 1 || w->stride[2] == 2) && __builtin_cpu_supports ("avx512f")
+           && !getenv ("SYMONNX_DEPTHWISE_AVX2");
+#endif
+  /* Tasks of at least ~64K multiply-adds; those of the AVX-512 rows need no
+   * scratch, so up to 4 per thread (a late thread leaves less to wait for). */
   gint64 work = MAX (w->out[1] * w->out[2] * w->k[1] * w->k[2], 1);
-  gint64 tasks = MIN (rt_call_threads (call), MAX (planes * work / 65536, 1));
+  gint64 tasks = MIN (rt_call_threads (call) * (avx512 ? 4 : 1), MAX (planes * work / 65536, 1));
   tasks = CLAMP (tasks, 1, MAX (planes, 1));
-  gint64 per_task = g.rows * g.ld + 8;
-  float *scratch = rt_call_scratch_n (call, 1, (gsize) (tasks * per_task) * sizeof (float), error);
-  if (scratch == NULL)
-    return FALSE;
-  DwJob job = { x, wt, bias, w, y, ep, g, scratch, tasks, planes };
+  float *scratch = NULL;
+  if (!avx512)
+    {
+      gint64 per_task = g.rows * g.ld + 8;
+      scratch = rt_call_scratch_n (call, 1, (gsize) (tasks * per_task) * sizeof (float), error);
+      if (scratch == NULL)
+        return FALSE;
+    }
+  DwJob job = { x, wt, bias, w, y, ep, g, scratch, tasks, planes, avx512, NULL };
+  g_autofree guint32 *masks = NULL;
+#ifdef DW_AVX512
+  if (avx512)
+    {
+      g_atomic_int_inc (&avx512_runs);
+      job.masks = masks = lane_masks (w);
+    }
+#endif
   rt_parallel_for (call, tasks, 1, dw_task, &job);
   return TRUE;
 }

@@ -695,6 +695,20 @@ void
 rt_conv_packed_gemm (const RtPackedW *p, gint64 g, const float *bp, gint64 n, float *c,
                      gint64 ldc, const float *bias, const float *z, const RtEpilogue *ep)
 {
+  rt_conv_packed_gemm_panels (p, g, bp, n, c, ldc, bias, z, ep, 0, p->panels);
+}
+
+gint64
+rt_conv_packed_panels (const RtPackedW *p)
+{
+  return p->panels;
+}
+
+void
+rt_conv_packed_gemm_panels (const RtPackedW *p, gint64 g, const float *bp, gint64 n, float *c,
+                            gint64 ldc, const float *bias, const float *z, const RtEpilogue *ep,
+                            gint64 mb0, gint64 mb1)
+{
   gint64 K = p->K, mr = p->mr, nr = p->nr, np = (n + nr - 1) / nr;
   const float *ag = p->a + g * p->panels * K * mr;
   gboolean act = rt_epilogue_active (ep);
@@ -708,7 +722,7 @@ rt_conv_packed_gemm (const RtPackedW *p, gint64 g, const float *bp, gint64 n, fl
         {
           const float *b = bp + jp * K * nr + pc * nr;
           gint64 nc = MIN (nr, n - jp * nr);
-          for (gint64 mb = 0; mb < p->panels; mb++)
+          for (gint64 mb = mb0; mb < mb1; mb++)
             {
               gint64 off = mb * mr * ldc + jp * nr;
               TileEp e = { bias ? bias + mb * mr : NULL, act && ep->sum ? z + off : NULL,

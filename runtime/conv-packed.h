@@ -64,3 +64,11 @@ void       rt_conv_pack_b_im2col (const RtPackedW *p, const float *x, gint64 C,
 void       rt_conv_packed_gemm (const RtPackedW *p, gint64 g, const float *bp, gint64 n,
                                 float *c, gint64 ldc, const float *bias, const float *z,
                                 const RtEpilogue *ep);
+/* The same for A's panels (mr rows each) [mb0, mb1) only: c, bias and z
+ * still at row 0 of the group.  Each panel's sums are the same whatever
+ * the range. */
+void       rt_conv_packed_gemm_panels (const RtPackedW *p, gint64 g, const float *bp, gint64 n,
+                                       float *c, gint64 ldc, const float *bias, const float *z,
+                                       const RtEpilogue *ep, gint64 mb0, gint64 mb1);
+/* A's panels per group (mr rows each). */
+gint64     rt_conv_packed_panels (const RtPackedW *p);

@@ -43,12 +43,18 @@ struct _RtWinograd
   RtPackedW  *b[MAX_NXI]; /* U[xi]ᵀ (C x M) packed as the GEMM's B */
 };
 
-static guint runs;
+static guint runs, grouped;
 
 guint
 rt_winograd_runs (void)
 {
   return g_atomic_int_get (&runs);
+}
+
+guint
+rt_winograd_grouped_stores (void)
+{
+  return g_atomic_int_get (&grouped);
 }
 
 void
@@ -351,19 +357,72 @@ input_tiles (const Job *j, gint64 n, gint64 blk, float *ap, gint64 c0, gint64 c1
   g_free (strip);
 }
 
+/* o := Aᵀ M A (+ bias) of tile t's products for 8 output channels (lanes). */
+__attribute__ ((target ("avx2,fma"), always_inline)) static inline void
+tile_out (const float *cb, gint64 M, __m256i mask, gint64 nl, const float *bias, __m256 bv,
+          __m256 *o, const int TILE)
+{
+  enum { MAXA = 6, MAXT = 4 };
+  const int ALPHA = TILE + 2, NXI = ALPHA * ALPHA;
+  __m256 mx[MAXA * MAXA], s[MAXA * MAXT];
+  for (int xi = 0; xi < NXI; xi++)
+    mx[xi] = nl == LANES ? _mm256_loadu_ps (cb + xi * M) : _mm256_maskload_ps (cb + xi * M, mask);
+  /* s[i][b] = Σ_j m[i][j] A[j][b], then o[a][b] = Σ_i Aᵀ[a][i] s[i][b] */
+  for (int i = 0; i < ALPHA; i++)
+    if (TILE == 4)
+      at6 (mx + i * ALPHA, 1, s + i * TILE, 1);
+    else
+      at4 (mx + i * ALPHA, 1, s + i * TILE, 1);
+  for (int b = 0; b < TILE; b++)
+    if (TILE == 4)
+      at6 (s + b, TILE, o + b, TILE);
+    else
+      at4 (s + b, TILE, o + b, TILE);
+  if (bias)
+    for (int k = 0; k < TILE * TILE; k++)
+      o[k] = _mm256_add_ps (o[k], bv);
+}
+
+/* r[0..7] (8 lanes each) transposed in place: r[l][i] := r[i][l]. */
+__attribute__ ((target ("avx2,fma"), always_inline)) static inline void
+transpose8 (__m256 r[8])
+{
+  __m256 t0 = _mm256_unpacklo_ps (r[0], r[1]), t1 = _mm256_unpackhi_ps (r[0], r[1]);
+  __m256 t2 = _mm256_unpacklo_ps (r[2], r[3]), t3 = _mm256_unpackhi_ps (r[2], r[3]);
+  __m256 t4 = _mm256_unpacklo_ps (r[4], r[5]), t5 = _mm256_unpackhi_ps (r[4], r[5]);
+  __m256 t6 = _mm256_unpacklo_ps (r[6], r[7]), t7 = _mm256_unpackhi_ps (r[6], r[7]);
+  __m256 u0 = _mm256_shuffle_ps (t0, t2, 0x44), u1 = _mm256_shuffle_ps (t0, t2, 0xee);
+  __m256 u2 = _mm256_shuffle_ps (t1, t3, 0x44), u3 = _mm256_shuffle_ps (t1, t3, 0xee);
+  __m256 u4 = _mm256_shuffle_ps (t4, t6, 0x44), u5 = _mm256_shuffle_ps (t4, t6, 0xee);
+  __m256 u6 = _mm256_shuffle_ps (t5, t7, 0x44), u7 = _mm256_shuffle_ps (t5, t7, 0xee);
+  r[0] = _mm256_permute2f128_ps (u0, u4, 0x20);
+  r[1] = _mm256_permute2f128_ps (u1, u5, 0x20);
+  r[2] = _mm256_permute2f128_ps (u2, u6, 0x20);
+  r[3] = _mm256_permute2f128_ps (u3, u7, 0x20);
+  r[4] = _mm256_permute2f128_ps (u0, u4, 0x31);
+  r[5] = _mm256_permute2f128_ps (u1, u5, 0x31);
+  r[6] = _mm256_permute2f128_ps (u2, u6, 0x31);
+  r[7] = _mm256_permute2f128_ps (u3, u7, 0x31);
+}
+
 /* Output channels [8 v0, 8 v1) of image n, block blk: Aᵀ M A + bias, then
- * the sum and the activation, into y. */
+ * the sum and the activation, into y.  F(2x2): four tiles side by side
+ * whose outputs are inside y are stored together, each channel's two rows
+ * of 8 as vectors (an 8x8 transpose), with the same operations per element
+ * as the scalar stores of the other tiles (so the same bits). */
 __attribute__ ((target ("avx2,fma"), always_inline)) static inline void
 output_tiles (const Job *j, gint64 n, gint64 blk, const float *cbuf, gint64 v0, gint64 v1,
               const int TILE)
 {
-  enum { MAXA = 6, MAXT = 4 };
+  enum { MAXT = 4 };
   const int ALPHA = TILE + 2, NXI = ALPHA * ALPHA;
   const Geometry *g = j->g;
   gint64 th0, T, M = j->M, OH = j->OH, OW = j->OW, osz = OH * OW;
   block_rows (j, blk, &th0, &T);
   float *yn = j->y + n * M * osz;
   const float *zn = j->z ? j->z + n * M * osz : NULL;
+  const __m256 zero = _mm256_setzero_ps (), lo8 = _mm256_set1_ps (j->lo), hi8 = _mm256_set1_ps (j->hi);
+  guint groups = 0;
   for (gint64 vg = v0; vg < v1; vg++)
     {
       gint64 m0 = vg * LANES, nl = MIN (LANES, M - m0);
@@ -372,28 +431,48 @@ output_tiles (const Job *j, gint64 n, gint64 blk, const float *cbuf, gint64 v0, 
         mk[l] = l < nl ? -1 : 0;
       __m256i mask = _mm256_loadu_si256 ((const __m256i *) mk);
       __m256 bv = j->bias ? _mm256_maskload_ps (j->bias + m0, mask) : _mm256_setzero_ps ();
-      for (gint64 t = 0; t < T; t++)
+      for (gint64 t = 0; t < T;)
         {
           const float *cb = cbuf + t * NXI * M + m0;
-          __m256 mx[MAXA * MAXA], s[MAXA * MAXT], o[MAXT * MAXT];
-          for (int xi = 0; xi < NXI; xi++)
-            mx[xi] = nl == LANES ? _mm256_loadu_ps (cb + xi * M)
-                                 : _mm256_maskload_ps (cb + xi * M, mask);
-          /* s[i][b] = Σ_j m[i][j] A[j][b], then o[a][b] = Σ_i Aᵀ[a][i] s[i][b] */
-          for (int i = 0; i < ALPHA; i++)
-            if (TILE == 4)
-              at6 (mx + i * ALPHA, 1, s + i * TILE, 1);
-            else
-              at4 (mx + i * ALPHA, 1, s + i * TILE, 1);
-          for (int b = 0; b < TILE; b++)
-            if (TILE == 4)
-              at6 (s + b, TILE, o + b, TILE);
-            else
-              at4 (s + b, TILE, o + b, TILE);
+          gint64 oh0 = (th0 + t / g->TW) * TILE, ow0 = (t % g->TW) * TILE;
+          if (TILE == 2 && t % g->TW + 4 <= g->TW && t + 4 <= T && ow0 + 8 <= OW && oh0 + 2 <= OH)
+            {
+              /* r[a][2 q + b]: output (oh0 + a, ow0 + 2 q + b) of tile t + q, 8 channels */
+              __m256 r[2][8], o[4];
+              for (int q = 0; q < 4; q++)
+                {
+                  tile_out (cb + q * NXI * M, M, mask, nl, j->bias, bv, o, 2);
+                  r[0][2 * q] = o[0], r[0][2 * q + 1] = o[1];
+                  r[1][2 * q] = o[2], r[1][2 * q + 1] = o[3];
+                }
+              for (int a = 0; a < 2; a++)
+                {
+                  transpose8 (r[a]);   /* r[a][l]: channel m0 + l, columns ow0 .. ow0 + 7 */
+                  for (gint64 l = 0; l < nl; l++)
+                    {
+                      gint64 at = (m0 + l) * osz + (oh0 + a) * OW + ow0;
+                      __m256 val = r[a][l];
+                      if (zn)
+                        val = _mm256_add_ps (val, _mm256_loadu_ps (zn + at));
+                      if (j->act == RT_ACT_RELU)   /* val > 0 ? val : 0 */
+                        val = _mm256_and_ps (val, _mm256_cmp_ps (val, zero, _CMP_GT_OQ));
+                      else if (j->act == RT_ACT_CLIP)
+                        {
+                          val = _mm256_blendv_ps (val, lo8, _mm256_cmp_ps (val, lo8, _CMP_LT_OQ));
+                          val = _mm256_blendv_ps (val, hi8, _mm256_cmp_ps (val, hi8, _CMP_GT_OQ));
+                        }
+                      _mm256_storeu_ps (yn + at, val);
+                    }
+                }
+              t += 4;
+              groups++;
+              continue;
+            }
+          __m256 o[MAXT * MAXT];
+          tile_out (cb, M, mask, nl, j->bias, bv, o, TILE);
           float ov[MAXT * MAXT][LANES];
           for (int k = 0; k < TILE * TILE; k++)
-            _mm256_storeu_ps (ov[k], j->bias ? _mm256_add_ps (o[k], bv) : o[k]);
-          gint64 oh0 = (th0 + t / g->TW) * TILE, ow0 = (t % g->TW) * TILE;
+            _mm256_storeu_ps (ov[k], o[k]);
           gint64 na = MIN (TILE, OH - oh0), nb = MIN (TILE, OW - ow0);
           for (gint64 l = 0; l < nl; l++)
             {
@@ -415,8 +494,11 @@ output_tiles (const Job *j, gint64 n, gint64 blk, const float *cbuf, gint64 v0, 
                     yp[a * OW + b] = val;
                   }
             }
+          t++;
         }
     }
+  if (groups)
+    g_atomic_int_add (&grouped, groups);
 }
 
 __attribute__ ((target ("avx2,fma"))) static void

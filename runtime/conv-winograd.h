@@ -36,3 +36,6 @@ int         rt_winograd_tile (const RtWinograd *wg);
 /* Convs computed by rt_conv_winograd since the process started (for tests
  * to check that the path was taken). */
 guint       rt_winograd_runs (void);
+/* Groups of four F(2x2) tiles whose outputs were stored as vectors (an 8x8
+ * transpose) instead of element by element, since the process started. */
+guint       rt_winograd_grouped_stores (void);

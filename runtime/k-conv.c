@@ -303,6 +303,55 @@ typedef struct
   const RtPackedW  *pw;              /* packed weights (conv-packed.c), or NULL: sgemm */
 } ConvJob;
 
+/* Packed B of block b of xi (one image and group) into bp; *c0, *bn: the
+ * block's first output column and its width. */
+static void
+pack_block (const ConvJob *j, const char *xi, gint64 b, float *bp, gint64 *c0, gint64 *bn)
+{
+  const RtWindow *w = j->w;
+  if (j->direct)
+    {
+      *c0 = b * j->block;
+      *bn = MIN (j->block, j->osz - *c0);
+      rt_conv_pack_b_rows (j->pw, (const float *) xi + *c0, j->osz, *bn, bp);
+    }
+  else
+    {
+      gint64 oh0 = b * j->block, oh1 = MIN (oh0 + j->block, w->out[1]);
+      *c0 = oh0 * w->out[2];
+      *bn = (oh1 - oh0) * w->out[2];
+      rt_conv_pack_b_im2col (j->pw, (const float *) xi, j->Cg, w, oh0, oh1, bp,
+                             bp + rt_conv_packed_b_floats (j->pw, *bn));
+    }
+}
+
+/* Output channels split over the threads: one image, one group, all
+ * columns in one block packed once (bp, bn columns), panels of A [mb0, mb1). */
+typedef struct
+{
+  const ConvJob *j;
+  const float   *bp;
+  gint64         bn;
+} ChannelSplit;
+
+static void
+channel_range (gint64 mb0, gint64 mb1, gpointer data)
+{
+  const ChannelSplit *s = data;
+  const ConvJob *j = s->j;
+  const float *z = rt_epilogue_active (j->ep) && j->ep->sum ? (const float *) j->ep->sum->data : NULL;
+  rt_conv_packed_gemm_panels (j->pw, 0, s->bp, s->bn, (float *) j->y, j->osz, (const float *) j->bias,
+                              z, j->ep, mb0, mb1);
+}
+
+static guint channel_splits;
+
+guint
+rt_conv_channel_splits (void)
+{
+  return g_atomic_int_get (&channel_splits);
+}
+
 /* Block `item` of the output: im2col, GEMM, then bias and epilogue while
  * the block is in cache. */
 static void
@@ -320,20 +369,7 @@ conv_block (const ConvJob *j, gint64 item, char *col)
       /* Packed B then the packed GEMM; col holds B and a row of im2col. */
       gint64 c0, bn;
       float *bp = (float *) col;
-      if (j->direct)
-        {
-          c0 = b * j->block;
-          bn = MIN (j->block, j->osz - c0);
-          rt_conv_pack_b_rows (j->pw, (const float *) xi + c0, j->osz, bn, bp);
-        }
-      else
-        {
-          gint64 oh0 = b * j->block, oh1 = MIN (oh0 + j->block, w->out[1]);
-          c0 = oh0 * w->out[2];
-          bn = (oh1 - oh0) * w->out[2];
-          rt_conv_pack_b_im2col (j->pw, (const float *) xi, j->Cg, w, oh0, oh1, bp,
-                                 bp + rt_conv_packed_b_floats (j->pw, bn));
-        }
+      pack_block (j, xi, b, bp, &c0, &bn);
       const float *z = rt_epilogue_active (j->ep) && j->ep->sum
                          ? (const float *) j->ep->sum->data + z0 + c0 : NULL;
       rt_conv_packed_gemm (j->pw, g, bp, bn, (float *) yg + c0, j->osz, (const float *) bg, z,
@@ -551,6 +587,28 @@ rt_conv_ex (RtCall *call, const RtTensor *x, const RtTensor *wt, const RtTensor 
   j.inner_parallel = j.tasks == 1 && threads > 1;
   if (rt_conv_packed_usable (pw, wt, group) && x->rank == 4)
     j.pw = pw;
+  /* One image and group with few output columns (MobileNet's 14x14 and
+   * 7x7 maps): blocks of columns would leave each thread a few partly
+   * filled 32-wide panels; instead B is packed once, whole, and the
+   * threads split the output channels (same sums: each panel's are made
+   * the same way whichever thread makes them). */
+  if (threads > 1 && N * group == 1 && x->rank == 4 && j.osz <= 256
+      && rt_conv_packed_usable (pw, wt, group) && rt_conv_packed_panels (pw) >= 2 * threads)
+    {
+      j.pw = pw;
+      j.block = j.direct ? j.osz : w.out[1];
+      gint64 bn = j.osz;
+      gint64 elems = (rt_conv_packed_b_floats (pw, bn) + bn + 15) / 16 * 16;
+      float *bp = rt_call_scratch (call, (gsize) elems * sizeof (float), error);
+      if (bp == NULL)
+        return FALSE;
+      gint64 c0;
+      pack_block (&j, j.x, 0, bp, &c0, &bn);
+      ChannelSplit cs = { &j, bp, bn };
+      g_atomic_int_inc (&channel_splits);
+      rt_parallel_for (call, rt_conv_packed_panels (pw), 1, channel_range, &cs);
+      return TRUE;
+    }
   j.col_elems = j.direct ? 0 : j.ksz * w.out[0] * j.block * w.out[2];
   if (j.pw)
     {

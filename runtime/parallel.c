@@ -1,80 +1,214 @@
-/* Fork-join over index ranges for kernels' big loops, on one process-wide
- * GThreadPool.  The calling thread runs the first chunk itself; chunks are
- * contiguous and each writes only its own part of the output, so results
- * are bit-identical to a single-threaded run. */
+/* Fork-join over index ranges for kernels' big loops.
+ *
+ * One process-wide job slot served by persistent worker threads.  A job is
+ * [0, n) cut into contiguous chunks; the calling thread and the workers
+ * claim chunks with an atomic counter until none is left, so a worker that
+ * is slow to wake (the other cores busy) costs nothing but its wake-up: the
+ * caller runs the chunks nobody has claimed.  Each chunk writes only its own
+ * part of the output and the cut depends on n and the thread count only, so
+ * results are bit-identical to a single-threaded run whoever runs a chunk.
+ *
+ * The caller polls a short while (WAIT_SPIN_US) for chunks still running
+ * elsewhere before it sleeps: sleeping gives its core away, and on a busy
+ * machine getting it back took longer than the rest of a small node.
+ *
+ * A job posted while the slot is taken (a kernel's range function calling
+ * rt_parallel_for, or two sessions running on different threads) runs on
+ * the calling thread alone. */
 #include "runtime/kernel.h"
 
+#define MAX_WORKERS       63
+#define CHUNKS_PER_THREAD 4     /* so a late or preempted thread leaves little to wait for */
+/* Polling for the next job costs the caller its share of the CPU on a
+ * loaded machine (the scheduler shares the cores between all runnable
+ * threads); with 2 cores at load 4-7, MobileNetV2 at 2 threads ran best
+ * with no polling by the workers (bench/README.md, branch perf16c). */
+#define SPIN_US           0     /* a worker polls this long for the next job, then sleeps */
+#define WAIT_SPIN_US      50    /* the caller polls this long for the last chunks, then sleeps */
+
 typedef struct
 {
+  GMutex    busy;           /* held by the thread whose job is posted */
+  GMutex    lock;           /* for the two conditions */
+  GCond     wake;           /* sleeping workers: a new job */
+  GCond     finished;       /* the caller: the last chunk is done */
+  gint      gen;            /* even: a job (or none) posted; odd: being set up */
+  gint      active;         /* workers reading the current job's fields */
+  gint      sleepers;       /* workers waiting on wake */
+  gint      caller_waiting; /* the caller waits on finished */
+  gint      next, done;     /* chunks claimed, chunks finished */
+  /* The job: written only while gen is odd and no worker is active. */
   RtRangeFn fn;
   gpointer  data;
-  GMutex    lock;
-  GCond     done;
-  guint     pending;
-} Job;
+  gint64    n;
+  gint      chunks;
+} Pool;
 
-typedef struct
-{
-  Job   *job;
-  gint64 begin, end;
-} Chunk;
+static Pool P;              /* statically allocated GMutex/GCond need no init */
+static GMutex workers_lock;
+static gint n_workers;
 
-static void
-run_chunk (gpointer item, gpointer user_data)
+static inline void
+cpu_relax (void)
 {
-  Chunk *c = item;
-  Job *job = c->job;
-  (void) user_data;
-  job->fn (c->begin, c->end, job->data);
-  g_mutex_lock (&job->lock);
-  if (--job->pending == 0)
-    g_cond_signal (&job->done);
-  g_mutex_unlock (&job->lock);
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause ();
+#endif
 }
 
-static GThreadPool *
-pool (void)
+/* Runs chunks until none is left to claim. */
+static void
+run_chunks (void)
 {
-  static gsize once = 0;
-  static GThreadPool *p;
-  if (g_once_init_enter (&once))
+  for (;;)
     {
-      /* Non-exclusive: threads are started on demand and shared. */
-      p = g_thread_pool_new (run_chunk, NULL, 64, FALSE, NULL);
-      g_once_init_leave (&once, 1);
+      gint c = g_atomic_int_add (&P.next, 1);
+      gint chunks = P.chunks;
+      if (c >= chunks)
+        return;
+      P.fn (P.n * c / chunks, P.n * (c + 1) / chunks, P.data);
+      if (g_atomic_int_add (&P.done, 1) + 1 == chunks && g_atomic_int_get (&P.caller_waiting))
+        {
+          g_mutex_lock (&P.lock);
+          g_cond_broadcast (&P.finished);
+          g_mutex_unlock (&P.lock);
+        }
     }
-  return p;
+}
+
+static gboolean
+new_job (gint g, gint seen)
+{
+  return g != seen && (g & 1) == 0;
+}
+
+/* Waits until a job other than `seen` is posted; returns its gen. */
+static gint
+wait_job (gint seen)
+{
+  gint64 t0 = 0;
+  for (guint i = 1;; i++)
+    {
+      gint g = g_atomic_int_get (&P.gen);
+      if (new_job (g, seen))
+        return g;
+      cpu_relax ();
+      if (i % 64 == 0)
+        {
+          gint64 now = g_get_monotonic_time ();
+          if (t0 == 0)
+            t0 = now;
+          else if (now - t0 > SPIN_US)
+            break;
+        }
+    }
+  gint g;
+  g_mutex_lock (&P.lock);
+  g_atomic_int_inc (&P.sleepers);
+  while (!new_job (g = g_atomic_int_get (&P.gen), seen))
+    g_cond_wait (&P.wake, &P.lock);
+  g_atomic_int_dec_and_test (&P.sleepers);
+  g_mutex_unlock (&P.lock);
+  return g;
+}
+
+static gpointer
+worker (gpointer seen_p)
+{
+  gint seen = GPOINTER_TO_INT (seen_p);
+  for (;;)
+    {
+      gint g = wait_job (seen);
+      seen = g;
+      /* Announce ourselves, then check the job is still the one we saw: a
+       * caller setting up the next one waits for active == 0 first. */
+      g_atomic_int_inc (&P.active);
+      if (g_atomic_int_get (&P.gen) == g)
+        run_chunks ();
+      g_atomic_int_dec_and_test (&P.active);
+    }
+  return NULL;
+}
+
+/* Starts workers up to `want` (called with P.busy held, gen even). */
+static void
+ensure_workers (gint want)
+{
+  want = MIN (want, MAX_WORKERS);
+  if (g_atomic_int_get (&n_workers) >= want)
+    return;
+  g_mutex_lock (&workers_lock);
+  while (n_workers < want)
+    {
+      GThread *t = g_thread_try_new ("symonnx-rt", worker,
+                                     GINT_TO_POINTER (g_atomic_int_get (&P.gen)), NULL);
+      if (t == NULL)
+        break;   /* fewer workers: the caller runs what they would have */
+      g_thread_unref (t);
+      g_atomic_int_inc (&n_workers);
+    }
+  g_mutex_unlock (&workers_lock);
 }
 
 void
 rt_parallel_for (const RtCall *call, gint64 n, gint64 min_chunk, RtRangeFn fn, gpointer data)
 {
-  gint64 threads = rt_call_threads (call);
-  gint64 tasks = MIN (threads, min_chunk > 0 ? n / min_chunk : n);
-  if (tasks <= 1 || pool () == NULL)
+  gint64 threads = MIN (rt_call_threads (call), MAX_WORKERS + 1);
+  gint64 most = min_chunk > 0 ? n / min_chunk : n;
+  if (MIN (threads, most) <= 1 || !g_mutex_trylock (&P.busy))
     {
       if (n > 0)
         fn (0, n, data);
       return;
     }
-  Job job = { .fn = fn, .data = data, .pending = (guint) tasks - 1 };
-  g_mutex_init (&job.lock);
-  g_cond_init (&job.done);
-  g_autofree Chunk *chunks = g_new (Chunk, tasks);
-  for (gint64 t = 0; t < tasks; t++)
+  gint chunks = (gint) MIN (threads * CHUNKS_PER_THREAD, most);
+  ensure_workers ((gint) threads - 1);
+
+  /* Set up: gen odd, wait for workers still leaving the last job. */
+  gint g = g_atomic_int_get (&P.gen);
+  g_atomic_int_set (&P.gen, (gint) ((guint) g + 1));
+  for (guint i = 1; g_atomic_int_get (&P.active) > 0; i++)
+    if (i % 1024 == 0)
+      g_thread_yield ();
+    else
+      cpu_relax ();
+  P.fn = fn;
+  P.data = data;
+  P.n = n;
+  P.chunks = chunks;
+  g_atomic_int_set (&P.next, 0);
+  g_atomic_int_set (&P.done, 0);
+  g_atomic_int_set (&P.caller_waiting, 0);
+  g_atomic_int_set (&P.gen, (gint) ((guint) g + 2));
+  if (g_atomic_int_get (&P.sleepers) > 0)
     {
-      chunks[t].job = &job;
-      chunks[t].begin = n * t / tasks;
-      chunks[t].end = n * (t + 1) / tasks;
+      g_mutex_lock (&P.lock);
+      g_cond_broadcast (&P.wake);
+      g_mutex_unlock (&P.lock);
     }
-  for (gint64 t = 1; t < tasks; t++)
-    if (!g_thread_pool_push (pool (), &chunks[t], NULL))
-      run_chunk (&chunks[t], NULL);   /* no thread: run it here */
-  fn (chunks[0].begin, chunks[0].end, data);
-  g_mutex_lock (&job.lock);
-  while (job.pending > 0)
-    g_cond_wait (&job.done, &job.lock);
-  g_mutex_unlock (&job.lock);
-  g_mutex_clear (&job.lock);
-  g_cond_clear (&job.done);
+
+  run_chunks ();
+
+  /* Chunks other threads claimed: poll a while, then sleep. */
+  gint64 t0 = 0;
+  for (guint i = 1; g_atomic_int_get (&P.done) < chunks; i++)
+    {
+      cpu_relax ();
+      if (i % 64 == 0)
+        {
+          gint64 now = g_get_monotonic_time ();
+          if (t0 == 0)
+            t0 = now;
+          else if (now - t0 > WAIT_SPIN_US)
+            {
+              g_mutex_lock (&P.lock);
+              g_atomic_int_set (&P.caller_waiting, 1);
+              while (g_atomic_int_get (&P.done) < chunks)
+                g_cond_wait (&P.finished, &P.lock);
+              g_mutex_unlock (&P.lock);
+              break;
+            }
+        }
+    }
+  g_mutex_unlock (&P.busy);
 }

@@ -34,6 +34,9 @@ gboolean rt_conv (RtCall *call, const RtTensor *x, const RtTensor *wt, const RtT
  * when not NULL, and W's packed panels (conv-packed.h; NULL: none, or
  * made from other data: not used). */
 typedef struct _RtPackedW RtPackedW;
+/* Convs whose output channels were split over the threads (one image, few
+ * output columns, packed weights), for tests. */
+guint    rt_conv_channel_splits (void);
 gboolean rt_conv_ex (RtCall *call, const RtTensor *x, const RtTensor *wt, const RtTensor *bias,
                      gint64 group, const RtWindow *w, const RtEpilogue *ep, RtTensor *into,
                      const RtPackedW *pw, GError **error);
@@ -41,6 +44,9 @@ gboolean rt_conv_ex (RtCall *call, const RtTensor *x, const RtTensor *wt, const 
  * (conv-depthwise.c): whether it applies, and y := conv then ep. */
 gboolean rt_conv_depthwise_applies (const RtTensor *x, const RtTensor *wt, gint64 group,
                                     const RtWindow *w);
+/* Depthwise Convs that ran their 3x3 rows 16 columns a vector (AVX-512F;
+ * SYMONNX_DEPTHWISE_AVX2=1 turns it off), for tests. */
+guint    rt_conv_depthwise_avx512_runs (void);
 gboolean rt_conv_depthwise (RtCall *call, const RtTensor *x, const RtTensor *wt,
                             const RtTensor *bias, const RtWindow *w, RtTensor *y,
                             const RtEpilogue *ep, GError **error);

@@ -7,6 +7,7 @@
 #include "tests/runtime/test-runtime.h"
 #include "tests/runtime/fusion-testutil.h"
 #include "runtime/session-private.h"
+#include "runtime/spatial.h"
 #include <math.h>
 #include <string.h>
 
@@ -259,6 +260,57 @@ test_depthwise_clip (void)
     }
 }
 
+/* The AVX-512 depthwise rows (3x3, stride 1 or 2: 16 columns a vector,
+ * the last one under a mask) give the same bits as the 8-wide rows
+ * (SYMONNX_DEPTHWISE_AVX2=1), with no activation, Relu and Clip fused, on
+ * widths around 16; the counter proves which path ran; a 5x5 depthwise
+ * Conv does not take it.  (test_depthwise checks the default path against
+ * a direct convolution.) */
+static void
+test_depthwise_avx512 (void)
+{
+  if (!__builtin_cpu_supports ("avx512f"))
+    {
+      g_test_skip ("no AVX-512F");
+      return;
+    }
+  const struct { gint64 k, s, p, q, h, w; int act; } cases[] = {   /* q: bottom/right pads */
+    { 3, 1, 1, 1, 9, 17, 0 }, { 3, 2, 1, 1, 14, 14, 1 }, { 3, 2, 0, 0, 7, 8, 2 },
+    { 3, 1, 1, 1, 5, 1, 2 }, { 3, 1, 1, 1, 6, 16, 1 }, { 3, 2, 1, 1, 11, 33, 2 },
+    { 3, 1, 0, 0, 8, 50, 0 }, { 3, 2, 1, 1, 7, 64, 1 }, { 3, 2, 0, 1, 12, 36, 2 },
+    { 3, 1, 2, 0, 5, 19, 1 }, { 3, 2, 2, 2, 6, 40, 0 }, { 5, 1, 2, 2, 6, 23, 2 },
+  };
+  for (guint t = 0; t < G_N_ELEMENTS (cases); t++)
+    {
+      gint64 C = 7, K = cases[t].k, S = cases[t].s, P = cases[t].p;
+      g_autoptr (Graph) g = fz_new_graph_at (13);
+      gint64 xd[4] = { 2, C, cases[t].h, cases[t].w }, wd[4] = { C, 1, K, K }, bd[1] = { C };
+      gint64 st[2] = { S, S }, pd[4] = { P, P, cases[t].q, cases[t].q };
+      GraphValue *y = graph_op (g, "Conv", fz_input (g, "x", 4, xd), fz_weights (g, "w", 4, wd),
+                                fz_weights (g, "b", 1, bd), "group_i", C, "strides_is", 2, st,
+                                "pads_is", 4, pd, NULL);
+      if (cases[t].act == 1)
+        y = graph_op (g, "Relu", y, NULL);
+      else if (cases[t].act == 2)
+        y = graph_op (g, "Clip", y, fz_scalar (g, "lo", -0.2f), fz_scalar (g, "hi", 0.3f), NULL);
+      graph_value_set_name (y, "y");
+      graph_add_output (g, y);
+      g_autoptr (GHashTable) in = fz_inputs_new ();
+      g_hash_table_insert (in, g_strdup ("x"), fz_random_tensor (4, xd));
+      guint nodes, before = rt_conv_depthwise_avx512_runs ();
+      g_autoptr (Tensor) wide = fz_run (g, in, FALSE, "y", &nodes);
+      g_assert_cmpuint (nodes, ==, 1);   /* the activation fused: applied in the rows */
+      g_assert_cmpuint (rt_conv_depthwise_avx512_runs (), ==, before + (K == 3));
+      g_setenv ("SYMONNX_DEPTHWISE_AVX2", "1", TRUE);
+      g_autoptr (Tensor) narrow = fz_run (g, in, FALSE, "y", &nodes);
+      g_unsetenv ("SYMONNX_DEPTHWISE_AVX2");
+      g_assert_cmpuint (rt_conv_depthwise_avx512_runs (), ==, before + (K == 3));
+      g_assert_cmpint (tensor_numel (wide), ==, tensor_numel (narrow));
+      g_assert_cmpmem (tensor_data (wide), tensor_numel (wide) * 4, tensor_data (narrow),
+                       tensor_numel (narrow) * 4);
+    }
+}
+
 /* MaxPool over strides 1-3, pads 0-1 and widths around the 8-column
  * blocks against the maximum of each window computed here. */
 static void
@@ -407,6 +459,57 @@ test_threads_same_bits (void)
   tensor_unref (out[1]);
 }
 
+/* Convs of one image with few output columns split their output channels
+ * over the threads (B packed once, whole): a 1x1 Conv + Add + Relu and a
+ * 3x3 stride-2 Conv + Clip on a 7x7 map give the same bits with 2 and 3
+ * threads as with 1 (each panel's blocks of columns on one thread); the
+ * counter proves the split ran, and only with more than one thread. */
+static void
+test_channel_split (void)
+{
+  g_autoptr (Graph) g = fz_new_graph_at (13);
+  const gint64 xd[4] = { 1, 24, 7, 7 }, w1d[4] = { 64, 24, 1, 1 }, b1d[1] = { 64 };
+  const gint64 zd[4] = { 1, 64, 7, 7 }, w2d[4] = { 56, 64, 3, 3 }, st[2] = { 2, 2 };
+  GraphValue *c = graph_op (g, "Conv", fz_input (g, "x", 4, xd), fz_weights (g, "w1", 4, w1d),
+                            fz_weights (g, "b1", 1, b1d), NULL);
+  GraphValue *r = graph_op (g, "Relu", graph_op (g, "Add", c, fz_input (g, "z", 4, zd), NULL), NULL);
+  GraphValue *d = graph_op (g, "Conv", r, fz_weights (g, "w2", 4, w2d), "strides_is", 2, st,
+                            "pads_is", 4, pads, NULL);
+  GraphValue *y = graph_op (g, "Clip", d, fz_scalar (g, "lo", -0.5f), fz_scalar (g, "hi", 0.5f), NULL);
+  graph_value_set_name (y, "y");
+  graph_add_output (g, y);
+  g_autoptr (GHashTable) in = fz_inputs_new ();
+  g_hash_table_insert (in, g_strdup ("x"), fz_random_tensor (4, xd));
+  g_hash_table_insert (in, g_strdup ("z"), fz_random_tensor (4, zd));
+  Tensor *out[3];
+  for (int k = 0; k < 3; k++)
+    {
+      RtOptions o;
+      rt_options_init (&o);
+      o.threads = k + 1;
+      g_autoptr (GError) error = NULL;
+      g_autoptr (RtSession) s = rt_session_new (g, &o, &error);
+      g_assert_no_error (error);
+      g_assert_cmpuint (s->n_nodes, ==, 2);   /* Conv + Add + Relu, Conv + Clip */
+      g_autoptr (GHashTable) res = fz_inputs_new ();
+      guint before = rt_conv_channel_splits ();
+      g_assert_true (rt_session_run (s, in, res, &error));
+      g_assert_no_error (error);
+      g_assert_cmpuint (rt_conv_channel_splits (), ==, before + (k ? 2 : 0));
+      out[k] = tensor_ref (g_hash_table_lookup (res, "y"));
+    }
+  g_assert_cmpint (tensor_numel (out[0]), ==, 56 * 4 * 4);
+  guint clamped = 0;
+  for (gint64 i = 0; i < tensor_numel (out[0]); i++)
+    clamped += fabs (tensor_get_double (out[0], i)) == 0.5;
+  g_assert_cmpuint (clamped, >, 1);
+  for (int k = 1; k < 3; k++)
+    g_assert_cmpmem (tensor_data (out[0]), tensor_nbytes (out[0]), tensor_data (out[k]),
+                     tensor_nbytes (out[k]));
+  for (int k = 0; k < 3; k++)
+    tensor_unref (out[k]);
+}
+
 /* DequantizeLinear (x, w, bias) → Conv [→ Relu] → QuantizeLinear, as
  * torch exports a quantized convolution (Note [Quantized Conv chains]),
  * fused into one integer convolution: it must equal ONNX's QLinearConv
@@ -515,7 +618,9 @@ test_fusion_register (void)
   g_test_add_func ("/runtime/fusion/qdq-conv", test_qdq_conv);
   g_test_add_func ("/runtime/fusion/depthwise-clip", test_depthwise_clip);
   g_test_add_func ("/runtime/conv/depthwise", test_depthwise);
+  g_test_add_func ("/runtime/conv/depthwise-avx512", test_depthwise_avx512);
   g_test_add_func ("/runtime/pool/max-vector", test_max_pool);
   g_test_add_func ("/runtime/conv/packed", test_packed);
   g_test_add_func ("/runtime/threads/same-bits", test_threads_same_bits);
+  g_test_add_func ("/runtime/threads/channel-split", test_channel_split);
 }

@@ -13,6 +13,7 @@
 #include "tests/runtime/fusion-testutil.h"
 #include "runtime/conv-winograd.h"
 #include <math.h>
+#include <string.h>
 
 /* Winograd rounds differently from a plain dot product.  F(4x4, 3x3) the
  * most: its input transform Bᵀ d B sums up to 10 x 10 scaled inputs
@@ -301,6 +302,87 @@ test_not_taken (void)
   g_assert_cmpint (tensor_numel (out), ==, k.M * 9 * 9);
 }
 
+/* Conv [+ Add z + Relu | + Clip] of width w (pads 1), W and b the same for
+ * every width (fz_new_graph_at resets the generator). */
+static Graph *
+grouped_graph (gint64 width, int act)
+{
+  Graph *g = fz_new_graph_at (13);
+  const gint64 wd[4] = { 20, 16, 3, 3 }, bd[1] = { 20 }, pads[4] = { 1, 1, 1, 1 };
+  const gint64 xd[4] = { 2, 16, 9, width }, zd[4] = { 2, 20, 9, width };
+  GraphValue *w = fz_weights (g, "w", 4, wd), *b = fz_weights (g, "b", 1, bd);
+  GraphValue *y = graph_op (g, "Conv", fz_input (g, "x", 4, xd), w, b, "pads_is", 4, pads, NULL);
+  if (act == 1)
+    y = graph_op (g, "Relu", graph_op (g, "Add", y, fz_input (g, "z", 4, zd), NULL), NULL);
+  else if (act == 2)
+    y = graph_op (g, "Clip", y, fz_scalar (g, "lo", -0.5f), fz_scalar (g, "hi", 0.75f), NULL);
+  graph_value_set_name (y, "y");
+  graph_add_output (g, y);
+  return g;
+}
+
+/* t (2 x ch x 9 x 16) cut to its first `width` columns. */
+static Tensor *
+crop (const Tensor *t, gint64 ch, gint64 width)
+{
+  const gint64 d[4] = { 2, ch, 9, width };
+  g_autofree float *v = g_new (float, 2 * ch * 9 * width);
+  const float *src = tensor_data (t);
+  for (gint64 r = 0; r < 2 * ch * 9; r++)
+    memcpy (v + r * width, src + r * 16, (gsize) width * sizeof (float));
+  return tensor_new_from_data (GRAPH_DTYPE_FLOAT, 4, d, v, (gsize) (2 * ch * 9 * width) * sizeof (float),
+                               NULL);
+}
+
+/* F(2x2): four tiles side by side stored as vectors (grouped) give the
+ * same bits as tiles stored element by element.  Width 16 (8 tiles
+ * across) stores tiles 4-7 of each full tile row grouped; width 15 (the
+ * same input cut by one column) stores them one by one, since their
+ * outputs end at column 14: output columns 8-13 depend on the same inputs
+ * in both and must agree, also with the residual Add + Relu and the Clip
+ * applied as they are stored.  The counter proves which stores ran. */
+static void
+test_grouped_stores (void)
+{
+  const gint64 xd[4] = { 2, 16, 9, 16 }, zd[4] = { 2, 20, 9, 16 };
+  for (int act = 0; act < 3; act++)
+    {
+      g_autoptr (Graph) g16 = grouped_graph (16, act), g15 = grouped_graph (15, act);
+      fz_rng_state = 777;
+      g_autoptr (Tensor) x = fz_random_tensor (4, xd), z = fz_random_tensor (4, zd);
+      g_autoptr (Tensor) x15 = crop (x, 16, 15), z15 = crop (z, 20, 15);
+      g_autoptr (GHashTable) in16 = fz_inputs_new (), in15 = fz_inputs_new ();
+      g_hash_table_insert (in16, g_strdup ("x"), tensor_ref (x));
+      g_hash_table_insert (in15, g_strdup ("x"), tensor_ref (x15));
+      if (act == 1)
+        {
+          g_hash_table_insert (in16, g_strdup ("z"), tensor_ref (z));
+          g_hash_table_insert (in15, g_strdup ("z"), tensor_ref (z15));
+        }
+      guint nodes, r0 = rt_winograd_runs (), s0 = rt_winograd_grouped_stores ();
+      g_autoptr (Tensor) y16 = fz_run (g16, in16, FALSE, "y", &nodes);
+      g_assert_cmpuint (nodes, ==, 1);   /* the Add and activation stored with the tiles */
+      guint s1 = rt_winograd_grouped_stores ();
+      g_autoptr (Tensor) y15 = fz_run (g15, in15, FALSE, "y", &nodes);
+      guint s2 = rt_winograd_grouped_stores ();
+      g_assert_cmpuint (rt_winograd_runs (), ==, r0 + 2);
+      /* 2 images x 4 full tile rows x 3 channel vectors: two groups per
+       * tile row at width 16, one at width 15 */
+      g_assert_cmpuint (s1 - s0, ==, 2 * 4 * 3 * 2);
+      g_assert_cmpuint (s2 - s1, ==, 2 * 4 * 3 * 1);
+      const float *a = tensor_data (y16), *b = tensor_data (y15);
+      guint clamped = 0;
+      for (gint64 r = 0; r < 2 * 20 * 9; r++)
+        for (gint64 c = 0; c < 14; c++)
+          {
+            g_assert_cmpmem (&a[r * 16 + c], sizeof (float), &b[r * 15 + c], sizeof (float));
+            clamped += a[r * 16 + c] == (act == 2 ? 0.75f : 0.0f);
+          }
+      if (act)
+        g_assert_cmpuint (clamped, >, 1);
+    }
+}
+
 void
 test_winograd_register (void)
 {
@@ -308,4 +390,5 @@ test_winograd_register (void)
   g_test_add_func ("/runtime/winograd/threads-same-bits", test_threads);
   g_test_add_func ("/runtime/winograd/fused", test_fused);
   g_test_add_func ("/runtime/winograd/not-taken", test_not_taken);
+  g_test_add_func ("/runtime/winograd/grouped-stores", test_grouped_stores);
 }
