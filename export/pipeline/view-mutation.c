@@ -265,11 +265,15 @@ write_back (SymContext *ctx, GraphNode *p, GraphValue *child, GError **error)
       refuse (p, error, "a view whose shape does not match its arguments");
       return NULL;
     }
-  gint64 numel = 1;
+  gint64 numel = 1, last = 0;
+  gboolean overflow = FALSE;
   for (guint d = 0; d < cr; d++)
-    numel *= cdims[d];
-  if (numel > VIEW_MAX_NUMEL
-      || (start_v == NULL && cdims[dim] > 0 && start + step * (cdims[dim] - 1) >= pdims[dim]))
+    overflow |= __builtin_mul_overflow (numel, cdims[d], &numel);
+  /* the last position the view reaches (a step of 2^62 from the trace
+   * overflowed here: found by the trace-export fuzzer) */
+  if (start_v == NULL && cdims[dim] > 0)
+    overflow |= __builtin_mul_overflow (step, cdims[dim] - 1, &last) || __builtin_add_overflow (start, last, &last);
+  if (overflow || numel > VIEW_MAX_NUMEL || (start_v == NULL && cdims[dim] > 0 && last >= pdims[dim]))
     {
       refuse (p, error, "a view too large or out of its parent's range");
       return NULL;

@@ -150,6 +150,11 @@ static const HostileCase cases[] = {
   { "export/unsqueeze-dim-out-of-range", { "export", H "unsqueeze_dim_out_of_range.trace", "-o", "@OUT@" }, 4,
     "aten::unsqueeze: argument 1: dim 3 is out of range for a tensor of rank 2 (expected -3 to 2)" },
   { "export/unsqueeze-dim-at-rank", { "export", H "unsqueeze_dim_at_rank_ok.trace", "-o", "@OUT@" }, 0, NULL },
+  /* a slice step of 2^62 written through: start + step * (n - 1) overflowed
+   * (UBSan; trace-export campaign at 5.78M runs on 241e69b's code) */
+  { "export/view-write-step-overflow", { "export", H "trace_view_write_step_overflow.trace", "-o", "@OUT@",
+                                         "--no-export-params" }, 4,
+    "(a view too large or out of its parent's range)" },
   { "export/cat-dim-out-of-range", { "export", H "cat_dim_out_of_range.trace", "-o", "@OUT@" }, 4,
     "aten::cat: argument 1: dim -3 is out of range for a tensor of rank 2 (expected -2 to 1)" },
   { "export/stack-dim-out-of-range", { "export", H "stack_dim_out_of_range.trace", "-o", "@OUT@" }, 4,
