@@ -381,10 +381,13 @@ sym_max_pool (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
  * end by `extra_end` through the pads attribute, whose cells
  * AveragePool does not count (count_include_pad=0), as PyTorch clips its
  * divisor at in + p. */
+/* With `force` (opset 9, whose AveragePool has no ceil_mode: torch's
+ * get_pool_ceil_padding) the ceil-mode sizes always become floor mode and
+ * extra end padding, which AveragePool does not count either. */
 static gboolean
 avg_pool_ceil_ends (SymContext *ctx, GraphNode *n, GraphValue *input, gsize k, const gint64 *kernel,
-                    const gint64 *strides, const gint64 *pads, gboolean *ceil_mode, gint64 *extra_end,
-                    GError **error)
+                    const gint64 *strides, const gint64 *pads, gboolean force, gboolean *ceil_mode,
+                    gint64 *extra_end, GError **error)
 {
   gint64 dims[TENSOR_MAX_RANK];
   int rank = sym_static_dims (input, dims);
@@ -405,15 +408,15 @@ avg_pool_ceil_ends (SymContext *ctx, GraphNode *n, GraphValue *input, gsize k, c
       if (span < 0 || s <= 0)
         /* torch 1.13: also refuses (PyTorch rejects a window larger than the padded input) */
         return sym_unimplemented (ctx, n, error, "a window larger than the padded input");
+      /* ONNX's AveragePool output size has no rule for a last window that
+       * starts past the input (the spec's and onnx.checker's formula) */
       gint64 o = (span + s - 1) / s + 1, o_onnx = o;
       if ((o - 1) * s >= in + p)
         o--;
-      if ((o_onnx - 1) * s >= in + 2 * p)
-        o_onnx--;
       out[i] = o;
       differs |= o != o_onnx;
     }
-  if (!differs)
+  if (!differs && !force)
     return TRUE;
   *ceil_mode = FALSE;
   for (gsize i = 0; i < k; i++)
@@ -452,8 +455,22 @@ sym_avg_pool (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   gboolean any_pad = FALSE;
   for (gsize i = 0; i < k; i++)
     any_pad |= pads[i] != 0;
-  if (ceil_mode && count_include_pad && any_pad
-      && !avg_pool_ceil_ends (ctx, n, input, k, kernel, strides, pads, &ceil_mode, extra_end, error))
+  gboolean at9 = sym_opset (ctx) < 10;
+  /* PyTorch's and ONNX's ceil-mode sizes differ where the last window
+   * starts past the input: decided from the static sizes (Note [avg_pool
+   * ceil_mode with counted padding]); an input of unknown size keeps
+   * ceil_mode unless the counted padding makes the difference likely */
+  gint64 idims[TENSOR_MAX_RANK];
+  int irank = sym_static_dims (input, idims);
+  gboolean sized = irank >= (int) k + 1 && !sym_has_dynamic_axes (ctx);
+  for (gsize i = 0; sized && i < k; i++)
+    sized = idims[irank - k + i] >= 0;
+  if (ceil_mode && at9 && !sized)
+    /* torch 1.13: also refuses at opset 9 on an input of unknown size (get_pool_ceil_padding: "input
+     * size not accessible") */
+    return sym_unimplemented (ctx, n, error, "ceil_mode at opset 9 on an input of unknown spatial size");
+  if (ceil_mode && ((count_include_pad && any_pad) || at9 || sized)
+      && !avg_pool_ceil_ends (ctx, n, input, k, kernel, strides, pads, at9, &ceil_mode, extra_end, error))
     return FALSE;
   if (count_include_pad)   /* torch pads explicitly even with zero padding */
     {
@@ -473,10 +490,7 @@ sym_avg_pool (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   memcpy (pads + k, pads, k * sizeof (gint64));
   for (gsize i = 0; i < k; i++)
     pads[k + i] += extra_end[i];
-  if (ceil_mode && sym_opset (ctx) < 10)
-    /* torch 1.13: exports ceil_mode at opset 9 as extra end padding from static sizes
-     * (get_pool_ceil_padding); not yet here */
-    return sym_unimplemented (ctx, n, error, "ceil_mode (supported from opset 10)");
+
   GraphValue *v = graph_op (G, "AveragePool", input, "kernel_shape_is", (int) k, kernel,
                             "pads_is", (int) (2 * k), pads, "strides_is", (int) k, strides, NULL);
   if (v && sym_opset (ctx) >= 10)

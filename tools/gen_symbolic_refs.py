@@ -196,6 +196,12 @@ OP_CASES = {
     # unfold with a size and step from x.shape (PyTorch's suite, test_unfold_dynamic_inputs)
     "unfold_shape_args": (Fn(lambda s, x: (x.unfold(2, x.shape[1], x.shape[1] - 1), x.unfold(2, x.shape[1], 1))),
                           [R(4, 2, 4)]),
+    # avg_pool with ceil_mode (at opset 9 as extra end padding, as torch's
+    # get_pool_ceil_padding), with and without counted padding
+    "avg_pool_ceil": (Fn(lambda s, x: (F.avg_pool2d(x, 3, 2, ceil_mode=True),
+                                       F.avg_pool2d(x, 3, 2, padding=1, ceil_mode=True, count_include_pad=False),
+                                       F.avg_pool1d(x[0], 2, 3, ceil_mode=True))),
+                      [R(1, 2, 8, 9)]),
     # narrow: a computed length (PyTorch's suite, test_narrow_dynamic), and a
     # negative start whose window reaches the end
     "narrow": (Fn(lambda s, x: (torch.narrow(x, 0, 0, x.shape[0] - 1), torch.narrow(x, 1, -2, 2),
