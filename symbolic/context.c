@@ -353,7 +353,7 @@ static_end (void)
 }
 
 static GraphValue *see_through_r (GraphValue *src, int depth);
-static gboolean static_int_r (GraphValue *src, gint64 *v, int depth);
+static gboolean static_int_r (GraphValue *src, gboolean traced, gint64 *v, int depth);
 
 static gboolean static_bool_r (GraphValue *src, gboolean *v, int depth);
 
@@ -379,7 +379,7 @@ static gboolean
 static_int (GraphValue *src, gint64 *v, int depth)
 {
   static_begin ();
-  gboolean r = static_int_r (src, v, depth);
+  gboolean r = static_int_r (src, FALSE, v, depth);
   static_end ();
   return r;
 }
@@ -581,8 +581,14 @@ const_string (GraphValue *src, const char **s, gsize *len)
   return p && graph_node_get_s (p, "value", s, len);
 }
 
+/* One evaluator for both kinds of static int.  Without traced: int
+ * arithmetic of constants, ranks and list lengths (Note [Static scalars in
+ * scripted code]).  With traced, also sizes read from the trace's declared
+ * static shapes and the 0-d tensor arithmetic on them (Note [Traced sizes
+ * folded]); the caller decides whether that is allowed.  Arithmetic that
+ * overflows is not folded. */
 static gboolean
-static_int_r (GraphValue *src, gint64 *v, int depth)
+static_int_r (GraphValue *src, gboolean traced, gint64 *v, int depth)
 {
   if (src == NULL || depth > STATIC_DEPTH || !static_step ())
     return FALSE;
@@ -591,7 +597,7 @@ static_int_r (GraphValue *src, gint64 *v, int depth)
     return TRUE;
   GraphNode *p = graph_value_node (src);
   GraphType *t = graph_value_type (src);
-  if (p == NULL || t == NULL || graph_type_kind (t) != GRAPH_TYPE_INT)
+  if (p == NULL || t == NULL || (!traced && graph_type_kind (t) != GRAPH_TYPE_INT))
     return FALSE;
   guint nin = graph_node_n_inputs (p);
   if (graph_node_is (p, "aten::dim") && nin == 1)
@@ -606,21 +612,39 @@ static_int_r (GraphValue *src, gint64 *v, int depth)
       *v = l && graph_node_is (l, "prim::ListConstruct") ? (gint64) graph_node_n_inputs (l) : -1;
       return *v >= 0;
     }
-  gint64 a, b;
-  if (nin != 2 || !static_int_r (graph_node_input (p, 0), &a, depth + 1)
-      || !static_int_r (graph_node_input (p, 1), &b, depth + 1))
+  gint64 d;
+  if (traced && nin == 1
+      && (graph_node_is (p, "prim::NumToTensor") || graph_node_is (p, "aten::Int")
+          || graph_node_is (p, "aten::ScalarImplicit")))
+    return static_int_r (graph_node_input (p, 0), traced, v, depth + 1);
+  if (traced && graph_node_is (p, "aten::size") && nin == 2 && sym_get_const_int (graph_node_input (p, 1), &d))
+    {
+      *v = sym_static_dim_size (graph_node_input (p, 0), d);
+      return *v >= 0;
+    }
+  /* add/sub of ints, or of 0-d tensors with a constant alpha */
+  gint64 a, b, alpha = 1, r;
+  if (nin < 2 || nin > 3 || !static_int_r (graph_node_input (p, 0), traced, &a, depth + 1)
+      || !static_int_r (graph_node_input (p, 1), traced, &b, depth + 1)
+      || (nin == 3 && !sym_get_const_int (graph_node_input (p, 2), &alpha)))
     return FALSE;
-  if (graph_node_is (p, "aten::add"))
-    *v = (gint64) ((guint64) a + (guint64) b);
-  else if (graph_node_is (p, "aten::sub"))
-    *v = (gint64) ((guint64) a - (guint64) b);
-  else if (graph_node_is (p, "aten::mul"))
-    *v = (gint64) ((guint64) a * (guint64) b);
-  else if (graph_node_is (p, "aten::floordiv") && b != 0 && !(a == G_MININT64 && b == -1))
-    *v = a / b - ((a % b != 0) && ((a < 0) != (b < 0)));   /* Python's //: toward -inf */
+  gboolean ok;
+  if (graph_node_is (p, "aten::add") || graph_node_is (p, "aten::sub"))
+    ok = !__builtin_mul_overflow (alpha, b, &b)
+         && !(graph_node_is (p, "aten::add") ? __builtin_add_overflow (a, b, &r) : __builtin_sub_overflow (a, b, &r));
+  else if (graph_node_is (p, "aten::mul") && nin == 2)
+    ok = !__builtin_mul_overflow (a, b, &r);
+  else if ((graph_node_is (p, "aten::floordiv") || (traced && graph_node_is (p, "aten::floor_divide")))
+           && nin == 2 && b != 0 && !(a == G_MININT64 && b == -1))
+    {
+      r = a / b - ((a % b != 0) && ((a < 0) != (b < 0)));   /* Python's //: toward -inf */
+      ok = TRUE;
+    }
   else
-    return FALSE;
-  return TRUE;
+    ok = FALSE;
+  if (ok)
+    *v = r;
+  return ok;
 }
 
 /* Whether src is None (*v TRUE) or surely not None (*v FALSE). */
@@ -712,7 +736,7 @@ static_bool_r (GraphValue *src, gboolean *v, int depth)
   while (k < G_N_ELEMENTS (cmp) && !graph_node_is (p, cmp[k]))
     k++;
   gint64 i, j;
-  if (k == G_N_ELEMENTS (cmp) || !static_int_r (x, &i, depth + 1) || !static_int_r (y, &j, depth + 1))
+  if (k == G_N_ELEMENTS (cmp) || !static_int_r (x, FALSE, &i, depth + 1) || !static_int_r (y, FALSE, &j, depth + 1))
     return FALSE;
   gboolean r[] = { i == j, i != j, i < j, i <= j, i > j, i >= j };
   *v = r[k];
@@ -939,58 +963,14 @@ sym_has_dynamic_axes (SymContext *ctx)
  * opset 10) get one.  The same here, only without dynamic axes (a dim the
  * user declared dynamic is never folded): aten::size of a declared static
  * dim, through prim::NumToTensor / aten::Int and add/sub/mul/floor_divide
- * with constants. */
-static gboolean
-traced_int_r (SymContext *ctx, GraphValue *src, gint64 *v, int depth)
-{
-  if (src == NULL || depth > 16)
-    return FALSE;
-  if (sym_get_const_int (src, v))
-    return TRUE;
-  GraphNode *p = graph_value_node (src);
-  if (p == NULL)
-    return FALSE;
-  guint nin = graph_node_n_inputs (p);
-  if ((graph_node_is (p, "prim::NumToTensor") || graph_node_is (p, "aten::Int")
-       || graph_node_is (p, "aten::ScalarImplicit")) && nin == 1)
-    return traced_int_r (ctx, graph_node_input (p, 0), v, depth + 1);
-  gint64 d;
-  if (graph_node_is (p, "aten::size") && nin == 2 && sym_get_const_int (graph_node_input (p, 1), &d))
-    {
-      *v = sym_static_dim_size (graph_node_input (p, 0), d);
-      return *v >= 0;
-    }
-  gint64 a, b, alpha = 1;
-  if (nin < 2 || !traced_int_r (ctx, graph_node_input (p, 0), &a, depth + 1)
-      || !traced_int_r (ctx, graph_node_input (p, 1), &b, depth + 1)
-      || (nin == 3 && !sym_get_const_int (graph_node_input (p, 2), &alpha)))
-    return FALSE;
-  gint64 r;
-  if (graph_node_is (p, "aten::add") || graph_node_is (p, "aten::sub"))
-    {
-      gint64 ab;
-      if (__builtin_mul_overflow (alpha, b, &ab))
-        return FALSE;
-      return !(graph_node_is (p, "aten::add") ? __builtin_add_overflow (a, ab, &r)
-                                              : __builtin_sub_overflow (a, ab, &r))
-             && (*v = r, TRUE);
-    }
-  if (graph_node_is (p, "aten::mul") && nin == 2)
-    return !__builtin_mul_overflow (a, b, &r) && (*v = r, TRUE);
-  if (graph_node_is (p, "aten::floor_divide") && nin == 2 && b != 0 && !(a == G_MININT64 && b == -1))
-    {
-      *v = a / b - ((a % b != 0) && ((a < 0) != (b < 0)));
-      return TRUE;
-    }
-  return FALSE;
-}
-
+ * with constants, evaluated by static_int_r with traced set. */
 gboolean
 sym_traced_int (SymContext *ctx, GraphValue *src, gint64 *v)
 {
-  if (sym_has_dynamic_axes (ctx))
-    return sym_get_const_int (src, v);
-  return traced_int_r (ctx, src, v, 0);
+  static_begin ();
+  gboolean r = static_int_r (src, !sym_has_dynamic_axes (ctx), v, 0);
+  static_end ();
+  return r;
 }
 
 gint64
