@@ -16,6 +16,39 @@ aten_arg (RtCall *call, guint i)
   return i < call->n_inputs ? call->inputs[i] : NULL;
 }
 
+/* cat's output dims: tensors 0 .. n-1 of the call (rank >= 1) joined
+ * along dim, which *ax receives; each must have tensor 0's element type
+ * and its dims outside ax (shared by aten::cat and quantized::cat). */
+static inline gboolean
+aten_cat_dims (RtCall *call, guint n, gint64 dim, guint *ax, gint64 *dims, GError **error)
+{
+  const RtTensor *first = aten_arg (call, 0);
+  if (first == NULL || first->rank == 0)
+    {
+      rt_call_error (call, error, RT_ERROR_SHAPE, "needs tensors of rank >= 1");
+      return FALSE;
+    }
+  if (!rt_axis (call, dim, first->rank, ax, error))
+    return FALSE;
+  memcpy (dims, first->dims, first->rank * sizeof (gint64));
+  dims[*ax] = 0;
+  for (guint i = 0; i < n; i++)
+    {
+      const RtTensor *t = aten_arg (call, i);
+      gboolean ok = t && t->dtype == first->dtype && t->rank == first->rank;
+      for (guint d = 0; ok && d < first->rank; d++)
+        ok = d == *ax || t->dims[d] == first->dims[d];
+      if (!ok)
+        {
+          rt_call_error (call, error, RT_ERROR_SHAPE,
+                         "tensor %u's type or shape does not match tensor 0's outside dim %u", i, *ax);
+          return FALSE;
+        }
+      dims[*ax] += t->dims[*ax];
+    }
+  return TRUE;
+}
+
 static inline double
 aten_f (RtCall *call, guint i, double def)
 {

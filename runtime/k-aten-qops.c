@@ -222,28 +222,16 @@ q_cat (RtCall *call, GError **error)
   gint64 yz, lo, hi;
   if (!q_out_params (call, n + 1, first->dtype, &ys, &yz, error))
     return FALSE;
-  guint ax;
-  if (!rt_axis (call, aten_i (call, n, 0), first->rank, &ax, error))
-    return FALSE;
-  gint64 dims[RT_MAX_RANK];
-  memcpy (dims, first->dims, first->rank * sizeof (gint64));
-  dims[ax] = 0;
-  for (guint k = 0; k < n; k++)
+  for (guint k = 1; k < n; k++)
     {
       const RtTensor *t;
       if (!aten_q_arg (call, k, 0, &t, error))
         return FALSE;
-      gboolean same = t->dtype == first->dtype && t->rank == first->rank;
-      for (guint d = 0; same && d < t->rank; d++)
-        same = d == ax || t->dims[d] == first->dims[d];
-      if (!same)
-        {
-          rt_call_error (call, error, RT_ERROR_SHAPE, "tensor %u's type or shape does not match tensor 0's "
-                         "outside dim %u", k, ax);
-          return FALSE;
-        }
-      dims[ax] += t->dims[ax];
     }
+  guint ax;
+  gint64 dims[RT_MAX_RANK];
+  if (!aten_cat_dims (call, n, aten_i (call, n, 0), &ax, dims, error))
+    return FALSE;
   RtTensor *o = aten_q_output (call, 0, first->dtype, first->rank, dims, ys, yz, error);
   if (o == NULL)
     return FALSE;

@@ -115,32 +115,11 @@ static gboolean
 a_cat (RtCall *call, GError **error)
 {
   guint n = call->n_inputs - 1;
-  const RtTensor *first = aten_arg (call, 0);
-  if (first == NULL || first->rank == 0)
-    {
-      rt_call_error (call, error, RT_ERROR_SHAPE, "needs tensors of rank >= 1");
-      return FALSE;
-    }
   guint ax;
-  if (!rt_axis (call, aten_i (call, n, 0), first->rank, &ax, error))
-    return FALSE;
   gint64 dims[RT_MAX_RANK];
-  memcpy (dims, first->dims, first->rank * sizeof (gint64));
-  dims[ax] = 0;
-  for (guint i = 0; i < n; i++)
-    {
-      const RtTensor *t = aten_arg (call, i);
-      gboolean ok = t && t->dtype == first->dtype && t->rank == first->rank;
-      for (guint d = 0; ok && d < first->rank; d++)
-        ok = d == ax || t->dims[d] == first->dims[d];
-      if (!ok)
-        {
-          rt_call_error (call, error, RT_ERROR_SHAPE,
-                         "tensor %u does not match tensor 0's type and shape outside dim %u", i, ax);
-          return FALSE;
-        }
-      dims[ax] += t->dims[ax];
-    }
+  if (!aten_cat_dims (call, n, aten_i (call, n, 0), &ax, dims, error))
+    return FALSE;
+  const RtTensor *first = aten_arg (call, 0);
   RtTensor *o = rt_call_output (call, 0, first->dtype, first->rank, dims, error);
   if (o == NULL)
     return FALSE;
