@@ -383,27 +383,22 @@ sym_max_pool (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
  * divisor at in + p. */
 /* With `force` (opset 9, whose AveragePool has no ceil_mode: torch's
  * get_pool_ceil_padding) the ceil-mode sizes always become floor mode and
- * extra end padding, which AveragePool does not count either. */
+ * extra end padding, which AveragePool does not count either.  in_dims:
+ * the input's k spatial sizes, NULL when they are not known statically. */
 static gboolean
-avg_pool_ceil_ends (SymContext *ctx, GraphNode *n, GraphValue *input, gsize k, const gint64 *kernel,
+avg_pool_ceil_ends (SymContext *ctx, GraphNode *n, const gint64 *in_dims, gsize k, const gint64 *kernel,
                     const gint64 *strides, const gint64 *pads, gboolean force, gboolean *ceil_mode,
                     gint64 *extra_end, GError **error)
 {
-  gint64 dims[TENSOR_MAX_RANK];
-  int rank = sym_static_dims (input, dims);
   gboolean differs = FALSE;
   gint64 out[8];
-  if (rank < (int) k + 1 || sym_has_dynamic_axes (ctx))
+  if (in_dims == NULL)
     /* torch 1.13: exports Pad + AveragePool(ceil_mode), one window too many; refused here because the size decides */
     return sym_unimplemented (ctx, n, error, "ceil_mode with counted padding on an input of unknown "
                               "spatial size (PyTorch's and ONNX's ceil-mode output sizes differ)");
   for (gsize i = 0; i < k; i++)
     {
-      gint64 in = dims[rank - k + i], kk = kernel[i], s = strides[i], p = pads[i];
-      if (in < 0)
-        /* torch 1.13: exports Pad + AveragePool(ceil_mode), one window too many; refused here because the size decides */
-        return sym_unimplemented (ctx, n, error, "ceil_mode with counted padding on an input of "
-                                  "unknown spatial size (PyTorch's and ONNX's ceil-mode output sizes differ)");
+      gint64 in = in_dims[i], kk = kernel[i], s = strides[i], p = pads[i];
       gint64 span = in + 2 * p - kk;
       if (span < 0 || s <= 0)
         /* torch 1.13: also refuses (PyTorch rejects a window larger than the padded input) */
@@ -421,7 +416,7 @@ avg_pool_ceil_ends (SymContext *ctx, GraphNode *n, GraphValue *input, gsize k, c
   *ceil_mode = FALSE;
   for (gsize i = 0; i < k; i++)
     {
-      gint64 in = dims[rank - k + i], kk = kernel[i], s = strides[i], p = pads[i];
+      gint64 in = in_dims[i], kk = kernel[i], s = strides[i], p = pads[i];
       extra_end[i] = MAX (0, (out[i] - 1) * s + kk - (in + 2 * p));
     }
   return TRUE;
@@ -465,12 +460,13 @@ sym_avg_pool (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   gboolean sized = irank >= (int) k + 1 && !sym_has_dynamic_axes (ctx);
   for (gsize i = 0; sized && i < k; i++)
     sized = idims[irank - k + i] >= 0;
+  const gint64 *in_dims = sized ? idims + irank - k : NULL;
   if (ceil_mode && at9 && !sized)
     /* torch 1.13: also refuses at opset 9 on an input of unknown size (get_pool_ceil_padding: "input
      * size not accessible") */
     return sym_unimplemented (ctx, n, error, "ceil_mode at opset 9 on an input of unknown spatial size");
   if (ceil_mode && ((count_include_pad && any_pad) || at9 || sized)
-      && !avg_pool_ceil_ends (ctx, n, input, k, kernel, strides, pads, at9, &ceil_mode, extra_end, error))
+      && !avg_pool_ceil_ends (ctx, n, in_dims, k, kernel, strides, pads, at9, &ceil_mode, extra_end, error))
     return FALSE;
   if (count_include_pad)   /* torch pads explicitly even with zero padding */
     {
