@@ -1216,6 +1216,17 @@ is_static_scalar_node (GraphNode *n)
          || graph_node_is (n, "prim::Uninitialized");
 }
 
+/* An aten node's arguments against torch's schemas and its declared
+ * shapes against each other, before any symbolic reads its inputs (both
+ * where nodes are translated in order and where a lazy one is translated
+ * on use). */
+static gboolean
+check_aten_node (GraphNode *n, GError **error)
+{
+  return strcmp (graph_node_domain (n), "aten") != 0
+         || (sym_aten_check_arguments (n, error) && sym_check_declared_shapes (n, error));
+}
+
 GraphValue *
 sym_value (SymContext *ctx, GraphValue *src, GError **error)
 {
@@ -1271,6 +1282,8 @@ sym_value (SymContext *ctx, GraphValue *src, GError **error)
        * symbolic registered for it (symbolic/script-ops.c), which folds the
        * value known at export time and writes the run-time form otherwise. */
       gpointer ud = NULL, saved = ctx->user_data;
+      if (!check_aten_node (p, error))   /* translated here, not by translate_node */
+        return NULL;
       SymFn fn = sym_registry_lookup (ctx->s.reg, graph_node_kind (p), ctx->s.opset, &ud, NULL);
       guint n_out = graph_node_n_outputs (p);
       g_autofree GraphValue **o = g_new0 (GraphValue *, n_out + 1);
@@ -2247,7 +2260,7 @@ translate_node (SymContext *ctx, GraphNode *n, GError **error)
 
   const char *kind = graph_node_kind (n);
   gboolean is_aten = strcmp (graph_node_domain (n), "aten") == 0;
-  if (is_aten && (!sym_aten_check_arguments (n, error) || !sym_check_declared_shapes (n, error)))
+  if (!check_aten_node (n, error))
     return FALSE;
   guint n_out = graph_node_n_outputs (n);
   g_autofree GraphValue **out = g_new0 (GraphValue *, n_out + 1);
