@@ -755,8 +755,24 @@ sym_static_int (GraphValue *src, gint64 *v)
   return static_int (src, v, 0);
 }
 
+static GArray *const_ints (SymContext *ctx, GraphValue *src);
+
 GArray *
 sym_get_const_ints (GraphValue *src)
+{
+  return const_ints (NULL, src);
+}
+
+GArray *
+sym_traced_ints (SymContext *ctx, GraphValue *src)
+{
+  return const_ints (ctx, src);
+}
+
+/* An int list of constants, or with ctx of ints sym_traced_int folds
+ * (each element of a prim::ListConstruct). */
+static GArray *
+const_ints (SymContext *ctx, GraphValue *src)
 {
   if (src == NULL)
     return NULL;
@@ -767,7 +783,8 @@ sym_get_const_ints (GraphValue *src)
       for (guint i = 0; i < graph_node_n_inputs (p); i++)
         {
           gint64 v;
-          if (!sym_get_const_int (graph_node_input (p, i), &v))
+          if (!(ctx ? sym_traced_int (ctx, graph_node_input (p, i), &v)
+                    : sym_get_const_int (graph_node_input (p, i), &v)))
             {
               g_array_unref (out);
               return NULL;

@@ -40,7 +40,9 @@ class_loss_args (SymContext *ctx, GraphNode *n, gboolean softmax, ClassLoss *a, 
   if (a->reduction == NULL)
     /* torch 1.13: also refuses (it indexes ["none", "mean", "sum"] with a constant reduction) */
     return sym_unimplemented (ctx, n, error, "a reduction that is not a constant 0, 1 or 2");
-  if (graph_node_n_inputs (n) < 5 || !sym_get_const_int (graph_node_input (n, 4), &a->ignore_index))
+  /* a size of the trace folds to a constant without dynamic axes, as
+   * torch's shape inference folds it (Note [Traced sizes folded]) */
+  if (graph_node_n_inputs (n) < 5 || !sym_traced_int (ctx, graph_node_input (n, 4), &a->ignore_index))
     /* torch 1.13: also refuses (ignore_index is written as an attribute: it must be a constant) */
     return sym_unimplemented (ctx, n, error, "a computed ignore_index");
   double smoothing = 0.0;

@@ -52,8 +52,9 @@ sym_as_strided (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   GraphValue *self;
   if (!sym_parse_args (ctx, n, "v", &self, error))
     return FALSE;
-  g_autoptr (GArray) sizes = sym_get_const_ints (graph_node_input (n, 1));
-  g_autoptr (GArray) strides = sym_get_const_ints (graph_node_input (n, 2));
+  /* sizes from the trace's static shapes fold as torch's shape inference folds them */
+  g_autoptr (GArray) sizes = sym_traced_ints (ctx, graph_node_input (n, 1));
+  g_autoptr (GArray) strides = sym_traced_ints (ctx, graph_node_input (n, 2));
   if (sizes == NULL || strides == NULL)
     /* torch 1.13: builds the positions at run time (Range per dim) for sizes computed at run
      * time; refused here because positions outside self could not be checked then */

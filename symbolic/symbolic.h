@@ -224,6 +224,8 @@ gboolean     sym_get_const_int (GraphValue *src, gint64 *v);
  * declared static shapes as torch does, when the export has no dynamic
  * axes (Note [Traced sizes folded], context.c); a constant otherwise. */
 gboolean     sym_traced_int (SymContext *ctx, GraphValue *src, gint64 *v);
+/* An int list whose elements sym_traced_int folds; NULL otherwise. */
+GArray      *sym_traced_ints (SymContext *ctx, GraphValue *src);
 gboolean     sym_get_const_double (GraphValue *src, double *v);
 gboolean     sym_get_const_bool (GraphValue *src, gboolean *v);
 /* A constant int list (ListConstruct of constants, int[] constant, 1-D

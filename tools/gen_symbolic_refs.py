@@ -393,6 +393,9 @@ OP_CASES.update({
                                [R(4, 3), C(4), torch.rand(3)]),
     "nll_loss_nd_4d_none": (Fn(lambda s, x, t: F.nll_loss(x, t, reduction="none")), [R(2, 3, 2, 2), C(2, 2, 2)]),
     "nll_loss": (Fn(lambda s, x, t: torch._C._nn.nll_loss(x, t, None, 2, -100)), [R(3, 4), C(3, n=4)]),
+    # ignore_index from a size of the trace (PyTorch's suite, test_nllloss_dynamic_ignore_index)
+    "nll_loss_size_ignore_index": (Fn(lambda s, x, t, p: F.nll_loss(x, t, ignore_index=p.size(1))),
+                                   [R(5, 4), C(5, n=4), R(2, 2)]),
     "nll_loss2d": (Fn(lambda s, x, t, w: torch._C._nn.nll_loss2d(x, t, w, 1, 0)),
                    [R(2, 3, 2, 2), C(2, 2, 2), torch.rand(3)]),
     "cross_entropy": (Fn(lambda s, x, t: F.cross_entropy(x, t)), [R(3, 4), C(3, n=4)]),
@@ -470,6 +473,10 @@ OP_CASES.update({
     # windows, and an explicit offset with a stride-0 dim
     "as_strided": (Fn(lambda s, x: (x.as_strided((3, 2), (2, 3)), x.as_strided((2, 2, 3), (1, 0, 4), 1))),
                    [R(3, 4)]),
+    # sizes computed from x.size() (PyTorch's suite, test_as_strided)
+    "as_strided_size_args": (Fn(lambda s, x: x.as_strided((x.size(0), x.size(1) * 2 - 1, x.size(2)),
+                                                          (x.stride(0), x.stride(1) // 2, x.stride(2)))),
+                             [R(2, 4, 3)]),
     # of a transposed view: PyTorch reads the storage (x's order), torch's
     # export the transposed tensor's logical order; refused here
     "as_strided_transposed": (Fn(lambda s, x: x.t().as_strided((2, 3), (1, 2))), [R(3, 4)]),
