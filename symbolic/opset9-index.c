@@ -5,6 +5,7 @@
  * here need them static and write them as constants.  The zero-filled
  * tensors they add into come from opset9-create.c (sym_const_filled). */
 #include "symbolic/opset-tables.h"
+#include "symbolic/translate.h"
 #include <string.h>
 
 #define G sym_graph (ctx)
@@ -307,13 +308,71 @@ values_to_rank (SymContext *ctx, GraphValue *values, int vr, int full)
   return sym_unsqueeze (ctx, values, (gsize) (full - vr), axes);
 }
 
+/* Note [index_put accumulate before opset 16]: ScatterND has no "add"
+ * reduction before 16, and torch 1.13 scatters into zeros and adds, which
+ * keeps one of duplicate indices' values where PyTorch sums them.  Here a
+ * Loop over the index rows adds one row's values at a time (GatherND, Add,
+ * ScatterND of that row), in the order PyTorch's CPU kernel adds them.
+ * t: the tensor scattered into; idx: [..., K] positions; upd: [..., rest]
+ * the values, rest being t's dims after the K indexed ones. */
+static GraphValue *
+scatter_add_loop (SymContext *ctx, GraphValue *t, GraphValue *idx, GraphValue *upd, gint64 K)
+{
+  Graph *outer = sym_graph (ctx);
+  static const gint64 zero = 0, big = G_MAXINT64;
+  const gint64 rows[] = { -1, K };
+  GraphValue *idx2 = sym_reshape_static (ctx, idx, 2, rows);
+  GraphValue *rest = sym_slice (ctx, sym_size (ctx, t, G_MININT64), 1, &zero, &K, &big, NULL);
+  GraphValue *vshape = graph_op (outer, "Concat", sym_const_ints (ctx, 1, (const gint64[]) { -1 }), rest,
+                                 "axis_i", (gint64) 0, NULL);
+  GraphValue *upd2 = sym_reshape (ctx, upd, vshape);
+  GraphValue *trips = sym_size (ctx, idx2, 0);
+  g_autoptr (Tensor) yes = tensor_new_scalar_int64 (GRAPH_DTYPE_BOOL, 1);
+  GraphValue *cond = sym_constant (ctx, yes);
+  if (idx2 == NULL || upd2 == NULL || trips == NULL || cond == NULL)
+    return NULL;
+
+  Graph *sub = graph_new_subgraph (outer);
+  g_autoptr (GraphType) it_t = graph_type_new_tensor (GRAPH_DTYPE_INT64, 0, NULL);
+  g_autoptr (GraphType) cond_t = graph_type_new_tensor (GRAPH_DTYPE_BOOL, 0, NULL);
+  GraphValue *i = graph_add_input (sub, "row", it_t);
+  GraphValue *c = graph_add_input (sub, "cond", cond_t);
+  GraphType *tt = graph_value_type (t);
+  g_autoptr (GraphType) acc_t = tt ? graph_type_ref (tt) : graph_type_new_tensor (sym_dtype (t), sym_rank (t), NULL);
+  GraphValue *acc = graph_add_input (sub, "acc", acc_t);
+  sym_context_swap_graph (ctx, sub);
+  GraphValue *at = sym_unsqueeze (ctx, graph_op (sub, "Gather", idx2, i, "axis_i", (gint64) 0, NULL), 1, &zero);
+  GraphValue *v = sym_unsqueeze (ctx, graph_op (sub, "Gather", upd2, i, "axis_i", (gint64) 0, NULL), 1, &zero);
+  GraphValue *sum = graph_op (sub, "Add", graph_op (sub, "GatherND", acc, at, NULL), v, NULL);
+  GraphValue *next = graph_op (sub, "ScatterND", acc, at, sum, NULL);
+  GraphValue *c_out = graph_op (sub, "Identity", c, NULL);
+  sym_context_swap_graph (ctx, outer);
+  if (next == NULL || c_out == NULL)
+    {
+      graph_free (sub);
+      return NULL;
+    }
+  graph_add_output (sub, c_out);
+  graph_add_output (sub, next);
+  GraphNode *loop = graph_op_outputs (outer, "Loop", 1, trips, cond, t, NULL);
+  if (loop == NULL)
+    {
+      graph_free (sub);
+      return NULL;
+    }
+  graph_node_set_g (loop, "body", sub);
+  GraphValue *r = graph_node_output (loop, 0);
+  graph_value_set_type (r, acc_t);
+  return r;
+}
+
 /* aten::index_put(self, indices, values, accumulate) (index_put_, x[i] = v),
  * from opset 11: ScatterND of values into self at the positions
  * index_plan stacks (self transposed so the indexed dims come first, and
  * back), values expanded to the indexed region's shape; a boolean mask of
  * self's shape: the positions of NonZero(mask) (x[mask] = v); a 1-D mask
  * among Nones (x[:, m] = v): its NonZero as one index.  accumulate:
- * ScatterND's "add" reduction (opset 16). */
+ * ScatterND's "add" reduction (opset 16), a Loop before. */
 static gboolean
 sym_index_put (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {
@@ -326,11 +385,10 @@ sym_index_put (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   if (sym_opset (ctx) < 11)
     /* torch 1.13: also refuses (_onnx_opset_unsupported "index_put" before opset 11) */
     return sym_unimplemented (ctx, n, error, "index_put (from opset 11)");
-  if (accumulate && sym_opset (ctx) < 16)
-    /* torch 1.13: scatters the values into zeros and adds (duplicate indices keep one value, not
-     * their sum); refused here because PyTorch sums duplicates (ScatterND reduction='add' needs
-     * opset 16) */
-    return sym_unimplemented (ctx, n, error, "index_put with accumulate=True (from opset 16)");
+  if (accumulate && sym_dtype (graph_node_input (n, 0)) == GRAPH_DTYPE_BOOL)
+    /* torch 1.13: exports an Add (or ScatterND's add) of booleans, which ONNX does not define;
+     * refused here because the model would be ill-typed */
+    return sym_unimplemented (ctx, n, error, "index_put with accumulate=True into a bool tensor");
   GraphNode *lc = graph_value_node (graph_node_input (n, 1));
   if (lc == NULL || !graph_node_is (lc, "prim::ListConstruct"))
     /* torch 1.13: takes a list it cannot unpack as one index tensor (a wrong graph for a real
@@ -349,7 +407,9 @@ sym_index_put (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   if (p.k == 0)
     {
       out[0] = graph_op (G, "Expand", values, sym_size (ctx, self, G_MININT64), NULL);
-      return TRUE;
+      if (accumulate)
+        out[0] = graph_op (G, "Add", self, out[0], NULL);
+      return out[0] != NULL;
     }
   GraphValue *t = self, *idx;
   GraphValue *region;   /* the shape values must take */
@@ -460,8 +520,13 @@ sym_index_put (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
         }
     }
   GraphValue *upd = graph_op (G, "Expand", values, region, NULL);
-  GraphValue *r = accumulate ? graph_op (G, "ScatterND", t, idx, upd, "reduction_s", "add", NULL)
-                             : graph_op (G, "ScatterND", t, idx, upd, NULL);
+  /* the index rows' length: every dim for a mask, 1 for one index, else the indexed dims */
+  gint64 K = mask ? p.rank : p.k == 1 ? 1 : (gint64) p.k;
+  GraphValue *r = !accumulate ? graph_op (G, "ScatterND", t, idx, upd, NULL)
+                  : sym_opset (ctx) >= 16 ? graph_op (G, "ScatterND", t, idx, upd, "reduction_s", "add", NULL)
+                  : scatter_add_loop (ctx, t, idx, upd, K);   /* Note [index_put accumulate before opset 16] */
+  if (r == NULL)
+    return FALSE;
   if (!p.identity && !mask)
     {
       gint64 inv[TENSOR_MAX_RANK];

@@ -473,6 +473,13 @@ OP_CASES.update({
     # windows, and an explicit offset with a stride-0 dim
     "as_strided": (Fn(lambda s, x: (x.as_strided((3, 2), (2, 3)), x.as_strided((2, 2, 3), (1, 0, 4), 1))),
                    [R(3, 4)]),
+    # index_put with accumulate and duplicate indices: PyTorch sums them
+    # (Note [index_put accumulate before opset 16]: a Loop before 16)
+    "index_put_accumulate": (Fn(lambda s, x, v, w: (x.index_put((torch.tensor([1, 3, 1]),), v, accumulate=True),
+                                                  x.index_put((torch.tensor([0, 2, 0]), torch.tensor([1, 1, 1])),
+                                                              w, accumulate=True),
+                                                  x.index_put((x > 0.5,), torch.tensor(2.0), accumulate=True))),
+                             [R(4, 3), R(3, 3), R(3)]),
     # sizes computed from x.size() (PyTorch's suite, test_as_strided)
     "as_strided_size_args": (Fn(lambda s, x: x.as_strided((x.size(0), x.size(1) * 2 - 1, x.size(2)),
                                                           (x.stride(0), x.stride(1) // 2, x.stride(2)))),

@@ -90,7 +90,7 @@ def index_put(x, i, j, m):
 
 def index_put_accumulate(x, i):
     x = x.clone()
-    x.index_put_((i,), torch.ones(2, 4), accumulate=True)
+    x.index_put_((i,), torch.ones(3, 4), accumulate=True)
     return x
 
 
@@ -253,6 +253,9 @@ def view_write(x):
 
 
 CASES = {
+    # duplicate indices summed: refused before (ScatterND adds from opset 16);
+    # a Loop of ScatterNDs below 16 (Note [index_put accumulate before opset 16])
+    "index_put_accumulate": (index_put_accumulate, (torch.randn(4, 4), torch.tensor([0, 2, 0]))),
     # integer true division is float division
     "int_true_divide": (lambda x, y: x / y, (torch.tensor([[7, -3, 5]]), torch.tensor([[2, 2, 3]]))),
     # sum/prod of small integers are int64 (uint8 would overflow)
@@ -605,8 +608,6 @@ REFUSALS = {
     "batch_norm_training": (torch.nn.BatchNorm2d(3).train(), (torch.randn(2, 3, 4, 4),)),
     # an in-place write through a view() whose base is read afterwards
     "view_write": (Fn(view_write), (torch.randn(4, 5),)),
-    # ScatterND adds only from opset 16 (the test exports at 13)
-    "index_put_accumulate": (Fn(index_put_accumulate), (torch.randn(4, 4), torch.tensor([0, 2]))),
     # a loop-carried int64 tensor that the body makes float (ONNX Loop keeps its type)
     "loop_changes_dtype": (Fn(loop_changes_dtype), (torch.randn(3),)),
     # an in-place write in a scripted loop to a value read by the next
