@@ -113,6 +113,45 @@ sym_tensor_split13 (SymContext *ctx, GraphNode *n, GraphValue **out, GError **er
   return TRUE;
 }
 
+/* diagonal of sizes known only at run time: the same Transpose, Reshape
+ * and Gather, the positions (r0 + i)·cols + c0 + i for i < len from a Range
+ * over the run-time sizes (an empty diagonal gathers nothing).  torch's
+ * EyeLike mask, Mul and ReduceSum would turn an infinite element off the
+ * diagonal into NaN (0 · inf); gathering does not. */
+static gboolean
+diagonal_dynamic (SymContext *ctx, GraphValue *self, int rank, gint64 offset, gint64 d1, gint64 d2,
+                  GraphValue **out)
+{
+  gint64 perm[TENSOR_MAX_RANK];
+  int k = 0;
+  for (int i = 0; i < rank; i++)
+    if (i != d1 && i != d2)
+      perm[k++] = i;
+  perm[k] = d1;
+  perm[k + 1] = d2;
+  GraphValue *t = graph_op (G, "Transpose", self, "perm_is", rank, perm, NULL);
+  sym_set_type (t, sym_dtype (self), rank, NULL);
+  GraphValue *rows = sym_size (ctx, t, k), *cols = sym_size (ctx, t, k + 1);
+  static const gint64 zero = 0;
+  const gint64 kk = k;
+  GraphValue *lead = sym_slice (ctx, sym_size (ctx, t, G_MININT64), 1, &zero, &zero, &kk, NULL);
+  GraphValue *area = sym_unsqueeze (ctx, graph_op (G, "Mul", rows, cols, NULL), 1, &zero);
+  t = sym_reshape (ctx, t, graph_op (G, "Concat", lead, area, "axis_i", (gint64) 0, NULL));
+  gint64 r0 = offset < 0 ? -offset : 0, c0 = offset > 0 ? offset : 0;
+  GraphValue *len = graph_op (G, "Min", graph_op (G, "Sub", rows, sym_const_i64 (ctx, r0), NULL),
+                              graph_op (G, "Sub", cols, sym_const_i64 (ctx, c0), NULL), NULL);
+  len = graph_op (G, "Max", len, sym_const_i64 (ctx, 0), NULL);
+  GraphValue *i = graph_op (G, "Range", sym_const_i64 (ctx, 0), len, sym_const_i64 (ctx, 1), NULL);
+  GraphValue *first = graph_op (G, "Add", graph_op (G, "Mul", sym_const_i64 (ctx, r0), cols, NULL),
+                                sym_const_i64 (ctx, c0), NULL);
+  GraphValue *pos = graph_op (G, "Add", graph_op (G, "Mul", i, graph_op (G, "Add", cols, sym_const_i64 (ctx, 1),
+                                                                        NULL), NULL), first, NULL);
+  out[0] = graph_op (G, "Gather", t, pos, "axis_i", (gint64) k, NULL);
+  if (out[0])
+    sym_set_type (out[0], sym_dtype (self), k + 1, NULL);
+  return out[0] != NULL;
+}
+
 /* aten::diagonal(self, offset, dim1, dim2) with a static input: dim1 and
  * dim2 moved last (Transpose), flattened into one (Reshape) and the
  * diagonal's positions gathered (Gather of a constant).  torch (from 13)
@@ -127,15 +166,16 @@ sym_diagonal13 (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
     return FALSE;
   int rank = sym_rank (self);
   gint64 dims[TENSOR_MAX_RANK];
-  if (rank < 2 || rank > TENSOR_MAX_RANK || !sym_static_shape (self, dims))
-    /* torch 1.13: exports it with dynamic sizes (EyeLike mask, Mul, ReduceSum, GatherND of run-time
-     * indices); not yet here */
-    return sym_unimplemented (ctx, n, error, "diagonal of a dynamic shape");
+  if (rank < 2 || rank > TENSOR_MAX_RANK)
+    /* torch 1.13: also refuses (_unimplemented "diagonal", "unknown input rank") */
+    return sym_unimplemented (ctx, n, error, "diagonal of an input of unknown rank");
   d1 = d1 < 0 ? d1 + rank : d1;
   d2 = d2 < 0 ? d2 + rank : d2;
   if (d1 < 0 || d1 >= rank || d2 < 0 || d2 >= rank || d1 == d2)
     /* torch 1.13: also refuses (PyTorch rejects equal or out-of-range dims before the trace) */
     return sym_unimplemented (ctx, n, error, "diagonal dims out of range");
+  if (!sym_static_shape (self, dims))
+    return diagonal_dynamic (ctx, self, rank, offset, d1, d2, out);
   gint64 rows = dims[d1], cols = dims[d2];
   gint64 r0 = offset < 0 ? -offset : 0, c0 = offset > 0 ? offset : 0;
   gint64 len = MAX (0, MIN (rows - r0, cols - c0));

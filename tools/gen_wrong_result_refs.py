@@ -488,7 +488,17 @@ def embedding_bags(x):
 # Exported with dynamic axes (input name: {axis: symbol}) and run at the
 # traced size and at a second one (CASE.size2.input_N.npy, CASE.size2.expected.npy):
 # a size the trace declares must not be folded when it depends on a dynamic dim.
+def with_inf(shape):
+    x = torch.randn(*shape)
+    x[0, 0, 0] = float("inf")   # off the offset -1 diagonal: a mask times it would be NaN
+    return x
+
+
 DYNAMIC = {
+    # diagonal of run-time sizes (PyTorch's suite, test_diagonal; refused
+    # before): positions from a Range; the second size's diagonal is empty
+    "diagonal_dynamic": (lambda x: torch.diagonal(x, offset=-1, dim1=1, dim2=2), (with_inf((3, 4, 5)),),
+                         (with_inf((2, 1, 3)),), "x:0=a,x:1=b,x:2=c"),
     "interpolate_size_of_other": (
         lambda x, y: F.interpolate(x, size=y.shape[-2:], mode="nearest"),
         (torch.randn(1, 2, 4, 4), torch.randn(1, 2, 8, 8)),
