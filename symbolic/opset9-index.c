@@ -804,8 +804,51 @@ sym_index_copy (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
  * wrong number), an exact sum: mask[n, k] = (index[k] == n), Where(mask,
  * source, 0) with an N axis before dim, ReduceSum over the K axis (no
  * multiplication, so a NaN or Inf only reaches its own target); it needs
- * the N x K x rest mask, so it is refused beyond 2^26 elements.  The
- * expanded shapes are static here (torch computes them at run time). */
+ * the N x K x rest mask, so beyond 2^26 elements, and for a self of
+ * run-time sizes, the Loop of index_add_dynamic. */
+
+/* index_add into a self of sizes known only at run time (torch computes
+ * the expanded shapes at run time too): self with dim first, the source
+ * (at self's rank) likewise and expanded to [K, self's other dims], its K
+ * rows added at index's rows: ScatterND's add from opset 16, before it the
+ * Loop of Note [index_put accumulate before opset 16]. */
+static gboolean
+index_add_dynamic (SymContext *ctx, GraphValue *self, int rank, gint64 dim, GraphValue *index, GraphValue *src,
+                   GraphValue **out)
+{
+  gint64 perm[TENSOR_MAX_RANK];
+  perm[0] = dim;
+  for (int i = 0, m = 1; i < rank; i++)
+    if (i != dim)
+      perm[m++] = i;
+  GraphValue *t = self;
+  if (dim != 0)
+    {
+      t = graph_op (G, "Transpose", self, "perm_is", rank, perm, NULL);
+      src = graph_op (G, "Transpose", src, "perm_is", rank, perm, NULL);
+      sym_set_type (t, sym_dtype (self), rank, NULL);
+    }
+  static const gint64 zero = 0, one = 1, big = G_MAXINT64;
+  GraphValue *k = sym_unsqueeze (ctx, sym_size (ctx, index, 0), 1, &zero);
+  GraphValue *rest = sym_slice (ctx, sym_size (ctx, t, G_MININT64), 1, &zero, &one, &big, NULL);
+  GraphValue *upd = graph_op (G, "Expand", src, graph_op (G, "Concat", k, rest, "axis_i", (gint64) 0, NULL), NULL);
+  if (sym_dtype (src) != sym_dtype (self))
+    upd = sym_cast (ctx, upd, sym_dtype (self));
+  GraphValue *idx = sym_unsqueeze (ctx, sym_cast (ctx, index, GRAPH_DTYPE_INT64), 1, &one);
+  GraphValue *r = sym_opset (ctx) >= 16 ? graph_op (G, "ScatterND", t, idx, upd, "reduction_s", "add", NULL)
+                                        : scatter_add_loop (ctx, t, idx, upd, 1);
+  if (r == NULL)
+    return FALSE;
+  if (dim != 0)
+    {
+      gint64 inv[TENSOR_MAX_RANK];
+      for (int a = 0; a < rank; a++)
+        inv[perm[a]] = a;
+      r = graph_op (G, "Transpose", r, "perm_is", rank, inv, NULL);
+    }
+  out[0] = r;
+  return r != NULL;
+}
 
 static gboolean
 sym_index_add (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
@@ -821,11 +864,10 @@ sym_index_add (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
     return sym_unimplemented (ctx, n, error, "index_add with alpha != 1");
   int rank = sym_rank (self), srank = sym_rank (src), irank = sym_rank (index);
   gint64 dims[TENSOR_MAX_RANK], sdims[TENSOR_MAX_RANK];
-  if (rank < 1 || rank >= TENSOR_MAX_RANK || srank < 1 || srank > rank || irank != 1
-      || !sym_static_shape (self, dims) || !sym_static_shape (src, sdims))
-    /* torch 1.13: exports run-time sizes when the ranks are known (Shape, Slice, Expand; it raises
-     * for unknown ranks); not yet here */
-    return sym_unimplemented (ctx, n, error, "index_add of dynamic shapes");
+  if (rank < 1 || rank >= TENSOR_MAX_RANK || srank < 1 || srank > rank || irank != 1)
+    /* torch 1.13: also refuses unknown ranks (it raises); not yet here for an index of another rank
+     * than 1 or a source of higher rank than self */
+    return sym_unimplemented (ctx, n, error, "index_add of unknown ranks");
   if (dim < 0)
     dim += rank;
   if (dim < 0 || dim >= rank)
@@ -840,32 +882,41 @@ sym_index_add (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
     /* torch 1.13: appends dims to the source and exports it; refused here because eager
      * PyTorch takes dim of the source itself, which has no such dim */
     return sym_unimplemented (ctx, n, error, "a source of lower rank than dim");
-  gint64 rdims[TENSOR_MAX_RANK], tdims[TENSOR_MAX_RANK];
-  for (int i = 0, j = 0; i < rank; i++)
-    {
-      if (i == dim)
-        {
-          rdims[i] = tdims[i] = sdims[dim];
-          continue;
-        }
-      /* the j-th of self's other dims against the source's, from the right */
-      int from_end = (rank - 2) - j, sj = (srank - 2) - from_end;
-      gint64 sd = sj < 0 ? 1 : sdims[sj < dim ? sj : sj + 1];
-      j++;
-      if (sd != dims[i] && sd != 1)
-        /* torch 1.13: also refuses (its Expand of the source fails) */
-        return sym_unimplemented (ctx, n, error, "a source of shape that does not broadcast to self's");
-      rdims[i] = sd;
-      tdims[i] = dims[i];
-    }
-  if (srank != rank)
-    src = sym_reshape_static (ctx, src, (gsize) rank, rdims);
-  if (memcmp (tdims, rdims, sizeof (gint64) * (gsize) rank) != 0)
-    src = graph_op (G, "Expand", src, sym_const_ints (ctx, (gsize) rank, tdims), NULL);
-  memcpy (sdims, tdims, sizeof (gint64) * (gsize) rank);
   if (sym_dtype (self) == GRAPH_DTYPE_BOOL)
     /* torch 1.13: exports Add on bool, which ONNX refuses; refused here because of that */
     return sym_unimplemented (ctx, n, error, "index_add of bool tensors");
+  gboolean src_static = sym_static_shape (src, sdims);
+  if (srank != rank && !src_static)
+    /* torch 1.13: appends dims to the source at run time; not yet here for a source of lower rank
+     * whose shape is known only at run time */
+    return sym_unimplemented (ctx, n, error, "index_add of a source of lower rank and run-time sizes");
+  gint64 rdims[TENSOR_MAX_RANK], tdims[TENSOR_MAX_RANK];
+  for (int i = 0, j = 0; src_static && i < rank; i++)
+    {
+      /* self's i-th dim against the source's: dim to dim, the j-th of
+       * self's other dims against the source's other dims from the right */
+      int from_end = (rank - 2) - j, sj = (srank - 2) - from_end;
+      rdims[i] = i == dim ? sdims[dim] : sj < 0 ? 1 : sdims[sj < dim ? sj : sj + 1];
+      j += i != dim;
+    }
+  if (srank != rank)
+    src = sym_reshape_static (ctx, src, (gsize) rank, rdims);
+  if (!sym_static_shape (self, dims))
+    return index_add_dynamic (ctx, self, rank, dim, index, src, out);
+  if (!src_static)
+    /* torch 1.13: expands the source at run time; not yet here for a source of run-time sizes
+     * added into a tensor of static ones */
+    return sym_unimplemented (ctx, n, error, "index_add of a source of run-time sizes");
+  for (int i = 0; i < rank; i++)
+    {
+      if (rdims[i] != dims[i] && rdims[i] != 1 && i != dim)
+        /* torch 1.13: also refuses (its Expand of the source fails) */
+        return sym_unimplemented (ctx, n, error, "a source of shape that does not broadcast to self's");
+      tdims[i] = i == dim ? rdims[i] : dims[i];
+    }
+  if (memcmp (tdims, rdims, sizeof (gint64) * (gsize) rank) != 0)
+    src = graph_op (G, "Expand", src, sym_const_ints (ctx, (gsize) rank, tdims), NULL);
+  memcpy (sdims, tdims, sizeof (gint64) * (gsize) rank);
   gint64 axes[TENSOR_MAX_RANK];
   gsize na = 0;
   for (int i = 0; i < rank; i++)
@@ -882,11 +933,7 @@ sym_index_add (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   guint64 cells = (guint64) n_rows;
   for (int i = 0; i < rank; i++)
     if (!g_uint64_checked_mul (&cells, cells, (guint64) sdims[i]) || cells > (guint64) ADD_MASK_LIMIT)
-      /* torch 1.13: exports it, summing one of each duplicate index only (a wrong number);
-       * refused here because the exact form's mask would be too large (it is one
-       * ScatterElements from opset 16) */
-      return sym_unimplemented (ctx, n, error, "index_add needing a mask of more than 2^26 elements "
-                                "before opset 16 (export at opset 16 or later)");
+      return index_add_dynamic (ctx, self, rank, dim, index, src, out);   /* the mask would be too large */
   gint64 *rows = g_new (gint64, (gsize) MAX (n_rows, 1));
   for (gint64 i = 0; i < n_rows; i++)
     rows[i] = i;

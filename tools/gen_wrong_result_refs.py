@@ -495,6 +495,11 @@ def with_inf(shape):
 
 
 DYNAMIC = {
+    # index_add into run-time sizes (PyTorch's suite, test_index_add_dynamic_axes;
+    # refused before): a duplicate index, a source broadcast along dim 0
+    # (the index made by ops: the trace text does not carry a tensor constant's values)
+    "index_add_dynamic": (lambda x: x.index_add(1, torch.arange(4) * 2 % 3, torch.arange(12.0).view(1, 4, 3)),
+                          (torch.randn(5, 4, 3),), (torch.randn(7, 8, 3),), "x:0=a,x:1=b"),
     # diagonal of run-time sizes (PyTorch's suite, test_diagonal; refused
     # before): positions from a Range; the second size's diagonal is empty
     "diagonal_dynamic": (lambda x: torch.diagonal(x, offset=-1, dim1=1, dim2=2), (with_inf((3, 4, 5)),),
