@@ -813,9 +813,14 @@ sym_index_copy (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
  * rows added at index's rows: ScatterND's add from opset 16, before it the
  * Loop of Note [index_put accumulate before opset 16]. */
 static gboolean
-index_add_dynamic (SymContext *ctx, GraphValue *self, int rank, gint64 dim, GraphValue *index, GraphValue *src,
-                   GraphValue **out)
+index_add_dynamic (SymContext *ctx, GraphNode *n, GraphValue *self, int rank, gint64 dim, GraphValue *index,
+                   GraphValue *src, GraphValue **out, GError **error)
 {
+  if (sym_opset (ctx) < 11)
+    /* torch 1.13: scatters into zeros with run-time shapes (duplicate indices keep one value, not
+     * their sum); refused here because the exact form's ScatterND needs opset 11 */
+    return sym_unimplemented (ctx, n, error, "index_add into a tensor of run-time sizes, or needing a mask "
+                              "of more than 2^26 elements, before opset 11");
   gint64 perm[TENSOR_MAX_RANK];
   perm[0] = dim;
   for (int i = 0, m = 1; i < rank; i++)
@@ -902,7 +907,7 @@ sym_index_add (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   if (srank != rank)
     src = sym_reshape_static (ctx, src, (gsize) rank, rdims);
   if (!sym_static_shape (self, dims))
-    return index_add_dynamic (ctx, self, rank, dim, index, src, out);
+    return index_add_dynamic (ctx, n, self, rank, dim, index, src, out, error);
   if (!src_static)
     /* torch 1.13: expands the source at run time; not yet here for a source of run-time sizes
      * added into a tensor of static ones */
@@ -933,7 +938,7 @@ sym_index_add (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   guint64 cells = (guint64) n_rows;
   for (int i = 0; i < rank; i++)
     if (!g_uint64_checked_mul (&cells, cells, (guint64) sdims[i]) || cells > (guint64) ADD_MASK_LIMIT)
-      return index_add_dynamic (ctx, self, rank, dim, index, src, out);   /* the mask would be too large */
+      return index_add_dynamic (ctx, n, self, rank, dim, index, src, out, error);   /* the mask would be too large */
   gint64 *rows = g_new (gint64, (gsize) MAX (n_rows, 1));
   for (gint64 i = 0; i < n_rows; i++)
     rows[i] = i;
