@@ -369,8 +369,8 @@ scatter_add_loop (SymContext *ctx, GraphValue *t, GraphValue *idx, GraphValue *u
 /* aten::index_put(self, indices, values, accumulate) (index_put_, x[i] = v),
  * from opset 11: ScatterND of values into self at the positions
  * index_plan stacks (self transposed so the indexed dims come first, and
- * back), values expanded to the indexed region's shape; a boolean mask of
- * self's shape: the positions of NonZero(mask) (x[mask] = v); a 1-D mask
+ * back), values expanded to the indexed region's shape; a boolean mask over
+ * self's leading dims: the positions of NonZero(mask) (x[mask] = v); a 1-D mask
  * among Nones (x[:, m] = v): its NonZero as one index.  accumulate:
  * ScatterND's "add" reduction (opset 16), a Loop before. */
 static gboolean
@@ -413,6 +413,7 @@ sym_index_put (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
     }
   GraphValue *t = self, *idx;
   GraphValue *region;   /* the shape values must take */
+  int mask_rank = 0;
   if (mask || p.k == 1)
     {
       gint64 d[TENSOR_MAX_RANK];
@@ -422,15 +423,24 @@ sym_index_put (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
         return FALSE;
       if (mask)
         {
-          if (sym_rank (graph_node_input (lc, 0)) != p.rank)
-            /* torch 1.13: also refuses (a mask of lower rank than self fails its shape
-             * inference: an internal assert) */
-            return sym_unimplemented (ctx, n, error, "a boolean mask of another rank than self");
+          /* a mask over self's leading mr dims (x[m] = v, x[m, :] = v):
+           * ScatterND at NonZero's positions, each of the M positions taking
+           * a [rest] block of self's remaining dims */
+          mask_rank = sym_rank (graph_node_input (lc, 0));
+          if (mask_rank < 1 || mask_rank > p.rank)
+            /* torch 1.13: writes masked_fill/masked_scatter, whose mask broadcasts from the right;
+             * refused here because a mask of unknown rank leaves the dims it covers unknown */
+            return sym_unimplemented (ctx, n, error, "a boolean mask of unknown rank or of more dims than self");
           static const gint64 perm2[] = { 1, 0 };
           idx = graph_op (G, "Transpose", graph_op (G, "NonZero", iv, NULL), "perm_is", 2, perm2, NULL);
-          /* values: one per selected position */
-          static const gint64 zero = 0, one = 1;
+          /* values: one per selected position, then self's dims after the mask's */
+          static const gint64 zero = 0, one = 1, big = G_MAXINT64;
+          const gint64 mr = mask_rank;
           region = sym_slice (ctx, sym_size (ctx, idx, G_MININT64), 1, &zero, &zero, &one, NULL);
+          if (mask_rank < p.rank)
+            region = graph_op (G, "Concat", region,
+                               sym_slice (ctx, sym_size (ctx, self, G_MININT64), 1, &zero, &mr, &big, NULL),
+                               "axis_i", (gint64) 0, NULL);
         }
       else
         {
@@ -483,22 +493,30 @@ sym_index_put (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
     }
   else
     {
-      if (p.dynamic)
-        /* torch 1.13: exports it (indices broadcast by Add, Shape, Expand, Concat into ScatterND);
-         * not yet here */
-        return sym_unimplemented (ctx, n, error, "index_put with several index tensors of a shape known "
-                                  "only at run time");
       if (!p.identity)
         t = graph_op (G, "Transpose", self, "perm_is", p.rank, p.perm, NULL);
       idx = p.stacked;
-      gint64 rd[TENSOR_MAX_RANK];
-      int m = 0;
-      for (int a = 0; a < p.br; a++)
-        rd[m++] = p.b[a];
-      for (int a = (int) p.k; a < p.rank; a++)
-        rd[m++] = p.dims[p.perm[a]];
-      g_autoptr (Tensor) rs = tensor_new_int64_vector ((guint) m, rd);
-      region = sym_constant (ctx, rs);
+      if (p.dynamic)
+        {
+          /* the indices' broadcast shape (index_plan's run-time form), then
+           * the transposed self's dims after the indexed ones */
+          static const gint64 zero = 0, big = G_MAXINT64;
+          const gint64 br = p.br, kk = (gint64) p.k;
+          GraphValue *b = sym_slice (ctx, sym_size (ctx, idx, G_MININT64), 1, &zero, &zero, &br, NULL);
+          GraphValue *rest = sym_slice (ctx, sym_size (ctx, t, G_MININT64), 1, &zero, &kk, &big, NULL);
+          region = graph_op (G, "Concat", b, rest, "axis_i", (gint64) 0, NULL);
+        }
+      else
+        {
+          gint64 rd[TENSOR_MAX_RANK];
+          int m = 0;
+          for (int a = 0; a < p.br; a++)
+            rd[m++] = p.b[a];
+          for (int a = (int) p.k; a < p.rank; a++)
+            rd[m++] = p.dims[p.perm[a]];
+          g_autoptr (Tensor) rs = tensor_new_int64_vector ((guint) m, rd);
+          region = sym_constant (ctx, rs);
+        }
       gint64 back[TENSOR_MAX_RANK];
       int bm, vr = sym_rank (graph_node_input (n, 2));
       if (index_result_perm (&p, back, &bm))
@@ -520,8 +538,8 @@ sym_index_put (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
         }
     }
   GraphValue *upd = graph_op (G, "Expand", values, region, NULL);
-  /* the index rows' length: every dim for a mask, 1 for one index, else the indexed dims */
-  gint64 K = mask ? p.rank : p.k == 1 ? 1 : (gint64) p.k;
+  /* the index rows' length: the mask's dims, 1 for one index, else the indexed dims */
+  gint64 K = mask ? mask_rank : p.k == 1 ? 1 : (gint64) p.k;
   GraphValue *r = !accumulate ? graph_op (G, "ScatterND", t, idx, upd, NULL)
                   : sym_opset (ctx) >= 16 ? graph_op (G, "ScatterND", t, idx, upd, "reduction_s", "add", NULL)
                   : scatter_add_loop (ctx, t, idx, upd, K);   /* Note [index_put accumulate before opset 16] */

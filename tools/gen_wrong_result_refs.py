@@ -88,6 +88,14 @@ def index_put(x, i, j, m):
     return x
 
 
+def index_put_masks(a, b, y):
+    y = y.clone()
+    y[a > 0] = torch.arange(4.0)                   # a 1-D mask over a 2-D tensor's rows
+    y[a <= 0, b > 0] = -1.0                        # two masks: NonZero counts known at run time
+    y[a > 1, :] += 0.5
+    return y
+
+
 def index_put_accumulate(x, i):
     x = x.clone()
     x.index_put_((i,), torch.ones(3, 4), accumulate=True)
@@ -253,6 +261,10 @@ def view_write(x):
 
 
 CASES = {
+    # masks of lower rank than self, and two masks (PyTorch's suite,
+    # test_input_mask_model; refused before)
+    "index_put_masks": (index_put_masks, (torch.tensor([0.0, 1.5, -1.0, 2.5]), torch.tensor([-1.0, 1.0, -2.0, 3.0]),
+                                          torch.randn(4, 4))),
     # duplicate indices summed: refused before (ScatterND adds from opset 16);
     # a Loop of ScatterNDs below 16 (Note [index_put accumulate before opset 16])
     "index_put_accumulate": (index_put_accumulate, (torch.randn(4, 4), torch.tensor([0, 2, 0]))),
