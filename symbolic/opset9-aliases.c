@@ -89,7 +89,7 @@ sym_underscore_log_softmax (SymContext *ctx, GraphNode *n, GraphValue **out, GEr
 
 /* aten::tensor/as_tensor(data, dtype, device, requires_grad): a Cast of a
  * tensor to dtype (its own when None); a list of 0-d tensors is reshaped
- * to [1] each, cast and concatenated, as torch. */
+ * to [1] each, cast and concatenated, as torch; a list of lists stacked. */
 /* torch.tensor's element type without a dtype: the one the trace declares
  * for the result, else PyTorch's rule for its data: a Python float is the
  * default dtype (float32; the value itself is lowered as a double), an int
@@ -101,6 +101,8 @@ data_dtype (GraphNode *n, GraphType *elem, GraphValue *lowered)
   GraphType *rt = graph_value_type (graph_node_output (n, 0));
   if (rt && graph_type_is_tensor (rt) && graph_type_dtype (rt) != GRAPH_DTYPE_UNDEFINED)
     return graph_type_dtype (rt);
+  while (elem && graph_type_kind (elem) == GRAPH_TYPE_LIST)   /* a row's elements */
+    elem = graph_type_elem (elem, 0);
   if (elem && graph_type_kind (elem) == GRAPH_TYPE_FLOAT)
     return GRAPH_DTYPE_FLOAT;
   return sym_dtype (lowered);
@@ -129,10 +131,19 @@ sym_tensor (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
         /* torch 1.13: also refuses (it reads the first element's scalar type, which fails when
          * unknown) */
         return sym_unimplemented (ctx, n, error, "a list of elements of unknown type");
-      static const gint64 one[] = { 1 };
+      /* a list of lists (torch.tensor([[0, 1], [1, 0]]) in scripted code):
+       * its rows stacked, where torch 1.13 reshapes each row to one element
+       * (a Reshape that fails) */
+      GraphType *et = graph_type_elem (t, 0);
+      gboolean rows = et && graph_type_kind (et) == GRAPH_TYPE_LIST;
+      if (rows && graph_type_elem (et, 0) && graph_type_kind (graph_type_elem (et, 0)) == GRAPH_TYPE_LIST)
+        /* torch 1.13: also refuses (each element reshaped to one value fails) */
+        return sym_unimplemented (ctx, n, error, "a list nested more than two deep");
+      static const gint64 one[] = { 1 }, zero = 0;
       g_autofree GraphValue **parts = g_new (GraphValue *, items->len);
       for (guint i = 0; i < items->len; i++)
-        parts[i] = graph_op (G, "Cast", sym_reshape_static (ctx, items->pdata[i], 1, one),
+        parts[i] = graph_op (G, "Cast", rows ? sym_unsqueeze (ctx, items->pdata[i], 1, &zero)
+                                             : sym_reshape_static (ctx, items->pdata[i], 1, one),
                              "to_i", (gint64) dt, NULL);
       out[0] = graph_opv (G, "Concat", items->len, parts, "axis_i", (gint64) 0, NULL);
       return out[0] != NULL;

@@ -215,6 +215,12 @@ def list_inplace_element(x: torch.Tensor) -> torch.Tensor:
 
 
 @torch.jit.script
+def tensor_nested_list(x: torch.Tensor) -> torch.Tensor:
+    mask = torch.tensor([[0, 0, 1], [1, 1, 0]], dtype=torch.uint8)
+    return x.masked_fill(mask.to(torch.bool), 2.0) + torch.tensor([[0.5, 1.5, 2.5], [3.5, 4.5, 5.5]])
+
+
+@torch.jit.script
 def inplace_in_loop(x: torch.Tensor) -> torch.Tensor:
     a = x * 1
     for _ in range(3):
@@ -402,6 +408,9 @@ CASES = {
     "script_inplace_rebind": (lambda x: inplace_rebind(x), (torch.arange(6.0).view(2, 3),)),
     # an in-place op on a tensor a list holds: later reads of the list see it
     "script_list_inplace_element": (lambda x: list_inplace_element(x), (torch.arange(6.0).view(2, 3),)),
+    # torch.tensor of nested lists in scripted code: rows stacked (torch 1.13
+    # reshapes each row to one value; PyTorch's suite, test_masked_fill_inplace)
+    "script_tensor_nested_list": (lambda x: tensor_nested_list(x), (torch.arange(24.0).view(4, 2, 3),)),
     # quantized graph inputs and outputs (refused before): three ONNX values
     # each, integers, scale and zero point (torch's unpack_quantized_tensor);
     # output 0 is the integers of the quantized result

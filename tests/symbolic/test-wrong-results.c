@@ -36,7 +36,7 @@ static const char *const cases[] = {
   "repeat_interleave_dynamic", "repeat_interleave_scalar_dynamic", "hann_window_computed_length",
   "linspace_one_step", "linspace_computed", "script_arange_float_start_dynamic", "arange_out_dynamic",
   /* refused before: a Loop of ScatterNDs below opset 16 */
-  "index_put_accumulate", "index_add_dynamic", "index_put_masks",
+  "index_put_accumulate", "index_add_dynamic", "index_put_masks", "script_tensor_nested_list",
 };
 static const int opsets[] = { 11, 13, 17 };
 
