@@ -88,6 +88,13 @@ def index_put(x, i, j, m):
     return x
 
 
+def select_write_computed_index(x, i, j, v):
+    x = x.clone()
+    x[i] = v                 # a 0-d tensor index: select + copy_ at a run-time position
+    x[:, j] = 0.5            # a negative one along dim 1
+    return x
+
+
 def index_put_masks(a, b, y):
     y = y.clone()
     y[a > 0] = torch.arange(4.0)                   # a 1-D mask over a 2-D tensor's rows
@@ -267,6 +274,10 @@ def view_write(x):
 
 
 CASES = {
+    # writes through a select at a 0-d tensor index (PyTorch's suite,
+    # test_copy_; refused before)
+    "select_write_computed_index": (select_write_computed_index,
+                                    (torch.randn(3, 4), torch.tensor(2), torch.tensor(-3), torch.randn(4))),
     # masks of lower rank than self, and two masks (PyTorch's suite,
     # test_input_mask_model; refused before)
     "index_put_masks": (index_put_masks, (torch.tensor([0.0, 1.5, -1.0, 2.5]), torch.tensor([-1.0, 1.0, -2.0, 3.0]),

@@ -209,8 +209,15 @@ write_back (SymContext *ctx, GraphNode *p, GraphValue *child, GError **error)
     {
       if (!sym_get_const_int (graph_node_input (p, 2), &start))
         {
-          refuse (p, error, "a select with a computed index");
-          return NULL;
+          /* x[i] = v with i a tensor (a 0-d index): the one position
+           * computed at run time, as for a dynamic size (from opset 11) */
+          if (sym_opset (ctx) < 11)
+            {
+              refuse (p, error, "a select with a computed index (from opset 11)");
+              return NULL;
+            }
+          start_v = sym_int_input_1d (ctx, p, 2, error);
+          return start_v ? write_back_dynamic (ctx, p, parent, child, dim, TRUE, 0, start_v, 0, error) : NULL;
         }
       if (start < 0 && !dynamic)
         start += pdims[dim];

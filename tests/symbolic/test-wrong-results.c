@@ -37,6 +37,7 @@ static const char *const cases[] = {
   "linspace_one_step", "linspace_computed", "script_arange_float_start_dynamic", "arange_out_dynamic",
   /* refused before: a Loop of ScatterNDs below opset 16 */
   "index_put_accumulate", "index_add_dynamic", "index_put_masks", "script_tensor_nested_list",
+  "select_write_computed_index",
 };
 static const int opsets[] = { 11, 13, 17 };
 
