@@ -57,7 +57,13 @@ typedef struct
   gboolean     do_constant_folding;         /* default TRUE */
   gboolean     keep_initializers_as_inputs; /* default FALSE */
   gboolean     export_params;               /* default TRUE: weights become initializers */
-  gboolean     training;                    /* only FALSE (eval) is supported */
+  /* TRUE: the trace was recorded in training mode on purpose (the model in
+   * model.train()): batch_norm with training=True and running statistics
+   * exports the batch's statistics (the running statistics' update, state
+   * an ONNX graph cannot keep, is left out).  FALSE (the default): such a
+   * node is refused as a forgotten model.eval().  Dropout and batch norm
+   * without running statistics follow the trace's own flags either way. */
+  gboolean     training;
   SymRegistry *registry;                    /* NULL: the built-ins */
   GHashTable  *weights;                     /* name → Tensor*; may be NULL */
   /* default TRUE: run the model checker (onnx-check.h) on the result.  In

@@ -271,6 +271,16 @@ resolve_kernel (const Graph *g, const GraphNode *n, gint64 *opset, GString *miss
   const RtKernelDef *k = NULL;
   if (is_domain_without_opset (kdomain) || *opset >= 0)
     k = rt_registry_lookup (kdomain, op, *opset);
+  gsize len = strlen (op);
+  if (k == NULL && (strcmp (kdomain, "aten") == 0 || strcmp (kdomain, RT_ATEN_QUANTIZED) == 0) && len > 1
+      && op[len - 1] == '_' && op[len - 2] != '_')
+    {
+      /* an in-place form (mul_): a trace names its result, which the
+       * out-of-place kernel computes (writes into views are carried back
+       * by the trace run, verify/runnable.c) */
+      g_autofree char *base = g_strndup (op, len - 1);
+      k = rt_registry_lookup (kdomain, base, *opset);
+    }
   if (k)
     return k;
   g_autofree char *key = g_strdup_printf ("%s::%s@%" G_GINT64_FORMAT, kdomain, op, *opset);

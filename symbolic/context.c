@@ -974,6 +974,12 @@ sym_has_dynamic_axes (SymContext *ctx)
   return ctx && ctx->s.dynamic_axes;
 }
 
+gboolean
+sym_training (SymContext *ctx)
+{
+  return ctx && ctx->s.training;
+}
+
 /* Note [Traced sizes folded]: torch 1.13 folds x.size(0) - 1 of a trace
  * to a constant when the shapes are static (its per-node ONNX shape
  * inference), so symbolics that need a constant (Slice's attributes before

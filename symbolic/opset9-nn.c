@@ -1,6 +1,7 @@
 /* Opset 9 base set: convolution, pooling, normalisation, activations,
  * dropout, embedding, softmax. */
 #include "symbolic/opset-tables.h"
+#include "symbolic/translate.h"
 #include <math.h>
 #include <string.h>
 
@@ -140,6 +141,50 @@ batch_stats_norm (SymContext *ctx, GraphNode *n, GraphValue *x, GraphValue *weig
   return TRUE;
 }
 
+/* Whether value v (a running statistic) is read by a node other than n
+ * that computes with it: a training-mode batch_norm's statistics only
+ * receive its update, so such uses do not count. */
+static gboolean
+stat_used (GraphNode *n, GraphValue *v)
+{
+  if (graph_value_is_graph_output (v))
+    return TRUE;
+  for (guint i = 0; i < graph_value_n_uses (v); i++)
+    {
+      const GraphUse *u = graph_value_use (v, i);
+      gboolean train;
+      if (u->node == n)
+        continue;
+      if (!(graph_node_is (u->node, "aten::batch_norm") && (u->index == 3 || u->index == 4)
+            && graph_node_n_inputs (u->node) > 5 && sym_get_const_bool (graph_node_input (u->node, 5), &train)
+            && train))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* Whether running statistic `stat` of batch_norm n is read by another node
+ * too: through the same value, or through another prim::GetAttr of the same
+ * attribute path (each `bn.running_mean` in a trace is a GetAttr of its own). */
+static gboolean
+stat_read_elsewhere (GraphNode *n, GraphValue *stat)
+{
+  if (stat_used (n, stat))
+    return TRUE;
+  g_autofree char *path = sym_getattr_path (stat);
+  if (path == NULL)
+    return FALSE;
+  gboolean other = FALSE;
+  graph_foreach_node (graph_node_graph (n), m)
+    if (!other && graph_node_is (m, "prim::GetAttr") && graph_node_n_outputs (m) == 1
+        && graph_node_output (m, 0) != stat && stat_used (n, graph_node_output (m, 0)))
+      {
+        g_autofree char *mp = sym_getattr_path (graph_node_output (m, 0));
+        other = mp && strcmp (mp, path) == 0;
+      }
+  return other;
+}
+
 static gboolean
 sym_batch_norm (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {
@@ -155,16 +200,30 @@ sym_batch_norm (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
    * dim but the channels.  Nothing is left out, as no state changes. */
   if (training && mean == NULL && var == NULL)
     return batch_stats_norm (ctx, n, input, weight, bias, eps, out, error);
-  /* Batch statistics with running statistics: the inference form would
-   * normalise with the running statistics instead, other numbers, and the
-   * running statistics' update would be lost.  Refused, never folded as
-   * eval. */
-  if (training)
+  /* Batch statistics with running statistics: never the inference form
+   * (other numbers).  A training-mode export (ExportOptions' training) gets
+   * the batch's statistics, as PyTorch's training forward computes; their
+   * update of the running statistics is state an ONNX graph cannot keep
+   * (torch writes it as BatchNormalization outputs nothing reads), so a
+   * forward that reads them again is refused.  Without the option the
+   * trace was most likely recorded without model.eval(): refused. */
+  if (training && !sym_training (ctx))
     /* torch 1.13: writes BatchNormalization with training outputs (training_mode=1 from opset 14;
-     * before 14 a form runtimes compute with the running statistics); not yet here from opset 14,
-     * refused before it as that computes eval numbers */
+     * before 14 a form runtimes compute with the running statistics); refused here because a
+     * trace in training mode without the training option is most likely a forgotten model.eval() */
     return sym_unimplemented (ctx, n, error, "batch_norm in training mode (normalising with the "
-                              "batch's statistics); trace the model in eval mode (model.eval())");
+                              "batch's statistics); trace the model in eval mode (model.eval()), or "
+                              "export in training mode (--training; training=TrainingMode.TRAINING)");
+  if (training)
+    {
+      for (int k = 3; k <= 4; k++)
+        if (stat_read_elsewhere (n, graph_node_input (n, k)))
+          /* torch 1.13: writes the updated statistics as BatchNormalization outputs the graph does
+           * not read; refused here because a later read of them would see the old values */
+          return sym_unimplemented (ctx, n, error, "batch_norm in training mode whose running "
+                                    "statistics are read again (their update is not exported)");
+      return batch_stats_norm (ctx, n, input, weight, bias, eps, out, error);
+    }
   if (mean == NULL || var == NULL)
     /* torch 1.13: also refuses (PyTorch needs running statistics in eval mode; without them the
      * node is in training mode) */

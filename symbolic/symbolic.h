@@ -256,6 +256,9 @@ gint64       sym_static_dim_size (GraphValue *v, gint64 dim);
 /* The export has dynamic axes (Note [Dynamic axes during translation]):
  * the traced shapes of the node being translated may not hold. */
 gboolean     sym_has_dynamic_axes (SymContext *ctx);
+/* Whether the export is of a trace recorded in training mode on purpose
+ * (ExportOptions' training). */
+gboolean     sym_training (SymContext *ctx);
 /* The type of `v`; NULL unknown.  (transfer none) */
 GraphType   *sym_type (GraphValue *v);
 /* Sets a new value's type (for outputs a symbolic computes itself). */

@@ -31,6 +31,10 @@ typedef struct
   /* The export has dynamic axes: a traced size of a value not yet
    * translated (the current node's outputs) may not hold. */
   gboolean     dynamic_axes;
+  /* The trace was recorded in training mode on purpose (ExportOptions'
+   * training): batch_norm with training=True exports the batch's
+   * statistics instead of being refused as a forgotten model.eval(). */
+  gboolean     training;
   /* Source node → why Note [List mutations] left it (may be NULL; not
    * owned): what aten::append & co. refuse with. */
   GHashTable  *list_whys;

@@ -17,6 +17,7 @@ static gboolean opt_no_params;
 static char **opt_plugins;
 static gboolean opt_verbose;
 static gboolean opt_no_check;
+static gboolean opt_training;
 
 static const GOptionEntry export_entries[] = {
   { "output", 'o', 0, G_OPTION_ARG_FILENAME, &opt_output, "Write the model to OUT.onnx (required)", "OUT.onnx" },
@@ -42,6 +43,9 @@ static const GOptionEntry export_entries[] = {
     "Print the exported graph in PyTorch's format on standard output", NULL },
   { "no-check", 0, 0, G_OPTION_ARG_NONE, &opt_no_check,
     "Do not run the model checker on the result", NULL },
+  { "training", 0, 0, G_OPTION_ARG_NONE, &opt_training,
+    "The trace was recorded in training mode on purpose: batch_norm exports the batch's statistics "
+    "(default: refused as a forgotten model.eval())", NULL },
   { NULL, 0, 0, 0, NULL, NULL, NULL },
 };
 
@@ -95,6 +99,7 @@ export_run (int argc, char **argv)
   o.do_constant_folding = !opt_no_folding;
   o.keep_initializers_as_inputs = opt_keep_inits;
   o.export_params = !opt_no_params;
+  o.training = opt_training;
   g_autoptr (SymRegistry) reg = sym_registry_new ();
   o.registry = reg;
   int rc = CLI_EXIT_OK;

@@ -88,6 +88,12 @@ def index_put(x, i, j, m):
     return x
 
 
+def detach_write(x):
+    x = x.clone()
+    x.detach().mul_(2)       # detach shares x's storage: x doubles
+    return x + 1
+
+
 def select_write_computed_index(x, i, j, v):
     x = x.clone()
     x[i] = v                 # a 0-d tensor index: select + copy_ at a run-time position
@@ -274,6 +280,12 @@ def view_write(x):
 
 
 CASES = {
+    # writes through detach (a view of the whole tensor): embedding's max_norm
+    # renormalises the weight in place (PyTorch's suite, test_embedding_renorm;
+    # refused before)
+    "detach_write": (detach_write, (torch.randn(2, 3),)),
+    "embedding_max_norm": (lambda i, w: F.embedding(i, w.clone(), max_norm=1.0) * 2,
+                           (torch.tensor([[0, 2], [3, 2]]), torch.randn(4, 3) * 2)),
     # writes through a select at a 0-d tensor index (PyTorch's suite,
     # test_copy_; refused before)
     "select_write_computed_index": (select_write_computed_index,
@@ -648,6 +660,32 @@ DATA_DEPENDENT = {
 }
 
 
+def bn_train_twice(x, m, v, w, b):
+    y = F.batch_norm(x, m, v, w, b, training=True)
+    return F.batch_norm(y * 2, m, v, None, None, training=True, eps=1e-3)
+
+
+def bn_train_then_eval(x, m, v):
+    y = F.batch_norm(x, m, v, training=True)
+    return F.batch_norm(y, m, v, training=False)   # reads the updated running statistics
+
+
+# Exported with ExportOptions' training (CASE.training): traces recorded in
+# training mode on purpose, PyTorch's training forward the reference.
+TRAINING = {
+    # batch statistics with running statistics, the same statistics updated
+    # twice (PyTorch's suite, test_batchnorm_training, test_multiple_conv_bn;
+    # refused before)
+    "batch_norm_training_stats": (bn_train_twice, (torch.randn(4, 3, 5), torch.zeros(3), torch.ones(3),
+                                                   torch.rand(3) + 0.5, torch.randn(3))),
+}
+
+# Refused with ExportOptions' training too (CASE.training).
+TRAINING_REFUSALS = {
+    # the running statistics read again after the training-mode update
+    "batch_norm_training_stats_read": (Fn(bn_train_then_eval), (torch.randn(4, 3, 5), torch.zeros(3), torch.ones(3))),
+}
+
 # Traces an export must refuse (CASE.trace only): exporting them in the
 # inference form would compute other numbers.
 REFUSALS = {
@@ -673,15 +711,18 @@ REFUSALS = {
 def main():
     """Writes every case, or only those named on the command line."""
     only = set(sys.argv[1:])
-    for table in (REFUSALS, CASES, DYNAMIC, DATA_DEPENDENT):
+    for table in (REFUSALS, CASES, DYNAMIC, DATA_DEPENDENT, TRAINING, TRAINING_REFUSALS):
         for name in list(table):
             if only and name not in only:
                 del table[name]
     os.makedirs(OUT, exist_ok=True)
-    for name, (m, inputs) in REFUSALS.items():
+    for name, (m, inputs) in list(REFUSALS.items()) + list(TRAINING_REFUSALS.items()):
         with open(os.path.join(OUT, name + ".trace"), "w") as f:
             f.write(str(torch.jit.trace(m, inputs).inlined_graph))
-    for name, (fn, inputs) in CASES.items():
+    for name in list(TRAINING) + list(TRAINING_REFUSALS):
+        with open(os.path.join(OUT, name + ".training"), "w") as f:
+            f.write("exported with ExportOptions' training\n")
+    for name, (fn, inputs) in list(CASES.items()) + list(TRAINING.items()):
         m = Fn(fn).eval()
         traced = torch.jit.trace(m, inputs)
         with open(os.path.join(OUT, name + ".trace"), "w") as f:

@@ -188,7 +188,8 @@ replace_uses_after (Graph *g, GraphValue *v, GraphNode *after, GraphValue *nv)
 }
 
 /* An in-place write into a chain of slice/select views of a tensor read
- * later (`m[0:2, 1:3] = 5`: aten::slice, aten::slice, aten::fill_): each
+ * later (`m[0:2, 1:3] = 5`: aten::slice, aten::slice, aten::fill_; detach
+ * and alias pass the whole value): each
  * level written back into its base with aten::slice_scatter /
  * aten::select_scatter after n, and the base's later reads read that, as
  * PyTorch's tensors share storage (the export does the same with
@@ -222,18 +223,20 @@ write_back_view (Graph *g, GraphNode *n, GError **error)
         graph_value_set_type (graph_node_output (al, 0), graph_value_type (self));
     }
   for (GraphNode *q = graph_value_node (graph_node_input (n, 0));
-       q && (graph_node_is (q, "aten::slice") || graph_node_is (q, "aten::select"));
+       q && (graph_node_is (q, "aten::slice") || graph_node_is (q, "aten::select") || export_view_is_identity (q));
        q = graph_value_node (graph_node_input (q, 0)))
     {
-      gboolean sel = graph_node_is (q, "aten::select");
+      gboolean sel = graph_node_is (q, "aten::select"), same = export_view_is_identity (q);
       GraphValue *base = graph_node_input (q, 0);
       g_autoptr (GPtrArray) ins = g_ptr_array_new ();
-      g_ptr_array_add (ins, base);
+      if (!same)
+        g_ptr_array_add (ins, base);
       g_ptr_array_add (ins, child);
-      for (guint k = 1; k < graph_node_n_inputs (q); k++)
+      for (guint k = 1; !same && k < graph_node_n_inputs (q); k++)
         g_ptr_array_add (ins, graph_node_input (q, k));
-      GraphNode *sc = graph_create_node (g, sel ? "aten::select_scatter" : "aten::slice_scatter", ins->len,
-                                         (GraphValue *const *) ins->pdata, 1);
+      /* an identity view's base takes the written value itself */
+      GraphNode *sc = graph_create_node (g, same ? "aten::alias" : sel ? "aten::select_scatter" : "aten::slice_scatter",
+                                         ins->len, (GraphValue *const *) ins->pdata, 1);
       graph_node_insert_after (sc, after);
       graph_node_set_scope (sc, graph_node_get_scope (n));
       graph_node_set_source (sc, src);

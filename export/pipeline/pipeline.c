@@ -463,6 +463,7 @@ translate (const Graph *trace, const ExportOptions *o, GPtrArray *kinds, GPtrArr
     .weights = o->weights, .require_weights = o->export_params,
     .infer_node = export_infer_node_types,
     .dynamic_axes = o->dynamic_axes && o->dynamic_axes->len > 0,
+    .training = o->training,
     .list_whys = whys,
   };
   g_autoptr (SymContext) ctx = sym_context_new (&setup);
@@ -738,13 +739,6 @@ export_impl (const Graph *trace, const ExportOptions *o, GPtrArray *origins,
       g_set_error (error, EXPORT_ERROR, EXPORT_ERROR_OPTIONS,
                    "opset %d is not supported: choose an opset from %d to %d", o->opset,
                    SYM_OPSET_MIN, SYM_OPSET_MAX);
-      return NULL;
-    }
-  if (o->training)
-    {
-      g_set_error (error, EXPORT_ERROR, EXPORT_ERROR_OPTIONS,
-                   "training-mode export is not supported: export in eval mode "
-                   "(BatchNorm and Dropout in inference form)");
       return NULL;
     }
   g_autoptr (GPtrArray) kinds = g_ptr_array_new ();

@@ -6,7 +6,8 @@
  * such mutations into index_put with a pass of its own).
  *
  * After an in-place node is translated, export_view_mutation() walks its
- * self argument up the chain of aten::slice / aten::select views to the
+ * self argument up the chain of aten::slice / aten::select views (and
+ * aten::detach / aten::alias, which are the whole tensor) to the
  * base and writes each level back into its parent with ScatterElements
  * (Scatter before opset 11) at the static positions the view covers (at
  * positions computed in the graph when a size is known only at run time,
@@ -55,6 +56,19 @@ is_view (GraphNode *p)
     if (strcmp (graph_node_kind (p), views[i]) == 0)
       return TRUE;
   return FALSE;
+}
+
+gboolean
+export_view_is_identity (GraphNode *p)
+{
+  return is_kind (p, "aten::detach") || is_kind (p, "aten::alias");
+}
+
+/* The view kinds a write can be carried back through. */
+static gboolean
+writable_view (GraphNode *q)
+{
+  return is_kind (q, "aten::slice") || is_kind (q, "aten::select") || export_view_is_identity (q);
 }
 
 /* Whether any node after n reads v, or the graph returns it. */
@@ -174,6 +188,8 @@ write_back (SymContext *ctx, GraphNode *p, GraphValue *child, GError **error)
         refuse (p, error, "a view of None");
       return NULL;
     }
+  if (export_view_is_identity (p))
+    return child;   /* detach/alias: the same elements, the parent's new value is the view's */
   int pr = sym_rank (parent_src), vr = sym_rank (view_src);
   gint64 pdims[TENSOR_MAX_RANK], vdims[TENSOR_MAX_RANK];
   if (pr <= 0 || vr < 0 || pr > TENSOR_MAX_RANK)
@@ -330,7 +346,7 @@ export_view_chain_is_slices (GraphNode *n)
   GraphValue *self = graph_node_n_inputs (n) ? graph_node_input (n, 0) : NULL;
   for (GraphNode *q = self ? graph_value_node (self) : NULL; is_view (q);
        q = graph_value_node (graph_node_input (q, 0)))
-    if (!is_kind (q, "aten::slice") && !is_kind (q, "aten::select"))
+    if (!writable_view (q))
       return FALSE;
   return TRUE;
 }
@@ -363,7 +379,7 @@ view_mutation (SymContext *ctx, GraphNode *n, GError **error)
   for (GraphNode *q = p; is_view (q); q = graph_value_node (graph_node_input (q, 0)))
     {
       later = later || used_after (n, graph_node_input (q, 0));
-      if (unsupported == NULL && !is_kind (q, "aten::slice") && !is_kind (q, "aten::select"))
+      if (unsupported == NULL && !writable_view (q))
         unsupported = graph_node_kind (q);
     }
   if (!later)

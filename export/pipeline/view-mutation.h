@@ -17,7 +17,9 @@ gboolean export_view_mutation (SymContext *ctx, GraphNode *n, GError **error);
  * of the trace cannot reproduce (verify's trace run refuses it). */
 gboolean export_view_write_read_later (GraphNode *n);
 /* Whether every view level between n's self argument and its base is an
- * aten::slice or aten::select (what can be written back). */
+ * aten::slice, aten::select or an identity view (what can be written back). */
 gboolean export_view_chain_is_slices (GraphNode *n);
+/* aten::detach / aten::alias: a view of the whole tensor. */
+gboolean export_view_is_identity (GraphNode *p);
 
 G_END_DECLS

@@ -103,8 +103,17 @@ def export(model, args, f, export_params=True, verbose=False, training=None,
     from . import _trace
     from ._lib import ExportOptions, api as get_api, new_error, take_error, take_string
 
-    if training not in (None, False, torch.onnx.TrainingMode.EVAL):
-        raise SymonnxError("training-mode export is not supported: export in eval mode")
+    # as torch.onnx.export: EVAL (the default) traces in eval mode,
+    # TRAINING in training mode, PRESERVE in the model's own
+    modes = torch.onnx.TrainingMode
+    if training in (None, False, modes.EVAL):
+        train = False
+    elif training in (True, modes.TRAINING):
+        train = True
+    elif training == modes.PRESERVE:
+        train = model.training
+    else:
+        raise SymonnxError(f"unknown training mode {training!r}")
     if export_modules_as_functions:
         raise SymonnxError("export_modules_as_functions is not supported")
     if custom_opsets:
@@ -115,7 +124,7 @@ def export(model, args, f, export_params=True, verbose=False, training=None,
     except ValueError as e:
         raise SymonnxError(f"symonnx: {e}") from None
     was_training = model.training
-    model.eval()
+    model.train(train)
     try:
         text, tensors, _ = _trace.trace(model, args)
     finally:
@@ -150,6 +159,7 @@ def export(model, args, f, export_params=True, verbose=False, training=None,
         opts.registry = reg
         opts.weights = weights
         opts.check = bool(check)
+        opts.training = int(train)
         spec = _dynamic_axes_spec(dynamic_axes)
         if spec and not api["export_options_parse_dynamic_axes"](ctypes.byref(opts), spec.encode(),
                                                                  ctypes.byref(err)):

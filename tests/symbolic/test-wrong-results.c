@@ -37,7 +37,9 @@ static const char *const cases[] = {
   "linspace_one_step", "linspace_computed", "script_arange_float_start_dynamic", "arange_out_dynamic",
   /* refused before: a Loop of ScatterNDs below opset 16 */
   "index_put_accumulate", "index_add_dynamic", "index_put_masks", "script_tensor_nested_list",
-  "select_write_computed_index",
+  /* exported with ExportOptions' training (CASE.training) */
+  "batch_norm_training_stats",
+  "select_write_computed_index", "detach_write", "embedding_max_norm",
 };
 static const int opsets[] = { 11, 13, 17 };
 
@@ -46,6 +48,15 @@ typedef struct
   const char *cas;
   int         opset;
 } Case;
+
+/* CASE.training: the trace was recorded in training mode on purpose. */
+static gboolean
+training_case (const char *cas)
+{
+  g_autofree char *rel = g_strdup_printf ("tests/fixtures/wrong-results/%s.training", cas);
+  g_autofree char *path = test_source_path (rel);
+  return g_file_test (path, G_FILE_TEST_EXISTS);
+}
 
 /* Runs g on CASE[TAG].input_N.npy and compares output 0 with
  * CASE[TAG].expected.npy: element type, shape, values. */
@@ -70,6 +81,7 @@ test_case (gconstpointer data)
   ExportOptions o;
   export_options_init (&o);
   o.opset = c->opset;
+  o.training = training_case (c->cas);
   /* CASE.axes: dynamic axes; then the export also runs at a second size. */
   g_autofree char *arel = g_strdup_printf ("tests/fixtures/wrong-results/%s.axes", c->cas);
   g_autofree char *apath = test_source_path (arel);
@@ -147,6 +159,8 @@ static const struct { const char *cas, *says; } refusals[] = {
   { "script_int_true_divide", "true division of operands that are not both floating-point" },
   /* PyTorch's unsorted order is its hash table's (torch 1.13 exports first-occurrence order) */
   { "unique_unsorted", "unique with sorted=False" },
+  /* in training mode (CASE.training): the running statistics read again after their update */
+  { "batch_norm_training_stats_read", "running statistics are read again" },
 };
 
 static void
@@ -162,6 +176,7 @@ test_refusal (gconstpointer data)
   export_options_init (&o);
   o.opset = 13;
   o.export_params = FALSE;
+  o.training = training_case (cas);
   g_autoptr (Graph) g = export_graph (trace, &o, &error);
   export_options_clear (&o);
   g_assert_null (g);

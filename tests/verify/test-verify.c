@@ -571,6 +571,30 @@ test_runnable_trace_list_output (void)
   g_assert_cmpfloat (((const float *) tensor_data (b))[2], ==, -3);
 }
 
+/* An in-place op with no kernel of its own (mul_) runs its out-of-place
+ * kernel, and a write through detach (a view of the whole tensor) reaches
+ * the base the later add reads: x.clone().detach().mul_(2), then + 1. */
+static void
+test_runnable_trace_inplace_detach (void)
+{
+  const char *text = "graph(%x : Float(3)):\n"
+                     "  %n : NoneType = prim::Constant()\n"
+                     "  %two : int = prim::Constant[value=2]()\n"
+                     "  %one : int = prim::Constant[value=1]()\n"
+                     "  %c : Float(3) = aten::clone(%x, %n)\n"
+                     "  %d : Float(3) = aten::detach(%c)\n"
+                     "  %m : Float(3) = aten::mul_(%d, %two)\n"
+                     "  %y : Float(3) = aten::add(%c, %one, %one)\n"
+                     "  return (%y)\n";
+  const float x[3] = { 1, -2, 3 };
+  const gint64 n = 3;
+  g_autoptr (GPtrArray) ys = run_trace_outputs (text, x, 1, &n, NULL);
+  g_assert_cmpuint (ys->len, ==, 1);
+  const float *y = tensor_data (ys->pdata[0]);
+  for (int i = 0; i < 3; i++)
+    g_assert_cmpfloat (y[i], ==, 2 * x[i] + 1);
+}
+
 /* Float32 summation-order noise is not a divergence (Note [Node
  * tolerance]): a 3x3 convolution of 64 channels of values up to 100
  * followed by a BatchNorm, exported in ONNX mode, where export fuses the
@@ -711,6 +735,7 @@ main (int argc, char **argv)
   g_test_add_func ("/verify/runnable-trace", test_runnable_trace);
   g_test_add_func ("/verify/runnable-trace/if", test_runnable_trace_if);
   g_test_add_func ("/verify/runnable-trace/list-output", test_runnable_trace_list_output);
+  g_test_add_func ("/verify/runnable-trace/inplace-detach", test_runnable_trace_inplace_detach);
   g_test_add_func ("/verify/localize/guide-in-sync", test_guide_in_sync);
   g_test_add_func ("/verify/localize/summation-noise", test_summation_noise);
   loop_tests_add ();
