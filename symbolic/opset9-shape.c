@@ -595,6 +595,31 @@ sym_unbind (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   return sp && sym_finish_split (ctx, n, sp, out, TRUE, dim);
 }
 
+/* squeeze/unsqueeze(self, dim) with a dim known only at run time (an int
+ * argument of the model): from opset 13, whose Squeeze and Unsqueeze take
+ * their axes as an input, as torch 1.13 writes them; the output's rank is
+ * self's + delta.  A run-time squeeze of a dim whose size is not 1 fails
+ * in the executor (PyTorch leaves the tensor as it is): an error, not
+ * other numbers. */
+static gboolean
+runtime_dim_op (SymContext *ctx, GraphNode *n, GraphValue *self, const char *op, int delta, GraphValue **out,
+                GError **error)
+{
+  int r = sym_rank (self);
+  if (sym_opset (ctx) < 13 || r < 0 || r + delta < 0 || r + delta > TENSOR_MAX_RANK)
+    /* torch 1.13: also refuses before opset 13 (the axes are an attribute there: "dim must be
+     * constant") and for an input of unknown rank */
+    return sym_unimplemented (ctx, n, error, "a dim known only at run time (from opset 13, on an input "
+                              "of known rank)");
+  GraphValue *axes = sym_int_input_1d (ctx, n, 1, error);
+  if (axes == NULL)
+    return FALSE;
+  out[0] = graph_op (G, op, self, axes, NULL);
+  if (out[0])
+    sym_set_type (out[0], sym_dtype (self), r + delta, NULL);
+  return out[0] != NULL;
+}
+
 /* aten::squeeze(self) / squeeze(self, dim) */
 static gboolean
 sym_squeeze_op (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
@@ -608,6 +633,9 @@ sym_squeeze_op (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
       out[0] = sym_squeeze (ctx, self, 0, NULL);
       return TRUE;
     }
+  gint64 c;
+  if (!sym_get_const_int (graph_node_input (n, 1), &c))
+    return runtime_dim_op (ctx, n, self, "Squeeze", -1, out, error);
   if (!sym_parse_args (ctx, n, "none,d", &dim, error))
     return FALSE;
   int r = sym_rank (self);
@@ -636,6 +664,9 @@ sym_unsqueeze_op (SymContext *ctx, GraphNode *n, GraphValue **out, GError **erro
 {
   GraphValue *self;
   gint64 dim;
+  if (graph_node_n_inputs (n) == 2 && !sym_get_const_int (graph_node_input (n, 1), &dim)
+      && sym_parse_args (ctx, n, "v", &self, error))
+    return runtime_dim_op (ctx, n, self, "Unsqueeze", 1, out, error);
   if (!sym_parse_args (ctx, n, "v,dn", &self, &dim, error))
     return FALSE;
   if (dim < 0)

@@ -170,6 +170,20 @@ def stateful(d):
     verified(Numbers(), (x, 3, 2.5), path)
     verified(Numbers(), (x, -5, 0.25), path)
 
+    # an int argument as squeeze's / unsqueeze's dim: Squeeze and Unsqueeze
+    # with the axes from that input (from opset 13; PyTorch's suite,
+    # test_squeeze_dynamic_dim, test_unsqueeze_dynamic_dim)
+    class Squeeze(torch.nn.Module):
+        def forward(self, x, dim: int):
+            return torch.squeeze(x, dim), torch.unsqueeze(x, dim)
+
+    y = torch.randn(2, 1, 1, 4)
+    path = os.path.join(d, "squeeze-dim.onnx")
+    symonnx.export(Squeeze(), (y, 1), path, opset_version=13)
+    check_file(path)
+    for k in (1, 2, -3):
+        verified(Squeeze(), (y, k), path)
+
     # None arguments, also inside a tuple, are no graph input and reach the
     # forward as None (torch.onnx.export's flattening; PyTorch's suite,
     # test_mixed_optional, test_tuple_of_optional)
