@@ -666,6 +666,14 @@ a_copy_input (RtCall *call, GError **error)
   return aten_tensor_arg (call, 0, &a, error) && reshaped (call, a, a->rank, a->dims, error);
 }
 
+/* set_(self, source): the result is source */
+static gboolean
+a_set (RtCall *call, GError **error)
+{
+  const RtTensor *a;
+  return aten_tensor_arg (call, 1, &a, error) && reshaped (call, a, a->rank, a->dims, error);
+}
+
 /* view_as / reshape_as (self, other) */
 static gboolean
 a_view_as (RtCall *call, GError **error)
@@ -969,7 +977,7 @@ static const RtKernelDef defs[] = {
   RT_ATEN_ROW ("slice_scatter", 2, 6, a_slice_scatter), RT_ATEN_ROW ("select_scatter", 4, 4, a_select_scatter),
   RT_ATEN_ROW ("narrow", 4, 4, a_narrow), RT_ATEN_ROW ("flip", 2, 2, a_flip), RT_ATEN_ROW ("roll", 2, 3, a_roll),
   RT_ATEN_ROW ("repeat", 2, 2, a_repeat), RT_ATEN_ROW ("repeat_interleave", 1, 4, a_repeat_interleave),
-  RT_ATEN_ROW ("detach", 1, 1, a_copy_input), RT_ATEN_ROW ("alias", 1, 1, a_copy_input), RT_ATEN_ROW ("lift_fresh", 1, 1, a_copy_input),
+  RT_ATEN_ROW ("detach", 1, 1, a_copy_input), RT_ATEN_ROW ("alias", 1, 1, a_copy_input), RT_ATEN_ROW ("set_", 2, 2, a_set), RT_ATEN_ROW ("lift_fresh", 1, 1, a_copy_input),
   RT_ATEN_ROW ("view_as", 2, 2, a_view_as), RT_ATEN_ROW ("reshape_as", 2, 2, a_view_as), RT_ATEN_ROW ("type_as", 2, 2, a_type_as),
   RT_ATEN_ROW ("to", 1, 8, a_to), RT_ATEN_ROW ("stack", 2, RT_VARIADIC, a_stack), { RT_ATEN ("chunk"), RT_IN (3, 3), RT_OUT (1, RT_VARIADIC), .run = a_chunk },
   { RT_ATEN ("split"), RT_IN (3, 3), RT_OUT (1, RT_VARIADIC), .run = a_split }, { RT_ATEN ("split_with_sizes"), RT_IN (3, 3), RT_OUT (1, RT_VARIADIC), .run = a_split }, { RT_ATEN ("unbind"), RT_IN (2, 2), RT_OUT (1, RT_VARIADIC), .run = a_unbind },

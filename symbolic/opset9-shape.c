@@ -40,6 +40,20 @@ sym_identity (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   return (out[0] = sym_value (ctx, graph_node_input (n, 0), error)) != NULL;
 }
 
+/* aten::set_(self, source): self becomes source (its storage, shape and
+ * type), so the result is source itself; a view that is set_ leaves its
+ * base alone (export/pipeline/view-mutation.c does not write it back). */
+static gboolean
+sym_set (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  if (graph_node_n_inputs (n) != 2 || sym_rank (graph_node_input (n, 1)) < 0
+      || graph_type_kind (graph_value_type (graph_node_input (n, 1))) != GRAPH_TYPE_TENSOR)
+    /* torch 1.13: also refuses set_() of a storage or with offsets (only set_(Tensor) becomes the
+     * source in its remove-inplace pass) */
+    return sym_unimplemented (ctx, n, error, "set_ of anything but one tensor");
+  return (out[0] = sym_value (ctx, graph_node_input (n, 1), error)) != NULL;
+}
+
 /* aten::to / type_as / float / long ...: the traced output type says what
  * the element type becomes; a Cast when it differs from the input's. */
 static gboolean
@@ -1679,6 +1693,7 @@ static const SymEntry entries[] = {
   SYM_FN ("aten::detach", sym_identity),
   SYM_FN ("aten::clone", sym_identity),
   SYM_FN ("aten::alias", sym_identity),
+  SYM_FN ("aten::set_", sym_set),
   SYM_FN ("aten::lift_fresh", sym_identity),
   SYM_FN ("aten::to", sym_to),
   SYM_FN ("aten::type_as", sym_to),

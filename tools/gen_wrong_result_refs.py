@@ -88,6 +88,14 @@ def index_put(x, i, j, m):
     return x
 
 
+def set_source(x, y):
+    x = x.clone()
+    v = x[0]
+    v.set_(y * 3)            # a view given new storage: x itself is unchanged
+    x.set_(y)                # x becomes y (PyTorch's suite, test_set_; refused before)
+    return x + v.sum()
+
+
 def detach_write(x):
     x = x.clone()
     x.detach().mul_(2)       # detach shares x's storage: x doubles
@@ -284,6 +292,7 @@ CASES = {
     # renormalises the weight in place (PyTorch's suite, test_embedding_renorm;
     # refused before)
     "detach_write": (detach_write, (torch.randn(2, 3),)),
+    "set_source": (set_source, (torch.randn(2, 3), torch.randn(4, 2))),
     "embedding_max_norm": (lambda i, w: F.embedding(i, w.clone(), max_norm=1.0) * 2,
                            (torch.tensor([[0, 2], [3, 2]]), torch.randn(4, 3) * 2)),
     # writes through a select at a 0-d tensor index (PyTorch's suite,

@@ -28,8 +28,9 @@
 static gboolean
 is_inplace (GraphNode *n)
 {
+  /* set_ gives the tensor new storage: a view that is set_ leaves its base alone */
   return sym_kind_is_inplace (graph_node_kind (n)) && graph_node_n_inputs (n) > 0
-         && graph_node_n_outputs (n) == 1;
+         && graph_node_n_outputs (n) == 1 && !graph_node_is (n, "aten::set_");
 }
 
 static gboolean

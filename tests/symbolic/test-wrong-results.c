@@ -39,7 +39,7 @@ static const char *const cases[] = {
   "index_put_accumulate", "index_add_dynamic", "index_put_masks", "script_tensor_nested_list",
   /* exported with ExportOptions' training (CASE.training) */
   "batch_norm_training_stats",
-  "select_write_computed_index", "detach_write", "embedding_max_norm",
+  "select_write_computed_index", "detach_write", "embedding_max_norm", "set_source",
 };
 static const int opsets[] = { 11, 13, 17 };
 
