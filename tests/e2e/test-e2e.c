@@ -919,6 +919,30 @@ test_python_api (gconstpointer data)
   run_result_clear (&r);
 }
 
+/* Issue 14's class audit of dim arguments, its fast subset
+ * (bench/probe-dim-args.py over every folder and opsets 9/13/17 is the
+ * long run): every dim argument of the symbolic and trace fixtures, out of
+ * range four ways, exported at opset 13 by this build's CLI (an ASan build
+ * reports memory errors through it): each export must be refused, with no
+ * crash or sanitizer report.  The dim arguments come from torch 1.13's own
+ * schemas (torch._C._jit_get_all_schemas), not from symonnx. */
+static void
+test_probe_dim_args (void)
+{
+  g_autofree char *probe = script ("bench/probe-dim-args.py");
+  g_autofree char *cli = g_build_filename (g_getenv ("SYMONNX_BUILD_ROOT"), "tools", "symonnx", NULL);
+  g_autofree char *sym = script ("tests/fixtures/symbolic");
+  g_autofree char *traces = script ("tests/fixtures/traces");
+  g_autofree char *e1 = g_strdup_printf ("SYMONNX_CLI=%s", cli);
+  const char *const env[] = { e1, NULL };
+  RunResult r = run_env ((const char *[]) { python, probe, "--opsets", "13", "--jobs", "2", "--traces", sym, traces,
+                                            NULL }, env);
+  g_test_message ("%s", r.out);
+  assert_status (&r, 0, "probe-dim-args.py");
+  g_assert_nonnull (strstr (r.out, "exports: refused"));
+  run_result_clear (&r);
+}
+
 /* The real-model corpus's fast subset (bench/torchvision-corpus.py runs
  * every torchvision builder): each model exported by symonnx's Python entry
  * point and run in the executor must match PyTorch.  alexnet at 64x64 is
@@ -1006,6 +1030,7 @@ main (int argc, char **argv)
   g_test_add_func ("/e2e/info/superres", test_info_superres);
   g_test_add_func ("/e2e/ops/missing", test_ops_missing);
   g_test_add_func ("/e2e/function/inlined-or-symbolic", test_function_inlined);
+  g_test_add_func ("/e2e/probe-dim-args", test_probe_dim_args);
   g_test_add_data_func ("/e2e/python/signature", "signature", test_python_api);
   g_test_add_data_func ("/e2e/python/errors", "errors", test_python_api);
   g_test_add_data_func ("/e2e/python/function", "function", test_python_api);
