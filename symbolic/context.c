@@ -20,6 +20,7 @@ struct _SymContext
   GHashTable *dynamic;    /* src values whose shape (or int value) depends on data */
   GHashTable *quantized;  /* src value → SymQuantized* (Note [Quantized values], quantized.c) */
   GHashTable *scans;      /* src list appended to in a loop → its scan output */
+  GHashTable *tracked;    /* src values an enclosing If carries out as outputs (Note [Writes in If branches]) */
 };
 
 /* Note [Data-dependent shapes]
@@ -148,6 +149,7 @@ sym_context_new (const SymContextSetup *setup)
   ctx->dynamic = g_hash_table_new (NULL, NULL);
   ctx->quantized = g_hash_table_new_full (NULL, NULL, NULL, g_free);
   ctx->scans = g_hash_table_new (NULL, NULL);
+  ctx->tracked = g_hash_table_new (NULL, NULL);
   if (ctx->s.src)
     mark_data_dependent (ctx->s.src, ctx->dynamic);
   return ctx;
@@ -162,6 +164,7 @@ sym_context_free (SymContext *ctx)
   if (ctx->s.weights)
     g_hash_table_unref (ctx->s.weights);
   g_hash_table_unref (ctx->map);
+  g_hash_table_unref (ctx->tracked);
   g_hash_table_unref (ctx->lists);
   g_hash_table_unref (ctx->inits);
   g_ptr_array_unref (ctx->pool);
@@ -966,6 +969,28 @@ sym_static_dims (GraphValue *v, gint64 *dims)
       dims[i] = known ? d->value : -1;
     }
   return r;
+}
+
+/* Note [Writes in If branches]: an in-place write inside a branch of a
+ * run-time If to a tensor of an enclosing block (x.add_(1), x[0] = v) is
+ * carried out of the If as an extra output, as torch 1.13's remove-inplace
+ * pass does: sym_lower_if (control-flow.c) tracks each such base value
+ * while it translates the branches, rebind_inplace and the view write-back
+ * then map the base to its new value inside the branch, each branch's
+ * final value becomes an output, and after the If the base maps to it. */
+void
+sym_context_track (SymContext *ctx, GraphValue *src, gboolean on)
+{
+  if (on)
+    g_hash_table_add (ctx->tracked, src);
+  else
+    g_hash_table_remove (ctx->tracked, src);
+}
+
+gboolean
+sym_context_tracks (SymContext *ctx, GraphValue *src)
+{
+  return ctx && src && g_hash_table_contains (ctx->tracked, src);
 }
 
 gboolean
@@ -2038,13 +2063,25 @@ finish_outputs (SymContext *ctx, GraphNode *n, GraphValue **out)
     }
 }
 
+/* Whether g is dst or a graph enclosing it (a value a block may read). */
+static gboolean
+visible_from (Graph *g, Graph *dst)
+{
+  for (; dst; dst = graph_get_outer (dst))
+    if (g == dst)
+      return TRUE;
+  return FALSE;
+}
+
 static gboolean
 check_outputs (GraphNode *n, GraphValue **out, SymContext *ctx, GError **error)
 {
   for (guint i = 0; i < graph_node_n_outputs (n); i++)
     {
       GraphValue *src = graph_node_output (n, i);
-      if (out[i] && graph_value_graph (out[i]) != ctx->s.dst)
+      /* an enclosing graph's value is one a block reads (a no-op slice
+       * inside a branch returns its outer input) */
+      if (out[i] && !visible_from (graph_value_graph (out[i]), ctx->s.dst))
         {
           g_set_error (error, SYM_ERROR, SYM_ERROR_INVALID,
                        "%s: the symbolic returned a value of another graph for output %u",
@@ -2230,6 +2267,14 @@ rebind_inplace (SymContext *ctx, GraphNode *n, GError **error)
         }
       return TRUE;
     }
+  if (sym_context_tracks (ctx, self))
+    {
+      /* Note [Writes in If branches]: the enclosing If carries it out */
+      GraphValue *now = sym_context_mapped (ctx, graph_node_output (n, 0));
+      if (now)
+        sym_map_value (ctx, self, now);
+      return TRUE;
+    }
   GraphNode *owner = NULL;
   for (Graph *g = graph_node_graph (n); g && g != home; g = graph_get_outer (g))
     owner = graph_get_owner_node (g);
@@ -2250,7 +2295,8 @@ gboolean
 sym_context_translate (SymContext *ctx, GraphNode *n, GError **error)
 {
   SymContext *saved = sym_context_make_current (ctx);
-  gboolean ok = translate_node (ctx, n, error) && rebind_inplace (ctx, n, error);
+  gboolean ok = translate_node (ctx, n, error) && rebind_inplace (ctx, n, error)
+                && (ctx->s.after_node == NULL || ctx->s.after_node (ctx, n, error));
   sym_context_make_current (saved);
   return ok;
 }

@@ -90,6 +90,71 @@ block_output (SymContext *ctx, GraphNode *n, Graph *block, Graph *sub, guint i, 
   return v;
 }
 
+static gboolean
+inside (Graph *g, Graph *b)
+{
+  for (; g; g = graph_get_outer (g))
+    if (g == b)
+      return TRUE;
+  return FALSE;
+}
+
+/* The tensors of enclosing blocks that block b (and the blocks nested in
+ * it) writes in place, directly or through slice/select/detach views made
+ * inside the If (Note [Writes in If branches], context.c), added to w once. */
+static void
+outer_writes (Graph *b, Graph *const *blocks, GPtrArray *w)
+{
+  graph_foreach_node (b, m)
+    {
+      for (guint a = 0; a < graph_node_n_attrs (m); a++)
+        {
+          Graph *one, *const *subs;
+          gsize len = graph_node_attr_subgraphs (m, graph_node_attr_name (m, a), &one, &subs);
+          for (gsize k = 0; k < len; k++)
+            outer_writes (subs[k], blocks, w);
+        }
+      if (!sym_kind_is_inplace (graph_node_kind (m)) || graph_node_n_inputs (m) == 0
+          || graph_node_n_outputs (m) != 1 || graph_node_input (m, 0) == NULL)
+        continue;
+      GraphValue *v = graph_node_input (m, 0);
+      for (GraphNode *p = graph_value_node (v);
+           p && graph_node_n_inputs (p) > 0 && (inside (graph_node_graph (p), blocks[0])
+                                               || inside (graph_node_graph (p), blocks[1]))
+           && (graph_node_is (p, "aten::slice") || graph_node_is (p, "aten::select")
+               || graph_node_is (p, "aten::detach") || graph_node_is (p, "aten::alias"));
+           p = graph_value_node (v))
+        v = graph_node_input (p, 0);
+      Graph *home = v ? graph_value_graph (v) : NULL;
+      if (home && !inside (home, blocks[0]) && !inside (home, blocks[1]) && !g_ptr_array_find (w, v, NULL))
+        g_ptr_array_add (w, v);
+    }
+}
+
+/* Block k's final value of tracked tensor src as a value of sub, typed. */
+static GraphValue *
+carried_out (SymContext *ctx, GraphNode *n, GraphValue *src, Graph *sub, GError **error)
+{
+  GraphValue *v = sym_value (ctx, src, error);
+  if (v == NULL)
+    {
+      if (error && *error == NULL)
+        /* torch 1.13: also refuses (a written value with no tensor cannot be an If output) */
+        unsupported (ctx, n, error, "an in-place write in a branch to a value with no tensor");
+      return NULL;
+    }
+  if (graph_value_graph (v) != sub)
+    {
+      GraphValue *w = graph_op (sub, "Identity", v, NULL);
+      if (w && graph_value_type (v))
+        graph_value_set_type (w, graph_value_type (v));
+      v = w;
+    }
+  if (v && (sym_dtype (v) == GRAPH_DTYPE_UNDEFINED || sym_rank (v) < 0))
+    sym_set_type (v, sym_dtype (src), sym_rank (src), NULL);
+  return v;
+}
+
 gboolean
 sym_lower_if (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {
@@ -129,7 +194,14 @@ sym_lower_if (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
         }
       return TRUE;
     }
-  if (nout == 0)
+  /* Note [Writes in If branches]: tensors of enclosing blocks the branches
+   * write become extra outputs */
+  g_autoptr (GPtrArray) written = g_ptr_array_new ();
+  Graph *const blocks_in[2] = { then_b, else_b };
+  outer_writes (then_b, blocks_in, written);
+  outer_writes (else_b, blocks_in, written);
+  guint nw = written->len;
+  if (nout == 0 && nw == 0)
     /* torch 1.13: turns the branches' in-place writes into If outputs (its remove-inplace pass)
      * and exports it; not yet here for writes symonnx does not track */
     return unsupported (ctx, n, error, "an If with no outputs (side effects only)");
@@ -148,6 +220,25 @@ sym_lower_if (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
     cond = sym_cast (ctx, cond, GRAPH_DTYPE_BOOL);
   if (!materialise_outer_reads (ctx, then_b, error) || !materialise_outer_reads (ctx, else_b, error))
     return FALSE;
+  /* the tracked tensors' values before the If, restored after each branch */
+  g_autofree GraphValue **before = g_new0 (GraphValue *, nw + 1);
+  for (guint j = 0; j < nw; j++)
+    {
+      before[j] = sym_value (ctx, written->pdata[j], error);
+      if (before[j] == NULL)
+        {
+          if (error && *error == NULL)
+            /* torch 1.13: also refuses (None written in place has no ONNX value) */
+            unsupported (ctx, n, error, "an in-place write in a branch to a value with no tensor");
+          return FALSE;
+        }
+    }
+  g_autofree gboolean *was_tracked = g_new0 (gboolean, nw + 1);
+  for (guint j = 0; j < nw; j++)
+    {
+      was_tracked[j] = sym_context_tracks (ctx, written->pdata[j]);
+      sym_context_track (ctx, written->pdata[j], TRUE);
+    }
   Graph *outer = sym_graph (ctx);
   Graph *subs[2] = { NULL, NULL };
   Graph *blocks[2] = { then_b, else_b };
@@ -164,9 +255,20 @@ sym_lower_if (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
           if (ok)
             graph_add_output (subs[k], v);
         }
+      for (guint j = 0; ok && j < nw; j++)
+        {
+          GraphValue *v = carried_out (ctx, n, written->pdata[j], subs[k], error);
+          ok = v != NULL;
+          if (ok)
+            graph_add_output (subs[k], v);
+        }
+      for (guint j = 0; j < nw; j++)
+        sym_map_value (ctx, written->pdata[j], before[j]);
       sym_context_swap_graph (ctx, outer);
     }
-  GraphNode *ifn = ok ? graph_op_outputs (outer, "If", nout, cond, NULL) : NULL;
+  for (guint j = 0; j < nw; j++)
+    sym_context_track (ctx, written->pdata[j], was_tracked[j]);
+  GraphNode *ifn = ok ? graph_op_outputs (outer, "If", nout + nw, cond, NULL) : NULL;
   if (ifn == NULL)
     {
       graph_free (subs[0]);
@@ -176,13 +278,17 @@ sym_lower_if (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
     }
   graph_node_set_g (ifn, "then_branch", subs[0]);
   graph_node_set_g (ifn, "else_branch", subs[1]);
-  for (guint i = 0; i < nout; i++)
+  for (guint i = 0; i < nout + nw; i++)
     {
-      out[i] = graph_node_output (ifn, i);
+      GraphValue *o = graph_node_output (ifn, i);
+      if (i < nout)
+        out[i] = o;
+      else
+        sym_map_value (ctx, written->pdata[i - nout], o);   /* the written tensor after the If */
       /* the branches' element type (the trace often says only "Tensor") */
       GraphType *t = graph_value_type (graph_output (subs[0], i));
       if (t && graph_type_is_tensor (t) && graph_type_dtype (t))
-        sym_set_type (out[i], graph_type_dtype (t), graph_type_rank (t), NULL);
+        sym_set_type (o, graph_type_dtype (t), graph_type_rank (t), NULL);
     }
   return TRUE;
 }

@@ -28,6 +28,10 @@ typedef struct
    * (export_infer_node_types); called for the nodes made for a source
    * node whose traced outputs are untyped (scripted code).  May be NULL. */
   void       (*infer_node) (GraphNode *n);
+  /* Runs after each source node is translated, at every depth (the nodes
+   * of If and Loop blocks too): the export's view write-back
+   * (export_view_mutation).  May be NULL. */
+  gboolean   (*after_node) (SymContext *ctx, GraphNode *n, GError **error);
   /* The export has dynamic axes: a traced size of a value not yet
    * translated (the current node's outputs) may not hold. */
   gboolean     dynamic_axes;
@@ -130,6 +134,10 @@ GPtrArray   *sym_python_op_arguments (Graph *scratch, GraphNode *n, GError **err
 const char  *sym_context_node_origin (SymContext *ctx, GraphNode *n);
 /* The value a source value was mapped to, or NULL (nothing materialised). */
 GraphValue  *sym_context_mapped (SymContext *ctx, GraphValue *src);
+/* Note [Writes in If branches] (context.c): whether an enclosing If carries
+ * source value src out as an output; sym_context_track turns it on/off. */
+void         sym_context_track (SymContext *ctx, GraphValue *src, gboolean on);
+gboolean     sym_context_tracks (SymContext *ctx, GraphValue *src);
 /* The list elements recorded for a source value, or NULL. */
 GPtrArray   *sym_context_list_elements (SymContext *ctx, GraphValue *src);
 /* Records the elements of a tuple/list source value (a flattened tuple

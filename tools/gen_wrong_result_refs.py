@@ -242,6 +242,27 @@ def tensor_nested_list(x: torch.Tensor) -> torch.Tensor:
 
 
 @torch.jit.script
+def branch_view_write(x: torch.Tensor) -> torch.Tensor:
+    y = torch.zeros(3, 2)
+    if bool(x.sum() > 0):
+        y[0].add_(5.0)       # a write through a view into a tensor made before the If
+        y.mul_(2.0)          # and into the tensor itself
+        z = x + 1
+    else:
+        y[1:].sub_(1.0)
+        z = x - 1
+    return y + z
+
+
+@torch.jit.script
+def loop_view_write(x: torch.Tensor) -> torch.Tensor:
+    y = torch.zeros(3, 2)
+    for i in range(int(x.size(0))):
+        y[i].add_(x[i])      # into a tensor of the enclosing block: refused, never dropped
+    return y
+
+
+@torch.jit.script
 def inplace_in_loop(x: torch.Tensor) -> torch.Tensor:
     a = x * 1
     for _ in range(3):
@@ -648,6 +669,10 @@ DYNAMIC = {
 # gives other data-dependent shapes (CASE.size2.input_N.npy): the traced
 # size of x[x > 0] must not be folded.
 DATA_DEPENDENT = {
+    # in-place writes in the branches of a run-time If into a tensor made
+    # before it: carried out as If outputs (Note [Writes in If branches]);
+    # dropped before (other numbers), run on data taking each branch
+    "script_if_branch_write": (lambda x: branch_view_write(x), (torch.rand(3, 2) + 0.1,), (-torch.rand(3, 2) - 0.1,)),
     # scripted code in a trace (prim::If, exported as ONNX If): each input takes another branch
     "script_if": (lambda x: script_if_helper(x) + 1, (torch.ones(3),), (-torch.ones(3),)),
     "data_dependent_size": (
@@ -704,6 +729,9 @@ REFUSALS = {
     "view_write": (Fn(view_write), (torch.randn(4, 5),)),
     # a loop-carried int64 tensor that the body makes float (ONNX Loop keeps its type)
     "loop_changes_dtype": (Fn(loop_changes_dtype), (torch.randn(3),)),
+    # a write through a view, in a scripted loop, into a tensor made before it
+    # (dropped before: other numbers)
+    "script_loop_view_write": (Fn(lambda x: loop_view_write(x)), (torch.randn(3, 2),)),
     # an in-place write in a scripted loop to a value read by the next
     # iteration and after the loop (torch makes it loop-carried)
     "script_inplace_in_loop": (Fn(inplace_in_loop), (torch.randn(3),)),

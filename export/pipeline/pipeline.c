@@ -462,6 +462,7 @@ translate (const Graph *trace, const ExportOptions *o, GPtrArray *kinds, GPtrArr
     .reg = reg, .src = (Graph *) trace, .dst = dst, .opset = o->opset, .mode = o->mode,
     .weights = o->weights, .require_weights = o->export_params,
     .infer_node = export_infer_node_types,
+    .after_node = export_view_mutation,
     .dynamic_axes = o->dynamic_axes && o->dynamic_axes->len > 0,
     .training = o->training,
     .list_whys = whys,
@@ -545,7 +546,7 @@ translate (const Graph *trace, const ExportOptions *o, GPtrArray *kinds, GPtrArr
         skip = poisoned (bad, graph_node_input (n, i), 0);
       g_autoptr (GError) local = NULL;
       GraphNode *mark = graph_last_node (dst);
-      if (!skip && sym_context_translate (ctx, n, &local) && export_view_mutation (ctx, n, &local))
+      if (!skip && sym_context_translate (ctx, n, &local))
         {
           if (prop)
             export_shape_prop_nodes (prop, mark ? graph_node_next (mark) : graph_first_node (dst));

@@ -127,7 +127,7 @@ write_back_dynamic (SymContext *ctx, GraphNode *p, GraphValue *parent, GraphValu
   Graph *g = sym_graph (ctx);
   g_autoptr (GError) local = NULL;
   GraphValue *view = sym_value (ctx, graph_node_output (p, 0), &local);
-  int pr = sym_rank (graph_node_input (p, 0));
+  int pr = sym_known_rank (ctx, graph_node_input (p, 0));
   if (view == NULL || pr <= 0)
     {
       refuse (p, error, "a view with no value of its own");
@@ -191,7 +191,7 @@ write_back (SymContext *ctx, GraphNode *p, GraphValue *child, GError **error)
     }
   if (export_view_is_identity (p))
     return child;   /* detach/alias: the same elements, the parent's new value is the view's */
-  int pr = sym_rank (parent_src), vr = sym_rank (view_src);
+  int pr = sym_known_rank (ctx, parent_src), vr = sym_known_rank (ctx, view_src);
   gint64 pdims[TENSOR_MAX_RANK], vdims[TENSOR_MAX_RANK];
   if (pr <= 0 || vr < 0 || pr > TENSOR_MAX_RANK)
     {
@@ -377,12 +377,19 @@ view_mutation (SymContext *ctx, GraphNode *n, GError **error)
   GraphValue *child_src = self;
   gboolean later = used_after (n, self);
   const char *unsupported = NULL;
+  GraphValue *root = self;
   for (GraphNode *q = p; is_view (q); q = graph_value_node (graph_node_input (q, 0)))
     {
-      later = later || used_after (n, graph_node_input (q, 0));
+      root = graph_node_input (q, 0);
+      /* a base an enclosing If carries out (Note [Writes in If branches]) is read after it */
+      later = later || used_after (n, root) || sym_context_tracks (ctx, root);
       if (unsupported == NULL && !writable_view (q))
         unsupported = graph_node_kind (q);
     }
+  if (root && graph_value_graph (root) != graph_node_graph (n) && !sym_context_tracks (ctx, root))
+    /* a base of an enclosing block written inside a loop body (or in an If
+     * that does not carry it): its later reads would miss the write */
+    return refuse (n, error, "the tensor belongs to a block enclosing the loop or branch that writes it");
   if (!later)
     return TRUE;
   if (unsupported)

@@ -40,6 +40,8 @@ static const char *const cases[] = {
   /* exported with ExportOptions' training (CASE.training) */
   "batch_norm_training_stats",
   "select_write_computed_index", "detach_write", "embedding_max_norm", "set_source",
+  /* writes in a run-time If's branches into a tensor of the enclosing block */
+  "script_if_branch_write",
 };
 static const int opsets[] = { 11, 13, 17 };
 
@@ -159,6 +161,8 @@ static const struct { const char *cas, *says; } refusals[] = {
   { "script_int_true_divide", "true division of operands that are not both floating-point" },
   /* PyTorch's unsorted order is its hash table's (torch 1.13 exports first-occurrence order) */
   { "unique_unsorted", "unique with sorted=False" },
+  /* a write through a view in a loop into a tensor of the enclosing block (dropped before) */
+  { "script_loop_view_write", "the tensor belongs to a block enclosing the loop or branch" },
   /* in training mode (CASE.training): the running statistics read again after their update */
   { "batch_norm_training_stats_read", "running statistics are read again" },
 };
