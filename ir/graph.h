@@ -407,6 +407,8 @@ GraphNode   *graph_find_node (const Graph *g, const char *name);
 /* Values */
 Graph       *graph_value_graph (const GraphValue *v);
 /* The node producing v, or NULL for a graph input. */
+/* The value readers below take NULL (an absent optional input) and give
+ * NULL / 0 for it. */
 GraphNode   *graph_value_node (const GraphValue *v);
 guint        graph_value_offset (const GraphValue *v);  /* output index in its node */
 GraphType   *graph_value_type (const GraphValue *v);    /* (transfer none), NULL: unknown */

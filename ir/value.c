@@ -27,13 +27,16 @@ graph_unique_name (GHashTable *taken, GStringChunk *chunk, const char *name)
     }
 }
 
-Graph *graph_value_graph (const GraphValue *v) { return v->graph; }
-GraphNode *graph_value_node (const GraphValue *v) { return v->node; }
-guint graph_value_offset (const GraphValue *v) { return v->offset; }
-GraphType *graph_value_type (const GraphValue *v) { return v->type; }
-const char *graph_value_get_name (const GraphValue *v) { return v->name; }
-guint graph_value_id (const GraphValue *v) { return v->id; }
-guint graph_value_n_uses (const GraphValue *v) { return v->n_uses; }
+/* The readers take NULL, an absent optional input (a trace's `None`
+ * argument), as a value with no graph, node, type, name or uses: input
+ * lists may hold one anywhere (a fuzzed trace put one in a list). */
+Graph *graph_value_graph (const GraphValue *v) { return v ? v->graph : NULL; }
+GraphNode *graph_value_node (const GraphValue *v) { return v ? v->node : NULL; }
+guint graph_value_offset (const GraphValue *v) { return v ? v->offset : 0; }
+GraphType *graph_value_type (const GraphValue *v) { return v ? v->type : NULL; }
+const char *graph_value_get_name (const GraphValue *v) { return v ? v->name : NULL; }
+guint graph_value_id (const GraphValue *v) { return v ? v->id : 0; }
+guint graph_value_n_uses (const GraphValue *v) { return v ? v->n_uses : 0; }
 Tensor *graph_value_get_initializer (const GraphValue *v) { return v->initializer; }
 
 Tensor *
