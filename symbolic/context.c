@@ -987,6 +987,14 @@ sym_context_track (SymContext *ctx, GraphValue *src, gboolean on)
     g_hash_table_remove (ctx->tracked, src);
 }
 
+GHashTable *
+sym_context_swap_tracked (SymContext *ctx, GHashTable *set)
+{
+  GHashTable *old = ctx->tracked;
+  ctx->tracked = set;
+  return old;
+}
+
 gboolean
 sym_context_tracks (SymContext *ctx, GraphValue *src)
 {

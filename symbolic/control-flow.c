@@ -150,7 +150,14 @@ carried_out (SymContext *ctx, GraphNode *n, GraphValue *src, Graph *sub, GError 
         graph_value_set_type (w, graph_value_type (v));
       v = w;
     }
-  if (v && (sym_dtype (v) == GRAPH_DTYPE_UNDEFINED || sym_rank (v) < 0))
+  if (v == NULL)
+    {
+      /* torch 1.13: makes such a write a loop-carried value first; not yet here */
+      unsupported (ctx, n, error, "an in-place write in a branch whose value the branch cannot see (made in a "
+                   "nested loop)");
+      return NULL;
+    }
+  if (sym_dtype (v) == GRAPH_DTYPE_UNDEFINED || sym_rank (v) < 0)
     sym_set_type (v, sym_dtype (src), sym_rank (src), NULL);
   return v;
 }
@@ -507,6 +514,10 @@ sym_lower_loop (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   graph_foreach_node (block, m)
     if (is_scan_append (m, n))
       g_ptr_array_add (appends, m);
+  /* Note [Writes in If branches]: an enclosing If does not carry writes
+   * made in this body (they would need loop-carried values) */
+  g_autoptr (GHashTable) untracked = g_hash_table_new (NULL, NULL);
+  GHashTable *tracked = sym_context_swap_tracked (ctx, untracked);
   sym_context_swap_graph (ctx, sub);
   gboolean ok = TRUE;
   graph_foreach_node (block, m)
@@ -568,6 +579,7 @@ sym_lower_loop (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
         }
       graph_add_output (sub, v);
     }
+  sym_context_swap_tracked (ctx, tracked);
   sym_context_swap_graph (ctx, outer);
   GraphNode *loop = ok ? graph_opv_outputs (outer, "Loop", nin + D, ins, N + D + K, NULL) : NULL;
   if (loop == NULL)

@@ -219,11 +219,15 @@ sym_copy (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   GraphValue *self, *src;
   if (!sym_parse_args (ctx, n, "vv", &self, &src, error))
     return FALSE;
+  /* the trace's type, else the translated value's (scripted code declares none) */
   GraphDType dt = sym_dtype (graph_node_input (n, 0));
+  if (dt == GRAPH_DTYPE_UNDEFINED)
+    dt = sym_dtype (self);
   if (dt == GRAPH_DTYPE_UNDEFINED || src == NULL)
     /* torch 1.13: also refuses (no symbolic for aten::copy) */
     return sym_unimplemented (ctx, n, error, "copy_ into a tensor of unknown type");
-  if (sym_dtype (graph_node_input (n, 1)) != dt)
+  GraphDType sdt = sym_dtype (graph_node_input (n, 1));
+  if ((sdt != GRAPH_DTYPE_UNDEFINED ? sdt : sym_dtype (src)) != dt)
     src = sym_cast (ctx, src, dt);
   out[0] = graph_op (G, "Expand", src, sym_size (ctx, self, G_MININT64), NULL);
   return TRUE;
@@ -238,6 +242,8 @@ sym_zero (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   if (!sym_parse_args (ctx, n, "v", &self, error))
     return FALSE;
   GraphDType dt = sym_dtype (graph_node_input (n, 0));
+  if (dt == GRAPH_DTYPE_UNDEFINED)
+    dt = sym_dtype (self);   /* scripted code: the translated value's */
   if (dt == GRAPH_DTYPE_UNDEFINED)
     /* torch 1.13: also refuses (no symbolic for aten::zero) */
     return sym_unimplemented (ctx, n, error, "zero_ of a tensor of unknown type");

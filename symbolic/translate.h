@@ -138,6 +138,9 @@ GraphValue  *sym_context_mapped (SymContext *ctx, GraphValue *src);
  * source value src out as an output; sym_context_track turns it on/off. */
 void         sym_context_track (SymContext *ctx, GraphValue *src, gboolean on);
 gboolean     sym_context_tracks (SymContext *ctx, GraphValue *src);
+/* Replaces the set of tracked values (a loop body tracks none: a write
+ * there to an enclosing If's tensor is not that If's); returns the old. */
+GHashTable  *sym_context_swap_tracked (SymContext *ctx, GHashTable *set);
 /* The list elements recorded for a source value, or NULL. */
 GPtrArray   *sym_context_list_elements (SymContext *ctx, GraphValue *src);
 /* Records the elements of a tuple/list source value (a flattened tuple

@@ -250,6 +250,7 @@ def branch_view_write(x: torch.Tensor) -> torch.Tensor:
         z = x + 1
     else:
         y[1:].sub_(1.0)
+        y[0] = x[0] * 2      # copy_ into a scripted tensor of no declared type
         z = x - 1
     return y + z
 
