@@ -484,6 +484,27 @@ sym_lower_loop (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
                           "a loop-carried value whose element type or rank is unknown before the loop");
   if (!materialise_outer_reads (ctx, block, error))
     return FALSE;
+  /* Note [Writes in If branches], for loops: tensors of enclosing blocks
+   * the body writes in place become extra carried values, after the N
+   * the loop has (as torch's remove-inplace pass makes them) */
+  g_autoptr (GPtrArray) written = g_ptr_array_new ();
+  Graph *const body_blocks[2] = { block, block };
+  outer_writes (block, body_blocks, written);
+  guint nw = written->len;
+  ins = g_renew (GraphValue *, ins, nin + nw + 1);
+  for (guint j = 0; j < nw; j++)
+    {
+      ins[nin + j] = sym_value (ctx, written->pdata[j], error);
+      if (ins[nin + j] == NULL || sym_dtype (ins[nin + j]) == GRAPH_DTYPE_UNDEFINED || sym_rank (ins[nin + j]) < 0)
+        {
+          if (error && *error)
+            return FALSE;
+          /* torch 1.13: makes it a loop-carried value of unknown type (executors refuse it);
+           * refused here because the body's types cannot be checked */
+          return unsupported (ctx, n, error, "an in-place write in a loop body to a tensor of unknown "
+                              "element type or rank");
+        }
+    }
 
   Graph *outer = sym_graph (ctx);
   Graph *sub = graph_new_subgraph (outer);
@@ -499,9 +520,16 @@ sym_lower_loop (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
       const char *name = graph_value_get_name (bin);
       sym_map_value (ctx, bin, graph_add_input (sub, name ? name : "carried", t));
     }
+  for (guint j = 0; j < nw; j++)
+    {
+      /* inside the body the written tensor is the carried input */
+      g_autoptr (GraphType) t = carried_type (ins[nin + j]);
+      const char *name = graph_value_get_name (written->pdata[j]);
+      sym_map_value (ctx, written->pdata[j], graph_add_input (sub, name ? name : "written", t));
+    }
   /* Loop-1 (before opset 11) takes at least one carried value: a loop that
    * has none (only scan outputs) carries an unused int64 0 through. */
-  guint D = N == 0 && sym_opset (ctx) < 11 ? 1 : 0;
+  guint D = N == 0 && nw == 0 && sym_opset (ctx) < 11 ? 1 : 0;
   GraphValue *dummy_in = NULL;
   if (D)
     {
@@ -518,6 +546,8 @@ sym_lower_loop (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
    * made in this body (they would need loop-carried values) */
   g_autoptr (GHashTable) untracked = g_hash_table_new (NULL, NULL);
   GHashTable *tracked = sym_context_swap_tracked (ctx, untracked);
+  for (guint j = 0; j < nw; j++)
+    sym_context_track (ctx, written->pdata[j], TRUE);
   sym_context_swap_graph (ctx, sub);
   gboolean ok = TRUE;
   graph_foreach_node (block, m)
@@ -533,6 +563,13 @@ sym_lower_loop (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
     {
       GraphValue *v = block_output (ctx, n, block, sub, k + 1, graph_node_output (n, k), error);
       ok = v != NULL && check_carried (ctx, n, k, ins[2 + k], v, error);
+      if (ok)
+        graph_add_output (sub, v);
+    }
+  for (guint j = 0; ok && j < nw; j++)
+    {
+      GraphValue *v = carried_out (ctx, n, written->pdata[j], sub, error);
+      ok = v != NULL && check_carried (ctx, n, N + j, ins[nin + j], v, error);
       if (ok)
         graph_add_output (sub, v);
     }
@@ -581,7 +618,7 @@ sym_lower_loop (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
     }
   sym_context_swap_tracked (ctx, tracked);
   sym_context_swap_graph (ctx, outer);
-  GraphNode *loop = ok ? graph_opv_outputs (outer, "Loop", nin + D, ins, N + D + K, NULL) : NULL;
+  GraphNode *loop = ok ? graph_opv_outputs (outer, "Loop", nin + nw + D, ins, N + nw + D + K, NULL) : NULL;
   if (loop == NULL)
     {
       graph_free (sub);
@@ -595,10 +632,18 @@ sym_lower_loop (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
       out[k] = graph_node_output (loop, k);
       graph_value_set_type (out[k], t);
     }
+  for (guint j = 0; j < nw; j++)
+    {
+      /* the written tensor after the loop */
+      g_autoptr (GraphType) t = carried_type (ins[nin + j]);
+      GraphValue *o = graph_node_output (loop, N + j);
+      graph_value_set_type (o, t);
+      sym_map_value (ctx, written->pdata[j], o);
+    }
   for (guint k = 0; k < K; k++)
     {
-      GraphValue *elem = graph_output (sub, 1 + N + D + k);
-      GraphValue *scan = graph_node_output (loop, N + D + k);
+      GraphValue *elem = graph_output (sub, 1 + N + nw + D + k);
+      GraphValue *scan = graph_node_output (loop, N + nw + D + k);
       sym_set_type (scan, sym_dtype (elem), sym_rank (elem) + 1, NULL);
       sym_context_set_scan_list (ctx, graph_node_input (appends->pdata[k], 0), scan);
     }

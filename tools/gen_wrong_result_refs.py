@@ -259,7 +259,7 @@ def branch_view_write(x: torch.Tensor) -> torch.Tensor:
 def loop_view_write(x: torch.Tensor) -> torch.Tensor:
     y = torch.zeros(3, 2)
     for i in range(int(x.size(0))):
-        y[i].add_(x[i])      # into a tensor of the enclosing block: refused, never dropped
+        y[i].add_(x[i])      # into a tensor of the enclosing block: carried through the loop
     return y
 
 
@@ -310,6 +310,11 @@ def view_write(x):
 
 
 CASES = {
+    # in-place writes in a scripted loop body to tensors made before the loop,
+    # directly and through a view: extra loop-carried values (refused before,
+    # and the view write dropped: other numbers)
+    "script_inplace_in_loop": (lambda x: inplace_in_loop(x), (torch.randn(3),)),
+    "script_loop_view_write": (lambda x: loop_view_write(x), (torch.randn(3, 2),)),
     # writes through detach (a view of the whole tensor): embedding's max_norm
     # renormalises the weight in place (PyTorch's suite, test_embedding_renorm;
     # refused before)
@@ -730,12 +735,6 @@ REFUSALS = {
     "view_write": (Fn(view_write), (torch.randn(4, 5),)),
     # a loop-carried int64 tensor that the body makes float (ONNX Loop keeps its type)
     "loop_changes_dtype": (Fn(loop_changes_dtype), (torch.randn(3),)),
-    # a write through a view, in a scripted loop, into a tensor made before it
-    # (dropped before: other numbers)
-    "script_loop_view_write": (Fn(lambda x: loop_view_write(x)), (torch.randn(3, 2),)),
-    # an in-place write in a scripted loop to a value read by the next
-    # iteration and after the loop (torch makes it loop-carried)
-    "script_inplace_in_loop": (Fn(inplace_in_loop), (torch.randn(3),)),
     # true division of integers in scripted code: the result type is
     # PyTorch's default dtype, which the trace does not declare
     "script_int_true_divide": (Fn(int_true_divide), (torch.arange(6).view(2, 3),)),

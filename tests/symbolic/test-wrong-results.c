@@ -41,7 +41,7 @@ static const char *const cases[] = {
   "batch_norm_training_stats",
   "select_write_computed_index", "detach_write", "embedding_max_norm", "set_source",
   /* writes in a run-time If's branches into a tensor of the enclosing block */
-  "script_if_branch_write",
+  "script_if_branch_write", "script_inplace_in_loop", "script_loop_view_write",
 };
 static const int opsets[] = { 11, 13, 17 };
 
@@ -156,13 +156,10 @@ static const struct { const char *cas, *says; } refusals[] = {
   /* ONNX has no packed sequences: only RNNs and pad_packed_sequence may read one */
   { "packed_data_read", "a packed sequence read by something other than an RNN" },
   /* scripted code: an in-place write in a loop to an outer value read elsewhere */
-  { "script_inplace_in_loop", "in-place write inside scripted control flow" },
   /* scripted code declares no result type: PyTorch's default dtype */
   { "script_int_true_divide", "true division of operands that are not both floating-point" },
   /* PyTorch's unsorted order is its hash table's (torch 1.13 exports first-occurrence order) */
   { "unique_unsorted", "unique with sorted=False" },
-  /* a write through a view in a loop into a tensor of the enclosing block (dropped before) */
-  { "script_loop_view_write", "the tensor belongs to a block enclosing the loop or branch" },
   /* in training mode (CASE.training): the running statistics read again after their update */
   { "batch_norm_training_stats_read", "running statistics are read again" },
 };
