@@ -977,7 +977,9 @@ sym_static_dims (GraphValue *v, gint64 *dims)
  * pass does: sym_lower_if (control-flow.c) tracks each such base value
  * while it translates the branches, rebind_inplace and the view write-back
  * then map the base to its new value inside the branch, each branch's
- * final value becomes an output, and after the If the base maps to it. */
+ * final value becomes an output, and after the If the base maps to it.
+ * A loop body does the same with extra loop-carried values (sym_lower_loop:
+ * inside the body the tensor is the carried input). */
 void
 sym_context_track (SymContext *ctx, GraphValue *src, gboolean on)
 {
