@@ -54,6 +54,19 @@ unsupported (SymContext *ctx, GraphNode *n, GError **error, const char *why)
   return sym_unimplemented (ctx, n, error, "%s", why);
 }
 
+/* v as a value of subgraph sub (whose outputs must be its own values): an
+ * Identity of it when it belongs to an enclosing graph, typed as v. */
+static GraphValue *
+in_subgraph (Graph *sub, GraphValue *v)
+{
+  if (v == NULL || graph_value_graph (v) == sub)
+    return v;
+  GraphValue *w = graph_op (sub, "Identity", v, NULL);
+  if (w && graph_value_type (v))
+    graph_value_set_type (w, graph_value_type (v));
+  return w;
+}
+
 /* The value block output i stands for, made a value of sub (a subgraph's
  * outputs are its own values) and typed: its own type, the node's traced
  * one, or its element type and rank. */
@@ -72,13 +85,7 @@ block_output (SymContext *ctx, GraphNode *n, Graph *block, Graph *sub, guint i, 
         unsupported (ctx, n, error, "a block that returns None");
       return NULL;
     }
-  if (graph_value_graph (v) != sub)
-    {
-      GraphValue *w = graph_op (sub, "Identity", v, NULL);
-      if (w && graph_value_type (v))
-        graph_value_set_type (w, graph_value_type (v));
-      v = w;
-    }
+  v = in_subgraph (sub, v);
   if (v && graph_value_type (v) == NULL)
     {
       GraphType *t = traced ? graph_value_type (traced) : NULL;
@@ -143,13 +150,7 @@ carried_out (SymContext *ctx, GraphNode *n, GraphValue *src, Graph *sub, GError 
         unsupported (ctx, n, error, "an in-place write in a branch to a value with no tensor");
       return NULL;
     }
-  if (graph_value_graph (v) != sub)
-    {
-      GraphValue *w = graph_op (sub, "Identity", v, NULL);
-      if (w && graph_value_type (v))
-        graph_value_set_type (w, graph_value_type (v));
-      v = w;
-    }
+  v = in_subgraph (sub, v);
   if (v == NULL)
     {
       /* torch 1.13: makes such a write a loop-carried value first; not yet here */
@@ -191,13 +192,7 @@ sym_lower_if (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
               return FALSE;
             }
           /* a value of an enclosing graph, inside a loop body */
-          if (out[i] && graph_value_graph (out[i]) != sym_graph (ctx))
-            {
-              GraphValue *w = graph_op (sym_graph (ctx), "Identity", out[i], NULL);
-              if (w && graph_value_type (out[i]))
-                graph_value_set_type (w, graph_value_type (out[i]));
-              out[i] = w;
-            }
+          out[i] = in_subgraph (sym_graph (ctx), out[i]);
         }
       return TRUE;
     }
@@ -591,13 +586,7 @@ sym_lower_loop (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
           ok = FALSE;
           break;
         }
-      if (graph_value_graph (v) != sub)
-        {
-          GraphValue *w = graph_op (sub, "Identity", v, NULL);
-          if (w && graph_value_type (v))
-            graph_value_set_type (w, graph_value_type (v));
-          v = w;
-        }
+      v = in_subgraph (sub, v);
       if ((sym_dtype (v) == GRAPH_DTYPE_UNDEFINED || sym_rank (v) < 0) && untyped_carried_ok (ctx))
         {
           /* an ATen node's: from its op (trace-rank.c) */
