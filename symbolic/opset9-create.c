@@ -5,6 +5,7 @@
  * write the constant themselves; sym_constant_of_shape and sym_const_filled
  * are shared with opset9-index.c. */
 #include "symbolic/opset-tables.h"
+#include <math.h>
 
 #define G sym_graph (ctx)
 
@@ -254,11 +255,17 @@ sym_arange (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
     /* torch 1.13: takes int64 unless it knows a bound is a float; refused here because the
      * result's element type cannot be told */
     return sym_unimplemented (ctx, n, error, "arange of bounds of unknown type without a dtype");
-  gint64 count = (gint64) ((end - start) / step + (((end - start) / step) > (gint64) ((end - start) / step) ? 1 : 0));
-  if (count < 0 || count > (1 << 24))
+  /* ceil((end - start) / step), judged as a double first: a huge, infinite
+   * or NaN quotient has no int64 value (the cast would be undefined) */
+  double q = ceil ((end - start) / step);
+  if (!isfinite (q))
+    /* torch 1.13: also refuses (PyTorch rejects non-finite bounds: "unsupported range") */
+    return sym_unimplemented (ctx, n, error, "arange with bounds or a step that are not finite");
+  if (q < 0 || q > (double) (1 << 24))
     /* torch 1.13: exports any length (Range from opset 11, NonZero of ConstantOfShape before); not
      * yet here (more than 2^24 elements as a constant) */
-    return sym_unimplemented (ctx, n, error, "arange of %" G_GINT64_FORMAT " elements", count);
+    return sym_unimplemented (ctx, n, error, "arange of %.0f elements", q);
+  gint64 count = (gint64) q;
   g_autoptr (Tensor) t = tensor_new_zeroed (dt, 1, &count, error);
   if (t == NULL)
     return FALSE;
