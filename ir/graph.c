@@ -600,7 +600,7 @@ graph_find_node (const Graph *g, const char *name)
 /* ------------------------------------------------------------------------ */
 /* Subgraphs                                                                 */
 
-static gboolean
+gboolean
 graph_is_within (const Graph *g, const Graph *root)
 {
   for (; g != NULL; g = g->outer)

@@ -308,6 +308,9 @@ GPtrArray   *graph_list_properties (const Graph *g);
 Graph       *graph_new_subgraph (Graph *outer);
 /* The enclosing graph of a subgraph. */
 Graph       *graph_get_outer (const Graph *g);
+/* Whether g is root or a subgraph nested in it (its values may be read
+ * from g). */
+gboolean     graph_is_within (const Graph *g, const Graph *root);
 GraphNode   *graph_get_owner_node (const Graph *g);
 
 /* Inputs and outputs.

@@ -2073,16 +2073,6 @@ finish_outputs (SymContext *ctx, GraphNode *n, GraphValue **out)
     }
 }
 
-/* Whether g is dst or a graph enclosing it (a value a block may read). */
-static gboolean
-visible_from (Graph *g, Graph *dst)
-{
-  for (; dst; dst = graph_get_outer (dst))
-    if (g == dst)
-      return TRUE;
-  return FALSE;
-}
-
 static gboolean
 check_outputs (GraphNode *n, GraphValue **out, SymContext *ctx, GError **error)
 {
@@ -2091,7 +2081,7 @@ check_outputs (GraphNode *n, GraphValue **out, SymContext *ctx, GError **error)
       GraphValue *src = graph_node_output (n, i);
       /* an enclosing graph's value is one a block reads (a no-op slice
        * inside a branch returns its outer input) */
-      if (out[i] && !visible_from (graph_value_graph (out[i]), ctx->s.dst))
+      if (out[i] && !graph_is_within (ctx->s.dst, graph_value_graph (out[i])))
         {
           g_set_error (error, SYM_ERROR, SYM_ERROR_INVALID,
                        "%s: the symbolic returned a value of another graph for output %u",

@@ -97,20 +97,12 @@ block_output (SymContext *ctx, GraphNode *n, Graph *block, Graph *sub, guint i, 
   return v;
 }
 
-static gboolean
-inside (Graph *g, Graph *b)
-{
-  for (; g; g = graph_get_outer (g))
-    if (g == b)
-      return TRUE;
-  return FALSE;
-}
-
-/* The tensors of enclosing blocks that block b (and the blocks nested in
- * it) writes in place, directly or through slice/select/detach views made
- * inside the If (Note [Writes in If branches], context.c), added to w once. */
+/* The tensors outside an If or Loop (of its node's graph `home` or an
+ * enclosing one) that block b of it, and the blocks nested in b, write in
+ * place, directly or through writable views made inside the construct
+ * (Note [Writes in If branches], context.c), added to w once. */
 static void
-outer_writes (Graph *b, Graph *const *blocks, GPtrArray *w)
+outer_writes (Graph *b, Graph *home, GPtrArray *w)
 {
   graph_foreach_node (b, m)
     {
@@ -119,21 +111,18 @@ outer_writes (Graph *b, Graph *const *blocks, GPtrArray *w)
           Graph *one, *const *subs;
           gsize len = graph_node_attr_subgraphs (m, graph_node_attr_name (m, a), &one, &subs);
           for (gsize k = 0; k < len; k++)
-            outer_writes (subs[k], blocks, w);
+            outer_writes (subs[k], home, w);
         }
       if (!sym_kind_is_inplace (graph_node_kind (m)) || graph_node_n_inputs (m) == 0
           || graph_node_n_outputs (m) != 1 || graph_node_input (m, 0) == NULL)
         continue;
       GraphValue *v = graph_node_input (m, 0);
       for (GraphNode *p = graph_value_node (v);
-           p && graph_node_n_inputs (p) > 0 && (inside (graph_node_graph (p), blocks[0])
-                                               || inside (graph_node_graph (p), blocks[1]))
-           && (graph_node_is (p, "aten::slice") || graph_node_is (p, "aten::select")
-               || graph_node_is (p, "aten::detach") || graph_node_is (p, "aten::alias"));
+           p && graph_node_n_inputs (p) > 0 && !graph_is_within (home, graph_node_graph (p))
+           && sym_kind_is_writable_view (graph_node_kind (p));
            p = graph_value_node (v))
         v = graph_node_input (p, 0);
-      Graph *home = v ? graph_value_graph (v) : NULL;
-      if (home && !inside (home, blocks[0]) && !inside (home, blocks[1]) && !g_ptr_array_find (w, v, NULL))
+      if (graph_is_within (home, graph_value_graph (v)) && !g_ptr_array_find (w, v, NULL))
         g_ptr_array_add (w, v);
     }
 }
@@ -199,9 +188,8 @@ sym_lower_if (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   /* Note [Writes in If branches]: tensors of enclosing blocks the branches
    * write become extra outputs */
   g_autoptr (GPtrArray) written = g_ptr_array_new ();
-  Graph *const blocks_in[2] = { then_b, else_b };
-  outer_writes (then_b, blocks_in, written);
-  outer_writes (else_b, blocks_in, written);
+  outer_writes (then_b, graph_node_graph (n), written);
+  outer_writes (else_b, graph_node_graph (n), written);
   guint nw = written->len;
   if (nout == 0 && nw == 0)
     /* torch 1.13: turns the branches' in-place writes into If outputs (its remove-inplace pass)
@@ -483,8 +471,7 @@ sym_lower_loop (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
    * the body writes in place become extra carried values, after the N
    * the loop has (as torch's remove-inplace pass makes them) */
   g_autoptr (GPtrArray) written = g_ptr_array_new ();
-  Graph *const body_blocks[2] = { block, block };
-  outer_writes (block, body_blocks, written);
+  outer_writes (block, graph_node_graph (n), written);
   guint nw = written->len;
   ins = g_renew (GraphValue *, ins, nin + nw + 1);
   for (guint j = 0; j < nw; j++)

@@ -215,6 +215,13 @@ sym_kind_is_inplace (const char *kind)
   return len >= 2 && kind[len - 1] == '_' && kind[len - 2] != '_' && kind[len - 2] != ':';
 }
 
+gboolean
+sym_kind_is_writable_view (const char *kind)
+{
+  return kind && (strcmp (kind, "aten::slice") == 0 || strcmp (kind, "aten::select") == 0
+                  || strcmp (kind, "aten::detach") == 0 || strcmp (kind, "aten::alias") == 0);
+}
+
 static const char *
 base_of_inplace (const char *kind)
 {

@@ -109,6 +109,11 @@ gboolean     sym_scalar_type_dtype (gint64 code, GraphDType *dt);
  * value (the rule the registry, data-dependent shapes and view-mutation.c
  * share). */
 gboolean     sym_kind_is_inplace (const char *kind);
+/* The views an in-place write is carried back through to its base
+ * (aten::slice, select, and detach/alias, which are the whole tensor):
+ * export/pipeline/view-mutation.c, the trace run (verify/runnable.c) and
+ * Note [Writes in If branches]. */
+gboolean     sym_kind_is_writable_view (const char *kind);
 /* Nodes translated on first use of their value, not in order (constants,
  * attributes, list/tuple/dict constructions, scalar conversions). */
 gboolean     sym_context_is_lazy (GraphNode *n);

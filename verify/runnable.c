@@ -223,7 +223,7 @@ write_back_view (Graph *g, GraphNode *n, GError **error)
         graph_value_set_type (graph_node_output (al, 0), graph_value_type (self));
     }
   for (GraphNode *q = graph_value_node (graph_node_input (n, 0));
-       q && (graph_node_is (q, "aten::slice") || graph_node_is (q, "aten::select") || export_view_is_identity (q));
+       q && sym_kind_is_writable_view (graph_node_kind (q));
        q = graph_value_node (graph_node_input (q, 0)))
     {
       gboolean sel = graph_node_is (q, "aten::select"), same = export_view_is_identity (q);

@@ -69,7 +69,7 @@ export_view_is_identity (GraphNode *p)
 static gboolean
 writable_view (GraphNode *q)
 {
-  return is_kind (q, "aten::slice") || is_kind (q, "aten::select") || export_view_is_identity (q);
+  return q && sym_kind_is_writable_view (graph_node_kind (q));
 }
 
 /* Whether any node after n reads v, or the graph returns it. */
