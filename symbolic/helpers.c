@@ -134,6 +134,13 @@ sym_size (SymContext *ctx, GraphValue *v, gint64 dim)
   return out;
 }
 
+GraphValue *
+sym_shape_dims (SymContext *ctx, GraphValue *v, gint64 start, gint64 end)
+{
+  static const gint64 zero = 0;
+  return sym_slice (ctx, sym_size (ctx, v, G_MININT64), 1, &zero, &start, &end, NULL);
+}
+
 /* ------------------------------------------------------------------------ */
 /* ATen fallback                                                             */
 

@@ -133,8 +133,7 @@ diagonal_dynamic (SymContext *ctx, GraphValue *self, int rank, gint64 offset, gi
   sym_set_type (t, sym_dtype (self), rank, NULL);
   GraphValue *rows = sym_size (ctx, t, k), *cols = sym_size (ctx, t, k + 1);
   static const gint64 zero = 0;
-  const gint64 kk = k;
-  GraphValue *lead = sym_slice (ctx, sym_size (ctx, t, G_MININT64), 1, &zero, &zero, &kk, NULL);
+  GraphValue *lead = sym_shape_dims (ctx, t, 0, k);
   GraphValue *area = sym_unsqueeze (ctx, graph_op (G, "Mul", rows, cols, NULL), 1, &zero);
   t = sym_reshape (ctx, t, graph_op (G, "Concat", lead, area, "axis_i", (gint64) 0, NULL));
   gint64 r0 = offset < 0 ? -offset : 0, c0 = offset > 0 ? offset : 0;

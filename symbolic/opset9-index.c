@@ -319,10 +319,10 @@ static GraphValue *
 scatter_add_loop (SymContext *ctx, GraphValue *t, GraphValue *idx, GraphValue *upd, gint64 K)
 {
   Graph *outer = sym_graph (ctx);
-  static const gint64 zero = 0, big = G_MAXINT64;
+  static const gint64 zero = 0;
   const gint64 rows[] = { -1, K };
   GraphValue *idx2 = sym_reshape_static (ctx, idx, 2, rows);
-  GraphValue *rest = sym_slice (ctx, sym_size (ctx, t, G_MININT64), 1, &zero, &K, &big, NULL);
+  GraphValue *rest = sym_shape_dims (ctx, t, K, G_MAXINT64);
   GraphValue *vshape = graph_op (outer, "Concat", sym_const_ints (ctx, 1, (const gint64[]) { -1 }), rest,
                                  "axis_i", (gint64) 0, NULL);
   GraphValue *upd2 = sym_reshape (ctx, upd, vshape);
@@ -434,12 +434,9 @@ sym_index_put (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
           static const gint64 perm2[] = { 1, 0 };
           idx = graph_op (G, "Transpose", graph_op (G, "NonZero", iv, NULL), "perm_is", 2, perm2, NULL);
           /* values: one per selected position, then self's dims after the mask's */
-          static const gint64 zero = 0, one = 1, big = G_MAXINT64;
-          const gint64 mr = mask_rank;
-          region = sym_slice (ctx, sym_size (ctx, idx, G_MININT64), 1, &zero, &zero, &one, NULL);
+          region = sym_shape_dims (ctx, idx, 0, 1);
           if (mask_rank < p.rank)
-            region = graph_op (G, "Concat", region,
-                               sym_slice (ctx, sym_size (ctx, self, G_MININT64), 1, &zero, &mr, &big, NULL),
+            region = graph_op (G, "Concat", region, sym_shape_dims (ctx, self, mask_rank, G_MAXINT64),
                                "axis_i", (gint64) 0, NULL);
         }
       else
@@ -464,8 +461,7 @@ sym_index_put (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
           const gint64 last = ir;
           idx = sym_unsqueeze (ctx, iv, 1, &last);
           GraphValue *is = sym_size (ctx, iv, G_MININT64);
-          GraphValue *rest = sym_slice (ctx, sym_size (ctx, t, G_MININT64), 1, (const gint64[]) { 0 },
-                                        (const gint64[]) { 1 }, (const gint64[]) { G_MAXINT64 }, NULL);
+          GraphValue *rest = sym_shape_dims (ctx, t, 1, G_MAXINT64);
           region = graph_op (G, "Concat", is, rest, "axis_i", (gint64) 0, NULL);
           /* PyTorch's values are in x[:, i]'s order: dims before q, then
            * the index's, then the rest; they broadcast to that region
@@ -500,10 +496,8 @@ sym_index_put (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
         {
           /* the indices' broadcast shape (index_plan's run-time form), then
            * the transposed self's dims after the indexed ones */
-          static const gint64 zero = 0, big = G_MAXINT64;
-          const gint64 br = p.br, kk = (gint64) p.k;
-          GraphValue *b = sym_slice (ctx, sym_size (ctx, idx, G_MININT64), 1, &zero, &zero, &br, NULL);
-          GraphValue *rest = sym_slice (ctx, sym_size (ctx, t, G_MININT64), 1, &zero, &kk, &big, NULL);
+          GraphValue *b = sym_shape_dims (ctx, idx, 0, p.br);
+          GraphValue *rest = sym_shape_dims (ctx, t, (gint64) p.k, G_MAXINT64);
           region = graph_op (G, "Concat", b, rest, "axis_i", (gint64) 0, NULL);
         }
       else
@@ -851,9 +845,9 @@ index_add_dynamic (SymContext *ctx, GraphNode *n, GraphValue *self, int rank, gi
       src = graph_op (G, "Transpose", src, "perm_is", rank, perm, NULL);
       sym_set_type (t, sym_dtype (self), rank, NULL);
     }
-  static const gint64 zero = 0, one = 1, big = G_MAXINT64;
+  static const gint64 zero = 0, one = 1;
   GraphValue *k = sym_unsqueeze (ctx, sym_size (ctx, index, 0), 1, &zero);
-  GraphValue *rest = sym_slice (ctx, sym_size (ctx, t, G_MININT64), 1, &zero, &one, &big, NULL);
+  GraphValue *rest = sym_shape_dims (ctx, t, 1, G_MAXINT64);
   GraphValue *upd = graph_op (G, "Expand", src, graph_op (G, "Concat", k, rest, "axis_i", (gint64) 0, NULL), NULL);
   if (sym_dtype (src) != sym_dtype (self))
     upd = sym_cast (ctx, upd, sym_dtype (self));

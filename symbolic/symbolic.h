@@ -281,6 +281,9 @@ GraphNode   *sym_split (SymContext *ctx, GraphValue *v, gint64 axis, guint n_out
 /* size(v, dim) as a 0-d int64 value (Shape + Gather), or a 1-D shape when
  * dim < 0 is not given (dim = G_MININT64). */
 GraphValue  *sym_size (SymContext *ctx, GraphValue *v, gint64 dim);
+/* Dims [start, end) of v's shape as a 1-D int64 value (Shape + Slice; end
+ * G_MAXINT64: to the last). */
+GraphValue  *sym_shape_dims (SymContext *ctx, GraphValue *v, gint64 start, gint64 end);
 GraphValue  *sym_cast (SymContext *ctx, GraphValue *v, GraphDType to);
 /* v cast to the element type the trace declares for n's output `i`, when
  * both are known and differ: torch's result type (integer true division →
