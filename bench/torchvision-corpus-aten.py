@@ -29,7 +29,6 @@ import argparse
 import importlib.util
 import json
 import os
-import re
 import subprocess
 import sys
 import tempfile
@@ -97,17 +96,16 @@ def verdict(p):
     return "NO: " + (lines[-1][:200] if lines else f"exit {p.returncode}")
 
 
-def up_to_ties(key, a, base, work, exps, atol, rtol):
+def up_to_ties(key, a, base, work, ins, exps, atol, rtol):
     """A detection model's failed check judged again as a multiset of
     detections (bench/torchvision-corpus.py's rows_match_up_to_ties, as the
     ONNX-mode corpus does): scores a few ulps apart come out sorted in the
     other order when the kernels sum in another order.  For a mode: the
     export's run against PyTorch's outputs; for verify-ref: against the
-    trace's own run (verify --save-reference)."""
+    trace's own run (verify --save-reference).  base: the verify command
+    line one() built (CLI, "verify", the trace, its options and inputs)."""
     import numpy as np
-    cli, trace = base[0], base[2]
-    rest = base[3:]   # -w W --opset N --rtol R --atol A -i IN...
-    ins = [rest[i + 1] for i in range(len(rest)) if rest[i] == "-i"]
+    import onnx
     want = [np.load(e) for e in exps]
     mode = a.ref_mode if key == "verify-ref" else key
     if key == "verify-ref":
@@ -117,24 +115,17 @@ def up_to_ties(key, a, base, work, exps, atol, rtol):
                        timeout=a.timeout)
         want = [np.load(os.path.join(ref, f"reference_{i}.npy")) for i in range(len(exps))]
     onnx_path = os.path.join(work, "ties.onnx")
-    w = rest[rest.index("-w") + 1]
-    p = subprocess.run([cli, "export", trace, "-w", w, "--opset", str(a.opset), "--mode", mode, "-o", onnx_path],
-                       capture_output=True, text=True, timeout=a.timeout)
+    p = subprocess.run([base[0], "export", os.path.join(work, "model.trace"), "-w",
+                        os.path.join(work, "weights.safetensors"), "--opset", str(a.opset), "--mode", mode,
+                        "-o", onnx_path], capture_output=True, text=True, timeout=a.timeout)
     if p.returncode:
         return "NO: export: " + p.stderr.strip()[:160]
-    import onnx
     model = onnx.load(onnx_path, load_external_data=False)
     inits = {t.name for t in model.graph.initializer}
     names = [i.name for i in model.graph.input if i.name not in inits]
-    od = os.path.join(work, "ties_out")
-    os.makedirs(od, exist_ok=True)
-    argv = [cli, "run", onnx_path, "-o", od]
-    for n, f in zip(names, ins):
-        argv += ["-i", f"{n}={f}"]
-    p = subprocess.run(argv, capture_output=True, text=True, timeout=a.timeout)
-    if p.returncode:
-        return "NO: run: " + p.stderr.strip()[:160]
-    got = [np.load(os.path.join(od, re.sub(r"[^A-Za-z0-9._-]", "_", o.name) + ".npy")) for o in model.graph.output]
+    got = CORPUS.run_outputs(onnx_path, [f"{n}={f}" for n, f in zip(names, ins)], work, a.timeout)
+    if isinstance(got, str):
+        return "NO: run: " + got
     return CORPUS.rows_match_up_to_ties(got, want, rtol, atol)
 
 
@@ -169,7 +160,7 @@ def one(name, family, a):
                 row[key] = f"NO: timeout after {a.timeout} s"
             if family == "detection" and "elements differ" in row[key]:
                 try:
-                    row[key + "_up_to_ties"] = up_to_ties(key, a, base, work, exps, atol, rtol)
+                    row[key + "_up_to_ties"] = up_to_ties(key, a, base, work, ins, exps, atol, rtol)
                 except Exception as e:  # noqa: BLE001
                     row[key + "_up_to_ties"] = "error: " + CORPUS.first_line(e)
             row[key + "_s"] = round(time.perf_counter() - t0, 2)

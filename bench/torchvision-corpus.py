@@ -178,12 +178,22 @@ def detections_match_up_to_ties(path, args, expected, rtol, atol, work):
     within the tolerance.  Rows come out sorted by score in both, so equal
     multisets in another order mean near-tied scores ordered the other way
     (float summation order), not another result."""
-    import numpy as np
-    import onnx
     from symonnx import _trace
     specs = write_inputs(path, args, work)
     if isinstance(specs, str):
         return specs
+    got = run_outputs(path, specs, work)
+    if isinstance(got, str):
+        return got
+    want = [t.detach().numpy() for t in _trace.flatten(expected)]
+    return rows_match_up_to_ties(got, want, rtol, atol)
+
+
+def run_outputs(path, specs, work, timeout=None):
+    """`symonnx run` of the file on NAME=FILE.npy inputs: its outputs as
+    numpy arrays in the graph's output order, or an error string."""
+    import numpy as np
+    import onnx
     od = os.path.join(work, "ours_out")
     os.makedirs(od, exist_ok=True)
     for f in os.listdir(od):
@@ -192,13 +202,11 @@ def detections_match_up_to_ties(path, args, expected, rtol, atol, work):
     argv = [cli, "run", path, "-o", od]
     for sp in specs:
         argv += ["-i", sp]
-    r = subprocess.run(argv, capture_output=True, text=True)
+    r = subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
     if r.returncode:
         return "error: " + first_line(r.stderr)
     outs = [o.name for o in onnx.load(path, load_external_data=False).graph.output]
-    want = [t.detach().numpy() for t in _trace.flatten(expected)]
-    got = [np.load(os.path.join(od, re.sub(r"[^A-Za-z0-9._-]", "_", n) + ".npy")) for n in outs]
-    return rows_match_up_to_ties(got, want, rtol, atol)
+    return [np.load(os.path.join(od, re.sub(r"[^A-Za-z0-9._-]", "_", n) + ".npy")) for n in outs]
 
 
 def rows_match_up_to_ties(got, want, rtol, atol):
