@@ -309,7 +309,77 @@ def view_write(x):
     return x + m
 
 
+def alias_sibling_write(x):
+    y = x * 1
+    z = y[1]             # a view made before the write: PyTorch's z sees it
+    y[0:2].fill_(7.0)
+    return torch.cat([z * 2, y.flatten()])
+
+
+def alias_direct_write(x):
+    y = x * 1
+    z = y[0]
+    t = y.t()            # views of another kind, made again too
+    y.add_(1.0)          # into the tensor itself
+    return torch.cat([z + 0, t.flatten()])
+
+
+def alias_disjoint_write(x):
+    y = x * 1
+    z = y[1]
+    y[0] = 5.0           # does not reach z
+    return torch.cat([z * 3, y.flatten()])
+
+
+def alias_chunk_write(x):
+    y = x * 1
+    a, b = y.chunk(2)
+    nested = y[0:2][1]   # a view of a view
+    y[1].mul_(3.0)
+    return torch.cat([(a + 1).flatten(), (b - 1).flatten(), nested * 1])
+
+
+def chunk_part_write(x):
+    g = x * 1
+    i, f = g.chunk(2, 1)
+    i.sigmoid_()         # LSTM cell code: f is another part of g, not written
+    return i + f
+
+
+def reshape_write(x, update):
+    # PyTorch's suite, test_copy_ellipsis_script: a write into a view of a
+    # reshape, whose input is not read again (refused before)
+    x = x.reshape(4, 3, 5, 6)
+    x[2, ..., 1:3] = update
+    return x
+
+
+def reshape_write_base_read(x, update):
+    w = x * 1
+    v = w.reshape(4, 3, 5, 6)
+    v[2, ..., 1:3] = update
+    return v.flatten() + w.flatten()   # w shares v's storage: not written back through reshape
+
+
+@torch.jit.script
+def alias_in_list(x: torch.Tensor) -> torch.Tensor:
+    y = x * 1
+    l = [y[0], y[1]]     # a list made before the write holds the views
+    y.add_(1.0)
+    return torch.cat(l) + y.sum()
+
+
 CASES = {
+    # views made before an in-place write and read after it see the write
+    # (Note [Aliases of a written tensor]; the export read their old values:
+    # other numbers)
+    "alias_sibling_write": (alias_sibling_write, (torch.randn(3, 4),)),
+    "alias_direct_write": (alias_direct_write, (torch.randn(3, 4),)),
+    "alias_disjoint_write": (alias_disjoint_write, (torch.randn(3, 4),)),
+    "alias_chunk_write": (alias_chunk_write, (torch.randn(4, 3),)),
+    "script_alias_in_list": (lambda x: alias_in_list(x), (torch.randn(3, 4),)),
+    "chunk_part_write": (chunk_part_write, (torch.randn(3, 4),)),
+    "reshape_write": (reshape_write, (torch.randn(3, 4, 5, 6), torch.ones(1))),
     # in-place writes in a scripted loop body to tensors made before the loop,
     # directly and through a view: extra loop-carried values (refused before,
     # and the view write dropped: other numbers)
@@ -733,6 +803,8 @@ REFUSALS = {
     "batch_norm_training": (torch.nn.BatchNorm2d(3).train(), (torch.randn(2, 3, 4, 4),)),
     # an in-place write through a view() whose base is read afterwards
     "view_write": (Fn(view_write), (torch.randn(4, 5),)),
+    # ... and one through a reshape whose input is read afterwards
+    "reshape_write_base_read": (Fn(reshape_write_base_read), (torch.randn(3, 4, 5, 6), torch.ones(1))),
     # a loop-carried int64 tensor that the body makes float (ONNX Loop keeps its type)
     "loop_changes_dtype": (Fn(loop_changes_dtype), (torch.randn(3),)),
     # true division of integers in scripted code: the result type is

@@ -193,23 +193,28 @@ replace_uses_after (Graph *g, GraphValue *v, GraphNode *after, GraphValue *nv)
  * level written back into its base with aten::slice_scatter /
  * aten::select_scatter after n, and the base's later reads read that, as
  * PyTorch's tensors share storage (the export does the same with
- * ScatterElements).  Another kind of view is refused. */
+ * ScatterElements); a view made before n and read after it is made again
+ * from the written values (Note [Aliases of a written tensor]).  What the
+ * export refuses is refused. */
 static gboolean
-write_back_view (Graph *g, GraphNode *n, GError **error)
+write_back_view (Graph *g, GraphNode *n, const ExportViewWrite *plan, GError **error)
 {
   const char *src = graph_node_get_source (n);
-  if (!export_view_chain_is_slices (n))
+  if (plan->why)
     {
       g_set_error (error, VERIFY_ERROR, VERIFY_ERROR_RUN,
-                   "%s%s%s writes in place into a view (not a slice or select) of a tensor that is read "
-                   "afterwards: the trace's run cannot reproduce it (give the expected outputs)",
-                   graph_node_kind (n), src ? " at " : "", src ? src : "");
+                   "%s%s%s writes in place into a view of a tensor read afterwards (%s): the trace's run "
+                   "cannot reproduce it (give the expected outputs)",
+                   graph_node_kind (n), src ? " at " : "", src ? src : "", plan->why);
       return FALSE;
     }
   GraphValue *child = graph_node_output (n, 0);
   GraphNode *after = n;
   GraphValue *self = graph_node_input (n, 0);
-  if (graph_value_get_name (self))
+  /* old value -> written value, for the views made again */
+  g_autoptr (GHashTable) now = g_hash_table_new (NULL, NULL);
+  g_hash_table_insert (now, self, child);
+  if (graph_value_get_name (self) && plan->levels->len > 0)
     {
       /* the view's name to a copy of its written value, for --localize
        * (the result keeps its own name) */
@@ -222,10 +227,9 @@ write_back_view (Graph *g, GraphNode *n, GError **error)
       if (graph_value_type (self))
         graph_value_set_type (graph_node_output (al, 0), graph_value_type (self));
     }
-  for (GraphNode *q = graph_value_node (graph_node_input (n, 0));
-       q && sym_kind_is_writable_view (graph_node_kind (q));
-       q = graph_value_node (graph_node_input (q, 0)))
+  for (guint l = 0; l < plan->levels->len; l++)
     {
+      GraphNode *q = plan->levels->pdata[l];
       gboolean sel = graph_node_is (q, "aten::select"), same = export_view_is_identity (q);
       GraphValue *base = graph_node_input (q, 0);
       g_autoptr (GPtrArray) ins = g_ptr_array_new ();
@@ -261,9 +265,46 @@ write_back_view (Graph *g, GraphNode *n, GError **error)
         }
       child = nb;
       after = sc;
-      if (graph_value_node (base) == NULL)
-        break;
+      g_hash_table_insert (now, base, nb);
     }
+  for (guint r = 0; r < plan->rederive->len; r++)
+    {
+      GraphNode *p = plan->rederive->pdata[r];
+      guint n_in = graph_node_n_inputs (p), n_out = graph_node_n_outputs (p);
+      g_autofree GraphValue **ins = g_new0 (GraphValue *, n_in + 1);
+      for (guint k = 0; k < n_in; k++)
+        {
+          GraphValue *v = graph_node_input (p, k);
+          GraphValue *w = v ? g_hash_table_lookup (now, v) : NULL;
+          ins[k] = w ? w : v;
+        }
+      GraphNode *c = graph_create_node (g, graph_node_kind (p), n_in, ins, n_out);
+      graph_node_copy_attrs (c, p);
+      graph_node_insert_after (c, after);
+      graph_node_set_scope (c, graph_node_get_scope (p));
+      graph_node_set_source (c, graph_node_get_source (p));
+      after = c;
+      for (guint k = 0; k < n_out; k++)
+        {
+          GraphValue *old = graph_node_output (p, k), *nv = graph_node_output (c, k);
+          if (graph_value_type (old))
+            graph_value_set_type (nv, graph_value_type (old));
+          g_hash_table_insert (now, old, nv);
+        }
+    }
+  /* later reads of every old value read the new one */
+  GHashTableIter it;
+  gpointer key, value;
+  g_hash_table_iter_init (&it, now);
+  while (g_hash_table_iter_next (&it, &key, &value))
+    if (key != self && !replace_uses_after (g, key, after, value))
+      {
+        g_set_error (error, VERIFY_ERROR, VERIFY_ERROR_RUN,
+                     "%s%s%s writes in place into a view of a tensor that scripted code reads "
+                     "afterwards: the trace's run cannot reproduce it (give the expected outputs)",
+                     graph_node_kind (n), src ? " at " : "", src ? src : "");
+        return FALSE;
+      }
   return TRUE;
 }
 
@@ -424,7 +465,10 @@ rewrite (Graph *g, Graph *root, GHashTable *weights, GError **error)
       /* The kernels compute a new value; the base the view shares
        * storage with would keep its old one (a wrong reference) unless
        * written back. */
-      if (export_view_write_read_later (n) && !write_back_view (g, n, error))
+      g_auto (ExportViewWrite) plan;
+      if (export_view_write_plan (n, &plan)
+          && (plan.why || plan.rederive->len > 0 || (plan.read_later && plan.levels->len > 0))
+          && !write_back_view (g, n, &plan, error))
         return FALSE;
       if (out && graph_node_is (n, "prim::GetAttr") && is_packed_params (out) && graph_value_n_uses (out) > 0)
         {

@@ -65,26 +65,25 @@ export_view_is_identity (GraphNode *p)
   return is_kind (p, "aten::detach") || is_kind (p, "aten::alias");
 }
 
+/* Views whose outputs are disjoint parts of their input. */
+static gboolean
+splits (GraphNode *p)
+{
+  static const char *const kinds[] = {
+    "prim::ListUnpack", "aten::split", "aten::split_with_sizes", "aten::chunk", "aten::unbind",
+    "aten::tensor_split", "aten::unsafe_split", "aten::unsafe_chunk", "aten::unsafe_split_with_sizes",
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (kinds); i++)
+    if (is_kind (p, kinds[i]))
+      return TRUE;
+  return FALSE;
+}
+
 /* The view kinds a write can be carried back through. */
 static gboolean
 writable_view (GraphNode *q)
 {
   return q && sym_kind_is_writable_view (graph_node_kind (q));
-}
-
-/* Whether any node after n reads v, or the graph returns it. */
-static gboolean
-used_after (GraphNode *n, GraphValue *v)
-{
-  Graph *g = graph_node_graph (n);
-  for (guint i = 0; g && i < graph_n_outputs (g); i++)
-    if (graph_output (g, i) == v)
-      return TRUE;
-  for (GraphNode *m = graph_node_next (n); m; m = graph_node_next (m))
-    for (guint i = 0; i < graph_node_n_inputs (m); i++)
-      if (graph_node_input (m, i) == v)
-        return TRUE;
-  return FALSE;
 }
 
 static gboolean
@@ -324,34 +323,204 @@ write_back (SymContext *ctx, GraphNode *p, GraphValue *child, GError **error)
   return r;
 }
 
-static gboolean view_mutation (SymContext *ctx, GraphNode *n, GError **error);
+/* Note [Aliases of a written tensor]
+ * PyTorch's views share their base's storage, so a write reaches every
+ * view of the tensor, also the views made before it; the trace records
+ * no new value for any of them.  For an in-place node n, export_view_write_plan
+ * gathers what the export must do so that every value read after n sees
+ * the write:
+ * - the levels: n's self argument is a chain of views of a base; the
+ *   write is carried back level by level through slice/select (and the
+ *   identity views detach/alias), up to the first view of another kind
+ *   (reshape, transpose...), which cannot be written back;
+ * - the stale views: a view made before n (`z = x[1]` before
+ *   `x[0:2].fill_(7)`, or before `x.add_(1)`) of a written level and read
+ *   after n is made again from the written value, as PyTorch reads it;
+ * - what cannot be reached: a tensor above the first view of another kind
+ *   (or a view of it) read after n is refused, as is a stale view made in
+ *   another block.
+ * "Read after n" is read by a later node of n's graph or of its blocks,
+ * returned by the graph, read after each block owner up to the top graph
+ * (a whole loop body, which runs again), or held by a list or tuple made
+ * before n and read after it (the list holds the tensor itself). */
 
-gboolean
-export_view_write_read_later (GraphNode *n)
+/* The values read after `from` (excluded) in g and its blocks, and g's
+ * outputs; the nodes met go to `later`. */
+static void
+collect_reads (Graph *g, GraphNode *from, GHashTable *reads, GHashTable *later)
 {
-  if (!is_inplace (n))
-    return FALSE;
-  GraphValue *self = graph_node_input (n, 0);
-  GraphNode *p = self ? graph_value_node (self) : NULL;
-  if (!is_view (p))
-    return FALSE;
-  gboolean later = used_after (n, self);
-  for (GraphNode *q = p; !later && is_view (q); q = graph_value_node (graph_node_input (q, 0)))
-    later = used_after (n, graph_node_input (q, 0));
-  return later;
+  for (guint i = 0; i < graph_n_outputs (g); i++)
+    g_hash_table_add (reads, graph_output (g, i));
+  for (GraphNode *m = from ? graph_node_next (from) : graph_first_node (g); m; m = graph_node_next (m))
+    {
+      g_hash_table_add (later, m);
+      for (guint i = 0; i < graph_node_n_inputs (m); i++)
+        if (graph_node_input (m, i))
+          g_hash_table_add (reads, graph_node_input (m, i));
+      for (guint a = 0; a < graph_node_n_attrs (m); a++)
+        {
+          Graph *one, *const *subs;
+          gsize len = graph_node_attr_subgraphs (m, graph_node_attr_name (m, a), &one, &subs);
+          for (gsize k = 0; k < len; k++)
+            collect_reads (subs[k], NULL, reads, later);
+        }
+    }
+}
+
+static gboolean
+is_container (GraphNode *p)
+{
+  return is_kind (p, "prim::ListConstruct") || is_kind (p, "prim::TupleConstruct");
+}
+
+/* The elements of lists and tuples made before n and read after it are
+ * read after it (to 8 levels of nesting). */
+static void
+add_held (GraphValue *v, GHashTable *reads, GHashTable *later, int depth)
+{
+  GraphNode *p = graph_value_node (v);
+  if (depth > 8 || !is_container (p) || g_hash_table_contains (later, p))
+    return;
+  for (guint i = 0; i < graph_node_n_inputs (p); i++)
+    if (graph_node_input (p, i) && !g_hash_table_contains (reads, graph_node_input (p, i)))
+      {
+        g_hash_table_add (reads, graph_node_input (p, i));
+        add_held (graph_node_input (p, i), reads, later, depth + 1);
+      }
+}
+
+static void
+reads_after (GraphNode *n, GHashTable *reads, GHashTable *later)
+{
+  for (GraphNode *m = n; m; m = graph_get_owner_node (graph_node_graph (m)))
+    {
+      Graph *g = graph_node_graph (m);
+      GraphNode *owner = graph_get_owner_node (g);
+      /* a loop body runs again: all of it reads after n */
+      collect_reads (g, owner && is_kind (owner, "prim::Loop") ? NULL : m, reads, later);
+      if (owner == NULL)
+        break;
+    }
+  g_autoptr (GPtrArray) direct = g_ptr_array_new ();
+  GHashTableIter it;
+  gpointer key;
+  g_hash_table_iter_init (&it, reads);
+  while (g_hash_table_iter_next (&it, &key, NULL))
+    g_ptr_array_add (direct, key);
+  for (guint i = 0; i < direct->len; i++)
+    add_held (direct->pdata[i], reads, later, 0);
 }
 
 gboolean
-export_view_chain_is_slices (GraphNode *n)
+export_view_write_plan (GraphNode *n, ExportViewWrite *plan)
 {
-  GraphValue *self = graph_node_n_inputs (n) ? graph_node_input (n, 0) : NULL;
-  for (GraphNode *q = self ? graph_value_node (self) : NULL; is_view (q);
-       q = graph_value_node (graph_node_input (q, 0)))
-    if (!writable_view (q))
-      return FALSE;
+  memset (plan, 0, sizeof *plan);
+  if (!is_inplace (n) || graph_node_input (n, 0) == NULL)
+    return FALSE;
+  plan->levels = g_ptr_array_new ();
+  plan->rederive = g_ptr_array_new ();
+  g_autoptr (GHashTable) written = g_hash_table_new (NULL, NULL);   /* the levels' values */
+  g_autoptr (GHashTable) above = g_hash_table_new (NULL, NULL);     /* past the first other view */
+  g_autoptr (GHashTable) on_chain = g_hash_table_new (NULL, NULL);   /* level node -> its output on the chain */
+  GraphValue *self = graph_node_input (n, 0);
+  g_hash_table_add (written, self);
+  plan->top = self;
+  GraphValue *below = self;
+  for (GraphNode *q = graph_value_node (self); is_view (q); q = graph_value_node (graph_node_input (q, 0)))
+    {
+      GraphValue *base = graph_node_input (q, 0);
+      g_hash_table_insert (on_chain, q, below);
+      below = base;
+      if (plan->blocked == NULL && !writable_view (q))
+        plan->blocked = q;
+      if (base == NULL)
+        break;
+      if (plan->blocked)
+        g_hash_table_add (above, base);
+      else
+        {
+          g_ptr_array_add (plan->levels, q);
+          g_hash_table_add (written, base);
+          plan->top = base;
+        }
+    }
+  if (plan->levels->len == 0 && plan->blocked == NULL)
+    {
+      /* a write into a tensor itself: only a view of it can be stale */
+      gboolean viewed = FALSE;
+      for (guint i = 0; !viewed && i < graph_value_n_uses (self); i++)
+        viewed = graph_value_use (self, i)->node != n && is_view (graph_value_use (self, i)->node);
+      if (!viewed)
+        return TRUE;
+    }
+  g_autoptr (GHashTable) reads = g_hash_table_new (NULL, NULL);
+  g_autoptr (GHashTable) later = g_hash_table_new (NULL, NULL);
+  reads_after (n, reads, later);
+  GHashTableIter it;
+  gpointer key;
+  g_hash_table_iter_init (&it, written);
+  while (!plan->read_later && g_hash_table_iter_next (&it, &key, NULL))
+    plan->read_later = g_hash_table_contains (reads, key);
+  g_autoptr (GHashTable) derived = g_hash_table_new (NULL, NULL);
+  g_autoptr (GPtrArray) chain = g_ptr_array_new ();
+  g_hash_table_iter_init (&it, reads);
+  while (plan->why == NULL && g_hash_table_iter_next (&it, &key, NULL))
+    {
+      GraphValue *v = key;
+      if (g_hash_table_contains (written, v))
+        continue;
+      /* up v's views to a written value (stale), a value past the
+       * chain (unreachable) or anything else (not an alias) */
+      g_ptr_array_set_size (chain, 0);
+      for (GraphValue *w = v;; w = graph_node_input (graph_value_node (w), 0))
+        {
+          if (g_hash_table_contains (above, w))
+            {
+              plan->why = graph_node_kind (plan->blocked);
+              plan->stale = v;
+              break;
+            }
+          if (g_hash_table_contains (written, w))
+            {
+              for (guint i = 0; i < chain->len; i++)
+                if (graph_node_graph (chain->pdata[i]) != graph_node_graph (n))
+                  {
+                    plan->why = "a view of it made in another block";
+                    plan->stale = v;
+                  }
+              for (guint i = 0; plan->why == NULL && i < chain->len; i++)
+                g_hash_table_add (derived, chain->pdata[i]);
+              break;
+            }
+          GraphNode *p = graph_value_node (w);
+          if (!is_view (p) || p == n || g_hash_table_contains (later, p) || graph_node_input (p, 0) == NULL)
+            break;
+          /* another part of a split the write went through: disjoint */
+          GraphValue *part = g_hash_table_lookup (on_chain, p);
+          if (part && part != w && splits (p))
+            break;
+          g_ptr_array_add (chain, p);
+        }
+    }
+  if (plan->why == NULL && g_hash_table_size (derived) > 0)
+    {
+      /* in graph order, each after the views it reads */
+      for (GraphNode *m = graph_first_node (graph_node_graph (n)); m && m != n; m = graph_node_next (m))
+        if (g_hash_table_contains (derived, m))
+          g_ptr_array_add (plan->rederive, m);
+      plan->read_later = TRUE;
+    }
   return TRUE;
 }
 
+void
+export_view_write_clear (ExportViewWrite *plan)
+{
+  g_clear_pointer (&plan->levels, g_ptr_array_unref);
+  g_clear_pointer (&plan->rederive, g_ptr_array_unref);
+}
+
+static gboolean view_mutation (SymContext *ctx, GraphNode *n, GError **error);
 gboolean
 export_view_mutation (SymContext *ctx, GraphNode *n, GError **error)
 {
@@ -367,44 +536,40 @@ export_view_mutation (SymContext *ctx, GraphNode *n, GError **error)
 static gboolean
 view_mutation (SymContext *ctx, GraphNode *n, GError **error)
 {
-  GraphValue *self = graph_node_input (n, 0);
-  GraphNode *p = self ? graph_value_node (self) : NULL;
-  if (!is_view (p))
-    return TRUE;   /* the tracer maps self's tensor to n's output */
-  /* every view level up to the base must be a slice or a select, else the
-   * write is lost: refuse when the base (or a level) is read later */
-  GraphValue *child = sym_context_mapped (ctx, graph_node_output (n, 0));
-  GraphValue *child_src = self;
-  gboolean later = used_after (n, self);
-  const char *unsupported = NULL;
-  GraphValue *root = self;
-  for (GraphNode *q = p; is_view (q); q = graph_value_node (graph_node_input (q, 0)))
-    {
-      root = graph_node_input (q, 0);
-      /* a base an enclosing If carries out (Note [Writes in If branches]) is read after it */
-      later = later || used_after (n, root) || sym_context_tracks (ctx, root);
-      if (unsupported == NULL && !writable_view (q))
-        unsupported = graph_node_kind (q);
-    }
-  if (root && graph_value_graph (root) != graph_node_graph (n) && !sym_context_tracks (ctx, root))
+  g_auto (ExportViewWrite) plan;
+  if (!export_view_write_plan (n, &plan)
+      || (plan.levels->len == 0 && plan.blocked == NULL && plan.rederive->len == 0 && plan.why == NULL))
+    return TRUE;   /* a write into a tensor itself: the tracer (or rebind_inplace) maps it */
+  if (plan.why)
+    return refuse (n, error, plan.why);
+  /* a base an enclosing If carries out (Note [Writes in If branches]) is read after it */
+  gboolean tracked = sym_context_tracks (ctx, plan.top);
+  for (guint i = 0; !tracked && i < plan.levels->len; i++)
+    tracked = sym_context_tracks (ctx, graph_node_input (plan.levels->pdata[i], 0));
+  if (graph_value_graph (plan.top) != graph_node_graph (n) && !tracked
+      && (plan.levels->len > 0 || plan.rederive->len > 0))
     /* a base of an enclosing block written inside a loop body (or in an If
      * that does not carry it): its later reads would miss the write */
     return refuse (n, error, "the tensor belongs to a block enclosing the loop or branch that writes it");
-  if (!later)
+  if (!plan.read_later && !tracked)
     return TRUE;
-  if (unsupported)
-    return refuse (n, error, unsupported);
+  GraphValue *child = sym_context_mapped (ctx, graph_node_output (n, 0));
   if (child == NULL)
     return refuse (n, error, "its result has no value");
   /* write back level by level; the view itself reads the new value too */
-  sym_map_value (ctx, child_src, child);
-  for (GraphNode *q = p; is_view (q); q = graph_value_node (graph_node_input (q, 0)))
+  sym_map_value (ctx, graph_node_input (n, 0), child);
+  for (guint i = 0; i < plan.levels->len; i++)
     {
+      GraphNode *q = plan.levels->pdata[i];
       GraphValue *parent = write_back (ctx, q, child, error);
       if (parent == NULL)
         return FALSE;
       sym_map_value (ctx, graph_node_input (q, 0), parent);
       child = parent;
     }
+  /* the stale views, made again from the written values */
+  for (guint i = 0; i < plan.rederive->len; i++)
+    if (!sym_context_translate (ctx, plan.rederive->pdata[i], error))
+      return FALSE;
   return TRUE;
 }

@@ -42,6 +42,9 @@ static const char *const cases[] = {
   "select_write_computed_index", "detach_write", "embedding_max_norm", "set_source",
   /* writes in a run-time If's branches into a tensor of the enclosing block */
   "script_if_branch_write", "script_inplace_in_loop", "script_loop_view_write",
+  /* views made before an in-place write, read after it (Note [Aliases of a written tensor]) */
+  "alias_sibling_write", "alias_direct_write", "alias_disjoint_write", "alias_chunk_write",
+  "script_alias_in_list", "reshape_write", "chunk_part_write",
 };
 static const int opsets[] = { 11, 13, 17 };
 
@@ -151,6 +154,8 @@ static const struct { const char *cas, *says; } refusals[] = {
   { "batch_norm_training", "batch_norm in training mode" },
   /* a write through view() would be dropped */
   { "view_write", "in-place write into a view" },
+  /* ... and through reshape(), whose input is read afterwards */
+  { "reshape_write_base_read", "in-place write into a view of a tensor that is read afterwards (aten::reshape)" },
   /* ONNX Loop keeps a carried value's element type */
   { "loop_changes_dtype", "loop-carried value 0 starts as int64 and the loop body makes it float" },
   /* ONNX has no packed sequences: only RNNs and pad_packed_sequence may read one */

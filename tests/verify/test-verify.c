@@ -477,6 +477,19 @@ test_runnable_trace (void)
   g_assert_nonnull (strstr (error->message, "aten::fill_ at t.py:3:0 writes in place into a view"));
   g_clear_error (&error);
 
+  /* views made before the write read it (Note [Aliases of a written
+   * tensor]): a column select and a transpose */
+  g_autofree char *sibling = g_strconcat (head, "  %z : Float(2) = aten::select(%x, %c1, %c0)\n"
+                                          "  %t : Float(3, 2) = aten::transpose(%x, %c0, %c1)\n"
+                                          "  %v : Float(3) = aten::select(%x, %c0, %c0)\n"
+                                          "  %w : Float(3) = aten::fill_(%v, %one)\n"
+                                          "  %r : Float(3, 2) = aten::add(%t, %z, %c1)\n  return (%r)\n", NULL);
+  g_autoptr (Tensor) rs = run_trace_text_dims (sibling, x0, 2, d23);
+  const float *sv = tensor_data (rs);
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 2; j++)   /* t[i][j] + z[j] = x'[j][i] + x'[j][0], x' = x with row 0 = 1.5 */
+      g_assert_cmpfloat (sv[i * 2 + j], ==, (j == 0 ? 3.0f : x0[3 + i] + x0[3]));
+
   const char *chunk = "graph(%x : Float(4, 3)):\n"
                       "  %c2 : int = prim::Constant[value=2]()\n"
                       "  %c0 : int = prim::Constant[value=0]()\n"
