@@ -157,6 +157,7 @@ class SubCall:
         self.mismatch = None     # the first mismatch, as text
         self.max_abs = 0.0
         self.compared = 0        # input sets compared
+        self.ort = None          # --ort: None (not run), "match", or what differed / failed
 
     def as_dict(self):
         return dict(self.__dict__)
@@ -256,6 +257,42 @@ def _run_file(path, inputs):
         if session:
             api["rt_session_free"](session)
         api["graph_free"](graph)
+
+
+_ORT_SERVER = None
+
+
+def _ort_run(path, feed, work):
+    """ONNX Runtime's outputs for the file on the tensors `feed` (the
+    graph's non-initializer inputs in order), by bench/ort-serve.js; raises
+    with ORT's message."""
+    global _ORT_SERVER
+    import numpy as np
+    import onnx
+    if _ORT_SERVER is None:
+        env = dict(os.environ, NODE_PATH=os.environ["PTSUITE_ORT"])
+        _ORT_SERVER = subprocess.Popen(["node", os.path.join(ROOT, "bench", "ort-serve.js")], env=env,
+                                       stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    g = onnx.load(path, load_external_data=False).graph
+    inits = {i.name for i in g.initializer}
+    names = [i.name for i in g.input if i.name not in inits]
+    if len(names) != len(feed):
+        raise RuntimeError(f"the file has {len(names)} inputs, the test gives {len(feed)}")
+    out = os.path.join(work, "ort-out")
+    os.makedirs(out, exist_ok=True)
+    for f in os.listdir(out):
+        os.unlink(os.path.join(out, f))
+    feeds = {}
+    for k, (name, t) in enumerate(zip(names, feed)):
+        feeds[name] = os.path.join(out, f"in_{k}.npy")
+        # (np.ascontiguousarray would make a 0-d tensor 1-D)
+        np.save(feeds[name], np.array(t.numpy() if hasattr(t, "numpy") else t, order="C"))
+    _ORT_SERVER.stdin.write(json.dumps({"model": path, "feeds": feeds, "out": out}) + "\n")
+    _ORT_SERVER.stdin.flush()
+    answer = json.loads(_ORT_SERVER.stdout.readline() or '{"error": "the ORT server ended"}')
+    if "error" in answer:
+        raise RuntimeError("ONNX Runtime: " + answer["error"])
+    return [np.load(os.path.join(out, f"ort_{i}.npy")) for i in range(answer["outputs"])]
 
 
 def _make_onnx_test_common(tmpdir):
@@ -362,6 +399,25 @@ def _make_onnx_test_common(tmpdir):
                             if not ok and sub.mismatch is None:
                                 sub.mismatch = f"output {k}: {msg}"
                         sub.compared += 1
+                        if os.environ.get("PTSUITE_ORT") and sub.ort in (None, "match"):
+                            # the same file in ONNX Runtime, the same comparison
+                            try:
+                                try:
+                                    theirs = _ort_run(path, feed, tmpdir)
+                                except RuntimeError as e:
+                                    if remained_onnx_input_idx is None or "inputs, the test gives" not in str(e):
+                                        raise
+                                    theirs = _ort_run(path, [feed[i] for i in remained_onnx_input_idx], tmpdir)
+                                sub.ort = "match" if len(theirs) == len(want) else \
+                                    f"differs: {len(theirs)} outputs vs PyTorch's {len(want)}"
+                                for k, (g, w) in enumerate(zip(theirs, want)):
+                                    ok, _, msg = _compare(g, w.detach().numpy(), rtol,
+                                                          max(atol, steps[k] if k < len(steps) else 0.0),
+                                                          self.check_shape, self.check_dtype)
+                                    if not ok and sub.ort == "match":
+                                        sub.ort = f"differs: output {k}: {msg}"
+                            except Exception as e:   # noqa: BLE001
+                                sub.ort = "error: " + _first_line(e)
             if torch_error is not None:
                 raise torch_error   # as the suite expects (assertRaises)
 
@@ -485,6 +541,10 @@ def classify(row):
         row["outcome"], row["message"] = "wrong", mism[0]
     else:
         row["outcome"], row["message"] = "match", None
+    ort = [c.get("ort") for c in own if c.get("ort")]
+    if ort:
+        # ONNX Runtime on symonnx's file: "match" when every input set matched
+        row["ort"] = next((o for o in ort if o != "match"), "match")
     return row
 
 
@@ -519,6 +579,27 @@ def report(rows, out):
             t = sum(1 for r in run if not r["scripted"] and pred(r))
             s = sum(1 for r in run if r["scripted"] and pred(r))
             print(f"{label:<34} {t:>8} {s:>9} {t + s:>6}", file=out)
+        if any("ort" in r for r in run):
+            for label, pred in (
+                    ("ORT on symonnx's file matches too", lambda r: r["outcome"] == "match" and r.get("ort") == "match"),
+                    ("  of those torch exports", lambda r: r["outcome"] == "match" and r.get("ort") == "match"
+                     and r.get("torch") == "ok"),
+                    ("ORT differs from PyTorch", lambda r: r.get("ort", "").startswith("differs")),
+                    ("ORT refuses symonnx's file", lambda r: r.get("ort", "").startswith("error"))):
+                t = sum(1 for r in run if not r["scripted"] and pred(r))
+                s = sum(1 for r in run if r["scripted"] and pred(r))
+                print(f"{label:<34} {t:>8} {s:>9} {t + s:>6}", file=out)
+            sel = [r for r in run if r.get("ort", "match") != "match"]
+            groups = collections.defaultdict(list)
+            for r in sel:
+                groups[_group_key(r["ort"])].append(r)
+            if sel:
+                print(f"\n-- ONNX Runtime on symonnx's file at opset {opset}, where it does not match ({len(sel)} tests)",
+                      file=out)
+            for key, members in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+                names = ", ".join(m["test"] + (" (scripted)" if m["scripted"] else "") for m in members[:6]) + \
+                    (" ..." if len(members) > 6 else "")
+                print(f"{len(members):>4}  {key}\n        {names}", file=out)
         for outcome, title in (("wrong", "wrong results"), ("run-error", "exported but not run"),
                                ("refused", "refusals"), ("harness", "harness errors")):
             sel = [r for r in run if r["outcome"] == outcome]
@@ -541,6 +622,9 @@ def main():
     ap.add_argument("--json", help="write every row here")
     ap.add_argument("--timeout", type=float, default=300, help="seconds a test may take (default 300)")
     ap.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
+    ap.add_argument("--ort", metavar="NODE_MODULES",
+                    help="also run each symonnx file in ONNX Runtime (onnxruntime-node installed there, "
+                         "tests/e2e/install-ort.sh) and compare with PyTorch")
     ap.add_argument("--worker", nargs=3, metavar=("OPSET", "NAMES", "OUT"), help=argparse.SUPPRESS)
     a = ap.parse_args()
     suite_dir = os.path.abspath(a.suite_dir)
@@ -556,6 +640,10 @@ def main():
         [os.path.join(ROOT, "python")] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])
     if not os.path.exists(os.environ["SYMONNX_LIBRARY"]):
         ap.error(f"{os.environ['SYMONNX_LIBRARY']}: not found (build first, or set SYMONNX_LIBRARY)")
+    if a.ort:
+        if not os.path.isdir(os.path.join(a.ort, "onnxruntime-node")):
+            ap.error(f"{a.ort}: no onnxruntime-node there (tests/e2e/install-ort.sh DIR installs it)")
+        os.environ["PTSUITE_ORT"] = os.path.abspath(a.ort)
     opsets = [int(o) for o in a.opsets.split(",")]
     # the test names (and the scripted variant's count) from a listing run
     listing = subprocess.run([sys.executable, "-c", _LISTING, suite_dir, __file__, a.opsets],

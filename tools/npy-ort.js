@@ -1,11 +1,18 @@
 // .npy reading and writing for the ONNX Runtime (onnxruntime-node) drivers:
-// bench/runtime-ort.js and tests/e2e/ort-run.js.  float32/64 and int32/64,
-// C order, format 1.0/2.0 headers.
+// bench/runtime-ort.js, bench/ort-serve.js and tests/e2e/ort-run.js.  float16/32/64,
+// int8/16/32/64, uint8/16, bool; C order, format 1.0/2.0 headers.
 'use strict';
 const fs = require('fs');
 
-const DTYPES = { '<f4': 'float32', '<f8': 'float64', '<i4': 'int32', '<i8': 'int64' };
-const ARRAYS = { float32: Float32Array, float64: Float64Array, int32: Int32Array, int64: BigInt64Array };
+const DTYPES = {
+  '<f4': 'float32', '<f8': 'float64', '<i4': 'int32', '<i8': 'int64', '<f2': 'float16', '|i1': 'int8',
+  '|u1': 'uint8', '<i2': 'int16', '<u2': 'uint16', '|b1': 'bool',
+};
+// float16 travels as its bits (onnxruntime-node's Uint16Array form), bool as bytes
+const ARRAYS = {
+  float32: Float32Array, float64: Float64Array, int32: Int32Array, int64: BigInt64Array, float16: Uint16Array,
+  int8: Int8Array, uint8: Uint8Array, int16: Int16Array, uint16: Uint16Array, bool: Uint8Array,
+};
 
 function readNpy(ort, file) {
   const buf = fs.readFileSync(file);
