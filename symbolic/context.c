@@ -322,7 +322,8 @@ sym_map_value (SymContext *ctx, GraphValue *src, GraphValue *dst)
  * Scripted helpers inlined into a trace (F.interpolate's argument checks
  * inside torchvision's paste-masks loop) test what the export knows: a
  * tensor's rank (aten::dim), whether a constant string is in a constant
- * list, `x is None`, and int arithmetic on those.  Such a condition is
+ * list, `x is None`, and int arithmetic on those (and, without dynamic
+ * axes, comparisons of the trace's static sizes).  Such a condition is
  * evaluated here, so its prim::If keeps one branch inline (the other may
  * raise, or read prim::Uninitialized), and an output of such an If (or a
  * prim::unchecked_cast of one) is seen through to the value its branch
@@ -738,8 +739,13 @@ static_bool_r (GraphValue *src, gboolean *v, int depth)
   guint k = 0;
   while (k < G_N_ELEMENTS (cmp) && !graph_node_is (p, cmp[k]))
     k++;
+  /* sizes of the trace's static dims too when nothing is dynamic (Note
+   * [Traced sizes folded]): `if prev_state.size(0) == 0` of a static input
+   * keeps one branch, as torch folds it (ONNX Runtime type-checks the other
+   * branch, whose shapes may not fit: PyTorch's suite, test_index_put_if_2) */
+  gboolean traced = current_ctx && !sym_has_dynamic_axes (current_ctx);
   gint64 i, j;
-  if (k == G_N_ELEMENTS (cmp) || !static_int_r (x, FALSE, &i, depth + 1) || !static_int_r (y, FALSE, &j, depth + 1))
+  if (k == G_N_ELEMENTS (cmp) || !static_int_r (x, traced, &i, depth + 1) || !static_int_r (y, traced, &j, depth + 1))
     return FALSE;
   gboolean r[] = { i == j, i != j, i < j, i <= j, i > j, i >= j };
   *v = r[k];

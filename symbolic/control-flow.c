@@ -169,7 +169,26 @@ sym_lower_if (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   if (sym_static_bool (cond_src, &c))
     {
       Graph *b = c ? then_b : else_b;
-      if (!translate_block (ctx, b, error))
+      /* the branch is translated into this graph: its in-place writes to
+       * tensors of the If's own block are plain rebindings (tracked, as a
+       * run-time If's are, so that they are not refused); a tensor of a
+       * block further out is the enclosing Loop's or If's to carry */
+      g_autoptr (GPtrArray) outer = g_ptr_array_new ();
+      g_autoptr (GPtrArray) written = g_ptr_array_new ();
+      outer_writes (b, graph_node_graph (n), outer);
+      for (guint j = 0; j < outer->len; j++)
+        if (graph_value_graph (outer->pdata[j]) == graph_node_graph (n))
+          g_ptr_array_add (written, outer->pdata[j]);
+      g_autofree gboolean *was = g_new0 (gboolean, written->len + 1);
+      for (guint j = 0; j < written->len; j++)
+        {
+          was[j] = sym_context_tracks (ctx, written->pdata[j]);
+          sym_context_track (ctx, written->pdata[j], TRUE);
+        }
+      gboolean ok = translate_block (ctx, b, error);
+      for (guint j = 0; j < written->len; j++)
+        sym_context_track (ctx, written->pdata[j], was[j]);
+      if (!ok)
         return FALSE;
       for (guint i = 0; i < nout; i++)
         {

@@ -6,6 +6,7 @@
  * temporary file (onnx-sink.c): initializer payloads go from the tensors'
  * GBytes to write() with no intermediate copy. */
 #include "export/onnx/onnxio-private.h"
+#include "export/onnx-schema.h"
 
 #include <string.h>
 
@@ -15,6 +16,7 @@ typedef struct
 {
   OnnxioPool pool;
   const char *path;
+  const Graph *model;         /* the top graph (its opset imports) */
   gint64 ir_version;
   GHashTable *taken;          /* every value name in the model */
   GHashTable *generated;      /* GraphValue* → generated name */
@@ -160,6 +162,21 @@ count_tensor_bytes (const Graph *g, gpointer data)
 }
 
 /* ---- names */
+
+/* Whether output i of n may be written absent (""): an optional output of
+ * its schema at the model's opset, or an op the schema table does not know.
+ * A required one (an If's or Loop's, TopK's indices) keeps a name even when
+ * nothing reads it: ONNX Runtime refuses a model whose If has an output
+ * named "" (PyTorch's suite, test_index_put_if_3). */
+static gboolean
+may_be_absent (const WriteCtx *w, const GraphNode *n, guint i)
+{
+  const char *domain = onnxio_domain_from_ir (graph_node_domain (n));   /* "onnx" is "" */
+  gint64 opset = graph_get_opset (w->model, domain);
+  const OnnxSchema *s = opset > 0 ? onnx_schema_lookup (domain, graph_node_op_type (n), opset) : NULL;
+  const OnnxSchemaParam *p = s ? onnx_schema_output_param (s, i) : NULL;
+  return s == NULL || (p && p->option == ONNX_PARAM_O);
+}
 
 /* A value's name in the file: its IR name, or a fresh one (its id, as
  * PyTorch names values, made unique over the whole model). */
@@ -403,7 +420,7 @@ node_proto (WriteCtx *w, const GraphNode *n, const char *where, GError **error)
       GraphValue *v = graph_node_output (n, i);
       /* An unnamed output nothing reads is an absent optional output. */
       gboolean absent = graph_value_get_name (v) == NULL && graph_value_n_uses (v) == 0
-                        && !graph_value_is_graph_output (v);
+                        && !graph_value_is_graph_output (v) && may_be_absent (w, n, i);
       np->output[i] = absent ? (char *) "" : (char *) value_name (w, v);
     }
   np->n_attribute = graph_node_n_attrs (n);
@@ -618,7 +635,7 @@ onnxio_save (const Graph *g, const char *path, const OnnxioSaveOptions *opts,
       opts = &defaults;
     }
 
-  WriteCtx w = { .path = path };
+  WriteCtx w = { .path = path, .model = g };
   onnxio_pool_init (&w.pool);
   w.taken = g_hash_table_new (g_str_hash, g_str_equal);
   w.generated = g_hash_table_new (g_direct_hash, g_direct_equal);

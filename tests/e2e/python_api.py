@@ -12,6 +12,8 @@
   python_api.py dynamic DIR      sizes computed at run time (chunk of a
                                  dynamic dim, a chunk count from x.size(0)),
                                  at opsets 11 and 13, run at other sizes
+  python_api.py ort_files DIR    scripted Ifs on input sizes with slice writes,
+                                 static and dynamic, also run in ONNX Runtime
 
 Each check compares with something that is not symonnx: PyTorch's outputs
 (symonnx.verify runs the model), onnx.checker, torch's own signature.
@@ -317,6 +319,67 @@ def dynamic(d):
     print("dynamic: ok")
 
 
+@torch.jit.script
+def _carry_state(x: torch.Tensor, prev: torch.Tensor) -> torch.Tensor:
+    state = torch.zeros(2, x.size(0), x.size(1))
+    if prev.size(0) < 2:
+        state = state * 3
+        if prev.size(0) == 0:
+            state[:] = torch.ones(x.size(0), x.size(1)) * 3
+        elif prev.size(0) == 1:
+            state[:] = prev + state     # shapes that only fit where the branch runs
+        else:
+            state = state + 2
+    return state
+
+
+def ort_files(d):
+    """Files ONNX Runtime loads and runs as PyTorch computes (PyTorch's suite,
+    test_index_put_if_2/3): scripted Ifs on input sizes with slice writes into a
+    tensor made before them.  Without dynamic axes the sizes are static and
+    each If keeps one branch (torch folds them too; ORT type-checks every
+    branch, and the untaken one adds shapes that do not fit); with dynamic
+    axes the Ifs run, and an inner If's output that carries the write and
+    that nothing reads still has a name (ORT refuses an If output named "").
+    Compared with PyTorch in symonnx's executor and in ONNX Runtime
+    (SYMONNX_ORT_MODULES: onnxruntime-node, tests/e2e/install-ort.sh)."""
+    import subprocess
+    import numpy as np
+
+    class Carry(torch.nn.Module):
+        def forward(self, x, prev):
+            return _carry_state(x, prev)
+
+    model = Carry()
+    x, empty = torch.rand(3, 4), torch.zeros(0, 0, 0)
+    want = model(x, empty).numpy()
+    js = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ort-run.js")
+    for dynamic in (False, True):
+        path = os.path.join(d, f"carry-{int(dynamic)}.onnx")
+        symonnx.export(model, (x, empty), path, opset_version=13, input_names=["x", "prev"],
+                       dynamic_axes={"x": [0, 1], "prev": [0, 1, 2]} if dynamic else None)
+        check_file(path)
+        g = onnx.load(path).graph
+        ifs = [n for n in g.node if n.op_type == "If"]
+        assert (len(ifs) > 0) == dynamic, f"{len(ifs)} If nodes with dynamic={dynamic}"
+        verified(model, (x, empty), path)
+        names = [i.name for i in g.input if i.name not in {t.name for t in g.initializer}]
+        out = os.path.join(d, f"carry-ort-{int(dynamic)}")
+        os.makedirs(out, exist_ok=True)
+        specs = []
+        for name, t in zip(names, (x, empty)):
+            np.save(os.path.join(out, name + ".npy"), t.numpy())
+            specs.append(f"{name}={os.path.join(out, name + '.npy')}")
+        r = subprocess.run(["node", js, path, out] + specs, capture_output=True, text=True,
+                           env=dict(os.environ, NODE_PATH=os.environ["SYMONNX_ORT_MODULES"]))
+        if r.returncode != 0:
+            raise SystemExit(f"ONNX Runtime refused {path}: {r.stderr.strip()}")
+        got = np.load(os.path.join(out, "ort_0.npy"))
+        if got.shape != want.shape or not np.allclose(got, want, rtol=1e-5, atol=1e-6):
+            raise SystemExit(f"ONNX Runtime's output of {path} differs from PyTorch's")
+    print("ort_files: ok")
+
+
 def signature():
     ours = inspect.signature(symonnx.export).parameters
     theirs = inspect.signature(torch.onnx.export).parameters
@@ -359,4 +422,4 @@ if __name__ == "__main__":
     else:
         {"seeds": seeds, "function": function, "errors": errors,
          "transformer": transformer, "stateful": stateful, "scripted": scripted,
-         "dynamic": dynamic}[what](sys.argv[2])
+         "dynamic": dynamic, "ort_files": ort_files}[what](sys.argv[2])

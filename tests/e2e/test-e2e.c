@@ -911,7 +911,17 @@ test_python_api (gconstpointer data)
   g_assert_cmpint (g_mkdir_with_parents (dir, 0700), ==, 0);
   g_autofree char *e1 = g_strdup_printf ("PYTHONPATH=%s", pkg);
   g_autofree char *e2 = g_strdup_printf ("SYMONNX_LIBRARY=%s", lib);
-  const char *const env[] = { e1, e2, NULL };
+  /* ort_files also runs ONNX Runtime */
+  const char *modules = g_getenv ("SYMONNX_ORT_MODULES");
+  g_autofree char *ort_pkg = modules ? g_build_filename (modules, "onnxruntime-node", NULL) : NULL;
+  g_autofree char *node = g_find_program_in_path ("node");
+  if (strcmp (what, "ort_files") == 0 && (ort_pkg == NULL || !g_file_test (ort_pkg, G_FILE_TEST_IS_DIR) || node == NULL))
+    {
+      g_test_skip ("onnxruntime-node (or node) is not installed: run tests/e2e/install-ort.sh BUILD_DIR/ort");
+      return;
+    }
+  g_autofree char *e3 = g_strdup_printf ("SYMONNX_ORT_MODULES=%s", modules ? modules : "");
+  const char *const env[] = { e1, e2, e3, NULL };
   RunResult r = run_env ((const char *[]) { python, api, what, dir, NULL }, env);
   assert_status (&r, 0, what);
   g_autofree char *ok = g_strdup_printf ("%s: ok\n", what);
@@ -1039,6 +1049,7 @@ main (int argc, char **argv)
   g_test_add_data_func ("/e2e/python/stateful", "stateful", test_python_api);
   g_test_add_data_func ("/e2e/python/scripted", "scripted", test_python_api);
   g_test_add_data_func ("/e2e/python/dynamic", "dynamic", test_python_api);
+  g_test_add_data_func ("/e2e/python/ort-files", "ort_files", test_python_api);
   g_test_add_func ("/e2e/verify/issue13-model", test_issue13_model);
   g_test_add_func ("/e2e/verify/quantized-model", test_quantized_model);
   g_test_add_data_func ("/e2e/corpus/quantized", "quantized_mobilenet_v2", test_corpus_subset);
