@@ -15,6 +15,22 @@ sym_cast_to_output_dtype (SymContext *ctx, GraphNode *n, guint i, GraphValue *v)
 }
 
 GraphValue *
+sym_elu_of (SymContext *ctx, GraphValue *x, double alpha)
+{
+  Graph *g = sym_graph (ctx);
+  if (sym_dtype (x) != GRAPH_DTYPE_DOUBLE)
+    return graph_op (g, "Elu", x, "alpha_f", alpha, NULL);
+  GraphValue *zero = sym_const_scalar (ctx, GRAPH_DTYPE_DOUBLE, 0.0);
+  GraphValue *one = sym_const_scalar (ctx, GRAPH_DTYPE_DOUBLE, 1.0);
+  GraphValue *below = graph_op (g, "Mul", graph_op (g, "Sub", graph_op (g, "Exp", x, NULL), one, NULL),
+                                sym_const_scalar (ctx, GRAPH_DTYPE_DOUBLE, alpha), NULL);
+  GraphValue *r = graph_op (g, "Where", graph_op (g, "Greater", x, zero, NULL), x, below, NULL);
+  if (r)
+    sym_set_type (r, GRAPH_DTYPE_DOUBLE, sym_rank (x), NULL);
+  return r;
+}
+
+GraphValue *
 sym_cast (SymContext *ctx, GraphValue *v, GraphDType to)
 {
   GraphValue *out = graph_op (sym_graph (ctx), "Cast", v, "to_i", (gint64) to, NULL);

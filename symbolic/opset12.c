@@ -25,8 +25,9 @@ sym_le12 (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 
 /* aten::celu(self, alpha).  ONNX's Celu takes float only: a double input
  * is computed as alpha * Elu(x / alpha) in double (the same function:
- * x above 0, alpha * (exp(x / alpha) - 1) below).  torch casts it to float
- * and back, losing what double keeps; a Celu on double fails the checker. */
+ * x above 0, alpha * (exp(x / alpha) - 1) below; sym_elu_of's formula, as
+ * ONNX Runtime has no double Elu).  torch casts it to float and back,
+ * losing what double keeps; a Celu on double fails the checker. */
 static gboolean
 sym_celu (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {
@@ -37,7 +38,10 @@ sym_celu (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   if (sym_dtype (self) == GRAPH_DTYPE_DOUBLE)
     {
       GraphValue *a = sym_const_scalar (ctx, GRAPH_DTYPE_DOUBLE, alpha);
-      GraphValue *e = graph_op (G, "Elu", graph_op (G, "Div", self, a, NULL), "alpha_f", 1.0, NULL);
+      GraphValue *q = graph_op (G, "Div", self, a, NULL);
+      if (q)
+        sym_set_type (q, GRAPH_DTYPE_DOUBLE, sym_rank (self), NULL);
+      GraphValue *e = sym_elu_of (ctx, q, 1.0);
       out[0] = graph_op (G, "Mul", e, a, NULL);
       return TRUE;
     }

@@ -141,6 +141,13 @@ sym_pow (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   else if (cdt != GRAPH_DTYPE_UNDEFINED && sym_dtype (exp) != cdt
            && (sym_opset (ctx) < 12 || !graph_dtype_is_floating (sym_dtype (exp))))
     exp = sym_cast (ctx, exp, cdt);
+  /* an integer exponent other than int32/int64 as int64 (the same value):
+   * ONNX allows any, ONNX Runtime implements those (PyTorch's suite,
+   * test_arithmeticOps_with_low_precision: uint8 ** uint8) */
+  GraphDType edt = sym_dtype (exp);
+  if (edt != GRAPH_DTYPE_UNDEFINED && !graph_dtype_is_floating (edt) && edt != GRAPH_DTYPE_INT32
+      && edt != GRAPH_DTYPE_INT64 && edt != GRAPH_DTYPE_BOOL)
+    exp = sym_cast (ctx, exp, GRAPH_DTYPE_INT64);
   out[0] = graph_op (G, "Pow", self, exp, NULL);
   if (cdt != odt)
     out[0] = sym_cast (ctx, out[0], odt);

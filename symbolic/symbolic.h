@@ -285,6 +285,10 @@ GraphValue  *sym_size (SymContext *ctx, GraphValue *v, gint64 dim);
  * G_MAXINT64: to the last). */
 GraphValue  *sym_shape_dims (SymContext *ctx, GraphValue *v, gint64 start, gint64 end);
 GraphValue  *sym_cast (SymContext *ctx, GraphValue *v, GraphDType to);
+/* Elu(x, alpha): x above 0, alpha * (exp(x) - 1) below.  For double the
+ * formula itself (Greater, Exp, Where), as ONNX Runtime implements Elu
+ * for float only (ONNX allows double). */
+GraphValue  *sym_elu_of (SymContext *ctx, GraphValue *x, double alpha);
 /* v cast to the element type the trace declares for n's output `i`, when
  * both are known and differ: torch's result type (integer true division →
  * float, sum/prod of small integers → int64, an explicit dtype=) as the

@@ -341,6 +341,8 @@ def ort_files(d):
     branch, and the untaken one adds shapes that do not fit); with dynamic
     axes the Ifs run, and an inner If's output that carries the write and
     that nothing reads still has a name (ORT refuses an If output named "").
+    Also forms ORT lacks kernels for or computes otherwise (double Elu,
+    a uint8 exponent, a quantized AveragePool with counted padding).
     Compared with PyTorch in symonnx's executor and in ONNX Runtime
     (SYMONNX_ORT_MODULES: onnxruntime-node, tests/e2e/install-ort.sh)."""
     import subprocess
@@ -350,33 +352,54 @@ def ort_files(d):
         def forward(self, x, prev):
             return _carry_state(x, prev)
 
-    model = Carry()
-    x, empty = torch.rand(3, 4), torch.zeros(0, 0, 0)
-    want = model(x, empty).numpy()
+    class Fn(torch.nn.Module):
+        def __init__(self, fn):
+            super().__init__()
+            self.fn = fn
+
+        def forward(self, *xs):
+            return self.fn(*xs)
+
+    # a quantized AveragePool with counted padding: ORT 1.20's optimizer,
+    # fusing an explicit Pad into it, stopped counting the pad cells
+    qat = torch.nn.Sequential(torch.quantization.QuantStub(), torch.nn.AvgPool2d(3, 2, padding=1),
+                              torch.quantization.DeQuantStub())
+    qat.qconfig = torch.quantization.get_default_qconfig("fbgemm")
+    qat = torch.quantization.convert(torch.quantization.prepare_qat(qat.train())).eval()
     js = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ort-run.js")
-    for dynamic in (False, True):
-        path = os.path.join(d, f"carry-{int(dynamic)}.onnx")
-        symonnx.export(model, (x, empty), path, opset_version=13, input_names=["x", "prev"],
-                       dynamic_axes={"x": [0, 1], "prev": [0, 1, 2]} if dynamic else None)
+    x, empty = torch.rand(3, 4), torch.zeros(0, 0, 0)
+    cases = [("carry-static", Carry(), (x, empty), None, lambda g: not any(n.op_type == "If" for n in g.node)),
+             ("carry-dynamic", Carry(), (x, empty), {"x": [0, 1], "prev": [0, 1, 2]},
+              lambda g: any(n.op_type == "If" for n in g.node)),
+             # ORT has Elu for float only, Pow's exponent for int32/int64/float/double only
+             ("celu-double", torch.nn.CELU(0.7), (torch.randn(2, 5, dtype=torch.float64),), None, None),
+             ("elu-double", torch.nn.ELU(), (torch.randn(2, 5, dtype=torch.float64),), None, None),
+             ("pow-uint8", Fn(lambda a, b: a.pow(b)), (torch.tensor([2, 3, 5], dtype=torch.uint8),
+                                                       torch.tensor([2], dtype=torch.uint8)), None, None),
+             ("qat-avg-pool", qat, (torch.arange(96, dtype=torch.float).view(4, 4, 3, 2),), None, None)]
+    for name, model, args, dynamic_axes, shape_ok in cases:
+        want = model(*args).numpy()
+        path = os.path.join(d, f"{name}.onnx")
+        symonnx.export(model, args, path, opset_version=13, dynamic_axes=dynamic_axes,
+                       input_names=["x", "prev"][:len(args)] if dynamic_axes else None)
         check_file(path)
         g = onnx.load(path).graph
-        ifs = [n for n in g.node if n.op_type == "If"]
-        assert (len(ifs) > 0) == dynamic, f"{len(ifs)} If nodes with dynamic={dynamic}"
-        verified(model, (x, empty), path)
+        assert shape_ok is None or shape_ok(g), f"{name}: the graph's If nodes"
+        verified(model, args, path)
         names = [i.name for i in g.input if i.name not in {t.name for t in g.initializer}]
-        out = os.path.join(d, f"carry-ort-{int(dynamic)}")
+        out = os.path.join(d, f"{name}-ort")
         os.makedirs(out, exist_ok=True)
         specs = []
-        for name, t in zip(names, (x, empty)):
-            np.save(os.path.join(out, name + ".npy"), t.numpy())
-            specs.append(f"{name}={os.path.join(out, name + '.npy')}")
+        for k, t in enumerate(args):
+            np.save(os.path.join(out, f"in{k}.npy"), t.numpy())
+            specs.append(f"{names[k]}={os.path.join(out, f'in{k}.npy')}")
         r = subprocess.run(["node", js, path, out] + specs, capture_output=True, text=True,
                            env=dict(os.environ, NODE_PATH=os.environ["SYMONNX_ORT_MODULES"]))
         if r.returncode != 0:
             raise SystemExit(f"ONNX Runtime refused {path}: {r.stderr.strip()}")
         got = np.load(os.path.join(out, "ort_0.npy"))
         if got.shape != want.shape or not np.allclose(got, want, rtol=1e-5, atol=1e-6):
-            raise SystemExit(f"ONNX Runtime's output of {path} differs from PyTorch's")
+            raise SystemExit(f"ONNX Runtime's output of {path} differs from PyTorch's: {got} vs {want}")
     print("ort_files: ok")
 
 
