@@ -30,8 +30,9 @@ struct _SymContext
  * into the export: sym_static_shape() says "unknown" for such values and
  * their ONNX types get unknown dims, so Shape(y) stays a run-time Shape.
  * The set is computed once from the source graph: the outputs of the ops
- * below, then every output of a node with such an input (conservatively,
- * all its dims).  Dynamic axes are not in it: their dims reach
+ * below and the numbers read from a tensor's data (aten::Int of `d[0]`,
+ * not of sizes: reads_data), then every output of a node with such an
+ * input (conservatively, all its dims).  Dynamic axes are not in it: their dims reach
  * sym_static_shape through the translated values' types (Note [Dynamic
  * axes during translation] in export/pipeline/pipeline.c). */
 static const char *const data_dependent_ops[] = {
@@ -39,6 +40,56 @@ static const char *const data_dependent_ops[] = {
   "aten::_unique", "aten::_unique2", "aten::unique_consecutive", "aten::unique_dim_consecutive",
   "torchvision::nms", "aten::repeat_interleave", "aten::bincount", "aten::histc",
 };
+
+/* Whether tensor v holds only numbers computed from sizes and constants
+ * (prim::NumToTensor of x.size(0), arithmetic on those), not data a model
+ * input or a weight decides.  memo: value -> 1 (yes) / 2 (no). */
+static gboolean
+size_derived (GraphValue *v, GHashTable *memo, int depth)
+{
+  GraphNode *p = v ? graph_value_node (v) : NULL;
+  if (p == NULL)
+    return FALSE;   /* a graph (or block) input: data */
+  gpointer known = g_hash_table_lookup (memo, v);
+  if (known)
+    return GPOINTER_TO_INT (known) == 1;
+  GraphType *t = graph_value_type (v);
+  gboolean r;
+  if (graph_node_is (p, "prim::NumToTensor") || graph_node_is (p, "prim::Constant")
+      || graph_node_is (p, "aten::_shape_as_tensor"))
+    r = TRUE;
+  else if (t && graph_type_kind (t) != GRAPH_TYPE_TENSOR)
+    r = TRUE;   /* an int, float or list: a data-read one is marked where it is read */
+  else if (depth > 32 || strcmp (graph_node_domain (p), "aten") != 0 || graph_node_n_attrs (p) > 0)
+    r = FALSE;
+  else
+    {
+      r = TRUE;
+      for (guint i = 0; r && i < graph_node_n_inputs (p); i++)
+        r = graph_node_input (p, i) == NULL || size_derived (graph_node_input (p, i), memo, depth + 1);
+    }
+  g_hash_table_insert (memo, v, GINT_TO_POINTER (r ? 1 : 2));
+  return r;
+}
+
+/* A number read from a tensor's data (`int(d[0])`, `x.item()`): the trace
+ * recorded the value of one run, so what is sized by it is data-dependent
+ * (PyTorch's suite, test_squeeze_runtime_dim: `zeros(d1[0], d2[0])`). */
+static gboolean
+reads_data (GraphNode *n, GHashTable *memo)
+{
+  static const char *const reads[] = {
+    "aten::Int", "aten::IntImplicit", "aten::ScalarImplicit", "aten::item", "aten::Float",
+    "aten::FloatImplicit",
+  };
+  gboolean is_read = FALSE;
+  for (guint i = 0; i < G_N_ELEMENTS (reads); i++)
+    is_read = is_read || graph_node_is (n, reads[i]);
+  if (!is_read || graph_node_n_inputs (n) != 1 || graph_node_input (n, 0) == NULL)
+    return FALSE;
+  GraphType *t = graph_value_type (graph_node_input (n, 0));
+  return t && graph_type_kind (t) == GRAPH_TYPE_TENSOR && !size_derived (graph_node_input (n, 0), memo, 0);
+}
 
 static gboolean
 starts_data_dependence (GraphNode *n)
@@ -87,11 +138,11 @@ keeps_self_shape (GraphNode *n)
  * counter, its carried values (a tensor grown by cat each iteration) and
  * so its outputs all are: they change with the trip count. */
 static void
-mark_data_dependent (Graph *src, GHashTable *dynamic)
+mark_data_dependent (Graph *src, GHashTable *dynamic, GHashTable *memo)
 {
   graph_foreach_node (src, n)
     {
-      gboolean dyn = starts_data_dependence (n);
+      gboolean dyn = starts_data_dependence (n) || reads_data (n, memo);
       gboolean loop = graph_node_is (n, "prim::Loop");
       if (loop || graph_node_is (n, "prim::If"))
         for (guint a = 0; a < graph_node_n_attrs (n); a++)
@@ -107,7 +158,7 @@ mark_data_dependent (Graph *src, GHashTable *dynamic)
                   if (loop && graph_node_is (m, "aten::append") && graph_node_n_inputs (m) > 0
                       && graph_node_input (m, 0))
                     g_hash_table_add (dynamic, graph_node_input (m, 0));
-                mark_data_dependent (subs[k], dynamic);
+                mark_data_dependent (subs[k], dynamic, memo);
                 for (guint i = 0; i < graph_n_outputs (subs[k]); i++)
                   dyn = dyn || g_hash_table_contains (dynamic, graph_output (subs[k], i));
               }
@@ -151,7 +202,10 @@ sym_context_new (const SymContextSetup *setup)
   ctx->scans = g_hash_table_new (NULL, NULL);
   ctx->tracked = g_hash_table_new (NULL, NULL);
   if (ctx->s.src)
-    mark_data_dependent (ctx->s.src, ctx->dynamic);
+    {
+      g_autoptr (GHashTable) memo = g_hash_table_new (NULL, NULL);
+      mark_data_dependent (ctx->s.src, ctx->dynamic, memo);
+    }
   return ctx;
 }
 

@@ -339,6 +339,11 @@ def alias_chunk_write(x):
     return torch.cat([(a + 1).flatten(), (b - 1).flatten(), nested * 1])
 
 
+def size_from_data(x, d):
+    z = torch.zeros(d[0], 3) + x    # d[0] is data: the trace records aten::Int of it
+    return z.sum(1) * z.size(0)     # and z's size is not the traced one
+
+
 def chunk_part_write(x):
     g = x * 1
     i, f = g.chunk(2, 1)
@@ -745,6 +750,12 @@ DYNAMIC = {
 # gives other data-dependent shapes (CASE.size2.input_N.npy): the traced
 # size of x[x > 0] must not be folded.
 DATA_DEPENDENT = {
+    # sizes read from a tensor's data (zeros(d[0], 3)): the trace holds one run's
+    # values; the export sizes from the data at run time (it baked the traced
+    # size, and a squeeze of it failed at another: PyTorch's suite,
+    # test_squeeze_runtime_dim)
+    "size_from_data": (lambda x, d: size_from_data(x, d),
+                       (torch.randn(3), torch.tensor([2])), (torch.randn(3), torch.tensor([5]))),
     # in-place writes in the branches of a run-time If into a tensor made
     # before it: carried out as If outputs (Note [Writes in If branches]);
     # dropped before (other numbers), run on data taking each branch
@@ -799,6 +810,9 @@ TRAINING_REFUSALS = {
 # Traces an export must refuse (CASE.trace only): exporting them in the
 # inference form would compute other numbers.
 REFUSALS = {
+    # a squeeze of a dim sized by data: its rank would depend on the data
+    "squeeze_size_from_data": (Fn(lambda a, b: torch.zeros(a[0], b[0]).squeeze(0)),
+                               (torch.tensor([1]), torch.tensor([4]))),
     # batch statistics (a module traced in training mode)
     "batch_norm_training": (torch.nn.BatchNorm2d(3).train(), (torch.randn(2, 3, 4, 4),)),
     # an in-place write through a view() whose base is read afterwards

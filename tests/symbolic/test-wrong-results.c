@@ -45,6 +45,8 @@ static const char *const cases[] = {
   /* views made before an in-place write, read after it (Note [Aliases of a written tensor]) */
   "alias_sibling_write", "alias_direct_write", "alias_disjoint_write", "alias_chunk_write",
   "script_alias_in_list", "reshape_write", "chunk_part_write",
+  /* a size read from tensor data (int(d[0])), run at two values */
+  "size_from_data",
 };
 static const int opsets[] = { 11, 13, 17 };
 
@@ -154,6 +156,8 @@ static const struct { const char *cas, *says; } refusals[] = {
   { "batch_norm_training", "batch_norm in training mode" },
   /* a write through view() would be dropped */
   { "view_write", "in-place write into a view" },
+  /* a squeeze of a dim sized by tensor data: the rank would depend on the data */
+  { "squeeze_size_from_data", "squeeze of a dim whose size is known only at run time" },
   /* ... and through reshape(), whose input is read afterwards */
   { "reshape_write_base_read", "in-place write into a view of a tensor that is read afterwards (aten::reshape)" },
   /* ONNX Loop keeps a carried value's element type */
