@@ -533,12 +533,14 @@ def classify(row):
         row["outcome"], row["message"] = "both-refuse", calls[0]["symonnx"]
         return row
     row["max_abs"] = max((c["max_abs"] for c in calls), default=0.0)
-    if refused:
+    # a wrong result in any call is the row's outcome, whatever the other
+    # calls did (a refusal must not hide it)
+    if mism:
+        row["outcome"], row["message"] = "wrong", mism[0]
+    elif refused:
         row["outcome"], row["message"] = "refused", refused[0]
     elif run_err:
         row["outcome"], row["message"] = "run-error", run_err[0]
-    elif mism:
-        row["outcome"], row["message"] = "wrong", mism[0]
     else:
         row["outcome"], row["message"] = "match", None
     ort = [c.get("ort") for c in own if c.get("ort")]

@@ -1009,7 +1009,11 @@ sym_upsample_at (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error
           g_string_free (code, TRUE);
           if (!ok)
             return FALSE;
-          for (gsize i = 0; i < ns && i + 2 < (gsize) r; i++)
+          /* one scale (aten::__interpolate's float scale_factor) is every
+           * spatial dim's: it scaled the first only (a 5-D input came out
+           * (1, 2, 8, 4, 6) for PyTorch's (1, 2, 8, 8, 12): the suite's
+           * test_interpolate_function_substitution) */
+          for (gsize i = 0; i + 2 < (gsize) r && (ns == 1 || i < ns); i++)
             scales[2 + i] = sv[ns == 1 ? 0 : i];
           have_scales = TRUE;
         }

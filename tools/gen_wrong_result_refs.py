@@ -344,6 +344,25 @@ def size_from_data(x, d):
     return z.sum(1) * z.size(0)     # and z's size is not the traced one
 
 
+class _ScriptedInterpolate(torch.jit.ScriptModule):
+    @torch.jit.script_method
+    def forward(self, x):
+        return F.interpolate(x, mode="nearest", scale_factor=2.0)
+
+
+def interpolate_substituted():
+    """F.interpolate in a ScriptModule after torch.onnx.export ran on it: the
+    export's function substitution leaves aten::__interpolate (one float
+    scale_factor) in the module's graph, which a trace then inlines (PyTorch's
+    suite, test_interpolate_function_substitution)."""
+    import io
+    m = _ScriptedInterpolate()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(m, (torch.randn(1, 2, 4, 4, 6),), io.BytesIO(), opset_version=13)
+    return m
+
+
 def chunk_part_write(x):
     g = x * 1
     i, f = g.chunk(2, 1)
@@ -384,6 +403,8 @@ CASES = {
     "alias_chunk_write": (alias_chunk_write, (torch.randn(4, 3),)),
     "script_alias_in_list": (lambda x: alias_in_list(x), (torch.randn(3, 4),)),
     "chunk_part_write": (chunk_part_write, (torch.randn(3, 4),)),
+    # one float scale_factor scales every spatial dim (it scaled the first only)
+    "interpolate_substituted_5d": (interpolate_substituted(), (torch.randn(1, 2, 4, 4, 6),)),
     "reshape_write": (reshape_write, (torch.randn(3, 4, 5, 6), torch.ones(1))),
     # in-place writes in a scripted loop body to tensors made before the loop,
     # directly and through a view: extra loop-carried values (refused before,
