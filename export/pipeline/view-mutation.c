@@ -65,6 +65,14 @@ export_view_is_identity (GraphNode *p)
   return is_kind (p, "aten::detach") || is_kind (p, "aten::alias");
 }
 
+/* A view node's base (its first input), or NULL (a hostile trace's view
+ * with no input). */
+static GraphValue *
+view_base (GraphNode *q)
+{
+  return q && graph_node_n_inputs (q) > 0 ? graph_node_input (q, 0) : NULL;
+}
+
 /* Views whose outputs are disjoint parts of their input. */
 static gboolean
 splits (GraphNode *p)
@@ -426,9 +434,9 @@ export_view_write_plan (GraphNode *n, ExportViewWrite *plan)
   g_hash_table_add (written, self);
   plan->top = self;
   GraphValue *below = self;
-  for (GraphNode *q = graph_value_node (self); is_view (q); q = graph_value_node (graph_node_input (q, 0)))
+  for (GraphNode *q = graph_value_node (self); is_view (q); q = graph_value_node (view_base (q)))
     {
-      GraphValue *base = graph_node_input (q, 0);
+      GraphValue *base = view_base (q);
       g_hash_table_insert (on_chain, q, below);
       below = base;
       if (plan->blocked == NULL && !writable_view (q))
@@ -472,7 +480,7 @@ export_view_write_plan (GraphNode *n, ExportViewWrite *plan)
       /* up v's views to a written value (stale), a value past the
        * chain (unreachable) or anything else (not an alias) */
       g_ptr_array_set_size (chain, 0);
-      for (GraphValue *w = v;; w = graph_node_input (graph_value_node (w), 0))
+      for (GraphValue *w = v;; w = view_base (graph_value_node (w)))
         {
           if (g_hash_table_contains (above, w))
             {
@@ -493,7 +501,7 @@ export_view_write_plan (GraphNode *n, ExportViewWrite *plan)
               break;
             }
           GraphNode *p = graph_value_node (w);
-          if (!is_view (p) || p == n || g_hash_table_contains (later, p) || graph_node_input (p, 0) == NULL)
+          if (!is_view (p) || p == n || g_hash_table_contains (later, p) || view_base (p) == NULL)
             break;
           /* another part of a split the write went through: disjoint */
           GraphValue *part = g_hash_table_lookup (on_chain, p);
