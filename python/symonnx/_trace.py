@@ -134,18 +134,28 @@ def tensorize(args):
     return args
 
 
-def _set_input_types(graph, args):
-    """A scripted model (torch.jit.trace returns a ScriptModule as it is)
-    declares its tensor inputs as plain `Tensor`, of no rank: each takes the
-    element type and shape of its example argument, as torch.onnx.export's
-    _propagate_and_assign_input_shapes does (its dims are the traced ones,
-    dynamic_axes make them symbols as for a trace)."""
+def _input_types(args):
+    """The types of the tensor arguments as they are before the model runs
+    (None for the others)."""
+    return [torch._C.TensorType.create_from_tensor(a) if isinstance(a, torch.Tensor) and not a.is_quantized
+            else None for a in args]
+
+
+def _set_input_types(graph, types):
+    """Each tensor input takes the element type and shape of its example
+    argument as it was before the forward ran, as torch.onnx.export's
+    _propagate_and_assign_input_shapes does: a scripted model (which
+    torch.jit.trace returns as it is) declares plain `Tensor`, of no rank
+    (its dims are the traced ones, dynamic_axes make them symbols as for a
+    trace), and a trace the argument as the forward left it, which differs
+    where the forward changed it in place (`x.set_(y)`: PyTorch's suite,
+    test_set_)."""
     inputs = list(graph.inputs())[1:]   # after the module
-    if len(inputs) != len(args):
+    if len(inputs) != len(types):
         return
-    for v, a in zip(inputs, args):
-        if isinstance(a, torch.Tensor) and not a.is_quantized and v.type().kind() == "TensorType":
-            v.setType(torch._C.TensorType.create_from_tensor(a))
+    for v, t in zip(inputs, types):
+        if t is not None and v.type().kind() == "TensorType":
+            v.setType(t)
 
 
 def trace(model, args):
@@ -164,6 +174,7 @@ def trace(model, args):
     # fast path (aten::_transformer_encoder_layer_fwd,
     # _native_multi_head_attention) instead of their ordinary ops.
     traced = traced_model = None
+    types = {id(args): _input_types(args), id(flat): _input_types(flat)}
     if all(t is _TENSOR for t in templates):
         try:
             traced_model, traced_args = model, args
@@ -182,8 +193,7 @@ def trace(model, args):
     with torch.no_grad():
         outputs = flatten(traced(*traced_args))
     graph = traced.inlined_graph
-    if isinstance(traced, torch.jit.ScriptModule):
-        _set_input_types(graph, traced_args)
+    _set_input_types(graph, types[id(traced_args)])
     text = graph_text(graph)   # renames the bodies' values: before reading their names
     tensors = state_tensors(traced_model, graph)
     for node in all_nodes(graph):

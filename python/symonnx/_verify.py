@@ -1,5 +1,6 @@
 """symonnx.verify: the exported file run by symonnx's executor (in this
 process, through libsymonnx) against PyTorch's run of the model."""
+import copy
 import ctypes
 import sys
 
@@ -49,6 +50,9 @@ def verify(model, args, f, rtol=1e-3, atol=1e-5, file=None):
     if isinstance(args, torch.Tensor):
         args = (args,)
     args = tuple(args)
+    # the executor takes the arguments as they were before the forward ran
+    # (a forward may change one in place: x.set_(y), x.add_(1))
+    feed = copy.deepcopy(args)
     was_training = model.training
     model.eval()
     try:
@@ -75,7 +79,7 @@ def verify(model, args, f, rtol=1e-3, atol=1e-5, file=None):
             if not api["graph_value_get_initializer"](v):
                 names.append(api["graph_value_get_name"](v))
         # a list of tensors: one input per element, three per quantized tensor
-        args = _trace.unpack_quantized(_trace._flat_args(_trace.tensorize(args))[0])
+        args = _trace.unpack_quantized(_trace._flat_args(_trace.tensorize(feed))[0])
         if len(names) != len(args):
             raise SymonnxError(f"{f} has {len(names)} inputs, and {len(args)} arguments were given")
         from . import _dtype_table, _tensor   # noqa: F401

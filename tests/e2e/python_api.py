@@ -216,6 +216,19 @@ def stateful(d):
         assert len(onnx.load(path).graph.input) == 1 + sum(a is not None for a in (args[1],) + args[2])
         verified(Optionals(), args, path)
     quantized_io(d)
+    # a forward that changes an argument in place (x.set_(y), PyTorch's
+    # suite test_set_): the graph input keeps the argument's own shape
+    class SetSource(torch.nn.Module):
+        def forward(self, x, y):
+            x.set_(y)
+            return x * 2
+
+    path = os.path.join(d, "set_source.onnx")
+    x, y = torch.ones(2, 3), torch.randn(4, 6)
+    symonnx.export(SetSource(), (x.clone(), y), path, opset_version=13)
+    dims = [[dd.dim_value for dd in i.type.tensor_type.shape.dim] for i in onnx.load(path).graph.input]
+    assert dims == [[2, 3], [4, 6]], dims
+    verified(SetSource(), (x.clone(), y), path)
     print("stateful: ok")
 
 
