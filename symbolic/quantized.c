@@ -628,6 +628,9 @@ static const char *const shape_ops[] = { "aten::size", "aten::dim", "aten::numel
 static const char *const moving_ops[] = {
   "aten::contiguous", "aten::chunk", "aten::split", "aten::split_with_sizes", "aten::permute",
   "aten::squeeze", "aten::unsqueeze", "aten::clone", "aten::detach",
+  /* torch 1.13 exports this one through DequantizeLinear and QuantizeLinear
+   * with the same parameters: the same integers */
+  "aten::as_strided",
 };
 
 static gboolean

@@ -572,6 +572,11 @@ CASES = {
     "quantized_io_relu_flatten": (lambda x: torch.flatten(torch.relu(x).transpose(0, 1)),
                                   (torch.quantize_per_tensor(torch.sin(torch.arange(12.0)).view(3, 4),
                                                              0.05, 100, torch.quint8),)),
+    # as_strided of a quantized tensor moves its integers (PyTorch's suite,
+    # test_quantized_unary_ops_as_strided; refused before)
+    "quantized_io_as_strided": (lambda x: torch.as_strided(x, (2, 2), (1, 2), 1),
+                                (torch.quantize_per_tensor(torch.sin(torch.arange(12.0)).view(3, 4),
+                                                           0.05, 100, torch.quint8),)),
     "quantized_io_cat_dequantize": (lambda x, y: torch.dequantize(
         torch.ops.quantized.cat([x, y], dim=1, scale=0.25, zero_point=-3)) * 2,
         (torch.quantize_per_tensor(torch.cos(torch.arange(6.0)).view(2, 3), 0.125, 2, torch.qint8),
