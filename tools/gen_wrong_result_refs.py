@@ -18,6 +18,8 @@ import torch
 import torch.nn.functional as F
 from torchvision.models.detection import roi_heads
 
+from torch_models import Fn  # noqa: E402  (tools/, beside this script)
+
 warnings.filterwarnings("ignore")
 torch.manual_seed(0)
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "fixtures", "wrong-results")
@@ -27,15 +29,6 @@ def seeded(*shape):
     """Normal values from a generator of their own: cases added later do not
     shift the global generator, so the earlier cases' inputs stay as they were."""
     return torch.randn(*shape, generator=torch.Generator().manual_seed(sum(shape) * 7919))
-
-
-class Fn(torch.nn.Module):
-    def __init__(self, fn):
-        super().__init__()
-        self.fn = fn
-
-    def forward(self, *xs):
-        return self.fn(*xs)
 
 
 def slice_assign(x):

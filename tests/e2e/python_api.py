@@ -365,14 +365,6 @@ def ort_files(d):
         def forward(self, x, prev):
             return _carry_state(x, prev)
 
-    class Fn(torch.nn.Module):
-        def __init__(self, fn):
-            super().__init__()
-            self.fn = fn
-
-        def forward(self, *xs):
-            return self.fn(*xs)
-
     # a quantized AveragePool with counted padding: ORT 1.20's optimizer,
     # fusing an explicit Pad into it, stopped counting the pad cells
     qat = torch.nn.Sequential(torch.quantization.QuantStub(), torch.nn.AvgPool2d(3, 2, padding=1),
@@ -387,7 +379,7 @@ def ort_files(d):
              # ORT has Elu for float only, Pow's exponent for int32/int64/float/double only
              ("celu-double", torch.nn.CELU(0.7), (torch.randn(2, 5, dtype=torch.float64),), None, None),
              ("elu-double", torch.nn.ELU(), (torch.randn(2, 5, dtype=torch.float64),), None, None),
-             ("pow-uint8", Fn(lambda a, b: a.pow(b)), (torch.tensor([2, 3, 5], dtype=torch.uint8),
+             ("pow-uint8", torch_models.Fn(lambda a, b: a.pow(b)), (torch.tensor([2, 3, 5], dtype=torch.uint8),
                                                        torch.tensor([2], dtype=torch.uint8)), None, None),
              ("qat-avg-pool", qat, (torch.arange(96, dtype=torch.float).view(4, 4, 3, 2),), None, None)]
     for name, model, args, dynamic_axes, shape_ok in cases:
