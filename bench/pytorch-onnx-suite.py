@@ -322,7 +322,7 @@ def _make_onnx_test_common(tmpdir):
                      input_names=None, output_names=None, fixed_batch_size=False,
                      training=None, remained_onnx_input_idx=None, verbose=False, **_):
             import symonnx
-            from symonnx._trace import unpack_quantized
+            from symonnx._trace import decide_input_format, unpack_quantized
             TM = torch.onnx.TrainingMode
             mode = TM.EVAL if training is None else training
             if mode == TM.TRAINING:
@@ -354,9 +354,7 @@ def _make_onnx_test_common(tmpdir):
                     os.unlink(path)
                 sym_training = mode == TM.TRAINING or (mode == TM.PRESERVE and model.training)
                 try:
-                    if kwargs:
-                        raise symonnx.SymonnxError("keyword inputs: symonnx.export takes positional inputs")
-                    symonnx.export(_try_clone(model), copy.deepcopy(args), path,
+                    symonnx.export(_try_clone(model), copy.deepcopy(export_args), path,
                                    opset_version=self.opset_version, input_names=input_names,
                                    output_names=output_names, dynamic_axes=dynamic_axes,
                                    do_constant_folding=do_constant_folding,
@@ -377,7 +375,9 @@ def _make_onnx_test_common(tmpdir):
                         # (torch's own file gives the same steps in our executor)
                         steps = [s for t in flat_want for s in
                                  ([1.0, 0.0, 0.0] if isinstance(t, torch.Tensor) and t.is_quantized else [0.0])]
-                        feed = unpack_quantized(_flat_tensors(_prepare_args(a, kw)[0]))
+                        fa, fk = _prepare_args(a, kw)
+                        # named arguments join the positional ones as export joins them
+                        feed = unpack_quantized(_flat_tensors(decide_input_format(model, fa + (fk,) if fk else fa)))
                         try:
                             try:
                                 got = _run_file(path, feed)

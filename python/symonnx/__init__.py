@@ -96,8 +96,9 @@ def export(model, args, f, export_params=True, verbose=False, training=None,
            keep_initializers_as_inputs=None, custom_opsets=None,
            export_modules_as_functions=False, plugins=(), check=True):
     """Exports `model` called on `args` to the ONNX file `f`, as
-    torch.onnx.export does (same arguments; `plugins` are symonnx symbolic
-    plugins, `check=False` skips the model checker).  Raises SymonnxError
+    torch.onnx.export does (same arguments: a dict last in `args` holds
+    named arguments; `plugins` are symonnx symbolic plugins, `check=False`
+    skips the model checker).  Raises SymonnxError
     with symonnx's message when the export fails (nothing is written)."""
     import torch
     from . import _trace
@@ -119,7 +120,10 @@ def export(model, args, f, export_params=True, verbose=False, training=None,
     if custom_opsets:
         raise SymonnxError("custom_opsets: set domain versions from a plugin "
                            "(sym_registry_set_domain_version)")
-    try:   # a per-channel quantized input: refused, as torch's export does
+    try:
+        # a dict last among the arguments: the named ones (torch's rule)
+        args = _trace.decide_input_format(model, args if isinstance(args, tuple) else (args,))
+        # a per-channel quantized input: refused, as torch's export does
         _trace.unpack_quantized(_trace.flatten_inputs(args))
     except ValueError as e:
         raise SymonnxError(f"symonnx: {e}") from None

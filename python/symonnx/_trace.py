@@ -3,6 +3,8 @@ torch.jit.trace(model, args).inlined_graph, plus what PyTorch records but
 does not print (each autograd Function's body and calling convention), and
 the tensors the text cannot hold.  Shared by the symonnx package and
 tools/torch2trace.py."""
+import inspect
+
 import torch
 
 CONSTANT_PREFIX = "__constant__."
@@ -132,6 +134,38 @@ def tensorize(args):
     if isinstance(args, list):
         return [tensorize(a) for a in args]
     return args
+
+
+def decide_input_format(model, args):
+    """torch.onnx.export's rule for its `args` (_decide_input_format): a
+    dict last among them holds the named arguments, which join the
+    positional ones in the order of the forward's signature, a missing one
+    taking its default (None: no graph input).  To pass a dict as the last
+    positional argument itself, end `args` with an empty dict, as for
+    torch.onnx.export."""
+    if not isinstance(args, tuple) or not args or not isinstance(args[-1], dict):
+        return args
+    named, positional = args[-1], list(args[:-1])
+    try:
+        params = inspect.signature(model.forward).parameters
+    except (TypeError, ValueError):
+        return tuple(positional) + tuple(named.values())
+    keys = [k for k in params if k != "self"]
+    unknown = [k for k in named if k not in keys[len(positional):]]
+    if unknown:
+        raise ValueError(f"named argument {unknown[0]!r} is not a parameter of the forward after "
+                         f"the {len(positional)} positional ones")
+    for k in keys[len(positional):]:
+        p = params[k]
+        if p.kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD):
+            break
+        if k in named:
+            positional.append(named[k])
+        elif p.default is not inspect.Parameter.empty:
+            positional.append(p.default)
+        else:
+            raise ValueError(f"the forward's argument {k!r} is neither given nor has a default")
+    return tuple(positional)
 
 
 def _input_types(args):

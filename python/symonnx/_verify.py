@@ -49,7 +49,7 @@ def verify(model, args, f, rtol=1e-3, atol=1e-5, file=None):
     out = file or sys.stdout
     if isinstance(args, torch.Tensor):
         args = (args,)
-    args = tuple(args)
+    args = _trace.decide_input_format(model, tuple(args))   # named arguments last, as export
     # the executor takes the arguments as they were before the forward ran
     # (a forward may change one in place: x.set_(y), x.add_(1))
     feed = copy.deepcopy(args)

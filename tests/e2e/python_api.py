@@ -229,6 +229,24 @@ def stateful(d):
     dims = [[dd.dim_value for dd in i.type.tensor_type.shape.dim] for i in onnx.load(path).graph.input]
     assert dims == [[2, 3], [4, 6]], dims
     verified(SetSource(), (x.clone(), y), path)
+
+    # named arguments as torch.onnx.export takes them: a dict last in args
+    # (the suite's test_all_optional_default_none), a missing one its default
+    class Named(torch.nn.Module):
+        def forward(self, x, y: Optional[torch.Tensor] = None, scale: float = 3.0):
+            return x * scale if y is None else x - y
+
+    path = os.path.join(d, "named.onnx")
+    # (a Python number, the default scale too, is a graph input, as torch.jit._flatten makes it)
+    for args, n_inputs in (((x, {"y": torch.full((2, 3), 0.5)}), 3), ((x, {}), 2), (({"x": x},), 2)):
+        symonnx.export(Named(), args, path, opset_version=13)
+        assert len(onnx.load(path).graph.input) == n_inputs, (args, n_inputs)
+        verified(Named(), args, path)
+    try:
+        symonnx.export(Named(), (x, {"z": x}), path, opset_version=13)
+        raise SystemExit("a named argument the forward does not take was accepted")
+    except symonnx.SymonnxError as e:
+        assert "'z'" in str(e), e
     print("stateful: ok")
 
 
