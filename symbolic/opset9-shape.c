@@ -392,6 +392,8 @@ split_sizes (SymContext *ctx, GraphNode *n, GraphValue *self, gint64 dim, gint64
   return TRUE;
 }
 
+static void type_pieces (GraphValue *self, gint64 dim, guint k, GraphValue *const *pieces);
+
 /* aten::split(self, split_size, dim) (also with a size list) */
 gboolean
 sym_split_op (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
@@ -422,6 +424,7 @@ sym_split_op (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
       GraphValue *ends = graph_op (G, "CumSum", sv, sym_const_i64 (ctx, 0), NULL);
       GraphValue *starts = graph_op (G, "Sub", ends, sv, NULL);
       g_autofree GraphValue **pieces = slice_pieces (ctx, self, dim, k, starts, ends);
+      type_pieces (self, dim, k, pieces);   /* a graph output needs a type (test_split_size_with_slice) */
       finish_pieces (ctx, n, k, pieces, out);
       return TRUE;
     }

@@ -396,6 +396,9 @@ CASES = {
     "alias_chunk_write": (alias_chunk_write, (torch.randn(4, 3),)),
     "script_alias_in_list": (lambda x: alias_in_list(x), (torch.randn(3, 4),)),
     "chunk_part_write": (chunk_part_write, (torch.randn(3, 4),)),
+    # an integer clamp below opset 12, where Clip, Max and Min take no integers
+    # (PyTorch's suite, test_clip_int: refused at 11 before)
+    "clamp_int": (lambda x: torch.clamp(x, -2, 3) * 2, (torch.arange(-6, 6).view(3, 4),)),
     # one float scale_factor scales every spatial dim (it scaled the first only)
     "interpolate_substituted_5d": (interpolate_substituted(), (torch.randn(1, 2, 4, 4, 6),)),
     "reshape_write": (reshape_write, (torch.randn(3, 4, 5, 6), torch.ones(1))),
@@ -669,6 +672,13 @@ def with_inf(shape):
 
 
 DYNAMIC = {
+    # a split into sizes read from other inputs' shapes, at opset 11 a Slice
+    # per piece (PyTorch's suite, test_split_size_with_slice: the pieces had
+    # no type, and a graph output needs one)
+    "split_sizes_of_inputs_dynamic": (
+        lambda x, y, t: torch.cat([p * (i + 2) for i, p in enumerate(torch.split(t, (x.size(1), y.size(1)), 1))], 1),
+        (torch.randn(2, 3), torch.randn(2, 4), torch.randn(2, 7)),
+        (torch.randn(3, 2), torch.randn(3, 5), torch.randn(3, 7)), "x:0=a,x:1=b,y:0=a,y:1=c,3:0=a,3:1=d"),  # (the trace names t %3)
     # index_add into run-time sizes (PyTorch's suite, test_index_add_dynamic_axes;
     # refused before): a duplicate index, a source broadcast along dim 0
     # (the index made by ops: the trace text does not carry a tensor constant's values)
