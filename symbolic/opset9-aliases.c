@@ -209,6 +209,36 @@ sym_weight_norm (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error
   return TRUE;
 }
 
+/* `x[idx] = v` traces as v.view(...).expand(<the slice's traced sizes>)
+ * then copy_ (PyTorch's setitem broadcasts v itself): where the slice's
+ * size is known only at run time (dynamic axes), the expand to the traced
+ * sizes would not fit another size, and copy_ broadcasts v anyway.  The
+ * expand's input, translated, when src_src is such an expand of self_src's
+ * traced sizes and self's size is not static here; else NULL (and no
+ * error).  PyTorch's suite, test_dynamic_expand_as. */
+static GraphValue *
+traced_broadcast (SymContext *ctx, GraphValue *self_src, GraphValue *src_src, GError **error)
+{
+  GraphNode *e = src_src ? graph_value_node (src_src) : NULL;
+  if (e == NULL || !graph_node_is (e, "aten::expand") || graph_node_n_inputs (e) < 2)
+    return NULL;
+  GraphType *t = graph_value_type (self_src);
+  int r = t && graph_type_is_tensor (t) ? graph_type_rank (t) : -1;
+  g_autoptr (GArray) sizes = sym_get_const_ints (graph_node_input (e, 1));
+  if (r < 0 || sizes == NULL || sizes->len != (guint) r)
+    return NULL;
+  gint64 now[TENSOR_MAX_RANK];
+  gboolean dynamic = sym_static_dims (self_src, now) != r;
+  for (int i = 0; i < r; i++)
+    {
+      const GraphDim *d = graph_type_dim (t, (guint) i);
+      if (d->kind != GRAPH_DIM_STATIC || d->value != g_array_index (sizes, gint64, i))
+        return NULL;
+      dynamic = dynamic || now[i] < 0;
+    }
+  return dynamic ? sym_value (ctx, graph_node_input (e, 0), error) : NULL;
+}
+
 /* aten::copy(self, src, non_blocking) (the functional form of copy_, which
  * resolves to it): src cast to self's type and expanded to self's shape.
  * Used in place on a slice (m[a:b] = t), view-mutation.c scatters it back
@@ -226,7 +256,16 @@ sym_copy (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   if (dt == GRAPH_DTYPE_UNDEFINED || src == NULL)
     /* torch 1.13: also refuses (no symbolic for aten::copy) */
     return sym_unimplemented (ctx, n, error, "copy_ into a tensor of unknown type");
-  GraphDType sdt = sym_dtype (graph_node_input (n, 1));
+  GraphValue *src_src = graph_node_input (n, 1);
+  GraphValue *pre = traced_broadcast (ctx, graph_node_input (n, 0), src_src, error);
+  if (pre == NULL && error && *error)
+    return FALSE;
+  if (pre)
+    {
+      src = pre;
+      src_src = graph_node_input (graph_value_node (src_src), 0);
+    }
+  GraphDType sdt = sym_dtype (src_src);
   if ((sdt != GRAPH_DTYPE_UNDEFINED ? sdt : sym_dtype (src)) != dt)
     src = sym_cast (ctx, src, dt);
   out[0] = graph_op (G, "Expand", src, sym_size (ctx, self, G_MININT64), NULL);

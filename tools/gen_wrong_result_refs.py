@@ -356,6 +356,12 @@ def interpolate_substituted():
     return m
 
 
+def setitem_broadcast(x):
+    y = x * 1
+    y[:, y.size(0):] = torch.arange(3.0) + 1   # (a constant tensor's values are not in the trace text)
+    return y
+
+
 def chunk_part_write(x):
     g = x * 1
     i, f = g.chunk(2, 1)
@@ -672,6 +678,11 @@ def with_inf(shape):
 
 
 DYNAMIC = {
+    # `y[:, n:] = v` broadcasts v to the slice: the trace expands v to the
+    # slice's traced sizes, which do not fit another size (PyTorch's suite,
+    # test_dynamic_expand_as: the executor refused the export at the other size)
+    "setitem_broadcast_dynamic": (lambda x: setitem_broadcast(x), (torch.randn(2, 5, 3),), (torch.randn(3, 4, 3),),
+                                  "x:0=a,x:1=b"),
     # a split into sizes read from other inputs' shapes, at opset 11 a Slice
     # per piece (PyTorch's suite, test_split_size_with_slice: the pieces had
     # no type, and a graph output needs one)
