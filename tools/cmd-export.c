@@ -31,7 +31,7 @@ static const GOptionEntry export_entries[] = {
   { "output-names", 0, 0, G_OPTION_ARG_STRING, &opt_output_names,
     "Comma-separated graph output names (default: output, output_1, ...)", "y" },
   { "dynamic-axes", 0, 0, G_OPTION_ARG_STRING, &opt_dynamic_axes,
-    "Dynamic dims of inputs/outputs, NAME:AXIS=SYMBOL,... (they become dim_param)", "SPEC" },
+    "Dynamic dims of inputs/outputs, NAME:AXIS=SYMBOL,... (they become dim_param; as torch.onnx.export, an unknown NAME and an output's AXIS past its rank are ignored with a warning)", "SPEC" },
   { "no-constant-folding", 0, 0, G_OPTION_ARG_NONE, &opt_no_folding, "Do not fold constant subgraphs", NULL },
   { "keep-initializers-as-inputs", 0, 0, G_OPTION_ARG_NONE, &opt_keep_inits,
     "Also list the weights among the graph inputs", NULL },

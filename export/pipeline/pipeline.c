@@ -354,10 +354,13 @@ find_io (Graph *g, const char *name, gboolean inputs)
 }
 
 /* Writes each dynamic axis of g's inputs (or outputs) as its symbol, and
- * adds the values changed to `changed`. */
+ * adds the values changed to `changed`.  A name that is neither an input
+ * nor an output, and an output's axis past its rank, are ignored with a
+ * warning, as torch.onnx.export does (PyTorch's suite,
+ * test_slice_dynamic_to_end). */
 static gboolean
 set_dynamic_dims (Graph *g, const ExportOptions *o, gboolean inputs, GHashTable *changed,
-                  GError **error)
+                  GPtrArray *warnings, GError **error)
 {
   for (guint i = 0; o->dynamic_axes && i < o->dynamic_axes->len; i++)
     {
@@ -368,11 +371,25 @@ set_dynamic_dims (Graph *g, const ExportOptions *o, gboolean inputs, GHashTable 
           /* Outputs are named after the passes: checked in the output phase. */
           if (inputs || find_io (g, a->name, TRUE))
             continue;
-          g_set_error (error, EXPORT_ERROR, EXPORT_ERROR_OPTIONS,
-                       "dynamic axes name '%s' is neither an input nor an output", a->name);
-          return FALSE;
+          gboolean said = FALSE;   /* once per name */
+          for (guint j = 0; j < i; j++)
+            said = said || strcmp (g_array_index (o->dynamic_axes, ExportDynamicAxis, j).name, a->name) == 0;
+          if (!said && warnings)
+            g_ptr_array_add (warnings, g_strdup_printf ("dynamic axes name '%s' is neither an input nor an "
+                                                        "output: ignored, as torch.onnx.export does", a->name));
+          continue;
         }
       GraphType *t = graph_value_type (v);
+      if (!inputs && warnings && t && graph_type_is_tensor (t) && graph_type_rank (t) >= 0
+          && a->axis >= graph_type_rank (t))
+        {
+          /* an output's axis past its rank: ignored, as torch.onnx.export
+           * does (an input's is an error: its dims are the model's contract) */
+          g_ptr_array_add (warnings, g_strdup_printf ("dynamic axis %" G_GINT64_FORMAT " of the output '%s' is "
+                                                      "out of its rank (%d): ignored, as torch.onnx.export does",
+                                                      a->axis, a->name, graph_type_rank (t)));
+          continue;
+        }
       if (t == NULL || !graph_type_is_tensor (t) || a->axis >= graph_type_rank (t))
         {
           g_set_error (error, EXPORT_ERROR, EXPORT_ERROR_OPTIONS,
@@ -388,12 +405,12 @@ set_dynamic_dims (Graph *g, const ExportOptions *o, gboolean inputs, GHashTable 
 }
 
 static gboolean
-apply_dynamic_axes (Graph *g, const ExportOptions *o, gboolean inputs, GError **error)
+apply_dynamic_axes (Graph *g, const ExportOptions *o, gboolean inputs, GPtrArray *warnings, GError **error)
 {
   if (o->dynamic_axes == NULL)
     return TRUE;
   g_autoptr (GHashTable) tainted = g_hash_table_new (NULL, NULL);
-  if (!set_dynamic_dims (g, o, inputs, tainted, error))
+  if (!set_dynamic_dims (g, o, inputs, tainted, warnings, error))
     return FALSE;
   if (!inputs || g_hash_table_size (tainted) == 0)
     return TRUE;
@@ -532,7 +549,7 @@ translate (const Graph *trace, const ExportOptions *o, GPtrArray *kinds, GPtrArr
    * sym_static_shape() says "not static" for every value computed from a
    * dynamic dim, and the symbolic emits the run-time form or refuses. */
   g_autoptr (GHashTable) dyn_inputs = g_hash_table_new (NULL, NULL);
-  if (!set_dynamic_dims (dst, o, TRUE, dyn_inputs, error))
+  if (!set_dynamic_dims (dst, o, TRUE, dyn_inputs, NULL, error))
     return NULL;
   g_autoptr (ExportShapeProp) prop = g_hash_table_size (dyn_inputs) > 0
                                        ? export_shape_prop_new (dst, dyn_inputs, FALSE) : NULL;
@@ -759,7 +776,8 @@ export_impl (const Graph *trace, const ExportOptions *o, GPtrArray *origins,
         }
       return NULL;
     }
-  if (!apply_dynamic_axes (g, o, TRUE, error))
+  g_autoptr (GPtrArray) found = g_ptr_array_new_with_free_func (g_free);
+  if (!apply_dynamic_axes (g, o, TRUE, found, error))
     return NULL;
   /* Eval mode (the only one): torch runs this peephole with or without
    * constant folding. */
@@ -780,7 +798,7 @@ export_impl (const Graph *trace, const ExportOptions *o, GPtrArray *origins,
         graph_remove_input (g, i);
     }
   name_outputs (g, o);
-  if (!apply_dynamic_axes (g, o, FALSE, error))
+  if (!apply_dynamic_axes (g, o, FALSE, found, error))
     return NULL;
   export_assign_scoped_names (g);
   /* Torch deduplicates right before naming, but its naming pass leaves the
@@ -815,7 +833,6 @@ export_impl (const Graph *trace, const ExportOptions *o, GPtrArray *origins,
                    "inputs' shapes%s", graph_node_kind (liar), name ? name : "?", conflict, from);
       return NULL;
     }
-  g_autoptr (GPtrArray) found = g_ptr_array_new_with_free_func (g_free);
   if (o->check && !check_result (g, o, origin, found, error))
     return NULL;
   if (warnings)

@@ -580,6 +580,45 @@ test_shape_not_folded (void)
   g_assert_true (graph_node_is (graph_value_node (graph_output (g, 2)), "onnx::Constant"));
 }
 
+/* Dynamic axes torch.onnx.export ignores with a warning (PyTorch's suite,
+ * test_slice_dynamic_to_end): a name that is neither an input nor an
+ * output, an output's axis past its rank; an input's axis past its rank is
+ * an error. */
+static void
+test_unknown_axes (void)
+{
+  static const char text[] = "graph(%x : Float(2, 3)):\n"
+                             "  %y : Float(2, 3) = aten::relu(%x)\n"
+                             "  return (%y)\n";
+  g_autoptr (GError) error = NULL;
+  g_autoptr (Graph) trace = graph_parse (text, strlen (text), "t.trace", &error);
+  g_assert_no_error (error);
+  static const char *const outs[] = { "out", NULL };
+  ExportOptions o;
+  export_options_init (&o);
+  o.output_names = outs;
+  g_assert_true (export_options_parse_dynamic_axes (&o, "x:0=b,nope:0=z,out:5=q,out:0=b", &error));
+  g_autoptr (GPtrArray) warnings = NULL;
+  g_autoptr (Graph) g = export_graph_report (trace, &o, &warnings, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (g);
+  export_options_clear (&o);
+  g_assert_nonnull (warnings);
+  g_assert_cmpuint (warnings->len, ==, 2);
+  g_assert_nonnull (strstr (warnings->pdata[0], "'nope' is neither an input nor an output: ignored"));
+  g_assert_nonnull (strstr (warnings->pdata[1], "dynamic axis 5 of the output 'out' is out of its rank (2): ignored"));
+  const GraphDim *d = graph_type_dim (graph_value_type (graph_output (g, 0)), 0);
+  g_assert_cmpint (d->kind, ==, GRAPH_DIM_SYMBOLIC);   /* the valid axes still apply */
+
+  export_options_init (&o);
+  g_assert_true (export_options_parse_dynamic_axes (&o, "x:4=b", &error));
+  g_autoptr (Graph) bad = export_graph (trace, &o, &error);
+  export_options_clear (&o);
+  g_assert_null (bad);
+  g_assert_error (error, EXPORT_ERROR, EXPORT_ERROR_OPTIONS);
+  g_assert_nonnull (strstr (error->message, "dynamic axis 4 of 'x' is out of its rank (2)"));
+}
+
 void test_dynamic_shapes_register (void);
 
 /* export_infer_types on graphs built by hand: types where the rules give
@@ -660,4 +699,5 @@ test_dynamic_shapes_register (void)
     }
   g_test_add_func ("/export/dynamic-shapes/ops", test_ops);
   g_test_add_func ("/export/dynamic-shapes/shape-not-folded", test_shape_not_folded);
+  g_test_add_func ("/export/dynamic-shapes/unknown-axes", test_unknown_axes);
 }
