@@ -38,10 +38,36 @@ sym_constant_of_shape (SymContext *ctx, GraphValue *shape, GraphDType dt, double
     }
   else
     {
-      g_autoptr (Tensor) s = tensor_new_scalar_int64 (dt, (gint64) value);
+      /* the total conversion (a hostile fill value past int64 was cast
+       * with C's undefined one: trace-export campaign, 2.2M runs on 5ad7eea);
+       * fill() refuses what PyTorch rejects before it gets here */
+      g_autoptr (Tensor) s = tensor_new_scalar_int64 (dt, dt == GRAPH_DTYPE_BOOL ? value != 0
+                                                                                : graph_double_to_int (dt, value));
       v = tensor_new_from_data (dt, 1, &one, tensor_data (s), tensor_nbytes (s), NULL);
     }
   return graph_op (sym_graph (ctx), "ConstantOfShape", shape, "value_t", v, NULL);
+}
+
+/* Whether PyTorch fills a tensor of integer type dt with v (it rejects NaN,
+ * infinities and values past the type's range: "value cannot be converted
+ * to type int64_t without overflow"); TRUE for the other types. */
+static gboolean
+fill_value_fits (GraphDType dt, double v)
+{
+  double lo, hi;   /* hi excluded */
+  switch (dt)
+    {
+    case GRAPH_DTYPE_INT8: lo = -128.0; hi = 128.0; break;
+    case GRAPH_DTYPE_UINT8: lo = 0.0; hi = 256.0; break;
+    case GRAPH_DTYPE_INT16: lo = -32768.0; hi = 32768.0; break;
+    case GRAPH_DTYPE_UINT16: lo = 0.0; hi = 65536.0; break;
+    case GRAPH_DTYPE_INT32: lo = -2147483648.0; hi = 2147483648.0; break;
+    case GRAPH_DTYPE_UINT32: lo = 0.0; hi = 4294967296.0; break;
+    case GRAPH_DTYPE_INT64: lo = -9223372036854775808.0; hi = 9223372036854775808.0; break;
+    case GRAPH_DTYPE_UINT64: lo = 0.0; hi = 18446744073709551616.0; break;
+    default: return TRUE;
+    }
+  return isfinite (v) && trunc (v) >= lo && trunc (v) < hi;
 }
 
 /* aten::zeros/ones(size, dtype, layout, device, pin_memory) and
@@ -89,6 +115,9 @@ fill (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
     dt = sym_scalar_type (dt_index < graph_node_n_inputs (n) ? graph_node_input (n, dt_index) : NULL,
                           dflt);
   GraphValue *shape = like ? sym_size (ctx, first, G_MININT64) : first;
+  if (!computed && !fill_value_fits (dt, v))
+    /* torch 1.13: also refuses (torch.tensor of the value in that type raises, as PyTorch's full does) */
+    return sym_unimplemented (ctx, n, error, "a fill value %g that %s cannot hold", v, graph_dtype_name (dt));
   if (!computed)
     {
       out[0] = sym_constant_of_shape (ctx, shape, dt, v);

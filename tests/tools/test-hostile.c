@@ -170,6 +170,10 @@ static const HostileCase cases[] = {
    * cast to int64 (UBSan; trace-export campaign at 945K runs on 365b6a6) */
   { "export/arange-huge-count", { "export", H "trace_arange_huge_count.trace", "-o", "@OUT@" }, 4,
     "aten::arange: arange of 9223372036854775808 elements is not supported at opset 14" },
+  /* a fill value past int64 for an int64 full: cast with C's undefined
+   * conversion (UBSan; trace-export campaign at 2.2M runs on 5ad7eea) */
+  { "export/full-value-past-int64", { "export", H "trace_full_value_past_int64.trace", "-o", "@OUT@" }, 4,
+    "aten::full: a fill value 1.01818e+63 that int64 cannot hold is not supported at opset 14" },
   { "export/cat-dim-out-of-range", { "export", H "cat_dim_out_of_range.trace", "-o", "@OUT@" }, 4,
     "aten::cat: argument 1: dim -3 is out of range for a tensor of rank 2 (expected -2 to 1)" },
   { "export/stack-dim-out-of-range", { "export", H "stack_dim_out_of_range.trace", "-o", "@OUT@" }, 4,
