@@ -201,7 +201,7 @@ packed_weight (SymContext *ctx, GraphNode *n, const char *path, SymQuantized *q,
     return FALSE;
   Tensor *axis = packed_tensor (ctx, n, path, ".weight:axis", NULL);
   q->axis = -1;
-  if (axis && (tensor_numel (axis) != 1 || (q->axis = (gint64) tensor_get_double (axis, 0)) < 0))
+  if (axis && (tensor_numel (axis) != 1 || (q->axis = graph_double_to_int64 (tensor_get_double (axis, 0))) < 0))
     {
       g_set_error (error, SYM_ERROR, SYM_ERROR_INVALID, "%s: '%s:axis' is not one axis",
                    graph_node_kind (n), wkey);
@@ -249,7 +249,7 @@ scratch_ints (SymContext *ctx, const Tensor *t)
   gint64 v[TENSOR_MAX_RANK] = { 0 };
   gint64 k = MIN (tensor_numel (t), TENSOR_MAX_RANK);
   for (gint64 i = 0; i < k; i++)
-    v[i] = (gint64) tensor_get_double (t, i);
+    v[i] = graph_double_to_int64 (tensor_get_double (t, i));   /* total: a weights file's values */
   return graph_op (sym_context_scratch (ctx), "prim::Constant", "value_is", (int) k, v, NULL);
 }
 
@@ -350,7 +350,7 @@ sym_quantized_weighted (SymContext *ctx, GraphNode *n, GraphValue **out, GError 
           yt = graph_type_new_tensor (GRAPH_DTYPE_FLOAT, 4, d4[1]);
           x = sym_unsqueeze (ctx, x, 1, &two);
         }
-      GraphValue *groups = graph_op (scratch, "prim::Constant", "value_i", (gint64) tensor_get_double (st[3], 0),
+      GraphValue *groups = graph_op (scratch, "prim::Constant", "value_i", graph_double_to_int64 (tensor_get_double (st[3], 0)),
                                      NULL);
       GraphValue *args[8] = { x, w, bias, scratch_ints (ctx, st[0]), scratch_ints (ctx, st[1]) };
       GraphType *types[8] = { xt, wt, bt };
