@@ -362,6 +362,17 @@ def setitem_broadcast(x):
     return y
 
 
+@torch.jit.script
+def loop_alias_write(x: torch.Tensor) -> torch.Tensor:
+    y = x * 1
+    out = torch.zeros(4)
+    for _ in range(3):
+        z = y[0]          # made before the write in each iteration, read after it
+        y.add_(1.0)
+        out = out + z
+    return out
+
+
 def chunk_part_write(x):
     g = x * 1
     i, f = g.chunk(2, 1)
@@ -402,6 +413,7 @@ CASES = {
     "alias_chunk_write": (alias_chunk_write, (torch.randn(4, 3),)),
     "script_alias_in_list": (lambda x: alias_in_list(x), (torch.randn(3, 4),)),
     "chunk_part_write": (chunk_part_write, (torch.randn(3, 4),)),
+    "script_loop_alias_write": (lambda x: loop_alias_write(x), (torch.randn(3, 4),)),
     # an integer clamp below opset 12, where Clip, Max and Min take no integers
     # (PyTorch's suite, test_clip_int: refused at 11 before)
     "clamp_int": (lambda x: torch.clamp(x, -2, 3) * 2, (torch.arange(-6, 6).view(3, 4),)),

@@ -352,8 +352,8 @@ write_back (SymContext *ctx, GraphNode *p, GraphValue *child, GError **error)
  * (a whole loop body, which runs again), or held by a list or tuple made
  * before n and read after it (the list holds the tensor itself). */
 
-/* The values read after `from` (excluded) in g and its blocks, and g's
- * outputs; the nodes met go to `later`. */
+/* The values read after `from` (excluded; NULL: all of g) in g and its
+ * blocks, and g's outputs; the nodes met go to `later` (when not NULL). */
 static void
 collect_reads (Graph *g, GraphNode *from, GHashTable *reads, GHashTable *later)
 {
@@ -361,7 +361,8 @@ collect_reads (Graph *g, GraphNode *from, GHashTable *reads, GHashTable *later)
     g_hash_table_add (reads, graph_output (g, i));
   for (GraphNode *m = from ? graph_node_next (from) : graph_first_node (g); m; m = graph_node_next (m))
     {
-      g_hash_table_add (later, m);
+      if (later)
+        g_hash_table_add (later, m);
       for (guint i = 0; i < graph_node_n_inputs (m); i++)
         if (graph_node_input (m, i))
           g_hash_table_add (reads, graph_node_input (m, i));
@@ -404,8 +405,11 @@ reads_after (GraphNode *n, GHashTable *reads, GHashTable *later)
     {
       Graph *g = graph_node_graph (m);
       GraphNode *owner = graph_get_owner_node (g);
-      /* a loop body runs again: all of it reads after n */
-      collect_reads (g, owner && is_kind (owner, "prim::Loop") ? NULL : m, reads, later);
+      collect_reads (g, m, reads, later);
+      /* a loop body runs again: all of it reads after n, but a view its
+       * nodes before n made in this iteration is stale all the same */
+      if (owner && is_kind (owner, "prim::Loop"))
+        collect_reads (g, NULL, reads, NULL);
       if (owner == NULL)
         break;
     }

@@ -46,7 +46,7 @@ static const char *const cases[] = {
   "alias_sibling_write", "alias_direct_write", "alias_disjoint_write", "alias_chunk_write",
   "script_alias_in_list", "reshape_write", "chunk_part_write", "interpolate_substituted_5d",
   "quantized_io_as_strided", "clamp_int", "split_sizes_of_inputs_dynamic",
-  "setitem_broadcast_dynamic",
+  "setitem_broadcast_dynamic", "script_loop_alias_write",
   /* a size read from tensor data (int(d[0])), run at two values */
   "size_from_data",
 };
