@@ -174,6 +174,12 @@ static const HostileCase cases[] = {
    * conversion (UBSan; trace-export campaign at 2.2M runs on 5ad7eea) */
   { "export/full-value-past-int64", { "export", H "trace_full_value_past_int64.trace", "-o", "@OUT@" }, 4,
     "aten::full: a fill value 1.01818e+63 that int64 cannot hold is not supported at opset 14" },
+  /* a lazily translated node (aten::IntImplicit) with no input: its input 0
+   * was read at use (GLib critical; trace-export campaign at 567K runs on 9f62de5) */
+  { "export/implicit-no-input", { "export", H "trace_implicit_no_input.trace", "-o", "@OUT@" }, 4,
+    "aten::IntImplicit takes 1 input, and %6's node has 0" },
+  { "export/unchecked-cast-no-input", { "export", H "trace_unchecked_cast_no_input.trace", "-o", "@OUT@" }, 4,
+    "prim::unchecked_cast takes 1 input, and %6's node has 0" },
   { "export/cat-dim-out-of-range", { "export", H "cat_dim_out_of_range.trace", "-o", "@OUT@" }, 4,
     "aten::cat: argument 1: dim -3 is out of range for a tensor of rank 2 (expected -2 to 1)" },
   { "export/stack-dim-out-of-range", { "export", H "stack_dim_out_of_range.trace", "-o", "@OUT@" }, 4,
