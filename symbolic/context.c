@@ -1195,10 +1195,8 @@ sym_const_ints (SymContext *ctx, gsize n, const gint64 *v)
 GraphValue *
 sym_const_scalar (SymContext *ctx, GraphDType dtype, double v)
 {
-  g_autoptr (Tensor) t = graph_dtype_is_floating (dtype)
-                           ? tensor_new_scalar_double (dtype, v)
-                           : tensor_new_scalar_int64 (dtype, dtype == GRAPH_DTYPE_BOOL ? v != 0
-                                                                                      : graph_double_to_int (dtype, v));
+  /* the total conversion into every type (tensor_new_scalar_double) */
+  g_autoptr (Tensor) t = tensor_new_scalar_double (dtype, v);
   return sym_constant (ctx, t);
 }
 

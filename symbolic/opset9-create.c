@@ -31,20 +31,12 @@ sym_constant_of_shape (SymContext *ctx, GraphValue *shape, GraphDType dt, double
   if (graph_dtype_size (dt) == 0 || dt == GRAPH_DTYPE_COMPLEX64 || dt == GRAPH_DTYPE_COMPLEX128
       || dt == GRAPH_DTYPE_STRING)
     return NULL;
-  if (graph_dtype_is_floating (dt))
-    {
-      g_autoptr (Tensor) s = tensor_new_scalar_double (dt, value);
-      v = tensor_new_from_data (dt, 1, &one, tensor_data (s), tensor_nbytes (s), NULL);
-    }
-  else
-    {
-      /* the total conversion (a hostile fill value past int64 was cast
-       * with C's undefined one: trace-export campaign, 2.2M runs on 5ad7eea);
-       * fill() refuses what PyTorch rejects before it gets here */
-      g_autoptr (Tensor) s = tensor_new_scalar_int64 (dt, dt == GRAPH_DTYPE_BOOL ? value != 0
-                                                                                : graph_double_to_int (dt, value));
-      v = tensor_new_from_data (dt, 1, &one, tensor_data (s), tensor_nbytes (s), NULL);
-    }
+  /* tensor_new_scalar_double converts totally into every type (a hostile
+   * fill value past int64 was cast with C's undefined conversion:
+   * trace-export campaign, 2.2M runs on 5ad7eea); fill() refuses what
+   * PyTorch rejects before it gets here */
+  g_autoptr (Tensor) s = tensor_new_scalar_double (dt, value);
+  v = tensor_new_from_data (dt, 1, &one, tensor_data (s), tensor_nbytes (s), NULL);
   return graph_op (sym_graph (ctx), "ConstantOfShape", shape, "value_t", v, NULL);
 }
 

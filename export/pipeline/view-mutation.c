@@ -413,14 +413,10 @@ reads_after (GraphNode *n, GHashTable *reads, GHashTable *later)
       if (owner == NULL)
         break;
     }
-  g_autoptr (GPtrArray) direct = g_ptr_array_new ();
-  GHashTableIter it;
-  gpointer key;
-  g_hash_table_iter_init (&it, reads);
-  while (g_hash_table_iter_next (&it, &key, NULL))
-    g_ptr_array_add (direct, key);
-  for (guint i = 0; i < direct->len; i++)
-    add_held (direct->pdata[i], reads, later, 0);
+  guint n_direct;
+  g_autofree gpointer *direct = g_hash_table_get_keys_as_array (reads, &n_direct);   /* add_held adds to reads */
+  for (guint i = 0; i < n_direct; i++)
+    add_held (direct[i], reads, later, 0);
 }
 
 gboolean
@@ -489,17 +485,13 @@ export_view_write_plan (GraphNode *n, ExportViewWrite *plan)
           if (g_hash_table_contains (above, w))
             {
               plan->why = graph_node_kind (plan->blocked);
-              plan->stale = v;
               break;
             }
           if (g_hash_table_contains (written, w))
             {
               for (guint i = 0; i < chain->len; i++)
                 if (graph_node_graph (chain->pdata[i]) != graph_node_graph (n))
-                  {
-                    plan->why = "a view of it made in another block";
-                    plan->stale = v;
-                  }
+                  plan->why = "a view of it made in another block";
               for (guint i = 0; plan->why == NULL && i < chain->len; i++)
                 g_hash_table_add (derived, chain->pdata[i]);
               break;

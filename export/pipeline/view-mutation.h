@@ -24,7 +24,6 @@ typedef struct
   gboolean    read_later;  /* a written value (or a stale view) is read after n */
   GPtrArray  *rederive;    /* view nodes before n, in graph order, to run again */
   const char *why;         /* why a value read after n cannot see the write, or NULL */
-  GraphValue *stale;       /* that value */
 } ExportViewWrite;
 
 /* FALSE (plan empty) when n is not an in-place node. */
