@@ -637,6 +637,55 @@ runtime_dim_op (SymContext *ctx, GraphNode *n, GraphValue *self, const char *op,
   return out[0] != NULL;
 }
 
+/* Note [Squeeze of a run-time size]
+ * squeeze(x, d) leaves x as it is when dim d's size is not 1, so with that
+ * size known only at run time the output's rank is known only then too.
+ * torch 1.13 writes If(Shape(x)[d] == 1, Squeeze, Identity) and declares
+ * the traced rank for the result; ONNX Runtime runs it (warning of the
+ * other rank) and gives PyTorch's values.  We write the same If, but only
+ * where the result is a model output and nothing else reads it: a later
+ * symbolic would build on the traced rank (axes, reshapes) and compute
+ * other numbers at the other size.  Elsewhere: refused. */
+static gboolean
+feeds_only_the_model_output (GraphNode *n)
+{
+  GraphValue *v = graph_node_output (n, 0);
+  return graph_value_n_uses (v) == 0 && graph_value_is_graph_output (v)
+         && graph_get_outer (graph_value_graph (v)) == NULL;
+}
+
+static gboolean
+squeeze_if_size_one (SymContext *ctx, GraphValue *self, gint64 dim, GraphValue **out)
+{
+  Graph *outer = sym_graph (ctx);
+  GraphValue *size = sym_size (ctx, self, dim);
+  GraphValue *cond = size ? graph_op (outer, "Equal", size, sym_const_i64 (ctx, 1), NULL) : NULL;
+  if (cond == NULL)
+    return FALSE;
+  sym_set_type (cond, GRAPH_DTYPE_BOOL, 0, NULL);
+  Graph *then_g = graph_new_subgraph (outer);
+  Graph *else_g = graph_new_subgraph (outer);
+  sym_context_swap_graph (ctx, then_g);
+  GraphValue *squeezed = sym_squeeze (ctx, self, 1, &dim);
+  sym_context_swap_graph (ctx, outer);
+  GraphValue *same = graph_op (else_g, "Identity", self, NULL);
+  GraphNode *ifn = squeezed && same ? graph_op_outputs (outer, "If", 1, cond, NULL) : NULL;
+  if (ifn == NULL)
+    {
+      graph_free (then_g);
+      graph_free (else_g);
+      return FALSE;
+    }
+  sym_set_type (squeezed, sym_dtype (self), sym_rank (self) - 1, NULL);
+  sym_set_type (same, sym_dtype (self), sym_rank (self), NULL);
+  graph_add_output (then_g, squeezed);
+  graph_add_output (else_g, same);
+  graph_node_set_g (ifn, "then_branch", then_g);
+  graph_node_set_g (ifn, "else_branch", else_g);
+  out[0] = graph_node_output (ifn, 0);
+  return TRUE;
+}
+
 /* aten::squeeze(self) / squeeze(self, dim) */
 static gboolean
 sym_squeeze_op (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
@@ -665,12 +714,19 @@ sym_squeeze_op (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
       return TRUE;
     }
   /* PyTorch squeezes only a dim of size 1: with the size known only at
-   * run time (a dynamic axis) the output's rank is too.  torch writes an If
-   * whose output has no rank, which an ONNX graph output cannot declare. */
+   * run time (a dynamic axis, a size read from data) the output's rank is
+   * too (Note [Squeeze of a run-time size]). */
   if (size < 0)
-    /* torch 1.13: exports an If whose output has no rank (11+); refused here because a graph output must declare one */
-    return sym_unimplemented (ctx, n, error, "squeeze of a dim whose size is known only at run time "
-                              "(the output's rank would depend on it)");
+    {
+      if (sym_opset (ctx) >= 11 && r > 0 && dim >= 0 && dim < r && feeds_only_the_model_output (n))
+        return squeeze_if_size_one (ctx, self, dim, out);
+      /* torch 1.13: exports If(size == 1, Squeeze, Identity) from 11 wherever the squeeze stands, and below 11
+       * a plain Squeeze that fails at other sizes; refused here because a node reading it would build on
+       * the traced rank, and below 11 ONNX has no If of two ranks */
+      return sym_unimplemented (ctx, n, error, "squeeze of a dim whose size is known only at run time, "
+                                "read by other nodes (its rank would depend on the size; exported from opset "
+                                "11 only where the squeeze is a model output)");
+    }
   out[0] = sym_squeeze (ctx, self, 1, &dim);
   return TRUE;
 }

@@ -403,7 +403,19 @@ def alias_in_list(x: torch.Tensor) -> torch.Tensor:
     return torch.cat(l) + y.sum()
 
 
+def large_view_write(x, i):
+    # slice views of 1.1M and select views of 1000 elements written in place:
+    # a view of more than 2^20 elements takes its positions at run time
+    # (mvit_v2_s writes 2^24.6 of them: refused before)
+    y = torch.zeros(1100, 1000)
+    y[1:].add_(x)
+    y[:, 3:1000:2].mul_(i)
+    y[-1].sub_(x)
+    return y.sum(0) + y[:1000, 5]
+
+
 CASES = {
+    "large_view_write": (large_view_write, (torch.randn(1000), torch.tensor(3.0))),
     # views made before an in-place write and read after it see the write
     # (Note [Aliases of a written tensor]; the export read their old values:
     # other numbers)
@@ -814,6 +826,11 @@ DATA_DEPENDENT = {
     "script_if_branch_write": (lambda x: branch_view_write(x), (torch.rand(3, 2) + 0.1,), (-torch.rand(3, 2) - 0.1,)),
     # scripted code in a trace (prim::If, exported as ONNX If): each input takes another branch
     "script_if": (lambda x: script_if_helper(x) + 1, (torch.ones(3),), (-torch.ones(3),)),
+    # a squeeze of a dim sized by data, as the model's output: the rank too
+    # depends on the data (If(size == 1, Squeeze, Identity); PyTorch's suite,
+    # test_squeeze_runtime_dim; refused before)
+    "squeeze_size_from_data": (lambda a, b: torch.zeros(a[0], b[0]).squeeze(0),
+                               (torch.tensor([1]), torch.tensor([4])), (torch.tensor([3]), torch.tensor([4]))),
     "data_dependent_size": (
         lambda x: (x[x > 0] * x[x > 0].size(0)).sum() + torch.zeros(torch.nonzero(x).shape[0]).sum() + 1,
         (torch.tensor([1.0, -1.0, 2.0, 3.0, 0.0]),),
@@ -862,9 +879,10 @@ TRAINING_REFUSALS = {
 # Traces an export must refuse (CASE.trace only): exporting them in the
 # inference form would compute other numbers.
 REFUSALS = {
-    # a squeeze of a dim sized by data: its rank would depend on the data
-    "squeeze_size_from_data": (Fn(lambda a, b: torch.zeros(a[0], b[0]).squeeze(0)),
-                               (torch.tensor([1]), torch.tensor([4]))),
+    # a squeeze of a dim sized by data read by another node: that node's
+    # symbolic would take the traced rank (Note [Squeeze of a run-time size])
+    "squeeze_size_from_data_read": (Fn(lambda a, b: torch.zeros(a[0], b[0]).squeeze(0).sum(-1) + 1),
+                                    (torch.tensor([1]), torch.tensor([4]))),
     # batch statistics (a module traced in training mode)
     "batch_norm_training": (torch.nn.BatchNorm2d(3).train(), (torch.randn(2, 3, 4, 4),)),
     # an in-place write through a view() whose base is read afterwards

@@ -21,8 +21,13 @@
 #include "symbolic/translate.h"
 #include <string.h>
 
-/* Largest view written back, in elements (bad-input guard). */
-#define VIEW_MAX_NUMEL (G_GINT64_CONSTANT (1) << 24)
+/* Largest view written back with a constant index tensor, in elements:
+ * from opset 11 (8 MiB of int64 positions in the file) a larger one
+ * computes its positions at run time (write_back_dynamic), as a view of
+ * run-time sizes does (mvit_v2_s's attention writes 2^24.6 positions);
+ * below 11 (no Range) up to 2^24, a bad-input guard. */
+#define VIEW_MAX_CONSTANT_INDEX (G_GINT64_CONSTANT (1) << 20)
+#define VIEW_MAX_CONSTANT_INDEX_OPSET9 (G_GINT64_CONSTANT (1) << 24)
 
 /* An in-place node whose output is self's new value. */
 static gboolean
@@ -304,9 +309,16 @@ write_back (SymContext *ctx, GraphNode *p, GraphValue *child, GError **error)
    * overflowed here: found by the trace-export fuzzer) */
   if (start_v == NULL && cdims[dim] > 0)
     overflow |= __builtin_mul_overflow (step, cdims[dim] - 1, &last) || __builtin_add_overflow (start, last, &last);
-  if (overflow || numel > VIEW_MAX_NUMEL || (start_v == NULL && cdims[dim] > 0 && last >= pdims[dim]))
+  if (overflow || (start_v == NULL && cdims[dim] > 0 && last >= pdims[dim]))
     {
       refuse (p, error, "a view too large or out of its parent's range");
+      return NULL;
+    }
+  if (sym_opset (ctx) >= 11 && numel > VIEW_MAX_CONSTANT_INDEX)
+    return write_back_dynamic (ctx, p, parent, child, dim, select, start, start_v, step, error);
+  if (numel > VIEW_MAX_CONSTANT_INDEX_OPSET9)
+    {
+      refuse (p, error, "a view of more than 2^24 elements (from opset 11)");
       return NULL;
     }
   g_autoptr (Tensor) idx = scatter_indices (cr, cdims, dim, start, step, error);

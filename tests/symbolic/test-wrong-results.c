@@ -46,9 +46,9 @@ static const char *const cases[] = {
   "alias_sibling_write", "alias_direct_write", "alias_disjoint_write", "alias_chunk_write",
   "script_alias_in_list", "reshape_write", "chunk_part_write", "interpolate_substituted_5d",
   "quantized_io_as_strided", "clamp_int", "split_sizes_of_inputs_dynamic",
-  "setitem_broadcast_dynamic", "script_loop_alias_write",
-  /* a size read from tensor data (int(d[0])), run at two values */
-  "size_from_data",
+  "setitem_broadcast_dynamic", "script_loop_alias_write", "large_view_write",
+  /* a size read from tensor data (int(d[0])), run at two values; a squeeze of it as the output */
+  "size_from_data", "squeeze_size_from_data",
 };
 static const int opsets[] = { 11, 13, 17 };
 
@@ -159,7 +159,7 @@ static const struct { const char *cas, *says; } refusals[] = {
   /* a write through view() would be dropped */
   { "view_write", "in-place write into a view" },
   /* a squeeze of a dim sized by tensor data: the rank would depend on the data */
-  { "squeeze_size_from_data", "squeeze of a dim whose size is known only at run time" },
+  { "squeeze_size_from_data_read", "squeeze of a dim whose size is known only at run time, read by other nodes" },
   /* ... and through reshape(), whose input is read afterwards */
   { "reshape_write_base_read", "in-place write into a view of a tensor that is read afterwards (aten::reshape)" },
   /* ONNX Loop keeps a carried value's element type */
