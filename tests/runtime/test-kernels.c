@@ -77,6 +77,15 @@ test_int_pow_fixtures (void)
   run_fixtures ("int-pow", 4);
 }
 
+/* Pooling windows mostly in padding, argmax and count_include_pad
+ * (tools/gen_pool_padding_refs.py: ONNX's definition evaluated tap by
+ * tap in numpy, torch's pooling too where it accepts the window). */
+static void
+test_pool_padding_fixtures (void)
+{
+  run_fixtures ("pool-padding", 9);
+}
+
 static void
 test_half_fixtures (void)
 {
@@ -354,6 +363,7 @@ test_kernels_register (void)
   g_test_add_func ("/runtime/einsum/fixtures", test_einsum_fixtures);
   g_test_add_func ("/runtime/half/fixtures", test_half_fixtures);
   g_test_add_func ("/runtime/int-pow/fixtures", test_int_pow_fixtures);
+  g_test_add_func ("/runtime/pool-padding/fixtures", test_pool_padding_fixtures);
   g_test_add_func ("/runtime/einsum/bad-input", test_einsum_bad_input);
   g_test_add_func ("/runtime/control/fixtures", test_control_fixtures);
   g_test_add_func ("/runtime/ties/fixtures", test_tie_fixtures);
