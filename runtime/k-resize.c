@@ -21,6 +21,25 @@ to_original (CoordMode m, double x, double scale, double out_len, gint64 in_len)
     }
 }
 
+/* to_original in float, as ONNX Runtime computes it: nearest mode picks
+ * an index by floor or round, so where x / scale is an integer in exact
+ * arithmetic the rounding of the operands decides it (Upsample of 6 to 16
+ * at opset 9: scale 2.6666667f, 8 / scale is 2.99999991 in double, 3 in
+ * float, and PyTorch takes 3).  Linear and cubic weights are continuous:
+ * they stay in double. */
+static float
+to_original_float (CoordMode m, float x, float scale, float out_len, gint64 in_len)
+{
+  switch (m)
+    {
+    case CT_HALF_PIXEL: return (x + 0.5f) / scale - 0.5f;
+    case CT_PYTORCH_HALF_PIXEL: return out_len > 1 ? (x + 0.5f) / scale - 0.5f : 0;
+    case CT_ALIGN_CORNERS: return out_len == 1 ? 0 : x * (float) (in_len - 1) / (out_len - 1);
+    case CT_TF_HALF_PIXEL_NN: return (x + 0.5f) / scale;
+    case CT_ASYMMETRIC: default: return x / scale;
+    }
+}
+
 static gint64
 nearest (NearestMode m, double x, gint64 len)
 {
@@ -196,6 +215,8 @@ k_resize (RtCall *call, GError **error)
             }
           else if (in == dims[d])
             xo = (double) k;
+          else if (T == 1)
+            xo = to_original_float (cm, (float) k, (float) s, (float) out_len, in);
           else
             xo = to_original (cm, (double) k, s, out_len, in);
           if (T == 1)

@@ -86,6 +86,15 @@ test_pool_padding_fixtures (void)
   run_fixtures ("pool-padding", 9);
 }
 
+/* Nearest Upsample/Resize picks its source index with float coordinates,
+ * as PyTorch and ONNX Runtime (tools/gen_resize_nearest_refs.py: torch's
+ * own files and outputs). */
+static void
+test_resize_nearest_fixtures (void)
+{
+  run_fixtures ("resize-nearest", 5);
+}
+
 static void
 test_half_fixtures (void)
 {
@@ -364,6 +373,7 @@ test_kernels_register (void)
   g_test_add_func ("/runtime/half/fixtures", test_half_fixtures);
   g_test_add_func ("/runtime/int-pow/fixtures", test_int_pow_fixtures);
   g_test_add_func ("/runtime/pool-padding/fixtures", test_pool_padding_fixtures);
+  g_test_add_func ("/runtime/resize-nearest/fixtures", test_resize_nearest_fixtures);
   g_test_add_func ("/runtime/einsum/bad-input", test_einsum_bad_input);
   g_test_add_func ("/runtime/control/fixtures", test_control_fixtures);
   g_test_add_func ("/runtime/ties/fixtures", test_tie_fixtures);
