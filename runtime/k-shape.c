@@ -1010,24 +1010,52 @@ k_range (RtCall *call, GError **error)
       return FALSE;
     }
   double start = rt_get_f64 (s, 0), limit = rt_get_f64 (l, 0), delta = rt_get_f64 (d, 0);
-  if (delta == 0)
+  gboolean integer = graph_dtype_is_integer (s->dtype);
+  gint64 st = integer ? rt_get_i64 (s, 0) : 0, li = integer ? rt_get_i64 (l, 0) : 0;
+  gint64 de = integer ? rt_get_i64 (d, 0) : 0;
+  if (integer ? de == 0 : delta == 0)
     {
       rt_call_error (call, error, RT_ERROR_INVALID_GRAPH, "delta is 0");
       return FALSE;
     }
-  gint64 n = (gint64) MAX (ceil ((limit - start) / delta), 0);
+  /* The element count: exact for integers (start to limit spans up to
+   * 2^64 - 1, so in unsigned arithmetic), else ceil((limit - start) /
+   * delta) checked before it becomes an integer (an int64 Range from
+   * -5e18 to 5.7e18 counted 1.09e19 elements, past int64: the onnx-run
+   * campaign; NaN counts nothing). */
+  guint64 count;
+  if (integer)
+    {
+      gboolean up = de > 0;
+      guint64 span = up ? (li > st ? (guint64) li - (guint64) st : 0) : (st > li ? (guint64) st - (guint64) li : 0);
+      guint64 step = up ? (guint64) de : (guint64) -(de + 1) + 1;
+      count = span == 0 ? 0 : (span - 1) / step + 1;
+    }
+  else
+    {
+      double c = ceil ((limit - start) / delta);
+      count = c > 0 && c < 0x1p63 ? (guint64) c : 0;
+      if (c >= 0x1p63)
+        count = G_MAXUINT64;
+    }
+  if (count > (guint64) G_MAXINT64)
+    {
+      rt_call_error (call, error, RT_ERROR_SHAPE, "Range(%g, %g, %g) has more elements than any tensor can hold",
+                     start, limit, delta);
+      return FALSE;
+    }
+  gint64 n = (gint64) count;
   RtTensor *o = rt_call_output (call, 0, s->dtype, 1, &n, error);
   if (o == NULL)
     return FALSE;
-  if (graph_dtype_is_integer (s->dtype))
-    {
-      gint64 st = rt_get_i64 (s, 0), de = rt_get_i64 (d, 0);
-      for (gint64 i = 0; i < n; i++)
-        {
-          gint64 x = st + i * de;
-          rt_convert (&x, GRAPH_DTYPE_INT64, (char *) o->data + i * (gint64) rt_dtype_size (s->dtype), s->dtype, 1);
-        }
-    }
+  if (integer)
+    for (gint64 i = 0; i < n; i++)
+      {
+        /* start + i * delta lies between start and limit: exact in
+         * wrapping unsigned arithmetic, then back to int64 */
+        gint64 x = (gint64) ((guint64) st + (guint64) i * (guint64) de);
+        rt_convert (&x, GRAPH_DTYPE_INT64, (char *) o->data + i * (gint64) rt_dtype_size (s->dtype), s->dtype, 1);
+      }
   else
     for (gint64 i = 0; i < n; i++)
       {

@@ -95,6 +95,14 @@ test_resize_nearest_fixtures (void)
   run_fixtures ("resize-nearest", 5);
 }
 
+/* Integer Range across most of its type, exact (tools/gen_range_refs.py:
+ * numpy.arange). */
+static void
+test_range_limits_fixtures (void)
+{
+  run_fixtures ("range-limits", 4);
+}
+
 static void
 test_half_fixtures (void)
 {
@@ -374,6 +382,7 @@ test_kernels_register (void)
   g_test_add_func ("/runtime/int-pow/fixtures", test_int_pow_fixtures);
   g_test_add_func ("/runtime/pool-padding/fixtures", test_pool_padding_fixtures);
   g_test_add_func ("/runtime/resize-nearest/fixtures", test_resize_nearest_fixtures);
+  g_test_add_func ("/runtime/range-limits/fixtures", test_range_limits_fixtures);
   g_test_add_func ("/runtime/einsum/bad-input", test_einsum_bad_input);
   g_test_add_func ("/runtime/control/fixtures", test_control_fixtures);
   g_test_add_func ("/runtime/ties/fixtures", test_tie_fixtures);

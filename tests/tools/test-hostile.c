@@ -235,6 +235,10 @@ static const HostileCase cases[] = {
     "Split: split sizes do not add up to dimension 0 (6)" },
   { "run/resize-nan-roi", { "run", H "onnx_run_resize_nan_roi_signed_overflow.onnx" }, 4,
     "Resize: roi value nan is not finite or beyond 1e9" },
+  /* onnx-run campaign, session 11: an int64 Range from -5.2e18 to 5.7e18 counted 1.09e19
+   * elements in double and converted that to int64 (UBSan) */
+  { "run/range-count-past-int64", { "run", H "onnx_run_range_count_past_int64.onnx" }, 4,
+    "Range: Range(-5.18501e+18, 5.69255e+18, 1) has more elements than any tensor can hold" },
   /* --max-tensor-mib lowers the largest tensor a run may make (default 8 GiB) */
   { "run/max-tensor-mib", { "run", H "onnx_run_range_2gib.onnx", "--max-tensor-mib", "64" }, 4,
     "Range: output 0 of shape (268435456) is invalid or larger than the limit of 67108864 bytes" },
