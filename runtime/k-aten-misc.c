@@ -352,7 +352,7 @@ a_upsample_linear (RtCall *call, GError **error)
       else if (vec)
         {
           given = rt_get_f64 (sf, i);
-          out[i] = (gint64) floor ((double) in * given);
+          out[i] = graph_double_to_int64 (floor ((double) in * given));
         }
       else
         {

@@ -164,7 +164,7 @@ a_upsample_nearest (RtCall *call, GError **error)
       else if (vec)
         {
           double f = rt_get_f64 (sf, i);
-          out[i] = (gint64) floor ((double) in * f);
+          out[i] = graph_double_to_int64 (floor ((double) in * f));
           scale[i] = f > 0 ? 1.0 / f : 0;
         }
       else
@@ -195,7 +195,7 @@ a_upsample_nearest (RtCall *call, GError **error)
         {
           /* torch computes the source index in float for float tensors. */
           double s = f32 ? (double) ((float) scale[d] * (float) c[2 + d]) : scale[d] * (double) c[2 + d];
-          off += MIN ((gint64) floor (s), x->dims[2 + d] - 1) * ist[2 + d];
+          off += CLAMP (graph_double_to_int64 (floor (s)), 0, x->dims[2 + d] - 1) * ist[2 + d];
         }
       memcpy ((char *) o->data + i * (gint64) es, (const char *) x->data + off * (gint64) es, es);
       rt_index_next (c, dims, x->rank);
@@ -665,7 +665,7 @@ a_upsample_bicubic2d (RtCall *call, GError **error)
       else if (vec)
         {
           given = rt_get_f64 (sf, i);
-          out[i] = (gint64) floor ((double) in[i] * given);
+          out[i] = graph_double_to_int64 (floor ((double) in[i] * given));
         }
       else
         {
@@ -692,7 +692,9 @@ a_upsample_bicubic2d (RtCall *call, GError **error)
         {
           double ry = align ? scale[0] * (double) i : scale[0] * ((double) i + 0.5) - 0.5;
           double rx = align ? scale[1] * (double) j : scale[1] * ((double) j + 0.5) - 0.5;
-          gint64 fy = (gint64) floor (ry), fx = (gint64) floor (rx);
+          /* clamped: a NaN or huge coordinate (a scale from the data) must not overflow fy - 1 */
+          gint64 fy = CLAMP (graph_double_to_int64 (floor (ry)), -2, in[0] + 2);
+          gint64 fx = CLAMP (graph_double_to_int64 (floor (rx)), -2, in[1] + 2);
           double ty = ry - (double) fy, tx = rx - (double) fx, v = 0;
           for (int a = 0; a < 4; a++)
             {

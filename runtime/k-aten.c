@@ -257,8 +257,8 @@ a_upsample_bilinear2d (RtCall *call, GError **error)
     {
       sh = rt_get_f64 (sf, 0);
       sw = rt_get_f64 (sf, 1);
-      OH = (gint64) floor ((double) H * sh);
-      OW = (gint64) floor ((double) W * sw);
+      OH = graph_double_to_int64 (floor ((double) H * sh));
+      OW = graph_double_to_int64 (floor ((double) W * sw));
     }
   else
     {

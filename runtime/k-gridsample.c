@@ -16,7 +16,7 @@ reflect (double in, double twice_low, double twice_high)
   double min = twice_low / 2, span = (twice_high - twice_low) / 2;
   in = fabs (in - min);
   double extra = fmod (in, span);
-  gint64 flips = (gint64) floor (in / span);
+  gint64 flips = graph_double_to_int64 (floor (in / span));
   return flips % 2 == 0 ? extra + min : span - extra + min;
 }
 

@@ -210,7 +210,7 @@ k_mel (RtCall *call, GError **error)
     {
       double f = (double) i * (double) step + (double) lom;
       f = 700 * (pow (10, f / 2595) - 1);
-      bins[i] = (gint64) floor ((double) (dftl + 1) * f / (double) sr);
+      bins[i] = graph_double_to_int64 (floor ((double) (dftl + 1) * f / (double) sr));
       if (bins[i] < 0 || bins[i] >= nspec)
         {
           rt_call_error (call, error, RT_ERROR_INVALID_GRAPH, "mel bin edge outside the spectrogram");
