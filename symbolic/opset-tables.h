@@ -64,6 +64,10 @@ GraphValue  *sym_trunc_values (SymContext *ctx, GraphValue *x);
 GraphValue  *sym_float_1d (SymContext *ctx, double v);
 /* ConstantOfShape of `shape` filled with `value` in `dt` (opset9-create.c). */
 GraphValue  *sym_constant_of_shape (SymContext *ctx, GraphValue *shape, GraphDType dt, double value);
+/* 0, 1, ..., len - 1 (int64, 1-D) for a 0-d int64 `len`: Range from opset
+ * 11; before, NonZero of a ConstantOfShape of ones, as torch 1.13's opset-9
+ * arange (opset9-create.c). */
+GraphValue  *sym_iota (SymContext *ctx, GraphValue *len);
 /* A tensor of source value src's shape filled with v in dt: a constant when
  * that shape is static, else ConstantOfShape of Shape(self), self being
  * src's ONNX value (fill_, zero_; opset9-create.c). */

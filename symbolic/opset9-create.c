@@ -40,6 +40,27 @@ sym_constant_of_shape (SymContext *ctx, GraphValue *shape, GraphDType dt, double
   return graph_op (sym_graph (ctx), "ConstantOfShape", shape, "value_t", v, NULL);
 }
 
+GraphValue *
+sym_iota (SymContext *ctx, GraphValue *len)
+{
+  Graph *g = sym_graph (ctx);
+  GraphValue *r;
+  if (sym_opset (ctx) >= 11)
+    r = graph_op (g, "Range", sym_const_i64 (ctx, 0), len, sym_const_i64 (ctx, 1), NULL);
+  else
+    {
+      /* NonZero of n ones: their positions (1, n), 0 to n - 1 */
+      static const gint64 zero = 0;
+      GraphValue *shape = sym_unsqueeze (ctx, len, 1, &zero);
+      GraphValue *ones = shape ? sym_constant_of_shape (ctx, shape, GRAPH_DTYPE_INT64, 1) : NULL;
+      GraphValue *nz = ones ? graph_op (g, "NonZero", ones, NULL) : NULL;
+      r = nz ? sym_squeeze (ctx, nz, 1, &zero) : NULL;
+    }
+  if (r)
+    sym_set_type (r, GRAPH_DTYPE_INT64, 1, NULL);
+  return r;
+}
+
 /* Whether PyTorch fills a tensor of integer type dt with v (it rejects NaN,
  * infinities and values past the type's range: "value cannot be converted
  * to type int64_t without overflow"); TRUE for the other types. */
@@ -233,8 +254,48 @@ arange_dtype (SymContext *ctx, GraphNode *n)
   return any_float ? GRAPH_DTYPE_FLOAT : GRAPH_DTYPE_INT64;
 }
 
+/* Before opset 11 (no Range), as torch 1.13's opset-9 arange: the count
+ * ceil((end - start) / step) (in double, PyTorch's accumulate type), the
+ * positions 0..count-1 (sym_iota's NonZero), then start + i * step, in
+ * int64 for an integer result and in double for a floating one, cast to
+ * the result's type (torch multiplies the int64 positions by the bounds'
+ * type directly, a Mul ONNX does not define for mixed types). */
+static gboolean
+arange_nonzero (SymContext *ctx, GraphNode *n, GraphDType dt, GraphValue **out, GError **error)
+{
+  Graph *g = sym_graph (ctx);
+  guint is, ie, ist;
+  arange_layout (n, &is, &ie, &ist);
+  GraphDType calc = graph_dtype_is_floating (dt) ? GRAPH_DTYPE_DOUBLE : GRAPH_DTYPE_INT64;
+  /* the bounds in the computing type first: for an integer result PyTorch
+   * converts them before counting (arange(8.5, dtype=long) has 8 elements,
+   * as the Range of opset 11 counts) */
+  GraphValue *b[3], *d[3];
+  guint at[3] = { is, ie, ist };
+  double dflt[3] = { 0.0, 0.0, 1.0 };
+  for (int k = 0; k < 3; k++)
+    {
+      b[k] = arange_bound (ctx, n, at[k], dflt[k], calc, error);
+      if (b[k] == NULL)
+        return FALSE;
+      d[k] = calc == GRAPH_DTYPE_DOUBLE ? b[k] : sym_cast (ctx, b[k], GRAPH_DTYPE_DOUBLE);
+    }
+  GraphValue *q = graph_op (g, "Ceil", graph_op (g, "Div", graph_op (g, "Sub", d[1], d[0], NULL), d[2], NULL),
+                            NULL);
+  sym_set_type (q, GRAPH_DTYPE_DOUBLE, 0, NULL);
+  GraphValue *i = sym_iota (ctx, sym_cast (ctx, q, GRAPH_DTYPE_INT64));
+  if (i == NULL)
+    return FALSE;
+  GraphValue *v = graph_op (g, "Add", graph_op (g, "Mul", calc == GRAPH_DTYPE_INT64 ? i : sym_cast (ctx, i, calc),
+                                                b[2], NULL),
+                            b[0], NULL);
+  sym_set_type (v, calc, 1, NULL);
+  out[0] = dt == calc ? v : sym_cast (ctx, v, dt);
+  return TRUE;
+}
+
 /* aten::arange with computed bounds (arange(x.size(1))): Range, from
- * opset 11, as torch's symbolic_opset11 writes it. */
+ * opset 11, as torch's symbolic_opset11 writes it; before, arange_nonzero. */
 static gboolean
 arange_range (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {
@@ -245,6 +306,8 @@ arange_range (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
     /* torch 1.13: takes int64 unless it knows a bound is a float; refused here because the
      * result's element type cannot be told */
     return sym_unimplemented (ctx, n, error, "arange of bounds of unknown type without a dtype");
+  if (sym_opset (ctx) < 11)
+    return arange_nonzero (ctx, n, dt, out, error);
   GraphValue *start = arange_bound (ctx, n, is, 0.0, dt, error);
   GraphValue *end = start ? arange_bound (ctx, n, ie, 0.0, dt, error) : NULL;
   GraphValue *step = end ? arange_bound (ctx, n, ist, 1.0, dt, error) : NULL;
@@ -265,12 +328,11 @@ sym_arange (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   gboolean ok = known && (is == G_MAXUINT || sym_get_const_double (graph_node_input (n, is), &start))
                 && sym_get_const_double (graph_node_input (n, ie), &end)
                 && (ist == G_MAXUINT || sym_get_const_double (graph_node_input (n, ist), &step));
-  if (!ok && sym_opset (ctx) >= 11 && known)
+  if (!ok && known)
     return arange_range (ctx, n, out, error);
   if (!ok || step == 0)
-    /* torch 1.13: exports computed bounds before opset 11 as NonZero of ConstantOfShape (ceil((end-
-     * start)/step)), Mul, Add; not yet here */
-    return sym_unimplemented (ctx, n, error, "arange with computed bounds");
+    /* torch 1.13: also refuses (an argument count aten::arange does not have; PyTorch rejects a step of 0) */
+    return sym_unimplemented (ctx, n, error, "arange with a step of 0 or an argument list it does not take");
   GraphDType dt = arange_dtype (ctx, n);
   if (dt == GRAPH_DTYPE_UNDEFINED)
     /* torch 1.13: takes int64 unless it knows a bound is a float; refused here because the

@@ -111,14 +111,10 @@ sym_dim_arange (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
       out[0] = sym_constant (ctx, t);
       return TRUE;
     }
-  if (sym_opset (ctx) < 11)
-    /* torch 1.13: exports it before opset 11 as Shape, Gather and arange's NonZero of
-     * ConstantOfShape; not yet here */
-    return sym_unimplemented (ctx, n, error, "_dim_arange of a dimension of unknown size before opset 11");
   GraphValue *stop = graph_op (G, "Gather", graph_op (G, "Shape", like, NULL), sym_const_i64 (ctx, dim),
                                "axis_i", (gint64) 0, NULL);
-  out[0] = graph_op (G, "Range", sym_const_i64 (ctx, 0), stop, sym_const_i64 (ctx, 1), NULL);
-  return TRUE;
+  out[0] = stop ? sym_iota (ctx, stop) : NULL;
+  return out[0] != NULL;
 }
 
 /* aten::aminmax(self, dim, keepdim): ReduceMin and ReduceMax. */
@@ -301,7 +297,7 @@ static gboolean linspace_computed (SymContext *ctx, GraphNode *n, GraphDType dt,
  * with constant arguments: the values as a constant, computed as PyTorch
  * does (from start for the first half, from end for the second), which is
  * what torch's Range·step + start folds to (start alone for one step).
- * Computed arguments: linspace_computed, from opset 11. */
+ * Computed arguments: linspace_computed. */
 static gboolean
 sym_linspace (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {
@@ -316,13 +312,7 @@ sym_linspace (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   if (!sym_get_const_double (graph_node_input (n, 0), &start)
       || !sym_get_const_double (graph_node_input (n, 1), &end)
       || !sym_get_const_int (graph_node_input (n, 2), &steps))
-    {
-      if (sym_opset (ctx) >= 11)
-        return linspace_computed (ctx, n, dt, out, error);
-      /* torch 1.13: exports computed start, end and steps with arange's NonZero, Sub, Div, Mul,
-       * Add before opset 11; not yet here */
-      return sym_unimplemented (ctx, n, error, "linspace with computed bounds or steps");
-    }
+    return linspace_computed (ctx, n, dt, out, error);
   if (steps < 0 || steps > (1 << 24))
     /* torch 1.13: exports any count (PyTorch rejects a negative one); not yet here (more than 2^24
      * steps as a constant) */
@@ -337,7 +327,7 @@ sym_linspace (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   return (out[0] = sym_const_doubles (ctx, dt, 1, &steps, v, error)) != NULL;
 }
 
-/* linspace of start, end or steps known only at run time (from opset 11):
+/* linspace of start, end or steps known only at run time (sym_iota):
  * PyTorch's CPU kernel in double, i = 0..steps-1, start + step·i for the
  * first half and end − step·(steps−1−i) for the rest, step = (end −
  * start)/(steps − 1); start alone for one step; cast to the result type. */
@@ -359,8 +349,9 @@ linspace_computed (SymContext *ctx, GraphNode *n, GraphDType dt, GraphValue **ou
         v[k] = sym_cast (ctx, v[k], want);
     }
   GraphValue *one = sym_const_i64 (ctx, 1);
-  GraphValue *i = graph_op (g, "Range", sym_const_i64 (ctx, 0), v[2], one, NULL);
-  sym_set_type (i, GRAPH_DTYPE_INT64, 1, NULL);
+  GraphValue *i = sym_iota (ctx, v[2]);
+  if (i == NULL)
+    return FALSE;
   GraphValue *last = graph_op (g, "Sub", v[2], one, NULL);                 /* steps - 1 */
   sym_set_type (last, GRAPH_DTYPE_INT64, 0, NULL);
   GraphValue *span = graph_op (g, "Sub", v[1], v[0], NULL);

@@ -27,8 +27,9 @@ hann_computed (SymContext *ctx, GraphNode *n, gboolean periodic, GraphDType dt, 
     return sym_unimplemented (ctx, n, error, "a window length that is not a scalar");
   if (sym_dtype (len) != GRAPH_DTYPE_INT64)
     len = sym_cast (ctx, len, GRAPH_DTYPE_INT64);
-  GraphValue *idx = graph_op (g, "Range", sym_const_i64 (ctx, 0), len, sym_const_i64 (ctx, 1), NULL);
-  sym_set_type (idx, GRAPH_DTYPE_INT64, 1, NULL);
+  GraphValue *idx = sym_iota (ctx, len);
+  if (idx == NULL)
+    return FALSE;
   GraphValue *d = periodic ? len : graph_op (g, "Sub", len, sym_const_i64 (ctx, 1), NULL);
   sym_set_type (d, GRAPH_DTYPE_INT64, 0, NULL);
   GraphValue *step = graph_op (g, "Div", sym_const_scalar (ctx, GRAPH_DTYPE_DOUBLE, 2.0 * G_PI),
@@ -53,10 +54,6 @@ sym_hann_window (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error
 {
   gint64 len;
   gboolean computed = !sym_get_const_int (graph_node_input (n, 0), &len);
-  if (computed && sym_opset (ctx) < 11)
-    /* torch 1.13: exports a computed length (arange, Mul by pi, Div, Sin, Mul); not yet here before
-     * opset 11 (Range) */
-    return sym_unimplemented (ctx, n, error, "hann_window of a computed length");
   if (!computed && (len < 0 || len > (1 << 24)))
     /* torch 1.13: exports any length (PyTorch rejects a negative one); not yet here (over symonnx's
      * constant limit) */

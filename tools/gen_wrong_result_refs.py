@@ -770,6 +770,13 @@ DYNAMIC = {
                                           (torch.randn(5, 4),), "x:0=n"),
     # arange(..., out=t) (a schema the exporter did not know): t's element
     # type, float here for int bounds (torch's symbolic writes int64)
+    # an integer arange of float bounds: PyTorch converts them to int64 before
+    # counting (arange(8.5, dtype=long) has 8; PyTorch's suite,
+    # test_arange_with_floats_override, 9 at opset 9 before it matched)
+    "arange_int_dtype_float_bounds": (lambda x, e: torch.arange(x.size(0), e, 1.5, dtype=torch.int64) * 2
+                                      + torch.arange(e, dtype=torch.int64).sum(),
+                                      (torch.randn(2, 3), torch.tensor(8.5)), (torch.randn(5, 3), torch.tensor(9.7)),
+                                      "x:0=n"),
     "arange_out_dynamic": (lambda x: x[:, 0] + torch.arange(x.size(0), out=torch.zeros(1))
                            + torch.arange(1, x.size(0) + 1, 1, out=torch.zeros(1, dtype=torch.float64)),
                            (torch.randn(3, 4),), (torch.randn(6, 4),), "x:0=n"),

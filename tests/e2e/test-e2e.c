@@ -851,7 +851,7 @@ test_function_inlined (void)
   g_autofree char *custom = in_dir (dir, "custom.onnx");
   g_autofree char *check = script ("tests/e2e/e2e_check.py");
   const char *plugin = g_getenv ("SYMONNX_SCALED_SQUARE_PLUGIN");
-  static const int fn_opsets[] = { 11, 14 };   /* arange of a computed size: Range, from 11 */
+  static const int fn_opsets[] = { 10, 11, 14 };   /* arange of a computed size: NonZero at 10, Range from 11 */
   for (guint k = 0; k < G_N_ELEMENTS (fn_opsets); k++)
     {
       g_autofree char *opset = g_strdup_printf ("%d", fn_opsets[k]);
@@ -864,7 +864,7 @@ test_function_inlined (void)
       g_assert_null (strstr (r.out, "PythonOp"));
       g_assert_null (strstr (r.out, "onnx::Pow"));
       g_assert_nonnull (strstr (r.out, "onnx::ReduceSum"));
-      g_assert_nonnull (strstr (r.out, "onnx::Range"));
+      g_assert_nonnull (strstr (r.out, fn_opsets[k] >= 11 ? "onnx::Range" : "onnx::NonZero"));
       run_result_clear (&r);
       r = run ((const char *[]) { python, check, "check", inlined, NULL });
       assert_status (&r, 0, "onnx.checker on the inlined export");
@@ -878,17 +878,22 @@ test_function_inlined (void)
       g_assert_nonnull (strstr (r.out, "onnx::Pow"));
       run_result_clear (&r);
     }
-  /* what ops --missing says: nothing is missing at 14; at 10, arange of
-   * a computed size (Range is opset 11) */
+  /* what ops --missing says: nothing is missing at 14, nor at 10 (arange
+   * of a computed size: NonZero before Range); a call a symbolic declines
+   * is listed (a squeeze of a run-time size read by another node) */
   RunResult r = run ((const char *[]) { "symonnx", "ops", "--missing", trace, "--weights",
                                         weights, NULL });
   assert_status (&r, 0, "ops --missing");
   run_result_clear (&r);
   r = run ((const char *[]) { "symonnx", "ops", "--missing", trace, "--weights", weights,
                               "--opset", "10", NULL });
-  assert_status (&r, 1, "ops --missing --opset 10");
-  g_assert_true (g_str_has_prefix (r.out, "aten::arange\t(the symbolic declines this call)\n"));
-  g_assert_nonnull (strstr (r.err, "arange with computed bounds is not supported at opset 10"));
+  assert_status (&r, 0, "ops --missing --opset 10");
+  run_result_clear (&r);
+  g_autofree char *declined = test_source_path ("tests/fixtures/wrong-results/squeeze_size_from_data_read.trace");
+  r = run ((const char *[]) { "symonnx", "ops", "--missing", declined, "--opset", "13", NULL });
+  assert_status (&r, 1, "ops --missing of a declined call");
+  g_assert_true (g_str_has_prefix (r.out, "aten::squeeze\t(the symbolic declines this call)\n"));
+  g_assert_nonnull (strstr (r.err, "read by other nodes"));
   run_result_clear (&r);
 }
 

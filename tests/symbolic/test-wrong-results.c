@@ -221,6 +221,11 @@ wrong_results_tests_add (void)
     { "script_loop_carried", 9 }, { "script_loop_cat", 9 }, { "script_loop_append_stack", 9 },
     /* diagonal (from opset 13, as torch) of run-time sizes, refused before */
     { "diagonal_dynamic", 13 }, { "diagonal_dynamic", 17 },
+    /* computed arange, linspace and window lengths before Range (opset 9:
+     * NonZero of ConstantOfShape, sym_iota), refused at 9 before */
+    { "arange_out_dynamic", 9 }, { "script_arange_float_start_dynamic", 9 }, { "linspace_computed", 9 },
+    { "linspace_one_step", 9 }, { "hann_window_computed_length", 9 }, { "arange_int_dtype_float_bounds", 9 },
+    { "arange_int_dtype_float_bounds", 11 }, { "arange_int_dtype_float_bounds", 17 },
   };
   for (guint i = 0; i < G_N_ELEMENTS (extra); i++)
     {
