@@ -1004,12 +1004,34 @@ sym_dtype (GraphValue *v)
     }
 }
 
+/* A weight the trace types only as "Tensor" (a prim::GetAttr of a
+ * buffer): its initializer's dims, which no input changes (PyTorch's
+ * suite, test_gather_constant_fold: a pad list of self.weight.shape[0]).
+ * -1 when v is no such weight. */
+static int
+weight_dims (GraphValue *v, gint64 *dims)
+{
+  GraphNode *p = v ? graph_value_node (v) : NULL;
+  if (current_ctx == NULL || p == NULL || !graph_node_is (p, "prim::GetAttr"))
+    return -1;
+  GError *local = NULL;
+  GraphValue *w = sym_value (current_ctx, v, &local);
+  g_clear_error (&local);
+  Tensor *t = w ? graph_value_get_initializer (w) : NULL;
+  if (t == NULL || tensor_rank (t) > TENSOR_MAX_RANK)
+    return -1;
+  for (guint i = 0; i < tensor_rank (t); i++)
+    dims[i] = tensor_dim (t, i);
+  return (int) tensor_rank (t);
+}
+
 int
 sym_static_dims (GraphValue *v, gint64 *dims)
 {
   GraphType *t = sym_type (v);
-  if (t == NULL || !graph_type_is_tensor (t) || graph_type_rank (t) < 0
-      || graph_type_rank (t) > TENSOR_MAX_RANK)
+  if (t == NULL || !graph_type_is_tensor (t) || graph_type_rank (t) < 0)
+    return weight_dims (v, dims);
+  if (graph_type_rank (t) > TENSOR_MAX_RANK)
     return -1;
   int r = graph_type_rank (t);
   gboolean dependent = sym_context_is_data_dependent (current_ctx, v);   /* Note [Data-dependent shapes] */

@@ -62,6 +62,12 @@ extern const SymTable sym_opset9_math, sym_opset9_reduce, sym_opset9_nn, sym_ops
 GraphValue  *sym_trunc_values (SymContext *ctx, GraphValue *x);
 /* A 1-element 1-D float constant, as torch's torch.tensor([v]) (opset9-math.c). */
 GraphValue  *sym_float_1d (SymContext *ctx, double v);
+/* An integer clamp before opset 12, where Clip, Max and Min take no
+ * integers: Where(x < lo, lo, x) then Where(x > hi, hi, x), exact (torch
+ * 1.13 writes an integer Clip, which the checker refuses: PyTorch's suite,
+ * test_clip_int); lo and hi (NULL: absent) are cast to self's type
+ * (opset9-math.c). */
+GraphValue  *sym_clamp_int_where (SymContext *ctx, GraphValue *self, GraphValue *lo, GraphValue *hi);
 /* ConstantOfShape of `shape` filled with `value` in `dt` (opset9-create.c). */
 GraphValue  *sym_constant_of_shape (SymContext *ctx, GraphValue *shape, GraphDType dt, double value);
 /* 0, 1, ..., len - 1 (int64, 1-D) for a 0-d int64 `len`: Range from opset

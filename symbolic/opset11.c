@@ -11,20 +11,9 @@ clip_inputs (SymContext *ctx, GraphValue *self, GraphValue *lo, GraphValue *hi, 
     lo = sym_cast (ctx, lo, dt);
   if (hi && dt != GRAPH_DTYPE_UNDEFINED && sym_dtype (hi) != dt)
     hi = sym_cast (ctx, hi, dt);
-  /* Clip, Max and Min take integers from opset 12 only: before, an
-   * integer clamp is Where(x < lo, lo, x) then Where(x > hi, hi, x), exact
-   * (torch 1.13 writes an integer Clip-11, which the checker refuses:
-   * PyTorch's suite, test_clip_int) */
+  /* Clip, Max and Min take integers from opset 12 only */
   if (dt != GRAPH_DTYPE_UNDEFINED && !graph_dtype_is_floating (dt) && sym_opset (ctx) < 12)
-    {
-      GraphValue *v = self;
-      if (lo)
-        v = graph_op (G, "Where", graph_op (G, "Less", v, lo, NULL), lo, v, NULL);
-      if (hi)
-        v = graph_op (G, "Where", graph_op (G, "Greater", v, hi, NULL), hi, v, NULL);
-      *out = v;
-      return v != NULL;
-    }
+    return (*out = sym_clamp_int_where (ctx, self, lo, hi)) != NULL;
   /* Clip takes scalar bounds only: tensor bounds (clamp(x, min_t, max_t))
    * are Max then Min, which broadcast, as torch 1.13 does. */
   if ((lo && sym_rank (lo) != 0) || (hi && sym_rank (hi) != 0))

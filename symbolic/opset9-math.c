@@ -531,6 +531,45 @@ sym_min (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   return minmax (ctx, n, out, error, FALSE);
 }
 
+GraphValue *
+sym_clamp_int_where (SymContext *ctx, GraphValue *self, GraphValue *lo, GraphValue *hi)
+{
+  GraphDType dt = sym_dtype (self);
+  GraphValue *v = self;
+  if (lo)
+    {
+      lo = sym_dtype (lo) != dt ? sym_cast (ctx, lo, dt) : lo;
+      v = graph_op (G, "Where", graph_op (G, "Less", v, lo, NULL), lo, v, NULL);
+    }
+  if (hi && v)
+    {
+      hi = sym_dtype (hi) != dt ? sym_cast (ctx, hi, dt) : hi;
+      v = graph_op (G, "Where", graph_op (G, "Greater", v, hi, NULL), hi, v, NULL);
+    }
+  if (v)
+    sym_set_type (v, dt, sym_rank (self), NULL);
+  return v;
+}
+
+/* An integer clamp before opset 12 (clamp, clamp_min, clamp_max of
+ * self; lo and hi source values or NULL): the Where form, when self
+ * and the result are integers.  FALSE when that does not apply. */
+static gboolean
+clamp_int_before_12 (SymContext *ctx, GraphNode *n, GraphValue *self, GraphValue *lo, GraphValue *hi,
+                     GraphValue **out, GError **error)
+{
+  GraphDType dt = sym_dtype (self), odt = sym_dtype (graph_node_output (n, 0));
+  if (dt == GRAPH_DTYPE_UNDEFINED || graph_dtype_is_floating (dt) || dt == GRAPH_DTYPE_BOOL
+      || (odt != GRAPH_DTYPE_UNDEFINED && odt != dt) || sym_opset (ctx) >= 12)
+    return FALSE;
+  GraphValue *l = lo && !sym_is_none (lo) ? sym_value (ctx, lo, error) : NULL;
+  GraphValue *h = hi && !sym_is_none (hi) ? sym_value (ctx, hi, error) : NULL;
+  if ((lo && !sym_is_none (lo) && l == NULL) || (hi && !sym_is_none (hi) && h == NULL))
+    return FALSE;
+  out[0] = sym_clamp_int_where (ctx, self, l, h);
+  return out[0] != NULL;
+}
+
 /* aten::clamp(self, min, max) at opset 9: Clip attributes (constants only). */
 static gboolean
 sym_clamp (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
@@ -540,6 +579,10 @@ sym_clamp (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
     return FALSE;
   GraphValue *lo = graph_node_n_inputs (n) > 1 ? graph_node_input (n, 1) : NULL;
   GraphValue *hi = graph_node_n_inputs (n) > 2 ? graph_node_input (n, 2) : NULL;
+  if (clamp_int_before_12 (ctx, n, self, lo, hi, out, error))
+    return TRUE;
+  if (error && *error)
+    return FALSE;
   double vlo, vhi;
   gboolean has_lo = !sym_is_none (lo), has_hi = !sym_is_none (hi);
   if ((has_lo && !sym_get_const_double (lo, &vlo)) || (has_hi && !sym_get_const_double (hi, &vhi)))
@@ -580,7 +623,11 @@ sym_clamp_min (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {
   GraphValue *self;
   double lo;
-  if (!sym_parse_args (ctx, n, "vf", &self, &lo, error))
+  if (!sym_parse_args (ctx, n, "v", &self, error))
+    return FALSE;
+  if (clamp_int_before_12 (ctx, n, self, graph_node_input (n, 1), NULL, out, error))
+    return TRUE;
+  if ((error && *error) || !sym_parse_args (ctx, n, "vf", &self, &lo, error))
     return FALSE;
   out[0] = graph_op (G, "Clip", self, "min_f", lo, NULL);
   return TRUE;
@@ -591,7 +638,11 @@ sym_clamp_max (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {
   GraphValue *self;
   double hi;
-  if (!sym_parse_args (ctx, n, "vf", &self, &hi, error))
+  if (!sym_parse_args (ctx, n, "v", &self, error))
+    return FALSE;
+  if (clamp_int_before_12 (ctx, n, self, NULL, graph_node_input (n, 1), out, error))
+    return TRUE;
+  if ((error && *error) || !sym_parse_args (ctx, n, "vf", &self, &hi, error))
     return FALSE;
   out[0] = graph_op (G, "Clip", self, "max_f", hi, NULL);
   return TRUE;

@@ -10,7 +10,7 @@ static gint opt_opset = SYM_OPSET_DEFAULT;
 static char *opt_mode;
 static char *opt_input_names;
 static char *opt_output_names;
-static char *opt_dynamic_axes;
+static char **opt_dynamic_axes;
 static gboolean opt_no_folding;
 static gboolean opt_keep_inits;
 static gboolean opt_no_params;
@@ -30,8 +30,8 @@ static const GOptionEntry export_entries[] = {
     "Comma-separated graph input names (default: the trace's names)", "a,b" },
   { "output-names", 0, 0, G_OPTION_ARG_STRING, &opt_output_names,
     "Comma-separated graph output names (default: output, output_1, ...)", "y" },
-  { "dynamic-axes", 0, 0, G_OPTION_ARG_STRING, &opt_dynamic_axes,
-    "Dynamic dims of inputs/outputs, NAME:AXIS=SYMBOL,... (they become dim_param; as torch.onnx.export, an unknown NAME and an output's AXIS past its rank are ignored with a warning)", "SPEC" },
+  { "dynamic-axes", 0, 0, G_OPTION_ARG_STRING_ARRAY, &opt_dynamic_axes,
+    "Dynamic dims of inputs/outputs, NAME:AXIS=SYMBOL,... (repeatable; they become dim_param; as torch.onnx.export, an unknown NAME and an output's AXIS past its rank are ignored with a warning)", "SPEC" },
   { "no-constant-folding", 0, 0, G_OPTION_ARG_NONE, &opt_no_folding, "Do not fold constant subgraphs", NULL },
   { "keep-initializers-as-inputs", 0, 0, G_OPTION_ARG_NONE, &opt_keep_inits,
     "Also list the weights among the graph inputs", NULL },
@@ -86,7 +86,9 @@ export_run (int argc, char **argv)
       return CLI_EXIT_USAGE;
     }
   g_autoptr (GError) error = NULL;
-  if (opt_dynamic_axes && !export_options_parse_dynamic_axes (&o, opt_dynamic_axes, &error))
+  /* repeatable: --dynamic-axes x:0=n --dynamic-axes x:1=m is x:0=n,x:1=m */
+  g_autofree char *axes = opt_dynamic_axes ? g_strjoinv (",", opt_dynamic_axes) : NULL;
+  if (axes && !export_options_parse_dynamic_axes (&o, axes, &error))
     {
       cli_error ("export", "%s", error->message);
       export_options_clear (&o);

@@ -429,6 +429,12 @@ CASES = {
     # an integer clamp below opset 12, where Clip, Max and Min take no integers
     # (PyTorch's suite, test_clip_int: refused at 11 before)
     "clamp_int": (lambda x: torch.clamp(x, -2, 3) * 2, (torch.arange(-6, 6).view(3, 4),)),
+    # an int32 pad before opset 11, where Pad takes float types only (PyTorch's
+    # suite, test_pad_int at 9: refused by the checker before)
+    "pad_int32": (lambda x: F.pad(x, (1, 1))[:, 1:5] + F.pad(x, (2, 0), value=3)[:, :4] * 2,
+                  (torch.arange(-6, 6, dtype=torch.int32).view(3, 4),)),
+    "clamp_min_max_int": (lambda x: torch.clamp_min(x, -1) + torch.clamp_max(x, 2) * 3,
+                          (torch.arange(-6, 6).view(3, 4),)),
     # one float scale_factor scales every spatial dim (it scaled the first only)
     "interpolate_substituted_5d": (interpolate_substituted(), (torch.randn(1, 2, 4, 4, 6),)),
     "reshape_write": (reshape_write, (torch.randn(3, 4, 5, 6), torch.ones(1))),
