@@ -8,37 +8,28 @@ typedef enum { CT_HALF_PIXEL, CT_PYTORCH_HALF_PIXEL, CT_ALIGN_CORNERS, CT_ASYMME
                CT_TF_CROP_AND_RESIZE } CoordMode;
 typedef enum { NM_ROUND_FLOOR, NM_ROUND_CEIL, NM_FLOOR, NM_CEIL } NearestMode;
 
-static double
-to_original (CoordMode m, double x, double scale, double out_len, gint64 in_len)
-{
-  switch (m)
-    {
-    case CT_HALF_PIXEL: return (x + 0.5) / scale - 0.5;
-    case CT_PYTORCH_HALF_PIXEL: return out_len > 1 ? (x + 0.5) / scale - 0.5 : 0;
-    case CT_ALIGN_CORNERS: return out_len == 1 ? 0 : x * (double) (in_len - 1) / (out_len - 1);
-    case CT_TF_HALF_PIXEL_NN: return (x + 0.5) / scale;
-    case CT_ASYMMETRIC: default: return x / scale;
-    }
-}
-
-/* to_original in float, as ONNX Runtime computes it: nearest mode picks
- * an index by floor or round, so where x / scale is an integer in exact
- * arithmetic the rounding of the operands decides it (Upsample of 6 to 16
- * at opset 9: scale 2.6666667f, 8 / scale is 2.99999991 in double, 3 in
- * float, and PyTorch takes 3).  Linear and cubic weights are continuous:
- * they stay in double. */
-static float
-to_original_float (CoordMode m, float x, float scale, float out_len, gint64 in_len)
-{
-  switch (m)
-    {
-    case CT_HALF_PIXEL: return (x + 0.5f) / scale - 0.5f;
-    case CT_PYTORCH_HALF_PIXEL: return out_len > 1 ? (x + 0.5f) / scale - 0.5f : 0;
-    case CT_ALIGN_CORNERS: return out_len == 1 ? 0 : x * (float) (in_len - 1) / (out_len - 1);
-    case CT_TF_HALF_PIXEL_NN: return (x + 0.5f) / scale;
-    case CT_ASYMMETRIC: default: return x / scale;
-    }
-}
+/* The input coordinate of output index x, in double (linear and cubic
+ * weights) and in float (nearest: ONNX Runtime and PyTorch compute it in
+ * float, and where x / scale is an integer in exact arithmetic the
+ * rounding of the operands decides the index: Upsample of 6 to 16 at
+ * opset 9, scale 2.6666667f, 8 / scale is 2.99999991 in double, 3 in
+ * float, and PyTorch takes 3). */
+#define GEN_TO_ORIGINAL(NAME, T)                                                                  \
+  static T                                                                                        \
+  NAME (CoordMode m, T x, T scale, T out_len, gint64 in_len)                                      \
+  {                                                                                               \
+    const T half = (T) 0.5;                                                                       \
+    switch (m)                                                                                    \
+      {                                                                                           \
+      case CT_HALF_PIXEL: return (x + half) / scale - half;                                       \
+      case CT_PYTORCH_HALF_PIXEL: return out_len > 1 ? (x + half) / scale - half : 0;             \
+      case CT_ALIGN_CORNERS: return out_len == 1 ? 0 : x * (T) (in_len - 1) / (out_len - 1);      \
+      case CT_TF_HALF_PIXEL_NN: return (x + half) / scale;                                        \
+      case CT_ASYMMETRIC: default: return x / scale;                                              \
+      }                                                                                           \
+  }
+GEN_TO_ORIGINAL (to_original, double)
+GEN_TO_ORIGINAL (to_original_float, float)
 
 static gint64
 nearest (NearestMode m, double x, gint64 len)

@@ -17,7 +17,9 @@ import shutil
 import numpy as np
 import onnx
 import torch
-from onnx import helper, numpy_helper
+from onnx import helper
+
+from onnx_backend_case import save_case
 
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'tests', 'fixtures',
                    'runtime', 'int-pow')
@@ -36,13 +38,7 @@ def write_case(name, x, y, dtype):
         [helper.make_tensor_value_info('z', ONNX_TYPE[dtype], want.shape)])
     m = helper.make_model(g, opset_imports=[helper.make_opsetid('', 15)])
     onnx.checker.check_model(m, full_check=True)
-    d = os.path.join(OUT, name)
-    os.makedirs(os.path.join(d, 'test_data_set_0'))
-    onnx.save(m, os.path.join(d, 'model.onnx'))
-    for kind, arrs in (('input', [('x', x), ('y', y)]), ('output', [('z', want)])):
-        for i, (n, a) in enumerate(arrs):
-            with open(os.path.join(d, 'test_data_set_0', f'{kind}_{i}.pb'), 'wb') as f:
-                f.write(numpy_helper.from_array(a, name=n).SerializeToString())
+    save_case(OUT, name, m, [('x', x), ('y', y)], [('z', want)])
 
 
 def main():

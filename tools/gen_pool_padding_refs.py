@@ -20,7 +20,9 @@ import numpy as np
 import onnx
 import torch
 import torch.nn.functional as F
-from onnx import helper, numpy_helper
+from onnx import helper
+
+from onnx_backend_case import save_case
 
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'tests', 'fixtures',
                    'runtime', 'pool-padding')
@@ -91,13 +93,7 @@ def write_case(name, x, op, k, pads, strides=None, dils=None, count_include_pad=
                                        a.shape) for n, a in outs])
     m = helper.make_model(g, opset_imports=[helper.make_opsetid('', 13)])
     onnx.checker.check_model(m, full_check=True)
-    d = os.path.join(OUT, name)
-    os.makedirs(os.path.join(d, 'test_data_set_0'))
-    onnx.save(m, os.path.join(d, 'model.onnx'))
-    for kind, arrs in (('input', [('x', x)]), ('output', outs)):
-        for i, (n, a) in enumerate(arrs):
-            with open(os.path.join(d, 'test_data_set_0', f'{kind}_{i}.pb'), 'wb') as f:
-                f.write(numpy_helper.from_array(a, name=n).SerializeToString())
+    save_case(OUT, name, m, [('x', x)], outs)
     print(name, 'y', y.shape, '(torch agrees)' if checked else '(numpy only)')
 
 

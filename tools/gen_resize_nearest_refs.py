@@ -19,7 +19,8 @@ import numpy as np
 import onnx
 import torch
 import torch.nn.functional as F
-from onnx import numpy_helper
+
+from onnx_backend_case import save_case
 
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'tests', 'fixtures',
                    'runtime', 'resize-nearest')
@@ -41,12 +42,7 @@ def write_case(name, x, size, opset):
     torch.onnx.export(m, (x,), buf, opset_version=opset, input_names=['x'], output_names=['y'])
     model = onnx.load_from_string(buf.getvalue())
     onnx.checker.check_model(model, full_check=True)
-    d = os.path.join(OUT, name)
-    os.makedirs(os.path.join(d, 'test_data_set_0'))
-    onnx.save(model, os.path.join(d, 'model.onnx'))
-    for kind, n, a in (('input', 'x', x.numpy()), ('output', 'y', want)):
-        with open(os.path.join(d, 'test_data_set_0', f'{kind}_0.pb'), 'wb') as f:
-            f.write(numpy_helper.from_array(a, name=n).SerializeToString())
+    save_case(OUT, name, model, [('x', x.numpy())], [('y', want)])
     print(name, [n.op_type for n in model.graph.node], want.shape)
 
 
