@@ -1926,7 +1926,8 @@ sym_context_set_list_elements (SymContext *ctx, GraphValue *src, guint n_values,
 static gboolean
 translate_unpack (SymContext *ctx, GraphNode *n, GError **error)
 {
-  GraphValue *in = graph_node_input (n, 0);
+  /* a hostile ListUnpack() has no input (trace-export campaign, 9.0M runs on 2a37722) */
+  GraphValue *in = graph_node_n_inputs (n) > 0 ? graph_node_input (n, 0) : NULL;
   GraphNode *p = in ? graph_value_node (in) : NULL;
   guint n_out = graph_node_n_outputs (n);
   if (p && (graph_node_is (p, "prim::ListConstruct") || graph_node_is (p, "prim::TupleConstruct")))
