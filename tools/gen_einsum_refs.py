@@ -9,12 +9,13 @@ torch.onnx.export).  The runtime test /runtime/einsum/fixtures runs them.
 """
 import io
 import os
-import shutil
 
 import numpy as np
 import onnx
 import torch
-from onnx import helper, numpy_helper
+from onnx import helper
+
+from onnx_backend_case import save_case
 
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'tests', 'fixtures',
                    'runtime', 'einsum')
@@ -28,15 +29,7 @@ def arr(shape, dtype=np.float32):
 
 
 def write_case(name, model_bytes, inputs, outputs):
-    d = os.path.join(OUT, name)
-    shutil.rmtree(d, ignore_errors=True)
-    os.makedirs(os.path.join(d, 'test_data_set_0'))
-    with open(os.path.join(d, 'model.onnx'), 'wb') as f:
-        f.write(model_bytes)
-    for kind, arrays in (('input', inputs), ('output', outputs)):
-        for i, a in enumerate(arrays):
-            with open(os.path.join(d, 'test_data_set_0', f'{kind}_{i}.pb'), 'wb') as f:
-                f.write(numpy_helper.from_array(np.asarray(a)).SerializeToString())
+    save_case(OUT, name, model_bytes, [(None, a) for a in inputs], [(None, a) for a in outputs])
 
 
 def case(name, equation, shapes, dtype=np.float32):

@@ -15,7 +15,9 @@ import shutil
 import numpy as np
 import onnx
 from onnx import TensorProto as T
-from onnx import helper, numpy_helper
+from onnx import helper
+
+from onnx_backend_case import save_case
 
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'tests', 'fixtures',
                    'runtime', 'half')
@@ -38,13 +40,7 @@ def write_case(name, nodes, inputs, outputs, opset=13):
         [helper.make_tensor_value_info(n, T.FLOAT16, a.shape) for n, a in outputs])
     m = helper.make_model(g, opset_imports=[helper.make_opsetid('', opset)])
     onnx.checker.check_model(m, full_check=True)
-    d = os.path.join(OUT, name)
-    os.makedirs(os.path.join(d, 'test_data_set_0'))
-    onnx.save(m, os.path.join(d, 'model.onnx'))
-    for kind, arrs in (('input', inputs), ('output', outputs)):
-        for i, (_, a) in enumerate(arrs):
-            with open(os.path.join(d, 'test_data_set_0', f'{kind}_{i}.pb'), 'wb') as f:
-                f.write(numpy_helper.from_array(np.asarray(a), name=arrs[i][0]).SerializeToString())
+    save_case(OUT, name, m, inputs, outputs)
 
 
 def f(a):

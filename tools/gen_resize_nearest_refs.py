@@ -15,7 +15,6 @@ import io
 import os
 import shutil
 
-import numpy as np
 import onnx
 import torch
 import torch.nn.functional as F

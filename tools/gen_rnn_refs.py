@@ -18,13 +18,14 @@ Two kinds of case:
 """
 import io
 import os
-import shutil
 import sys
 
 import numpy as np
 import onnx
 import torch
-from onnx import TensorProto, helper, numpy_helper
+from onnx import TensorProto, helper
+
+from onnx_backend_case import save_case
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from torch_models import WordLanguageModel  # noqa: E402
@@ -39,15 +40,7 @@ def rnd(*shape, dtype=np.float32, scale=0.5):
 
 
 def write_case(name, model_bytes, inputs, outputs):
-    d = os.path.join(OUT, name)
-    shutil.rmtree(d, ignore_errors=True)
-    os.makedirs(os.path.join(d, 'test_data_set_0'))
-    with open(os.path.join(d, 'model.onnx'), 'wb') as f:
-        f.write(model_bytes)
-    for kind, arrays in (('input', inputs), ('output', outputs)):
-        for i, a in enumerate(arrays):
-            with open(os.path.join(d, 'test_data_set_0', f'{kind}_{i}.pb'), 'wb') as f:
-                f.write(numpy_helper.from_array(np.asarray(a)).SerializeToString())
+    save_case(OUT, name, model_bytes, [(None, a) for a in inputs], [(None, a) for a in outputs])
 
 
 # ---- torch-exported modules ---------------------------------------------------

@@ -14,13 +14,14 @@ Writes tests/fixtures/runtime/ties/<case>/ in ONNX's backend-test layout
 /runtime/ties/fixtures runs them.
 """
 import os
-import shutil
 import subprocess
 import tempfile
 
 import numpy as np
 import onnx
-from onnx import TensorProto, helper, numpy_helper
+from onnx import TensorProto, helper
+
+from onnx_backend_case import save_case
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
 OUT = os.path.join(ROOT, 'tests', 'fixtures', 'runtime', 'ties')
@@ -56,14 +57,7 @@ def write_case(name, nodes, inputs, outputs, opset):
     model.ir_version = 7
     onnx.checker.check_model(model)
     want = ort_outputs(model, dict(inputs))
-    d = os.path.join(OUT, name)
-    shutil.rmtree(d, ignore_errors=True)
-    os.makedirs(os.path.join(d, 'test_data_set_0'))
-    onnx.save(model, os.path.join(d, 'model.onnx'))
-    for kind, arrays in (('input', [a for _, a in inputs]), ('output', want)):
-        for i, a in enumerate(arrays):
-            with open(os.path.join(d, 'test_data_set_0', f'{kind}_{i}.pb'), 'wb') as f:
-                f.write(numpy_helper.from_array(np.asarray(a)).SerializeToString())
+    save_case(OUT, name, model, [(None, a) for _, a in inputs], [(None, a) for a in want])
 
 
 def topk(name, x, k, axis, largest):
