@@ -1034,9 +1034,7 @@ k_range (RtCall *call, GError **error)
   else
     {
       double c = ceil ((limit - start) / delta);
-      count = c > 0 && c < 0x1p63 ? (guint64) c : 0;
-      if (c >= 0x1p63)
-        count = G_MAXUINT64;
+      count = c >= 0x1p63 ? G_MAXUINT64 : c > 0 ? (guint64) c : 0;   /* NaN: 0 */
     }
   if (count > (guint64) G_MAXINT64)
     {
