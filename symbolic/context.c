@@ -1412,7 +1412,7 @@ sym_value (SymContext *ctx, GraphValue *src, GError **error)
     }
   else if (graph_node_is (p, "prim::GetAttr"))
     dst = weight_value (ctx, src, error);
-  else if (graph_node_is (p, "prim::unchecked_cast") && graph_node_n_inputs (p) == 1)
+  else if (graph_node_is (p, "prim::unchecked_cast"))   /* Note [Arity of structural nodes] */
     dst = sym_value (ctx, graph_node_input (p, 0), error);
   else if (is_static_scalar_node (p)
            && sym_registry_lookup (ctx->s.reg, graph_node_kind (p), ctx->s.opset, NULL, NULL))
@@ -1463,19 +1463,6 @@ sym_value (SymContext *ctx, GraphValue *src, GError **error)
                        value_label (src, buf), graph_node_kind (p));
           return NULL;
         }
-    }
-  else if ((graph_node_is (p, "prim::NumToTensor") || graph_node_is (p, "aten::ScalarImplicit")
-            || graph_node_is (p, "prim::unchecked_cast")
-            || graph_node_is (p, "aten::Int") || graph_node_is (p, "aten::Float")
-            || graph_node_is (p, "aten::IntImplicit") || graph_node_is (p, "aten::FloatImplicit"))
-           && graph_node_n_inputs (p) != 1)
-    {
-      /* these are translated where they are read, not by translate_node,
-       * so their arity is checked here (a hostile trace's aten::IntImplicit()
-       * with no input: trace-export campaign, 567K runs on 9f62de5) */
-      g_set_error (error, SYM_ERROR, SYM_ERROR_ARGS, "%s takes 1 input, and %%%s's node has %u",
-                   graph_node_kind (p), value_label (src, buf), graph_node_n_inputs (p));
-      return NULL;
     }
   else if (graph_node_is (p, "prim::NumToTensor") || graph_node_is (p, "aten::ScalarImplicit"))
     dst = sym_value (ctx, graph_node_input (p, 0), error);
@@ -1926,8 +1913,7 @@ sym_context_set_list_elements (SymContext *ctx, GraphValue *src, guint n_values,
 static gboolean
 translate_unpack (SymContext *ctx, GraphNode *n, GError **error)
 {
-  /* a hostile ListUnpack() has no input (trace-export campaign, 9.0M runs on 2a37722) */
-  GraphValue *in = graph_node_n_inputs (n) > 0 ? graph_node_input (n, 0) : NULL;
+  GraphValue *in = graph_node_input (n, 0);   /* Note [Arity of structural nodes] */
   GraphNode *p = in ? graph_value_node (in) : NULL;
   guint n_out = graph_node_n_outputs (n);
   if (p && (graph_node_is (p, "prim::ListConstruct") || graph_node_is (p, "prim::TupleConstruct")))

@@ -79,6 +79,11 @@ GraphValue  *sym_context_scan_list (SymContext *ctx, GraphValue *list_src);
  * (transfer full)
  * sym_context_list_why: the reason the fold recorded for n (SymContextSetup
  * list_whys), or NULL. */
+/* Note [Arity of structural nodes] (structural-arity.c): the input counts
+ * of the nodes read where they are used (prim::ListConstruct, ListUnpack,
+ * GetAttr, aten::Int ...), checked over g and every block in it before
+ * translation; SYM_ERROR_ARGS naming the node otherwise. */
+gboolean     sym_check_structural_arity (const Graph *g, GError **error);
 gboolean     sym_is_list_mutation (const GraphNode *n);
 gboolean     sym_graph_has_list_mutations (const Graph *g);
 guint        sym_fold_list_mutations (Graph *g, GHashTable *whys);

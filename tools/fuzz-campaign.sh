@@ -47,14 +47,25 @@ for h in "${harnesses[@]}"; do
       cp -n "$f" "$corpus/$(echo "$f" | md5sum | cut -c1-16)$ext"
     done
   done
-  log=build-fuzz/findings/$h.log
-  ./build-fuzz/tests/fuzz/fuzz-$h "$corpus" ${dict:+-dict=$dict} -runs="$runs" -timeout="${FUZZ_TIMEOUT:-300}" \
-    -rss_limit_mb=2048 -malloc_limit_mb=1024 -max_len=65536 -detect_leaks=0 \
-    -artifact_prefix="build-fuzz/findings/$h/" -print_final_stats=1 >"$log" 2>&1 || true
-  execs=$(grep -a 'stat::number_of_executed_units' "$log" | awk '{print $2}')
-  speed=$(grep -a 'stat::average_exec_per_sec' "$log" | awk '{print $2}')
-  cov=$(grep -a -o 'cov: [0-9]*' "$log" | tail -1 | awk '{print $2}')
-  ft=$(grep -a -o 'ft: [0-9]*' "$log" | tail -1 | awk '{print $2}')
+  # FUZZ_JOBS=N (default 1) runs N libFuzzer processes on the shared corpus,
+  # RUNS/N executions each, so one harness can use every core; their logs
+  # (fuzz-JOB.log) are summed.
+  jobs=${FUZZ_JOBS:-1}
+  logdir=$PWD/build-fuzz/findings/$h-logs
+  rm -rf "$logdir" && mkdir -p "$logdir"
+  args=("$PWD/$corpus" ${dict:+-dict=$PWD/$dict} -runs=$((runs / jobs)) -timeout="${FUZZ_TIMEOUT:-300}"
+    -rss_limit_mb=2048 -malloc_limit_mb=1024 -max_len=65536 -detect_leaks=0
+    -artifact_prefix="$PWD/build-fuzz/findings/$h/" -print_final_stats=1)
+  if [ "$jobs" -gt 1 ]; then
+    (cd "$logdir" && "$OLDPWD/build-fuzz/tests/fuzz/fuzz-$h" "${args[@]}" -jobs="$jobs" -workers="$jobs" \
+      >"$logdir/main.log" 2>&1) || true
+  else
+    "./build-fuzz/tests/fuzz/fuzz-$h" "${args[@]}" >"$logdir/fuzz-0.log" 2>&1 || true
+  fi
+  execs=$(cat "$logdir"/fuzz-*.log | grep -a 'stat::number_of_executed_units' | awk '{s += $2} END {print s}')
+  speed=$(cat "$logdir"/fuzz-*.log | grep -a 'stat::average_exec_per_sec' | awk '{s += $2} END {print s}')
+  cov=$(cat "$logdir"/fuzz-*.log | grep -a -o 'cov: [0-9]*' | awk '$2 > m {m = $2} END {print m}')
+  ft=$(cat "$logdir"/fuzz-*.log | grep -a -o 'ft: [0-9]*' | awk '$2 > m {m = $2} END {print m}')
   found=$(ls "build-fuzz/findings/$h" | wc -l)
   printf '%-13s execs %-10s exec/s %-7s cov %-6s ft %-6s findings %s\n' \
     "$h" "${execs:-?}" "${speed:-?}" "${cov:-?}" "${ft:-?}" "$found" | tee -a "$summary"

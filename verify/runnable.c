@@ -577,6 +577,8 @@ rewrite (Graph *g, Graph *root, GHashTable *weights, GError **error)
 Graph *
 verify_runnable_trace (const Graph *trace, GHashTable *weights, GError **error)
 {
+  if (!sym_check_structural_arity (trace, error))   /* Note [Arity of structural nodes] */
+    return NULL;
   g_autoptr (Graph) g = graph_copy (trace);
   sym_fold_list_mutations (g, NULL);   /* Note [List mutations] */
   GraphNode *change = find_list_mutation (g);

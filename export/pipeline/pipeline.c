@@ -464,6 +464,8 @@ translate (const Graph *trace, const ExportOptions *o, GPtrArray *kinds, GPtrArr
   g_autoptr (Graph) folded = NULL;
   g_autoptr (GHashTable) back = NULL;
   g_autoptr (GHashTable) whys = NULL;
+  if (!sym_check_structural_arity (trace, error))   /* Note [Arity of structural nodes] */
+    return NULL;
   if (sym_graph_has_list_mutations (trace))
     {
       folded = graph_copy (trace);
