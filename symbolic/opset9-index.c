@@ -40,7 +40,9 @@ typedef struct
   gint64     dims[TENSOR_MAX_RANK], b[TENSOR_MAX_RANK], perm[TENSOR_MAX_RANK];
   gboolean   identity, adjacent;
   gboolean   dynamic;   /* a shape known only at run time: p->dims and p->b unset */
-  GraphValue *stacked;
+  GraphValue *stacked;   /* from opset 11: the indices stacked for GatherND */
+  /* below 11: index j normalised (negative counted from the end) and its dim's size */
+  GraphValue *norm[TENSOR_MAX_RANK], *dimv[TENSOR_MAX_RANK];
   /* index j's trace value (src[j]), or, for a row of a boolean mask's
    * NonZero among other indices (src[j] NULL), its int64 ONNX value iv[j] */
   GraphValue *src[TENSOR_MAX_RANK], *iv[TENSOR_MAX_RANK];
@@ -126,10 +128,6 @@ index_plan (SymContext *ctx, GraphNode *n, GraphValue *self, GraphNode *lc, gboo
     return sym_unimplemented (ctx, n, error, "indices covering %d dims of a tensor of rank %d", at, p->rank);
   if (p->k <= 1)
     return TRUE;
-  if (sym_opset (ctx) < 11)
-    /* torch 1.13: exports several index tensors at opsets 9-10 by flattening self and combining the
-     * indices with strides (Mul, Add, index_select); not yet here */
-    return sym_unimplemented (ctx, n, error, "indexing with several index tensors (from opset 11)");
   /* static: the indices expanded to their constant broadcast shape and
    * reduced modulo constant dims; otherwise (data-dependent counts, as
    * Mask R-CNN's probs[arange(n), labels]) broadcast at run time by adding
@@ -204,6 +202,14 @@ index_plan (SymContext *ctx, GraphNode *n, GraphValue *self, GraphNode *lc, gboo
       if (p->src[j] != NULL && sym_dtype (p->src[j]) != GRAPH_DTYPE_INT64)
         iv = sym_cast (ctx, iv, GRAPH_DTYPE_INT64);
       GraphValue *dim = p->dynamic ? sym_size (ctx, self, p->pos[j]) : sym_const_i64 (ctx, p->dims[p->pos[j]]);
+      if (sym_opset (ctx) < 11)
+        {
+          /* no integer Mod before 10: Where(i < 0, i + size, i) */
+          GraphValue *neg = graph_op (G, "Less", iv, sym_const_i64 (ctx, 0), NULL);
+          p->norm[j] = graph_op (G, "Where", neg, graph_op (G, "Add", iv, dim, NULL), iv, NULL);
+          p->dimv[j] = dim;
+          continue;
+        }
       ivs[j] = graph_op (G, "Mod", iv, dim, NULL);   /* negative indices */
       if (p->dynamic)
         {
@@ -211,6 +217,8 @@ index_plan (SymContext *ctx, GraphNode *n, GraphValue *self, GraphNode *lc, gboo
           zeros = zeros ? graph_op (G, "Add", zeros, z, NULL) : z;
         }
     }
+  if (sym_opset (ctx) < 11)
+    return TRUE;   /* sym_index's linear form */
   for (guint j = 0; j < p->k; j++)
     {
       GraphValue *e = p->dynamic ? graph_op (G, "Add", ivs[j], zeros, NULL) : graph_op (G, "Expand", ivs[j], bs, NULL);
@@ -239,10 +247,45 @@ index_result_perm (const IndexPlan *p, gint64 *back, int *m)
   return TRUE;
 }
 
+/* Before GatherND (opset 11), torch 1.13's form of several index tensors:
+ * t (self with the indexed dims first) flattened to (indexed, rest), one
+ * linear index Σ i_j · stride_j, Gather, and a Reshape to B + the other
+ * dims.  torch combines the indices as given, so a negative one gathers
+ * the wrong row (its warning says so); here they are normalised first
+ * (index_plan's p->norm). */
+static GraphValue *
+index_linear (SymContext *ctx, GraphValue *self, GraphValue *t, const IndexPlan *p)
+{
+  GraphValue *flat = graph_op (G, "Flatten", t, "axis_i", (gint64) p->k, NULL);
+  GraphValue *lin = p->norm[p->k - 1], *stride = p->dimv[p->k - 1];
+  for (guint j = p->k - 1; j-- > 0;)
+    {
+      lin = graph_op (G, "Add", graph_op (G, "Mul", p->norm[j], stride, NULL), lin, NULL);
+      if (j > 0)
+        stride = graph_op (G, "Mul", stride, p->dimv[j], NULL);
+    }
+  GraphValue *g = graph_op (G, "Gather", flat, lin, "axis_i", (gint64) 0, NULL);
+  int rest = p->rank - (int) p->k;
+  if (!p->dynamic)
+    {
+      gint64 shape[TENSOR_MAX_RANK];
+      memcpy (shape, p->b, (gsize) p->br * sizeof *shape);
+      for (int d = 0; d < rest; d++)
+        shape[p->br + d] = p->dims[p->perm[p->k + (guint) d]];
+      return sym_reshape_static (ctx, g, (gsize) (p->br + rest), shape);
+    }
+  g_autofree GraphValue **parts = g_new (GraphValue *, (gsize) rest + 1);
+  static const gint64 zero = 0;
+  parts[0] = graph_op (G, "Shape", lin, NULL);
+  for (int d = 0; d < rest; d++)
+    parts[d + 1] = sym_unsqueeze (ctx, sym_size (ctx, self, p->perm[p->k + (guint) d]), 1, &zero);
+  return sym_reshape (ctx, g, graph_opv (G, "Concat", (guint) rest + 1, parts, "axis_i", (gint64) 0, NULL));
+}
+
 /* aten::index(self, indices), indices a list of tensors or None (x[:, i],
- * x[i, j]).  One integer index at dim p: Gather along p.  Several (from
- * opset 11): GatherND of the indexed dims moved first (index_plan), the
- * result's dims in PyTorch's order.  One boolean mask over the leading
+ * x[i, j]).  One integer index at dim p: Gather along p.  Several: from
+ * opset 11 GatherND of the indexed dims moved first (index_plan), before
+ * it index_linear; the result's dims in PyTorch's order.  One boolean mask over the leading
  * dims (from 11): GatherND at its NonZero positions. */
 static gboolean
 sym_index (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
@@ -287,7 +330,8 @@ sym_index (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
       return TRUE;
     }
   GraphValue *t = p.identity ? self : graph_op (G, "Transpose", self, "perm_is", p.rank, p.perm, NULL);
-  GraphValue *g = graph_op (G, "GatherND", t, p.stacked, NULL);
+  GraphValue *g = sym_opset (ctx) >= 11 ? graph_op (G, "GatherND", t, p.stacked, NULL)
+                                        : index_linear (ctx, self, t, &p);
   gint64 back[TENSOR_MAX_RANK];
   int m;
   if (index_result_perm (&p, back, &m))

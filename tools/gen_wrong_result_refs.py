@@ -438,6 +438,14 @@ CASES = {
     # one float scale_factor scales every spatial dim (it scaled the first only)
     "interpolate_substituted_5d": (interpolate_substituted(), (torch.randn(1, 2, 4, 4, 6),)),
     "reshape_write": (reshape_write, (torch.randn(3, 4, 5, 6), torch.ones(1))),
+    # several index tensors with negative entries, the indexed dims apart (the
+    # broadcast dims come first) and adjacent (they stay in place): before
+    # GatherND (opset 11) torch's linear index gathers other rows for negative
+    # indices (refused at 9 and 10 before)
+    "index_several_apart": (lambda x, i, j: x[i, :, j] * 2,
+                            (torch.randn(4, 5, 6), torch.tensor([[0, -1], [2, -3]]), torch.tensor([-1, 3]))),
+    "index_several_adjacent": (lambda x, i, j: x[:, i, j] + 1,
+                               (torch.randn(3, 4, 5), torch.tensor([[-1], [2]]), torch.tensor([0, -2, 4]))),
     # in-place writes in a scripted loop body to tensors made before the loop,
     # directly and through a view: extra loop-carried values (refused before,
     # and the view write dropped: other numbers)
@@ -783,6 +791,11 @@ DYNAMIC = {
                                       + torch.arange(e, dtype=torch.int64).sum(),
                                       (torch.randn(2, 3), torch.tensor(8.5)), (torch.randn(5, 3), torch.tensor(9.7)),
                                       "x:0=n"),
+    # several index tensors on dynamic dims, with a dynamic index count
+    "index_several_dynamic": (lambda x, i, j: x[:, i, j] * 3,
+                              (torch.randn(2, 4, 5), torch.tensor([-1, 2]), torch.tensor([[0], [-5]])),
+                              (torch.randn(3, 6, 5), torch.tensor([-6, 1, 5]), torch.tensor([[4], [-1]])),
+                              "x:0=n,x:1=h,i:0=k"),
     "arange_out_dynamic": (lambda x: x[:, 0] + torch.arange(x.size(0), out=torch.zeros(1))
                            + torch.arange(1, x.size(0) + 1, 1, out=torch.zeros(1, dtype=torch.float64)),
                            (torch.randn(3, 4),), (torch.randn(6, 4),), "x:0=n"),

@@ -49,6 +49,8 @@ static const char *const cases[] = {
   "setitem_broadcast_dynamic", "script_loop_alias_write", "large_view_write",
   /* a size read from tensor data (int(d[0])), run at two values; a squeeze of it as the output */
   "size_from_data", "squeeze_size_from_data",
+  /* several index tensors with negative entries (before opset 11: a linear index, refused before) */
+  "index_several_apart", "index_several_adjacent", "index_several_dynamic",
 };
 static const int opsets[] = { 11, 13, 17 };
 
@@ -228,6 +230,9 @@ wrong_results_tests_add (void)
     { "arange_int_dtype_float_bounds", 11 }, { "arange_int_dtype_float_bounds", 17 },
     /* integer clamp and pad before Clip-12 and Pad-11 take integers (the checker refused them at 9) */
     { "clamp_int", 9 }, { "clamp_min_max_int", 9 }, { "pad_int32", 9 },
+    /* several index tensors before GatherND: torch's linear index, with negative indices normalised */
+    { "index_several_apart", 9 }, { "index_several_adjacent", 9 }, { "index_several_dynamic", 9 },
+    { "index_several_apart", 10 }, { "index_several_dynamic", 10 },
   };
   for (guint i = 0; i < G_N_ELEMENTS (extra); i++)
     {
