@@ -681,6 +681,42 @@ known_numel (GraphValue *v)
   return n;
 }
 
+/* scatter_add of run-time shapes before opset 11, which has neither Range
+ * for the row ids nor a Pad of run-time pads: each position's total over
+ * the positions along dim with the same target, Σ_k' Where(index[k] ==
+ * index[k'], src[k'], 0) (a K x K x rest mask), scattered into zeros of
+ * self's shape (Scatter-9; a repeated target gets its total from each of
+ * its positions, the same sum in the same order) and added to self. */
+static gboolean
+scatter_add_pairwise (SymContext *ctx, GraphNode *n, GraphValue *self, gint64 dim, GraphValue *index,
+                      GraphValue *src, GraphValue **out, GError **error)
+{
+  gint64 idims[TENSOR_MAX_RANK];
+  guint64 cells;
+  gint64 k = sym_static_dims (index, idims) > dim && idims[dim] > 0 ? idims[dim] : 1;
+  if (!g_uint64_checked_mul (&cells, known_numel (index), (guint64) k) || cells > (guint64) ADD_MASK_LIMIT)
+    /* torch 1.13: exports a Scatter into zeros, summing one update per repeated index (a wrong
+     * number); refused here because the exact form's mask would be too large */
+    return sym_unimplemented (ctx, n, error, "scatter_add needing a mask of more than 2^26 elements "
+                              "before opset 16 (export at opset 16 or later)");
+  GraphValue *ix = sym_cast (ctx, index, GRAPH_DTYPE_INT64);
+  gint64 after = dim + 1;
+  GraphValue *same = graph_op (G, "Equal", sym_unsqueeze (ctx, ix, 1, &after), sym_unsqueeze (ctx, ix, 1, &dim), NULL);
+  GraphValue *picked = graph_op (G, "Where", same, sym_unsqueeze (ctx, src, 1, &dim),
+                                 sym_scalar_like (ctx, 0.0, src), NULL);
+  GraphValue *total = sym_reduce (ctx, "ReduceSum", picked, 1, &after, FALSE);
+  GraphDType dt = sym_dtype (self);
+  if (sym_dtype (src) != dt)
+    total = sym_cast (ctx, total, dt);
+  GraphValue *zeros = sym_constant_of_shape (ctx, graph_op (G, "Shape", self, NULL), dt, 0.0);
+  if (zeros == NULL)
+    /* torch 1.13: exports a Scatter into zeros of this type; refused here because ONNX has no
+     * zero of it for ConstantOfShape */
+    return sym_unimplemented (ctx, n, error, "scatter_add into a tensor of this type before opset 11");
+  out[0] = graph_op (G, "Add", self, graph_op (G, "Scatter", zeros, ix, total, "axis_i", dim, NULL), NULL);
+  return out[0] != NULL;
+}
+
 /* aten::scatter_add(self, dim, index, src): src[.., k, ..] added to
  * self[.., index[.., k, ..], ..], repeated indices summed as PyTorch does.
  * From opset 16 one ScatterElements(reduction='add') into self (opset16.c,
@@ -748,10 +784,7 @@ sym_scatter_add (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error
         same_extent = same_extent && pads[rank + i] == 0;
       }
   if (sym_opset (ctx) < 11 && !known)
-    /* torch 1.13: exports a Scatter into zeros, summing one update per repeated index (a wrong
-     * number); refused here because the exact form needs Range or a run-time Pad, from opset 11 */
-    return sym_unimplemented (ctx, n, error, "scatter_add of run-time shapes before opset 11 "
-                              "(export at opset 16 or later)");
+    return scatter_add_pairwise (ctx, n, self, dim, index, src, out, error);
   /* row ids 0..N-1 along dim, ones elsewhere (rank + 1 dims: K follows dim) */
   GraphValue *rows;
   if (n_rows >= 0)
@@ -863,6 +896,52 @@ sym_index_copy (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
  * the N x K x rest mask, so beyond 2^26 elements, and for a self of
  * run-time sizes, the Loop of index_add_dynamic. */
 
+/* The exact sum before opset 16 as a mask: mask[n, k] = (index[k] == n)
+ * over self's N rows at dim (n_rows, or a run-time count when it is -1),
+ * Where(mask, source, 0) with an N axis before dim, ReduceSum over the K
+ * axis, added to self (the source's other dims broadcast against self's). */
+static GraphValue *
+index_add_mask (SymContext *ctx, GraphValue *self, int rank, gint64 dim, GraphValue *index, GraphValue *src,
+                gint64 n_rows, gint64 k)
+{
+  gint64 one = 1, zero = 0;
+  GraphValue *row_ids;
+  if (n_rows >= 0)
+    {
+      gint64 *rows = g_new (gint64, (gsize) MAX (n_rows, 1));
+      for (gint64 i = 0; i < n_rows; i++)
+        rows[i] = i;
+      row_ids = sym_const_ints (ctx, (gsize) n_rows, rows);
+      g_free (rows);
+    }
+  else
+    row_ids = sym_iota (ctx, sym_size (ctx, self, dim));
+  GraphValue *mask = graph_op (G, "Equal", sym_unsqueeze (ctx, row_ids, 1, &one),
+                               sym_unsqueeze (ctx, sym_cast (ctx, index, GRAPH_DTYPE_INT64), 1, &zero), NULL);
+  /* mask (N, K) as (1.., N, K, 1..); source (.., K, ..) as (.., 1, K, ..) */
+  if (n_rows >= 0)
+    {
+      gint64 mshape[TENSOR_MAX_RANK + 1];
+      for (int i = 0; i <= rank; i++)
+        mshape[i] = i == dim ? n_rows : i == dim + 1 ? k : 1;
+      mask = sym_reshape_static (ctx, mask, (gsize) rank + 1, mshape);
+    }
+  else
+    {
+      gint64 axes[TENSOR_MAX_RANK];
+      gsize na = 0;
+      for (int i = 0; i <= rank; i++)
+        if (i != dim && i != dim + 1)
+          axes[na++] = i;
+      if (na > 0)
+        mask = sym_unsqueeze (ctx, mask, na, axes);
+    }
+  GraphValue *src_u = sym_unsqueeze (ctx, src, 1, &dim);
+  GraphValue *picked = graph_op (G, "Where", mask, src_u, sym_scalar_like (ctx, 0.0, src), NULL);
+  gint64 kaxis = dim + 1;
+  return graph_op (G, "Add", self, sym_reduce (ctx, "ReduceSum", picked, 1, &kaxis, FALSE), NULL);
+}
+
 /* index_add into a self of sizes known only at run time (torch computes
  * the expanded shapes at run time too): self with dim first, the source
  * (at self's rank) likewise and expanded to [K, self's other dims], its K
@@ -870,13 +949,21 @@ sym_index_copy (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
  * Loop of Note [index_put accumulate before opset 16]. */
 static gboolean
 index_add_dynamic (SymContext *ctx, GraphNode *n, GraphValue *self, int rank, gint64 dim, GraphValue *index,
-                   GraphValue *src, GraphValue **out, GError **error)
+                   GraphValue *src, gboolean too_large, GraphValue **out, GError **error)
 {
+  if (sym_opset (ctx) < 11 && too_large)
+    /* torch 1.13: scatters into zeros (duplicate indices keep one value, not their sum); refused
+     * here because the exact form's ScatterND needs opset 11, and its mask would be too large */
+    return sym_unimplemented (ctx, n, error, "index_add needing a mask of more than 2^26 elements before "
+                              "opset 11");
   if (sym_opset (ctx) < 11)
-    /* torch 1.13: scatters into zeros with run-time shapes (duplicate indices keep one value, not
-     * their sum); refused here because the exact form's ScatterND needs opset 11 */
-    return sym_unimplemented (ctx, n, error, "index_add into a tensor of run-time sizes, or needing a mask "
-                              "of more than 2^26 elements, before opset 11");
+    {
+      /* a self of run-time sizes before ScatterND: the mask of run-time size */
+      if (sym_dtype (src) != sym_dtype (self))
+        src = sym_cast (ctx, src, sym_dtype (self));
+      out[0] = index_add_mask (ctx, self, rank, dim, index, src, -1, -1);
+      return TRUE;
+    }
   gint64 perm[TENSOR_MAX_RANK];
   perm[0] = dim;
   for (int i = 0, m = 1; i < rank; i++)
@@ -963,7 +1050,7 @@ sym_index_add (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   if (srank != rank)
     src = sym_reshape_static (ctx, src, (gsize) rank, rdims);
   if (!sym_static_shape (self, dims))
-    return index_add_dynamic (ctx, n, self, rank, dim, index, src, out, error);
+    return index_add_dynamic (ctx, n, self, rank, dim, index, src, FALSE, out, error);
   if (!src_static)
     /* torch 1.13: expands the source at run time; not yet here for a source of run-time sizes
      * added into a tensor of static ones */
@@ -994,24 +1081,8 @@ sym_index_add (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   guint64 cells = (guint64) n_rows;
   for (int i = 0; i < rank; i++)
     if (!g_uint64_checked_mul (&cells, cells, (guint64) sdims[i]) || cells > (guint64) ADD_MASK_LIMIT)
-      return index_add_dynamic (ctx, n, self, rank, dim, index, src, out, error);   /* the mask would be too large */
-  gint64 *rows = g_new (gint64, (gsize) MAX (n_rows, 1));
-  for (gint64 i = 0; i < n_rows; i++)
-    rows[i] = i;
-  GraphValue *row_ids = sym_const_ints (ctx, (gsize) n_rows, rows);
-  g_free (rows);
-  gint64 one = 1, zero = 0;
-  GraphValue *mask = graph_op (G, "Equal", sym_unsqueeze (ctx, row_ids, 1, &one),
-                               sym_unsqueeze (ctx, sym_cast (ctx, index, GRAPH_DTYPE_INT64), 1, &zero), NULL);
-  /* mask (N, K) as (1.., N, K, 1..); source (.., K, ..) as (.., 1, K, ..) */
-  gint64 mshape[TENSOR_MAX_RANK];
-  for (int i = 0; i <= rank; i++)
-    mshape[i] = i == dim ? n_rows : i == dim + 1 ? k : 1;
-  mask = sym_reshape_static (ctx, mask, (gsize) rank + 1, mshape);
-  GraphValue *src_u = sym_unsqueeze (ctx, src, 1, &dim);
-  GraphValue *picked = graph_op (G, "Where", mask, src_u, sym_scalar_like (ctx, 0.0, src), NULL);
-  gint64 kaxis = dim + 1;
-  out[0] = graph_op (G, "Add", self, sym_reduce (ctx, "ReduceSum", picked, 1, &kaxis, FALSE), NULL);
+      return index_add_dynamic (ctx, n, self, rank, dim, index, src, TRUE, out, error);
+  out[0] = index_add_mask (ctx, self, rank, dim, index, src, n_rows, k);
   return TRUE;
 }
 

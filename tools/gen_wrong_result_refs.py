@@ -762,6 +762,17 @@ DYNAMIC = {
     "embedding_bag_dynamic": (embedding_bags, (torch.randint(0, 20, (7,)),),
                               (torch.randint(0, 20, (11,)),), "x:0=n"),
     # the exact scatter_add below 16 with run-time sizes (Range for the rows)
+    # scatter_add into a self of run-time shape, an index smaller than self
+    # outside dim, repeated targets and an inf in src: before opset 11 (no
+    # Range, no run-time Pad) the pairwise totals scattered into zeros
+    # (PyTorch's suite, test_scatter_add's scripted zeros(src.size()); refused before)
+    "scatter_add_pairwise_dynamic": (
+        lambda x, i, s: x.scatter_add(1, i, s) * 2,
+        (torch.randn(3, 5), torch.tensor([[1, 0, 1], [4, 4, 4]]),
+         torch.tensor([[1.5, float("inf"), 2.0, 9.0], [0.25, -1.0, 3.0, 9.0]])),
+        (torch.randn(4, 6), torch.tensor([[5, 0, 5], [2, 2, 1]]),
+         torch.tensor([[1.0, 2.0, float("-inf"), 9.0], [4.0, -3.0, 0.5, 9.0]])),
+        "x:0=n,x:1=m"),
     "scatter_add_duplicates_dynamic": (
         lambda x, i, s: x.scatter_add(0, i, s),
         (torch.cos(torch.arange(12.0)).view(4, 3), (torch.arange(15) * 7 % 4).view(5, 3),

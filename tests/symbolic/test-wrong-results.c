@@ -50,7 +50,7 @@ static const char *const cases[] = {
   /* a size read from tensor data (int(d[0])), run at two values; a squeeze of it as the output */
   "size_from_data", "squeeze_size_from_data",
   /* several index tensors with negative entries (before opset 11: a linear index, refused before) */
-  "index_several_apart", "index_several_adjacent", "index_several_dynamic",
+  "index_several_apart", "index_several_adjacent", "index_several_dynamic", "scatter_add_pairwise_dynamic",
 };
 static const int opsets[] = { 11, 13, 17 };
 
@@ -233,6 +233,10 @@ wrong_results_tests_add (void)
     /* several index tensors before GatherND: torch's linear index, with negative indices normalised */
     { "index_several_apart", 9 }, { "index_several_adjacent", 9 }, { "index_several_dynamic", 9 },
     { "index_several_apart", 10 }, { "index_several_dynamic", 10 },
+    /* index_add into a self of run-time sizes before ScatterND: the mask form of run-time size */
+    { "index_add_dynamic", 9 }, { "index_add_dynamic", 10 },
+    /* scatter_add of run-time shapes before Range and a run-time Pad: pairwise totals, Scatter */
+    { "scatter_add_pairwise_dynamic", 9 }, { "scatter_add_pairwise_dynamic", 10 },
   };
   for (guint i = 0; i < G_N_ELEMENTS (extra); i++)
     {
