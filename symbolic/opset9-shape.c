@@ -1017,6 +1017,110 @@ sym_upsample_mode (SymContext *ctx, GraphNode *n, GraphValue **out, GError **err
   return sym_upsample_at (ctx, n, out, error, mode, 1, nin > 2 ? (int) nin - 1 : -1, align);
 }
 
+/* Note [Linear upsampling before opset 11]
+ * Upsample-9 and Resize-10 take the source coordinate as o / scale (ONNX's
+ * "asymmetric"), where PyTorch's linear modes take (o + 0.5) · ratio - 0.5
+ * clamped at 0 (align_corners=False) or o · (I - 1) / (O - 1) (True): torch
+ * 1.13 writes Upsample(linear) all the same, a wrong number wherever the
+ * scale is not 1 (max abs 1.07 on a 5x4 → 12x10 bilinear; 5 of torchvision's
+ * 6 segmentation models).  With the spatial sizes known, linear
+ * interpolation along one dim is a constant O x I matrix of PyTorch's
+ * weights (two per row, computed in float as its CPU kernel does), so the
+ * exact form is one MatMul per spatial dim: x · Aᵀ for the last dim, A · x
+ * for the one before, A · x of x reshaped to (.., D, rest) for a third. */
+#define LINEAR_MATRIX_LIMIT (G_GINT64_CONSTANT (1) << 22)
+
+/* PyTorch's linear weights from I source to O output positions as an
+ * O x I matrix in dtype (float or double): ratio from the scale given
+ * (1 / scale) or the sizes (area_pixel_compute_scale), source index
+ * clamped at 0, the upper neighbour clamped at I - 1. */
+static Tensor *
+linear_weights (GraphDType dtype, gint64 in, gint64 out, double scale, gboolean align)
+{
+  gint64 dims[2] = { out, in };
+  Tensor *t = tensor_new_zeroed (dtype, 2, dims, NULL);
+  float ratio = align ? (out > 1 ? (float) (in - 1) / (float) (out - 1) : 0.0f)
+                : scale > 0 ? (float) (1.0 / scale) : (float) in / (float) out;
+  for (gint64 o = 0; o < out; o++)
+    {
+      float src = align ? ratio * (float) o : ratio * ((float) o + 0.5f) - 0.5f;
+      if (src < 0)
+        src = 0;
+      gint64 i0 = MIN ((gint64) floorf (src), in - 1);
+      float l1 = CLAMP (src - (float) i0, 0.0f, 1.0f), l0 = 1.0f - l1;
+      gint64 i1 = i0 + (i0 < in - 1 ? 1 : 0);
+      if (dtype == GRAPH_DTYPE_DOUBLE)
+        {
+          double *row = (double *) tensor_data (t) + o * in;
+          row[i0] += l0;
+          row[i1] += l1;
+        }
+      else
+        {
+          float *row = (float *) tensor_data (t) + o * in;
+          row[i0] += l0;
+          row[i1] += l1;
+        }
+    }
+  return t;
+}
+
+/* Note [Linear upsampling before opset 11]: input (rank r, spatial sizes
+ * in_d[2..]) to out_d[2..]; scales[i] > 0 when the scale was given. */
+static GraphValue *
+linear_upsample_matmul (SymContext *ctx, GraphNode *n, GraphValue *input, int r, const gint64 *in_d,
+                        const gint64 *out_d, const double *scales, gboolean align, GError **error)
+{
+  GraphDType dt = sym_dtype (input);
+  if (dt != GRAPH_DTYPE_FLOAT && dt != GRAPH_DTYPE_DOUBLE)
+    /* torch 1.13: writes Upsample(linear), whose asymmetric coordinates are not PyTorch's;
+     * refused here because the exact form is written for float and double only */
+    return sym_unimplemented (ctx, n, error, "linear upsampling of this element type before opset 11"), NULL;
+  GraphValue *x = input;
+  gint64 cur[TENSOR_MAX_RANK];
+  memcpy (cur, in_d, sizeof (gint64) * (gsize) r);
+  for (int d = r - 1; d >= 2; d--)
+    {
+      if (in_d[d] == out_d[d] && (scales[d] <= 0 || (float) (1.0 / scales[d]) == 1.0f))
+        continue;   /* the identity (a ratio of 1) */
+      guint64 cells;
+      if (!g_uint64_checked_mul (&cells, (guint64) in_d[d], (guint64) out_d[d]) || cells > LINEAR_MATRIX_LIMIT)
+        /* torch 1.13: writes Upsample(linear), whose asymmetric coordinates are not PyTorch's;
+         * refused here because the exact form's weight matrix would be too large */
+        return sym_unimplemented (ctx, n, error, "linear upsampling %" G_GINT64_FORMAT " to %" G_GINT64_FORMAT
+                                  " elements before opset 11 (a weight matrix past 2^22 elements)",
+                                  in_d[d], out_d[d]), NULL;
+      g_autoptr (Tensor) w = linear_weights (dt, in_d[d], out_d[d], scales[d], align);
+      GraphValue *a = sym_constant (ctx, w);
+      if (d == r - 1)
+        {
+          static const gint64 swap[] = { 1, 0 };
+          x = graph_op (G, "MatMul", x, graph_op (G, "Transpose", a, "perm_is", 2, swap, NULL), NULL);
+        }
+      else if (d == r - 2)
+        x = graph_op (G, "MatMul", a, x, NULL);
+      else
+        {
+          /* (.., D, rest) with the leading dims copied (0), back after */
+          gint64 flat[TENSOR_MAX_RANK], back[TENSOR_MAX_RANK];
+          gint64 rest = 1;
+          for (int i = d + 1; i < r; i++)
+            rest *= cur[i];
+          for (int i = 0; i < d; i++)
+            flat[i] = back[i] = 0;
+          flat[d] = cur[d];
+          flat[d + 1] = rest;
+          cur[d] = out_d[d];
+          for (int i = d; i < r; i++)
+            back[i] = cur[i];
+          x = sym_reshape_static (ctx, x, (gsize) d + 2, flat);
+          x = sym_reshape_static (ctx, graph_op (G, "MatMul", a, x, NULL), (gsize) r, back);
+        }
+      cur[d] = out_d[d];
+    }
+  return x;
+}
+
 /* The body of sym_upsample_mode, the arguments by position: input 0 the
  * tensor, input size_idx the output size (None, int[]), input scale_idx
  * (-1: none) the scale factors (None, float[], float), align_corners given. */
@@ -1113,6 +1217,40 @@ sym_upsample_at (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error
                          "coordinate_transformation_mode_s", ctm, "cubic_coeff_a_f", -0.75,
                          "mode_s", mode, "nearest_mode_s", "floor", NULL);
       return TRUE;
+    }
+  if (linear && sym_opset (ctx) < 11)
+    {
+      /* Note [Linear upsampling before opset 11] */
+      double given[TENSOR_MAX_RANK] = { 0 };
+      if (!spatial_static)
+        /* torch 1.13: writes Upsample(linear), whose asymmetric coordinates are not PyTorch's;
+         * refused here because the exact form needs the spatial sizes */
+        return sym_unimplemented (ctx, n, error, "linear upsampling of an input of run-time spatial size "
+                                  "(supported from opset 11)");
+      memcpy (out_d, in_d, sizeof (gint64) * (gsize) r);
+      if (have_scales)
+        for (int i = 2; i < r; i++)
+          {
+            double o = floor ((double) in_d[i] * scales[i]);
+            if (!(o >= 1 && o <= (double) G_MAXINT32))
+              /* torch 1.13: also refuses (PyTorch rejects an output size below 1) */
+              return sym_unimplemented (ctx, n, error, "an upsampled size below 1 or past 2^31");
+            out_d[i] = (gint64) o;
+            given[i] = scales[i];
+          }
+      else if (sizes)
+        for (guint i = 0; i < sizes->len && i + 2 < (guint) r; i++)
+          out_d[2 + i] = g_array_index (sizes, gint64, i);
+      else if (sym_has_dynamic_axes (ctx) || !sym_static_shape (graph_node_output (n, 0), out_d))
+        /* torch 1.13: writes Upsample(linear) of run-time scales, whose asymmetric coordinates are
+         * not PyTorch's; refused here because the exact form needs the output sizes */
+        return sym_unimplemented (ctx, n, error, "upsampling to a computed size");
+      for (int i = 2; i < r; i++)
+        if (out_d[i] < 1 || in_d[i] < 1)
+          /* torch 1.13: also refuses (PyTorch rejects input and output sizes below 1) */
+          return sym_unimplemented (ctx, n, error, "upsampling from or to a size below 1");
+      out[0] = linear_upsample_matmul (ctx, n, input, r, in_d, out_d, given, align, error);
+      return out[0] != NULL;
     }
   if (!have_scales)
     {

@@ -438,6 +438,19 @@ CASES = {
     # one float scale_factor scales every spatial dim (it scaled the first only)
     "interpolate_substituted_5d": (interpolate_substituted(), (torch.randn(1, 2, 4, 4, 6),)),
     "reshape_write": (reshape_write, (torch.randn(3, 4, 5, 6), torch.ones(1))),
+    # linear upsampling before opset 11 (Note [Linear upsampling before opset
+    # 11]): torch's Upsample(linear) takes asymmetric coordinates, not
+    # PyTorch's; now one MatMul per spatial dim of PyTorch's weights. Given
+    # sizes and a given scale (its ratio is 1 / scale, not in / out)
+    "upsample_bilinear_half_pixel": (
+        lambda x: F.interpolate(x, size=(12, 10), mode="bilinear") * 2
+        + F.interpolate(x, scale_factor=2.5, mode="bilinear"),
+        (torch.randn(1, 2, 5, 4),)),
+    "upsample_bilinear_align_corners": (
+        lambda x: F.interpolate(x, size=(9, 7), mode="bilinear", align_corners=True), (torch.randn(2, 3, 4, 3),)),
+    "upsample_linear_1d": (lambda x: F.interpolate(x, scale_factor=1.7, mode="linear"), (torch.randn(2, 3, 6),)),
+    "upsample_trilinear_down": (lambda x: F.interpolate(x, size=(3, 5, 2), mode="trilinear"),
+                                (torch.randn(1, 2, 2, 3, 4),)),
     # several index tensors with negative entries, the indexed dims apart (the
     # broadcast dims come first) and adjacent (they stay in place): before
     # GatherND (opset 11) torch's linear index gathers other rows for negative

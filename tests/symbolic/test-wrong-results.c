@@ -51,6 +51,7 @@ static const char *const cases[] = {
   "size_from_data", "squeeze_size_from_data",
   /* several index tensors with negative entries (before opset 11: a linear index, refused before) */
   "index_several_apart", "index_several_adjacent", "index_several_dynamic", "scatter_add_pairwise_dynamic",
+  "upsample_bilinear_half_pixel", "upsample_bilinear_align_corners", "upsample_linear_1d", "upsample_trilinear_down",
 };
 static const int opsets[] = { 11, 13, 17 };
 
@@ -237,6 +238,11 @@ wrong_results_tests_add (void)
     { "index_add_dynamic", 9 }, { "index_add_dynamic", 10 },
     /* scatter_add of run-time shapes before Range and a run-time Pad: pairwise totals, Scatter */
     { "scatter_add_pairwise_dynamic", 9 }, { "scatter_add_pairwise_dynamic", 10 },
+    /* linear upsampling before Resize-11's half_pixel and align_corners: one MatMul per spatial
+     * dim (Note [Linear upsampling before opset 11]; torch's Upsample gave other numbers) */
+    { "upsample_bilinear_half_pixel", 9 }, { "upsample_bilinear_half_pixel", 10 },
+    { "upsample_bilinear_align_corners", 9 }, { "upsample_bilinear_align_corners", 10 },
+    { "upsample_linear_1d", 9 }, { "upsample_trilinear_down", 9 }, { "upsample_trilinear_down", 10 },
   };
   for (guint i = 0; i < G_N_ELEMENTS (extra); i++)
     {
