@@ -120,22 +120,22 @@ sym_embedding_bag (SymContext *ctx, GraphNode *n, GraphValue **out, GError **err
       out[0] = embedding_bag_masked (ctx, weight, indices, offsets, per_sample, include_last, mode, -1);
       return out[0] != NULL;
     }
-  if (sym_opset (ctx) < 10)
+  if (sym_opset (ctx) < 10 || od == NULL || od->kind != GRAPH_DIM_STATIC)
     {
+      /* before opset 10, and at 10 where the number of bags is not static
+       * (a 2-D input's offsets, arange(0, numel, width), as the trace
+       * records them: PyTorch's suite, test_embedding_bag), the mask form
+       * over indices of static length */
       gint64 n_idx = sym_static_dim_size (indices, 0);
       if (sym_rank (indices) != 1 || sym_rank (offsets) != 1 || n_idx < 0 || n_idx > (1 << 24))
         /* torch 1.13: also refuses before opset 10 (_onnx_unsupported outside caffe2's ATen
-         * fallback); symonnx exports 1-D indices of static length there */
-        return sym_unimplemented (ctx, n, error, "embedding_bag before opset 10 of indices that "
+         * fallback) and at 10 for offsets of unknown length; symonnx exports 1-D indices of static
+         * length there */
+        return sym_unimplemented (ctx, n, error, "embedding_bag before opset 11 of indices that "
                                   "are not 1-D of a static length (at most 2^24)");
       out[0] = embedding_bag_masked (ctx, weight, indices, offsets, per_sample, include_last, mode, n_idx);
       return out[0] != NULL;
     }
-  if (od == NULL || od->kind != GRAPH_DIM_STATIC)
-    /* torch 1.13: also refuses (_onnx_unsupported: unknown shape of offsets at opset 10, use opset
-     * 11) */
-    return sym_unimplemented (ctx, n, error, "embedding_bag with offsets of unknown length "
-                              "(supported from opset 11)");
   gint64 bags = include_last ? od->value - 1 : od->value;
   if (bags <= 0)
     /* torch 1.13: also refuses (RuntimeError "Input 0 is out of bounds" on no bags) */

@@ -438,6 +438,11 @@ CASES = {
     # one float scale_factor scales every spatial dim (it scaled the first only)
     "interpolate_substituted_5d": (interpolate_substituted(), (torch.randn(1, 2, 4, 4, 6),)),
     "reshape_write": (reshape_write, (torch.randn(3, 4, 5, 6), torch.ones(1))),
+    # a 2-D input's bags (offsets arange(0, numel, width), of no static
+    # length in the trace): at opset 10 the mask form (PyTorch's suite,
+    # test_embedding_bag; refused at 10 before)
+    "embedding_bag_2d_input": (lambda i, w: F.embedding_bag(i, w, mode="max") + F.embedding_bag(i, w, mode="mean"),
+                               (torch.tensor([[0, 2, 9, 4, 4], [7, 7, 1, 0, 3], [5, 6, 6, 6, 2]]), torch.randn(10, 4))),
     # linear upsampling before opset 11 (Note [Linear upsampling before opset
     # 11]): torch's Upsample(linear) takes asymmetric coordinates, not
     # PyTorch's; now one MatMul per spatial dim of PyTorch's weights. Given
