@@ -1144,6 +1144,11 @@ sym_upsample_at (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error
   for (int i = 0; i < r; i++)
     scales[i] = 1.0;
   g_autoptr (GArray) sizes = sym_is_none (size_src) ? NULL : sym_get_const_ints (size_src);
+  /* Before opset 11 a size read from static shapes (segmentation models'
+   * interpolate(size=x.shape[-2:])) is folded, as torch's constant folding
+   * folds its run-time scales; not with dynamic axes (sym_traced_ints) */
+  if (sizes == NULL && !sym_is_none (size_src) && sym_opset (ctx) < 11)
+    sizes = sym_traced_ints (ctx, size_src);
   /* an int size (aten::__interpolate's) is every spatial dim's */
   GraphType *size_t = sizes ? graph_value_type (size_src) : NULL;
   if (sizes && sizes->len == 1 && size_t && graph_type_kind (size_t) == GRAPH_TYPE_INT)

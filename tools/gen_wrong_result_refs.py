@@ -453,6 +453,11 @@ CASES = {
         (torch.randn(1, 2, 5, 4),)),
     "upsample_bilinear_align_corners": (
         lambda x: F.interpolate(x, size=(9, 7), mode="bilinear", align_corners=True), (torch.randn(2, 3, 4, 3),)),
+    # the size read from static shapes (segmentation models'
+    # interpolate(size=x.shape[-2:])): refused before opset 11 before
+    "upsample_bilinear_size_of_input": (
+        lambda x, y: F.interpolate(x, size=y.shape[-2:], mode="bilinear", align_corners=False),
+        (torch.randn(1, 3, 4, 5), torch.randn(1, 1, 11, 7))),
     "upsample_linear_1d": (lambda x: F.interpolate(x, scale_factor=1.7, mode="linear"), (torch.randn(2, 3, 6),)),
     "upsample_trilinear_down": (lambda x: F.interpolate(x, size=(3, 5, 2), mode="trilinear"),
                                 (torch.randn(1, 2, 2, 3, 4),)),
