@@ -717,6 +717,21 @@ scatter_add_pairwise (SymContext *ctx, GraphNode *n, GraphValue *self, gint64 di
   return out[0] != NULL;
 }
 
+/* 0, 1, ..., N - 1 for self's N rows at dim: constants when n_rows >= 0,
+ * else at run time (sym_iota) */
+static GraphValue *
+row_ids (SymContext *ctx, GraphValue *self, gint64 dim, gint64 n_rows)
+{
+  if (n_rows < 0)
+    return sym_iota (ctx, sym_size (ctx, self, dim));
+  gint64 *ids = g_new (gint64, (gsize) MAX (n_rows, 1));
+  for (gint64 i = 0; i < n_rows; i++)
+    ids[i] = i;
+  GraphValue *r = sym_const_ints (ctx, (gsize) n_rows, ids);
+  g_free (ids);
+  return r;
+}
+
 /* aten::scatter_add(self, dim, index, src): src[.., k, ..] added to
  * self[.., index[.., k, ..], ..], repeated indices summed as PyTorch does.
  * From opset 16 one ScatterElements(reduction='add') into self (opset16.c,
@@ -786,17 +801,7 @@ sym_scatter_add (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error
   if (sym_opset (ctx) < 11 && !known)
     return scatter_add_pairwise (ctx, n, self, dim, index, src, out, error);
   /* row ids 0..N-1 along dim, ones elsewhere (rank + 1 dims: K follows dim) */
-  GraphValue *rows;
-  if (n_rows >= 0)
-    {
-      gint64 *ids = g_new (gint64, (gsize) MAX (n_rows, 1));
-      for (gint64 i = 0; i < n_rows; i++)
-        ids[i] = i;
-      rows = sym_const_ints (ctx, (gsize) n_rows, ids);
-      g_free (ids);
-    }
-  else
-    rows = graph_op (G, "Range", sym_const_i64 (ctx, 0), sym_size (ctx, self, dim), sym_const_i64 (ctx, 1), NULL);
+  GraphValue *rows = row_ids (ctx, self, dim, n_rows);
   gint64 rshape[TENSOR_MAX_RANK + 1];
   for (int i = 0; i <= rank; i++)
     rshape[i] = i == dim ? -1 : 1;
@@ -905,18 +910,7 @@ index_add_mask (SymContext *ctx, GraphValue *self, int rank, gint64 dim, GraphVa
                 gint64 n_rows, gint64 k)
 {
   gint64 one = 1, zero = 0;
-  GraphValue *row_ids;
-  if (n_rows >= 0)
-    {
-      gint64 *rows = g_new (gint64, (gsize) MAX (n_rows, 1));
-      for (gint64 i = 0; i < n_rows; i++)
-        rows[i] = i;
-      row_ids = sym_const_ints (ctx, (gsize) n_rows, rows);
-      g_free (rows);
-    }
-  else
-    row_ids = sym_iota (ctx, sym_size (ctx, self, dim));
-  GraphValue *mask = graph_op (G, "Equal", sym_unsqueeze (ctx, row_ids, 1, &one),
+  GraphValue *mask = graph_op (G, "Equal", sym_unsqueeze (ctx, row_ids (ctx, self, dim, n_rows), 1, &one),
                                sym_unsqueeze (ctx, sym_cast (ctx, index, GRAPH_DTYPE_INT64), 1, &zero), NULL);
   /* mask (N, K) as (1.., N, K, 1..); source (.., K, ..) as (.., 1, K, ..) */
   if (n_rows >= 0)
