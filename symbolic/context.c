@@ -2235,6 +2235,9 @@ has_untyped_output (GraphNode *n)
   for (guint i = 0; i < graph_node_n_outputs (n); i++)
     {
       GraphType *t = graph_value_type (graph_node_output (n, i));
+      /* a Tensor[] of scripted code (unbind's pieces, read by cat) */
+      if (t && graph_type_kind (t) == GRAPH_TYPE_LIST && graph_type_n_elems (t) == 1)
+        t = graph_type_elem (t, 0);
       if (t && graph_type_is_tensor (t)
           && (graph_type_dtype (t) == GRAPH_DTYPE_UNDEFINED || graph_type_rank (t) < 0))
         return TRUE;

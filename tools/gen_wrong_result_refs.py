@@ -126,6 +126,11 @@ def script_if_helper(x: torch.Tensor) -> torch.Tensor:
 # Scripted loops called under tracing (prim::Loop, exported as ONNX Loop),
 # in the patterns torchvision's Mask/Keypoint R-CNN heads use.
 @torch.jit.script
+def unbind_cat(x: torch.Tensor) -> torch.Tensor:
+    return torch.cat(x.unbind(), 1).sum(1) + torch.stack(x.unbind(1), 0).sum(2).sum(1)
+
+
+@torch.jit.script
 def loop_carried(x: torch.Tensor) -> torch.Tensor:
     acc = torch.zeros_like(x[0])
     for i in range(x.size(0)):
@@ -438,6 +443,10 @@ CASES = {
     # one float scale_factor scales every spatial dim (it scaled the first only)
     "interpolate_substituted_5d": (interpolate_substituted(), (torch.randn(1, 2, 4, 4, 6),)),
     "reshape_write": (reshape_write, (torch.randn(3, 4, 5, 6), torch.ones(1))),
+    # scripted code's Tensor[] of unbind read by cat and stack: the pieces
+    # had no type, so the output had none and the checker refused the file
+    # (PyTorch's suite, test_concat_dynamic, test_unbind_dynamic ... scripted)
+    "script_unbind_cat": (lambda x: unbind_cat(x), (torch.randn(3, 4, 5),)),
     # a 2-D input's bags (offsets arange(0, numel, width), of no static
     # length in the trace): at opset 10 the mask form (PyTorch's suite,
     # test_embedding_bag; refused at 10 before)

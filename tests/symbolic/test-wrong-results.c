@@ -52,7 +52,7 @@ static const char *const cases[] = {
   /* several index tensors with negative entries (before opset 11: a linear index, refused before) */
   "index_several_apart", "index_several_adjacent", "index_several_dynamic", "scatter_add_pairwise_dynamic",
   "upsample_bilinear_half_pixel", "upsample_bilinear_align_corners", "upsample_linear_1d", "upsample_trilinear_down",
-  "embedding_bag_2d_input", "upsample_bilinear_size_of_input",
+  "embedding_bag_2d_input", "upsample_bilinear_size_of_input", "script_unbind_cat",
 };
 static const int opsets[] = { 11, 13, 17 };
 
@@ -245,7 +245,7 @@ wrong_results_tests_add (void)
     { "upsample_bilinear_align_corners", 9 }, { "upsample_bilinear_align_corners", 10 },
     { "upsample_bilinear_size_of_input", 9 }, { "upsample_bilinear_size_of_input", 10 }, { "upsample_linear_1d", 9 }, { "upsample_trilinear_down", 9 }, { "upsample_trilinear_down", 10 },
     /* a 2-D input's bags, whose count the trace does not declare, at 10 (refused there before) */
-    { "embedding_bag_2d_input", 9 }, { "embedding_bag_2d_input", 10 },
+    { "embedding_bag_2d_input", 9 }, { "embedding_bag_2d_input", 10 }, { "script_unbind_cat", 9 },
   };
   for (guint i = 0; i < G_N_ELEMENTS (extra); i++)
     {
