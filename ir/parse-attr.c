@@ -342,16 +342,18 @@ attach_graphs (GraphNode *n, const char *name, guint count, GArray *pending)
     }
 }
 
-/* A '[' list value; sets the attribute on n. */
+/* A '[' list value, or a '(' tuple of numbers or strings (scripted code's
+ * constant `value=(2, 3)`, an int list here), ending at `close`; sets the
+ * attribute on n. */
 static gboolean
-parse_list (TextCursor *c, GraphNode *n, const char *name, GArray *pending, GError **error)
+parse_list (TextCursor *c, GraphNode *n, const char *name, GArray *pending, char close, GError **error)
 {
   gsize start = c->pos;
   c->pos++;
   g_autoptr (GArray) items = g_array_new (FALSE, TRUE, sizeof (Value));
   g_array_set_clear_func (items, (GDestroyNotify) value_clear);
   text_skip_blank (c);
-  if (!text_eat (c, ']'))
+  if (!text_eat (c, close))
     for (;;)
       {
         Value v;
@@ -361,10 +363,10 @@ parse_list (TextCursor *c, GraphNode *n, const char *name, GArray *pending, GErr
         if (!got)
           return FALSE;
         text_skip_blank (c);
-        if (text_eat (c, ']'))
+        if (text_eat (c, close))
           break;
         if (!text_eat (c, ','))
-          return text_expected (c, "',' or ']' in a list", error);
+          return text_expected (c, close == ']' ? "',' or ']' in a list" : "',' or ')' in a tuple", error);
       }
   guint len = items->len;
   Value *it = (Value *) (void *) items->data;
@@ -465,7 +467,18 @@ parse_attr_value (TextCursor *c, GraphNode *n, const char *name, GArray *pending
         }
     }
   if (ch == '[')
-    return parse_list (c, n, name, pending, error);
+    return parse_list (c, n, name, pending, ']', error);
+  if (ch == '(')
+    {
+      /* a tuple of numbers or strings; `(int, int)` is a type */
+      gsize at = c->pos + 1;
+      while (at < c->len && g_ascii_isspace (c->text[at]))
+        at++;
+      char first = at < c->len ? c->text[at] : '\0';
+      if (g_ascii_isdigit (first) || first == '-' || first == '+' || first == '.' || first == '"'
+          || first == '\'')
+        return parse_list (c, n, name, pending, ')', error);
+    }
   if (text_eat_str (c, "annotate("))
     {
       GraphAttrKind kind = GRAPH_ATTR_IS;

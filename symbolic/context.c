@@ -1933,6 +1933,21 @@ translate_unpack (SymContext *ctx, GraphNode *n, GError **error)
         }
       return TRUE;
     }
+  if (p && graph_node_is (p, "prim::Constant"))
+    {
+      /* a constant tuple or list of numbers (scripted code's (2, 3)) */
+      g_autoptr (GArray) ints = sym_get_const_ints (in);
+      g_autoptr (GArray) dbls = ints ? NULL : get_const_doubles (in);
+      guint len = ints ? ints->len : dbls ? dbls->len : 0;
+      if ((ints || dbls) && len == n_out)
+        {
+          for (guint i = 0; i < n_out; i++)
+            sym_map_value (ctx, graph_node_output (n, i),
+                           ints ? sym_const_i64 (ctx, g_array_index (ints, gint64, i))
+                                : sym_const_scalar (ctx, GRAPH_DTYPE_DOUBLE, g_array_index (dbls, double, i)));
+          return TRUE;
+        }
+    }
   GPtrArray *elems = in ? g_hash_table_lookup (ctx->lists, in) : NULL;
   if (elems && elems->len == n_out)
     {

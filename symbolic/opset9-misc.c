@@ -25,11 +25,25 @@ sym_numel (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 }
 
 /* aten::len(list): the length of a list the trace builds (scripted code's
- * len(size) checks), a constant. */
+ * len(size) checks), a constant.  aten::len(Tensor) (`for row in x`,
+ * len(x)): size(0), as torch's symbolic, a constant when static. */
 static gboolean
 sym_len (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {
   gint64 len;
+  GraphType *t = graph_value_type (graph_node_input (n, 0));
+  if (t && graph_type_is_tensor (t) && !sym_static_int (graph_node_output (n, 0), &len))
+    {
+      GraphValue *self;
+      if (!sym_parse_args (ctx, n, "v", &self, error))
+        return FALSE;
+      if (sym_rank (graph_node_input (n, 0)) == 0)
+        /* torch 1.13: also refuses (PyTorch raises: len() of a 0-d tensor) */
+        return sym_unimplemented (ctx, n, error, "len() of a 0-d tensor");
+      gint64 d0 = sym_static_dim_size (graph_node_input (n, 0), 0);
+      out[0] = d0 >= 0 && !sym_has_dynamic_axes (ctx) ? sym_const_i64 (ctx, d0) : sym_size (ctx, self, 0);
+      return out[0] != NULL;
+    }
   if (!sym_static_int (graph_node_output (n, 0), &len))
     /* torch 1.13: exports it as SequenceLength of the list from opset 11; not yet here */
     return sym_unimplemented (ctx, n, error, "len() of a list whose length is known only at run time");

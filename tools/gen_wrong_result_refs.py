@@ -11,7 +11,7 @@ Run with Debian's python: /usr/bin/python3 tools/gen_wrong_result_refs.py [CASE.
 import os
 import sys
 import warnings
-from typing import List
+from typing import List, Tuple
 
 import numpy as np
 import torch
@@ -125,6 +125,23 @@ def script_if_helper(x: torch.Tensor) -> torch.Tensor:
 
 # Scripted loops called under tracing (prim::Loop, exported as ONNX Loop),
 # in the patterns torchvision's Mask/Keypoint R-CNN heads use.
+def clip_to(b: torch.Tensor, size: Tuple[int, int]) -> torch.Tensor:
+    h, w = size
+    return b.clamp(0, h) * w
+
+
+class TupleLen(torch.jit.ScriptModule):
+    # a call in a scripted method's loop keeps the tuple a constant,
+    # `value=(2, 3)`, that the inlined body unpacks (scripted test_dim_1's
+    # clip_boxes_to_image(b, (2, 3))); Fn registers it as a submodule
+    @torch.jit.script_method
+    def forward(self, x):
+        out = x
+        for i in range(x.size(1)):
+            out = clip_to(out, (2, 3)) - i
+        return out + len(x)
+
+
 @torch.jit.script
 def unbind_cat(x: torch.Tensor) -> torch.Tensor:
     return torch.cat(x.unbind(), 1).sum(1) + torch.stack(x.unbind(1), 0).sum(2).sum(1)
@@ -447,6 +464,10 @@ CASES = {
     # had no type, so the output had none and the checker refused the file
     # (PyTorch's suite, test_concat_dynamic, test_unbind_dynamic ... scripted)
     "script_unbind_cat": (lambda x: unbind_cat(x), (torch.randn(3, 4, 5),)),
+    # a constant tuple unpacked (`h, w = (2, 3)` through a call; its
+    # `value=(2, 3)` did not parse) and len() of a tensor (PyTorch's suite,
+    # scripted test_dim_1)
+    "script_tuple_len": (TupleLen(), (torch.randn(4, 3) * 3,)),
     # a 2-D input's bags (offsets arange(0, numel, width), of no static
     # length in the trace): at opset 10 the mask form (PyTorch's suite,
     # test_embedding_bag; refused at 10 before)
@@ -970,6 +991,15 @@ REFUSALS = {
 }
 
 
+def script_module_text(m, inputs):
+    """A ScriptModule's graph as torch.onnx.export and symonnx's Python
+    export take it (tracing one is a no-op): its own graph, inlined, the
+    inputs typed (python/symonnx/_trace.py)."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+    from symonnx import _trace
+    return _trace.trace(m, inputs)[0]
+
+
 def main():
     """Writes every case, or only those named on the command line."""
     only = set(sys.argv[1:])
@@ -985,10 +1015,9 @@ def main():
         with open(os.path.join(OUT, name + ".training"), "w") as f:
             f.write("exported with ExportOptions' training\n")
     for name, (fn, inputs) in list(CASES.items()) + list(TRAINING.items()):
-        m = Fn(fn).eval()
-        traced = torch.jit.trace(m, inputs)
         with open(os.path.join(OUT, name + ".trace"), "w") as f:
-            f.write(str(traced.inlined_graph))
+            f.write(script_module_text(fn, inputs) if isinstance(fn, torch.jit.ScriptModule)
+                    else str(torch.jit.trace(Fn(fn).eval(), inputs).inlined_graph))
         for i, x in enumerate(model_arrays(inputs)):
             np.save(os.path.join(OUT, "%s.input_%d.npy" % (name, i)), x)
         np.save(os.path.join(OUT, name + ".expected.npy"), model_arrays([fn(*inputs)])[0])

@@ -52,7 +52,7 @@ static const char *const cases[] = {
   /* several index tensors with negative entries (before opset 11: a linear index, refused before) */
   "index_several_apart", "index_several_adjacent", "index_several_dynamic", "scatter_add_pairwise_dynamic",
   "upsample_bilinear_half_pixel", "upsample_bilinear_align_corners", "upsample_linear_1d", "upsample_trilinear_down",
-  "embedding_bag_2d_input", "upsample_bilinear_size_of_input", "script_unbind_cat",
+  "embedding_bag_2d_input", "upsample_bilinear_size_of_input", "script_unbind_cat", "script_tuple_len",
 };
 static const int opsets[] = { 11, 13, 17 };
 
