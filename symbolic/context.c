@@ -639,6 +639,23 @@ const_string (GraphValue *src, const char **s, gsize *len)
   return p && graph_node_get_s (p, "value", s, len);
 }
 
+/* The device src names: prim::device(x) of an x whose type records it
+ * (the trace's device=cpu), or a device constant. */
+static gboolean
+static_device (GraphValue *src, const char **s, gsize *len)
+{
+  GraphNode *p = src ? graph_value_node (src) : NULL;
+  if (p && graph_node_is (p, "prim::device") && graph_node_n_inputs (p) == 1)
+    {
+      GraphType *t = graph_value_type (graph_node_input (p, 0));
+      *s = t ? graph_type_device (t) : NULL;
+      *len = *s ? strlen (*s) : 0;
+      return *s != NULL;
+    }
+  GraphType *t = src ? graph_value_type (src) : NULL;
+  return t && graph_type_kind (t) == GRAPH_TYPE_DEVICE && const_string (src, s, len);
+}
+
 /* One evaluator for both kinds of static int.  Without traced: int
  * arithmetic of constants, ranks and list lengths (Note [Static scalars in
  * scripted code]).  With traced, also sizes read from the trace's declared
@@ -787,6 +804,16 @@ static_bool_r (GraphValue *src, gboolean *v, int depth)
             return FALSE;
           *v = *v || (elen == slen && memcmp (e, s, slen) == 0);
         }
+      return TRUE;
+    }
+  const char *ds, *es;
+  gsize dlen, elen;
+  if ((graph_node_is (p, "aten::eq") || graph_node_is (p, "aten::ne")) && static_device (x, &ds, &dlen)
+      && static_device (y, &es, &elen))
+    {
+      /* x.device != torch.device("cpu"): the devices as the trace records them */
+      gboolean same = dlen == elen && memcmp (ds, es, dlen) == 0;
+      *v = graph_node_is (p, "aten::eq") ? same : !same;
       return TRUE;
     }
   static const char *const cmp[] = { "aten::eq", "aten::ne", "aten::lt", "aten::le", "aten::gt", "aten::ge" };
@@ -2418,6 +2445,34 @@ makes_quantized (GraphNode *n)
   return FALSE;
 }
 
+/* Note [Static scalars in scripted code]: an aten op whose one output is
+ * an int or bool the export knows (`input.dtype == other.dtype`, a rank or
+ * a list length compared) is that constant, whichever symbolic the op has,
+ * as torch's constant folding leaves it (PyTorch's suite, scripted
+ * test_dtype_eq: aten::eq's symbolic read the prim::dtype as a tensor). */
+static gboolean
+fold_static_scalar (SymContext *ctx, GraphNode *n)
+{
+  if (graph_node_n_outputs (n) != 1)
+    return FALSE;
+  GraphValue *o = graph_node_output (n, 0);
+  GraphType *t = graph_value_type (o);
+  GraphTypeKind kind = t ? graph_type_kind (t) : GRAPH_TYPE_TENSOR;
+  gboolean b;
+  gint64 i;
+  GraphValue *c = NULL;
+  if (kind == GRAPH_TYPE_BOOL && static_bool (o, &b, 0))
+    {
+      g_autoptr (Tensor) v = tensor_new_scalar_int64 (GRAPH_DTYPE_BOOL, b);
+      c = sym_constant (ctx, v);
+    }
+  else if (kind == GRAPH_TYPE_INT && static_int (o, &i, 0))
+    c = sym_const_i64 (ctx, i);
+  if (c)
+    sym_map_value (ctx, o, c);
+  return c != NULL;
+}
+
 static gboolean
 translate_node (SymContext *ctx, GraphNode *n, GError **error)
 {
@@ -2430,6 +2485,8 @@ translate_node (SymContext *ctx, GraphNode *n, GError **error)
   gboolean is_aten = strcmp (graph_node_domain (n), "aten") == 0;
   if (!check_aten_node (n, error))
     return FALSE;
+  if (is_aten && fold_static_scalar (ctx, n))
+    return TRUE;
   guint n_out = graph_node_n_outputs (n);
   g_autofree GraphValue **out = g_new0 (GraphValue *, n_out + 1);
   GraphNode *mark = graph_last_node (ctx->s.dst);

@@ -142,6 +142,23 @@ class TupleLen(torch.jit.ScriptModule):
         return out + len(x)
 
 
+class DtypeDeviceTests(torch.jit.ScriptModule):
+    # tests on what the export knows: dtypes compared with each other and
+    # with a constant, the device with torch.device("cpu")
+    @torch.jit.script_method
+    def forward(self, a, b, c):
+        r = a
+        if a.dtype == b.dtype:
+            r = r + b
+        if a.dtype == c.dtype:
+            r = r - c
+        if a.device != torch.device("cpu"):
+            r = r * 0
+        if a.dtype != torch.float64:
+            r = r * 2
+        return r
+
+
 @torch.jit.script
 def unbind_cat(x: torch.Tensor) -> torch.Tensor:
     return torch.cat(x.unbind(), 1).sum(1) + torch.stack(x.unbind(1), 0).sum(2).sum(1)
@@ -468,6 +485,11 @@ CASES = {
     # `value=(2, 3)` did not parse) and len() of a tensor (PyTorch's suite,
     # scripted test_dim_1)
     "script_tuple_len": (TupleLen(), (torch.randn(4, 3) * 3,)),
+    # aten::eq/ne of dtypes and devices (PyTorch's suite, scripted
+    # test_dtype_eq, test_device_eq: their symbolics read prim::dtype and
+    # prim::device as tensors, refused before)
+    "script_dtype_device_tests": (DtypeDeviceTests(), (torch.randn(2, 3), torch.arange(6).view(2, 3),
+                                                       torch.randn(2, 3))),
     # a 2-D input's bags (offsets arange(0, numel, width), of no static
     # length in the trace): at opset 10 the mask form (PyTorch's suite,
     # test_embedding_bag; refused at 10 before)
