@@ -110,6 +110,60 @@ sym_derive_index (SymContext *ctx, GraphNode *n, GraphValue **out, GError **erro
   return TRUE;
 }
 
+/* A tensor list's element at a run-time index (scripted `[x, y, z][i]`),
+ * as torch writes it: SequenceAt of a SequenceConstruct.  The elements
+ * must share an element type; the result has their common rank, each dim
+ * static where they agree. */
+static gboolean
+list_at_run_time (SymContext *ctx, GraphNode *n, GPtrArray *items, GraphValue *isrc, GraphValue **out,
+                  GError **error)
+{
+  if (items->len == 0)
+    /* torch 1.13: also refuses (PyTorch raises IndexError on an empty list) */
+    return sym_unimplemented (ctx, n, error, "an element of an empty list");
+  GraphDType dt = sym_dtype (items->pdata[0]);
+  int rank = sym_rank (items->pdata[0]);
+  gint64 dims[TENSOR_MAX_RANK], d[TENSOR_MAX_RANK];
+  gboolean shaped = rank >= 0 && sym_static_shape (items->pdata[0], dims);
+  for (guint i = 1; i < items->len; i++)
+    {
+      if (sym_dtype (items->pdata[i]) != dt)
+        /* torch 1.13: writes a SequenceConstruct of mixed element types, which ONNX refuses;
+         * refused here because the model would not load */
+        return sym_unimplemented (ctx, n, error, "a run-time index into a list of tensors of "
+                                  "different element types");
+      if (sym_rank (items->pdata[i]) != rank)
+        rank = -1;
+      if (rank >= 0 && shaped && sym_static_shape (items->pdata[i], d))
+        for (int a = 0; a < rank; a++)
+          dims[a] = dims[a] == d[a] ? dims[a] : -1;
+      else
+        shaped = FALSE;
+    }
+  if (dt == GRAPH_DTYPE_UNDEFINED || rank < 0)
+    /* torch 1.13: writes SequenceAt whose result has no rank; refused here because a graph
+     * output needs a type */
+    return sym_unimplemented (ctx, n, error, "a run-time index into a list of tensors of unknown "
+                              "or different ranks");
+  GraphValue *idx = sym_value (ctx, isrc, error);
+  if (idx == NULL)
+    return FALSE;
+  if (sym_dtype (idx) != GRAPH_DTYPE_INT64)
+    idx = sym_cast (ctx, idx, GRAPH_DTYPE_INT64);
+  GraphValue *seq = graph_opv (sym_graph (ctx), "SequenceConstruct", items->len,
+                               (GraphValue *const *) items->pdata, NULL);
+  out[0] = graph_op (sym_graph (ctx), "SequenceAt", seq, idx, NULL);
+  if (out[0] == NULL)
+    return FALSE;
+  GraphDim gd[TENSOR_MAX_RANK];
+  for (int a = 0; a < rank; a++)
+    gd[a] = shaped && dims[a] >= 0 ? (GraphDim) { .kind = GRAPH_DIM_STATIC, .value = dims[a] }
+                                   : (GraphDim) { .kind = GRAPH_DIM_UNKNOWN };
+  g_autoptr (GraphType) t = graph_type_new_tensor (dt, rank, gd);
+  graph_value_set_type (out[0], t);
+  return TRUE;
+}
+
 /* aten::__getitem__(list, idx) of scripted code (torch's `__getitem_`):
  * an element of an int, float or bool list such as x.shape[1] is torch's
  * select(list, 0, idx), a Gather of the list's 1-D tensor; an element of a
@@ -126,13 +180,15 @@ sym_getitem (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   gboolean known = sym_static_int (isrc, &k);
   if (ek == GRAPH_TYPE_TENSOR)
     {
-      if (!known)
-        /* torch 1.13: exports it as SequenceAt of the list from opset 11; not yet here */
+      if (!known && sym_opset (ctx) < 11)
+        /* torch 1.13: also refuses before opset 11 (SequenceAt starts at 11) */
         return sym_unimplemented (ctx, n, error, "an element of a tensor list at an index known "
-                                  "only at run time");
+                                  "only at run time (from opset 11)");
       g_autoptr (GPtrArray) items = sym_list_values (ctx, list, error);
       if (items == NULL)
         return FALSE;
+      if (!known)
+        return list_at_run_time (ctx, n, items, isrc, out, error);
       if (k < -(gint64) items->len || k >= (gint64) items->len)
         /* torch 1.13: also refuses (PyTorch raises IndexError; torch's SequenceAt fails at run time) */
         return sym_unimplemented (ctx, n, error, "index %" G_GINT64_FORMAT " of a list of %u "

@@ -159,6 +159,14 @@ class DtypeDeviceTests(torch.jit.ScriptModule):
         return r
 
 
+class ListAtRunTime(torch.jit.ScriptModule):
+    # a tensor list's element at an index known only at run time
+    @torch.jit.script_method
+    def forward(self, x, y, z, ind):
+        arr = [x, y * 2, z]
+        return arr[ind] + 1
+
+
 @torch.jit.script
 def unbind_cat(x: torch.Tensor) -> torch.Tensor:
     return torch.cat(x.unbind(), 1).sum(1) + torch.stack(x.unbind(1), 0).sum(2).sum(1)
@@ -488,6 +496,10 @@ CASES = {
     # aten::eq/ne of dtypes and devices (PyTorch's suite, scripted
     # test_dtype_eq, test_device_eq: their symbolics read prim::dtype and
     # prim::device as tensors, refused before)
+    # [x, y, z][i] at a run-time index: SequenceAt of a SequenceConstruct
+    # (PyTorch's suite, scripted test_getitem; refused before)
+    "script_list_at_run_time": (ListAtRunTime(), (torch.randn(3, 4, 5), torch.randn(1, 4, 5), torch.randn(2, 4, 5),
+                                                  torch.tensor(-2))),
     "script_dtype_device_tests": (DtypeDeviceTests(), (torch.randn(2, 3), torch.arange(6).view(2, 3),
                                                        torch.randn(2, 3))),
     # a 2-D input's bags (offsets arange(0, numel, width), of no static
