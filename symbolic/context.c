@@ -859,8 +859,50 @@ sym_traced_ints (SymContext *ctx, GraphValue *src)
   return const_ints (ctx, src);
 }
 
+/* Note [Traced sizes folded], for whole lists: x.size() of an x whose
+ * declared shape is static, and a Python slice of such a list
+ * (x.shape[1:], scripted code's aten::slice of an int[]).  NULL otherwise
+ * (a prim::Constant list is const_ints' own). */
+static GArray *
+traced_int_list (SymContext *ctx, GraphNode *p)
+{
+  guint nin = graph_node_n_inputs (p);
+  GraphValue *x = nin > 0 ? graph_node_input (p, 0) : NULL;
+  GraphType *xt = x ? graph_value_type (x) : NULL;
+  if (graph_node_is (p, "aten::size") && nin == 1)
+    {
+      gint64 dims[TENSOR_MAX_RANK];
+      int r = sym_rank (x);
+      if (r < 0 || !sym_static_shape (x, dims))
+        return NULL;
+      GArray *out = g_array_sized_new (FALSE, FALSE, sizeof (gint64), (guint) r);
+      g_array_append_vals (out, dims, (guint) r);
+      return out;
+    }
+  if (graph_node_is (p, "aten::slice") && nin == 4 && xt && graph_type_kind (xt) == GRAPH_TYPE_LIST)
+    {
+      g_autoptr (GArray) base = const_ints (ctx, x);
+      if (base == NULL)
+        return NULL;
+      gint64 len = base->len, b[3] = { 0, len, 1 };   /* start, end, step: None keeps these */
+      for (int k = 0; k < 3; k++)
+        if (!sym_is_none (graph_node_input (p, (guint) k + 1))
+            && !sym_traced_int (ctx, graph_node_input (p, (guint) k + 1), &b[k]))
+          return NULL;
+      if (b[2] <= 0)
+        return NULL;   /* a step other than a positive one: not a list slice PyTorch takes */
+      for (int k = 0; k < 2; k++)   /* Python's clamping of a slice's bounds */
+        b[k] = b[k] < 0 ? MAX (b[k] + len, 0) : MIN (b[k], len);
+      GArray *out = g_array_new (FALSE, FALSE, sizeof (gint64));
+      for (gint64 i = b[0]; i < b[1]; i = b[2] >= b[1] - i ? b[1] : i + b[2])   /* no overflow */
+        g_array_append_val (out, g_array_index (base, gint64, i));
+      return out;
+    }
+  return NULL;
+}
+
 /* An int list of constants, or with ctx of ints sym_traced_int folds
- * (each element of a prim::ListConstruct). */
+ * (each element of a prim::ListConstruct, Note [Traced sizes folded]). */
 static GArray *
 const_ints (SymContext *ctx, GraphValue *src)
 {
@@ -883,6 +925,9 @@ const_ints (SymContext *ctx, GraphValue *src)
         }
       return out;
     }
+  GArray *traced = p && ctx && !sym_has_dynamic_axes (ctx) ? traced_int_list (ctx, p) : NULL;
+  if (traced)
+    return traced;
   p = const_node (src);
   if (p == NULL)
     return NULL;

@@ -152,6 +152,21 @@ carried_out (SymContext *ctx, GraphNode *n, GraphValue *src, Graph *sub, GError 
   return v;
 }
 
+/* A condition already translated into a constant (an aten op folded by
+ * Note [Static scalars in scripted code] once the values it reads had
+ * their types: `a.is_floating_point()` of an `a` computed in the
+ * enclosing block). */
+static gboolean
+mapped_constant_bool (SymContext *ctx, GraphValue *cond_src, gboolean *c)
+{
+  GraphValue *v = sym_context_mapped (ctx, cond_src);
+  Tensor *t = v ? graph_value_constant_tensor (v) : NULL;
+  if (t == NULL || !tensor_has_data (t) || tensor_numel (t) != 1 || tensor_dtype (t) != GRAPH_DTYPE_BOOL)
+    return FALSE;
+  *c = tensor_get_int64 (t, 0) != 0;
+  return TRUE;
+}
+
 gboolean
 sym_lower_if (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {
@@ -166,7 +181,7 @@ sym_lower_if (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
     return unsupported (ctx, n, error, "blocks whose outputs do not match the node's");
   GraphValue *cond_src = graph_node_input (n, 0);
   gboolean c;
-  if (sym_static_bool (cond_src, &c))
+  if (sym_static_bool (cond_src, &c) || mapped_constant_bool (ctx, cond_src, &c))
     {
       Graph *b = c ? then_b : else_b;
       /* the branch is translated into this graph: its in-place writes to
@@ -294,10 +309,18 @@ sym_lower_if (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
         out[i] = o;
       else
         sym_map_value (ctx, written->pdata[i - nout], o);   /* the written tensor after the If */
-      /* the branches' element type (the trace often says only "Tensor") */
-      GraphType *t = graph_value_type (graph_output (subs[0], i));
-      if (t && graph_type_is_tensor (t) && graph_type_dtype (t))
-        sym_set_type (o, graph_type_dtype (t), graph_type_rank (t), NULL);
+      /* the branches' element type (the trace often says only "Tensor"),
+       * and their rank where they agree: a branch may return a tensor of
+       * another rank (PyTorch's suite, scripted test_floating_point_infer_dtype),
+       * and a branch whose type is not known yet says nothing */
+      GraphType *t0 = graph_value_type (graph_output (subs[0], i));
+      GraphType *t1 = graph_value_type (graph_output (subs[1], i));
+      GraphDType d0 = t0 && graph_type_is_tensor (t0) ? graph_type_dtype (t0) : GRAPH_DTYPE_UNDEFINED;
+      GraphDType d1 = t1 && graph_type_is_tensor (t1) ? graph_type_dtype (t1) : GRAPH_DTYPE_UNDEFINED;
+      if (d0 && d0 == d1)
+        sym_set_type (o, d0, graph_type_rank (t0) == graph_type_rank (t1) ? graph_type_rank (t0) : -1, NULL);
+      else if (d0 && d1 == GRAPH_DTYPE_UNDEFINED && graph_value_type (graph_output (subs[1], i)) == NULL)
+        sym_set_type (o, d0, graph_type_rank (t0), NULL);   /* as before: the then branch's */
     }
   return TRUE;
 }

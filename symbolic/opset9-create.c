@@ -386,11 +386,13 @@ sym_const_filled (SymContext *ctx, gsize rank, const gint64 *dims, GraphDType dt
   return c ? sym_constant (ctx, c) : NULL;
 }
 
-/* ConstantOfShape of `shape`, folded when the trace value is a constant list. */
+/* ConstantOfShape of `shape`, folded when the trace value is a constant
+ * list or one of the trace's static sizes (sym_traced_ints: x.shape[1:]
+ * without dynamic axes). */
 static GraphValue *
 filled (SymContext *ctx, GraphValue *shape_src, GraphValue *shape, GraphDType dt, double v)
 {
-  g_autoptr (GArray) dims = sym_get_const_ints (shape_src);
+  g_autoptr (GArray) dims = sym_traced_ints (ctx, shape_src);
   GraphValue *c = dims ? sym_const_filled (ctx, dims->len, (const gint64 *) dims->data, dt, v) : NULL;
   return c ? c : sym_constant_of_shape (ctx, shape, dt, v);
 }

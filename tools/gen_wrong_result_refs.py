@@ -167,6 +167,19 @@ class ListAtRunTime(torch.jit.ScriptModule):
         return arr[ind] + 1
 
 
+class FloatingPointIf(torch.jit.ScriptModule):
+    # an If on a.is_floating_point() of an `a` computed in the enclosing
+    # block, branches of different ranks, new_zeros(x.shape[1:])
+    @torch.jit.script_method
+    def forward(self, x):
+        if x.size(0) > 1:
+            a = x + 2
+            if a.is_floating_point():
+                return x.new_zeros(x.shape[1:]) + x[0]
+            return x.new_zeros(x.shape)
+        return x
+
+
 @torch.jit.script
 def unbind_cat(x: torch.Tensor) -> torch.Tensor:
     return torch.cat(x.unbind(), 1).sum(1) + torch.stack(x.unbind(1), 0).sum(2).sum(1)
@@ -500,6 +513,11 @@ CASES = {
     # (PyTorch's suite, scripted test_getitem; refused before)
     "script_list_at_run_time": (ListAtRunTime(), (torch.randn(3, 4, 5), torch.randn(1, 4, 5), torch.randn(2, 4, 5),
                                                   torch.tensor(-2))),
+    # the If's condition folds once the block before it is translated; the
+    # shape read from static sizes (PyTorch's suite, scripted
+    # test_floating_point_infer_dtype without dynamic axes: the output had no
+    # type, refused by the checker)
+    "script_if_folded_condition": (FloatingPointIf(), (torch.randn(2, 3, 4),)),
     "script_dtype_device_tests": (DtypeDeviceTests(), (torch.randn(2, 3), torch.arange(6).view(2, 3),
                                                        torch.randn(2, 3))),
     # a 2-D input's bags (offsets arange(0, numel, width), of no static
