@@ -656,6 +656,48 @@ static_device (GraphValue *src, const char **s, gsize *len)
   return t && graph_type_kind (t) == GRAPH_TYPE_DEVICE && const_string (src, s, len);
 }
 
+/* An int list of x's sizes (x.shape, x.shape[1:] of scripted code):
+ * aten::size(x) and Python slices of it with constant bounds; *x the
+ * tensor, dims[0..*n) the dims in order.  FALSE for anything else. */
+static gboolean
+size_list_dims (GraphValue *list, GraphValue **x, gint64 *dims, guint *n, int depth)
+{
+  GraphNode *p = list ? graph_value_node (list) : NULL;
+  if (p == NULL || depth > 8)
+    return FALSE;
+  guint nin = graph_node_n_inputs (p);
+  if (graph_node_is (p, "aten::size") && nin == 1)
+    {
+      *x = graph_node_input (p, 0);
+      int r = sym_rank (*x);
+      if (r < 0 || r > TENSOR_MAX_RANK)
+        return FALSE;
+      for (int i = 0; i < r; i++)
+        dims[i] = i;
+      *n = (guint) r;
+      return TRUE;
+    }
+  GraphType *lt = nin == 4 ? graph_value_type (graph_node_input (p, 0)) : NULL;
+  if (!graph_node_is (p, "aten::slice") || lt == NULL || graph_type_kind (lt) != GRAPH_TYPE_LIST)
+    return FALSE;
+  gint64 base[TENSOR_MAX_RANK];
+  guint len;
+  if (!size_list_dims (graph_node_input (p, 0), x, base, &len, depth + 1))
+    return FALSE;
+  gint64 b[3] = { 0, len, 1 };   /* start, end, step: None keeps these */
+  for (int k = 0; k < 3; k++)
+    if (!sym_is_none (graph_node_input (p, (guint) k + 1)) && !sym_get_const_int (graph_node_input (p, (guint) k + 1), &b[k]))
+      return FALSE;
+  if (b[2] <= 0)
+    return FALSE;
+  for (int k = 0; k < 2; k++)   /* Python's clamping of a slice's bounds */
+    b[k] = b[k] < 0 ? MAX (b[k] + (gint64) len, 0) : MIN (b[k], (gint64) len);
+  *n = 0;
+  for (gint64 i = b[0]; i < b[1]; i = b[2] >= b[1] - i ? b[1] : i + b[2])
+    dims[(*n)++] = base[i];
+  return TRUE;
+}
+
 /* One evaluator for both kinds of static int.  Without traced: int
  * arithmetic of constants, ranks and list lengths (Note [Static scalars in
  * scripted code]).  With traced, also sizes read from the trace's declared
@@ -696,6 +738,21 @@ static_int_r (GraphValue *src, gboolean traced, gint64 *v, int depth)
     {
       *v = sym_static_dim_size (graph_node_input (p, 0), d);
       return *v >= 0;
+    }
+  GraphValue *sx;
+  gint64 sdims[TENSOR_MAX_RANK];
+  guint sn;
+  if (traced && graph_node_is (p, "prim::ListUnpack") && nin == 1
+      && size_list_dims (graph_node_input (p, 0), &sx, sdims, &sn, 0))
+    {
+      /* `a, b = x.shape[1:]`: output i of the unpack is one of x's sizes */
+      for (guint i = 0; i < graph_node_n_outputs (p) && i < sn; i++)
+        if (graph_node_output (p, i) == src)
+          {
+            *v = sym_static_dim_size (sx, sdims[i]);
+            return *v >= 0;
+          }
+      return FALSE;
     }
   /* add/sub of ints, or of 0-d tensors with a constant alpha */
   gint64 a, b, alpha = 1, r;
@@ -859,48 +916,6 @@ sym_traced_ints (SymContext *ctx, GraphValue *src)
   return const_ints (ctx, src);
 }
 
-/* Note [Traced sizes folded], for whole lists: x.size() of an x whose
- * declared shape is static, and a Python slice of such a list
- * (x.shape[1:], scripted code's aten::slice of an int[]).  NULL otherwise
- * (a prim::Constant list is const_ints' own). */
-static GArray *
-traced_int_list (SymContext *ctx, GraphNode *p)
-{
-  guint nin = graph_node_n_inputs (p);
-  GraphValue *x = nin > 0 ? graph_node_input (p, 0) : NULL;
-  GraphType *xt = x ? graph_value_type (x) : NULL;
-  if (graph_node_is (p, "aten::size") && nin == 1)
-    {
-      gint64 dims[TENSOR_MAX_RANK];
-      int r = sym_rank (x);
-      if (r < 0 || !sym_static_shape (x, dims))
-        return NULL;
-      GArray *out = g_array_sized_new (FALSE, FALSE, sizeof (gint64), (guint) r);
-      g_array_append_vals (out, dims, (guint) r);
-      return out;
-    }
-  if (graph_node_is (p, "aten::slice") && nin == 4 && xt && graph_type_kind (xt) == GRAPH_TYPE_LIST)
-    {
-      g_autoptr (GArray) base = const_ints (ctx, x);
-      if (base == NULL)
-        return NULL;
-      gint64 len = base->len, b[3] = { 0, len, 1 };   /* start, end, step: None keeps these */
-      for (int k = 0; k < 3; k++)
-        if (!sym_is_none (graph_node_input (p, (guint) k + 1))
-            && !sym_traced_int (ctx, graph_node_input (p, (guint) k + 1), &b[k]))
-          return NULL;
-      if (b[2] <= 0)
-        return NULL;   /* a step other than a positive one: not a list slice PyTorch takes */
-      for (int k = 0; k < 2; k++)   /* Python's clamping of a slice's bounds */
-        b[k] = b[k] < 0 ? MAX (b[k] + len, 0) : MIN (b[k], len);
-      GArray *out = g_array_new (FALSE, FALSE, sizeof (gint64));
-      for (gint64 i = b[0]; i < b[1]; i = b[2] >= b[1] - i ? b[1] : i + b[2])   /* no overflow */
-        g_array_append_val (out, g_array_index (base, gint64, i));
-      return out;
-    }
-  return NULL;
-}
-
 /* An int list of constants, or with ctx of ints sym_traced_int folds
  * (each element of a prim::ListConstruct, Note [Traced sizes folded]). */
 static GArray *
@@ -925,9 +940,26 @@ const_ints (SymContext *ctx, GraphValue *src)
         }
       return out;
     }
-  GArray *traced = p && ctx && !sym_has_dynamic_axes (ctx) ? traced_int_list (ctx, p) : NULL;
-  if (traced)
-    return traced;
+  /* Note [Traced sizes folded], for whole lists: x.size() of an x whose
+   * declared shape is static, and slices of it (x.shape[1:]) */
+  GraphValue *sx;
+  gint64 sdims[TENSOR_MAX_RANK];
+  guint sn;
+  if (ctx && !sym_has_dynamic_axes (ctx) && size_list_dims (src, &sx, sdims, &sn, 0))
+    {
+      GArray *out = g_array_sized_new (FALSE, FALSE, sizeof (gint64), sn);
+      for (guint i = 0; i < sn; i++)
+        {
+          gint64 d = sym_static_dim_size (sx, sdims[i]);
+          if (d < 0)
+            {
+              g_array_unref (out);
+              return NULL;
+            }
+          g_array_append_val (out, d);
+        }
+      return out;
+    }
   p = const_node (src);
   if (p == NULL)
     return NULL;
@@ -2002,6 +2034,24 @@ translate_unpack (SymContext *ctx, GraphNode *n, GError **error)
               return FALSE;
             }
           sym_map_value (ctx, graph_node_output (n, i), v);
+        }
+      return TRUE;
+    }
+  GraphValue *sx;
+  gint64 sdims[TENSOR_MAX_RANK];
+  guint sn;
+  if (in && size_list_dims (in, &sx, sdims, &sn, 0) && sn == n_out)
+    {
+      /* `a, b = x.shape[1:]` of scripted code: each size, folded where the
+       * trace's is static and nothing is dynamic (Note [Traced sizes
+       * folded]), else read at run time */
+      GraphValue *x = sym_value (ctx, sx, error);
+      if (x == NULL)
+        return FALSE;
+      for (guint i = 0; i < n_out; i++)
+        {
+          gint64 d = sym_has_dynamic_axes (ctx) ? -1 : sym_static_dim_size (sx, sdims[i]);
+          sym_map_value (ctx, graph_node_output (n, i), d >= 0 ? sym_const_i64 (ctx, d) : sym_size (ctx, x, sdims[i]));
         }
       return TRUE;
     }

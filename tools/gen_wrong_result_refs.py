@@ -180,6 +180,15 @@ class FloatingPointIf(torch.jit.ScriptModule):
         return x
 
 
+class ShapeUnpack(torch.jit.ScriptModule):
+    # `a, b = x.shape[1:]` and `n, c, h = x.shape` of scripted code
+    @torch.jit.script_method
+    def forward(self, x):
+        a, b = x.shape[1:]
+        n, c, h = x.shape
+        return x.new_zeros((a, b)) + x[n - 1] * h + c
+
+
 @torch.jit.script
 def unbind_cat(x: torch.Tensor) -> torch.Tensor:
     return torch.cat(x.unbind(), 1).sum(1) + torch.stack(x.unbind(1), 0).sum(2).sum(1)
@@ -912,6 +921,11 @@ DYNAMIC = {
                               (torch.randn(2, 4, 5), torch.tensor([-1, 2]), torch.tensor([[0], [-5]])),
                               (torch.randn(3, 6, 5), torch.tensor([-6, 1, 5]), torch.tensor([[4], [-1]])),
                               "x:0=n,x:1=h,i:0=k"),
+    # sizes unpacked from x.shape and a slice of it in scripted code, at run
+    # time with dynamic axes (PyTorch's suite, scripted
+    # test_list_unpack_scripted, _slice_scripted; refused before)
+    "script_shape_unpack_dynamic": (ShapeUnpack(), (torch.randn(2, 3, 4),), (torch.randn(3, 2, 5),),
+                                    "x.1:0=n,x.1:1=c,x.1:2=h"),
     "arange_out_dynamic": (lambda x: x[:, 0] + torch.arange(x.size(0), out=torch.zeros(1))
                            + torch.arange(1, x.size(0) + 1, 1, out=torch.zeros(1, dtype=torch.float64)),
                            (torch.randn(3, 4),), (torch.randn(6, 4),), "x:0=n"),
@@ -1074,9 +1088,9 @@ def main():
             np.save(os.path.join(OUT, "%s.input_%d.npy" % (name, i)), x)
         np.save(os.path.join(OUT, name + ".expected.npy"), model_arrays([fn(*inputs)])[0])
     for name, (fn, inputs, inputs2, axes) in DYNAMIC.items():
-        traced = torch.jit.trace(Fn(fn).eval(), inputs)
         with open(os.path.join(OUT, name + ".trace"), "w") as f:
-            f.write(str(traced.inlined_graph))
+            f.write(script_module_text(fn, inputs) if isinstance(fn, torch.jit.ScriptModule)
+                    else str(torch.jit.trace(Fn(fn).eval(), inputs).inlined_graph))
         with open(os.path.join(OUT, name + ".axes"), "w") as f:
             f.write(axes + "\n")
         for tag, xs in (("", inputs), (".size2", inputs2)):

@@ -54,6 +54,7 @@ static const char *const cases[] = {
   "upsample_bilinear_half_pixel", "upsample_bilinear_align_corners", "upsample_linear_1d", "upsample_trilinear_down",
   "embedding_bag_2d_input", "upsample_bilinear_size_of_input", "script_unbind_cat", "script_tuple_len",
   "script_dtype_device_tests", "script_list_at_run_time", "script_if_folded_condition",
+  "script_shape_unpack_dynamic",
 };
 static const int opsets[] = { 11, 13, 17 };
 
