@@ -1023,53 +1023,75 @@ sym_upsample_mode (SymContext *ctx, GraphNode *n, GraphValue **out, GError **err
  * clamped at 0 (align_corners=False) or o · (I - 1) / (O - 1) (True): torch
  * 1.13 writes Upsample(linear) all the same, a wrong number wherever the
  * scale is not 1 (max abs 1.07 on a 5x4 → 12x10 bilinear; 5 of torchvision's
- * 6 segmentation models).  With the spatial sizes known, linear
- * interpolation along one dim is a constant O x I matrix of PyTorch's
- * weights (two per row, computed in float as its CPU kernel does), so the
- * exact form is one MatMul per spatial dim: x · Aᵀ for the last dim, A · x
- * for the one before, A · x of x reshaped to (.., D, rest) for a third. */
-#define LINEAR_MATRIX_LIMIT (G_GINT64_CONSTANT (1) << 22)
+ * 6 segmentation models).  With the spatial sizes known, each output
+ * position's two source positions and weights are constants, so PyTorch's
+ * own formula is written out, one spatial dim at a time from the last:
+ * λ0 · Gather(x, i0) + λ1 · Gather(x, i1) along that dim, the weights
+ * computed in the input's precision as PyTorch's CPU kernel does.  (A
+ * MatMul by the O x I weight matrix would also multiply the zero weights,
+ * so an inf or NaN anywhere in a row would reach every output of it.) */
+#define LINEAR_POSITIONS_LIMIT (G_GINT64_CONSTANT (1) << 24)
 
-/* PyTorch's linear weights from I source to O output positions as an
- * O x I matrix in dtype (float or double): ratio from the scale given
- * (1 / scale) or the sizes (area_pixel_compute_scale), source index
- * clamped at 0, the upper neighbour clamped at I - 1. */
-static Tensor *
-linear_weights (GraphDType dtype, gint64 in, gint64 out, double scale, gboolean align)
+/* PyTorch's linear taps from I source to O output positions: ratio from the
+ * scale given (1 / scale) or the sizes (area_pixel_compute_scale), source
+ * index clamped at 0, the upper neighbour clamped at I - 1; in double or,
+ * as PyTorch for float, in float. */
+static void
+linear_taps (gboolean dbl, gint64 in, gint64 out, double scale, gboolean align, gint64 *i0, gint64 *i1,
+             double *l0, double *l1)
 {
-  gint64 dims[2] = { out, in };
-  Tensor *t = tensor_new_zeroed (dtype, 2, dims, NULL);
-  float ratio = align ? (out > 1 ? (float) (in - 1) / (float) (out - 1) : 0.0f)
-                : scale > 0 ? (float) (1.0 / scale) : (float) in / (float) out;
   for (gint64 o = 0; o < out; o++)
     {
-      float src = align ? ratio * (float) o : ratio * ((float) o + 0.5f) - 0.5f;
-      if (src < 0)
-        src = 0;
-      gint64 i0 = MIN ((gint64) floorf (src), in - 1);
-      float l1 = CLAMP (src - (float) i0, 0.0f, 1.0f), l0 = 1.0f - l1;
-      gint64 i1 = i0 + (i0 < in - 1 ? 1 : 0);
-      if (dtype == GRAPH_DTYPE_DOUBLE)
+      double src, lam;
+      if (dbl)
         {
-          double *row = (double *) tensor_data (t) + o * in;
-          row[i0] += l0;
-          row[i1] += l1;
+          double ratio = align ? (out > 1 ? (double) (in - 1) / (double) (out - 1) : 0.0)
+                         : scale > 0 ? 1.0 / scale : (double) in / (double) out;
+          src = align ? ratio * (double) o : ratio * ((double) o + 0.5) - 0.5;
+          src = src < 0 ? 0 : src;
+          i0[o] = MIN ((gint64) floor (src), in - 1);
+          lam = CLAMP (src - (double) i0[o], 0.0, 1.0);
+          l1[o] = lam;
+          l0[o] = 1.0 - lam;
         }
       else
         {
-          float *row = (float *) tensor_data (t) + o * in;
-          row[i0] += l0;
-          row[i1] += l1;
+          float ratio = align ? (out > 1 ? (float) (in - 1) / (float) (out - 1) : 0.0f)
+                        : scale > 0 ? (float) (1.0 / scale) : (float) in / (float) out;
+          float fsrc = align ? ratio * (float) o : ratio * ((float) o + 0.5f) - 0.5f;
+          fsrc = fsrc < 0 ? 0 : fsrc;
+          i0[o] = MIN ((gint64) floorf (fsrc), in - 1);
+          float flam = CLAMP (fsrc - (float) i0[o], 0.0f, 1.0f);
+          l1[o] = flam;
+          l0[o] = 1.0f - flam;
         }
+      i1[o] = i0[o] + (i0[o] < in - 1 ? 1 : 0);
     }
-  return t;
+}
+
+/* A weight vector along dim d of a rank-r tensor: shape (O, 1, ..., 1). */
+static GraphValue *
+tap_weights (SymContext *ctx, GraphDType dt, int r, int d, gint64 out, const double *l)
+{
+  gint64 dims[TENSOR_MAX_RANK];
+  int wr = r - d;
+  dims[0] = out;
+  for (int i = 1; i < wr; i++)
+    dims[i] = 1;
+  g_autoptr (Tensor) t = tensor_new_zeroed (dt, (guint) wr, dims, NULL);
+  for (gint64 o = 0; o < out; o++)
+    if (dt == GRAPH_DTYPE_DOUBLE)
+      ((double *) tensor_data (t))[o] = l[o];
+    else
+      ((float *) tensor_data (t))[o] = (float) l[o];
+  return sym_constant (ctx, t);
 }
 
 /* Note [Linear upsampling before opset 11]: input (rank r, spatial sizes
  * in_d[2..]) to out_d[2..]; scales[i] > 0 when the scale was given. */
 static GraphValue *
-linear_upsample_matmul (SymContext *ctx, GraphNode *n, GraphValue *input, int r, const gint64 *in_d,
-                        const gint64 *out_d, const double *scales, gboolean align, GError **error)
+linear_upsample_taps (SymContext *ctx, GraphNode *n, GraphValue *input, int r, const gint64 *in_d,
+                      const gint64 *out_d, const double *scales, gboolean align, GError **error)
 {
   GraphDType dt = sym_dtype (input);
   if (dt != GRAPH_DTYPE_FLOAT && dt != GRAPH_DTYPE_DOUBLE)
@@ -1077,46 +1099,24 @@ linear_upsample_matmul (SymContext *ctx, GraphNode *n, GraphValue *input, int r,
      * refused here because the exact form is written for float and double only */
     return sym_unimplemented (ctx, n, error, "linear upsampling of this element type before opset 11"), NULL;
   GraphValue *x = input;
-  gint64 cur[TENSOR_MAX_RANK];
-  memcpy (cur, in_d, sizeof (gint64) * (gsize) r);
   for (int d = r - 1; d >= 2; d--)
     {
-      if (in_d[d] == out_d[d] && (scales[d] <= 0 || (float) (1.0 / scales[d]) == 1.0f))
+      gint64 in = in_d[d], out = out_d[d];
+      if (in == out && (scales[d] <= 0 || (float) (1.0 / scales[d]) == 1.0f))
         continue;   /* the identity (a ratio of 1) */
-      guint64 cells;
-      if (!g_uint64_checked_mul (&cells, (guint64) in_d[d], (guint64) out_d[d]) || cells > LINEAR_MATRIX_LIMIT)
+      if (out > LINEAR_POSITIONS_LIMIT)
         /* torch 1.13: writes Upsample(linear), whose asymmetric coordinates are not PyTorch's;
-         * refused here because the exact form's weight matrix would be too large */
-        return sym_unimplemented (ctx, n, error, "linear upsampling %" G_GINT64_FORMAT " to %" G_GINT64_FORMAT
-                                  " elements before opset 11 (a weight matrix past 2^22 elements)",
-                                  in_d[d], out_d[d]), NULL;
-      g_autoptr (Tensor) w = linear_weights (dt, in_d[d], out_d[d], scales[d], align);
-      GraphValue *a = sym_constant (ctx, w);
-      if (d == r - 1)
-        {
-          static const gint64 swap[] = { 1, 0 };
-          x = graph_op (G, "MatMul", x, graph_op (G, "Transpose", a, "perm_is", 2, swap, NULL), NULL);
-        }
-      else if (d == r - 2)
-        x = graph_op (G, "MatMul", a, x, NULL);
-      else
-        {
-          /* (.., D, rest) with the leading dims copied (0), back after */
-          gint64 flat[TENSOR_MAX_RANK], back[TENSOR_MAX_RANK];
-          gint64 rest = 1;
-          for (int i = d + 1; i < r; i++)
-            rest *= cur[i];
-          for (int i = 0; i < d; i++)
-            flat[i] = back[i] = 0;
-          flat[d] = cur[d];
-          flat[d + 1] = rest;
-          cur[d] = out_d[d];
-          for (int i = d; i < r; i++)
-            back[i] = cur[i];
-          x = sym_reshape_static (ctx, x, (gsize) d + 2, flat);
-          x = sym_reshape_static (ctx, graph_op (G, "MatMul", a, x, NULL), (gsize) r, back);
-        }
-      cur[d] = out_d[d];
+         * refused here because the exact form's position tables would be too large */
+        return sym_unimplemented (ctx, n, error, "linear upsampling to %" G_GINT64_FORMAT " elements "
+                                  "before opset 11 (past 2^24 positions)", out), NULL;
+      g_autofree gint64 *i0 = g_new (gint64, out), *i1 = g_new (gint64, out);
+      g_autofree double *l0 = g_new (double, out), *l1 = g_new (double, out);
+      linear_taps (dt == GRAPH_DTYPE_DOUBLE, in, out, scales[d], align, i0, i1, l0, l1);
+      /* PyTorch's λ0 · x[i0] + λ1 · x[i1], the last dim innermost */
+      GraphValue *g0 = graph_op (G, "Gather", x, sym_const_ints (ctx, (gsize) out, i0), "axis_i", (gint64) d, NULL);
+      GraphValue *g1 = graph_op (G, "Gather", x, sym_const_ints (ctx, (gsize) out, i1), "axis_i", (gint64) d, NULL);
+      x = graph_op (G, "Add", graph_op (G, "Mul", tap_weights (ctx, dt, r, d, out, l0), g0, NULL),
+                    graph_op (G, "Mul", tap_weights (ctx, dt, r, d, out, l1), g1, NULL), NULL);
     }
   return x;
 }
@@ -1254,7 +1254,7 @@ sym_upsample_at (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error
         if (out_d[i] < 1 || in_d[i] < 1)
           /* torch 1.13: also refuses (PyTorch rejects input and output sizes below 1) */
           return sym_unimplemented (ctx, n, error, "upsampling from or to a size below 1");
-      out[0] = linear_upsample_matmul (ctx, n, input, r, in_d, out_d, given, align, error);
+      out[0] = linear_upsample_taps (ctx, n, input, r, in_d, out_d, given, align, error);
       return out[0] != NULL;
     }
   if (!have_scales)

@@ -549,6 +549,11 @@ CASES = {
     "upsample_bilinear_size_of_input": (
         lambda x, y: F.interpolate(x, size=y.shape[-2:], mode="bilinear", align_corners=False),
         (torch.randn(1, 3, 4, 5), torch.randn(1, 1, 11, 7))),
+    # an inf reaches only the outputs that read it (and NaN where a zero
+    # weight meets it, as in PyTorch's own formula)
+    "upsample_bilinear_inf": (lambda x: F.interpolate(x, scale_factor=2.0, mode="bilinear"),
+                              (torch.tensor([[[[1.0, 2.0, 3.0, 4.0], [5.0, float("inf"), 7.0, 8.0],
+                                               [9.0, 10.0, 11.0, 12.0]]]]),)),
     "upsample_linear_1d": (lambda x: F.interpolate(x, scale_factor=1.7, mode="linear"), (torch.randn(2, 3, 6),)),
     "upsample_trilinear_down": (lambda x: F.interpolate(x, size=(3, 5, 2), mode="trilinear"),
                                 (torch.randn(1, 2, 2, 3, 4),)),
