@@ -87,6 +87,12 @@ k_resize (RtCall *call, GError **error)
       for (guint i = 0; i < x->rank; i++)
         {
           dims[i] = rt_get_i64 (sz, i);
+          if (dims[i] < 0)
+            {
+              rt_call_error (call, error, RT_ERROR_SHAPE, "size %" G_GINT64_FORMAT " of dim %u is negative",
+                             dims[i], i);
+              return FALSE;
+            }
           scales[i] = x->dims[i] ? (double) dims[i] / (double) x->dims[i] : 1;
         }
     }
@@ -173,9 +179,18 @@ k_resize (RtCall *call, GError **error)
    * nearest, 2 linear, 4 cubic, as in ONNX's reference: edge-padded
    * neighbours), and whether the coordinate is outside the crop. */
   guint T = cubic ? 4 : linear ? 2 : 1;
+  if (y->numel == 0)
+    return TRUE;   /* sizes such as (6e18, 7e18, 0, 4) hold nothing to compute */
+  /* the per-dim tables hold Σ dims entries: a sum past int64 (huge sizes
+   * of an empty output: onnx-run campaign, 4.3M runs on e94cfaf's runtime)
+   * was signed overflow; here every dim is at most numel */
   gint64 total = 0;
   for (guint i = 0; i < x->rank; i++)
-    total += dims[i];
+    if (__builtin_add_overflow (total, dims[i], &total))
+      {
+        rt_call_error (call, error, RT_ERROR_SHAPE, "output sizes too large");
+        return FALSE;
+      }
   gint64 *idx = rt_call_scratch (call, (gsize) MAX (total, 1) * T * (sizeof (gint64) + sizeof (double))
                                  + (gsize) MAX (total, 1), error);
   if (idx == NULL)

@@ -37,6 +37,9 @@ static const HostileCase cases[] = {
                                          "-i", "data=" H "z_f_3x2x0.npy" }, 0, NULL },
   { "run/transpose-empty-perm", { "run", H "onnx_run_transpose_empty_perm_memcpy_null.onnx",
                                   "-i", "X=" H "z_f_2x3.npy" }, 0, NULL },
+  /* onnx-run campaign, session 12 (4.3M runs on e94cfaf's runtime): a Resize to sizes
+   * (32257, 0, 6e18, 7e18) summed them in int64 (UBSan) — an empty output, computed as one */
+  { "run/resize-empty-huge-sizes", { "run", H "onnx_run_resize_empty_huge_sizes_signed_overflow.onnx" }, 0, NULL },
   { "run/loop-endless", { "run", H "onnx_run_loop_int64max_trip_hang.onnx",
                           "--max-loop-iterations", "100000" }, 4, "did not end within 100000 iterations" },
   { "run/loop-time-budget", { "run", H "onnx_run_loop_int64max_trip_hang.onnx",
