@@ -471,10 +471,10 @@ parse_attr_value (TextCursor *c, GraphNode *n, const char *name, GArray *pending
   if (ch == '(')
     {
       /* a tuple of numbers or strings; `(int, int)` is a type */
-      gsize at = c->pos + 1;
-      while (at < c->len && g_ascii_isspace (c->text[at]))
+      gsize at = 1;
+      while (g_ascii_isspace (text_peek_at (c, at)))
         at++;
-      char first = at < c->len ? c->text[at] : '\0';
+      int first = text_peek_at (c, at);
       if (g_ascii_isdigit (first) || first == '-' || first == '+' || first == '.' || first == '"'
           || first == '\'')
         return parse_list (c, n, name, pending, ')', error);

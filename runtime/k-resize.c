@@ -86,13 +86,7 @@ k_resize (RtCall *call, GError **error)
         }
       for (guint i = 0; i < x->rank; i++)
         {
-          dims[i] = rt_get_i64 (sz, i);
-          if (dims[i] < 0)
-            {
-              rt_call_error (call, error, RT_ERROR_SHAPE, "size %" G_GINT64_FORMAT " of dim %u is negative",
-                             dims[i], i);
-              return FALSE;
-            }
+          dims[i] = rt_get_i64 (sz, i);   /* a negative size: rt_call_output refuses the shape */
           scales[i] = x->dims[i] ? (double) dims[i] / (double) x->dims[i] : 1;
         }
     }
@@ -183,7 +177,8 @@ k_resize (RtCall *call, GError **error)
     return TRUE;   /* sizes such as (6e18, 7e18, 0, 4) hold nothing to compute */
   /* the per-dim tables hold Σ dims entries: a sum past int64 (huge sizes
    * of an empty output: onnx-run campaign, 4.3M runs on e94cfaf's runtime)
-   * was signed overflow; here every dim is at most numel */
+   * was signed overflow.  A non-empty output's dims are at most its numel,
+   * which the size limit caps; the limit is the caller's, so checked */
   gint64 total = 0;
   for (guint i = 0; i < x->rank; i++)
     if (__builtin_add_overflow (total, dims[i], &total))

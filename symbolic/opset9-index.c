@@ -189,7 +189,8 @@ index_plan (SymContext *ctx, GraphNode *n, GraphValue *self, GraphNode *lc, gboo
   for (int d = 0; d < p->rank; d++)
     p->identity = p->identity && p->perm[d] == d;
   g_autoptr (Tensor) bshape = tensor_new_int64_vector ((guint) p->br, p->b);
-  GraphValue *bs = sym_constant (ctx, bshape);
+  /* the broadcast shape of GatherND's stacked indices (not below 11) */
+  GraphValue *bs = sym_opset (ctx) >= 11 ? sym_constant (ctx, bshape) : NULL;
   g_autofree GraphValue **parts = g_new (GraphValue *, p->k);
   g_autofree GraphValue **ivs = g_new (GraphValue *, p->k);
   const gint64 last = p->br;

@@ -1034,40 +1034,27 @@ sym_upsample_mode (SymContext *ctx, GraphNode *n, GraphValue **out, GError **err
 
 /* PyTorch's linear taps from I source to O output positions: ratio from the
  * scale given (1 / scale) or the sizes (area_pixel_compute_scale), source
- * index clamped at 0, the upper neighbour clamped at I - 1; in double or,
- * as PyTorch for float, in float. */
-static void
-linear_taps (gboolean dbl, gint64 in, gint64 out, double scale, gboolean align, gint64 *i0, gint64 *i1,
-             double *l0, double *l1)
-{
-  for (gint64 o = 0; o < out; o++)
-    {
-      double src, lam;
-      if (dbl)
-        {
-          double ratio = align ? (out > 1 ? (double) (in - 1) / (double) (out - 1) : 0.0)
-                         : scale > 0 ? 1.0 / scale : (double) in / (double) out;
-          src = align ? ratio * (double) o : ratio * ((double) o + 0.5) - 0.5;
-          src = src < 0 ? 0 : src;
-          i0[o] = MIN ((gint64) floor (src), in - 1);
-          lam = CLAMP (src - (double) i0[o], 0.0, 1.0);
-          l1[o] = lam;
-          l0[o] = 1.0 - lam;
-        }
-      else
-        {
-          float ratio = align ? (out > 1 ? (float) (in - 1) / (float) (out - 1) : 0.0f)
-                        : scale > 0 ? (float) (1.0 / scale) : (float) in / (float) out;
-          float fsrc = align ? ratio * (float) o : ratio * ((float) o + 0.5f) - 0.5f;
-          fsrc = fsrc < 0 ? 0 : fsrc;
-          i0[o] = MIN ((gint64) floorf (fsrc), in - 1);
-          float flam = CLAMP (fsrc - (float) i0[o], 0.0f, 1.0f);
-          l1[o] = flam;
-          l0[o] = 1.0f - flam;
-        }
-      i1[o] = i0[o] + (i0[o] < in - 1 ? 1 : 0);
-    }
-}
+ * index clamped at 0, the upper neighbour clamped at I - 1; computed in T
+ * (double, or float as PyTorch for float). */
+#define LINEAR_TAPS(T, FLOOR)                                                                      \
+  static void linear_taps_##T (gint64 in, gint64 out, double scale, gboolean align, gint64 *i0,     \
+                               gint64 *i1, double *l0, double *l1)                                  \
+  {                                                                                                 \
+    T ratio = align ? (out > 1 ? (T) (in - 1) / (T) (out - 1) : (T) 0)                               \
+              : scale > 0 ? (T) (1.0 / scale) : (T) in / (T) out;                                    \
+    for (gint64 o = 0; o < out; o++)                                                                \
+      {                                                                                             \
+        T src = align ? ratio * (T) o : ratio * ((T) o + (T) 0.5) - (T) 0.5;                         \
+        src = src < 0 ? 0 : src;                                                                    \
+        i0[o] = MIN ((gint64) FLOOR (src), in - 1);                                                 \
+        T lam = CLAMP (src - (T) i0[o], (T) 0, (T) 1);                                              \
+        l1[o] = lam;                                                                                \
+        l0[o] = (T) 1 - lam;                                                                        \
+        i1[o] = i0[o] + (i0[o] < in - 1 ? 1 : 0);                                                   \
+      }                                                                                             \
+  }
+LINEAR_TAPS (float, floorf)
+LINEAR_TAPS (double, floor)
 
 /* A weight vector along dim d of a rank-r tensor: shape (O, 1, ..., 1). */
 static GraphValue *
@@ -1111,7 +1098,10 @@ linear_upsample_taps (SymContext *ctx, GraphNode *n, GraphValue *input, int r, c
                                   "before opset 11 (past 2^24 positions)", out), NULL;
       g_autofree gint64 *i0 = g_new (gint64, out), *i1 = g_new (gint64, out);
       g_autofree double *l0 = g_new (double, out), *l1 = g_new (double, out);
-      linear_taps (dt == GRAPH_DTYPE_DOUBLE, in, out, scales[d], align, i0, i1, l0, l1);
+      if (dt == GRAPH_DTYPE_DOUBLE)
+        linear_taps_double (in, out, scales[d], align, i0, i1, l0, l1);
+      else
+        linear_taps_float (in, out, scales[d], align, i0, i1, l0, l1);
       /* PyTorch's λ0 · x[i0] + λ1 · x[i1], the last dim innermost */
       GraphValue *g0 = graph_op (G, "Gather", x, sym_const_ints (ctx, (gsize) out, i0), "axis_i", (gint64) d, NULL);
       GraphValue *g1 = graph_op (G, "Gather", x, sym_const_ints (ctx, (gsize) out, i1), "axis_i", (gint64) d, NULL);
