@@ -245,38 +245,58 @@ parse_tensor_type (TextCursor *c, GraphTypeKind kind, GraphDType dtype, GError *
   return t;
 }
 
+/* The elements of a tuple type after its '(': "(T, T)", or for
+ * NamedTuple(a : T, b : T) (a scripted function's typed tuple, such as
+ * topk's values and indices) with each field's name, which is dropped:
+ * a named tuple is a tuple. */
+static GraphType *
+parse_tuple_elems (TextCursor *c, guint depth, gboolean named, GError **error)
+{
+  g_autoptr (GPtrArray) elems = g_ptr_array_new_with_free_func ((GDestroyNotify) graph_type_unref);
+  text_skip_blank (c);
+  if (!text_eat (c, ')'))
+    for (;;)
+      {
+        text_skip_blank (c);
+        if (named)
+          {
+            g_autofree char *field = text_lex_word (c, text_is_word_char, FALSE, "a field name", error);
+            if (field == NULL)
+              return NULL;
+            text_skip_blank (c);
+            if (!text_eat (c, ':'))
+              {
+                text_expected (c, "':' after a NamedTuple field's name", error);
+                return NULL;
+              }
+            text_skip_blank (c);
+          }
+        GraphType *e = text_parse_type (c, depth + 1, error);
+        if (e == NULL)
+          return NULL;
+        g_ptr_array_add (elems, e);
+        text_skip_blank (c);
+        if (text_eat (c, ')'))
+          break;
+        if (!text_eat (c, ','))
+          {
+            text_expected (c, "',' or ')' in a tuple type", error);
+            return NULL;
+          }
+      }
+  guint n = elems->len;
+  GraphType **v = (GraphType **) g_ptr_array_steal (elems, NULL);
+  GraphType *t = graph_type_new_tuple (n, v);
+  g_free (v);
+  return t;
+}
+
 static GraphType *
 parse_base (TextCursor *c, guint depth, GError **error)
 {
   gsize start = c->pos;
   if (text_eat (c, '('))
-    {
-      /* tuple */
-      g_autoptr (GPtrArray) elems = g_ptr_array_new_with_free_func ((GDestroyNotify) graph_type_unref);
-      text_skip_blank (c);
-      if (!text_eat (c, ')'))
-        for (;;)
-          {
-            text_skip_blank (c);
-            GraphType *e = text_parse_type (c, depth + 1, error);
-            if (e == NULL)
-              return NULL;
-            g_ptr_array_add (elems, e);
-            text_skip_blank (c);
-            if (text_eat (c, ')'))
-              break;
-            if (!text_eat (c, ','))
-              {
-                text_expected (c, "',' or ')' in a tuple type", error);
-                return NULL;
-              }
-          }
-      guint n = elems->len;
-      GraphType **v = (GraphType **) g_ptr_array_steal (elems, NULL);
-      GraphType *t = graph_type_new_tuple (n, v);
-      g_free (v);
-      return t;
-    }
+    return parse_tuple_elems (c, depth, FALSE, error);
   g_autofree char *word = text_lex_word (c, is_class_char, FALSE, "a type", error);
   if (word == NULL)
     return NULL;
@@ -309,6 +329,15 @@ parse_base (TextCursor *c, guint depth, GError **error)
           return NULL;
         }
       return g_steal_pointer (&t);
+    }
+  if (strcmp (word, "NamedTuple") == 0)
+    {
+      if (!text_eat (c, '('))
+        {
+          text_expected (c, "'(' after NamedTuple", error);
+          return NULL;
+        }
+      return parse_tuple_elems (c, depth, TRUE, error);
     }
   if (strcmp (word, "Dict") == 0 || strcmp (word, "List") == 0 || strcmp (word, "Optional") == 0)
     {

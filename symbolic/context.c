@@ -283,6 +283,19 @@ sym_weight_tensor (SymContext *ctx, const char *name)
   return ctx->s.weights ? g_hash_table_lookup (ctx->s.weights, name) : NULL;
 }
 
+/* The graph weights go to: the top one, also while a block of an If or
+ * Loop is translated (a subgraph reads them from the enclosing scope, as
+ * torch writes them: an initializer made in a branch would be that
+ * subgraph's, unseen by the other branch and by the graph after it). */
+static Graph *
+weights_graph (SymContext *ctx)
+{
+  Graph *g = ctx->s.dst;
+  while (graph_get_outer (g))
+    g = graph_get_outer (g);
+  return g;
+}
+
 GraphValue *
 sym_weight_initializer (SymContext *ctx, const char *name, GError **error)
 {
@@ -296,7 +309,7 @@ sym_weight_initializer (SymContext *ctx, const char *name, GError **error)
                    name, ctx->s.weights ? "" : " (no weights file given)");
       return NULL;
     }
-  dst = graph_add_initializer (ctx->s.dst, name, t);
+  dst = graph_add_initializer (weights_graph (ctx), name, t);
   g_autoptr (GraphType) ty = graph_type_new_tensor_static (tensor_dtype (t), tensor_rank (t),
                                                            tensor_dims (t));
   graph_value_set_type (dst, ty);
@@ -1390,7 +1403,7 @@ weight_value (SymContext *ctx, GraphValue *src, GError **error)
     return dst;
   Tensor *t = ctx->s.weights ? g_hash_table_lookup (ctx->s.weights, path) : NULL;
   if (t)
-    dst = graph_add_initializer (ctx->s.dst, path, t);
+    dst = graph_add_initializer (weights_graph (ctx), path, t);
   else if (ctx->s.require_weights)
     {
       g_set_error (error, SYM_ERROR, SYM_ERROR_INVALID,
@@ -1403,7 +1416,7 @@ weight_value (SymContext *ctx, GraphValue *src, GError **error)
     {
       /* export_params = False: weights become plain graph inputs. */
       g_autoptr (GraphType) ty = onnx_type_of (graph_value_type (src));
-      dst = graph_add_input (ctx->s.dst, path, ty);
+      dst = graph_add_input (weights_graph (ctx), path, ty);
     }
   if (t)
     {

@@ -211,6 +211,38 @@ sym_prelu (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 
 /* aten::div(self, other, rounding_mode=None) */
 
+/* Whether trace value v is a Python number (int, float, bool, Scalar). */
+static gboolean
+is_python_number (GraphValue *v)
+{
+  GraphType *t = v ? graph_value_type (v) : NULL;
+  return t && !graph_type_is_tensor (t) && sym_rank (v) == 0;
+}
+
+/* True division's result type where the trace declares none (scripted
+ * code), by PyTorch's promotion where it does not depend on the default
+ * dtype: a floating tensor divided by a Python number (an int or a float)
+ * or by an integer tensor keeps its type (a number never widens a tensor
+ * of its category or above, a lower category never does), and so does a
+ * division of two tensors of one floating type.  UNDEFINED otherwise (integers alone: the
+ * default dtype; two floating types: which one wins depends on their
+ * ranks). */
+static GraphDType
+true_div_dtype (GraphNode *n, GraphValue *self, GraphValue *other)
+{
+  GraphDType ds = sym_dtype (self), dto = sym_dtype (other);
+  GraphValue *ts = graph_node_input (n, 0), *to = graph_node_input (n, 1);
+  gboolean fs = graph_dtype_is_floating (ds), fo = graph_dtype_is_floating (dto);
+  gboolean ns = is_python_number (ts), no = is_python_number (to);
+  if (fs && fo)
+    return ns && no ? GRAPH_DTYPE_UNDEFINED : no ? ds : ns ? dto : ds == dto ? ds : GRAPH_DTYPE_UNDEFINED;
+  if (fs && !ns && dto != GRAPH_DTYPE_UNDEFINED)
+    return ds;
+  if (fo && !no && ds != GRAPH_DTYPE_UNDEFINED)
+    return dto;
+  return GRAPH_DTYPE_UNDEFINED;
+}
+
 static gboolean
 sym_div (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {
@@ -225,16 +257,21 @@ sym_div (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
     {
       /* True division: integer operands divide as floats (the trace's
        * result type), as torch's _true_divide does. */
-      if (sym_dtype (graph_node_output (n, 0)) == GRAPH_DTYPE_UNDEFINED
-          && !(graph_dtype_is_floating (sym_dtype (self)) && graph_dtype_is_floating (sym_dtype (other))))
+      GraphDType rt = sym_dtype (graph_node_output (n, 0));
+      if (rt == GRAPH_DTYPE_UNDEFINED)
+        rt = true_div_dtype (n, self, other);
+      if (rt == GRAPH_DTYPE_UNDEFINED)
         /* torch 1.13: casts integer operands to the default dtype at export time; refused here
          * because scripted code declares no result type and the default dtype is PyTorch's
          * run-time setting */
-        return sym_unimplemented (ctx, n, error, "true division of operands that are not both "
-                                  "floating-point, whose result type the trace does not declare "
-                                  "(scripted code: PyTorch's default dtype)");
-      out[0] = graph_op (G, "Div", sym_cast_to_output_dtype (ctx, n, 0, self),
-                         sym_cast_to_output_dtype (ctx, n, 0, other), NULL);
+        return sym_unimplemented (ctx, n, error, "true division whose result type the trace does "
+                                  "not declare and PyTorch's promotion does not fix without the "
+                                  "default dtype (integer operands in scripted code)");
+      if (sym_dtype (self) != rt)
+        self = sym_cast (ctx, self, rt);
+      if (sym_dtype (other) != rt)
+        other = sym_cast (ctx, other, rt);
+      out[0] = graph_op (G, "Div", self, other, NULL);
       return TRUE;
     }
   if (g_str_equal (mode, "floor") && graph_dtype_is_floating (sym_dtype (self)))
@@ -529,6 +566,43 @@ static gboolean
 sym_min (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {
   return minmax (ctx, n, out, error, FALSE);
+}
+
+/* prim::min / prim::max (scripted code's min(a, b) of two numbers, as
+ * `enumerate` makes it): the element-wise form of aten::min/max on the
+ * two 0-d values, as torch's prim_min.  Python's min of an int and a
+ * float keeps the chosen operand's type, which one ONNX result type
+ * cannot; min of a list is not made. */
+static gboolean
+prim_minmax (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error, gboolean is_max)
+{
+  GraphValue *a, *b;
+  if (graph_node_n_inputs (n) != 2)
+    /* torch 1.13: exports min of a list as the reduction of its elements; not yet here */
+    return sym_unimplemented (ctx, n, error, "min/max of a list");
+  if (!sym_parse_args (ctx, n, "vv", &a, &b, error))
+    return FALSE;
+  if (sym_dtype (a) == GRAPH_DTYPE_UNDEFINED || sym_dtype (a) != sym_dtype (b))
+    /* torch 1.13: writes Min/Max of the two as they are (an ill-typed node when they differ);
+     * refused here because Python's result type is the chosen operand's */
+    return sym_unimplemented (ctx, n, error, "min/max of two numbers of different or unknown types");
+  if (graph_dtype_is_floating (sym_dtype (a)) || sym_opset (ctx) >= 12)
+    out[0] = graph_op (G, is_max ? "Max" : "Min", a, b, NULL);
+  else   /* Min and Max take integers from opset 12: b where it wins, else a */
+    out[0] = graph_op (G, "Where", graph_op (G, is_max ? "Greater" : "Less", b, a, NULL), b, a, NULL);
+  return TRUE;
+}
+
+static gboolean
+sym_prim_min (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  return prim_minmax (ctx, n, out, error, FALSE);
+}
+
+static gboolean
+sym_prim_max (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  return prim_minmax (ctx, n, out, error, TRUE);
 }
 
 GraphValue *
@@ -1008,7 +1082,8 @@ static const SymEntry entries[] = {
   SYM_FN ("aten::t", sym_t),             SYM_FN ("aten::prelu", sym_prelu),
   SYM_REDUCE ("aten::sum", "ReduceSum"),         SYM_REDUCE ("aten::mean", "ReduceMean"),
   SYM_FN ("aten::prod", sym_prod),       SYM_FN ("aten::max", sym_max),
-  SYM_FN ("aten::min", sym_min),         SYM_FN ("aten::clamp", sym_clamp),
+  SYM_FN ("aten::min", sym_min),         SYM_FN ("prim::min", sym_prim_min),
+  SYM_FN ("prim::max", sym_prim_max),         SYM_FN ("aten::clamp", sym_clamp),
   SYM_FN ("aten::clip", sym_clamp),
   SYM_FN ("aten::clamp_min", sym_clamp_min),
   SYM_FN ("aten::clamp_max", sym_clamp_max),

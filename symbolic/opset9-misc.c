@@ -44,6 +44,15 @@ sym_len (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
       out[0] = d0 >= 0 && !sym_has_dynamic_axes (ctx) ? sym_const_i64 (ctx, d0) : sym_size (ctx, self, 0);
       return out[0] != NULL;
     }
+  GraphNode *p = graph_value_node (graph_node_input (n, 0));
+  int rank = p && graph_node_is (p, "aten::size") && graph_node_n_inputs (p) == 1
+             ? sym_known_rank (ctx, graph_node_input (p, 0)) : -1;
+  if (rank >= 0)
+    {
+      /* len(x.shape): the rank, static even with dynamic axes */
+      out[0] = sym_const_i64 (ctx, rank);
+      return TRUE;
+    }
   if (!sym_static_int (graph_node_output (n, 0), &len))
     /* torch 1.13: exports it as SequenceLength of the list from opset 11; not yet here */
     return sym_unimplemented (ctx, n, error, "len() of a list whose length is known only at run time");

@@ -1889,6 +1889,7 @@ static const SymEntry entries[] = {
   SYM_FN ("aten::detach", sym_identity),
   SYM_FN ("aten::clone", sym_identity),
   SYM_FN ("aten::alias", sym_identity),
+  SYM_FN ("prim::data", sym_identity),   /* x.data in scripted code: x, as torch's prim_data */
   SYM_FN ("aten::set_", sym_set),
   SYM_FN ("aten::lift_fresh", sym_identity),
   SYM_FN ("aten::to", sym_to),

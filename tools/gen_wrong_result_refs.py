@@ -194,6 +194,55 @@ def unbind_cat(x: torch.Tensor) -> torch.Tensor:
     return torch.cat(x.unbind(), 1).sum(1) + torch.stack(x.unbind(1), 0).sum(2).sum(1)
 
 
+class ScalarsIn(torch.nn.Module):
+    # a scripted forward's bool and int arguments (graph inputs of 0-d
+    # tensors, as torch.onnx.export passes them), x.data, true division of a
+    # float tensor by an int and len(x.shape) (PyTorch's suite, scripted
+    # test_primitive_input_bool, test_data, test_arithmetic_infer_dtype,
+    # test_len_list: each refused before)
+    def forward(self, flag: bool, i: int, x, y):
+        if flag:
+            z = x
+        else:
+            z = y
+        return z[i] * 2 + x.data / 8 + len(x.shape)
+
+
+class IntOut(torch.nn.Module):
+    # an int result (a 0-d int64 output) from item(), int() and min/max of
+    # two ints (prim::min, prim::max; PyTorch's suite, test_item,
+    # test_prim_min: refused before)
+    def forward(self, x, y, i: int) -> int:
+        return min(int(x[y[i]].item()), i) + max(i, 2)
+
+
+class TopkAttributes(torch.jit.ScriptModule):
+    # topk's NamedTuple (its type did not parse), an int attribute of the
+    # module and `if self.training:` (constants once the module is frozen,
+    # as torch.onnx.export freezes it; PyTorch's suite, test_topk_script,
+    # test_index_add_if, test_fuse_conv_in_block: refused before)
+    def __init__(self):
+        super().__init__()
+        self.dim = 0
+        self.scale = 3
+
+    @torch.jit.script_method
+    def forward(self, x, k):
+        r = torch.topk(x, k)
+        if self.training:
+            return r.values
+        return r.values / self.scale + r.indices.sum(self.dim)
+
+
+class TopkNamed(torch.jit.ScriptModule):
+    # topk's result returned as it is: a NamedTuple(values : Tensor,
+    # indices : Tensor) in the graph (the type did not parse; PyTorch's
+    # suite, test_topk_script); k a graph input
+    @torch.jit.script_method
+    def forward(self, x, k):
+        return torch.topk(x, k)
+
+
 @torch.jit.script
 def loop_carried(x: torch.Tensor) -> torch.Tensor:
     acc = torch.zeros_like(x[0])
@@ -527,6 +576,11 @@ CASES = {
     # test_floating_point_infer_dtype without dynamic axes: the output had no
     # type, refused by the checker)
     "script_if_folded_condition": (FloatingPointIf(), (torch.randn(2, 3, 4),)),
+    "script_scalars_in": (torch.jit.script(ScalarsIn()), (False, 1, torch.randn(3, 4), torch.randn(3, 4))),
+    "script_int_out": (torch.jit.script(IntOut()), (torch.tensor([10.0, -2.7, 7.0, 2.0, 9.0, 4.0]),
+                                                     torch.tensor([4, 0, 5, 1, 2]), 3)),
+    "script_topk_attributes": (TopkAttributes().eval(), (torch.tensor([1.0, 5.0, -2.0, 3.5, 0.0]), torch.tensor(3))),
+    "script_topk_named_tuple": (TopkNamed(), (torch.tensor([1.0, 5.0, -2.0, 3.5, 0.0]), torch.tensor(2))),
     "script_dtype_device_tests": (DtypeDeviceTests(), (torch.randn(2, 3), torch.arange(6).view(2, 3),
                                                        torch.randn(2, 3))),
     # a 2-D input's bags (offsets arange(0, numel, width), of no static
@@ -758,6 +812,11 @@ def model_arrays(values):
     of an output, which the test compares)."""
     out = []
     for t in values:
+        if isinstance(t, tuple):   # a tuple result (topk's NamedTuple): its elements
+            out += model_arrays(t)
+            continue
+        if isinstance(t, (bool, int, float)):   # a scripted forward's number: a 0-d tensor
+            t = torch.tensor(t, dtype=torch.float64) if isinstance(t, float) else torch.tensor(t)
         if t.is_quantized:
             out += [t.int_repr().numpy(), np.array(t.q_scale(), dtype=np.float64),
                     np.array(t.q_zero_point(), dtype=np.int64)]

@@ -109,7 +109,7 @@ static const OpRule op_rules[] = {
   { "ReduceProd", shape_rule_reduce, DT_SAME }, { "ReduceL1", shape_rule_reduce, DT_SAME },
   { "ReduceL2", shape_rule_reduce, DT_SAME }, { "ReduceLogSumExp", shape_rule_reduce, DT_SAME },
   { "ReduceSumSquare", shape_rule_reduce, DT_SAME }, { "ArgMax", shape_rule_reduce, DT_INT64 },
-  { "ArgMin", shape_rule_reduce, DT_INT64 },
+  { "ArgMin", shape_rule_reduce, DT_INT64 }, { "TopK", shape_rule_topk, DT_SAME },
   /* recurrent */
   { "LSTM", shape_rule_rnn, DT_SAME }, { "GRU", shape_rule_rnn, DT_SAME },
   { "RNN", shape_rule_rnn, DT_SAME },
@@ -354,11 +354,23 @@ data_rule (Ctx *c, GraphNode *n, DimVec *out)
 
 /* ---- the pass ------------------------------------------------------------ */
 
+/* The type of an output that is not its rule's: Dropout's mask, TopK's
+ * indices. */
+static GraphDType
+second_output_dtype (GraphNode *n, guint i)
+{
+  if (i == 1 && graph_node_is (n, "onnx::Dropout"))
+    return GRAPH_DTYPE_BOOL;
+  if (i == 1 && graph_node_is (n, "onnx::TopK"))
+    return GRAPH_DTYPE_INT64;
+  return GRAPH_DTYPE_UNDEFINED;
+}
+
 static GraphDType
 output_dtype (GraphNode *n, guint i, const OpRule *r)
 {
-  if (i == 1 && graph_node_is (n, "onnx::Dropout"))
-    return GRAPH_DTYPE_BOOL;   /* the mask */
+  if (second_output_dtype (n, i) != GRAPH_DTYPE_UNDEFINED)
+    return second_output_dtype (n, i);
   switch (r->dtype)
     {
     case DT_BOOL:
@@ -663,6 +675,8 @@ export_infer_node_types (GraphNode *n)
       if (!untyped (v) || (t && !graph_type_is_tensor (t)))
         continue;
       GraphDType dt = t ? graph_type_dtype (t) : GRAPH_DTYPE_UNDEFINED;
+      if (dt == GRAPH_DTYPE_UNDEFINED)
+        dt = second_output_dtype (n, i);
       if (dt == GRAPH_DTYPE_UNDEFINED && (r->dtype == DT_SAME || r->dtype == DT_INPUT1))
         dt = export_promoted_dtype (n);   /* int64 + float is float */
       if (dt == GRAPH_DTYPE_UNDEFINED)

@@ -320,3 +320,27 @@ shape_rule_reduce (Ctx *c, GraphNode *n, Shape *out)
       out->d[out->rank++] = shape_dim_static (1);
   return TRUE;
 }
+
+/* TopK: values and indices have X's shape with K along axis (the k
+ * attribute before opset 10, input 1 after; unknown when K is not known
+ * at export time). */
+gboolean
+shape_rule_topk (Ctx *c, GraphNode *n, Shape *out)
+{
+  if (graph_node_n_outputs (n) != 2 || !shape_of (c, shape_in_at (n, 0), &out[0]) || out[0].rank < 0)
+    return FALSE;
+  gint64 axis = shape_attr_i (n, "axis", -1);
+  if (!shape_norm_axis (&axis, out[0].rank))
+    return FALSE;
+  GraphDim k = shape_dim_unknown ();
+  DimVec kv;
+  if (shape_in_at (n, 1) == NULL && graph_node_n_inputs (n) == 1)
+    k = shape_dim_static (shape_attr_i (n, "k", -1));
+  else if (shape_data_of (c, shape_in_at (n, 1), &kv) && kv.n == 1)
+    k = kv.v[0];
+  if (k.kind == GRAPH_DIM_STATIC && k.value < 0)
+    return FALSE;
+  out[0].d[axis] = k;
+  out[1] = out[0];
+  return TRUE;
+}

@@ -89,6 +89,7 @@ gboolean shape_rule_pad (Ctx *c, GraphNode *n, Shape *out);
 gboolean shape_rule_resize (Ctx *c, GraphNode *n, Shape *out);
 gboolean shape_rule_rnn (Ctx *c, GraphNode *n, Shape *out);
 gboolean shape_rule_reduce (Ctx *c, GraphNode *n, Shape *out);
+gboolean shape_rule_topk (Ctx *c, GraphNode *n, Shape *out);
 
 /* ---- rules for element-wise and layout ops (shape-rules-tensor.c) -------- */
 

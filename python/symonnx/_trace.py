@@ -188,8 +188,51 @@ def _set_input_types(graph, types):
     if len(inputs) != len(types):
         return
     for v, t in zip(inputs, types):
-        if t is not None and v.type().kind() == "TensorType":
+        # a scripted forward's `flag: bool` / `i: int` / `s: float` takes its
+        # argument's 0-d tensor type too (tensorize made it one), as torch's
+        # pass types every input from the flattened arguments
+        if t is not None and v.type().kind() in ("TensorType", "BoolType", "IntType", "FloatType"):
             v.setType(t)
+
+
+def _reads_plain_attributes(module):
+    """Whether the module's graph reads an attribute that is neither a
+    submodule nor in its state_dict (an int, a bool such as `training`, a
+    plain tensor).  Only such a graph is frozen: freezing a traced module
+    (a deep copy of one is no longer a TracedModule) would drop the types
+    its trace declares."""
+    try:
+        graph = module.inlined_graph
+    except RuntimeError:
+        return False
+    state = set(module.state_dict().keys())
+
+    def walk(block):
+        for node in block.nodes():
+            yield node
+            for b in node.blocks():
+                yield from walk(b)
+
+    for node in walk(graph):
+        if node.kind() != "prim::GetAttr":
+            continue
+        kind = node.output().type().kind()
+        if kind == "ClassType":
+            continue
+        path = _getattr_path(node.output())
+        if kind != "TensorType" or (path is not None and path not in state):
+            return True
+    return False
+
+
+def _frozen(module):
+    """The scripted module frozen with its parameters kept; the module
+    itself where freezing refuses it."""
+    try:
+        return torch.jit._recursive.wrap_cpp_module(
+            torch._C._freeze_module(module._c, preserveParameters=True))
+    except (RuntimeError, AttributeError):
+        return module
 
 
 def trace(model, args):
@@ -226,6 +269,12 @@ def trace(model, args):
         traced = torch.jit.trace(traced_model, traced_args, check_trace=False, strict=False)
     with torch.no_grad():
         outputs = flatten(traced(*traced_args))
+    if isinstance(traced, torch.jit.ScriptModule) and _reads_plain_attributes(traced):
+        # a scripted model, frozen as torch.onnx.export freezes it
+        # (_freeze_module, parameters kept): its int, bool and tensor
+        # attributes that are not parameters (self.dim, self.training of
+        # every submodule) become constants, so `if self.training:` folds
+        traced_model = traced = _frozen(traced)
     graph = traced.inlined_graph
     _set_input_types(graph, types[id(traced_args)])
     text = graph_text(graph)   # renames the bodies' values: before reading their names
@@ -375,4 +424,6 @@ def flatten(out):
         return [t for o in out for t in flatten(o)]
     if isinstance(out, dict):
         return [t for o in out.values() for t in flatten(o)]
+    if isinstance(out, (bool, int, float)):   # a scripted forward's int: a 0-d tensor, as torch.jit._flatten
+        return [tensorize(out)]
     raise TypeError(f"symonnx: cannot handle an output of type {type(out).__name__}")

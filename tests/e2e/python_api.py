@@ -303,6 +303,34 @@ def scripted(d):
     assert dims == ["n", "m"], dims
     verified(model, (x,), path)
     verified(model, (torch.randn(7, 2),), path)
+
+    # frozen as torch.onnx.export freezes a scripted module: self.dim and
+    # batch norm's `if self.training` become constants; the conv's weights,
+    # read only in the run-time If's branch, are initializers of the main
+    # graph (kept as inputs here), the If's branches take no inputs; a bool
+    # argument is a 0-d bool input
+    class Gated(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = torch.nn.Conv1d(3, 3, 3, padding=1)
+            self.bn = torch.nn.BatchNorm1d(3)
+            self.dim = 1
+
+        def forward(self, x, flag: bool):
+            if flag:
+                x = self.bn(self.conv(x))
+            return x.sum(self.dim)
+
+    torch.manual_seed(0)
+    gated = torch.jit.script(Gated().eval())
+    x = torch.randn(2, 3, 5)
+    path = os.path.join(d, "scripted_gated.onnx")
+    symonnx.export(gated, (x, True), path, opset_version=13, keep_initializers_as_inputs=True)
+    check_file(path)
+    branches = [a.g for n in onnx.load(path).graph.node if n.op_type == "If" for a in n.attribute]
+    assert branches and all(len(b.input) == 0 for b in branches), [len(b.input) for b in branches]
+    verified(gated, (x, True), path)
+    verified(gated, (x, False), path)
     print("scripted: ok")
 
 

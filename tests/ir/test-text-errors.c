@@ -49,6 +49,9 @@ test_errors_table (void)
       "no block follows for the node's <Graph> attribute 'a'" },
     /* unknown types and malformed types */
     { "graph(%x : Flaot(2)):\n  return (%x)\n", "1:12", "unknown type 'Flaot'" },
+    { "graph(%x : NamedTuple(a Tensor)):\n  return (%x)\n", "1:25",
+      "expected ':' after a NamedTuple field's name" },
+    { "graph(%x : NamedTuple):\n  return (%x)\n", "1:22", "expected '(' after NamedTuple" },
     /* autograd Function calls (PythonOp) */
     { "graph(%x):\n  %y : Tensor = ^MyFunction(1, (2)(%x)\n  return (%y)\n", "2:39",
       "expected ')' closing the autograd Function's scalar arguments" },

@@ -533,6 +533,27 @@ test_text_pytorch_spellings (void)
 
 /* The example in doc/ir-text-grammar.md is valid text that prints back
  * unchanged. */
+/* NamedTuple(values : Tensor, indices : Tensor), the type scripted topk
+ * gives its tuple: a tuple, the field names dropped. */
+static void
+test_text_named_tuple (void)
+{
+  static const char text[] =
+    "graph(%x : Float(5), %k : int):\n"
+    "  %m : int = prim::Constant[value=-1]()\n"
+    "  %b : bool = prim::Constant[value=1]()\n"
+    "  %v : Tensor, %i : Tensor = aten::topk(%x, %k, %m, %b, %b)\n"
+    "  %t : NamedTuple(values : Tensor, indices : Long(*)) = prim::TupleConstruct(%v, %i)\n"
+    "  return (%t)\n";
+  g_autoptr (GError) error = NULL;
+  g_autoptr (Graph) g = graph_parse (text, strlen (text), "t", &error);
+  g_assert_no_error (error);
+  GraphType *t = graph_value_type (graph_output (g, 0));
+  g_assert_cmpint (graph_type_kind (t), ==, GRAPH_TYPE_TUPLE);
+  g_autofree char *s = graph_type_to_string (t);
+  g_assert_cmpstr (s, ==, "(Tensor, Long(*))");
+}
+
 static void
 test_text_doc_example (void)
 {
@@ -581,6 +602,7 @@ void
 test_text_register (void)
 {
   g_test_add_func ("/ir/text/parse/doc-example", test_text_doc_example);
+  g_test_add_func ("/ir/text/parse/named-tuple", test_text_named_tuple);
   g_test_add_func ("/ir/text/print/mymodule", test_text_mymodule);
   g_test_add_func ("/ir/text/print/python-op", test_text_python_op);
   g_test_add_func ("/ir/text/print/conv-scope", test_text_conv_scope);

@@ -360,6 +360,68 @@ test_pipeline_module (void)
   export_options_clear (&o2);
 }
 
+/* A weight read only inside the branches of a run-time If (scripted code,
+ * a conv in `if cond:`): one initializer of the top graph, read by both
+ * branches from the enclosing scope.  It was made inside each branch, so
+ * with keep_initializers_as_inputs the branches had inputs (an If's
+ * subgraphs take none: the executor refused the file). */
+static void
+test_pipeline_weight_in_branches (void)
+{
+  g_autoptr (Graph) trace = parse (
+    "graph(%self.1 : __torch__.M,\n"
+    "      %x : Float(2, 4, strides=[4, 1], requires_grad=0, device=cpu),\n"
+    "      %c : Bool(requires_grad=0, device=cpu)):\n"
+    "  %y : Tensor = prim::If(%c)\n"
+    "    block0():\n"
+    "      %fc : __torch__.Lin = prim::GetAttr[name=\"fc\"](%self.1)\n"
+    "      %w : Tensor = prim::GetAttr[name=\"weight\"](%fc)\n"
+    "      %a : Tensor = aten::matmul(%x, %w)\n"
+    "      -> (%a)\n"
+    "    block1():\n"
+    "      %fc2 : __torch__.Lin = prim::GetAttr[name=\"fc\"](%self.1)\n"
+    "      %w2 : Tensor = prim::GetAttr[name=\"weight\"](%fc2)\n"
+    "      %b : Tensor = aten::mul(%x, %w2)\n"
+    "      -> (%b)\n"
+    "  return (%y)\n");
+  g_autoptr (GHashTable) w = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                                    (GDestroyNotify) tensor_unref);
+  gint64 wd[] = { 4, 4 };
+  g_hash_table_insert (w, g_strdup ("fc.weight"), tensor_new_zeroed (GRAPH_DTYPE_FLOAT, 2, wd, NULL));
+  ExportOptions o;
+  export_options_init (&o);
+  o.weights = w;
+  o.opset = 13;
+  o.keep_initializers_as_inputs = TRUE;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (Graph) g = export_graph (trace, &o, &error);
+  g_assert_no_error (error);
+  assert_lint (g);
+  GraphValue *fw = graph_find_value (g, "fc.weight");
+  g_assert_nonnull (fw);
+  g_assert_true (graph_value_graph (fw) == g);
+  g_assert_nonnull (graph_value_get_initializer (fw));
+  g_assert_cmpuint (graph_n_inputs (g), ==, 3);   /* x, c and the weight */
+  GraphNode *iff = NULL;
+  graph_foreach_node (g, n)
+    if (graph_node_is (n, "onnx::If"))
+      iff = n;
+  g_assert_nonnull (iff);
+  static const char *const branches[] = { "then_branch", "else_branch" };
+  for (guint k = 0; k < 2; k++)
+    {
+      Graph *b = NULL;
+      g_assert_true (graph_node_get_g (iff, branches[k], &b));
+      g_assert_cmpuint (graph_n_inputs (b), ==, 0);
+      gboolean reads = FALSE;
+      graph_foreach_node (b, m)
+        for (guint i = 0; i < graph_node_n_inputs (m); i++)
+          reads = reads || graph_node_input (m, i) == fw;
+      g_assert_true (reads);
+    }
+  export_options_clear (&o);
+}
+
 /* The plugin from doc/examples/plugin. */
 static void
 test_plugin (void)
@@ -1412,6 +1474,7 @@ main (int argc, char **argv)
   test_fold_register ();
   test_seed_models_register ();
   g_test_add_func ("/symbolic/registry/lookup", test_registry_lookup);
+  g_test_add_func ("/symbolic/pipeline/weight-in-branches", test_pipeline_weight_in_branches);
   g_test_add_func ("/symbolic/registry/threads", test_registry_threads);
   g_test_add_func ("/symbolic/schemas/every-registered-name", test_schemas_every_registered_name);
   g_test_add_func ("/symbolic/seed/elu", test_seed_elu);

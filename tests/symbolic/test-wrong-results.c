@@ -54,7 +54,8 @@ static const char *const cases[] = {
   "upsample_bilinear_half_pixel", "upsample_bilinear_align_corners", "upsample_linear_1d", "upsample_trilinear_down",
   "embedding_bag_2d_input", "upsample_bilinear_size_of_input", "script_unbind_cat", "script_tuple_len",
   "script_dtype_device_tests", "script_list_at_run_time", "script_if_folded_condition",
-  "script_shape_unpack_dynamic",
+  "script_shape_unpack_dynamic", "script_scalars_in", "script_int_out", "script_topk_attributes",
+  "script_topk_named_tuple",
 };
 static const int opsets[] = { 11, 13, 17 };
 
@@ -177,7 +178,7 @@ static const struct { const char *cas, *says; } refusals[] = {
   { "packed_data_read", "a packed sequence read by something other than an RNN" },
   /* scripted code: an in-place write in a loop to an outer value read elsewhere */
   /* scripted code declares no result type: PyTorch's default dtype */
-  { "script_int_true_divide", "true division of operands that are not both floating-point" },
+  { "script_int_true_divide", "promotion does not fix without the default dtype" },
   /* PyTorch's unsorted order is its hash table's (torch 1.13 exports first-occurrence order) */
   { "unique_unsorted", "unique with sorted=False" },
   /* in training mode (CASE.training): the running statistics read again after their update */
