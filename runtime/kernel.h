@@ -259,6 +259,11 @@ gboolean     rt_attr_ints (const GraphNode *n, const char *name, gsize *len,
 gboolean     rt_axis (const RtCall *call, gint64 axis, guint rank, guint *out,
                       GError **error);
 gint64       rt_shape_numel (guint rank, const gint64 *dims);
+/* Whether a tensor of this shape may exist in the executor: valid dims, at
+ * most max_bytes (its size in *nbytes), and its extent (the dims with each
+ * 0 as 1) within max_bytes too (Note [Extent of an empty tensor], util.c). */
+gboolean     rt_shape_admissible (GraphDType dtype, guint rank, const gint64 *dims,
+                                  guint64 max_bytes, gsize *nbytes);
 /* The product of the dims after `axis` (1 when axis is the last one or
  * past the rank, as for a rank-0 tensor): never reads past dims[rank - 1]. */
 gint64       rt_shape_inner (guint rank, const gint64 *dims, guint axis);

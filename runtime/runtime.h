@@ -59,7 +59,10 @@ typedef struct
   /* NULL-terminated names of intermediate values to return from
    * rt_session_run() besides the graph outputs (NULL: none). */
   const char *const *extra_outputs;
-  guint64      max_tensor_bytes;   /* 0: default (RT_DEFAULT_MAX_TENSOR_BYTES) */
+  /* 0: default (RT_DEFAULT_MAX_TENSOR_BYTES).  Bounds every tensor the
+   * executor makes or takes; an empty one is sized as if each 0 dim were 1
+   * (Note [Extent of an empty tensor], util.c). */
+  guint64      max_tensor_bytes;
   /* Most iterations one Loop node may run (0: RT_DEFAULT_MAX_LOOP_ITERATIONS),
    * so a Loop whose condition never turns false ends with an error. */
   guint64      max_loop_iterations;

@@ -628,6 +628,23 @@ bind_tensor (RtSession *s, int vi, const Tensor *t, const char *what, GError **e
                    what, value_label (s->values[vi].v), tensor_rank (t), RT_MAX_RANK);
       return FALSE;
     }
+  gsize nbytes;
+  /* an empty one's other dims within the limit (Note [Extent of an empty
+   * tensor], util.c); a full one is already in memory, whatever its size */
+  if (tensor_numel (t) == 0
+      && !rt_shape_admissible (tensor_dtype (t), tensor_rank (t), tensor_dims (t),
+                               s->options.max_tensor_bytes, &nbytes))
+    {
+      g_autoptr (GString) shape = g_string_new ("(");
+      for (guint k = 0; k < tensor_rank (t); k++)
+        g_string_append_printf (shape, "%s%" G_GINT64_FORMAT, k ? ", " : "", tensor_dims (t)[k]);
+      g_string_append (shape, ")");
+      g_set_error (error, RT_ERROR, RT_ERROR_TOO_LARGE,
+                   "%s '%s': an empty tensor of shape %s, whose other dims make it larger than the "
+                   "limit of %" G_GUINT64_FORMAT " bytes", what, value_label (s->values[vi].v),
+                   shape->str, s->options.max_tensor_bytes);
+      return FALSE;
+    }
   if (tensor_dtype (t) == GRAPH_DTYPE_STRING)
     {
       /* An array of the tensor's GBytes, borrowed: `t` outlives the run. */
@@ -1174,10 +1191,7 @@ rt_call_output (RtCall *call, guint i, GraphDType dtype, guint rank, const gint6
                      RT_MAX_RANK);
       return NULL;
     }
-  /* STRING: pointers, as wide as int64 elements. */
-  if (!tensor_shape_nbytes (dtype == GRAPH_DTYPE_STRING ? GRAPH_DTYPE_INT64 : dtype, rank, dims,
-                            &nbytes)
-      || nbytes > s->options.max_tensor_bytes)
+  if (!rt_shape_admissible (dtype, rank, dims, s->options.max_tensor_bytes, &nbytes))
     {
       GString *shape = g_string_new ("(");
       for (guint k = 0; k < rank; k++)
@@ -1185,7 +1199,8 @@ rt_call_output (RtCall *call, guint i, GraphDType dtype, guint rank, const gint6
       g_string_append (shape, ")");
       rt_call_error (call, error, RT_ERROR_TOO_LARGE,
                      "output %u of shape %s is invalid or larger than the limit of %"
-                     G_GUINT64_FORMAT " bytes", i, shape->str, s->options.max_tensor_bytes);
+                     G_GUINT64_FORMAT " bytes (an empty tensor's other dims count too)", i,
+                     shape->str, s->options.max_tensor_bytes);
       g_string_free (shape, TRUE);
       return NULL;
     }

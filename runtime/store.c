@@ -40,10 +40,7 @@ rt_store_append (RtStore *st, GraphDType dt, guint rank, const gint64 *dims, gui
                  GError **error)
 {
   gsize nbytes;
-  if (rank > RT_MAX_RANK
-      || !tensor_shape_nbytes (dt == GRAPH_DTYPE_STRING ? GRAPH_DTYPE_INT64 : dt, rank, dims,
-                               &nbytes)
-      || nbytes > max_bytes)
+  if (!rt_shape_admissible (dt, rank, dims, max_bytes, &nbytes))
     {
       g_set_error (error, RT_ERROR, RT_ERROR_TOO_LARGE,
                    "a sequence item of rank %u is invalid or larger than the limit of %"

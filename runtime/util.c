@@ -117,6 +117,31 @@ rt_shape_numel (guint rank, const gint64 *dims)
   return n;
 }
 
+/* Note [Extent of an empty tensor]
+ * A tensor with a 0 dim holds nothing, whatever its other dims, so its byte
+ * size bounds nothing about them: (3, 4563402750, 8, 0, 8064) is 0 bytes.
+ * But kernels loop over products of some dims (outer × inner around an
+ * axis, rows of a Concat, slices of a Gather), and such a loop ran 1.1e11
+ * empty rows (a CumSum along dim 4 of that shape: the onnx-run campaign).
+ * So every tensor the executor admits (inputs, constants, kernel outputs,
+ * sequence items) must have its extent, the product of its dims with each
+ * 0 counted as 1, within the byte limit too: then any product of its dims
+ * a kernel loops over is bounded as for a full tensor of that size. */
+gboolean
+rt_shape_admissible (GraphDType dtype, guint rank, const gint64 *dims, guint64 max_bytes,
+                     gsize *nbytes)
+{
+  /* STRING: pointers, as wide as int64 elements */
+  GraphDType dt = dtype == GRAPH_DTYPE_STRING ? GRAPH_DTYPE_INT64 : dtype;
+  gint64 extent[RT_MAX_RANK];
+  gsize ebytes;
+  if (rank > RT_MAX_RANK || !tensor_shape_nbytes (dt, rank, dims, nbytes) || *nbytes > max_bytes)
+    return FALSE;
+  for (guint i = 0; i < rank; i++)
+    extent[i] = dims[i] == 0 ? 1 : dims[i];
+  return tensor_shape_nbytes (dt, rank, extent, &ebytes) && ebytes <= max_bytes;
+}
+
 gint64
 rt_shape_inner (guint rank, const gint64 *dims, guint axis)
 {

@@ -66,7 +66,7 @@ extern gint64 cli_max_tensor_mib;
   { "max-loop-iterations", 0, 0, G_OPTION_ARG_INT64, &cli_max_loop_iterations,         \
     "Stop a Loop node after N iterations, with an error (0: the default, 10000000)", "N" }, \
   { "max-tensor-mib", 0, 0, G_OPTION_ARG_INT64, &cli_max_tensor_mib,                  \
-    "Refuse, with an error, any tensor larger than N MiB (0: the default, 8192)", "N" }
+    "Refuse, with an error, any tensor larger than N MiB, an empty one sized as if each 0 dim were 1 (0: the default, 8192)", "N" }
 gboolean cli_apply_limits (const char *command, RtOptions *o);
 
 /* tools/cli-device.c: --device cpu|cuda and --verbose (CLI_DEVICE_ENTRIES). */

@@ -38,8 +38,17 @@ static const HostileCase cases[] = {
   { "run/transpose-empty-perm", { "run", H "onnx_run_transpose_empty_perm_memcpy_null.onnx",
                                   "-i", "X=" H "z_f_2x3.npy" }, 0, NULL },
   /* onnx-run campaign, session 12 (4.3M runs on e94cfaf's runtime): a Resize to sizes
-   * (32257, 0, 6e18, 7e18) summed them in int64 (UBSan) — an empty output, computed as one */
-  { "run/resize-empty-huge-sizes", { "run", H "onnx_run_resize_empty_huge_sizes_signed_overflow.onnx" }, 0, NULL },
+   * (32257, 0, 6e18, 7e18) summed them in int64 (UBSan) — an empty output, computed as one
+   * then; refused since session 13 (Note [Extent of an empty tensor]: its other dims count) */
+  { "run/resize-empty-huge-sizes", { "run", H "onnx_run_resize_empty_huge_sizes_signed_overflow.onnx" }, 4,
+    "is invalid or larger than the limit" },
+  /* onnx-run campaign, session 13 (a timeout after 0.37M runs of one job on 5844958): a CumSum
+   * along dim 4 of an empty (3, 4563402750, 8, 1, 18, 0, 0, 8064) initializer looped over
+   * 1.1e11 empty rows; an empty tensor's other dims now count against the size limit */
+  { "run/cumsum-empty-huge-dims", { "run", H "onnx_run_cumsum_empty_huge_dims_hang.onnx" }, 4,
+    "an empty tensor of shape (3, 4563402750, 8, 1, 18, 0, 0, 8064), whose other dims make it larger" },
+  { "run/empty-output-huge-dims", { "run", H "onnx_run_empty_output_huge_dims.onnx" }, 4,
+    "output 0 of shape (3, 4563402750, 8, 0, 8064) is invalid or larger than the limit" },
   { "run/loop-endless", { "run", H "onnx_run_loop_int64max_trip_hang.onnx",
                           "--max-loop-iterations", "100000" }, 4, "did not end within 100000 iterations" },
   { "run/loop-time-budget", { "run", H "onnx_run_loop_int64max_trip_hang.onnx",
