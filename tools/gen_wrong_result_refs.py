@@ -208,6 +208,15 @@ class ScalarsIn(torch.nn.Module):
         return z[i] * 2 + x.data / 8 + len(x.shape)
 
 
+class IntArgPromotion(torch.nn.Module):
+    # an int argument (a 0-d int64 input) with an int32 tensor: int32 in
+    # PyTorch (a Python int does not widen a tensor of its category), as
+    # torch's scalar type analysis takes a 0-d value beside a dimensioned
+    # one (our promotion made it int64: a wrong output type)
+    def forward(self, x, i: int):
+        return x * i - i
+
+
 class IntOut(torch.nn.Module):
     # an int result (a 0-d int64 output) from item(), int() and min/max of
     # two ints (prim::min, prim::max; PyTorch's suite, test_item,
@@ -577,6 +586,7 @@ CASES = {
     # type, refused by the checker)
     "script_if_folded_condition": (FloatingPointIf(), (torch.randn(2, 3, 4),)),
     "script_scalars_in": (torch.jit.script(ScalarsIn()), (False, 1, torch.randn(3, 4), torch.randn(3, 4))),
+    "script_int_arg_promotion": (torch.jit.script(IntArgPromotion()), (torch.arange(-3, 3, dtype=torch.int32).view(2, 3), 7)),
     "script_int_out": (torch.jit.script(IntOut()), (torch.tensor([10.0, -2.7, 7.0, 2.0, 9.0, 4.0]),
                                                      torch.tensor([4, 0, 5, 1, 2]), 3)),
     "script_topk_attributes": (TopkAttributes().eval(), (torch.tensor([1.0, 5.0, -2.0, 3.5, 0.0]), torch.tensor(3))),

@@ -810,22 +810,32 @@ standard_op (GraphNode *n, guint *first)
 }
 
 /* The element type a standard op's inputs are cast to (torch's
- * promotion: tensors over scalar constants, an int tensor with a float
- * scalar is float); UNDEFINED for other ops or unknown inputs.  *first:
- * the first input it applies to (Where's condition is not). */
+ * promotion: tensors over scalars, an int tensor with a float scalar is
+ * float); UNDEFINED for other ops or unknown inputs.  A scalar is a 0-d
+ * constant, or, beside an operand that is not 0-d, any 0-d value (as
+ * torch's scalar type analysis takes them: a scripted forward's `i: int`
+ * is a 0-d input, and x_int32 * i is int32 in PyTorch).  *first: the first
+ * input it applies to (Where's condition is not). */
 static GraphDType
 promoted_dtype (GraphNode *n, guint *first)
 {
   if (!standard_op (n, first))
     return GRAPH_DTYPE_UNDEFINED;
   GraphDType tensor_t = GRAPH_DTYPE_UNDEFINED, scalar_t = GRAPH_DTYPE_UNDEFINED;
+  gboolean dimensioned = FALSE;
+  for (guint i = *first; i < graph_node_n_inputs (n); i++)
+    {
+      GraphValue *v = graph_node_input (n, i);
+      dimensioned = dimensioned || (v && !is_scalar_const (v) && sym_rank (v) != 0);
+    }
   for (guint i = *first; i < graph_node_n_inputs (n); i++)
     {
       GraphValue *v = graph_node_input (n, i);
       GraphDType d = value_dtype (v);
       if (v == NULL || graph_dtype_promotion_rank (d) < 0)
         continue;
-      GraphDType *slot = is_scalar_const (v) ? &scalar_t : &tensor_t;
+      gboolean scalar = is_scalar_const (v) || (dimensioned && sym_rank (v) == 0);
+      GraphDType *slot = scalar ? &scalar_t : &tensor_t;
       if (*slot == GRAPH_DTYPE_UNDEFINED || graph_dtype_promotion_rank (d) > graph_dtype_promotion_rank (*slot))
         *slot = d;
     }

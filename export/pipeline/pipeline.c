@@ -504,11 +504,15 @@ translate (const Graph *trace, const ExportOptions *o, GPtrArray *kinds, GPtrArr
         tuple = graph_type_elem (t, k) && graph_type_kind (graph_type_elem (t, k)) == GRAPH_TYPE_TENSOR;
       if (t && graph_type_kind (t) != GRAPH_TYPE_TENSOR && !tuple)
         {
+          g_autofree char *ts = graph_type_to_string (t);
           g_set_error (error, EXPORT_ERROR, EXPORT_ERROR_GRAPH,
                        "graph input %%%s is not a tensor (%s); only tensor inputs and tuples "
-                       "of tensors can be exported",
-                       graph_value_get_name (in) ? graph_value_get_name (in) : "?",
-                       graph_type_kind (t) == GRAPH_TYPE_INT ? "int" : "non-tensor");
+                       "of tensors can be exported%s",
+                       graph_value_get_name (in) ? graph_value_get_name (in) : "?", ts,
+                       graph_type_kind (t) == GRAPH_TYPE_FLOAT
+                         ? " (a scripted forward's float argument: PyTorch computes with it in the "
+                           "precision of the tensor it meets, which a float64 input cannot give)"
+                         : "");
           return NULL;
         }
       if (graph_type_is_quantized (t))

@@ -188,10 +188,13 @@ def _set_input_types(graph, types):
     if len(inputs) != len(types):
         return
     for v, t in zip(inputs, types):
-        # a scripted forward's `flag: bool` / `i: int` / `s: float` takes its
-        # argument's 0-d tensor type too (tensorize made it one), as torch's
-        # pass types every input from the flattened arguments
-        if t is not None and v.type().kind() in ("TensorType", "BoolType", "IntType", "FloatType"):
+        # a scripted forward's `flag: bool` / `i: int` takes its argument's
+        # 0-d tensor type too (tensorize made it one), as torch's pass types
+        # every input from the flattened arguments.  Not `s: float`: a 0-d
+        # double, where PyTorch computes x.sum() * s in x's float32 and the
+        # graph cannot tell that double from a tensor's (refused: not a
+        # tensor input)
+        if t is not None and v.type().kind() in ("TensorType", "BoolType", "IntType"):
             v.setType(t)
 
 

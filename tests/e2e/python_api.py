@@ -486,6 +486,19 @@ def errors(d):
         else:
             raise SystemExit(f"export with {kwargs} did not fail")
         assert not os.path.exists(path)
+
+    # a scripted forward's float argument is refused, naming it (a 0-d
+    # float64 input would make x.sum() * s float64 where PyTorch gives float32)
+    class Scaled(torch.nn.Module):
+        def forward(self, x, s: float):
+            return x.sum() * s
+    try:
+        symonnx.export(torch.jit.script(Scaled()), (torch.randn(2), 1.5), path)
+    except symonnx.SymonnxError as e:
+        assert "float argument" in str(e) and "%s.1" in str(e), str(e)
+    else:
+        raise SystemExit("a scripted float argument was exported")
+    assert not os.path.exists(path)
     print("errors: ok")
 
 

@@ -55,7 +55,7 @@ static const char *const cases[] = {
   "embedding_bag_2d_input", "upsample_bilinear_size_of_input", "script_unbind_cat", "script_tuple_len",
   "script_dtype_device_tests", "script_list_at_run_time", "script_if_folded_condition",
   "script_shape_unpack_dynamic", "script_scalars_in", "script_int_out", "script_topk_attributes",
-  "script_topk_named_tuple",
+  "script_topk_named_tuple", "script_int_arg_promotion",
 };
 static const int opsets[] = { 11, 13, 17 };
 
