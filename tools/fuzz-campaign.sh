@@ -66,7 +66,11 @@ for h in "${harnesses[@]}"; do
   speed=$(cat "$logdir"/fuzz-*.log | grep -a 'stat::average_exec_per_sec' | awk '{s += $2} END {print s}')
   cov=$(cat "$logdir"/fuzz-*.log | grep -a -o 'cov: [0-9]*' | awk '$2 > m {m = $2} END {print m}')
   ft=$(cat "$logdir"/fuzz-*.log | grep -a -o 'ft: [0-9]*' | awk '$2 > m {m = $2} END {print m}')
-  found=$(ls "build-fuzz/findings/$h" | wc -l)
-  printf '%-13s execs %-10s exec/s %-7s cov %-6s ft %-6s findings %s\n' \
-    "$h" "${execs:-?}" "${speed:-?}" "${cov:-?}" "${ft:-?}" "$found" | tee -a "$summary"
+  # findings are crash-, leak-, timeout- and oom- files; slow-unit- ones
+  # (inputs past libFuzzer's 10 s report threshold, under the timeout) are
+  # counted apart
+  found=$(find "build-fuzz/findings/$h" -type f ! -name 'slow-unit-*' | wc -l)
+  slow=$(find "build-fuzz/findings/$h" -type f -name 'slow-unit-*' | wc -l)
+  printf '%-13s execs %-10s exec/s %-7s cov %-6s ft %-6s findings %s (slow units %s)\n' \
+    "$h" "${execs:-?}" "${speed:-?}" "${cov:-?}" "${ft:-?}" "$found" "$slow" | tee -a "$summary"
 done
