@@ -224,9 +224,9 @@ is_python_number (GraphValue *v)
  * dtype: a floating tensor divided by a Python number (an int or a float)
  * or by an integer tensor keeps its type (a number never widens a tensor
  * of its category or above, a lower category never does), and so does a
- * division of two tensors of one floating type.  UNDEFINED otherwise (integers alone: the
- * default dtype; two floating types: which one wins depends on their
- * ranks). */
+ * division of two tensors of one floating type.  UNDEFINED otherwise
+ * (integers alone: the default dtype; two floating types: which one wins
+ * depends on their ranks). */
 static GraphDType
 true_div_dtype (GraphNode *n, GraphValue *self, GraphValue *other)
 {
@@ -235,7 +235,11 @@ true_div_dtype (GraphNode *n, GraphValue *self, GraphValue *other)
   gboolean fs = graph_dtype_is_floating (ds), fo = graph_dtype_is_floating (dto);
   gboolean ns = is_python_number (ts), no = is_python_number (to);
   if (fs && fo)
-    return ns && no ? GRAPH_DTYPE_UNDEFINED : no ? ds : ns ? dto : ds == dto ? ds : GRAPH_DTYPE_UNDEFINED;
+    {
+      if (ns != no)   /* a number beside a floating tensor: the tensor's type */
+        return no ? ds : dto;
+      return !ns && ds == dto ? ds : GRAPH_DTYPE_UNDEFINED;
+    }
   if (fs && !ns && dto != GRAPH_DTYPE_UNDEFINED)
     return ds;
   if (fo && !no && ds != GRAPH_DTYPE_UNDEFINED)

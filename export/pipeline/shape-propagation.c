@@ -369,8 +369,9 @@ second_output_dtype (GraphNode *n, guint i)
 static GraphDType
 output_dtype (GraphNode *n, guint i, const OpRule *r)
 {
-  if (second_output_dtype (n, i) != GRAPH_DTYPE_UNDEFINED)
-    return second_output_dtype (n, i);
+  GraphDType second = second_output_dtype (n, i);
+  if (second != GRAPH_DTYPE_UNDEFINED)
+    return second;
   switch (r->dtype)
     {
     case DT_BOOL:
