@@ -71,6 +71,11 @@ typedef struct
    * symbolic that made it; in the other modes problems are warnings
    * (export_graph_report). */
   gboolean     check;
+  /* PyTorch's default dtype when the trace was made
+   * (torch.get_default_dtype(); default GRAPH_DTYPE_FLOAT): the result type
+   * of true division of integers where scripted code declares none, as
+   * torch.onnx.export reads it at export time. */
+  GraphDType   default_dtype;
 } ExportOptions;
 
 void     export_options_init (ExportOptions *o);

@@ -1214,6 +1214,13 @@ sym_training (SymContext *ctx)
   return ctx && ctx->s.training;
 }
 
+GraphDType
+sym_default_dtype (SymContext *ctx)
+{
+  GraphDType d = ctx ? ctx->s.default_dtype : GRAPH_DTYPE_UNDEFINED;
+  return graph_dtype_is_floating (d) ? d : GRAPH_DTYPE_FLOAT;
+}
+
 /* Note [Traced sizes folded]: torch 1.13 folds x.size(0) - 1 of a trace
  * to a constant when the shapes are static (its per-node ONNX shape
  * inference), so symbolics that need a constant (Slice's attributes before

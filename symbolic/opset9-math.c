@@ -224,11 +224,13 @@ is_python_number (GraphValue *v)
  * dtype: a floating tensor divided by a Python number (an int or a float)
  * or by an integer tensor keeps its type (a number never widens a tensor
  * of its category or above, a lower category never does), and so does a
- * division of two tensors of one floating type.  UNDEFINED otherwise
- * (integers alone: the default dtype; two floating types: which one wins
- * depends on their ranks). */
+ * division of two tensors of one floating type.  Where no floating tensor
+ * takes part (integer or bool tensors, with numbers of any kind), the
+ * default dtype PyTorch had at export time, as torch.onnx.export's
+ * true_divide casts to it.  UNDEFINED otherwise (an unknown operand type;
+ * two floating types: which one wins depends on their ranks). */
 static GraphDType
-true_div_dtype (GraphNode *n, GraphValue *self, GraphValue *other)
+true_div_dtype (SymContext *ctx, GraphNode *n, GraphValue *self, GraphValue *other)
 {
   GraphDType ds = sym_dtype (self), dto = sym_dtype (other);
   GraphValue *ts = graph_node_input (n, 0), *to = graph_node_input (n, 1);
@@ -244,6 +246,8 @@ true_div_dtype (GraphNode *n, GraphValue *self, GraphValue *other)
     return ds;
   if (fo && !no && ds != GRAPH_DTYPE_UNDEFINED)
     return dto;
+  if (ds != GRAPH_DTYPE_UNDEFINED && dto != GRAPH_DTYPE_UNDEFINED && !(fs && !ns) && !(fo && !no))
+    return sym_default_dtype (ctx);
   return GRAPH_DTYPE_UNDEFINED;
 }
 
@@ -263,14 +267,14 @@ sym_div (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
        * result type), as torch's _true_divide does. */
       GraphDType rt = sym_dtype (graph_node_output (n, 0));
       if (rt == GRAPH_DTYPE_UNDEFINED)
-        rt = true_div_dtype (n, self, other);
+        rt = true_div_dtype (ctx, n, self, other);
       if (rt == GRAPH_DTYPE_UNDEFINED)
-        /* torch 1.13: casts integer operands to the default dtype at export time; refused here
-         * because scripted code declares no result type and the default dtype is PyTorch's
-         * run-time setting */
+        /* torch 1.13: casts operands of unknown type to the default dtype (a floating one of
+         * another type too) and writes Div of two floating types as they are (ONNX requires one);
+         * refused here because scripted code declares no result type */
         return sym_unimplemented (ctx, n, error, "true division whose result type the trace does "
-                                  "not declare and PyTorch's promotion does not fix without the "
-                                  "default dtype (integer operands in scripted code)");
+                                  "not declare and PyTorch's promotion does not fix (an operand of "
+                                  "unknown type, or two floating types in scripted code)");
       if (sym_dtype (self) != rt)
         self = sym_cast (ctx, self, rt);
       if (sym_dtype (other) != rt)

@@ -42,6 +42,9 @@ typedef struct
   /* Source node → why Note [List mutations] left it (may be NULL; not
    * owned): what aten::append & co. refuse with. */
   GHashTable  *list_whys;
+  /* PyTorch's default dtype (ExportOptions' default_dtype); UNDEFINED
+   * reads as float. */
+  GraphDType   default_dtype;
 } SymContextSetup;
 
 SymContext  *sym_context_new (const SymContextSetup *setup);

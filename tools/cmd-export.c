@@ -18,6 +18,7 @@ static char **opt_plugins;
 static gboolean opt_verbose;
 static gboolean opt_no_check;
 static gboolean opt_training;
+static char *opt_default_dtype;
 
 static const GOptionEntry export_entries[] = {
   { "output", 'o', 0, G_OPTION_ARG_FILENAME, &opt_output, "Write the model to OUT.onnx (required)", "OUT.onnx" },
@@ -46,6 +47,10 @@ static const GOptionEntry export_entries[] = {
   { "training", 0, 0, G_OPTION_ARG_NONE, &opt_training,
     "The trace was recorded in training mode on purpose: batch_norm exports the batch's statistics "
     "(default: refused as a forgotten model.eval())", NULL },
+  { "default-dtype", 0, 0, G_OPTION_ARG_STRING, &opt_default_dtype,
+    "PyTorch's default dtype when the model was traced (torch.get_default_dtype()): float "
+    "(default), double, float16 or bfloat16; the result type of true division of integers in "
+    "scripted code", "TYPE" },
   { NULL, 0, 0, 0, NULL, NULL, NULL },
 };
 
@@ -102,6 +107,15 @@ export_run (int argc, char **argv)
   o.keep_initializers_as_inputs = opt_keep_inits;
   o.export_params = !opt_no_params;
   o.training = opt_training;
+  if (opt_default_dtype
+      && (!graph_dtype_from_name (opt_default_dtype, &o.default_dtype)
+          || !graph_dtype_is_floating (o.default_dtype)))
+    {
+      cli_error ("export", "unknown --default-dtype '%s' (float, double, float16, bfloat16)",
+                 opt_default_dtype);
+      export_options_clear (&o);
+      return CLI_EXIT_USAGE;
+    }
   g_autoptr (SymRegistry) reg = sym_registry_new ();
   o.registry = reg;
   int rc = CLI_EXIT_OK;

@@ -208,6 +208,18 @@ class ScalarsIn(torch.nn.Module):
         return z[i] * 2 + x.data / 8 + len(x.shape)
 
 
+class IntTrueDivision(torch.nn.Module):
+    # true division of int32 tensors whose types scripted code does not
+    # declare (transpose hides them): PyTorch's default dtype (float32
+    # here); refused before ("the default dtype is PyTorch's run-time
+    # setting"), as torch.onnx.export reads it at export time
+    def forward(self, x, y):
+        x = x.transpose(1, 2)
+        y = y.transpose(1, 2)
+        # one output (the test compares a case's first): the four stacked
+        return torch.stack((x / y, torch.true_divide(x, y), x / 2.5, (x > 0) / 4))
+
+
 class IntArgPromotion(torch.nn.Module):
     # an int argument (a 0-d int64 input) with an int32 tensor: int32 in
     # PyTorch (a Python int does not widen a tensor of its category), as
@@ -587,6 +599,11 @@ CASES = {
     "script_if_folded_condition": (FloatingPointIf(), (torch.randn(2, 3, 4),)),
     "script_scalars_in": (torch.jit.script(ScalarsIn()), (False, 1, torch.randn(3, 4), torch.randn(3, 4))),
     "script_int_arg_promotion": (torch.jit.script(IntArgPromotion()), (torch.arange(-3, 3, dtype=torch.int32).view(2, 3), 7)),
+    # an int64 tensor by an int: refused before as well
+    "script_int_true_divide": (Fn(int_true_divide), (torch.arange(6).view(2, 3),)),
+    "script_int_true_division": (torch.jit.script(IntTrueDivision()),
+                                 ((torch.arange(-12, 12, dtype=torch.int32) * 7).view(2, 3, 4),
+                                  torch.arange(1, 25, dtype=torch.int32).view(2, 3, 4))),
     "script_int_out": (torch.jit.script(IntOut()), (torch.tensor([10.0, -2.7, 7.0, 2.0, 9.0, 4.0]),
                                                      torch.tensor([4, 0, 5, 1, 2]), 3)),
     "script_topk_attributes": (TopkAttributes().eval(), (torch.tensor([1.0, 5.0, -2.0, 3.5, 0.0]), torch.tensor(3))),
@@ -1121,9 +1138,6 @@ REFUSALS = {
     "reshape_write_base_read": (Fn(reshape_write_base_read), (torch.randn(3, 4, 5, 6), torch.ones(1))),
     # a loop-carried int64 tensor that the body makes float (ONNX Loop keeps its type)
     "loop_changes_dtype": (Fn(loop_changes_dtype), (torch.randn(3),)),
-    # true division of integers in scripted code: the result type is
-    # PyTorch's default dtype, which the trace does not declare
-    "script_int_true_divide": (Fn(int_true_divide), (torch.arange(6).view(2, 3),)),
     # the packed data read directly (ONNX has no packed sequences)
     "packed_data_read": (Fn(packed_data_read), (torch.randn(4, 2, 3), torch.tensor([4, 2]))),
     # unique with sorted=False: PyTorch's order is its hash table's, ONNX's first occurrence
@@ -1158,9 +1172,11 @@ def main():
         with open(os.path.join(OUT, name + ".trace"), "w") as f:
             f.write(script_module_text(fn, inputs) if isinstance(fn, torch.jit.ScriptModule)
                     else str(torch.jit.trace(Fn(fn).eval(), inputs).inlined_graph))
+        # C order: a transposed result would be saved in Fortran order, which our reader refuses
+        # (np.ascontiguousarray would make a 0-d array 1-D)
         for i, x in enumerate(model_arrays(inputs)):
-            np.save(os.path.join(OUT, "%s.input_%d.npy" % (name, i)), x)
-        np.save(os.path.join(OUT, name + ".expected.npy"), model_arrays([fn(*inputs)])[0])
+            np.save(os.path.join(OUT, "%s.input_%d.npy" % (name, i)), np.array(x, order="C"))
+        np.save(os.path.join(OUT, name + ".expected.npy"), np.array(model_arrays([fn(*inputs)])[0], order="C"))
     for name, (fn, inputs, inputs2, axes) in DYNAMIC.items():
         with open(os.path.join(OUT, name + ".trace"), "w") as f:
             f.write(script_module_text(fn, inputs) if isinstance(fn, torch.jit.ScriptModule)

@@ -17,6 +17,7 @@ export_options_init (ExportOptions *o)
   o->do_constant_folding = TRUE;
   o->export_params = TRUE;
   o->check = TRUE;
+  o->default_dtype = GRAPH_DTYPE_FLOAT;
 }
 
 void
@@ -485,6 +486,7 @@ translate (const Graph *trace, const ExportOptions *o, GPtrArray *kinds, GPtrArr
     .dynamic_axes = o->dynamic_axes && o->dynamic_axes->len > 0,
     .training = o->training,
     .list_whys = whys,
+    .default_dtype = o->default_dtype,
   };
   g_autoptr (SymContext) ctx = sym_context_new (&setup);
   graph_set_opset (dst, "", o->opset);
@@ -732,6 +734,39 @@ check_result (const Graph *g, const ExportOptions *o, GHashTable *origin, GPtrAr
   return FALSE;
 }
 
+/* ONNX declares every graph output's element type and rank: an output the
+ * export could not type (scripted code whose If branches return tensors of
+ * different ranks, PyTorch's test_floating_point_infer_dtype) is refused
+ * here, naming the node that made it, not later by the file writer.  torch
+ * 1.13 declares the rank of the output its example run gave, which does
+ * not hold for inputs that take the other branch.  (ONNX mode: in the ATen
+ * modes an ATen node's output has no type, and the graph may still run in
+ * memory; the file writer refuses such an output.) */
+static gboolean
+check_output_types (const Graph *g, GHashTable *origin, GError **error)
+{
+  for (guint i = 0; i < graph_n_outputs (g); i++)
+    {
+      GraphValue *v = graph_output (g, i);
+      GraphType *t = graph_value_type (v);
+      if (t && (!graph_type_is_tensor (t)
+                || (graph_type_dtype (t) != GRAPH_DTYPE_UNDEFINED && graph_type_rank (t) >= 0)))
+        continue;
+      GraphNode *p = graph_value_node (v);
+      g_autofree char *from = origin_desc (origin, p);
+      const char *name = graph_value_get_name (v);
+      gboolean branches = p && graph_node_is (p, "onnx::If");
+      g_set_error (error, EXPORT_ERROR, EXPORT_ERROR_UNSUPPORTED,
+                   "graph output %u '%s' has no known %s%s: ONNX declares the element type and "
+                   "rank of every graph output%s", i, name ? name : "?",
+                   t && graph_type_dtype (t) != GRAPH_DTYPE_UNDEFINED ? "rank" : "element type or rank",
+                   from, branches ? " (this If's branches return tensors of different ranks or "
+                   "types; torch 1.13 declares its example run's, which the other branch breaks)" : "");
+      return FALSE;
+    }
+  return TRUE;
+}
+
 /* The pipeline behind export_graph, export_graph_report and
  * export_graph_with_origins (each argument but trace/o may be NULL). */
 static Graph *
@@ -839,6 +874,8 @@ export_impl (const Graph *trace, const ExportOptions *o, GPtrArray *origins,
                    "inputs' shapes%s", graph_node_kind (liar), name ? name : "?", conflict, from);
       return NULL;
     }
+  if (o->mode == SYM_MODE_ONNX && !check_output_types (g, origin, error))
+    return NULL;
   if (o->check && !check_result (g, o, origin, found, error))
     return NULL;
   if (warnings)

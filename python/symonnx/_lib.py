@@ -31,6 +31,7 @@ class ExportOptions(ctypes.Structure):
         ("registry", ctypes.c_void_p),
         ("weights", ctypes.c_void_p),
         ("check", ctypes.c_int),
+        ("default_dtype", ctypes.c_int),
     ]
 
 

@@ -331,6 +331,30 @@ def scripted(d):
     assert branches and all(len(b.input) == 0 for b in branches), [len(b.input) for b in branches]
     verified(gated, (x, True), path)
     verified(gated, (x, False), path)
+
+    # true division of integer tensors whose types scripted code does not
+    # declare: PyTorch's default dtype when export is called, float64 here
+    # (torch.onnx.export reads it likewise; refused before)
+    class IntDiv(torch.nn.Module):
+        def forward(self, x, y):
+            x = x.transpose(1, 2)
+            return x / y.transpose(1, 2), x / 2.5
+
+    int_div = torch.jit.script(IntDiv())
+    a = (torch.arange(-12, 12) * 7).view(2, 3, 4).to(torch.int32)
+    b = torch.arange(1, 25).view(2, 3, 4).to(torch.int32)
+    prev = torch.get_default_dtype()
+    try:
+        for dt, elem in ((torch.float64, onnx.TensorProto.DOUBLE), (torch.float32, onnx.TensorProto.FLOAT)):
+            torch.set_default_dtype(dt)
+            path = os.path.join(d, f"scripted_int_div_{elem}.onnx")
+            symonnx.export(int_div, (a, b), path, opset_version=13)
+            check_file(path)
+            types = [o.type.tensor_type.elem_type for o in onnx.load(path).graph.output]
+            assert types == [elem, elem], (dt, types)
+            verified(int_div, (a, b), path)
+    finally:
+        torch.set_default_dtype(prev)
     print("scripted: ok")
 
 

@@ -422,6 +422,37 @@ test_pipeline_weight_in_branches (void)
   export_options_clear (&o);
 }
 
+/* A graph output whose If branches return tensors of different ranks has
+ * no ONNX type: refused at export naming the If and its line (it was the
+ * file writer's "no element type and shape", naming neither). */
+static void
+test_pipeline_if_ranks_differ (void)
+{
+  g_autoptr (Graph) trace = parse (
+    "graph(%x : Float(2, 3, 4, strides=[12, 4, 1], requires_grad=0, device=cpu),\n"
+    "      %c : Bool(requires_grad=0, device=cpu)):\n"
+    "  %y : Tensor = prim::If(%c) # m.py:5:8\n"
+    "    block0():\n"
+    "      %i : int = prim::Constant[value=0]()\n"
+    "      %a : Tensor = aten::select(%x, %i, %i)\n"
+    "      -> (%a)\n"
+    "    block1():\n"
+    "      -> (%x)\n"
+    "  return (%y)\n");
+  ExportOptions o;
+  export_options_init (&o);
+  o.opset = 13;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (Graph) g = export_graph (trace, &o, &error);
+  g_assert_null (g);
+  g_assert_error (error, EXPORT_ERROR, EXPORT_ERROR_UNSUPPORTED);
+  g_assert_nonnull (strstr (error->message, "graph output 0 'output' has no known rank"));
+  g_assert_nonnull (strstr (error->message, "prim::If"));
+  g_assert_nonnull (strstr (error->message, "m.py:5:8"));
+  g_assert_nonnull (strstr (error->message, "branches return tensors of different ranks"));
+  export_options_clear (&o);
+}
+
 /* The plugin from doc/examples/plugin. */
 static void
 test_plugin (void)
@@ -1475,6 +1506,7 @@ main (int argc, char **argv)
   test_seed_models_register ();
   g_test_add_func ("/symbolic/registry/lookup", test_registry_lookup);
   g_test_add_func ("/symbolic/pipeline/weight-in-branches", test_pipeline_weight_in_branches);
+  g_test_add_func ("/symbolic/pipeline/if-ranks-differ", test_pipeline_if_ranks_differ);
   g_test_add_func ("/symbolic/registry/threads", test_registry_threads);
   g_test_add_func ("/symbolic/schemas/every-registered-name", test_schemas_every_registered_name);
   g_test_add_func ("/symbolic/seed/elu", test_seed_elu);

@@ -55,7 +55,8 @@ static const char *const cases[] = {
   "embedding_bag_2d_input", "upsample_bilinear_size_of_input", "script_unbind_cat", "script_tuple_len",
   "script_dtype_device_tests", "script_list_at_run_time", "script_if_folded_condition",
   "script_shape_unpack_dynamic", "script_scalars_in", "script_int_out", "script_topk_attributes",
-  "script_topk_named_tuple", "script_int_arg_promotion",
+  "script_topk_named_tuple", "script_int_arg_promotion", "script_int_true_division",
+  "script_int_true_divide",
 };
 static const int opsets[] = { 11, 13, 17 };
 
@@ -176,9 +177,6 @@ static const struct { const char *cas, *says; } refusals[] = {
   { "loop_changes_dtype", "loop-carried value 0 starts as int64 and the loop body makes it float" },
   /* ONNX has no packed sequences: only RNNs and pad_packed_sequence may read one */
   { "packed_data_read", "a packed sequence read by something other than an RNN" },
-  /* scripted code: an in-place write in a loop to an outer value read elsewhere */
-  /* scripted code declares no result type: PyTorch's default dtype */
-  { "script_int_true_divide", "promotion does not fix without the default dtype" },
   /* PyTorch's unsorted order is its hash table's (torch 1.13 exports first-occurrence order) */
   { "unique_unsorted", "unique with sorted=False" },
   /* in training mode (CASE.training): the running statistics read again after their update */

@@ -547,6 +547,44 @@ test_export_failing_ops_lines (void)
   g_assert_cmpint (g_rmdir (dir), ==, 0);
 }
 
+/* --default-dtype: true division of integer tensors whose types scripted
+ * code does not declare (the wrong-results case script_int_true_division,
+ * float32 by PyTorch) divides in the type given; not a floating type, or
+ * no type, is a usage error. */
+static void
+test_export_default_dtype (void)
+{
+  g_autofree char *trace = test_source_path ("tests/fixtures/wrong-results/script_int_true_division.trace");
+  g_autofree char *x = test_source_path ("tests/fixtures/wrong-results/script_int_true_division.input_0.npy");
+  g_autofree char *y = test_source_path ("tests/fixtures/wrong-results/script_int_true_division.input_1.npy");
+  g_autofree char *dir = g_dir_make_tmp ("symonnx-default-dtype-XXXXXX", NULL);
+  g_autofree char *out = g_build_filename (dir, "m.onnx", NULL);
+  g_autofree char *xin = g_strconcat ("x.1=", x, NULL);
+  g_autofree char *yin = g_strconcat ("y.1=", y, NULL);
+  static const char *const given[] = { NULL, "double", "float16" };
+  static const char *const printed[] = { "float(4, 2, 4, 3)", "double(4, 2, 4, 3)", "float16(4, 2, 4, 3)" };
+  for (guint i = 0; i < G_N_ELEMENTS (given); i++)
+    {
+      RunResult r = run ((const char *[]) { "symonnx", "export", trace, "-o", out, "--opset", "13",
+                                            given[i] ? "--default-dtype" : NULL, given[i], NULL });
+      g_assert_cmpint (r.status, ==, 0);
+      run_result_clear (&r);
+      r = run ((const char *[]) { "symonnx", "run", out, "--input", xin, "--input", yin, NULL });
+      g_assert_cmpint (r.status, ==, 0);
+      g_autofree char *line = g_strdup_printf ("output: %s", printed[i]);
+      if (strstr (r.out, line) == NULL)
+        g_error ("--default-dtype %s: expected '%s' in:\n%s", given[i] ? given[i] : "(none)", line, r.out);
+      run_result_clear (&r);
+      g_assert_cmpint (g_unlink (out), ==, 0);
+    }
+  RunResult r = run ((const char *[]) { "symonnx", "export", trace, "-o", out, "--default-dtype", "int64", NULL });
+  g_assert_cmpint (r.status, ==, 2);
+  assert_one_line_error (&r, "unknown --default-dtype 'int64'");
+  g_assert_false (g_file_test (out, G_FILE_TEST_EXISTS));
+  run_result_clear (&r);
+  g_rmdir (dir);
+}
+
 /* export runs the model checker: a misspelled op or attribute from a
  * symbolic is exit 4 naming the node and the symbolic, with no file; a key
  * without a type suffix is an error naming the symbolic and the key (no
@@ -786,6 +824,7 @@ main (int argc, char **argv)
   g_test_add_func ("/tools/cli/usage-lines", test_cli_usage_lines);
   g_test_add_func ("/tools/export/failing-ops-one-per-line", test_export_failing_ops_lines);
   g_test_add_func ("/tools/export/checked", test_export_checked);
+  g_test_add_func ("/tools/export/default-dtype", test_export_default_dtype);
   g_test_add_func ("/tools/cli/markdown-is-current", test_cli_markdown_is_current);
   g_test_add_func ("/tools/cli/aten-kernels-doc-is-current", test_aten_kernels_doc_is_current);
   g_test_add_func ("/tools/cli/blas-on-demand", test_cli_blas_on_demand);
