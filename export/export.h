@@ -135,14 +135,16 @@ guint    export_fuse_conv_batchnorm (Graph *g);
 /* Concat of a single-use Concat on the same axis becomes one Concat (as
  * torch writes nested torch.cat calls). */
 guint    export_flatten_concats (Graph *g);
-guint    export_scalar_type_analysis (Graph *g);
+/* default_dtype: PyTorch's default dtype (ExportOptions'), what an integer
+ * or bool tensor with a floating scalar computes in. */
+guint    export_scalar_type_analysis (Graph *g, GraphDType default_dtype);
 /* Nodes whose inputs have an element type their ONNX schema does not allow
  * compute in a wider type that holds every value, between Casts
  * (Note [Element types a schema does not allow], export/pipeline/legalize-types.c). */
 guint    export_legalize_element_types (Graph *g, int opset);
 /* The element type export_scalar_type_analysis makes node n compute (a
  * standard op: Add, Mul, Concat, Where...), UNDEFINED for other ops. */
-GraphDType export_promoted_dtype (GraphNode *n);
+GraphDType export_promoted_dtype (GraphNode *n, GraphDType default_dtype);
 /* Symbolic shape propagation (export/pipeline/shape-propagation.c): every value computed
  * from one of `dynamic_inputs` (a set of graph inputs whose types already
  * carry their symbolic dims) gets the shape its node's input shapes give,
@@ -165,7 +167,7 @@ gboolean export_infer_types (Graph *g, GError **error);
  * which a trace declares only as "Tensor", typed as they are translated.
  * Dynamic axes reach into control-flow bodies through
  * export_infer_shapes. */
-void     export_infer_node_types (GraphNode *n);
+void     export_infer_node_types (GraphNode *n, GraphDType default_dtype);
 /* The first top-level node whose inputs all have static shapes and whose
  * output 0 has a static declared shape that the node's shape rule
  * contradicts (a trace that declares `aten::eye(0, 3)` as Float(2, 3)):

@@ -2722,7 +2722,7 @@ translate_node (SymContext *ctx, GraphNode *n, GError **error)
   if (ctx->s.infer_node && has_untyped_output (n))
     for (GraphNode *m = mark ? graph_node_next (mark) : graph_first_node (ctx->s.dst); m;
          m = graph_node_next (m))
-      ctx->s.infer_node (m);
+      ctx->s.infer_node (m, sym_default_dtype (ctx));
   finish_outputs (ctx, n, out);
   if (origin)
     g_hash_table_insert (ctx->origins, n, (gpointer) origin);

@@ -92,11 +92,11 @@ sym_underscore_log_softmax (SymContext *ctx, GraphNode *n, GraphValue **out, GEr
  * to [1] each, cast and concatenated, as torch; a list of lists stacked. */
 /* torch.tensor's element type without a dtype: the one the trace declares
  * for the result, else PyTorch's rule for its data: a Python float is the
- * default dtype (float32; the value itself is lowered as a double), an int
+ * default dtype (the value itself is lowered as a double), an int
  * int64, a bool bool, a tensor its own type.  (torch's symbolic takes the
  * lowered element's type: float64 where PyTorch gives float32.) */
 static GraphDType
-data_dtype (GraphNode *n, GraphType *elem, GraphValue *lowered)
+data_dtype (SymContext *ctx, GraphNode *n, GraphType *elem, GraphValue *lowered)
 {
   GraphType *rt = graph_value_type (graph_node_output (n, 0));
   if (rt && graph_type_is_tensor (rt) && graph_type_dtype (rt) != GRAPH_DTYPE_UNDEFINED)
@@ -104,7 +104,7 @@ data_dtype (GraphNode *n, GraphType *elem, GraphValue *lowered)
   while (elem && graph_type_kind (elem) == GRAPH_TYPE_LIST)   /* a row's elements */
     elem = graph_type_elem (elem, 0);
   if (elem && graph_type_kind (elem) == GRAPH_TYPE_FLOAT)
-    return GRAPH_DTYPE_FLOAT;
+    return sym_default_dtype (ctx);
   return sym_dtype (lowered);
 }
 
@@ -126,7 +126,7 @@ sym_tensor (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
         /* torch 1.13: also refuses (it reads the empty list's first element, or writes a Concat of
          * nothing) */
         return sym_unimplemented (ctx, n, error, "an empty list");
-      GraphDType dt = sym_scalar_type (dtv, data_dtype (n, graph_type_elem (t, 0), items->pdata[0]));
+      GraphDType dt = sym_scalar_type (dtv, data_dtype (ctx, n, graph_type_elem (t, 0), items->pdata[0]));
       if (dt == GRAPH_DTYPE_UNDEFINED)
         /* torch 1.13: also refuses (it reads the first element's scalar type, which fails when
          * unknown) */
@@ -151,7 +151,7 @@ sym_tensor (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   GraphValue *v;
   if (!sym_parse_args (ctx, n, "v", &v, error))
     return FALSE;
-  GraphDType dt = sym_scalar_type (dtv, data_dtype (n, t, v));
+  GraphDType dt = sym_scalar_type (dtv, data_dtype (ctx, n, t, v));
   if (dt == GRAPH_DTYPE_UNDEFINED)
     /* torch 1.13: also refuses (the data's scalar type is needed for its Cast) */
     return sym_unimplemented (ctx, n, error, "data of unknown type");

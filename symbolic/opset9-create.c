@@ -114,8 +114,8 @@ fill (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   guint dt_index = is_full ? 2 : 1;
   /* The element type: the trace's; else the dtype argument; else self's
    * (*_like); else PyTorch's rule for the fill value: an int fills int64, a
-   * bool bool, a float the default float32. */
-  GraphDType dflt = like ? sym_dtype (first) : GRAPH_DTYPE_FLOAT;
+   * bool bool, a float the default dtype. */
+  GraphDType dflt = like ? sym_dtype (first) : sym_default_dtype (ctx);
   GraphType *ft = fill_src ? graph_value_type (fill_src) : NULL;
   if (!like && ft && graph_type_kind (ft) == GRAPH_TYPE_INT)
     dflt = GRAPH_DTYPE_INT64;
@@ -227,7 +227,7 @@ arange_float_bound (SymContext *ctx, GraphNode *n, guint i)
 /* The result's element type: the trace's; else the out= tensor's (PyTorch
  * writes into its type; torch's symbolic takes int64 or the default float
  * type from the bounds instead); else the dtype argument; else PyTorch's
- * rule, float32 (the default type) when a bound is a floating-point number
+ * rule, the default dtype when a bound is a floating-point number
  * and int64 otherwise (scripted code declares no result type).  UNDEFINED
  * when a bound's type is unknown. */
 static GraphDType
@@ -251,7 +251,7 @@ arange_dtype (SymContext *ctx, GraphNode *n)
         return GRAPH_DTYPE_UNDEFINED;
       any_float |= f;
     }
-  return any_float ? GRAPH_DTYPE_FLOAT : GRAPH_DTYPE_INT64;
+  return any_float ? sym_default_dtype (ctx) : GRAPH_DTYPE_INT64;
 }
 
 /* Before opset 11 (no Range), as torch 1.13's opset-9 arange: the count
@@ -404,8 +404,11 @@ sym_empty (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   GraphValue *shape;
   if (!sym_parse_args (ctx, n, "v", &shape, error))
     return FALSE;
-  GraphDType dt = sym_scalar_type (graph_node_n_inputs (n) > 1 ? graph_node_input (n, 1) : NULL,
-                               GRAPH_DTYPE_FLOAT);
+  /* the trace's type; else the dtype argument, the default dtype for None */
+  GraphDType dt = sym_dtype (graph_node_output (n, 0));
+  if (dt == GRAPH_DTYPE_UNDEFINED)
+    dt = sym_scalar_type (graph_node_n_inputs (n) > 1 ? graph_node_input (n, 1) : NULL,
+                          sym_default_dtype (ctx));
   out[0] = filled (ctx, graph_node_input (n, 0), shape, dt, 0.0);
   return TRUE;
 }
@@ -501,7 +504,9 @@ sym_eye (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   cols = rows;
   if (nin == 6 && !sym_parse_args (ctx, n, "none,v", &cols, error))
     return FALSE;
-  GraphDType dt = sym_scalar_type (graph_node_input (n, nin - 4), GRAPH_DTYPE_FLOAT);
+  GraphDType dt = sym_dtype (graph_node_output (n, 0));
+  if (dt == GRAPH_DTYPE_UNDEFINED)
+    dt = sym_scalar_type (graph_node_input (n, nin - 4), sym_default_dtype (ctx));
   gint64 dims[2];
   /* Constant sizes: the matrix itself (torch's constant folding gives the
    * same; ours does not fold EyeLike). */

@@ -308,7 +308,7 @@ sym_linspace (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
     return sym_unimplemented (ctx, n, error, "linspace with fewer than 4 arguments");
   GraphDType dt = sym_dtype (graph_node_output (n, 0));
   if (dt == GRAPH_DTYPE_UNDEFINED)
-    dt = sym_scalar_type (graph_node_input (n, 3), GRAPH_DTYPE_FLOAT);
+    dt = sym_scalar_type (graph_node_input (n, 3), sym_default_dtype (ctx));
   if (!sym_get_const_double (graph_node_input (n, 0), &start)
       || !sym_get_const_double (graph_node_input (n, 1), &end)
       || !sym_get_const_int (graph_node_input (n, 2), &steps))

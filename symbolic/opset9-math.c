@@ -405,6 +405,7 @@ sym_rsub (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   GraphValue *self, *other;
   if (!sym_parse_args (ctx, n, "vv", &self, &other, error))
     return FALSE;
+  result_typed (ctx, n, &self, &other);
   GraphValue *s = scaled (ctx, n, self, self, error);
   if (s == NULL)
     return FALSE;

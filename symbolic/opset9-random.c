@@ -11,14 +11,15 @@
 
 #define G sym_graph (ctx)
 
-/* The element type of n's output 0 as the trace declares it, FLOAT when
- * unknown: a random op's dtype argument when it is None (torch writes FLOAT
- * there, which for rand_like of a double tensor is not PyTorch's type). */
+/* The element type of n's output 0 as the trace declares it, the default
+ * dtype when unknown: a random op's dtype argument when it is None (torch
+ * writes FLOAT there, which for rand_like of a double tensor is not
+ * PyTorch's type). */
 static GraphDType
-output_dtype (GraphNode *n, guint dtype_input)
+output_dtype (SymContext *ctx, GraphNode *n, guint dtype_input)
 {
   GraphDType traced = sym_dtype (graph_node_output (n, 0));
-  GraphDType dflt = graph_dtype_is_floating (traced) ? traced : GRAPH_DTYPE_FLOAT;
+  GraphDType dflt = graph_dtype_is_floating (traced) ? traced : sym_default_dtype (ctx);
   return sym_scalar_type (dtype_input < graph_node_n_inputs (n) ? graph_node_input (n, dtype_input) : NULL,
                           dflt);
 }
@@ -30,7 +31,7 @@ static gboolean
 sym_rand_any (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
 {
   const char *op = sym_user_data (ctx);   /* "RandomUniform" / "RandomNormal" */
-  GraphDType dt = output_dtype (n, 1);
+  GraphDType dt = output_dtype (ctx, n, 1);
   g_autoptr (GArray) shape = sym_get_const_ints (graph_node_input (n, 0));
   if (shape != NULL)
     {
@@ -58,7 +59,7 @@ sym_rand_like_any (SymContext *ctx, GraphNode *n, GraphValue **out, GError **err
   GraphValue *self;
   if (!sym_parse_args (ctx, n, "v", &self, error))
     return FALSE;
-  out[0] = graph_op (G, op, self, "dtype_i", (gint64) output_dtype (n, 1), NULL);
+  out[0] = graph_op (G, op, self, "dtype_i", (gint64) output_dtype (ctx, n, 1), NULL);
   return TRUE;
 }
 

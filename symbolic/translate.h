@@ -27,7 +27,7 @@ typedef struct
   /* Gives an ONNX node's untyped outputs their element type and rank
    * (export_infer_node_types); called for the nodes made for a source
    * node whose traced outputs are untyped (scripted code).  May be NULL. */
-  void       (*infer_node) (GraphNode *n);
+  void       (*infer_node) (GraphNode *n, GraphDType default_dtype);
   /* Runs after each source node is translated, at every depth (the nodes
    * of If and Loop blocks too): the export's view write-back
    * (export_view_mutation).  May be NULL. */

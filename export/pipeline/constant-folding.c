@@ -811,13 +811,13 @@ standard_op (GraphNode *n, guint *first)
 
 /* The element type a standard op's inputs are cast to (torch's
  * promotion: tensors over scalars, an int tensor with a float scalar is
- * float); UNDEFINED for other ops or unknown inputs.  A scalar is a 0-d
+ * the default dtype); UNDEFINED for other ops or unknown inputs.  A scalar is a 0-d
  * constant, or, beside an operand that is not 0-d, any 0-d value (as
  * torch's scalar type analysis takes them: a scripted forward's `i: int`
  * is a 0-d input, and x_int32 * i is int32 in PyTorch).  *first: the first
  * input it applies to (Where's condition is not). */
 static GraphDType
-promoted_dtype (GraphNode *n, guint *first)
+promoted_dtype (GraphNode *n, guint *first, GraphDType default_dtype)
 {
   if (!standard_op (n, first))
     return GRAPH_DTYPE_UNDEFINED;
@@ -842,7 +842,7 @@ promoted_dtype (GraphNode *n, guint *first)
   GraphDType target = tensor_t != GRAPH_DTYPE_UNDEFINED ? tensor_t : scalar_t;
   gboolean int_or_bool = graph_dtype_is_integer (tensor_t) || tensor_t == GRAPH_DTYPE_BOOL;
   if (int_or_bool && graph_dtype_is_floating (scalar_t))
-    target = GRAPH_DTYPE_FLOAT;
+    target = graph_dtype_is_floating (default_dtype) ? default_dtype : GRAPH_DTYPE_FLOAT;
   /* a bool tensor with an integer scalar is int64 (bool_t > 2 compares numbers) */
   else if (tensor_t == GRAPH_DTYPE_BOOL && graph_dtype_is_integer (scalar_t))
     target = GRAPH_DTYPE_INT64;
@@ -850,14 +850,14 @@ promoted_dtype (GraphNode *n, guint *first)
 }
 
 GraphDType
-export_promoted_dtype (GraphNode *n)
+export_promoted_dtype (GraphNode *n, GraphDType default_dtype)
 {
   guint first;
-  return n ? promoted_dtype (n, &first) : GRAPH_DTYPE_UNDEFINED;
+  return n ? promoted_dtype (n, &first, default_dtype) : GRAPH_DTYPE_UNDEFINED;
 }
 
 guint
-export_scalar_type_analysis (Graph *g)
+export_scalar_type_analysis (Graph *g, GraphDType default_dtype)
 {
   guint changes = 0;
   graph_foreach_node (g, n)
@@ -868,10 +868,10 @@ export_scalar_type_analysis (Graph *g)
           Graph *one, *const *subs;
           gsize len = graph_node_attr_subgraphs (n, graph_node_attr_name (n, a), &one, &subs);
           for (gsize b = 0; b < len; b++)
-            changes += export_scalar_type_analysis (subs[b]);
+            changes += export_scalar_type_analysis (subs[b], default_dtype);
         }
       guint first;
-      GraphDType target = promoted_dtype (n, &first);
+      GraphDType target = promoted_dtype (n, &first, default_dtype);
       if (target == GRAPH_DTYPE_UNDEFINED)
         continue;
       guint nin = graph_node_n_inputs (n);

@@ -824,7 +824,7 @@ export_impl (const Graph *trace, const ExportOptions *o, GPtrArray *origins,
    * constant folding. */
   export_fuse_conv_batchnorm (g);
   export_flatten_concats (g);
-  export_scalar_type_analysis (g);
+  export_scalar_type_analysis (g, o->default_dtype);
   export_legalize_element_types (g, o->opset);
   if (o->do_constant_folding && export_fold_constants (g, error) == G_MAXUINT)
     return NULL;

@@ -28,8 +28,9 @@
 /* ---- the op table -------------------------------------------------------- */
 
 /* Output element types, for outputs whose traced type did not say. */
-/* DT_SAME: input 0's; DT_INPUT1: input 1's (Where's X) */
-typedef enum { DT_SAME, DT_INPUT1, DT_BOOL, DT_INT64, DT_CAST } DTypeRule;
+/* DT_SAME: input 0's; DT_INPUT1: input 1's (Where's X); DT_RANDOM: the
+ * random ops' `dtype` attribute, else input 0's (the *Like ops), else float */
+typedef enum { DT_SAME, DT_INPUT1, DT_BOOL, DT_INT64, DT_CAST, DT_RANDOM } DTypeRule;
 
 typedef struct
 {
@@ -71,7 +72,8 @@ static const OpRule op_rules[] = {
   { "ScatterElements", shape_rule_same, DT_SAME }, { "Scatter", shape_rule_same, DT_SAME },
   { "ScatterND", shape_rule_same, DT_SAME }, { "GatherElements", shape_rule_like_input1, DT_SAME },
   { "LayerNormalization", shape_rule_layer_norm, DT_SAME }, { "EyeLike", shape_rule_same, DT_SAME },
-  { "RandomNormalLike", shape_rule_same, DT_SAME }, { "RandomUniformLike", shape_rule_same, DT_SAME },
+  { "RandomNormalLike", shape_rule_same, DT_RANDOM }, { "RandomUniformLike", shape_rule_same, DT_RANDOM },
+  { "RandomNormal", shape_rule_shape_attr, DT_RANDOM }, { "RandomUniform", shape_rule_shape_attr, DT_RANDOM },
   { "Bernoulli", shape_rule_same, DT_SAME }, { "ReverseSequence", shape_rule_same, DT_SAME },
   /* broadcasting */
   { "Add", shape_rule_broadcast, DT_SAME }, { "Sub", shape_rule_broadcast, DT_SAME },
@@ -383,6 +385,17 @@ output_dtype (GraphNode *n, guint i, const OpRule *r)
         gint64 to = shape_attr_i (n, "to", GRAPH_DTYPE_UNDEFINED);
         return graph_dtype_is_valid ((int) to) ? (GraphDType) to : GRAPH_DTYPE_UNDEFINED;
       }
+    case DT_RANDOM:
+      {
+        gint64 dt = shape_attr_i (n, "dtype", GRAPH_DTYPE_UNDEFINED);
+        if (graph_dtype_is_valid ((int) dt) && dt != GRAPH_DTYPE_UNDEFINED)
+          return (GraphDType) dt;
+        GraphValue *in = shape_in_at (n, 0);
+        GraphType *t = in ? graph_value_type (in) : NULL;
+        if (in == NULL)
+          return GRAPH_DTYPE_FLOAT;   /* RandomNormal/RandomUniform's default */
+        return t && graph_type_is_tensor (t) ? graph_type_dtype (t) : GRAPH_DTYPE_UNDEFINED;
+      }
     case DT_SAME:
     case DT_INPUT1:
     default:
@@ -648,7 +661,7 @@ rank_from_shape_input (GraphNode *n)
 }
 
 void
-export_infer_node_types (GraphNode *n)
+export_infer_node_types (GraphNode *n, GraphDType default_dtype)
 {
   const OpRule *r = n ? find_rule (n) : NULL;
   guint nout = n ? graph_node_n_outputs (n) : 0;
@@ -679,7 +692,7 @@ export_infer_node_types (GraphNode *n)
       if (dt == GRAPH_DTYPE_UNDEFINED)
         dt = second_output_dtype (n, i);
       if (dt == GRAPH_DTYPE_UNDEFINED && (r->dtype == DT_SAME || r->dtype == DT_INPUT1))
-        dt = export_promoted_dtype (n);   /* int64 + float is float */
+        dt = export_promoted_dtype (n, default_dtype);   /* int64 + float: the default dtype */
       if (dt == GRAPH_DTYPE_UNDEFINED)
         dt = output_dtype (n, i, r);
       int rank = t && graph_type_rank (t) >= 0 ? graph_type_rank (t) : ok ? out[i].rank

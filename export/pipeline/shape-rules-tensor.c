@@ -18,6 +18,26 @@ shape_rule_same (Ctx *c, GraphNode *n, Shape *out)
   return TRUE;
 }
 
+/* The static shape of a `shape` ints attribute (RandomNormal, RandomUniform). */
+gboolean
+shape_rule_shape_attr (Ctx *c, GraphNode *n, Shape *out)
+{
+  (void) c;
+  gsize len = 0;
+  const gint64 *dims = NULL;
+  if (graph_node_n_outputs (n) != 1 || !graph_node_get_is (n, "shape", &len, &dims)
+      || len > TENSOR_MAX_RANK)
+    return FALSE;
+  out->rank = (int) len;
+  for (gsize i = 0; i < len; i++)
+    {
+      if (dims[i] < 0 || !shape_small (dims[i]))
+        return FALSE;
+      out->d[i] = shape_dim_static (dims[i]);
+    }
+  return TRUE;
+}
+
 /* One output with input 1's shape (GatherElements: the indices'). */
 gboolean
 shape_rule_like_input1 (Ctx *c, GraphNode *n, Shape *out)

@@ -95,6 +95,7 @@ gboolean shape_rule_topk (Ctx *c, GraphNode *n, Shape *out);
 
 gboolean shape_rule_same (Ctx *c, GraphNode *n, Shape *out);
 gboolean shape_rule_like_input1 (Ctx *c, GraphNode *n, Shape *out);
+gboolean shape_rule_shape_attr (Ctx *c, GraphNode *n, Shape *out);
 gboolean shape_rule_layer_norm (Ctx *c, GraphNode *n, Shape *out);
 gboolean shape_rule_broadcast (Ctx *c, GraphNode *n, Shape *out);
 gboolean shape_rule_flatten (Ctx *c, GraphNode *n, Shape *out);

@@ -332,27 +332,31 @@ def scripted(d):
     verified(gated, (x, True), path)
     verified(gated, (x, False), path)
 
-    # true division of integer tensors whose types scripted code does not
-    # declare: PyTorch's default dtype when export is called, float64 here
-    # (torch.onnx.export reads it likewise; refused before)
-    class IntDiv(torch.nn.Module):
+    # PyTorch's default dtype when export is called, float64 here: true
+    # division of integer tensors whose types scripted code does not declare
+    # (refused before), factories without a dtype, an int tensor with a
+    # float number (float32 before, where PyTorch computes in float64;
+    # traced, `2.5 - x` was an ill-typed Sub), random ops' types
+    class DefaultDtype(torch.nn.Module):
         def forward(self, x, y):
             x = x.transpose(1, 2)
-            return x / y.transpose(1, 2), x / 2.5
+            return (x / y.transpose(1, 2), x / 2.5, torch.zeros(3) + torch.ones(1), torch.arange(3.0),
+                    torch.linspace(0, 1, 5), torch.tensor([1.5, 2.0]), torch.full((2,), 1.5),
+                    torch.eye(3), 2.5 - x, x * 1.5, torch.rand(2) * 0)
 
-    int_div = torch.jit.script(IntDiv())
     a = (torch.arange(-12, 12) * 7).view(2, 3, 4).to(torch.int32)
     b = torch.arange(1, 25).view(2, 3, 4).to(torch.int32)
     prev = torch.get_default_dtype()
     try:
         for dt, elem in ((torch.float64, onnx.TensorProto.DOUBLE), (torch.float32, onnx.TensorProto.FLOAT)):
             torch.set_default_dtype(dt)
-            path = os.path.join(d, f"scripted_int_div_{elem}.onnx")
-            symonnx.export(int_div, (a, b), path, opset_version=13)
-            check_file(path)
-            types = [o.type.tensor_type.elem_type for o in onnx.load(path).graph.output]
-            assert types == [elem, elem], (dt, types)
-            verified(int_div, (a, b), path)
+            for kind, model in (("scripted", torch.jit.script(DefaultDtype())), ("traced", DefaultDtype())):
+                path = os.path.join(d, f"default_dtype_{kind}_{elem}.onnx")
+                symonnx.export(model, (a, b), path, opset_version=13)
+                check_file(path)
+                types = [o.type.tensor_type.elem_type for o in onnx.load(path).graph.output]
+                assert types == [elem] * 11, (kind, dt, types)
+                verified(model, (a, b), path)
     finally:
         torch.set_default_dtype(prev)
     print("scripted: ok")
