@@ -320,7 +320,29 @@ sym_list_mutation (SymContext *ctx, GraphNode *n, GraphValue **out, GError **err
                             "yet)", why);
 }
 
+/* prim::SetAttr left by Note [Module attributes written in forward]
+ * (module-attrs.c): in a Loop body or a branch chosen at run time, or
+ * assigning a module. */
+static gboolean
+sym_set_attr (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  (void) out;
+  const char *name = NULL;
+  graph_node_get_s (n, "name", &name, NULL);
+  GraphType *t = graph_node_n_inputs (n) == 2 ? graph_value_type (graph_node_input (n, 1)) : NULL;
+  if (t == NULL || graph_type_kind (t) == GRAPH_TYPE_CLASS)
+    /* torch 1.13: also refuses (a module assigned in forward has no ONNX value) */
+    return sym_unimplemented (ctx, n, error, "assigning a module to attribute '%s' in forward",
+                              name ? name : "?");
+  /* torch 1.13: carries the attribute through the Loop or If as a block output; not yet here */
+  return sym_unimplemented (ctx, n, error, "assigning attribute '%s' inside a loop or a branch "
+                            "taken at run time (symonnx follows such an assignment only in the "
+                            "forward's own block or a branch fixed at export time)",
+                            name ? name : "?");
+}
+
 static const SymEntry entries9[] = {
+  SYM_FN ("prim::SetAttr", sym_set_attr),
   SYM_FN ("aten::item", sym_item),
   SYM_FN ("aten::__not__", sym_not),
   SYM_FN ("aten::__is__", sym_is),

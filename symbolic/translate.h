@@ -88,6 +88,14 @@ GraphValue  *sym_context_scan_list (SymContext *ctx, GraphValue *list_src);
  * translation; SYM_ERROR_ARGS naming the node otherwise. */
 gboolean     sym_check_structural_arity (const Graph *g, GError **error);
 gboolean     sym_is_list_mutation (const GraphNode *n);
+/* Note [Module attributes written in forward] (module-attrs.c): scripted
+ * code's prim::SetAttr folded into the GetAttrs that read the attribute
+ * after it, on a copy of the trace (export and verify's trace run);
+ * returns how many it folded.  `back` (may be NULL): copied node → trace
+ * node, whose entries for the removed SetAttrs are dropped; `weights`
+ * (may be NULL): the state_dict, whose attributes are never None. */
+gboolean     sym_graph_has_set_attrs (const Graph *g);
+guint        sym_fold_set_attrs (Graph *g, GHashTable *back, GHashTable *weights);
 gboolean     sym_graph_has_list_mutations (const Graph *g);
 guint        sym_fold_list_mutations (Graph *g, GHashTable *whys);
 char        *sym_list_mutation_why (GraphNode *n);

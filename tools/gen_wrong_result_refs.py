@@ -208,6 +208,26 @@ class ScalarsIn(torch.nn.Module):
         return z[i] * 2 + x.data / 8 + len(x.shape)
 
 
+class SetAttrForward(torch.nn.Module):
+    # PyTorch's suite, test_set_attr: attributes assigned in forward and read
+    # back (prim::SetAttr; refused before: "no symbolic function is
+    # registered"); `if self.b:` reads the True just assigned
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv1d(3, 10, 2)
+        self.b = False
+
+    def forward(self, box_regression, weight):
+        self.b = True
+        self.conv.weight = weight
+        w = torch.softmax(self.conv.weight, dim=0)
+        self.conv.weight = w + w
+        if self.b:
+            return box_regression + self.conv.weight
+        else:
+            return box_regression - self.conv.weight
+
+
 class IntTrueDivision(torch.nn.Module):
     # true division of int32 tensors whose types scripted code does not
     # declare (transpose hides them): PyTorch's default dtype (float32
@@ -599,6 +619,7 @@ CASES = {
     "script_if_folded_condition": (FloatingPointIf(), (torch.randn(2, 3, 4),)),
     "script_scalars_in": (torch.jit.script(ScalarsIn()), (False, 1, torch.randn(3, 4), torch.randn(3, 4))),
     "script_int_arg_promotion": (torch.jit.script(IntArgPromotion()), (torch.arange(-3, 3, dtype=torch.int32).view(2, 3), 7)),
+    "script_set_attr": (torch.jit.script(SetAttrForward()), (torch.randn(3, 2), torch.randn(3, 2))),
     # an int64 tensor by an int: refused before as well
     "script_int_true_divide": (Fn(int_true_divide), (torch.arange(6).view(2, 3),)),
     "script_int_true_division": (torch.jit.script(IntTrueDivision()),

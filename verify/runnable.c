@@ -580,6 +580,7 @@ verify_runnable_trace (const Graph *trace, GHashTable *weights, GError **error)
   if (!sym_check_structural_arity (trace, error))   /* Note [Arity of structural nodes] */
     return NULL;
   g_autoptr (Graph) g = graph_copy (trace);
+  sym_fold_set_attrs (g, NULL, weights);        /* Note [Module attributes written in forward] */
   sym_fold_list_mutations (g, NULL);   /* Note [List mutations] */
   GraphNode *change = find_list_mutation (g);
   if (change)

@@ -459,7 +459,9 @@ static Graph *
 translate (const Graph *trace, const ExportOptions *o, GPtrArray *kinds, GPtrArray *messages,
            GPtrArray *hints, GHashTable *origin, GPtrArray *origins, GError **error)
 {
-  /* Lists changed in place (Note [List mutations], symbolic/list-mutations.c):
+  /* Lists changed in place (Note [List mutations], symbolic/list-mutations.c)
+   * and module attributes written in forward (Note [Module attributes written
+   * in forward], symbolic/module-attrs.c):
    * translated from a copy of the trace with the changes folded in; origins
    * still name the caller's trace nodes. */
   g_autoptr (Graph) folded = NULL;
@@ -467,13 +469,18 @@ translate (const Graph *trace, const ExportOptions *o, GPtrArray *kinds, GPtrArr
   g_autoptr (GHashTable) whys = NULL;
   if (!sym_check_structural_arity (trace, error))   /* Note [Arity of structural nodes] */
     return NULL;
-  if (sym_graph_has_list_mutations (trace))
+  gboolean lists = sym_graph_has_list_mutations (trace), attrs = sym_graph_has_set_attrs (trace);
+  if (lists || attrs)
     {
       folded = graph_copy (trace);
       back = g_hash_table_new (NULL, NULL);
       whys = g_hash_table_new_full (NULL, NULL, NULL, g_free);
       map_copied_nodes (folded, trace, back);
-      sym_fold_list_mutations (folded, whys);
+      /* attributes first: a list may be built from what one holds */
+      if (attrs)
+        sym_fold_set_attrs (folded, back, o->weights);   /* Note [Module attributes written in forward] */
+      if (lists)
+        sym_fold_list_mutations (folded, whys);
       trace = folded;
     }
   g_autoptr (Graph) dst = graph_new ();

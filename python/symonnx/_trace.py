@@ -270,8 +270,6 @@ def trace(model, args):
         # out, as torch.onnx.export does; its weights are named "model.<name>"
         traced_model, traced_args = _Flattened(model, templates), flat
         traced = torch.jit.trace(traced_model, traced_args, check_trace=False, strict=False)
-    with torch.no_grad():
-        outputs = flatten(traced(*traced_args))
     if isinstance(traced, torch.jit.ScriptModule) and _reads_plain_attributes(traced):
         # a scripted model, frozen as torch.onnx.export freezes it
         # (_freeze_module, parameters kept): its int, bool and tensor
@@ -285,6 +283,12 @@ def trace(model, args):
     for node in all_nodes(graph):
         if node.kind() == "prim::Constant" and node.hasAttribute("value") and node.kindOf("value") == "t":
             tensors[CONSTANT_PREFIX + node.output().debugName()] = node.t("value")
+    # run last: a scripted forward that assigns attributes (self.conv.bias =
+    # anchors + b, prim::SetAttr) changes the module, and the export takes
+    # the state it was given in, as torch.onnx.export (PyTorch's suite,
+    # test_set_attr_2: the exported bias was the one after this run)
+    with torch.no_grad():
+        outputs = flatten(traced(*traced_args))
     return text, tensors, outputs
 
 

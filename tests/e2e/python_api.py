@@ -332,6 +332,33 @@ def scripted(d):
     verified(gated, (x, True), path)
     verified(gated, (x, False), path)
 
+    # attributes assigned in forward and read back (Note [Module attributes
+    # written in forward]; PyTorch's suite, test_set_attr_2): the bias is
+    # the state_dict's as export found it (the Python export ran forward
+    # first, and exported the bias that run had written), `is not None`
+    # of a weight is fixed at export time
+    class SetBias(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = torch.nn.Conv1d(10, 3, 3)
+            self.conv.bias = torch.nn.Parameter(torch.full((3, 10, 3), 0.25))
+
+        def forward(self, anchors):
+            if self.conv.bias is not None:
+                b = self.conv.bias
+                assert b is not None
+                self.conv.bias = anchors + b
+            c = self.conv.bias
+            assert c is not None
+            return c * 2
+
+    set_bias = torch.jit.script(SetBias())
+    anchors = torch.randn(3, 10, 3)
+    path = os.path.join(d, "scripted_set_attr.onnx")
+    symonnx.export(set_bias, (anchors,), path, opset_version=13)
+    check_file(path)
+    verified(set_bias, (anchors,), path)   # PyTorch's run here is the first
+
     # PyTorch's default dtype when export is called, float64 here: true
     # division of integer tensors whose types scripted code does not declare
     # (refused before), factories without a dtype, an int tensor with a

@@ -422,6 +422,85 @@ test_pipeline_weight_in_branches (void)
   export_options_clear (&o);
 }
 
+/* Note [Module attributes written in forward]: `if self.bias is not None:
+ * self.bias = a + self.bias` (PyTorch's suite, test_set_attr_2) reads the
+ * weight, adds, and the return reads the sum (weight 0.5 + a), not the
+ * state_dict's bias; the same assignment inside a Loop is refused naming
+ * the attribute (it had no symbolic at all). */
+static void
+test_pipeline_set_attr (void)
+{
+  g_autoptr (Graph) trace = parse (
+    "graph(%self : __torch__.M,\n"
+    "      %a : Float(3, strides=[1], requires_grad=0, device=cpu)):\n"
+    "  %none : NoneType = prim::Constant()\n"
+    "  %one : int = prim::Constant[value=1]()\n"
+    "  %b0 : Tensor? = prim::GetAttr[name=\"bias\"](%self)\n"
+    "  %c : bool = aten::__isnot__(%b0, %none)\n"
+    "   = prim::If(%c) # m.py:4:8\n"
+    "    block0():\n"
+    "      %b1 : Tensor? = prim::GetAttr[name=\"bias\"](%self)\n"
+    "      %b2 : Tensor = prim::unchecked_cast(%b1)\n"
+    "      %s : Tensor = aten::add(%a, %b2, %one)\n"
+    "       = prim::SetAttr[name=\"bias\"](%self, %s)\n"
+    "      -> ()\n"
+    "    block1():\n"
+    "      -> ()\n"
+    "  %b3 : Tensor? = prim::GetAttr[name=\"bias\"](%self)\n"
+    "  %y : Tensor = prim::unchecked_cast(%b3)\n"
+    "  return (%y)\n");
+  g_autoptr (GHashTable) w = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                                    (GDestroyNotify) tensor_unref);
+  gint64 wd[] = { 3 };
+  static const float half[] = { 0.5f, 0.5f, 0.5f }, ramp[] = { 0, 1, 2 };
+  g_hash_table_insert (w, g_strdup ("bias"),
+                       tensor_new_from_data (GRAPH_DTYPE_FLOAT, 1, wd, half, sizeof half, NULL));
+  ExportOptions o;
+  export_options_init (&o);
+  o.weights = w;
+  o.opset = 13;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (Graph) g = export_graph (trace, &o, &error);
+  g_assert_no_error (error);
+  g_autoptr (RtSession) s = rt_session_new (g, NULL, &error);
+  g_assert_no_error (error);
+  g_autoptr (GHashTable) in = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                                     (GDestroyNotify) tensor_unref);
+  g_autoptr (GHashTable) out = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                                      (GDestroyNotify) tensor_unref);
+  Tensor *a = tensor_new_from_data (GRAPH_DTYPE_FLOAT, 1, wd, ramp, sizeof ramp, NULL);
+  g_hash_table_insert (in, g_strdup (graph_value_get_name (graph_input (g, 0))), a);
+  g_assert_true (rt_session_run (s, in, out, &error));
+  Tensor *y = g_hash_table_lookup (out, graph_value_get_name (graph_output (g, 0)));
+  g_assert_nonnull (y);
+  for (guint i = 0; i < 3; i++)
+    g_assert_cmpfloat (((const float *) tensor_data (y))[i], ==, i + 0.5f);
+  export_options_clear (&o);
+
+  /* in a loop: refused, naming the attribute */
+  g_autoptr (Graph) looped = parse (
+    "graph(%self : __torch__.M,\n"
+    "      %a : Float(3, strides=[1], requires_grad=0, device=cpu)):\n"
+    "  %t : bool = prim::Constant[value=1]()\n"
+    "  %n : int = prim::Constant[value=2]()\n"
+    "   = prim::Loop(%n, %t) # m.py:9:8\n"
+    "    block0(%i : int):\n"
+    "       = prim::SetAttr[name=\"w\"](%self, %a)\n"
+    "      -> (%t)\n"
+    "  %y : Tensor = prim::GetAttr[name=\"w\"](%self)\n"
+    "  return (%y)\n");
+  export_options_init (&o);
+  o.opset = 13;
+  o.export_params = FALSE;
+  g_clear_error (&error);
+  g_autoptr (Graph) none = export_graph (looped, &o, &error);
+  g_assert_null (none);
+  g_assert_nonnull (error);
+  if (strstr (error->message, "assigning attribute 'w' inside a loop") == NULL)
+    g_error ("SetAttr in a loop: %s", error->message);
+  export_options_clear (&o);
+}
+
 /* A graph output whose If branches return tensors of different ranks has
  * no ONNX type: refused at export naming the If and its line (it was the
  * file writer's "no element type and shape", naming neither). */
@@ -1507,6 +1586,7 @@ main (int argc, char **argv)
   g_test_add_func ("/symbolic/registry/lookup", test_registry_lookup);
   g_test_add_func ("/symbolic/pipeline/weight-in-branches", test_pipeline_weight_in_branches);
   g_test_add_func ("/symbolic/pipeline/if-ranks-differ", test_pipeline_if_ranks_differ);
+  g_test_add_func ("/symbolic/pipeline/set-attr", test_pipeline_set_attr);
   g_test_add_func ("/symbolic/registry/threads", test_registry_threads);
   g_test_add_func ("/symbolic/schemas/every-registered-name", test_schemas_every_registered_name);
   g_test_add_func ("/symbolic/seed/elu", test_seed_elu);
