@@ -105,7 +105,9 @@ walk (Graph *g, Walk *w, gboolean fold)
       if (graph_node_is (n, "prim::SetAttr"))
         {
           g_autofree char *path = set_path (n);
-          if (!fold || path == NULL || is_object (graph_node_input (n, 1)))
+          /* (a SetAttr has no result; one that has, in a malformed trace, stays) */
+          if (!fold || path == NULL || graph_node_n_outputs (n) > 0
+              || is_object (graph_node_input (n, 1)))
             {
               if (path)
                 g_hash_table_add (w->stale, g_steal_pointer (&path));

@@ -329,7 +329,11 @@ sym_set_attr (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   (void) out;
   const char *name = NULL;
   graph_node_get_s (n, "name", &name, NULL);
-  GraphType *t = graph_node_n_inputs (n) == 2 ? graph_value_type (graph_node_input (n, 1)) : NULL;
+  if (graph_node_n_inputs (n) != 2 || graph_node_n_outputs (n) > 0)
+    /* torch 1.13: also refuses (prim::SetAttr takes an object and a value and has no result) */
+    return sym_unimplemented (ctx, n, error, "a prim::SetAttr with %u inputs and %u results (a "
+                              "malformed trace)", graph_node_n_inputs (n), graph_node_n_outputs (n));
+  GraphType *t = graph_value_type (graph_node_input (n, 1));
   if (t == NULL || graph_type_kind (t) == GRAPH_TYPE_CLASS)
     /* torch 1.13: also refuses (a module assigned in forward has no ONNX value) */
     return sym_unimplemented (ctx, n, error, "assigning a module to attribute '%s' in forward",

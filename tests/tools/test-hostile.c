@@ -64,6 +64,9 @@ static const HostileCase cases[] = {
                                        "-o", "@OUT@" }, 4, "has 0 inputs, but torch's schemas take 2 to 6" },
   { "export/empty-no-arguments", { "export", H "trace_aten_empty_no_args.trace", "-o", "@OUT@" }, 4,
     "has 0 inputs, but torch's schemas take 1 to 7" },
+  /* a prim::SetAttr with a result, read by another node: left unfolded, refused (no g_critical) */
+  { "export/set-attr-with-result", { "export", H "trace_set_attr_with_result.trace", "--no-export-params",
+                                     "-o", "@OUT@" }, 4, "a prim::SetAttr with 2 inputs and 1 results" },
   /* eye(0, 3) declared Float(2, 3): the file's types would lie (exported before) */
   { "export/declared-result-shape", { "export", H "trace_declared_result_shape_lies.trace", "-o", "@OUT@" }, 4,
     "onnx::Relu 'output' is declared (2, 3), computed (0, 3) from its inputs' shapes [made by the symbolic for "
