@@ -295,12 +295,20 @@ sym_div (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
     }
   /* Floats: the quotient in the result type, truncated as Sign · Floor(|q|)
    * (exact; torch 1.13 casts it through int64, wrong beyond 2^63 and for
-   * inf and NaN). */
-  if (g_str_equal (mode, "trunc") && graph_dtype_is_floating (sym_dtype (graph_node_output (n, 0))))
+   * inf and NaN).  The result type where scripted code declares none: true
+   * division's, when a floating operand takes part (PyTorch's suite,
+   * scripted test_div_rounding_mode on float tensors). */
+  GraphDType rt = sym_dtype (graph_node_output (n, 0));
+  if (rt == GRAPH_DTYPE_UNDEFINED
+      && (graph_dtype_is_floating (sym_dtype (self)) || graph_dtype_is_floating (sym_dtype (other))))
+    rt = true_div_dtype (ctx, n, self, other);
+  if (g_str_equal (mode, "trunc") && graph_dtype_is_floating (rt))
     {
-      GraphValue *q = graph_op (G, "Div", sym_cast_to_output_dtype (ctx, n, 0, self),
-                                sym_cast_to_output_dtype (ctx, n, 0, other), NULL);
-      out[0] = sym_trunc_values (ctx, q);
+      if (sym_dtype (self) != rt)
+        self = sym_cast (ctx, self, rt);
+      if (sym_dtype (other) != rt)
+        other = sym_cast (ctx, other, rt);
+      out[0] = sym_trunc_values (ctx, graph_op (G, "Div", self, other, NULL));
       return TRUE;
     }
   if (g_str_equal (mode, "trunc") && !graph_dtype_is_floating (sym_dtype (self))

@@ -228,6 +228,14 @@ class SetAttrForward(torch.nn.Module):
             return box_regression - self.conv.weight
 
 
+class FloatTruncDivision(torch.nn.Module):
+    # trunc division of float tensors, and of a float tensor by a number, in
+    # scripted code (no result type declared): refused before (PyTorch's
+    # suite, scripted test_div_rounding_mode); stacked: one output
+    def forward(self, x, y):
+        return torch.stack((x.div(y, rounding_mode="trunc"), x.div(-2.5, rounding_mode="trunc")))
+
+
 class IntTrueDivision(torch.nn.Module):
     # true division of int32 tensors whose types scripted code does not
     # declare (transpose hides them): PyTorch's default dtype (float32
@@ -619,6 +627,9 @@ CASES = {
     "script_if_folded_condition": (FloatingPointIf(), (torch.randn(2, 3, 4),)),
     "script_scalars_in": (torch.jit.script(ScalarsIn()), (False, 1, torch.randn(3, 4), torch.randn(3, 4))),
     "script_int_arg_promotion": (torch.jit.script(IntArgPromotion()), (torch.arange(-3, 3, dtype=torch.int32).view(2, 3), 7)),
+    "script_trunc_div_float": (torch.jit.script(FloatTruncDivision()),
+                               (torch.tensor([[7.5, -7.5, 0.25], [-9.0, 100.0, -0.5]]),
+                                torch.tensor([[2.0, 2.0, -0.1], [4.0, 3.0, 0.25]]))),
     "script_set_attr": (torch.jit.script(SetAttrForward()), (torch.randn(3, 2), torch.randn(3, 2))),
     # an int64 tensor by an int: refused before as well
     "script_int_true_divide": (Fn(int_true_divide), (torch.arange(6).view(2, 3),)),

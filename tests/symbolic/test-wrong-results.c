@@ -56,7 +56,7 @@ static const char *const cases[] = {
   "script_dtype_device_tests", "script_list_at_run_time", "script_if_folded_condition",
   "script_shape_unpack_dynamic", "script_scalars_in", "script_int_out", "script_topk_attributes",
   "script_topk_named_tuple", "script_int_arg_promotion", "script_int_true_division",
-  "script_int_true_divide", "script_set_attr",
+  "script_int_true_divide", "script_set_attr", "script_trunc_div_float",
 };
 static const int opsets[] = { 11, 13, 17 };
 
