@@ -18,22 +18,22 @@ compare_entry (const void *key, const void *entry)
 #define SELF "T self Tensor"
 #define SELF_MEMORY_FORMAT SELF "|" SELF ";?i memory_format MemoryFormat?"
 static const SymAtenArity extra_arities[] = {
-  { "aten::_cast_BFloat16", 1, 2, SELF ";b non_blocking bool" },
-  { "aten::_cast_Bool", 1, 2, SELF ";b non_blocking bool" },
-  { "aten::_cast_ComplexDouble", 1, 2, SELF ";b non_blocking bool" },
-  { "aten::_cast_ComplexFloat", 1, 2, SELF ";b non_blocking bool" },
+  { "aten::_cast_BFloat16", 1, 2, SELF ";b non_blocking bool", 1, 1 },
+  { "aten::_cast_Bool", 1, 2, SELF ";b non_blocking bool", 1, 1 },
+  { "aten::_cast_ComplexDouble", 1, 2, SELF ";b non_blocking bool", 1, 1 },
+  { "aten::_cast_ComplexFloat", 1, 2, SELF ";b non_blocking bool", 1, 1 },
   /* torch 1.13's name for its floor-rounding helper (floor_divide's arguments) */
-  { "aten::_floor_divide", 2, 2, SELF ";T other Tensor|" SELF ";n other Scalar" },
-  { "aten::bool", 1, 2, SELF_MEMORY_FORMAT },
-  { "aten::double", 1, 2, SELF_MEMORY_FORMAT },
-  { "aten::float", 1, 2, SELF_MEMORY_FORMAT },
-  { "aten::half", 1, 2, SELF_MEMORY_FORMAT },
-  { "aten::int", 1, 2, SELF_MEMORY_FORMAT },
-  { "aten::long", 1, 2, SELF_MEMORY_FORMAT },
+  { "aten::_floor_divide", 2, 2, SELF ";T other Tensor|" SELF ";n other Scalar", 1, 1 },
+  { "aten::bool", 1, 2, SELF_MEMORY_FORMAT, 1, 1 },
+  { "aten::double", 1, 2, SELF_MEMORY_FORMAT, 1, 1 },
+  { "aten::float", 1, 2, SELF_MEMORY_FORMAT, 1, 1 },
+  { "aten::half", 1, 2, SELF_MEMORY_FORMAT, 1, 1 },
+  { "aten::int", 1, 2, SELF_MEMORY_FORMAT, 1, 1 },
+  { "aten::long", 1, 2, SELF_MEMORY_FORMAT, 1, 1 },
   /* block-listed by torch 1.13; no PyTorch operator has this name */
-  { "aten::scan", 0, 0, "" },
-  { "aten::softsign", 1, 1, SELF },
-  { "aten::tanhshrink", 1, 1, SELF },
+  { "aten::scan", 0, 0, "", 0, 255 },
+  { "aten::softsign", 1, 1, SELF, 1, 1 },
+  { "aten::tanhshrink", 1, 1, SELF, 1, 1 },
 };
 
 const SymAtenArity *
@@ -218,6 +218,22 @@ sym_aten_check_arguments (GraphNode *n, GError **error)
     return TRUE;
   if (!check_arity (n, a, error))
     return FALSE;
+  guint r = graph_node_n_outputs (n);
+  if (r < a->min_returns || r > a->max_returns)
+    {
+      /* a symbolic reads output 0's declared type (the fuzzer's result-less
+       * `= aten::sub(...)` reached a GLib critical there) */
+      g_autofree char *where = sym_node_location (n);
+      if (a->min_returns == a->max_returns)
+        g_set_error (error, SYM_ERROR, SYM_ERROR_INVALID, "%s (%s) has %u result%s, but torch's "
+                     "schema returns %u", graph_node_kind (n), where, r, r == 1 ? "" : "s",
+                     a->min_returns);
+      else
+        g_set_error (error, SYM_ERROR, SYM_ERROR_INVALID, "%s (%s) has %u result%s, but torch's "
+                     "schemas return %u to %u", graph_node_kind (n), where, r, r == 1 ? "" : "s",
+                     a->min_returns, a->max_returns);
+      return FALSE;
+    }
   guint k = graph_node_n_inputs (n);
   for (guint i = 0; i < k; i++)
     if (graph_node_input (n, i) == NULL)

@@ -5,8 +5,9 @@
  * tools/gen_aten_schemas.py (aten-schemas-generated.c), sorted by name.
  * A trace records every argument of an aten call, defaults included, so a
  * node whose input count is outside [min_args, max_args] over the
- * operator's overloads is malformed: the exporter refuses it before any
- * symbolic reads its inputs.  So is a node with an input whose declared
+ * operator's overloads is malformed, as is one whose output count is
+ * outside [min_returns, max_returns]: the exporter refuses it before any
+ * symbolic reads its inputs or outputs.  So is a node with an input whose declared
  * type no overload takes at that position (a Tensor where every overload
  * wants int[], a string where a Tensor is required). */
 #pragma once
@@ -26,6 +27,9 @@ typedef struct
    * F float[], S str[], N Scalar[]; '*' any other type (not judged).  A
    * schema with "..." ends with "* ... ...". */
   const char *overloads;
+  /* results, fewest and most over the overloads: a trace node has as many
+   * outputs as its call returned (symbolics read output 0's type) */
+  guint8      min_returns, max_returns;
 } SymAtenArity;
 
 extern const SymAtenArity sym_aten_arities[];

@@ -64,6 +64,10 @@ static const HostileCase cases[] = {
                                        "-o", "@OUT@" }, 4, "has 0 inputs, but torch's schemas take 2 to 6" },
   { "export/empty-no-arguments", { "export", H "trace_aten_empty_no_args.trace", "-o", "@OUT@" }, 4,
     "has 0 inputs, but torch's schemas take 1 to 7" },
+  /* trace-export fuzzing (session 14): `= aten::sub(...)` with no result reached a GLib critical
+   * where sub's symbolic reads its result's type; a result count outside torch's schema is refused */
+  { "export/aten-without-result", { "export", H "trace_sub_without_result.trace", "-o", "@OUT@" }, 4,
+    "aten::sub (node aten::sub, at /work/main/tools/y:50:0) has 0 results, but torch's schema returns 1" },
   /* a prim::SetAttr with a result, read by another node: left unfolded, refused (no g_critical) */
   { "export/set-attr-with-result", { "export", H "trace_set_attr_with_result.trace", "--no-export-params",
                                      "-o", "@OUT@" }, 4, "a prim::SetAttr with 2 inputs and 1 results" },
