@@ -264,6 +264,8 @@ gint64       rt_shape_numel (guint rank, const gint64 *dims);
  * 0 as 1) within max_bytes too (Note [Extent of an empty tensor], util.c). */
 gboolean     rt_shape_admissible (GraphDType dtype, guint rank, const gint64 *dims,
                                   guint64 max_bytes, gsize *nbytes);
+/* Appends "(3, 0, 8)" to s: a shape for messages. */
+void         rt_append_shape (GString *s, guint rank, const gint64 *dims);
 /* The product of the dims after `axis` (1 when axis is the last one or
  * past the rank, as for a rank-0 tensor): never reads past dims[rank - 1]. */
 gint64       rt_shape_inner (guint rank, const gint64 *dims, guint axis);

@@ -307,17 +307,6 @@ resolve_kernel (const Graph *g, const GraphNode *n, gint64 *opset, GString *miss
   return NULL;
 }
 
-/* "(3, 0, 8)": a shape for messages.  (transfer full) */
-static char *
-shape_text (guint rank, const gint64 *dims)
-{
-  GString *s = g_string_new ("(");
-  for (guint k = 0; k < rank; k++)
-    g_string_append_printf (s, "%s%" G_GINT64_FORMAT, k ? ", " : "", dims[k]);
-  g_string_append_c (s, ')');
-  return g_string_free (s, FALSE);
-}
-
 static const char *
 value_label (const GraphValue *v)
 {
@@ -646,11 +635,12 @@ bind_tensor (RtSession *s, int vi, const Tensor *t, const char *what, GError **e
       && !rt_shape_admissible (tensor_dtype (t), tensor_rank (t), tensor_dims (t),
                                s->options.max_tensor_bytes, &nbytes))
     {
-      g_autofree char *shape = shape_text (tensor_rank (t), tensor_dims (t));
+      g_autoptr (GString) shape = g_string_new (NULL);
+      rt_append_shape (shape, tensor_rank (t), tensor_dims (t));
       g_set_error (error, RT_ERROR, RT_ERROR_TOO_LARGE,
                    "%s '%s': an empty tensor of shape %s, whose other dims make it larger than the "
                    "limit of %" G_GUINT64_FORMAT " bytes", what, value_label (s->values[vi].v),
-                   shape, s->options.max_tensor_bytes);
+                   shape->str, s->options.max_tensor_bytes);
       return FALSE;
     }
   if (tensor_dtype (t) == GRAPH_DTYPE_STRING)
@@ -1201,11 +1191,12 @@ rt_call_output (RtCall *call, guint i, GraphDType dtype, guint rank, const gint6
     }
   if (!rt_shape_admissible (dtype, rank, dims, s->options.max_tensor_bytes, &nbytes))
     {
-      g_autofree char *shape = shape_text (rank, dims);
+      g_autoptr (GString) shape = g_string_new (NULL);
+      rt_append_shape (shape, rank, dims);
       rt_call_error (call, error, RT_ERROR_TOO_LARGE,
                      "output %u of shape %s is invalid or larger than the limit of %"
                      G_GUINT64_FORMAT " bytes (an empty tensor's other dims count too)", i,
-                     shape, s->options.max_tensor_bytes);
+                     shape->str, s->options.max_tensor_bytes);
       return NULL;
     }
   int vi = p->out_idx[i];

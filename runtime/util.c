@@ -273,8 +273,8 @@ rt_broadcast_shape (const RtCall *call, guint ra, const gint64 *da, guint rb,
   return TRUE;
 }
 
-static void
-append_shape (GString *s, guint rank, const gint64 *dims)
+void
+rt_append_shape (GString *s, guint rank, const gint64 *dims)
 {
   g_string_append_c (s, '(');
   for (guint k = 0; k < rank; k++)
@@ -295,9 +295,9 @@ rt_broadcasts_to (const RtCall *call, const RtTensor *t, guint rank, const gint6
   if (!ok)
     {
       g_autoptr (GString) s = g_string_new (NULL);
-      append_shape (s, t->rank, t->dims);
+      rt_append_shape (s, t->rank, t->dims);
       g_string_append (s, " does not broadcast to ");
-      append_shape (s, rank, dims);
+      rt_append_shape (s, rank, dims);
       rt_call_error (call, error, RT_ERROR_SHAPE, "%s of shape %s", what, s->str);
     }
   return ok;

@@ -31,10 +31,8 @@ typedef struct
 {
   GHashTable *state;     /* attribute path → the value it holds now (not owned) */
   GHashTable *stale;     /* paths a SetAttr left in the graph writes */
-  GHashTable *back;      /* copied node → trace node, entries dropped on destroy (may be NULL) */
   GHashTable *weights;   /* name → Tensor* (may be NULL) */
   GPtrArray  *doomed;    /* folded SetAttrs, destroyed after the walk */
-  guint       folded;
 } Walk;
 
 /* "conv.weight" for a SetAttr[name=weight](%conv) of %conv = GetAttr[conv](%self). */
@@ -59,7 +57,31 @@ is_object (GraphValue *v)
   return t == NULL || graph_type_kind (t) == GRAPH_TYPE_CLASS;
 }
 
-static void mark_stale (Graph *g, Walk *w);
+/* Whether g (or a block in it) has a prim::SetAttr.  With `paths`, the
+ * whole of g is scanned and the attribute path each one writes added. */
+static gboolean
+scan_set_attrs (const Graph *g, GHashTable *paths)
+{
+  gboolean found = FALSE;
+  for (GraphNode *n = graph_first_node (g); n && (paths || !found); n = graph_node_next (n))
+    {
+      if (graph_node_is (n, "prim::SetAttr"))
+        {
+          found = TRUE;
+          char *path = paths ? set_path (n) : NULL;
+          if (path)
+            g_hash_table_add (paths, path);
+        }
+      for (guint a = 0; a < graph_node_n_attrs (n); a++)
+        {
+          Graph *one, *const *subs;
+          gsize len = graph_node_attr_subgraphs (n, graph_node_attr_name (n, a), &one, &subs);
+          for (gsize k = 0; k < len; k++)
+            found = scan_set_attrs (subs[k], paths) || found;
+        }
+    }
+  return found;
+}
 
 /* n is `x is None` or `x is not None` of an attribute the weights hold:
  * its output replaced by a constant bool (a weight is never None). */
@@ -115,7 +137,6 @@ walk (Graph *g, Walk *w, gboolean fold)
             }
           g_hash_table_insert (w->state, g_steal_pointer (&path), graph_node_input (n, 1));
           g_ptr_array_add (w->doomed, n);
-          w->folded++;
           continue;
         }
       gboolean taken;
@@ -135,31 +156,9 @@ walk (Graph *g, Walk *w, gboolean fold)
           Graph *one, *const *subs;
           gsize len = graph_node_attr_subgraphs (n, graph_node_attr_name (n, a), &one, &subs);
           for (gsize k = 0; k < len; k++)
-            mark_stale (subs[k], w);
+            scan_set_attrs (subs[k], w->stale);
           for (gsize k = 0; k < len; k++)
             walk (subs[k], w, FALSE);
-        }
-    }
-}
-
-/* Every path a SetAttr in g (or a block in it) writes. */
-static void
-mark_stale (Graph *g, Walk *w)
-{
-  for (GraphNode *n = graph_first_node (g); n; n = graph_node_next (n))
-    {
-      if (graph_node_is (n, "prim::SetAttr"))
-        {
-          char *path = set_path (n);
-          if (path)
-            g_hash_table_add (w->stale, path);
-        }
-      for (guint a = 0; a < graph_node_n_attrs (n); a++)
-        {
-          Graph *one, *const *subs;
-          gsize len = graph_node_attr_subgraphs (n, graph_node_attr_name (n, a), &one, &subs);
-          for (gsize k = 0; k < len; k++)
-            mark_stale (subs[k], w);
         }
     }
 }
@@ -167,22 +166,7 @@ mark_stale (Graph *g, Walk *w)
 gboolean
 sym_graph_has_set_attrs (const Graph *g)
 {
-  if (g == NULL)
-    return FALSE;
-  for (GraphNode *n = graph_first_node (g); n; n = graph_node_next (n))
-    {
-      if (graph_node_is (n, "prim::SetAttr"))
-        return TRUE;
-      for (guint a = 0; a < graph_node_n_attrs (n); a++)
-        {
-          Graph *one, *const *subs;
-          gsize len = graph_node_attr_subgraphs (n, graph_node_attr_name (n, a), &one, &subs);
-          for (gsize k = 0; k < len; k++)
-            if (sym_graph_has_set_attrs (subs[k]))
-              return TRUE;
-        }
-    }
-  return FALSE;
+  return g && scan_set_attrs (g, NULL);
 }
 
 guint
@@ -192,12 +176,12 @@ sym_fold_set_attrs (Graph *g, GHashTable *back, GHashTable *weights)
   Walk w = {
     .state = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL),
     .stale = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL),
-    .back = back,
     .weights = weights,
     .doomed = g_ptr_array_new (),
   };
   walk (g, &w, TRUE);
-  for (guint i = 0; i < w.doomed->len; i++)
+  guint folded = w.doomed->len;
+  for (guint i = 0; i < folded; i++)
     {
       if (back)
         g_hash_table_remove (back, w.doomed->pdata[i]);
@@ -206,5 +190,5 @@ sym_fold_set_attrs (Graph *g, GHashTable *back, GHashTable *weights)
   g_hash_table_unref (w.state);
   g_hash_table_unref (w.stale);
   g_ptr_array_unref (w.doomed);
-  return w.folded;
+  return folded;
 }

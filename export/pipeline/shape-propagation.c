@@ -390,12 +390,10 @@ output_dtype (GraphNode *n, guint i, const OpRule *r)
         gint64 dt = shape_attr_i (n, "dtype", GRAPH_DTYPE_UNDEFINED);
         if (graph_dtype_is_valid ((int) dt) && dt != GRAPH_DTYPE_UNDEFINED)
           return (GraphDType) dt;
-        GraphValue *in = shape_in_at (n, 0);
-        GraphType *t = in ? graph_value_type (in) : NULL;
-        if (in == NULL)
+        if (shape_in_at (n, 0) == NULL)
           return GRAPH_DTYPE_FLOAT;   /* RandomNormal/RandomUniform's default */
-        return t && graph_type_is_tensor (t) ? graph_type_dtype (t) : GRAPH_DTYPE_UNDEFINED;
       }
+      G_GNUC_FALLTHROUGH;   /* the *Like ops: input 0's */
     case DT_SAME:
     case DT_INPUT1:
     default:

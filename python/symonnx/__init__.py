@@ -164,7 +164,8 @@ def export(model, args, f, export_params=True, verbose=False, training=None,
         opts.weights = weights
         opts.check = bool(check)
         opts.training = int(train)
-        # as torch.onnx.export, the default dtype now: true division of integers in scripted code
+        # PyTorch's default dtype now, as torch.onnx.export reads it: what scripted code leaves
+        # to it (integer true division, factories without a dtype)
         opts.default_dtype = _dtype_table().get(torch.get_default_dtype(), 1)
         spec = _dynamic_axes_spec(dynamic_axes)
         if spec and not api["export_options_parse_dynamic_axes"](ctypes.byref(opts), spec.encode(),
