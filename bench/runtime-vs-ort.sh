@@ -14,8 +14,12 @@
 # MobileNetV2's outputs are ~1e-9, where a fixed atol would pass anything).  The table gives,
 # per runtime, the median over rounds of the per-round median and the spread (lowest-highest
 # per-round median), and the ratio symonnx/ORT of the medians.
+# Both runtimes run with T threads pinned to the same first T CPUs (taskset -c 0-(T-1)), so that
+# neither is measured on a faster core than the other: on the 2-vCPU VMs here CPU 1 ran 25-35%
+# slower than CPU 0, which unpinned made every 1-thread figure bimodal.  PIN=0 leaves the
+# placement to the scheduler.
 # Environment: SYMONNX (default build-bench/tools/symonnx), ORT_MODULES (default
-# /tmp/ort/node_modules), PYTHON (default /usr/bin/python3).
+# /tmp/ort/node_modules), PYTHON (default /usr/bin/python3), PIN (default 1).
 set -eu
 
 dir=${1:?usage: runtime-vs-ort.sh MODEL_DIR [MODEL...]}
@@ -28,6 +32,7 @@ python=${PYTHON:-/usr/bin/python3}
 threads_list=${THREADS:-1 2}
 rounds=${ROUNDS:-3}
 repeat=${REPEAT:-10}
+pin=${PIN:-1}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -40,13 +45,17 @@ ms () { sed -n 's/^median \([0-9.]*\) ms.*/\1/p'; }
 stats () { sort -n | awk '{ v[NR] = $1 } END { m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2;
   printf "%.1f %.1f-%.1f\n", m, v[1], v[NR] }'; }
 
-echo "# $(uname -n), $(nproc) cores, load: $(cut -d' ' -f1-3 /proc/loadavg); rounds $rounds x repeat $repeat"
+echo "# $(uname -n), $(nproc) cores, load: $(cut -d' ' -f1-3 /proc/loadavg); rounds $rounds x repeat $repeat; pinned: $pin"
 printf '%-14s %7s %10s %13s %10s %13s %7s  %s\n' model threads symonnx_ms "(range)" ort_ms "(range)" ratio outputs
 for m in $models; do
   model=$dir/$m.onnx
   input=$dir/$m.input.npy
   for t in $threads_list; do
     : > "$tmp/sym" ; : > "$tmp/ort"
+    on=""
+    if [ "$pin" = 1 ] && command -v taskset > /dev/null && [ "$t" -le "$(nproc)" ]; then
+      on="taskset -c 0-$((t - 1))"
+    fi
     check=""
     r=1
     while [ "$r" -le "$rounds" ]; do
@@ -56,9 +65,9 @@ for m in $models; do
         so=""; oo=""
       fi
       # shellcheck disable=SC2086
-      "$symonnx" run "$model" --input "input=$input" --repeat "$repeat" --threads "$t" $so | ms >> "$tmp/sym"
+      $on "$symonnx" run "$model" --input "input=$input" --repeat "$repeat" --threads "$t" $so | ms >> "$tmp/sym"
       # shellcheck disable=SC2086
-      NODE_PATH=$ort_modules node "$here/runtime-ort.js" "$model" "input=$input" --repeat "$repeat" \
+      NODE_PATH=$ort_modules $on node "$here/runtime-ort.js" "$model" "input=$input" --repeat "$repeat" \
         --threads "$t" $oo | ms >> "$tmp/ort"
       if [ "$r" = 1 ]; then
         check=$("$python" - "$tmp/sym-out" "$tmp/ort-out" <<'EOF'

@@ -18,9 +18,9 @@
  *       epilogue's sum and activation (epilogue.h's order) as each tile's
  *       16 values are stored.
  *
- * Threads: whole blocks per thread where there are enough of them (large
- * feature maps); otherwise each block's three phases in turn, split over
- * channels, the products, and output channels.  Blocks depend on the
+ * Threads: whole blocks, taken by whichever thread is free, where there
+ * are enough of them (large feature maps); otherwise each block's three
+ * phases in turn, split over channels, the products, and output channels.  Blocks depend on the
  * shapes alone and every sum is made in the same order whichever thread
  * makes it, so 1 and N threads give the same bits.
  *
@@ -552,26 +552,25 @@ whole_block (const Job *j, gint64 n, gint64 blk, float *ap, float *cbuf)
   output_transform (j, n, blk, cbuf, 0, (j->M + LANES - 1) / LANES);
 }
 
-/* Tasks mode: task t takes items (image, block) [items t / tasks, items (t + 1) / tasks). */
+/* Blocks mode: items (image, block) [i0, i1), in the scratch of this
+ * thread's seat (blocks go to whichever thread is free). */
 typedef struct
 {
   const Job *j;
-  gint64     items, tasks;
+  gboolean   seated;   /* run by rt_parallel_for: scratch per seat */
   float     *scratch;
-} Tasks;
+} Blocks;
 
 static void
-task_range (gint64 t0, gint64 t1, gpointer data)
+block_range (gint64 i0, gint64 i1, gpointer data)
 {
-  const Tasks *ts = data;
-  const Job *j = ts->j;
+  const Blocks *bs = data;
+  const Job *j = bs->j;
   gint64 per = j->g->nxi * j->g->apx + j->g->cbuf;
-  for (gint64 t = t0; t < t1; t++)
-    {
-      float *ap = ts->scratch + t * per, *cbuf = ap + j->g->nxi * j->g->apx;
-      for (gint64 i = ts->items * t / ts->tasks; i < ts->items * (t + 1) / ts->tasks; i++)
-        whole_block (j, i / j->g->nblocks, i % j->g->nblocks, ap, cbuf);
-    }
+  float *ap = bs->scratch + (bs->seated ? rt_parallel_seat () : 0) * per;
+  float *cbuf = ap + j->g->nxi * j->g->apx;
+  for (gint64 i = i0; i < i1; i++)
+    whole_block (j, i / j->g->nblocks, i % j->g->nblocks, ap, cbuf);
 }
 
 static void
@@ -618,16 +617,20 @@ rt_conv_winograd (RtCall *call, const RtWinograd *wg, const RtTensor *x, const R
   if (items == 0)
     return TRUE;
   gint64 per = g.nxi * g.apx + g.cbuf;
-  /* Whole blocks per thread when each thread gets two or more (or there
-   * is one thread); otherwise the phases of each block split in turn. */
+  /* Whole blocks, each to whichever thread is free, when there are two or
+   * more per thread (or one thread); otherwise the phases of each block
+   * split in turn.  Scratch: one block's per thread. */
   gint64 tasks = threads == 1 ? 1 : items >= 2 * threads ? threads : 0;
   float *scratch = rt_call_scratch (call, (gsize) (MAX (tasks, 1) * per) * sizeof (float), error);
   if (scratch == NULL)
     return FALSE;
   if (tasks)
     {
-      Tasks ts = { &j, items, tasks, scratch };
-      rt_parallel_for (call, tasks, 1, task_range, &ts);
+      Blocks bs = { &j, tasks > 1, scratch };
+      if (tasks > 1)
+        rt_parallel_for (call, items, 1, block_range, &bs);
+      else
+        block_range (0, items, &bs);
       return TRUE;
     }
   j.ap = scratch;

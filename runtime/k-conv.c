@@ -284,6 +284,11 @@ im2col_range (gint64 c0, gint64 c1, gpointer data)
     im2col_DOUBLE (j->x, c0, c1, j->w, j->col, j->oh0, j->oh1);
 }
 
+/* Blocks per thread to aim at when there are several threads: taken by
+ * whichever thread is free, so a slower core (a VM's vCPUs differ by 30%)
+ * does fewer instead of holding the others up. */
+#define BLOCKS_PER_THREAD 4
+
 typedef struct
 {
   const RtCall     *call;
@@ -296,7 +301,7 @@ typedef struct
   gboolean          direct;          /* 1x1, stride 1, no pads: x is col */
   gint64            block, nblocks;  /* columns (direct) or output rows per block, per (n, g) */
   gint64            items;           /* N x group x nblocks */
-  gint64            tasks;
+  gint64            tasks;           /* 1: all blocks on this thread; else threads, one col each */
   char             *col;             /* tasks x col_elems */
   gint64            col_elems;
   gboolean          inner_parallel;  /* one task: im2col over channels in parallel */
@@ -397,14 +402,15 @@ conv_block (const ConvJob *j, gint64 item, char *col)
   rt_epilogue_rows (j->dt, yb, bg, z0 + oh0 * w->out[2], j->Mg, bn, j->osz, j->ep);
 }
 
-/* Tasks [t0, t1): task t takes items [items t / tasks, items (t + 1) / tasks). */
+/* Blocks [i0, i1), with the col of this thread's seat. */
 static void
-conv_tasks (gint64 t0, gint64 t1, gpointer data)
+conv_items (gint64 i0, gint64 i1, gpointer data)
 {
   const ConvJob *j = data;
-  for (gint64 t = t0; t < t1; t++)
-    for (gint64 i = j->items * t / j->tasks; i < j->items * (t + 1) / j->tasks; i++)
-      conv_block (j, i, j->col ? j->col + t * j->col_elems * j->es : NULL);
+  char *col = j->col ? j->col + (j->tasks > 1 ? rt_parallel_seat () : 0) * j->col_elems * j->es
+                     : NULL;
+  for (gint64 i = i0; i < i1; i++)
+    conv_block (j, i, col);
 }
 
 gboolean
@@ -558,7 +564,8 @@ rt_conv_ex (RtCall *call, const RtTensor *x, const RtTensor *wt, const RtTensor 
        * GEMM and the epilogue meet y in cache; at least one per thread. */
       j.block = MAX ((1 << 20) / MAX (j.Mg * j.es, 1), 512);
       if (threads > 1)
-        j.block = MIN (j.block, (j.osz + threads - 1) / threads + 15) / 16 * 16;
+        j.block = MIN (j.block, MAX ((j.osz + BLOCKS_PER_THREAD * threads - 1)
+                                     / (BLOCKS_PER_THREAD * threads), 256) + 15) / 16 * 16;
       j.block = CLAMP (j.block, 1, j.osz);
       j.nblocks = (j.osz + j.block - 1) / j.block;
     }
@@ -573,7 +580,9 @@ rt_conv_ex (RtCall *call, const RtTensor *x, const RtTensor *wt, const RtTensor 
           j.block = MAX ((1 << 20) / MAX (j.ksz * w.out[2] * j.es, 1),
                          (1024 + w.out[2] - 1) / w.out[2]);
           if (threads > 1)
-            j.block = MIN (j.block, (w.out[1] + threads - 1) / threads);
+            j.block = MIN (j.block, MAX ((w.out[1] + BLOCKS_PER_THREAD * threads - 1)
+                                         / (BLOCKS_PER_THREAD * threads),
+                                         (256 + w.out[2] - 1) / w.out[2]));
           j.block = CLAMP (j.block, 1, w.out[1]);
         }
       j.nblocks = (w.out[1] + j.block - 1) / j.block;
@@ -617,13 +626,19 @@ rt_conv_ex (RtCall *call, const RtTensor *x, const RtTensor *wt, const RtTensor 
       j.col_elems = (rt_conv_packed_b_floats (j.pw, bn) + bn + 15) / 16 * 16;
       j.inner_parallel = FALSE;
     }
+  /* Blocks go to whichever thread is free (rt_parallel_seat picks its col). */
+  if (j.tasks > 1)
+    j.tasks = threads;
   if (j.col_elems && (j.col = rt_call_scratch (call, (gsize) (j.tasks * j.col_elems * j.es),
                                              error)) == NULL)
     return FALSE;
   gboolean one_blas_thread = j.tasks > 1 && j.pw == NULL && rt_blas.set_num_threads;
   if (one_blas_thread)
     rt_blas.set_num_threads (1);
-  rt_parallel_for (call, j.tasks, 1, conv_tasks, &j);
+  if (j.tasks > 1)
+    rt_parallel_for (call, j.items, 1, conv_items, &j);
+  else
+    conv_items (0, j.items, &j);
   if (one_blas_thread)
     rt_blas.set_num_threads ((int) threads);
   return TRUE;

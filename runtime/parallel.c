@@ -14,7 +14,13 @@
  *
  * A job posted while the slot is taken (a kernel's range function calling
  * rt_parallel_for, or two sessions running on different threads) runs on
- * the calling thread alone. */
+ * the calling thread alone.
+ *
+ * Each thread taking part in a job has a seat, 0 (the caller) to threads - 1
+ * (rt_parallel_seat): a kernel's range function picks its scratch by it, so
+ * that chunks can be many and claimed by whoever is free (cores are not
+ * equally fast: on the 2-vCPU VMs here one ran 30% slower than the other)
+ * while scratch stays one per thread. */
 #include "runtime/kernel.h"
 
 #define MAX_WORKERS       63
@@ -22,9 +28,12 @@
 /* Polling for the next job costs the caller its share of the CPU on a
  * loaded machine (the scheduler shares the cores between all runnable
  * threads); with 2 cores at load 4-7, MobileNetV2 at 2 threads ran best
- * with no polling by the workers (bench/README.md, branch perf16c). */
-#define SPIN_US           0     /* a worker polls this long for the next job, then sleeps */
-#define WAIT_SPIN_US      50    /* the caller polls this long for the last chunks, then sleeps */
+ * with no polling by the workers (bench/README.md, branch perf16c).  On an
+ * idle machine waking a sleeping thread costs more than many nodes take:
+ * polling 1 ms made SqueezeNet 1.1, ResNet-18 and MobileNetV2 8-10% faster
+ * at 2 threads (bench/README.md, session 15). */
+#define SPIN_US           1000  /* a worker polls this long for the next job, then sleeps */
+#define WAIT_SPIN_US      1000  /* the caller polls this long for the last chunks, then sleeps */
 
 typedef struct
 {
@@ -37,6 +46,8 @@ typedef struct
   gint      sleepers;       /* workers waiting on wake */
   gint      caller_waiting; /* the caller waits on finished */
   gint      next, done;     /* chunks claimed, chunks finished */
+  gint      seats;          /* seats taken (the caller's is 0) */
+  gint      max_seats;      /* the job's thread count */
   /* The job: written only while gen is odd and no worker is active. */
   RtRangeFn fn;
   gpointer  data;
@@ -45,6 +56,7 @@ typedef struct
 } Pool;
 
 static Pool P;              /* statically allocated GMutex/GCond need no init */
+static _Thread_local gint seat;   /* this thread's seat in the job it runs chunks of */
 static GMutex workers_lock;
 static gint n_workers;
 
@@ -124,7 +136,14 @@ worker (gpointer seen_p)
        * caller setting up the next one waits for active == 0 first. */
       g_atomic_int_inc (&P.active);
       if (g_atomic_int_get (&P.gen) == g)
-        run_chunks ();
+        {
+          /* A seat past the job's threads (workers made for an earlier,
+           * wider job) leaves the chunks to the others. */
+          seat = g_atomic_int_add (&P.seats, 1);
+          if (seat < P.max_seats)
+            run_chunks ();
+          seat = 0;
+        }
       g_atomic_int_dec_and_test (&P.active);
     }
   return NULL;
@@ -178,6 +197,8 @@ rt_parallel_for (const RtCall *call, gint64 n, gint64 min_chunk, RtRangeFn fn, g
   P.chunks = chunks;
   g_atomic_int_set (&P.next, 0);
   g_atomic_int_set (&P.done, 0);
+  g_atomic_int_set (&P.seats, 1);
+  P.max_seats = (gint) threads;
   g_atomic_int_set (&P.caller_waiting, 0);
   g_atomic_int_set (&P.gen, (gint) ((guint) g + 2));
   if (g_atomic_int_get (&P.sleepers) > 0)
@@ -211,4 +232,10 @@ rt_parallel_for (const RtCall *call, gint64 n, gint64 min_chunk, RtRangeFn fn, g
         }
     }
   g_mutex_unlock (&P.busy);
+}
+
+gint
+rt_parallel_seat (void)
+{
+  return seat;
 }

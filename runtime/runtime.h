@@ -79,6 +79,9 @@ typedef struct
   /* Run every node as its own kernel: no Conv+Relu-style fusion at
    * session creation (runtime/fuse.c), for comparing against. */
   gboolean     no_fusion;
+  /* Time each node of the main graph (a Loop or If counts its bodies);
+   * rt_session_profile() returns the totals since the last reset. */
+  gboolean     profile;
 } RtOptions;
 
 #define RT_DEFAULT_MAX_TENSOR_BYTES (G_GUINT64_CONSTANT (1) << 33)  /* 8 GiB */
@@ -147,6 +150,21 @@ GPtrArray   *rt_kernel_ops (const char *domain);
 /* Buffer allocations (fresh or grown slot memory) made by the last run;
  * 0 on a repeated run with the same shapes. */
 guint64      rt_session_last_run_allocations (const RtSession *s);
+
+/* One node's time under RtOptions.profile, summed over the runs since the
+ * session was made or rt_session_profile_reset() was called. */
+typedef struct
+{
+  const char *op;           /* the node's op type ("Conv") */
+  const char *name;         /* the node's name, or its first output's; may be NULL */
+  gboolean    fused;        /* a node fused at session creation (it also does its neighbours' work) */
+  double      ms;           /* total wall time */
+} RtNodeTime;
+
+/* The main graph's nodes in run order (*n of them; NULL and 0 when the
+ * session was made without RtOptions.profile).  (transfer container) */
+RtNodeTime  *rt_session_profile (const RtSession *s, guint *n, guint64 *runs);
+void         rt_session_profile_reset (RtSession *s);
 
 /* What ran where in the last run, under a device backend (all counts
  * 0 on the CPU backend, where nothing is copied). */

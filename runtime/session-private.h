@@ -80,6 +80,7 @@ typedef struct
    * n_out outputs that replace the graph node's own; NULL: the node's. */
   GraphValue       **fused_in;
   GraphValue       **fused_out;
+  gint64             prof_ns;   /* RtOptions.profile: time spent in the node */
 } RtNodePlan;
 
 struct _RtSession
@@ -103,6 +104,7 @@ struct _RtSession
   gsize           scratch_cap[RT_N_SCRATCH];
   RtNodePlan     *current;
   guint64         allocations;
+  guint64         profiled_runs;  /* RtOptions.profile: runs since the last reset */
   /* Subgraph bodies (Note [Subgraphs]): the session of the node running
    * the body, during a body run; NULL for a main graph. */
   RtSession      *parent;
@@ -175,3 +177,6 @@ void       rt_fuse_plan (RtSession *s);
 /* Whether def is one of the fused kernels rt_fuse_plan puts in a plan (their
  * inputs are the chain's, not the node's operator's). */
 gboolean   rt_fuse_is_fused_def (const RtKernelDef *def);
+
+/* CLOCK_MONOTONIC in nanoseconds (RtOptions.profile, runtime/profile.c). */
+gint64     rt_profile_clock_ns (void);

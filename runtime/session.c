@@ -1114,8 +1114,19 @@ session_run (RtSession *s, GHashTable *inputs, gboolean any, GHashTable *outputs
   if (s->device)
     rt_device_begin_run (s);
   gboolean ok = bind_inputs (s, inputs, any, FALSE, error);
-  for (guint ni = 0; ok && ni < s->n_nodes; ni++)
-    ok = run_node (s, &s->nodes[ni], error);
+  if (s->options.profile)
+    {
+      for (guint ni = 0; ok && ni < s->n_nodes; ni++)
+        {
+          gint64 t0 = rt_profile_clock_ns ();
+          ok = run_node (s, &s->nodes[ni], error);
+          s->nodes[ni].prof_ns += rt_profile_clock_ns () - t0;
+        }
+      s->profiled_runs += ok;
+    }
+  else
+    for (guint ni = 0; ok && ni < s->n_nodes; ni++)
+      ok = run_node (s, &s->nodes[ni], error);
   for (guint i = 0; ok && i < s->returned->len; i++)
     {
       GraphValue *v = g_ptr_array_index (s->returned, i);
@@ -1463,8 +1474,19 @@ rt_body_run (RtSession *s, RtCall *call, guint n_inputs, const RtTensor *const *
       s->rt[vi] = *inputs[i];
       s->present[vi] = TRUE;
     }
-  for (guint ni = 0; ok && ni < s->n_nodes; ni++)
-    ok = run_node (s, &s->nodes[ni], error);
+  if (s->options.profile)
+    {
+      for (guint ni = 0; ok && ni < s->n_nodes; ni++)
+        {
+          gint64 t0 = rt_profile_clock_ns ();
+          ok = run_node (s, &s->nodes[ni], error);
+          s->nodes[ni].prof_ns += rt_profile_clock_ns () - t0;
+        }
+      s->profiled_runs += ok;
+    }
+  else
+    for (guint ni = 0; ok && ni < s->n_nodes; ni++)
+      ok = run_node (s, &s->nodes[ni], error);
   for (guint i = 0; ok && i < n_outputs; i++)
     {
       int vi = GPOINTER_TO_INT (g_hash_table_lookup (s->index, graph_output (g, i)));

@@ -86,6 +86,9 @@ extern gboolean cli_device_verbose;
 CliExit  cli_apply_device (const char *command, RtOptions *o);
 /* With --verbose: rt_session_fallback_report on stderr. */
 void     cli_device_report (const RtSession *s);
+/* `run --profile`: the time per op type and the slowest nodes
+ * (tools/run-profile.c); nothing when the session was not profiled. */
+void     cli_print_profile (FILE *out, const RtSession *s);
 
 extern const CliCommand cli_cmd_info;
 extern const CliCommand cli_cmd_print;

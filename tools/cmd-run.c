@@ -13,6 +13,7 @@ static int opt_threads;
 static int opt_repeat;
 static char **opt_extra;
 static gboolean opt_no_fusion;
+static gboolean opt_profile;
 
 static const GOptionEntry run_entries[] = {
   { "input", 'i', 0, G_OPTION_ARG_STRING_ARRAY, &opt_inputs,
@@ -29,6 +30,9 @@ static const GOptionEntry run_entries[] = {
   { "no-fusion", 0, 0, G_OPTION_ARG_NONE, &opt_no_fusion,
     "Run every node as its own kernel (no Conv+Add+Relu/Clip, Add+Relu, MatMul+Add+Relu/Gelu, "
     "LayerNorm or Gelu fusion at session creation), for comparing against", NULL },
+  { "profile", 0, 0, G_OPTION_ARG_NONE, &opt_profile,
+    "Time each node and print the time per op type and the 10 slowest nodes (over the --repeat runs, "
+    "else the one run)", NULL },
   CLI_LIMIT_ENTRIES,
   CLI_DEVICE_ENTRIES,
   { NULL, 0, 0, 0, NULL, NULL, NULL },
@@ -147,6 +151,7 @@ run_run (int argc, char **argv)
   rt_options_init (&o);
   o.threads = opt_threads;
   o.no_fusion = opt_no_fusion;
+  o.profile = opt_profile;
   if (!cli_apply_limits ("run", &o))
     return CLI_EXIT_USAGE;
   if ((code = cli_apply_device ("run", &o)) != CLI_EXIT_OK)
@@ -192,6 +197,7 @@ run_run (int argc, char **argv)
   cli_device_report (s);
   if (opt_repeat > 0)
     {
+      rt_session_profile_reset (s);   /* --profile: the timed runs, not the warm-up */
       g_autofree double *ms = g_new (double, opt_repeat);
       for (int r = 0; r < opt_repeat; r++)
         {
@@ -210,6 +216,7 @@ run_run (int argc, char **argv)
                                      : (ms[opt_repeat / 2 - 1] + ms[opt_repeat / 2]) / 2;
       printf ("median %.3f ms, min %.3f ms\n", median, ms[0]);
     }
+  cli_print_profile (stdout, s);
   if (opt_output_dir)
     {
       if (g_mkdir_with_parents (opt_output_dir, 0755) != 0)

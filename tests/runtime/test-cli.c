@@ -93,6 +93,22 @@ test_cli_run (void)
   run_cli (repeat, &out, &err, &status);
   g_assert_true (g_spawn_check_wait_status (status, NULL));
   g_assert_true (g_regex_match_simple ("^median [0-9.]+ ms, min [0-9.]+ ms\n$", out, 0, 0));
+
+  /* --profile: the timed runs' total per op type and the slowest nodes. */
+  const char *profile[] = {
+    "run", NODE "/test_relu/model.onnx",
+    "--input", "x=" NODE "/test_relu/test_data_set_0/input_0.pb", "--repeat", "3", "--profile", NULL,
+  };
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  run_cli (profile, &out, &err, &status);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  g_assert_true (g_regex_match_simple ("^median [0-9.]+ ms, min [0-9.]+ ms\n"
+                                       "profile: 3 runs, [0-9.]+ ms a run in 1 nodes .*\n"
+                                       "op +nodes +ms a run +share\n"
+                                       "Relu +1 +[0-9.]+ +[0-9.]+%\n"
+                                       "slowest nodes:\n"
+                                       "Relu +[^ ]+ +[0-9.]+ +[0-9.]+%\n$", out, 0, 0));
 }
 
 #define RELU_ARGS(cmd) cmd, NODE "/test_relu/model.onnx", \

@@ -4,7 +4,8 @@
  * really takes part; a range function that calls rt_parallel_for again,
  * and two threads posting jobs at the same time, run correctly (the
  * second job on its caller's thread alone); thousands of small jobs back
- * to back (the executor's pattern) lose no chunk. */
+ * to back (the executor's pattern) lose no chunk; each thread taking part
+ * has its own seat, 0 the caller's. */
 #include "tests/runtime/fusion-testutil.h"
 #include "runtime/kernel.h"
 
@@ -217,10 +218,75 @@ test_nested_and_concurrent (void)
   graph_free (g);
 }
 
+/* Each thread's seat (rt_parallel_seat), recorded per chunk. */
+typedef struct
+{
+  GThread *caller;
+  GMutex   lock;
+  GHashTable *seat_of;   /* GThread* → seat + 1 */
+  gint     bad;
+} Seats;
+
+static void
+seat_range (gint64 begin, gint64 end, gpointer data)
+{
+  Seats *st = data;
+  gint seat = rt_parallel_seat ();
+  g_mutex_lock (&st->lock);
+  gpointer had = g_hash_table_lookup (st->seat_of, g_thread_self ());
+  if (had && GPOINTER_TO_INT (had) != seat + 1)
+    st->bad++;   /* a thread changed seats within one job */
+  g_hash_table_insert (st->seat_of, g_thread_self (), GINT_TO_POINTER (seat + 1));
+  if ((g_thread_self () == st->caller) != (seat == 0))
+    st->bad++;   /* seat 0 is the caller's, and the caller's only */
+  g_mutex_unlock (&st->lock);
+  for (volatile gint64 i = begin; i < end; i++)
+    ;
+}
+
+/* Seats are 0 .. threads - 1, one per thread taking part, also after a
+ * wider job left more workers than the next job's threads. */
+static void
+test_seats (void)
+{
+  const int threads[] = { 8, 2, 3 };
+  for (guint t = 0; t < G_N_ELEMENTS (threads); t++)
+    {
+      Graph *g;
+      g_autoptr (RtSession) s = session_with (threads[t], &g);
+      RtCall call = { .ctx = (RtContext *) s };
+      for (int round = 0; round < 20; round++)
+        {
+          Seats st = { g_thread_self (), { 0 }, g_hash_table_new (NULL, NULL), 0 };
+          g_mutex_init (&st.lock);
+          rt_parallel_for (&call, 1 << 16, 1, seat_range, &st);
+          g_assert_cmpint (st.bad, ==, 0);
+          GHashTableIter it;
+          gpointer seat;
+          g_autofree gboolean *taken = g_new0 (gboolean, threads[t]);
+          g_hash_table_iter_init (&it, st.seat_of);
+          while (g_hash_table_iter_next (&it, NULL, &seat))
+            {
+              gint k = GPOINTER_TO_INT (seat) - 1;
+              g_assert_cmpint (k, >=, 0);
+              g_assert_cmpint (k, <, threads[t]);
+              g_assert_false (taken[k]);   /* one thread per seat */
+              taken[k] = TRUE;
+            }
+          g_hash_table_unref (st.seat_of);
+          g_mutex_clear (&st.lock);
+        }
+      g_assert_cmpint (rt_parallel_seat (), ==, 0);
+      rt_session_free (g_steal_pointer (&s));
+      graph_free (g);
+    }
+}
+
 void
 test_parallel_register (void)
 {
   g_test_add_func ("/runtime/parallel/cover", test_cover);
   g_test_add_func ("/runtime/parallel/worker-runs", test_worker_runs);
   g_test_add_func ("/runtime/parallel/nested-and-concurrent", test_nested_and_concurrent);
+  g_test_add_func ("/runtime/parallel/seats", test_seats);
 }

@@ -402,6 +402,63 @@ test_gather_out_of_range (void)
   expect_run_error (g, in, RT_ERROR_SHAPE, "index 7");
 }
 
+/* RtOptions.profile: one entry per node in run order, its time summed over
+ * the runs since the last reset; none without the option. */
+static void
+test_profile (void)
+{
+  g_autoptr (Graph) g = new_graph ();
+  gint64 dims[1] = { 1 << 16 };
+  GraphValue *v = graph_op (g, "Neg", float_input (g, "x", 1, dims), NULL);
+  graph_value_set_name (v, "negated");
+  GraphValue *y = graph_op (g, "Exp", v, NULL);
+  graph_node_set_name (graph_value_node (y), "exp_node");
+  graph_add_output (g, y);
+  g_autofree float *xv = g_new0 (float, dims[0]);
+  g_autoptr (GHashTable) in = table_new ();
+  g_hash_table_insert (in, g_strdup ("x"), float_tensor (1, dims, xv));
+  for (int profiled = 0; profiled < 2; profiled++)
+    {
+      RtOptions o;
+      rt_options_init (&o);
+      o.profile = profiled;
+      g_autoptr (GError) error = NULL;
+      g_autoptr (RtSession) s = rt_session_new (g, &o, &error);
+      g_assert_no_error (error);
+      for (int run = 0; run < 3; run++)
+        {
+          g_autoptr (GHashTable) out = table_new ();
+          g_assert_true (rt_session_run (s, in, out, &error));
+        }
+      guint n = 99;
+      guint64 runs = 99;
+      g_autofree RtNodeTime *t = rt_session_profile (s, &n, &runs);
+      if (!profiled)
+        {
+          g_assert_null (t);
+          g_assert_cmpuint (n, ==, 0);
+          g_assert_cmpuint (runs, ==, 0);
+          continue;
+        }
+      g_assert_nonnull (t);
+      g_assert_cmpuint (n, ==, 2);
+      g_assert_cmpuint (runs, ==, 3);
+      g_assert_cmpstr (t[0].op, ==, "Neg");
+      g_assert_cmpstr (t[0].name, ==, "negated");   /* no node name: its output's */
+      g_assert_cmpstr (t[1].op, ==, "Exp");
+      g_assert_cmpstr (t[1].name, ==, "exp_node");
+      g_assert_false (t[0].fused);
+      /* 3 runs of 65536 exps take some time; no more than the test's own. */
+      g_assert_cmpfloat (t[1].ms, >, 0);
+      g_assert_cmpfloat (t[0].ms + t[1].ms, <, 60000);
+      rt_session_profile_reset (s);
+      g_autofree RtNodeTime *z = rt_session_profile (s, &n, &runs);
+      g_assert_cmpuint (runs, ==, 0);
+      g_assert_cmpfloat (z[0].ms, ==, 0);
+      g_assert_cmpfloat (z[1].ms, ==, 0);
+    }
+}
+
 static void
 test_compare (void)
 {
@@ -430,6 +487,7 @@ test_session_register (void)
 {
   g_test_add_func ("/runtime/session/reuse-and-intermediates", test_reuse_and_intermediates);
   g_test_add_func ("/runtime/session/unknown-extra-output", test_unknown_extra_output);
+  g_test_add_func ("/runtime/session/profile", test_profile);
   g_test_add_func ("/runtime/bad-input/missing-kernels", test_missing_kernels_all_at_once);
   g_test_add_func ("/runtime/bad-input/cycle", test_cycle);
   g_test_add_func ("/runtime/bad-input/wrong-arity", test_wrong_arity);
