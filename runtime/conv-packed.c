@@ -48,6 +48,8 @@ struct _RtPackedW
   GemvFn      gemv;
   float      *a;       /* group x panels x K x mr */
   RtWinograd *wino;    /* instead of a: a Winograd Conv's weights */
+  RtPackedW  *bt;      /* instead of a: Wᵀ as B panels (conv-pixel-rows.c) */
+  gboolean    pixel_rows_ok;   /* a 1x1 group-1 W that may switch to bt */
 };
 
 /* An edge tile from its accumulators t (mr x nr of MAX_MR x MAX_NR) into
@@ -430,7 +432,11 @@ rt_conv_pack_weights (const Tensor *w, gint64 group)
       || (group > 1 && tensor_dim (w, 0) == group && tensor_dim (w, 1) == 1))
     return NULL;   /* (depthwise: conv-depthwise.c's loop) */
   gint64 K = tensor_dim (w, 1) * tensor_dim (w, 2) * tensor_dim (w, 3);
-  return pack_a (tensor_data (w), group, tensor_dim (w, 0) / group, K, K, 1);
+  RtPackedW *p = pack_a (tensor_data (w), group, tensor_dim (w, 0) / group, K, K, 1);
+  if (p)
+    p->pixel_rows_ok = group == 1 && tensor_dim (w, 2) * tensor_dim (w, 3) == 1
+                       && !getenv ("SYMONNX_NO_PIXEL_ROWS");
+  return p;
 }
 
 /* A packed B's panels, not filled yet. */
@@ -551,6 +557,23 @@ rt_packed_pack_a (const RtPackedW *p, const float *a, gint64 lda, gint64 m, floa
     }
 }
 
+void
+rt_packed_pack_a_t (const RtPackedW *p, const float *at, gint64 ld, gint64 m, float *ap)
+{
+  gint64 K = p->K, mr = p->mr;
+  for (gint64 pn = 0; pn < (m + mr - 1) / mr; pn++)
+    {
+      float *d = ap + pn * K * mr;
+      gint64 r0 = pn * mr, rows = MIN (mr, m - r0);
+      for (gint64 k = 0; k < K; k++)
+        {
+          memcpy (d + k * mr, at + k * ld + r0, (gsize) rows * sizeof (float));
+          if (rows < mr)
+            memset (d + k * mr + rows, 0, (gsize) (mr - rows) * sizeof (float));
+        }
+    }
+}
+
 gint64
 rt_packed_b_block (const RtPackedW *p, gint64 m)
 {
@@ -589,6 +612,7 @@ rt_conv_packed_free (RtPackedW *p)
     return;
   free (p->a);
   rt_winograd_free (p->wino);
+  rt_conv_packed_free (p->bt);
   g_free (p);
 }
 
@@ -605,6 +629,28 @@ const RtWinograd *
 rt_conv_packed_winograd (const RtPackedW *p)
 {
   return p ? p->wino : NULL;
+}
+
+void
+rt_conv_packed_adopt_pixel_rows (RtPackedW *p)
+{
+  if (p == NULL || !p->pixel_rows_ok || p->bt || p->a == NULL)
+    return;
+  /* W is M x K row-major, which is Wᵀ's transpose: B := Wᵀ. */
+  RtPackedW *bt = rt_packed_b_new_t (p->src, p->K, p->M);
+  if (bt == NULL)
+    return;
+  p->bt = bt;
+  free (p->a);
+  p->a = NULL;   /* rt_conv_packed_usable is FALSE from now on */
+}
+
+const RtPackedW *
+rt_conv_packed_pixel_rows (const RtPackedW *p, const RtTensor *wt)
+{
+  return p && p->bt && wt->data == p->src && wt->dtype == GRAPH_DTYPE_FLOAT && wt->rank == 4
+             && wt->dims[0] == p->M && wt->dims[1] * wt->dims[2] * wt->dims[3] == p->K
+           ? p->bt : NULL;
 }
 
 gboolean

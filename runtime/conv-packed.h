@@ -15,6 +15,13 @@ void       rt_conv_packed_free (RtPackedW *p);
 typedef struct _RtWinograd RtWinograd;
 RtPackedW *rt_conv_packed_for_winograd (RtWinograd *wg);
 const RtWinograd *rt_conv_packed_winograd (const RtPackedW *p);
+/* A 1x1, group-1 Conv's packed W (SYMONNX_NO_PIXEL_ROWS unset when it was
+ * packed) becomes Wᵀ (K x M) packed as the GEMM's B, for conv-pixel-rows.c,
+ * in place of W's panels (rt_conv_packed_usable is FALSE after); nothing
+ * for other states.  rt_conv_packed_pixel_rows: that B when p holds it and
+ * was made from wt's data, else NULL. */
+void       rt_conv_packed_adopt_pixel_rows (RtPackedW *p);
+const RtPackedW *rt_conv_packed_pixel_rows (const RtPackedW *p, const RtTensor *wt);
 /* B (K x N, row-major, constant: MatMul's weights) packed once into the
  * kernel's B panels, for rt_packed_gemm_b (runtime/matmul-packed.c); NULL
  * where the packed kernels do not apply.  b must outlive it. */
@@ -38,6 +45,8 @@ gint64     rt_packed_b_n (const RtPackedW *p);
  * (row stride lda) into ap. */
 gint64     rt_packed_a_floats (const RtPackedW *p, gint64 m);
 void       rt_packed_pack_a (const RtPackedW *p, const float *a, gint64 lda, gint64 m, float *ap);
+/* The same from Aᵀ: element (r, k) of A is at[k * ld + r]. */
+void       rt_packed_pack_a_t (const RtPackedW *p, const float *at, gint64 ld, gint64 m, float *ap);
 /* Panels of B whose part of C (m rows) stays in cache (~64 KiB): a caller's
  * pass over C after rt_packed_gemm_b goes best by such blocks. */
 gint64     rt_packed_b_block (const RtPackedW *p, gint64 m);

@@ -2,6 +2,7 @@
  * and ConvTranspose (GEMM + col2im). */
 #include "runtime/spatial.h"
 #include "runtime/conv-packed.h"
+#include "runtime/conv-pixel-rows.h"
 #include "runtime/conv-winograd.h"
 #include "runtime/blas.h"
 #include <string.h>
@@ -473,7 +474,8 @@ winograd_node (const GraphNode *node, const Tensor *t)
 
 /* W transformed once for Winograd (conv-winograd.c) where that applies,
  * else packed once for the packed GEMM (conv-packed.c), when it is
- * constant; no state otherwise. */
+ * constant (a 1x1 Conv's may switch to the pixel-rows GEMM at its first
+ * run: conv-pixel-rows.h); no state otherwise. */
 static gboolean
 conv_prepare (const GraphNode *node, gint64 opset, gpointer *state, GError **error)
 {
@@ -540,6 +542,12 @@ rt_conv_ex (RtCall *call, const RtTensor *x, const RtTensor *wt, const RtTensor 
     }
   else if ((y = rt_call_output (call, 0, x->dtype, x->rank, dims, error)) == NULL)
     return FALSE;
+  /* pw is the Conv's state, which a kernel may change (rt_conv_ex takes
+   * it const for its other readers). */
+  rt_conv_pixel_rows_adopt ((RtPackedW *) pw, x, wt, group, &w);
+  const RtPackedW *bt = rt_conv_packed_pixel_rows (pw, wt);
+  if (bt && rt_conv_pixel_rows_applies (x, group, &w))
+    return rt_conv_pixel_rows (call, bt, x, bias, ep, y, error);
   if (rt_conv_depthwise_applies (x, wt, group, &w))
     return rt_conv_depthwise (call, x, wt, bias, &w, y, ep, error);
   const RtWinograd *wg = rt_conv_packed_winograd (pw);

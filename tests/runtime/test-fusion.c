@@ -8,6 +8,7 @@
 #include "tests/runtime/fusion-testutil.h"
 #include "runtime/session-private.h"
 #include "runtime/spatial.h"
+#include "runtime/conv-pixel-rows.h"
 #include <math.h>
 #include <string.h>
 
@@ -488,7 +489,10 @@ test_channel_split (void)
       rt_options_init (&o);
       o.threads = k + 1;
       g_autoptr (GError) error = NULL;
+      /* the 1x1 Conv would take the pixel-rows GEMM (test_pixel_rows) */
+      g_setenv ("SYMONNX_NO_PIXEL_ROWS", "1", TRUE);
       g_autoptr (RtSession) s = rt_session_new (g, &o, &error);
+      g_unsetenv ("SYMONNX_NO_PIXEL_ROWS");
       g_assert_no_error (error);
       g_assert_cmpuint (s->n_nodes, ==, 2);   /* Conv + Add + Relu, Conv + Clip */
       g_autoptr (GHashTable) res = fz_inputs_new ();
@@ -508,6 +512,108 @@ test_channel_split (void)
                      tensor_nbytes (out[k]));
   for (int k = 0; k < 3; k++)
     tensor_unref (out[k]);
+}
+
+/* y = Conv (Relu (Conv (x, w1, b1) + z), w2), both 1x1, in double
+ * (N x O x HW, row-major). */
+static double *
+pixel_rows_ref (const Tensor *x, const Tensor *z, const Tensor *w1, const Tensor *b1,
+                const Tensor *w2)
+{
+  gint64 N = tensor_dim (x, 0), C = tensor_dim (x, 1), M = tensor_dim (w1, 0);
+  gint64 O = tensor_dim (w2, 0), HW = tensor_dim (x, 2) * tensor_dim (x, 3);
+  g_autofree double *h = g_new0 (double, M * HW);
+  double *y = g_new0 (double, N * O * HW);
+  for (gint64 n = 0; n < N; n++)
+    {
+      for (gint64 m = 0; m < M; m++)
+        for (gint64 p = 0; p < HW; p++)
+          {
+            double v = tensor_get_double (b1, m) + tensor_get_double (z, (n * M + m) * HW + p);
+            for (gint64 c = 0; c < C; c++)
+              v += tensor_get_double (w1, m * C + c) * tensor_get_double (x, (n * C + c) * HW + p);
+            h[m * HW + p] = v > 0 ? v : 0;
+          }
+      for (gint64 o = 0; o < O; o++)
+        for (gint64 m = 0; m < M; m++)
+          for (gint64 p = 0; p < HW; p++)
+            y[(n * O + o) * HW + p] += tensor_get_double (w2, o * M + m) * h[m * HW + p];
+    }
+  return y;
+}
+
+/* 1x1 Convs whose first run has a map of at most 64 pixels switch to the
+ * pixel-rows GEMM (conv-pixel-rows.c) for good: Conv + bias + Add + Relu
+ * (fused) and a Conv without bias, 2 images, 200 and 33 output channels
+ * (edge panels; at 12x12 the first Conv's 7 panels go in blocks of 3), a
+ * 7x7 input and then, in the same session, 12x12: the counter proves both
+ * Convs took the path in both runs, and the outputs are the bits of the
+ * other orientation (SYMONNX_NO_PIXEL_ROWS) with 1 and 3 threads, and
+ * within 1e-4 (relative above 1) of a sum in double. */
+static void
+test_pixel_rows (void)
+{
+  g_autoptr (Graph) g = fz_new_graph_at (13);
+  const gint64 w1d[4] = { 200, 64, 1, 1 }, b1d[1] = { 200 }, w2d[4] = { 33, 200, 1, 1 };
+  GraphValue *w1 = fz_weights (g, "w1", 4, w1d), *b1 = fz_weights (g, "b1", 1, b1d);
+  GraphValue *w2 = fz_weights (g, "w2", 4, w2d);
+  /* untyped inputs: the same session takes both map sizes */
+  GraphValue *x = graph_add_input (g, "x", NULL), *z = graph_add_input (g, "z", NULL);
+  GraphValue *c = graph_op (g, "Conv", x, w1, b1, NULL);
+  GraphValue *r = graph_op (g, "Relu", graph_op (g, "Add", c, z, NULL), NULL);
+  GraphValue *y = graph_op (g, "Conv", r, w2, NULL);
+  graph_value_set_name (y, "y");
+  graph_add_output (g, y);
+  const gint64 sizes[2] = { 7, 12 };
+  g_autoptr (GPtrArray) inputs = g_ptr_array_new_with_free_func ((GDestroyNotify) g_hash_table_unref);
+  for (int i = 0; i < 2; i++)
+    {
+      const gint64 xd[4] = { 2, 64, sizes[i], sizes[i] }, zd[4] = { 2, 200, sizes[i], sizes[i] };
+      GHashTable *in = fz_inputs_new ();
+      g_hash_table_insert (in, g_strdup ("x"), fz_random_tensor (4, xd));
+      g_hash_table_insert (in, g_strdup ("z"), fz_random_tensor (4, zd));
+      g_ptr_array_add (inputs, in);
+    }
+  Tensor *out[3][2];   /* [threads 1 / threads 3 / other orientation][size] */
+  for (int k = 0; k < 3; k++)
+    {
+      if (k == 2)
+        g_setenv ("SYMONNX_NO_PIXEL_ROWS", "1", TRUE);
+      RtOptions o;
+      rt_options_init (&o);
+      o.threads = k == 1 ? 3 : 1;
+      g_autoptr (GError) error = NULL;
+      g_autoptr (RtSession) s = rt_session_new (g, &o, &error);
+      g_unsetenv ("SYMONNX_NO_PIXEL_ROWS");
+      g_assert_no_error (error);
+      for (int i = 0; i < 2; i++)
+        {
+          g_autoptr (GHashTable) res = fz_inputs_new ();
+          guint before = rt_conv_pixel_rows_runs ();
+          g_assert_true (rt_session_run (s, inputs->pdata[i], res, &error));
+          g_assert_no_error (error);
+          g_assert_cmpuint (rt_conv_pixel_rows_runs (), ==, before + (k < 2 ? 2 : 0));
+          out[k][i] = tensor_ref (g_hash_table_lookup (res, "y"));
+        }
+    }
+  Tensor *tw1 = graph_value_get_initializer (w1), *tb1 = graph_value_get_initializer (b1);
+  Tensor *tw2 = graph_value_get_initializer (w2);
+  for (int i = 0; i < 2; i++)
+    {
+      gint64 HW = sizes[i] * sizes[i];
+      g_assert_cmpint (tensor_numel (out[0][i]), ==, 2 * 33 * HW);
+      for (int k = 1; k < 3; k++)
+        g_assert_cmpmem (tensor_data (out[0][i]), tensor_nbytes (out[0][i]), tensor_data (out[k][i]),
+                         tensor_nbytes (out[k][i]));
+      GHashTable *in = inputs->pdata[i];
+      Tensor *tx = g_hash_table_lookup (in, "x"), *tz = g_hash_table_lookup (in, "z");
+      g_autofree double *want = pixel_rows_ref (tx, tz, tw1, tb1, tw2);
+      for (gint64 e = 0; e < 2 * 33 * HW; e++)
+        g_assert_cmpfloat_with_epsilon (tensor_get_double (out[0][i], e), want[e],
+                                        1e-4 * MAX (1.0, fabs (want[e])));
+      for (int k = 0; k < 3; k++)
+        tensor_unref (out[k][i]);
+    }
 }
 
 /* DequantizeLinear (x, w, bias) → Conv [→ Relu] → QuantizeLinear, as
@@ -623,4 +729,5 @@ test_fusion_register (void)
   g_test_add_func ("/runtime/conv/packed", test_packed);
   g_test_add_func ("/runtime/threads/same-bits", test_threads_same_bits);
   g_test_add_func ("/runtime/threads/channel-split", test_channel_split);
+  g_test_add_func ("/runtime/conv/pixel-rows", test_pixel_rows);
 }
