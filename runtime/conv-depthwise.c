@@ -11,6 +11,7 @@
  * outside it masked to zero (dw_row3x3_avx512; the same bits). */
 #include "runtime/spatial.h"
 #include "runtime/simd.h"
+#include "runtime/conv-depthwise-lanes.h"
 
 /* The padded plane's geometry: rows PH0 + H + PH1, row length PW. */
 typedef struct
@@ -318,6 +319,8 @@ gboolean
 rt_conv_depthwise (RtCall *call, const RtTensor *x, const RtTensor *wt, const RtTensor *bias,
                    const RtWindow *w, RtTensor *y, const RtEpilogue *ep, GError **error)
 {
+  if (rt_conv_depthwise_lanes_applies (w))
+    return rt_conv_depthwise_lanes (call, x, wt, bias, w, y, ep, error);
   Padded g = padded_geometry (w);
   gint64 planes = x->dims[0] * x->dims[1];
   gboolean avx512 = FALSE;

@@ -9,6 +9,7 @@
 #include "runtime/session-private.h"
 #include "runtime/spatial.h"
 #include "runtime/conv-pixel-rows.h"
+#include "runtime/conv-depthwise-lanes.h"
 #include <math.h>
 #include <string.h>
 
@@ -299,16 +300,93 @@ test_depthwise_avx512 (void)
       g_autoptr (GHashTable) in = fz_inputs_new ();
       g_hash_table_insert (in, g_strdup ("x"), fz_random_tensor (4, xd));
       guint nodes, before = rt_conv_depthwise_avx512_runs ();
+      /* rows, also on narrow maps (test_depthwise_lanes) */
+      g_setenv ("SYMONNX_DEPTHWISE_ROWS", "1", TRUE);
       g_autoptr (Tensor) wide = fz_run (g, in, FALSE, "y", &nodes);
       g_assert_cmpuint (nodes, ==, 1);   /* the activation fused: applied in the rows */
       g_assert_cmpuint (rt_conv_depthwise_avx512_runs (), ==, before + (K == 3));
       g_setenv ("SYMONNX_DEPTHWISE_AVX2", "1", TRUE);
       g_autoptr (Tensor) narrow = fz_run (g, in, FALSE, "y", &nodes);
       g_unsetenv ("SYMONNX_DEPTHWISE_AVX2");
+      g_unsetenv ("SYMONNX_DEPTHWISE_ROWS");
       g_assert_cmpuint (rt_conv_depthwise_avx512_runs (), ==, before + (K == 3));
       g_assert_cmpint (tensor_numel (wide), ==, tensor_numel (narrow));
       g_assert_cmpmem (tensor_data (wide), tensor_numel (wide) * 4, tensor_data (narrow),
                        tensor_numel (narrow) * 4);
+    }
+}
+
+/* Depthwise Convs of narrow maps with 16 channels a vector
+ * (conv-depthwise-lanes.c) give the bits of the rows (SYMONNX_DEPTHWISE_ROWS)
+ * on 2 images of 37 channels (a last block of 5), 3x3 of stride 1 and 2, 5x5
+ * with dilation 2, uneven pads, 1x1 maps, with Relu, Clip or Add + Relu (the
+ * sum then the activation over each plane), with 1 and 3 threads; the
+ * counter proves which path ran, and a 17-column map keeps the rows.
+ * (test_depthwise checks the default path against a direct convolution.) */
+static void
+test_depthwise_lanes (void)
+{
+  if (!__builtin_cpu_supports ("avx512f"))
+    {
+      g_test_skip ("no AVX-512F");
+      return;
+    }
+  const struct { gint64 k, s, d, p, q, h, w; int act; } cases[] = {   /* q: bottom/right pads */
+    { 3, 1, 1, 1, 1, 7, 7, 2 }, { 3, 2, 1, 1, 1, 14, 14, 1 }, { 3, 1, 1, 1, 1, 14, 14, 3 },
+    { 5, 1, 2, 4, 0, 9, 9, 0 }, { 3, 2, 1, 0, 1, 28, 28, 2 }, { 3, 1, 1, 1, 1, 1, 1, 1 },
+    { 3, 1, 1, 2, 0, 5, 11, 3 }, { 3, 1, 1, 1, 1, 9, 17, 0 },
+  };
+  const gint64 N = 2, C = 37;
+  for (guint t = 0; t < G_N_ELEMENTS (cases); t++)
+    {
+      gint64 K = cases[t].k, S = cases[t].s, D = cases[t].d, P = cases[t].p, Q = cases[t].q;
+      gint64 H = cases[t].h, W = cases[t].w;
+      gint64 OH = (H + P + Q - (K - 1) * D - 1) / S + 1, OW = (W + P + Q - (K - 1) * D - 1) / S + 1;
+      g_autoptr (Graph) g = fz_new_graph_at (13);
+      gint64 xd[4] = { N, C, H, W }, wd[4] = { C, 1, K, K }, bd[1] = { C }, zd[4] = { N, C, OH, OW };
+      gint64 st[2] = { S, S }, dl[2] = { D, D }, pd[4] = { P, P, Q, Q };
+      GraphValue *y = graph_op (g, "Conv", fz_input (g, "x", 4, xd), fz_weights (g, "w", 4, wd),
+                                fz_weights (g, "b", 1, bd), "group_i", C, "strides_is", 2, st,
+                                "dilations_is", 2, dl, "pads_is", 4, pd, NULL);
+      if (cases[t].act == 1)
+        y = graph_op (g, "Relu", y, NULL);
+      else if (cases[t].act == 2)
+        y = graph_op (g, "Clip", y, fz_scalar (g, "lo", -0.2f), fz_scalar (g, "hi", 0.3f), NULL);
+      else if (cases[t].act == 3)
+        y = graph_op (g, "Relu", graph_op (g, "Add", y, fz_input (g, "z", 4, zd), NULL), NULL);
+      graph_value_set_name (y, "y");
+      graph_add_output (g, y);
+      g_autoptr (GHashTable) in = fz_inputs_new ();
+      g_hash_table_insert (in, g_strdup ("x"), fz_random_tensor (4, xd));
+      if (cases[t].act == 3)
+        g_hash_table_insert (in, g_strdup ("z"), fz_random_tensor (4, zd));
+      gboolean lanes = OW <= RT_DEPTHWISE_LANES_MAX_OW;
+      Tensor *out[3];
+      for (int k = 0; k < 3; k++)
+        {
+          RtOptions o;
+          rt_options_init (&o);
+          o.threads = k == 1 ? 3 : 1;
+          g_autoptr (GError) error = NULL;
+          g_autoptr (RtSession) s = rt_session_new (g, &o, &error);
+          g_assert_no_error (error);
+          g_assert_cmpuint (s->n_nodes, ==, 1);   /* the epilogue fused */
+          g_autoptr (GHashTable) res = fz_inputs_new ();
+          guint before = rt_conv_depthwise_lanes_runs ();
+          if (k == 2)   /* (read at each run, as SYMONNX_DEPTHWISE_AVX2) */
+            g_setenv ("SYMONNX_DEPTHWISE_ROWS", "1", TRUE);
+          g_assert_true (rt_session_run (s, in, res, &error));
+          g_unsetenv ("SYMONNX_DEPTHWISE_ROWS");
+          g_assert_no_error (error);
+          g_assert_cmpuint (rt_conv_depthwise_lanes_runs (), ==, before + (lanes && k < 2));
+          out[k] = tensor_ref (g_hash_table_lookup (res, "y"));
+        }
+      g_assert_cmpint (tensor_numel (out[0]), ==, N * C * OH * OW);
+      for (int k = 1; k < 3; k++)
+        g_assert_cmpmem (tensor_data (out[0]), tensor_nbytes (out[0]), tensor_data (out[k]),
+                         tensor_nbytes (out[k]));
+      for (int k = 0; k < 3; k++)
+        tensor_unref (out[k]);
     }
 }
 
@@ -725,6 +803,7 @@ test_fusion_register (void)
   g_test_add_func ("/runtime/fusion/depthwise-clip", test_depthwise_clip);
   g_test_add_func ("/runtime/conv/depthwise", test_depthwise);
   g_test_add_func ("/runtime/conv/depthwise-avx512", test_depthwise_avx512);
+  g_test_add_func ("/runtime/conv/depthwise-lanes", test_depthwise_lanes);
   g_test_add_func ("/runtime/pool/max-vector", test_max_pool);
   g_test_add_func ("/runtime/conv/packed", test_packed);
   g_test_add_func ("/runtime/threads/same-bits", test_threads_same_bits);
