@@ -36,7 +36,7 @@ padded_size (const RtWindow *w, gint64 *rows, gint64 *cols)
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
+#include "runtime/transpose16.h"
 
 gboolean
 rt_conv_depthwise_lanes_applies (const RtWindow *w)
@@ -59,36 +59,6 @@ typedef struct
   gint64            per_seat;
   gboolean          seated;
 } Job;
-
-/* r[i][k] := r[k][i] (16 x 16 floats in registers). */
-__attribute__ ((target ("avx512f"), always_inline)) static inline void
-transpose16 (__m512 r[16])
-{
-  __m512 t[16];
-  for (int i = 0; i < 16; i += 2)
-    {
-      t[i] = _mm512_unpacklo_ps (r[i], r[i + 1]);
-      t[i + 1] = _mm512_unpackhi_ps (r[i], r[i + 1]);
-    }
-  for (int i = 0; i < 16; i += 4)
-    {
-      r[i] = _mm512_shuffle_ps (t[i], t[i + 2], 0x44);
-      r[i + 1] = _mm512_shuffle_ps (t[i], t[i + 2], 0xEE);
-      r[i + 2] = _mm512_shuffle_ps (t[i + 1], t[i + 3], 0x44);
-      r[i + 3] = _mm512_shuffle_ps (t[i + 1], t[i + 3], 0xEE);
-    }
-  for (int h = 0; h < 16; h += 8)
-    for (int i = 0; i < 4; i++)
-      {
-        t[h + i] = _mm512_shuffle_f32x4 (r[h + i], r[h + i + 4], 0x88);
-        t[h + i + 4] = _mm512_shuffle_f32x4 (r[h + i], r[h + i + 4], 0xdd);
-      }
-  for (int i = 0; i < 8; i++)
-    {
-      r[i] = _mm512_shuffle_f32x4 (t[i], t[i + 8], 0x88);
-      r[i + 8] = _mm512_shuffle_f32x4 (t[i], t[i + 8], 0xdd);
-    }
-}
 
 /* What pixels() needs: the padded map, the taps' weights (LANES each),
  * strides in floats, and the epilogue in registers. */
@@ -160,7 +130,7 @@ one_block (const Job *j, gint64 n, gint64 c0, gint64 nc, float *xt, float *yt)
       __mmask16 m = (__mmask16) ((1u << np) - 1);
       for (gint64 ci = 0; ci < LANES; ci++)
         r[ci] = ci < nc ? _mm512_maskz_loadu_ps (m, xb + ci * isz + p0) : _mm512_setzero_ps ();
-      transpose16 (r);
+      rt_transpose16 (r);
       for (gint64 i = 0; i < np; i++)
         {
           gint64 h = (p0 + i) / W, c = (p0 + i) % W;
@@ -198,15 +168,7 @@ one_block (const Job *j, gint64 n, gint64 c0, gint64 nc, float *xt, float *yt)
     }
   float *yb = j->y + (n * j->C + c0) * osz;
   for (gint64 p0 = 0; p0 < osz; p0 += LANES)
-    {
-      gint64 np = MIN (LANES, osz - p0);
-      __mmask16 m = (__mmask16) ((1u << np) - 1);
-      for (gint64 i = 0; i < LANES; i++)
-        r[i] = i < np ? _mm512_loadu_ps (yt + (p0 + i) * LANES) : _mm512_setzero_ps ();
-      transpose16 (r);
-      for (gint64 ci = 0; ci < nc; ci++)
-        _mm512_mask_storeu_ps (yb + ci * osz + p0, m, r[ci]);
-    }
+    rt_pixels_to_planes16 (yt + p0 * LANES, LANES, MIN (LANES, osz - p0), yb + p0, osz, nc);
   for (gint64 ci = 0; !in_row && ci < nc; ci++)
     rt_epilogue_apply (GRAPH_DTYPE_FLOAT, yb + ci * osz, (n * j->C + c0 + ci) * osz, osz, j->ep);
 }

@@ -49,6 +49,8 @@ struct _RtPackedW
   float      *a;       /* group x panels x K x mr */
   RtWinograd *wino;    /* instead of a: a Winograd Conv's weights */
   RtPackedW  *bt;      /* instead of a: Wᵀ as B panels (conv-pixel-rows.c) */
+  float      *taps;    /* instead of a: per tap, the M filters' weights (conv-direct.c) */
+  gint64      mpad;    /* taps' row length: M rounded up to 16 */
   gboolean    pixel_rows_ok;   /* a 1x1 group-1 W that may switch to bt */
 };
 
@@ -611,6 +613,7 @@ rt_conv_packed_free (RtPackedW *p)
   if (p == NULL)
     return;
   free (p->a);
+  free (p->taps);
   rt_winograd_free (p->wino);
   rt_conv_packed_free (p->bt);
   g_free (p);
@@ -643,6 +646,41 @@ rt_conv_packed_adopt_pixel_rows (RtPackedW *p)
   p->bt = bt;
   free (p->a);
   p->a = NULL;   /* rt_conv_packed_usable is FALSE from now on */
+}
+
+RtPackedW *
+rt_conv_packed_for_taps (const Tensor *w)
+{
+  if (tensor_dtype (w) != GRAPH_DTYPE_FLOAT || tensor_rank (w) != 4 || !tensor_has_data (w)
+      || tensor_numel (w) == 0)
+    return NULL;
+  gint64 M = tensor_dim (w, 0), K = tensor_dim (w, 1) * tensor_dim (w, 2) * tensor_dim (w, 3);
+  gint64 mpad = (M + 15) / 16 * 16;
+  float *taps;
+  if (posix_memalign ((void **) &taps, 64, (gsize) (K * mpad) * sizeof (float)) != 0)
+    return NULL;
+  const float *src = tensor_data (w);
+  for (gint64 k = 0; k < K; k++)
+    for (gint64 m = 0; m < mpad; m++)
+      taps[k * mpad + m] = m < M ? src[m * K + k] : 0.0f;
+  RtPackedW *p = g_new0 (RtPackedW, 1);
+  p->group = -1;   /* neither a packed W nor a packed B */
+  p->src = src;
+  p->M = M;
+  p->K = K;
+  p->taps = taps;
+  p->mpad = mpad;
+  return p;
+}
+
+const float *
+rt_conv_packed_taps (const RtPackedW *p, const RtTensor *wt, gint64 *mpad)
+{
+  if (!(p && p->taps && wt->data == p->src && wt->dtype == GRAPH_DTYPE_FLOAT && wt->rank == 4
+        && wt->dims[0] == p->M && wt->dims[1] * wt->dims[2] * wt->dims[3] == p->K))
+    return NULL;
+  *mpad = p->mpad;
+  return p->taps;
 }
 
 const RtPackedW *

@@ -3,6 +3,7 @@
 #include "runtime/spatial.h"
 #include "runtime/conv-packed.h"
 #include "runtime/conv-pixel-rows.h"
+#include "runtime/conv-direct.h"
 #include "runtime/conv-winograd.h"
 #include "runtime/blas.h"
 #include <string.h>
@@ -473,6 +474,7 @@ winograd_node (const GraphNode *node, const Tensor *t)
 }
 
 /* W transformed once for Winograd (conv-winograd.c) where that applies,
+ * laid out by taps for the direct loop (conv-direct.c) where that does,
  * else packed once for the packed GEMM (conv-packed.c), when it is
  * constant (a 1x1 Conv's may switch to the pixel-rows GEMM at its first
  * run: conv-pixel-rows.h); no state otherwise. */
@@ -493,6 +495,8 @@ conv_prepare (const GraphNode *node, gint64 opset, gpointer *state, GError **err
           return TRUE;
         }
     }
+  if (rt_conv_direct_node (node, t) && (*state = rt_conv_packed_for_taps (t)) != NULL)
+    return TRUE;
   *state = rt_conv_pack_weights (t, rt_attr_i (node, "group", 1));
   return TRUE;
 }
@@ -545,6 +549,10 @@ rt_conv_ex (RtCall *call, const RtTensor *x, const RtTensor *wt, const RtTensor 
   /* pw is the Conv's state, which a kernel may change (rt_conv_ex takes
    * it const for its other readers). */
   rt_conv_pixel_rows_adopt ((RtPackedW *) pw, x, wt, group, &w);
+  gint64 mpad;
+  const float *taps = rt_conv_packed_taps (pw, wt, &mpad);
+  if (taps && rt_conv_direct_applies (x, group, &w))
+    return rt_conv_direct (call, taps, mpad, x, wt, bias, &w, y, ep, error);
   const RtPackedW *bt = rt_conv_packed_pixel_rows (pw, wt);
   if (bt && rt_conv_pixel_rows_applies (x, group, &w))
     return rt_conv_pixel_rows (call, bt, x, bias, ep, y, error);

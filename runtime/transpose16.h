@@ -1,0 +1,52 @@
+/* A 16 x 16 float transpose in AVX-512 registers, for the kernels that
+ * move between a plane per channel and 16 channels a vector
+ * (conv-depthwise-lanes.c, conv-direct.c).  Include only where AVX-512F
+ * code is compiled (x86-64 with GCC's target attribute). */
+#pragma once
+#include <immintrin.h>
+
+/* r[i][k] := r[k][i]. */
+__attribute__ ((target ("avx512f"), always_inline)) static inline void
+rt_transpose16 (__m512 r[16])
+{
+  __m512 t[16];
+  for (int i = 0; i < 16; i += 2)
+    {
+      t[i] = _mm512_unpacklo_ps (r[i], r[i + 1]);
+      t[i + 1] = _mm512_unpackhi_ps (r[i], r[i + 1]);
+    }
+  for (int i = 0; i < 16; i += 4)
+    {
+      r[i] = _mm512_shuffle_ps (t[i], t[i + 2], 0x44);
+      r[i + 1] = _mm512_shuffle_ps (t[i], t[i + 2], 0xEE);
+      r[i + 2] = _mm512_shuffle_ps (t[i + 1], t[i + 3], 0x44);
+      r[i + 3] = _mm512_shuffle_ps (t[i + 1], t[i + 3], 0xEE);
+    }
+  for (int h = 0; h < 16; h += 8)
+    for (int i = 0; i < 4; i++)
+      {
+        t[h + i] = _mm512_shuffle_f32x4 (r[h + i], r[h + i + 4], 0x88);
+        t[h + i + 4] = _mm512_shuffle_f32x4 (r[h + i], r[h + i + 4], 0xdd);
+      }
+  for (int i = 0; i < 8; i++)
+    {
+      r[i] = _mm512_shuffle_f32x4 (t[i], t[i + 8], 0x88);
+      r[i + 8] = _mm512_shuffle_f32x4 (t[i], t[i + 8], 0xdd);
+    }
+}
+
+/* Rows [0, rows) of a pixel-major block (pixel p's 16 channels at
+ * src[p * ld], rows <= 16 pixels) into channel planes: dst[ci * dld + p]
+ * for ci < nc.  The pixels past `rows` are not read, the planes past them
+ * not written. */
+__attribute__ ((target ("avx512f"), always_inline)) static inline void
+rt_pixels_to_planes16 (const float *src, long ld, long rows, float *dst, long dld, long nc)
+{
+  __m512 r[16];
+  __mmask16 m = (__mmask16) ((1u << rows) - 1);
+  for (long i = 0; i < 16; i++)
+    r[i] = i < rows ? _mm512_loadu_ps (src + i * ld) : _mm512_setzero_ps ();
+  rt_transpose16 (r);
+  for (long ci = 0; ci < nc; ci++)
+    _mm512_mask_storeu_ps (dst + ci * dld, m, r[ci]);
+}

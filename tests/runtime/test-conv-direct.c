@@ -1,0 +1,142 @@
+/* Convs of few input channels computed directly, output channels in a
+ * vector's lanes (runtime/conv-direct.c): against a direct convolution in
+ * double, over 1-4 input channels, output channels that fill 1-4 vectors
+ * and past them (40, 70, 96: partial vectors, a second group of 64),
+ * kernels 3 (strides 1-2), 7 of stride 2 (ResNet's), 5 with dilation 2,
+ * uneven pads, 2 images, with and without bias, Relu, Clip and Add + Relu
+ * fused; 1 and 3 threads give the same bits; the counter proves the path
+ * ran, and SYMONNX_NO_DIRECT_CONV (read when the session is made) keeps
+ * im2col + the packed GEMM. */
+#include "tests/runtime/fusion-testutil.h"
+#include "runtime/session-private.h"
+#include "runtime/conv-direct.h"
+#include <math.h>
+
+typedef struct
+{
+  gint64   C, M, k, s, d, p, q, h, w;   /* q: bottom/right pads */
+  gboolean bias;
+  int      act;                         /* 0 none, 1 Relu, 2 Clip, 3 Add z + Relu */
+} Case;
+
+static double
+direct (const Case *c, const float *x, const float *w, const float *b, const float *z, gint64 n,
+        gint64 m, gint64 oh, gint64 ow, gint64 OH, gint64 OW)
+{
+  double acc = b ? b[m] : 0;
+  for (gint64 ci = 0; ci < c->C; ci++)
+    for (gint64 kh = 0; kh < c->k; kh++)
+      for (gint64 kw = 0; kw < c->k; kw++)
+        {
+          gint64 ih = oh * c->s - c->p + kh * c->d, iw = ow * c->s - c->p + kw * c->d;
+          if (ih >= 0 && ih < c->h && iw >= 0 && iw < c->w)
+            acc += (double) w[((m * c->C + ci) * c->k + kh) * c->k + kw]
+                   * x[((n * c->C + ci) * c->h + ih) * c->w + iw];
+        }
+  if (c->act == 3)
+    acc += z[((n * c->M + m) * OH + oh) * OW + ow];
+  if (c->act == 1 || c->act == 3)
+    acc = acc > 0 ? acc : 0;
+  else if (c->act == 2)
+    acc = acc < -0.2 ? -0.2 : acc > 0.3 ? 0.3 : acc;
+  return acc;
+}
+
+static void
+test_direct (void)
+{
+  if (!__builtin_cpu_supports ("avx512f"))
+    {
+      g_test_skip ("no AVX-512F");
+      return;
+    }
+  const Case cases[] = {
+    { 3, 64, 3, 2, 1, 0, 0, 23, 21, TRUE, 1 },    /* SqueezeNet 1.1's */
+    { 3, 64, 7, 2, 1, 3, 3, 30, 33, TRUE, 0 },    /* ResNet's */
+    { 3, 32, 3, 2, 1, 1, 1, 17, 17, TRUE, 2 },    /* MobileNet's */
+    { 3, 96, 7, 2, 1, 0, 0, 25, 20, FALSE, 1 },   /* SqueezeNet 1.0's: 64 + 32 channels */
+    { 1, 40, 3, 1, 1, 1, 0, 9, 13, TRUE, 3 },
+    { 4, 70, 5, 1, 2, 4, 1, 12, 11, TRUE, 2 },
+    { 2, 16, 3, 1, 1, 2, 2, 1, 1, FALSE, 0 },
+  };
+  for (guint t = 0; t < G_N_ELEMENTS (cases); t++)
+    {
+      const Case *c = &cases[t];
+      gint64 OH = (c->h + c->p + c->q - (c->k - 1) * c->d - 1) / c->s + 1;
+      gint64 OW = (c->w + c->p + c->q - (c->k - 1) * c->d - 1) / c->s + 1;
+      g_autoptr (Graph) g = fz_new_graph_at (13);
+      gint64 xd[4] = { 2, c->C, c->h, c->w }, wd[4] = { c->M, c->C, c->k, c->k }, bd[1] = { c->M };
+      gint64 zd[4] = { 2, c->M, OH, OW }, st[2] = { c->s, c->s }, dl[2] = { c->d, c->d };
+      gint64 pd[4] = { c->p, c->p, c->q, c->q };
+      GraphValue *x = fz_input (g, "x", 4, xd), *w = fz_weights (g, "w", 4, wd);
+      GraphValue *b = c->bias ? fz_weights (g, "b", 1, bd) : NULL;
+      /* (graph_op's inputs end at the first NULL) */
+      GraphValue *y = b ? graph_op (g, "Conv", x, w, b, "strides_is", 2, st, "dilations_is", 2, dl,
+                                    "pads_is", 4, pd, NULL)
+                        : graph_op (g, "Conv", x, w, "strides_is", 2, st, "dilations_is", 2, dl,
+                                    "pads_is", 4, pd, NULL);
+      if (c->act == 1)
+        y = graph_op (g, "Relu", y, NULL);
+      else if (c->act == 2)
+        y = graph_op (g, "Clip", y, fz_scalar (g, "lo", -0.2f), fz_scalar (g, "hi", 0.3f), NULL);
+      else if (c->act == 3)
+        y = graph_op (g, "Relu", graph_op (g, "Add", y, fz_input (g, "z", 4, zd), NULL), NULL);
+      graph_value_set_name (y, "y");
+      graph_add_output (g, y);
+      g_autoptr (GHashTable) in = fz_inputs_new ();
+      Tensor *tx = fz_random_tensor (4, xd), *tz = fz_random_tensor (4, zd);
+      g_hash_table_insert (in, g_strdup ("x"), tx);
+      g_hash_table_insert (in, g_strdup ("z"), tz);
+      Tensor *out[3];
+      for (int k = 0; k < 3; k++)   /* 1 thread, 3 threads, SYMONNX_NO_DIRECT_CONV */
+        {
+          RtOptions o;
+          rt_options_init (&o);
+          o.threads = k == 1 ? 3 : 1;
+          if (k == 2)
+            g_setenv ("SYMONNX_NO_DIRECT_CONV", "1", TRUE);
+          g_autoptr (GError) error = NULL;
+          g_autoptr (RtSession) s = rt_session_new (g, &o, &error);
+          g_unsetenv ("SYMONNX_NO_DIRECT_CONV");
+          g_assert_no_error (error);
+          g_assert_cmpuint (s->n_nodes, ==, 1);   /* the epilogue fused */
+          g_autoptr (GHashTable) res = fz_inputs_new ();
+          guint before = rt_conv_direct_runs ();
+          g_assert_true (rt_session_run (s, in, res, &error));
+          g_assert_no_error (error);
+          g_assert_cmpuint (rt_conv_direct_runs (), ==, before + (k < 2));
+          out[k] = tensor_ref (g_hash_table_lookup (res, "y"));
+        }
+      if (tensor_numel (out[0]) != 2 * c->M * OH * OW)
+        g_error ("case %u: %" G_GINT64_FORMAT " outputs, expected %" G_GINT64_FORMAT, t, tensor_numel (out[0]), 2 * c->M * OH * OW);
+      g_assert_cmpmem (tensor_data (out[0]), tensor_nbytes (out[0]), tensor_data (out[1]),
+                       tensor_nbytes (out[1]));
+      const float *xv = tensor_data (tx), *zv = tensor_data (tz);
+      const float *wv = tensor_data (graph_value_get_initializer (w));
+      const float *bv = b ? tensor_data (graph_value_get_initializer (b)) : NULL;
+      for (int k = 0; k < 3; k += 2)
+        {
+          const float *yv = tensor_data (out[k]);
+          for (gint64 n = 0; n < 2; n++)
+            for (gint64 m = 0; m < c->M; m++)
+              for (gint64 oh = 0; oh < OH; oh++)
+                for (gint64 ow = 0; ow < OW; ow++)
+                  {
+                    double want = direct (c, xv, wv, bv, zv, n, m, oh, ow, OH, OW);
+                    double got = yv[((n * c->M + m) * OH + oh) * OW + ow];
+                    if (fabs (got - want) > 1e-5 * (1 + fabs (want)))
+                      g_error ("case %u (%s): y[%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT
+                               ",%" G_GINT64_FORMAT "] = %g, expected %g", t, k ? "im2col" : "direct",
+                               n, m, oh, ow, got, want);
+                  }
+        }
+      for (int k = 0; k < 3; k++)
+        tensor_unref (out[k]);
+    }
+}
+
+void
+test_conv_direct_register (void)
+{
+  g_test_add_func ("/runtime/conv/direct", test_direct);
+}
