@@ -133,6 +133,65 @@ max_row_interior (const float *xp, const RtWindow *w, gint64 hs, gint64 he, gint
   return ow;
 }
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+/* max_row_interior 16 columns a vector for strides 1 and 2 on AVX-512
+ * CPUs (stride 2: the even lanes of two loads), each lane with the same
+ * comparisons in the same order: _mm512_max_ps (v, m) is v > m ? v : m,
+ * NaNs included.  Returns hi (all of [lo, hi) done), or lo where it does
+ * not apply (stride 3 and up, no AVX-512F, SYMONNX_POOL_AVX2 set: the
+ * 8-wide loop then). */
+__attribute__ ((target ("avx512f"))) static gint64
+max_row_interior16 (const float *xp, const RtWindow *w, gint64 hs, gint64 he, gint64 lo, gint64 hi,
+                    float *yr)
+{
+  gint64 W = w->in[2], KW = w->k[2], SW = w->stride[2], PW = w->pad0[2];
+  if (SW > 2 || !__builtin_cpu_supports ("avx512f") || getenv ("SYMONNX_POOL_AVX2"))
+    return lo;
+  const __m512i even = _mm512_setr_epi32 (0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+  /* The last input a vector's loads read, past its first tap. */
+  gint64 reach = SW == 2 ? 31 : 15;
+  gint64 ow = lo;
+#define LOAD16(p) (SW == 1 ? _mm512_loadu_ps (p)                                                                        : _mm512_permutex2var_ps (_mm512_loadu_ps (p), even,                                                                   _mm512_loadu_ps ((p) + 16)))
+  for (; ow + 16 <= hi && ow * SW - PW + KW - 1 + reach <= W - 1; ow += 16)
+    {
+      const float *x0 = xp + ow * SW - PW;
+      __m512 m = LOAD16 (x0 + hs * W);
+      for (gint64 h = hs; h < he; h++)
+        for (gint64 c = h == hs ? 1 : 0; c < KW; c++)
+          m = _mm512_max_ps (LOAD16 (x0 + h * W + c), m);
+      _mm512_storeu_ps (yr + ow, m);
+    }
+#undef LOAD16
+  /* The rest, fewer than 16 columns (or too near the row's end for whole
+   * loads): lane i reads only its own window's inputs, which are inside
+   * the row, under a mask; the others stay unread and unstored. */
+  while (ow < hi)
+    {
+      gint64 n = MIN (16, hi - ow);
+      guint32 need = n * SW >= 32 ? 0xffffffffu : (1u << (n * SW)) - 1;
+      const float *x0 = xp + ow * SW - PW;
+#define MLOAD16(p) (SW == 1 ? _mm512_maskz_loadu_ps ((__mmask16) need, p)                                                    : _mm512_permutex2var_ps (_mm512_maskz_loadu_ps ((__mmask16) need, p),                                                       even,                                                                                            _mm512_maskz_loadu_ps (                                                                            (__mmask16) (need >> 16), (p) + 16)))
+      __m512 m = MLOAD16 (x0 + hs * W);
+      for (gint64 h = hs; h < he; h++)
+        for (gint64 c = h == hs ? 1 : 0; c < KW; c++)
+          m = _mm512_max_ps (MLOAD16 (x0 + h * W + c), m);
+#undef MLOAD16
+      _mm512_mask_storeu_ps (yr + ow, (__mmask16) ((1u << n) - 1), m);
+      ow += n;
+    }
+  return ow;
+}
+#else
+static gint64
+max_row_interior16 (const float *xp, const RtWindow *w, gint64 hs, gint64 he, gint64 lo, gint64 hi,
+                    float *yr)
+{
+  (void) xp, (void) w, (void) hs, (void) he, (void) hi, (void) yr;
+  return lo;
+}
+#endif
+
 static void
 pool2d_float (gint64 p0, gint64 p1, gpointer data)
 {
@@ -153,8 +212,12 @@ pool2d_float (gint64 p0, gint64 p1, gpointer data)
           gint64 lo = (PW + SW - 1) / SW, hi = W - KW + PW < 0 ? 0 : (W - KW + PW) / SW + 1;
           hi = MIN (hi, OW);
           lo = MIN (lo, hi);
-          gint64 done = j->kind == P_MAX && he > hs
-                          ? max_row_interior (xp, w, hs, he, lo, hi, yp + oh * OW) : lo;
+          gint64 done = lo;
+          if (j->kind == P_MAX && he > hs)
+            {
+              done = max_row_interior16 (xp, w, hs, he, lo, hi, yp + oh * OW);
+              done = max_row_interior (xp, w, hs, he, done, hi, yp + oh * OW);
+            }
           for (gint64 ow = 0; ow < OW; ow++)
             {
               if (ow == lo)

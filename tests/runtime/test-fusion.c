@@ -390,8 +390,9 @@ test_depthwise_lanes (void)
     }
 }
 
-/* MaxPool over strides 1-3, pads 0-1 and widths around the 8-column
- * blocks against the maximum of each window computed here. */
+/* MaxPool over strides 1-3, pads 0-1 and widths around the 8- and
+ * 16-column blocks against the maximum of each window computed here; with
+ * NaNs and signed zeros, the same bits from the 16- and 8-wide loops. */
 static void
 test_max_pool (void)
 {
@@ -430,6 +431,20 @@ test_max_pool (void)
                   }
               g_assert_cmpfloat (yv[(c * OH + oh) * OW + ow], ==, want);
             }
+      /* NaNs, and equal values of both signs (0 and -0): the 16-wide
+       * loop (AVX-512) keeps the 8-wide loop's bits (SYMONNX_POOL_AVX2). */
+      gsize nbytes = tensor_nbytes (tx);
+      g_autofree float *xw = g_memdup2 (tensor_data (tx), nbytes);
+      for (gint64 i = 0; i < tensor_numel (tx); i += 7)
+        xw[i] = i % 3 == 0 ? NAN : i % 3 == 1 ? 0.0f : -0.0f;
+      g_hash_table_insert (in, g_strdup ("x"), tensor_new_from_data (GRAPH_DTYPE_FLOAT, 4, xd, xw,
+                                                                      nbytes, NULL));
+      g_autoptr (Tensor) wide = fz_run (g, in, FALSE, "y", &nodes);
+      g_setenv ("SYMONNX_POOL_AVX2", "1", TRUE);
+      g_autoptr (Tensor) narrow = fz_run (g, in, FALSE, "y", &nodes);
+      g_unsetenv ("SYMONNX_POOL_AVX2");
+      g_assert_cmpmem (tensor_data (wide), tensor_nbytes (wide), tensor_data (narrow),
+                       tensor_nbytes (narrow));
     }
 }
 
