@@ -15,6 +15,7 @@
  * Rows are independent and split over the session's threads: 1 and N
  * threads give the same bits. */
 #include "runtime/fuse-private.h"
+#include "runtime/verf.h"
 #include "runtime/kernels-private.h"
 #include "runtime/matmul-packed.h"
 #include <math.h>
@@ -44,10 +45,10 @@ typedef struct
   float c1, c2, c3;   /* x * (Erf (x / c1) + c2) * c3 */
 } GeluK;
 
-/* y[i] := x[i] * ((float) erf (x[i] / c1) + c2) * c3 for i < n (y may be
- * x), by blocks: the division and the products in loops the compiler
- * vectorises, libm's erf between them; each element's operations and
- * roundings are the unfused nodes'. */
+/* y[i] := x[i] * (erf (x[i] / c1) + c2) * c3 for i < n (y may be x), by
+ * blocks: the division and the products in loops the compiler vectorises,
+ * rt_verf between them (the Erf node's kernel); each element's operations
+ * and roundings are the unfused nodes'. */
 static void
 gelu_block (const float *x, float *y, gint64 n, const GeluK *g)
 {
@@ -57,8 +58,7 @@ gelu_block (const float *x, float *y, gint64 n, const GeluK *g)
       gint64 len = MIN (256, n - i0);
       for (gint64 i = 0; i < len; i++)
         t[i] = x[i0 + i] / g->c1;
-      for (gint64 i = 0; i < len; i++)
-        t[i] = (float) erf ((double) t[i]);
+      rt_verf (t, t, len);
       for (gint64 i = 0; i < len; i++)
         {
           float a = t[i] + g->c2;

@@ -3,6 +3,7 @@
  * Where, Clip, Cast.  Each op is one line of a list; the per-dtype loops
  * are generated from it. */
 #include "runtime/kernels-private.h"
+#include "runtime/verf.h"
 #include <math.h>
 #include <string.h>
 
@@ -298,6 +299,22 @@ enum { UNARY_OPS (ENUM_OP, 0, 0) N_UNARY };
 #define TBL_UN_T(E, T) UNARY_OPS (TBL_UN, E, T)
 static const UnFn unary_fns[N_UNARY][GRAPH_DTYPE_LAST] = { RT_FOREACH_ALL (TBL_UN_T) };
 
+/* float Erf: 16 at a time from polynomials (verf.c), as the fused Gelu. */
+static void
+un_erf_float_vector (gint64 n, const void *va, void *vo, const UParams *p)
+{
+  (void) p;
+  rt_verf (va, vo, n);
+}
+
+static UnFn
+unary_fn (int index, GraphDType dt)
+{
+  if (index == OP_Erf && dt == GRAPH_DTYPE_FLOAT)
+    return un_erf_float_vector;
+  return unary_fns[index][dt];
+}
+
 /* Per-op attribute defaults, indexed by the UNARY_OPS enum (ops with
  * none need no line).  A kernel row's .data points at its op's entry
  * (RT_UNARY), so the row, the loops and the defaults cannot disagree. */
@@ -363,7 +380,7 @@ rt_elementwise_unary (RtCall *call, const RtTensor *a, const char *op, double al
   int index = unary_lookup (op);
   UParams p = { alpha, beta, gamma };
   g_return_val_if_fail (index >= 0, FALSE);
-  UnFn fn = unary_fns[index][a->dtype];
+  UnFn fn = unary_fn (index, a->dtype);
   if (fn == NULL)
     {
       rt_call_error (call, error, RT_ERROR_UNSUPPORTED, "element type %s is not supported",
@@ -387,7 +404,7 @@ k_unary (RtCall *call, GError **error)
     info->beta_name ? rt_attr_f (call->node, info->beta_name, info->beta) : info->beta,
     info->gamma_name ? rt_attr_f (call->node, info->gamma_name, info->gamma) : info->gamma,
   };
-  UnFn fn = unary_fns[info - unary_info][a->dtype];
+  UnFn fn = unary_fn ((int) (info - unary_info), a->dtype);
   if (fn == NULL)
     {
       rt_call_error (call, error, RT_ERROR_UNSUPPORTED, "element type %s is not supported",

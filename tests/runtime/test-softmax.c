@@ -3,6 +3,7 @@
  * evaluated in double with libm in the test. */
 #include "tests/runtime/fusion-testutil.h"
 #include "runtime/vexp.h"
+#include "runtime/verf.h"
 #include <math.h>
 
 /* Within one unit in the last place of libm's exp over the range softmax
@@ -167,10 +168,65 @@ test_special_values (void)
     }
 }
 
+/* rt_verf (runtime/verf.c) against libm's erf rounded to float: at most one
+ * unit in the last place off, and that rarely (the fit's error, ~2e-14,
+ * only matters within that of a rounding boundary); the AVX-512 lanes and
+ * the scalar code (SYMONNX_VERF_SCALAR) give the same bits; zeros,
+ * subnormals, the intervals' edges, ±4 and past, infinities and NaN. */
+static void
+test_verf (void)
+{
+  const gint64 n = 1 << 18;
+  g_autofree float *x = g_new (float, n), *y = g_new (float, n), *z = g_new (float, n);
+  guint32 state = 12345;
+  for (gint64 i = 0; i < n; i++)
+    {
+      state = state * 1664525u + 1013904223u;
+      double u = (double) (state >> 8) / (1 << 24);   /* [0, 1) */
+      /* a quarter near 0 (to 1e-3), the rest over [-5, 5) */
+      x[i] = (float) (i % 4 == 0 ? (u - 0.5) * 2e-3 : (u - 0.5) * 10);
+    }
+  /* the edges: 0.5 + k 0.4375 and the floats either side, and specials */
+  const float edges[] = { 0.0f, -0.0f, 1e-40f, -1e-40f, 1e-30f, 4.0f, -4.0f, 3.95f, 1e30f,
+                          INFINITY, -INFINITY };
+  gint64 at = 0;
+  for (guint i = 0; i < G_N_ELEMENTS (edges); i++)
+    x[at++] = edges[i];
+  for (int k = 0; k <= 8; k++)
+    {
+      float e = (float) (0.5 + 0.4375 * k);
+      x[at++] = e, x[at++] = nextafterf (e, 0), x[at++] = nextafterf (e, 10);
+      x[at++] = -e, x[at++] = -nextafterf (e, 0);
+    }
+  x[at++] = NAN;
+  rt_verf (x, y, n);
+  g_setenv ("SYMONNX_VERF_SCALAR", "1", TRUE);
+  rt_verf (x, z, n);
+  g_unsetenv ("SYMONNX_VERF_SCALAR");
+  g_assert_cmpmem (y, n * sizeof (float), z, n * sizeof (float));
+  gint64 off = 0;
+  for (gint64 i = 0; i < n; i++)
+    {
+      float want = (float) erf ((double) x[i]);
+      if (isnan (want))
+        {
+          g_assert_true (isnan (y[i]));
+          continue;
+        }
+      if (y[i] == want && signbit (y[i]) == signbit (want))
+        continue;
+      off++;
+      if (!(y[i] == nextafterf (want, INFINITY) || y[i] == nextafterf (want, -INFINITY)))
+        g_error ("erf (%a) = %a, libm %a", x[i], y[i], want);
+    }
+  g_assert_cmpint (off, <=, n / 10000);
+}
+
 void
 test_softmax_register (void)
 {
   g_test_add_func ("/runtime/softmax/vexp", test_vexp);
+  g_test_add_func ("/runtime/verf/against-libm", test_verf);
   g_test_add_func ("/runtime/softmax/long-rows", test_long_rows);
   g_test_add_func ("/runtime/softmax/special-values", test_special_values);
 }

@@ -843,5 +843,7 @@ main (int argc, char **argv)
   g_test_add_data_func ("/tools/generated/aten-schemas-current", "tools/gen_aten_schemas.py", check_generated);
   g_test_add_data_func ("/tools/generated/onnx-type-params-current", "tools/gen_onnx_type_params.py",
                         check_generated);
+  g_test_add_data_func ("/tools/generated/erf-coeffs-current", "tools/gen_erf_coeffs.py",
+                        check_generated);
   return g_test_run ();
 }
