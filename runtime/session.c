@@ -1014,6 +1014,27 @@ run_node (RtSession *s, RtNodePlan *p, GError **error)
   return TRUE;
 }
 
+/* The plan's nodes in order; with RtOptions.profile each one's time. */
+static gboolean
+run_nodes (RtSession *s, GError **error)
+{
+  gboolean ok = TRUE;
+  if (s->options.profile)
+    {
+      for (guint ni = 0; ok && ni < s->n_nodes; ni++)
+        {
+          gint64 t0 = rt_profile_clock_ns ();
+          ok = run_node (s, &s->nodes[ni], error);
+          s->nodes[ni].prof_ns += rt_profile_clock_ns () - t0;
+        }
+      s->profiled_runs += ok;
+    }
+  else
+    for (guint ni = 0; ok && ni < s->n_nodes; ni++)
+      ok = run_node (s, &s->nodes[ni], error);
+  return ok;
+}
+
 /* A STRING RtTensor as an IR tensor (NULL entries: empty strings). */
 static Tensor *
 strings_to_tensor (const RtTensor *r, GError **error)
@@ -1113,20 +1134,7 @@ session_run (RtSession *s, GHashTable *inputs, gboolean any, GHashTable *outputs
                   : 0;
   if (s->device)
     rt_device_begin_run (s);
-  gboolean ok = bind_inputs (s, inputs, any, FALSE, error);
-  if (s->options.profile)
-    {
-      for (guint ni = 0; ok && ni < s->n_nodes; ni++)
-        {
-          gint64 t0 = rt_profile_clock_ns ();
-          ok = run_node (s, &s->nodes[ni], error);
-          s->nodes[ni].prof_ns += rt_profile_clock_ns () - t0;
-        }
-      s->profiled_runs += ok;
-    }
-  else
-    for (guint ni = 0; ok && ni < s->n_nodes; ni++)
-      ok = run_node (s, &s->nodes[ni], error);
+  gboolean ok = bind_inputs (s, inputs, any, FALSE, error) && run_nodes (s, error);
   for (guint i = 0; ok && i < s->returned->len; i++)
     {
       GraphValue *v = g_ptr_array_index (s->returned, i);
@@ -1474,19 +1482,7 @@ rt_body_run (RtSession *s, RtCall *call, guint n_inputs, const RtTensor *const *
       s->rt[vi] = *inputs[i];
       s->present[vi] = TRUE;
     }
-  if (s->options.profile)
-    {
-      for (guint ni = 0; ok && ni < s->n_nodes; ni++)
-        {
-          gint64 t0 = rt_profile_clock_ns ();
-          ok = run_node (s, &s->nodes[ni], error);
-          s->nodes[ni].prof_ns += rt_profile_clock_ns () - t0;
-        }
-      s->profiled_runs += ok;
-    }
-  else
-    for (guint ni = 0; ok && ni < s->n_nodes; ni++)
-      ok = run_node (s, &s->nodes[ni], error);
+  ok = ok && run_nodes (s, error);
   for (guint i = 0; ok && i < n_outputs; i++)
     {
       int vi = GPOINTER_TO_INT (g_hash_table_lookup (s->index, graph_output (g, i)));
