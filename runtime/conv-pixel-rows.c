@@ -55,6 +55,50 @@ typedef struct
   gint64            HW, M, nr, z0;
 } Job;
 
+/* y's rows [c0, c1) (HW each) := columns [c0, c1) of ct (HW x M). */
+#if defined(__x86_64__) && defined(__GNUC__)
+#include "runtime/transpose16.h"
+__attribute__ ((target ("avx512f"))) static void
+transpose_16 (const float *ct, gint64 HW, gint64 M, gint64 c0, gint64 c1, float *y)
+{
+  for (gint64 m0 = c0; m0 < c1; m0 += 16)
+    for (gint64 p0 = 0; p0 < HW; p0 += 16)
+      rt_pixels_to_planes16 (ct + p0 * M + m0, M, MIN (16, HW - p0), y + m0 * HW + p0, HW,
+                             MIN (16, c1 - m0));
+}
+
+static gboolean
+have_avx512 (void)
+{
+  return __builtin_cpu_supports ("avx512f");
+}
+#else
+static void
+transpose_16 (const float *ct, gint64 HW, gint64 M, gint64 c0, gint64 c1, float *y)
+{
+  (void) ct, (void) HW, (void) M, (void) c0, (void) c1, (void) y;
+}
+
+static gboolean
+have_avx512 (void)
+{
+  return FALSE;
+}
+#endif
+
+static void
+transpose (const float *ct, gint64 HW, gint64 M, gint64 c0, gint64 c1, float *y)
+{
+  if (have_avx512 ())
+    {
+      transpose_16 (ct, HW, M, c0, c1, y);
+      return;
+    }
+  for (gint64 c = c0; c < c1; c++)
+    for (gint64 p = 0; p < HW; p++)
+      y[c * HW + p] = ct[p * M + c];
+}
+
 /* Output channels of B panels [begin, end): the GEMM, then each block of
  * channels transposed into y and finished while it is in cache. */
 static void
@@ -66,13 +110,7 @@ panels_range (gint64 begin, gint64 end, gpointer data)
     {
       gint64 b1 = MIN (end, b0 + jb), c0 = b0 * j->nr, c1 = MIN (b1 * j->nr, j->M);
       rt_packed_gemm_b (j->bt, j->ap, j->HW, j->ct, j->M, b0, b1);
-      for (gint64 c = c0; c < c1; c++)
-        {
-          float *yc = j->y + c * j->HW;
-          const float *src = j->ct + c;
-          for (gint64 p = 0; p < j->HW; p++)
-            yc[p] = src[p * j->M];
-        }
+      transpose (j->ct, j->HW, j->M, c0, c1, j->y);
       rt_epilogue_rows (GRAPH_DTYPE_FLOAT, j->y + c0 * j->HW, j->bias ? j->bias + c0 : NULL,
                         j->z0 + c0 * j->HW, c1 - c0, j->HW, j->HW, j->ep);
     }
