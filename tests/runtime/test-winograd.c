@@ -43,11 +43,11 @@ typedef struct
 
 /* Odd sizes: tiles cut by the edges, channels not multiples of 8 or 6. */
 static const Case cases[] = {
-  { 2, 19, 21, 13, 11, 1 },
-  { 3, 17, 40, 9, 10, 2 },
+  { 2, 35, 21, 13, 11, 1 },
+  { 3, 33, 40, 9, 10, 2 },
   { 1, 32, 24, 10, 9, 0 },
-  { 1, 16, 16, 1, 1, 1 },     /* one output, eight of its 3x3 taps padding */
-  { 1, 24, 33, 5, 23, 1 },
+  { 1, 32, 16, 1, 1, 1 },     /* one output, eight of its 3x3 taps padding */
+  { 1, 40, 33, 5, 23, 1 },
   { 2, 64, 64, 30, 59, 1 },   /* three blocks of tile rows per image */
 };
 
@@ -195,7 +195,7 @@ test_vs_direct (void)
 static void
 test_threads (void)
 {
-  const Case ks[] = { { 1, 16, 24, 9, 9, 1 }, { 8, 16, 24, 9, 9, 1 }, { 1, 64, 64, 100, 60, 1 } };
+  const Case ks[] = { { 1, 32, 24, 9, 9, 1 }, { 8, 32, 24, 9, 9, 1 }, { 1, 64, 64, 100, 60, 1 } };
   for (guint i = 0; i < 2 * G_N_ELEMENTS (ks); i++)
     {
       if (i == G_N_ELEMENTS (ks))   /* then the same with F(4x4, 3x3) */
@@ -223,7 +223,7 @@ test_threads (void)
 static void
 test_fused (void)
 {
-  const gint64 xd[4] = { 2, 24, 11, 14 }, wd[4] = { 20, 24, 3, 3 }, bd[1] = { 20 };
+  const gint64 xd[4] = { 2, 40, 11, 14 }, wd[4] = { 20, 40, 3, 3 }, bd[1] = { 20 };
   const gint64 zd[4] = { 2, 20, 11, 14 }, pads[4] = { 1, 1, 1, 1 };
   for (int v = 0; v < 4; v++)
     {
@@ -265,8 +265,8 @@ test_not_taken (void)
     Case   k;
     gint64 stride, dil, group;
   } ks[] = {
-    { { 1, 16, 16, 9, 9, 1 }, 2, 1, 1 },
-    { { 1, 16, 16, 9, 9, 2 }, 1, 2, 1 },
+    { { 1, 32, 16, 9, 9, 1 }, 2, 1, 1 },
+    { { 1, 32, 16, 9, 9, 2 }, 1, 2, 1 },
     { { 1, 32, 32, 9, 9, 1 }, 1, 1, 2 },
     { { 1, RT_WINOGRAD_MIN_C - 1, 16, 9, 9, 1 }, 1, 1, 1 },
   };
@@ -285,8 +285,8 @@ test_not_taken (void)
       g_assert_false (took);
     }
   /* W a graph input */
-  const Case k = { 1, 16, 16, 9, 9, 1 };
-  const gint64 xd[4] = { 1, 16, 9, 9 }, wd[4] = { 16, 16, 3, 3 }, pads[4] = { 1, 1, 1, 1 };
+  const Case k = { 1, 32, 16, 9, 9, 1 };
+  const gint64 xd[4] = { 1, 32, 9, 9 }, wd[4] = { 16, 32, 3, 3 }, pads[4] = { 1, 1, 1, 1 };
   g_autoptr (Graph) g = fz_new_graph_at (13);
   GraphValue *y = graph_op (g, "Conv", fz_input (g, "x", 4, xd), fz_input (g, "w", 4, wd),
                             "pads_is", 4, pads, NULL);
@@ -308,8 +308,8 @@ static Graph *
 grouped_graph (gint64 width, int act)
 {
   Graph *g = fz_new_graph_at (13);
-  const gint64 wd[4] = { 20, 16, 3, 3 }, bd[1] = { 20 }, pads[4] = { 1, 1, 1, 1 };
-  const gint64 xd[4] = { 2, 16, 9, width }, zd[4] = { 2, 20, 9, width };
+  const gint64 wd[4] = { 20, 32, 3, 3 }, bd[1] = { 20 }, pads[4] = { 1, 1, 1, 1 };
+  const gint64 xd[4] = { 2, 32, 9, width }, zd[4] = { 2, 20, 9, width };
   GraphValue *w = fz_weights (g, "w", 4, wd), *b = fz_weights (g, "b", 1, bd);
   GraphValue *y = graph_op (g, "Conv", fz_input (g, "x", 4, xd), w, b, "pads_is", 4, pads, NULL);
   if (act == 1)
@@ -344,13 +344,13 @@ crop (const Tensor *t, gint64 ch, gint64 width)
 static void
 test_grouped_stores (void)
 {
-  const gint64 xd[4] = { 2, 16, 9, 16 }, zd[4] = { 2, 20, 9, 16 };
+  const gint64 xd[4] = { 2, 32, 9, 16 }, zd[4] = { 2, 20, 9, 16 };
   for (int act = 0; act < 3; act++)
     {
       g_autoptr (Graph) g16 = grouped_graph (16, act), g15 = grouped_graph (15, act);
       fz_rng_state = 777;
       g_autoptr (Tensor) x = fz_random_tensor (4, xd), z = fz_random_tensor (4, zd);
-      g_autoptr (Tensor) x15 = crop (x, 16, 15), z15 = crop (z, 20, 15);
+      g_autoptr (Tensor) x15 = crop (x, 32, 15), z15 = crop (z, 20, 15);
       g_autoptr (GHashTable) in16 = fz_inputs_new (), in15 = fz_inputs_new ();
       g_hash_table_insert (in16, g_strdup ("x"), tensor_ref (x));
       g_hash_table_insert (in15, g_strdup ("x"), tensor_ref (x15));
