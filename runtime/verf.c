@@ -5,7 +5,10 @@
  * (its coefficients for the 8 intervals are one 8-lane table per degree,
  * each lane picking its own with a permute), with x's sign; past 4, ±1;
  * NaN stays NaN.  The polynomials come from tools/gen_erf_coeffs.py
- * (runtime/verf-coeffs-generated.h). */
+ * (runtime/verf-coeffs-generated.h).  AVX-512F: 16 floats a step, the
+ * tables permuted per lane; AVX2 + FMA: 8, the tables permuted by halves; the scalar
+ * code elsewhere and for the last few: the same operations, so the same
+ * bits everywhere. */
 #include "runtime/verf.h"
 #include "runtime/verf-coeffs-generated.h"
 #include <math.h>
@@ -95,23 +98,80 @@ verf16 (const float *x, float *y, gint64 n)
   return i;
 }
 
-static gboolean
-have_avx512 (void)
+/* Lane l of the result := table[i_l] (8 doubles, i_l in 0..7): each half
+ * of the table permuted as 8 floats (double i is floats 2i, 2i + 1), then
+ * the half picked by i's bit 2 (faster than a gather). */
+__attribute__ ((target ("avx2,fma"), always_inline)) static inline __m256d
+lookup8 (const double *table, __m256i pairs, __m256d upper)
 {
-  return __builtin_cpu_supports ("avx512f");
+  __m256 lo = _mm256_permutevar8x32_ps (_mm256_castpd_ps (_mm256_loadu_pd (table)), pairs);
+  __m256 hi = _mm256_permutevar8x32_ps (_mm256_castpd_ps (_mm256_loadu_pd (table + 4)), pairs);
+  return _mm256_blendv_pd (_mm256_castps_pd (lo), _mm256_castps_pd (hi), upper);
+}
+
+/* erf1 on 4 lanes (AVX2 + FMA). */
+__attribute__ ((target ("avx2,fma"), always_inline)) static inline __m256d
+erf4 (__m256d x)
+{
+  const __m256d sign = _mm256_set1_pd (-0.0);
+  __m256d a = _mm256_andnot_pd (sign, x);
+  __m256d small = _mm256_cmp_pd (a, _mm256_set1_pd (VERF_SMALL), _CMP_LT_OQ);
+  __m256d big = _mm256_cmp_pd (a, _mm256_set1_pd (VERF_BIG), _CMP_GE_OQ);
+  __m256d nan = _mm256_cmp_pd (x, x, _CMP_UNORD_Q);
+  __m256d u = _mm256_mul_pd (x, x), p = _mm256_set1_pd (verf_small[VERF_SMALL_DEG]);
+  for (int k = VERF_SMALL_DEG - 1; k >= 0; k--)
+    p = _mm256_fmadd_pd (p, u, _mm256_set1_pd (verf_small[k]));
+  __m256d rs = _mm256_mul_pd (x, p);
+  __m128i i32 = _mm256_cvttpd_epi32 (_mm256_mul_pd (_mm256_sub_pd (a, _mm256_set1_pd (VERF_SMALL)),
+                                                     _mm256_set1_pd (VERF_INV_WIDTH)));
+  i32 = _mm_min_epi32 (_mm_max_epi32 (i32, _mm_setzero_si128 ()), _mm_set1_epi32 (VERF_INTERVALS - 1));
+  /* per double lane: the float pair (2 (i & 3), 2 (i & 3) + 1), and i >= 4 */
+  __m256i i64 = _mm256_cvtepi32_epi64 (i32);
+  __m256i low = _mm256_slli_epi64 (_mm256_and_si256 (i64, _mm256_set1_epi64x (3)), 1);
+  __m256i pairs = _mm256_or_si256 (low, _mm256_slli_epi64 (_mm256_add_epi64 (low, _mm256_set1_epi64x (1)), 32));
+  __m256d upper = _mm256_castsi256_pd (_mm256_slli_epi64 (i64, 61));   /* bit 2 -> the sign bit */
+  __m256d t = _mm256_sub_pd (a, lookup8 (verf_centre, pairs, upper));
+  __m256d q = lookup8 (verf_coef[VERF_DEG], pairs, upper);
+  for (int k = VERF_DEG - 1; k >= 0; k--)
+    q = _mm256_fmadd_pd (q, t, lookup8 (verf_coef[k], pairs, upper));
+  __m256d xs = _mm256_and_pd (x, sign);
+  __m256d r = _mm256_blendv_pd (_mm256_or_pd (q, xs), rs, small);
+  r = _mm256_blendv_pd (r, _mm256_or_pd (_mm256_set1_pd (1.0), xs), big);
+  return _mm256_blendv_pd (r, x, nan);
+}
+
+__attribute__ ((target ("avx2,fma"))) static gint64
+verf8 (const float *x, float *y, gint64 n)
+{
+  gint64 i = 0;
+  for (; i + 8 <= n; i += 8)
+    {
+      __m128 lo = _mm_loadu_ps (x + i), hi = _mm_loadu_ps (x + i + 4);
+      _mm_storeu_ps (y + i, _mm256_cvtpd_ps (erf4 (_mm256_cvtps_pd (lo))));
+      _mm_storeu_ps (y + i + 4, _mm256_cvtpd_ps (erf4 (_mm256_cvtps_pd (hi))));
+    }
+  return i;
+}
+
+/* The widest loop this CPU has (SYMONNX_VERF_AVX2 picks the AVX2 one on an
+ * AVX-512 CPU, SYMONNX_VERF_SCALAR the scalar code, for the tests). */
+static gint64
+vector_part (const float *x, float *y, gint64 n)
+{
+  if (n < 8 || getenv ("SYMONNX_VERF_SCALAR"))
+    return 0;
+  if (__builtin_cpu_supports ("avx512f") && !getenv ("SYMONNX_VERF_AVX2"))
+    return verf16 (x, y, n);
+  if (__builtin_cpu_supports ("avx2") && __builtin_cpu_supports ("fma"))
+    return verf8 (x, y, n);
+  return 0;
 }
 #else
 static gint64
-verf16 (const float *x, float *y, gint64 n)
+vector_part (const float *x, float *y, gint64 n)
 {
   (void) x, (void) y, (void) n;
   return 0;
-}
-
-static gboolean
-have_avx512 (void)
-{
-  return FALSE;
 }
 #endif
 
@@ -130,7 +190,5 @@ scalar_range (const float *x, float *y, gint64 i, gint64 n)
 void
 rt_verf (const float *x, float *y, gint64 n)
 {
-  /* SYMONNX_VERF_SCALAR: the scalar code only, for the tests */
-  gboolean vector = n >= 16 && have_avx512 () && !getenv ("SYMONNX_VERF_SCALAR");
-  scalar_range (x, y, vector ? verf16 (x, y, n) : 0, n);
+  scalar_range (x, y, vector_part (x, y, n), n);
 }

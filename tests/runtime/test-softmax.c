@@ -170,8 +170,9 @@ test_special_values (void)
 
 /* rt_verf (runtime/verf.c) against libm's erf rounded to float: at most one
  * unit in the last place off, and that rarely (the fit's error, ~2e-14,
- * only matters within that of a rounding boundary); the AVX-512 lanes and
- * the scalar code (SYMONNX_VERF_SCALAR) give the same bits; zeros,
+ * only matters within that of a rounding boundary); the AVX-512 lanes, the
+ * AVX2 ones (SYMONNX_VERF_AVX2) and the scalar code (SYMONNX_VERF_SCALAR)
+ * give the same bits; zeros,
  * subnormals, the intervals' edges, ±4 and past, infinities and NaN. */
 static void
 test_verf (void)
@@ -200,10 +201,14 @@ test_verf (void)
     }
   x[at++] = NAN;
   rt_verf (x, y, n);
-  g_setenv ("SYMONNX_VERF_SCALAR", "1", TRUE);
-  rt_verf (x, z, n);
-  g_unsetenv ("SYMONNX_VERF_SCALAR");
-  g_assert_cmpmem (y, n * sizeof (float), z, n * sizeof (float));
+  const char *const others[] = { "SYMONNX_VERF_AVX2", "SYMONNX_VERF_SCALAR" };
+  for (guint k = 0; k < G_N_ELEMENTS (others); k++)
+    {
+      g_setenv (others[k], "1", TRUE);
+      rt_verf (x, z, n);
+      g_unsetenv (others[k]);
+      g_assert_cmpmem (y, n * sizeof (float), z, n * sizeof (float));
+    }
   gint64 off = 0;
   for (gint64 i = 0; i < n; i++)
     {
