@@ -35,17 +35,18 @@ rt_transpose16 (__m512 r[16])
     }
 }
 
-/* Rows [0, rows) of a pixel-major block (pixel p's 16 channels at
- * src[p * ld], rows <= 16 pixels) into channel planes: dst[ci * dld + p]
- * for ci < nc.  The pixels past `rows` are not read, the planes past them
- * not written. */
+/* Rows [0, rows) of a pixel-major block (pixel p's channels at src[p *
+ * ld], rows <= 16 pixels) into channel planes: dst[ci * dld + p] for ci <
+ * nc <= 16.  Only those pixels' first nc channels are read (a block at the
+ * end of a buffer may end there), and only those planes' `rows` values
+ * written. */
 __attribute__ ((target ("avx512f"), always_inline)) static inline void
 rt_pixels_to_planes16 (const float *src, long ld, long rows, float *dst, long dld, long nc)
 {
   __m512 r[16];
-  __mmask16 m = (__mmask16) ((1u << rows) - 1);
+  __mmask16 m = (__mmask16) ((1u << rows) - 1), cm = (__mmask16) ((1u << nc) - 1);
   for (long i = 0; i < 16; i++)
-    r[i] = i < rows ? _mm512_loadu_ps (src + i * ld) : _mm512_setzero_ps ();
+    r[i] = i < rows ? _mm512_maskz_loadu_ps (cm, src + i * ld) : _mm512_setzero_ps ();
   rt_transpose16 (r);
   for (long ci = 0; ci < nc; ci++)
     _mm512_mask_storeu_ps (dst + ci * dld, m, r[ci]);
