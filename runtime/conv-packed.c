@@ -673,11 +673,19 @@ rt_conv_packed_for_taps (const Tensor *w)
   return p;
 }
 
+/* Whether a Conv state p was made from wt's very data (a caller may bind
+ * other weights to the initializer's name), M x K float. */
+static gboolean
+made_from (const RtPackedW *p, const RtTensor *wt)
+{
+  return p && wt->data == p->src && wt->dtype == GRAPH_DTYPE_FLOAT && wt->rank == 4
+         && wt->dims[0] == p->M && wt->dims[1] * wt->dims[2] * wt->dims[3] == p->K;
+}
+
 const float *
 rt_conv_packed_taps (const RtPackedW *p, const RtTensor *wt, gint64 *mpad)
 {
-  if (!(p && p->taps && wt->data == p->src && wt->dtype == GRAPH_DTYPE_FLOAT && wt->rank == 4
-        && wt->dims[0] == p->M && wt->dims[1] * wt->dims[2] * wt->dims[3] == p->K))
+  if (!made_from (p, wt) || p->taps == NULL)
     return NULL;
   *mpad = p->mpad;
   return p->taps;
@@ -686,17 +694,13 @@ rt_conv_packed_taps (const RtPackedW *p, const RtTensor *wt, gint64 *mpad)
 const RtPackedW *
 rt_conv_packed_pixel_rows (const RtPackedW *p, const RtTensor *wt)
 {
-  return p && p->bt && wt->data == p->src && wt->dtype == GRAPH_DTYPE_FLOAT && wt->rank == 4
-             && wt->dims[0] == p->M && wt->dims[1] * wt->dims[2] * wt->dims[3] == p->K
-           ? p->bt : NULL;
+  return made_from (p, wt) ? p->bt : NULL;
 }
 
 gboolean
 rt_conv_packed_usable (const RtPackedW *p, const RtTensor *wt, gint64 group)
 {
-  return p && p->a && wt->data == p->src && wt->dtype == GRAPH_DTYPE_FLOAT && wt->rank == 4
-         && wt->dims[0] == p->M && group == p->group
-         && wt->dims[1] * wt->dims[2] * wt->dims[3] == p->K;
+  return made_from (p, wt) && p->a && group == p->group;
 }
 
 gint64

@@ -55,7 +55,6 @@ typedef struct
   gint64            HW, M, nr, z0;
 } Job;
 
-/* y's rows [c0, c1) (HW each) := columns [c0, c1) of ct (HW x M). */
 #if defined(__x86_64__) && defined(__GNUC__)
 #include "runtime/transpose16.h"
 __attribute__ ((target ("avx512f"))) static void
@@ -66,34 +65,20 @@ transpose_16 (const float *ct, gint64 HW, gint64 M, gint64 c0, gint64 c1, float 
       rt_pixels_to_planes16 (ct + p0 * M + m0, M, MIN (16, HW - p0), y + m0 * HW + p0, HW,
                              MIN (16, c1 - m0));
 }
-
-static gboolean
-have_avx512 (void)
-{
-  return __builtin_cpu_supports ("avx512f");
-}
-#else
-static void
-transpose_16 (const float *ct, gint64 HW, gint64 M, gint64 c0, gint64 c1, float *y)
-{
-  (void) ct, (void) HW, (void) M, (void) c0, (void) c1, (void) y;
-}
-
-static gboolean
-have_avx512 (void)
-{
-  return FALSE;
-}
 #endif
 
+/* y's rows [c0, c1) (HW each) := columns [c0, c1) of ct (HW x M): 16 x 16
+ * in registers on AVX-512 CPUs, element by element elsewhere. */
 static void
 transpose (const float *ct, gint64 HW, gint64 M, gint64 c0, gint64 c1, float *y)
 {
-  if (have_avx512 ())
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (__builtin_cpu_supports ("avx512f"))
     {
       transpose_16 (ct, HW, M, c0, c1, y);
       return;
     }
+#endif
   for (gint64 c = c0; c < c1; c++)
     for (gint64 p = 0; p < HW; p++)
       y[c * HW + p] = ct[p * M + c];

@@ -20,9 +20,9 @@
  *
  * Threads: whole blocks, taken by whichever thread is free, where there
  * are enough of them (large feature maps); otherwise each block's three
- * phases in turn, split over channels, the products, and output channels.  Blocks depend on the
- * shapes alone and every sum is made in the same order whichever thread
- * makes it, so 1 and N threads give the same bits.
+ * phases in turn, split over channels, the products, and output channels.
+ * Blocks depend on the shapes alone and every sum is made in the same
+ * order whichever thread makes it, so 1 and N threads give the same bits.
  *
  * Rounding differs from im2col's (F(4x4)'s transforms scale the inputs by
  * up to 10 per axis and the outputs by up to 19 per axis; F(2x2)'s by 2

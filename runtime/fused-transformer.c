@@ -43,6 +43,7 @@ is_float_n (const RtTensor *t, gint64 n)
 typedef struct
 {
   float c1, c2, c3;   /* x * (Erf (x / c1) + c2) * c3 */
+  RtVerfPath erf;     /* rt_verf's loop, asked once a node, not once a block */
 } GeluK;
 
 /* y[i] := x[i] * (erf (x[i] / c1) + c2) * c3 for i < n (y may be x), by
@@ -58,7 +59,7 @@ gelu_block (const float *x, float *y, gint64 n, const GeluK *g)
       gint64 len = MIN (256, n - i0);
       for (gint64 i = 0; i < len; i++)
         t[i] = x[i0 + i] / g->c1;
-      rt_verf (t, t, len);
+      rt_verf_on (g->erf, t, t, len);
       for (gint64 i = 0; i < len; i++)
         {
           float a = t[i] + g->c2;
@@ -77,6 +78,7 @@ gelu_consts (RtCall *call, guint at, GeluK *g, GError **error)
   g->c1 = ((const float *) call->inputs[at]->data)[0];
   g->c2 = ((const float *) call->inputs[at + 1]->data)[0];
   g->c3 = ((const float *) call->inputs[at + 2]->data)[0];
+  g->erf = rt_verf_path ();
   return TRUE;
 }
 

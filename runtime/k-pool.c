@@ -102,6 +102,7 @@ typedef struct
   const RtWindow *w;
   PoolKind        kind;
   gboolean        include_pad;
+  gboolean        wide;   /* max rows 16 columns a vector (max_row_interior16) */
 } Pool2d;
 
 /* Max pooling of output row oh, columns [lo, hi) whose windows lie inside
@@ -138,16 +139,13 @@ max_row_interior (const float *xp, const RtWindow *w, gint64 hs, gint64 he, gint
 /* max_row_interior 16 columns a vector for strides 1 and 2 on AVX-512
  * CPUs (stride 2: the even lanes of two loads), each lane with the same
  * comparisons in the same order: _mm512_max_ps (v, m) is v > m ? v : m,
- * NaNs included.  Returns hi (all of [lo, hi) done), or lo where it does
- * not apply (stride 3 and up, no AVX-512F, SYMONNX_POOL_AVX2 set: the
- * 8-wide loop then). */
+ * NaNs included.  Returns hi: all of [lo, hi) done.  Only where
+ * wide_rows () says so. */
 __attribute__ ((target ("avx512f"))) static gint64
 max_row_interior16 (const float *xp, const RtWindow *w, gint64 hs, gint64 he, gint64 lo, gint64 hi,
                     float *yr)
 {
   gint64 W = w->in[2], KW = w->k[2], SW = w->stride[2], PW = w->pad0[2];
-  if (SW > 2 || !__builtin_cpu_supports ("avx512f") || getenv ("SYMONNX_POOL_AVX2"))
-    return lo;
   const __m512i even = _mm512_setr_epi32 (0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
   /* The last input a vector's loads read, past its first tap. */
   gint64 reach = SW == 2 ? 31 : 15;
@@ -188,9 +186,23 @@ max_row_interior16 (const float *xp, const RtWindow *w, gint64 hs, gint64 he, gi
                     float *yr)
 {
   (void) xp, (void) w, (void) hs, (void) he, (void) hi, (void) yr;
-  return lo;
+  return lo;   /* (not called: wide_rows is FALSE here) */
 }
 #endif
+
+/* Whether the max rows of a pool over w go 16 columns a vector: stride 1
+ * or 2 on an AVX-512F CPU, SYMONNX_POOL_AVX2 unset (the 8-wide loop, for
+ * comparisons).  Decided once a node, not per row. */
+static gboolean
+wide_rows (const RtWindow *w)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+  return w->stride[2] <= 2 && __builtin_cpu_supports ("avx512f") && !getenv ("SYMONNX_POOL_AVX2");
+#else
+  (void) w;
+  return FALSE;
+#endif
+}
 
 static void
 pool2d_float (gint64 p0, gint64 p1, gpointer data)
@@ -215,7 +227,8 @@ pool2d_float (gint64 p0, gint64 p1, gpointer data)
           gint64 done = lo;
           if (j->kind == P_MAX && he > hs)
             {
-              done = max_row_interior16 (xp, w, hs, he, lo, hi, yp + oh * OW);
+              if (j->wide)
+                done = max_row_interior16 (xp, w, hs, he, lo, hi, yp + oh * OW);
               done = max_row_interior (xp, w, hs, he, done, hi, yp + oh * OW);
             }
           for (gint64 ow = 0; ow < OW; ow++)
@@ -277,7 +290,7 @@ pool_compute (RtCall *call, const RtTensor *x, const RtWindow *w, PoolKind kind,
   if (x->dtype == GRAPH_DTYPE_FLOAT && ind == NULL && kind != P_LP && w->in[0] == 1 && w->k[0] == 1
       && w->dil[1] == 1 && w->dil[2] == 1)
     {
-      Pool2d job = { x->data, y->data, w, kind, include_pad };
+      Pool2d job = { x->data, y->data, w, kind, include_pad, kind == P_MAX && wide_rows (w) };
       gint64 per = MAX (w->out[1] * w->out[2] * w->k[1] * w->k[2], 1);
       rt_parallel_for (call, planes, MAX (1, 65536 / per), pool2d_float, &job);
       return TRUE;

@@ -238,9 +238,9 @@ typedef void (*RtRangeFn) (gint64 begin, gint64 end, gpointer data);
 void         rt_parallel_for (const RtCall *call, gint64 n, gint64 min_chunk, RtRangeFn fn,
                               gpointer data);
 /* Inside rt_parallel_for's fn: the calling thread's seat, 0 (the thread
- * that called rt_parallel_for, or any thread outside one) to
- * rt_call_threads () - 1, for picking per-thread scratch: chunks go to
- * whichever thread is free, so a range's seat is not a function of it. */
+ * that called rt_parallel_for, or any thread outside one) to MIN
+ * (rt_call_threads (), n) - 1, for picking per-thread scratch: chunks go
+ * to whichever thread is free, so a range's seat is not a function of it. */
 gint         rt_parallel_seat (void);
 /* Sets an RT_ERROR naming the node ("Conv 'conv1': ..."). */
 void         rt_call_error (const RtCall *call, GError **error, RtErrorCode code,

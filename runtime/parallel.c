@@ -176,8 +176,13 @@ rt_parallel_for (const RtCall *call, gint64 n, gint64 min_chunk, RtRangeFn fn, g
   gint64 most = min_chunk > 0 ? n / min_chunk : n;
   if (MIN (threads, most) <= 1 || !g_mutex_trylock (&P.busy))
     {
+      /* on this thread alone, so in seat 0 (a worker's range function
+       * calling here has a seat of its outer job's) */
+      gint outer = seat;
+      seat = 0;
       if (n > 0)
         fn (0, n, data);
+      seat = outer;
       return;
     }
   gint chunks = (gint) MIN (threads * CHUNKS_PER_THREAD, most);
@@ -198,7 +203,9 @@ rt_parallel_for (const RtCall *call, gint64 n, gint64 min_chunk, RtRangeFn fn, g
   g_atomic_int_set (&P.next, 0);
   g_atomic_int_set (&P.done, 0);
   g_atomic_int_set (&P.seats, 1);
-  P.max_seats = (gint) threads;
+  /* no more seats than chunks: a caller sizing scratch for MIN (threads,
+   * n) seats (n chunks at most) has enough */
+  P.max_seats = (gint) MIN (threads, chunks);
   g_atomic_int_set (&P.caller_waiting, 0);
   g_atomic_int_set (&P.gen, (gint) ((guint) g + 2));
   if (g_atomic_int_get (&P.sleepers) > 0)

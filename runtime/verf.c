@@ -6,9 +6,9 @@
  * each lane picking its own with a permute), with x's sign; past 4, ±1;
  * NaN stays NaN.  The polynomials come from tools/gen_erf_coeffs.py
  * (runtime/verf-coeffs-generated.h).  AVX-512F: 16 floats a step, the
- * tables permuted per lane; AVX2 + FMA: 8, the tables permuted by halves; the scalar
- * code elsewhere and for the last few: the same operations, so the same
- * bits everywhere. */
+ * tables permuted per lane; AVX2 + FMA: 8, the tables permuted by halves;
+ * the scalar code elsewhere and for the last few: the same operations, so
+ * the same bits everywhere. */
 #include "runtime/verf.h"
 #include "runtime/verf-coeffs-generated.h"
 #include <math.h>
@@ -153,27 +153,38 @@ verf8 (const float *x, float *y, gint64 n)
   return i;
 }
 
-/* The widest loop this CPU has (SYMONNX_VERF_AVX2 picks the AVX2 one on an
- * AVX-512 CPU, SYMONNX_VERF_SCALAR the scalar code, for the tests). */
+/* [0, i) by path's vector loop; i: where the scalar code goes on. */
 static gint64
-vector_part (const float *x, float *y, gint64 n)
+vector_part (RtVerfPath path, const float *x, float *y, gint64 n)
 {
-  if (n < 8 || getenv ("SYMONNX_VERF_SCALAR"))
-    return 0;
-  if (__builtin_cpu_supports ("avx512f") && !getenv ("SYMONNX_VERF_AVX2"))
+  if (path == RT_VERF_AVX512)
     return verf16 (x, y, n);
-  if (__builtin_cpu_supports ("avx2") && __builtin_cpu_supports ("fma"))
+  if (path == RT_VERF_AVX2)
     return verf8 (x, y, n);
   return 0;
 }
 #else
 static gint64
-vector_part (const float *x, float *y, gint64 n)
+vector_part (RtVerfPath path, const float *x, float *y, gint64 n)
 {
-  (void) x, (void) y, (void) n;
+  (void) path, (void) x, (void) y, (void) n;
   return 0;
 }
 #endif
+
+RtVerfPath
+rt_verf_path (void)
+{
+  if (getenv ("SYMONNX_VERF_SCALAR"))
+    return RT_VERF_SCALAR;
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (__builtin_cpu_supports ("avx512f") && !getenv ("SYMONNX_VERF_AVX2"))
+    return RT_VERF_AVX512;
+  if (__builtin_cpu_supports ("avx2") && __builtin_cpu_supports ("fma"))
+    return RT_VERF_AVX2;
+#endif
+  return RT_VERF_SCALAR;
+}
 
 /* erf1 over [i, n): with FMA instructions where the CPU has them (fma ()
  * is a slow exact emulation without), the same bits either way. */
@@ -188,7 +199,13 @@ scalar_range (const float *x, float *y, gint64 i, gint64 n)
 }
 
 void
+rt_verf_on (RtVerfPath path, const float *x, float *y, gint64 n)
+{
+  scalar_range (x, y, vector_part (path, x, y, n), n);
+}
+
+void
 rt_verf (const float *x, float *y, gint64 n)
 {
-  scalar_range (x, y, vector_part (x, y, n), n);
+  rt_verf_on (rt_verf_path (), x, y, n);
 }
