@@ -76,6 +76,14 @@ typedef struct
    * of true division of integers where scripted code declares none, as
    * torch.onnx.export reads it at export time. */
   GraphDType   default_dtype;
+  /* FALSE (the default): quantized::add and add_relu of uint8 tensors of
+   * one shape with constant scales are exported as the integer arithmetic
+   * PyTorch's qnnpack engine runs (Note [QNNPACK's add in ONNX],
+   * symbolic/quantized.c), which standard ONNX runtimes then compute
+   * exactly.  TRUE: DequantizeLinear → Add → QuantizeLinear, torch.onnx's
+   * form, whose float rounding is the fbgemm/x86 engines' arithmetic
+   * rather than qnnpack's. */
+  gboolean     float_quantized_add;
 } ExportOptions;
 
 void     export_options_init (ExportOptions *o);

@@ -8,7 +8,7 @@
  * computed something else: PyTorch's quantized add with the qnnpack engine
  * (Debian's torch 1.13 has no other; torchvision's quantized models are
  * built with it) is QNNPACK's fixed-point sum (Note [QNNPACK's add],
- * runtime/qnnp-add.c), which differs by one step on sums near a half
+ * ir/qnnp-add.c), which differs by one step on sums near a half
  * step, and a step of difference in a residual add grows through the next
  * convolutions (quantized ResNet-50: 2 steps on 10 of its 1000 outputs).
  * So the executor runs such a chain as QNNPACK does, on the integers: it
@@ -26,7 +26,7 @@
  *     unknown the fused kernel decides at run time: one shape, QNNPACK's
  *     add; else the float form, broadcast, as the unfused nodes compute);
  *   - the Add's output (and the Relu's) has no other reader;
- *   - QNNPACK accepts the scale ratios (rt_qnnp_add_init).
+ *   - QNNPACK accepts the scale ratios (tensor_qnnp_add_init).
  * Everything else runs unfused.  SYMONNX_NO_QNNPACK_ADD set in the
  * environment at session creation keeps every such chain unfused (the
  * float form, as ONNX Runtime), for comparisons.  A DequantizeLinear read
@@ -39,7 +39,7 @@
 
 typedef struct
 {
-  RtQnnpAdd q;            /* the add as QNNPACK computes it */
+  TensorQnnpAdd q;            /* the add as QNNPACK computes it */
   float     sa, sb, ys;   /* the chain's constants, for its float form */
   gint64    za, zb, yz;
   gboolean  relu;
@@ -218,7 +218,7 @@ try_qdq_add (RtFuser *fz, int i)
     return;
   QAdd params = { .sa = sa, .sb = sb, .ys = (float) ys, .za = za, .zb = zb, .yz = (gint64) yz,
                   .relu = act >= 0 };
-  if (!rt_qnnp_add_init (&params.q, sa, za, sb, zb, (float) ys, (gint64) yz, act >= 0))
+  if (!tensor_qnnp_add_init (&params.q, sa, za, sb, zb, (float) ys, (gint64) yz, act >= 0))
     return;
   GraphValue *dqa = graph_node_input (add, 0), *dqb = graph_node_input (add, 1);
   GraphValue *ins[2] = { xa, xb };

@@ -6,7 +6,7 @@
  * 1.13 computes with its QNNPACK engine (Debian's torch has no FBGEMM):
  * - quantize: clamp (nearbyintf (x * (1.0f / scale)) + zp); dequantize:
  *   (float) (q - zp) * (float) scale;
- * - add: QNNPACK's fixed-point sum (runtime/qnnp-add.c); mul, cat and the averages
+ * - add: QNNPACK's fixed-point sum (ir/qnnp-add.c); mul, cat and the averages
  *   requantize in float, rounding half to even; hardswish and hardsigmoid
  *   are QNNPACK's 256-entry tables.
  * tools/gen_quant_refs.py checks each against torch element for element. */
@@ -105,7 +105,7 @@ q_out_params (RtCall *call, guint i, GraphDType dt, double *scale, gint64 *zp, G
   return aten_q_check_params (call, dt, *scale, *zp, error);
 }
 
-/* QNNPACK's quantized add (Note [QNNPACK's add], runtime/qnnp-add.c). */
+/* QNNPACK's quantized add (Note [QNNPACK's add], ir/qnnp-add.c). */
 static gboolean
 q_add (RtCall *call, GError **error)
 {
@@ -121,8 +121,8 @@ q_add (RtCall *call, GError **error)
       rt_call_error (call, error, RT_ERROR_SHAPE, "adds tensors of one shape (PyTorch's QNNPACK kernel)");
       return FALSE;
     }
-  RtQnnpAdd p;
-  if (!rt_qnnp_add_init (&p, (float) a->qscale, a->qzero, (float) b->qscale, b->qzero, (float) ys, yz, relu))
+  TensorQnnpAdd p;
+  if (!tensor_qnnp_add_init (&p, (float) a->qscale, a->qzero, (float) b->qscale, b->qzero, (float) ys, yz, relu))
     {
       rt_call_error (call, error, RT_ERROR_UNSUPPORTED, "input scale / output scale ratios %g and %g: QNNPACK's "
                      "add takes [2^-14, 2^8), the larger one at least 2^-10", p.a_ratio, p.b_ratio);

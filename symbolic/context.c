@@ -1214,6 +1214,12 @@ sym_training (SymContext *ctx)
   return ctx && ctx->s.training;
 }
 
+gboolean
+sym_float_quantized_add (SymContext *ctx)
+{
+  return ctx && ctx->s.float_quantized_add;
+}
+
 GraphDType
 sym_default_dtype (SymContext *ctx)
 {

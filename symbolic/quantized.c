@@ -19,6 +19,8 @@
  * (+ :scale, :zero_point, :axis), P.bias, P.stride ... (Note [Quantized
  * tensors in safetensors], python/symonnx/_trace.py). */
 #include "symbolic/opset-tables.h"
+#include "ir/qnnp-add.h"
+#include <math.h>
 #include <string.h>
 
 #define G (sym_graph (ctx))
@@ -391,6 +393,132 @@ sym_quantized_weighted (SymContext *ctx, GraphNode *n, GraphValue **out, GError 
   return finish (ctx, n, &q, out);
 }
 
+/* A scale or zero point of the exported graph, when it is a constant: a
+ * onnx::Constant of one element, through the Casts the quantized
+ * symbolics put on it (applied: a Cast to float rounds to float). */
+static gboolean
+exported_const (GraphValue *v, double *out)
+{
+  GraphNode *p = v ? graph_value_node (v) : NULL;
+  Tensor *t;
+  if (p && graph_node_is (p, "onnx::Cast") && graph_node_n_inputs (p) == 1)
+    {
+      gint64 to;
+      double x;
+      if (!graph_node_get_i (p, "to", &to) || !exported_const (graph_node_input (p, 0), &x))
+        return FALSE;
+      if (to == GRAPH_DTYPE_FLOAT)
+        x = (float) x;
+      else if (to == GRAPH_DTYPE_UINT8 || to == GRAPH_DTYPE_INT64)
+        {
+          if (x != floor (x) || x < 0 || x > (to == GRAPH_DTYPE_UINT8 ? 255 : 1e15))
+            return FALSE;
+        }
+      else if (to != GRAPH_DTYPE_DOUBLE)
+        return FALSE;
+      *out = x;
+      return TRUE;
+    }
+  if (p && graph_node_is (p, "onnx::Constant") && graph_node_get_t (p, "value", &t)
+      && tensor_numel (t) == 1)
+    {
+      *out = tensor_get_double (t, 0);
+      return TRUE;
+    }
+  return FALSE;
+}
+
+/* Whether a and b are traced with one shape, every dim known. */
+static gboolean
+same_traced_shape (GraphValue *a, GraphValue *b)
+{
+  GraphType *ta = graph_value_type (a), *tb = graph_value_type (b);
+  if (ta == NULL || tb == NULL || !graph_type_is_tensor (ta) || !graph_type_is_tensor (tb)
+      || graph_type_rank (ta) < 0 || graph_type_rank (ta) != graph_type_rank (tb))
+    return FALSE;
+  for (guint i = 0; i < (guint) graph_type_rank (ta); i++)
+    {
+      const GraphDim *da = graph_type_dim (ta, i), *db = graph_type_dim (tb, i);
+      if (da->kind != GRAPH_DIM_STATIC || db->kind != GRAPH_DIM_STATIC || da->value != db->value)
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* Note [QNNPACK's add in ONNX]: PyTorch's quantized::add and add_relu of
+ * quint8 tensors of one shape, with the qnnpack engine, is QNNPACK's
+ * fixed-point sum (Note [QNNPACK's add], ir/qnnp-add.c); torch.onnx
+ * writes DequantizeLinear → Add → QuantizeLinear, whose float sum rounds
+ * half to even where QNNPACK rounds half away from zero, with multipliers
+ * of 22 bits: a step off on sums near a half step, and a step in a
+ * residual add grows through the convolutions after it (quantized
+ * ResNet-50 in ONNX Runtime: 14 of its 1000 outputs 2 steps off PyTorch's).
+ * So the add is written as QNNPACK's integers, which ONNX defines exactly:
+ *
+ *   acc = Cast(a, int64) * a_mult + Cast(b, int64) * b_mult + zero_point_product
+ *   q   = Sign(acc) * ((Abs(acc) + 2^(shift-1)) / 2^shift)    (half away from zero)
+ *   y   = QuantizeLinear([Relu] (Cast(q, float)), 1, y_zero_point)   (+ zp, saturated)
+ *
+ * the multipliers and shift made by QNNPACK's rules at export time
+ * (tensor_qnnp_add_init).  Taken when every scale and zero point is a
+ * constant, both inputs uint8 per tensor with one traced shape (QNNPACK
+ * does not broadcast: torch adds other shapes in float), and QNNPACK
+ * accepts the ratios; otherwise, and with ExportOptions'
+ * float_quantized_add (the fbgemm and x86 engines add in float), torch's
+ * form.  With dynamic axes the traced shapes decide: inputs traced with
+ * one shape are taken to keep it.  NULL: not taken. */
+static GraphValue *
+qnnpack_add (SymContext *ctx, GraphNode *n, const SymQuantized *qa, const SymQuantized *qb,
+             GraphValue *scale, GraphValue *zp, gboolean relu, GraphValue **y_scale,
+             GraphValue **y_zp)
+{
+  double sa, za, sb, zb, ys;
+  gint64 yz;
+  GraphType *rt = graph_value_type (graph_node_output (n, 0));
+  if (sym_float_quantized_add (ctx) || qa->axis >= 0 || qb->axis >= 0
+      || sym_dtype (qa->value) != GRAPH_DTYPE_UINT8 || sym_dtype (qb->value) != GRAPH_DTYPE_UINT8
+      || !graph_type_is_quantized (rt) || graph_type_dtype (rt) != GRAPH_DTYPE_UINT8
+      || !same_traced_shape (graph_node_input (n, 0), graph_node_input (n, 1))
+      || !exported_const (qa->scale, &sa) || !exported_const (qa->zero_point, &za)
+      || !exported_const (qb->scale, &sb) || !exported_const (qb->zero_point, &zb)
+      || !sym_get_const_double (graph_node_input (n, 2), &ys)
+      || !sym_get_const_int (graph_node_input (n, 3), &yz))
+    return NULL;
+  TensorQnnpAdd p;
+  if (!tensor_qnnp_add_init (&p, (float) sa, (gint64) za, (float) sb, (gint64) zb, (float) ys, yz, relu))
+    return NULL;
+  gint64 dims[TENSOR_MAX_RANK];
+  int rank = sym_static_shape (graph_node_input (n, 0), dims) ? sym_rank (graph_node_input (n, 0)) : -1;
+  GraphValue *ai = sym_cast (ctx, qa->value, GRAPH_DTYPE_INT64);
+  GraphValue *bi = sym_cast (ctx, qb->value, GRAPH_DTYPE_INT64);
+  GraphValue *am = sym_const_scalar (ctx, GRAPH_DTYPE_INT64, (double) p.a_mult);
+  GraphValue *bm = sym_const_scalar (ctx, GRAPH_DTYPE_INT64, (double) p.b_mult);
+  GraphValue *zpp = sym_const_scalar (ctx, GRAPH_DTYPE_INT64, (double) p.zero_point_product);
+  GraphValue *half = sym_const_scalar (ctx, GRAPH_DTYPE_INT64, (double) ((gint64) 1 << (p.shift - 1)));
+  GraphValue *unit = sym_const_scalar (ctx, GRAPH_DTYPE_INT64, (double) ((gint64) 1 << p.shift));
+  GraphValue *v[9];
+  v[0] = graph_op (G, "Mul", ai, am, NULL);
+  v[1] = graph_op (G, "Mul", bi, bm, NULL);
+  v[2] = graph_op (G, "Add", v[0], v[1], NULL);
+  v[3] = graph_op (G, "Add", v[2], zpp, NULL);                       /* acc */
+  v[4] = graph_op (G, "Abs", v[3], NULL);
+  v[5] = graph_op (G, "Add", v[4], half, NULL);
+  v[6] = graph_op (G, "Div", v[5], unit, NULL);                      /* the magnitude, rounded */
+  v[7] = graph_op (G, "Sign", v[3], NULL);
+  v[8] = graph_op (G, "Mul", v[7], v[6], NULL);
+  for (guint i = 0; i < G_N_ELEMENTS (v); i++)
+    if (v[i])
+      sym_set_type (v[i], GRAPH_DTYPE_INT64, rank, rank >= 0 ? dims : NULL);
+  GraphValue *f = sym_cast (ctx, v[8], GRAPH_DTYPE_FLOAT);
+  if (relu)
+    f = graph_op (G, "Relu", f, NULL);
+  if (f)
+    sym_set_type (f, GRAPH_DTYPE_FLOAT, rank, rank >= 0 ? dims : NULL);
+  *y_scale = sym_dtype (scale) == GRAPH_DTYPE_FLOAT ? scale : sym_cast (ctx, scale, GRAPH_DTYPE_FLOAT);
+  *y_zp = sym_dtype (zp) == GRAPH_DTYPE_UINT8 ? zp : sym_cast (ctx, zp, GRAPH_DTYPE_UINT8);
+  return graph_op (G, "QuantizeLinear", f, sym_const_scalar (ctx, GRAPH_DTYPE_FLOAT, 1.0), *y_zp, NULL);
+}
+
 /* quantized::add/add_relu/mul(qa, qb, scale, zero_point) */
 static gboolean
 sym_quantized_binary (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
@@ -401,6 +529,14 @@ sym_quantized_binary (SymContext *ctx, GraphNode *n, GraphValue **out, GError **
   GraphValue *scale, *zp;
   if (qb == NULL || !op_params (ctx, n, 2, &scale, &zp, error))
     return FALSE;
+  if (op[0] == 'A')
+    {
+      SymQuantized q = { .axis = -1 };
+      q.value = qnnpack_add (ctx, n, qa, qb, scale, zp, strcmp (op, "AddRelu") == 0, &q.scale,
+                             &q.zero_point);
+      if (q.value)
+        return finish (ctx, n, &q, out);
+    }
   GraphValue *a = dequantize (ctx, qa, NULL, error);
   GraphValue *b = a ? dequantize (ctx, qb, NULL, error) : NULL;
   if (b == NULL)

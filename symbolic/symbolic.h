@@ -259,6 +259,9 @@ gboolean     sym_has_dynamic_axes (SymContext *ctx);
 /* Whether the export is of a trace recorded in training mode on purpose
  * (ExportOptions' training). */
 gboolean     sym_training (SymContext *ctx);
+/* Whether quantized::add is exported in torch's float form
+ * (ExportOptions' float_quantized_add) rather than QNNPACK's integers. */
+gboolean     sym_float_quantized_add (SymContext *ctx);
 /* PyTorch's default dtype at export time (ExportOptions' default_dtype:
  * float unless the exporter was told double, float16 or bfloat16). */
 GraphDType   sym_default_dtype (SymContext *ctx);

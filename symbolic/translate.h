@@ -45,6 +45,8 @@ typedef struct
   /* PyTorch's default dtype (ExportOptions' default_dtype); UNDEFINED
    * reads as float. */
   GraphDType   default_dtype;
+  /* ExportOptions' float_quantized_add. */
+  gboolean     float_quantized_add;
 } SymContextSetup;
 
 SymContext  *sym_context_new (const SymContextSetup *setup);

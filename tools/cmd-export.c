@@ -3,6 +3,7 @@
 #include "tools/cli.h"
 #include "export/export.h"
 #include <stdio.h>
+#include <string.h>
 
 static char *opt_output;
 static char *opt_weights;
@@ -19,6 +20,7 @@ static gboolean opt_verbose;
 static gboolean opt_no_check;
 static gboolean opt_training;
 static char *opt_default_dtype;
+static char *opt_quantized_add;
 
 static const GOptionEntry export_entries[] = {
   { "output", 'o', 0, G_OPTION_ARG_FILENAME, &opt_output, "Write the model to OUT.onnx (required)", "OUT.onnx" },
@@ -51,6 +53,11 @@ static const GOptionEntry export_entries[] = {
     "PyTorch's default dtype when the model was traced (torch.get_default_dtype()): float "
     "(default), double, float16 or bfloat16; the result type of true division of integers in "
     "scripted code", "TYPE" },
+  { "quantized-add", 0, 0, G_OPTION_ARG_STRING, &opt_quantized_add,
+    "How quantized::add/add_relu are exported: qnnpack (default: the integer arithmetic of "
+    "PyTorch's qnnpack engine, which every ONNX runtime then computes exactly) or float "
+    "(DequantizeLinear, Add, QuantizeLinear as torch.onnx writes them: the fbgemm/x86 engines' "
+    "rounding)", "FORM" },
   { NULL, 0, 0, 0, NULL, NULL, NULL },
 };
 
@@ -107,6 +114,14 @@ export_run (int argc, char **argv)
   o.keep_initializers_as_inputs = opt_keep_inits;
   o.export_params = !opt_no_params;
   o.training = opt_training;
+  if (opt_quantized_add && strcmp (opt_quantized_add, "qnnpack") != 0
+      && strcmp (opt_quantized_add, "float") != 0)
+    {
+      cli_error ("export", "unknown --quantized-add '%s' (qnnpack, float)", opt_quantized_add);
+      export_options_clear (&o);
+      return CLI_EXIT_USAGE;
+    }
+  o.float_quantized_add = opt_quantized_add && strcmp (opt_quantized_add, "float") == 0;
   if (opt_default_dtype
       && (!graph_dtype_from_name (opt_default_dtype, &o.default_dtype)
           || !graph_dtype_is_floating (o.default_dtype)))

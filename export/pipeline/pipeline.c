@@ -494,6 +494,7 @@ translate (const Graph *trace, const ExportOptions *o, GPtrArray *kinds, GPtrArr
     .training = o->training,
     .list_whys = whys,
     .default_dtype = o->default_dtype,
+    .float_quantized_add = o->float_quantized_add,
   };
   g_autoptr (SymContext) ctx = sym_context_new (&setup);
   graph_set_opset (dst, "", o->opset);

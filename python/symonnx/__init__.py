@@ -167,6 +167,9 @@ def export(model, args, f, export_params=True, verbose=False, training=None,
         # PyTorch's default dtype now, as torch.onnx.export reads it: what scripted code leaves
         # to it (integer true division, factories without a dtype)
         opts.default_dtype = _dtype_table().get(torch.get_default_dtype(), 1)
+        # quantized::add as the engine that runs it computes: qnnpack's integer arithmetic,
+        # or (fbgemm, x86) the float form torch.onnx writes
+        opts.float_quantized_add = int(torch.backends.quantized.engine != "qnnpack")
         spec = _dynamic_axes_spec(dynamic_axes)
         if spec and not api["export_options_parse_dynamic_axes"](ctypes.byref(opts), spec.encode(),
                                                                  ctypes.byref(err)):

@@ -32,6 +32,7 @@ class ExportOptions(ctypes.Structure):
         ("weights", ctypes.c_void_p),
         ("check", ctypes.c_int),
         ("default_dtype", ctypes.c_int),
+        ("float_quantized_add", ctypes.c_int),
     ]
 
 

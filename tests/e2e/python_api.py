@@ -14,6 +14,9 @@
                                  at opsets 11 and 13, run at other sizes
   python_api.py ort_files DIR    scripted Ifs on input sizes with slice writes,
                                  static and dynamic, also run in ONNX Runtime
+  python_api.py qnnpack_add DIR  quantized add / add_relu on the integers where
+                                 QNNPACK's rounding and the float form's differ,
+                                 in symonnx's executor and ONNX Runtime
 
 Each check compares with something that is not symonnx: PyTorch's outputs
 (symonnx.verify runs the model), onnx.checker, torch's own signature.
@@ -557,6 +560,94 @@ def errors(d):
     print("errors: ok")
 
 
+def ort_outputs(path, args, d, name):
+    """ONNX Runtime's outputs of the file on args (SYMONNX_ORT_MODULES)."""
+    import subprocess
+    import numpy as np
+    g = onnx.load(path).graph
+    names = [i.name for i in g.input if i.name not in {t.name for t in g.initializer}]
+    out = os.path.join(d, f"{name}-ort")
+    os.makedirs(out, exist_ok=True)
+    specs = []
+    for k, t in enumerate(args):
+        np.save(os.path.join(out, f"in{k}.npy"), t.numpy())
+        specs.append(f"{names[k]}={os.path.join(out, f'in{k}.npy')}")
+    js = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ort-run.js")
+    r = subprocess.run(["node", js, path, out] + specs, capture_output=True, text=True,
+                       env=dict(os.environ, NODE_PATH=os.environ["SYMONNX_ORT_MODULES"]))
+    if r.returncode != 0:
+        raise SystemExit(f"ONNX Runtime refused {path}: {r.stderr.strip()}")
+    return [np.load(os.path.join(out, f"ort_{i}.npy")) for i in range(len(g.output))]
+
+
+def qnnpack_add(d):
+    """quantized::add / add_relu as PyTorch's qnnpack engine computes them
+    (Note [QNNPACK's add in ONNX]): on the pairs of integers of
+    tests/fixtures/quant/qdq_add where QNNPACK's fixed-point sum and the
+    float form (DequantizeLinear, Add, QuantizeLinear: torch.onnx's export)
+    differ by a step, symonnx's file gives PyTorch's integers exactly in
+    symonnx's executor and in ONNX Runtime, at opsets 10, 13 and 17; with
+    another engine (onednn: PyTorch adds in float) the export is torch's
+    float form, which ONNX Runtime computes a step off on those pairs."""
+    import numpy as np
+    fixtures = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures", "quant", "qdq_add")
+    cases = {}
+    with open(os.path.join(fixtures, "cases.txt")) as f:
+        for line in f:
+            if line.startswith("#") or not line.strip():
+                continue
+            name, op, sa, za, sb, zb, ys, yz, differ = line.split()
+            cases[name] = (op, float.fromhex(sa), int(za), float.fromhex(sb), int(zb), float.fromhex(ys),
+                           int(yz), int(differ))
+    engine = torch.backends.quantized.engine
+    checked = 0
+    try:
+        for name in ("add_ties", "add_relu_ties", "add_relu_wide"):
+            op, sa, za, sb, zb, ys, yz, differ = cases[name]
+            assert differ > 0, name
+            qadd = getattr(torch.ops.quantized, op)
+
+            def fn(a, b, op=qadd, sa=sa, za=za, sb=sb, zb=zb, ys=ys, yz=yz):
+                qa = torch.quantize_per_tensor(a, sa, za, torch.quint8)
+                qb = torch.quantize_per_tensor(b, sb, zb, torch.quint8)
+                return op(qa, qb, ys, yz).dequantize()
+            model = torch_models.Fn(fn)
+            ints = [np.load(os.path.join(fixtures, f"{name}_{k}.npy")) for k in "ab"]
+            args = tuple(torch.from_numpy(((i.astype(np.float32) - z) * np.float32(s)).astype(np.float32))
+                         for i, z, s in zip(ints, (za, zb), (sa, sb)))
+            torch.backends.quantized.engine = "qnnpack"
+            want = model(*args).numpy()
+            # the inputs quantize back to the fixture's integers and PyTorch gives its sums
+            torch_ints = np.load(os.path.join(fixtures, f"{name}_torch.npy"))
+            assert np.array_equal(np.rint(want / np.float32(ys)) + yz, torch_ints), name
+            for opset in (10, 13, 17):
+                path = os.path.join(d, f"{name}-{opset}.onnx")
+                symonnx.export(model, args, path, opset_version=opset)
+                check_file(path)
+                kinds = [n.op_type for n in onnx.load(path).graph.node]
+                # the integer form: only the result is dequantized
+                assert "Sign" in kinds and kinds.count("DequantizeLinear") == 1, (name, kinds)
+                verified(model, args, path)
+                got = ort_outputs(path, args, d, f"{name}-{opset}")[0]
+                if not np.array_equal(got, want):
+                    raise SystemExit(f"ONNX Runtime's {path} differs from PyTorch's qnnpack add in "
+                                     f"{int((got != want).sum())} elements")
+                checked += 1
+            # another engine: torch's float form, a step off on these pairs in ORT
+            torch.backends.quantized.engine = "onednn" if "onednn" in torch.backends.quantized.supported_engines \
+                else "none"
+            path = os.path.join(d, f"{name}-float.onnx")
+            symonnx.export(model, args, path, opset_version=13)
+            kinds = [n.op_type for n in onnx.load(path).graph.node]
+            assert "Sign" not in kinds and kinds.count("DequantizeLinear") == 3, (name, kinds)
+            got = ort_outputs(path, args, d, f"{name}-float")[0]
+            assert (got != want).sum() > 0, f"{name}: the float form agrees with qnnpack's add here"
+    finally:
+        torch.backends.quantized.engine = engine
+    assert checked == 9
+    print("qnnpack_add: ok")
+
+
 if __name__ == "__main__":
     what = sys.argv[1]
     if what == "signature":
@@ -564,4 +655,5 @@ if __name__ == "__main__":
     else:
         {"seeds": seeds, "function": function, "errors": errors,
          "transformer": transformer, "stateful": stateful, "scripted": scripted,
-         "dynamic": dynamic, "ort_files": ort_files}[what](sys.argv[2])
+         "dynamic": dynamic, "ort_files": ort_files,
+         "qnnpack_add": qnnpack_add}[what](sys.argv[2])

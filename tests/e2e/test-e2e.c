@@ -917,11 +917,12 @@ test_python_api (gconstpointer data)
   g_assert_cmpint (g_mkdir_with_parents (dir, 0700), ==, 0);
   g_autofree char *e1 = g_strdup_printf ("PYTHONPATH=%s", pkg);
   g_autofree char *e2 = g_strdup_printf ("SYMONNX_LIBRARY=%s", lib);
-  /* ort_files also runs ONNX Runtime */
+  /* ort_files and qnnpack_add also run ONNX Runtime */
   const char *modules = g_getenv ("SYMONNX_ORT_MODULES");
   g_autofree char *ort_pkg = modules ? g_build_filename (modules, "onnxruntime-node", NULL) : NULL;
   g_autofree char *node = g_find_program_in_path ("node");
-  if (strcmp (what, "ort_files") == 0 && (ort_pkg == NULL || !g_file_test (ort_pkg, G_FILE_TEST_IS_DIR) || node == NULL))
+  gboolean needs_ort = strcmp (what, "ort_files") == 0 || strcmp (what, "qnnpack_add") == 0;
+  if (needs_ort && (ort_pkg == NULL || !g_file_test (ort_pkg, G_FILE_TEST_IS_DIR) || node == NULL))
     {
       g_test_skip ("onnxruntime-node (or node) is not installed: run tests/e2e/install-ort.sh BUILD_DIR/ort");
       return;
@@ -1056,6 +1057,7 @@ main (int argc, char **argv)
   g_test_add_data_func ("/e2e/python/scripted", "scripted", test_python_api);
   g_test_add_data_func ("/e2e/python/dynamic", "dynamic", test_python_api);
   g_test_add_data_func ("/e2e/python/ort-files", "ort_files", test_python_api);
+  g_test_add_data_func ("/e2e/python/qnnpack-add", "qnnpack_add", test_python_api);
   g_test_add_func ("/e2e/verify/issue13-model", test_issue13_model);
   g_test_add_func ("/e2e/verify/quantized-model", test_quantized_model);
   g_test_add_data_func ("/e2e/corpus/quantized", "quantized_mobilenet_v2", test_corpus_subset);

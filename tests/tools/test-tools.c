@@ -585,6 +585,43 @@ test_export_default_dtype (void)
   g_rmdir (dir);
 }
 
+/* --quantized-add: quantized::add as QNNPACK's integers by default (Note
+ * [QNNPACK's add in ONNX]: Sign and Abs on int64, no DequantizeLinear of
+ * its inputs), torch's DequantizeLinear → Add → QuantizeLinear with
+ * "float"; both run to PyTorch's outputs (the torch-refs case q_add, made
+ * with the qnnpack engine, has no sum near a half step); anything else is
+ * a usage error. */
+static void
+test_export_quantized_add (void)
+{
+  g_autofree char *trace = test_source_path ("tests/fixtures/symbolic/q_add.trace");
+  g_autofree char *weights = test_source_path ("tests/fixtures/symbolic/q_add.safetensors");
+  g_autofree char *dir = g_dir_make_tmp ("symonnx-quantized-add-XXXXXX", NULL);
+  g_autofree char *out = g_build_filename (dir, "m.onnx", NULL);
+  const char *forms[] = { NULL, "qnnpack", "float" };
+  for (guint i = 0; i < G_N_ELEMENTS (forms); i++)
+    {
+      RunResult r = run ((const char *[]) { "symonnx", "export", trace, "-w", weights, "-o", out, "--opset", "13",
+                                            forms[i] ? "--quantized-add" : NULL, forms[i], NULL });
+      g_assert_cmpint (r.status, ==, 0);
+      run_result_clear (&r);
+      r = run ((const char *[]) { "symonnx", "print", out, NULL });
+      g_assert_cmpint (r.status, ==, 0);
+      gboolean integer = forms[i] == NULL || strcmp (forms[i], "qnnpack") == 0;
+      g_assert_cmpuint (count_of (r.out, "onnx::Sign"), ==, integer ? 1 : 0);
+      g_assert_cmpuint (count_of (r.out, "onnx::DequantizeLinear"), ==, integer ? 1 : 3);
+      run_result_clear (&r);
+      g_assert_cmpint (g_unlink (out), ==, 0);
+    }
+  RunResult r = run ((const char *[]) { "symonnx", "export", trace, "-w", weights, "-o", out,
+                                        "--quantized-add", "fbgemm", NULL });
+  g_assert_cmpint (r.status, ==, 2);
+  assert_one_line_error (&r, "unknown --quantized-add 'fbgemm' (qnnpack, float)");
+  g_assert_false (g_file_test (out, G_FILE_TEST_EXISTS));
+  run_result_clear (&r);
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
+}
+
 /* export runs the model checker: a misspelled op or attribute from a
  * symbolic is exit 4 naming the node and the symbolic, with no file; a key
  * without a type suffix is an error naming the symbolic and the key (no
@@ -825,6 +862,7 @@ main (int argc, char **argv)
   g_test_add_func ("/tools/export/failing-ops-one-per-line", test_export_failing_ops_lines);
   g_test_add_func ("/tools/export/checked", test_export_checked);
   g_test_add_func ("/tools/export/default-dtype", test_export_default_dtype);
+  g_test_add_func ("/tools/export/quantized-add", test_export_quantized_add);
   g_test_add_func ("/tools/cli/markdown-is-current", test_cli_markdown_is_current);
   g_test_add_func ("/tools/cli/aten-kernels-doc-is-current", test_aten_kernels_doc_is_current);
   g_test_add_func ("/tools/cli/blas-on-demand", test_cli_blas_on_demand);
