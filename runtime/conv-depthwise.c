@@ -8,7 +8,11 @@
  * separate multiply and add; padding contributes zeros, as in im2col.
  * On AVX-512 CPUs the 3x3 rows of stride 1 or 2 (MobileNet's) skip the
  * copy: 16 columns a vector, loaded from the plane itself with the lanes
- * outside it masked to zero (dw_row3x3_avx512; the same bits). */
+ * outside it masked to zero, each input row read once along the output
+ * row and the taps made from neighbouring loads by lane shifts and
+ * permutes, two output rows at a time (dw_row3x3_avx512; the same bits).
+ * One node, 144 channels 56x56 stride 1: 0.32 -> 0.23 ms; 96 channels
+ * 112x112 stride 2: 0.43 -> 0.24 ms (a load per tap before). */
 #include "runtime/spatial.h"
 #include "runtime/simd.h"
 #include "runtime/conv-depthwise-lanes.h"
@@ -167,61 +171,91 @@ lane_range (gint64 lo, gint64 hi, gint64 lanes)
  * unfused; Relu and Clip with the same comparisons): the same bits as
  * dw_row, without copying the plane.  The last partial vector is stored
  * under a mask. */
-/* For each 16-column output vector and kw: the lanes (stride 2: of the 32
- * floats read) whose input column is inside the row (the same for every
- * row); (OW + 15) / 16 * 3 entries. */
+/* For each group g of 16 input columns starting at g * 16 - pad (g in
+ * [0, S * nv + 1), nv = ceil(OW / 16) output vectors): the lanes whose
+ * column is inside the row (the same for every row). */
 static guint32 *
 lane_masks (const RtWindow *w)
 {
-  gint64 S = w->stride[2], W = w->in[2], nv = (w->out[2] + 15) / 16;
-  guint32 *mt = g_new (guint32, nv * 3);
-  for (gint64 v = 0; v < nv; v++)
-    for (int kw = 0; kw < 3; kw++)
-      {
-        gint64 c = v * 16 * S - w->pad0[2] + kw;
-        mt[v * 3 + kw] = lane_range (-c, W - c, 16 * S);
-      }
+  gint64 S = w->stride[2], W = w->in[2], ng = S * ((w->out[2] + 15) / 16) + 1;
+  guint32 *mt = g_new (guint32, ng);
+  for (gint64 g = 0; g < ng; g++)
+    {
+      gint64 c = g * 16 - w->pad0[2];
+      mt[g] = lane_range (-c, W - c, 16);
+    }
   return mt;
 }
 
-/* The vectors of one output row; S a constant in each caller's copy. */
+#define ALIGNR(hi, lo, n)                                                                    \
+  _mm512_castsi512_ps (_mm512_alignr_epi32 (_mm512_castps_si512 (hi), _mm512_castps_si512 (lo), n))
+
+/* The vectors of one output row; S a constant in each caller's copy.  Each
+ * input row is read once, 16 columns a load, sliding along the row: the
+ * taps are lane shifts of two neighbouring loads (stride 1: the vector and
+ * the next, shifted by kw; stride 2: the even and odd lanes of a pair of
+ * loads, and the even ones shifted by one into the next pair), not a load
+ * per tap (9 or 18 loads a vector before). */
 __attribute__ ((target ("avx512f"), always_inline)) static inline void
-dw_vectors3x3 (const float *const row[3], const guint32 rowm[3], const guint32 *mt, gint64 PW,
-               gint64 OW, const int S, const __m512 kv[9], __m512 b16, RtActKind act, float lo,
-               float hi, float *yr)
+dw_vectors3x3 (const float *const row[6], const guint32 rowm[6], const guint32 *mt, gint64 PW,
+               gint64 OW, const int S, const int NR, const __m512 kv[9], __m512 b16, RtActKind act,
+               float lo, float hi, float *const yr[2])
 {
   const __m512 zero = _mm512_setzero_ps (), lo16 = _mm512_set1_ps (lo), hi16 = _mm512_set1_ps (hi);
   const __m512i even = _mm512_setr_epi32 (0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
-  for (gint64 ow = 0; ow < OW; ow += 16)
+  const __m512i odd = _mm512_setr_epi32 (1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+  /* rows r = NR * kh + j: tap row kh of output row j (two output rows
+   * interleaved: two independent chains of adds) */
+  __m512 cur[6];   /* per row: the 16 input columns at the vector's first */
+  for (int r = 0; r < 3 * NR; r++)
+    cur[r] = _mm512_maskz_loadu_ps ((__mmask16) (mt[0] & rowm[r]), row[r] - PW);
+  for (gint64 ow = 0, g = 0; ow < OW; ow += 16, g += S)
     {
-      gint64 c0 = ow * S - PW;   /* input column of lane 0, tap kw = 0 */
-      const guint32 *m = mt + ow / 16 * 3;
-      __m512 acc = b16, v;
+      __m512 acc[2] = { b16, b16 };
       for (int kh = 0; kh < 3; kh++)
-        for (int kw = 0; kw < 3; kw++)
+        for (int jr = 0; jr < NR; jr++)
           {
-            const float *p = row[kh] + c0 + kw;
-            guint32 mk = m[kw] & rowm[kh];
+            const int r = NR * kh + jr;
+            const float *p = row[r] + g * 16 - PW;
+            __m512 t0, t1, t2, next;
             if (S == 1)
-              v = _mm512_maskz_loadu_ps ((__mmask16) mk, p);
+              {
+                next = _mm512_maskz_loadu_ps ((__mmask16) (mt[g + 1] & rowm[r]), p + 16);
+                t0 = cur[r];
+                t1 = ALIGNR (next, cur[r], 1);
+                t2 = ALIGNR (next, cur[r], 2);
+              }
             else
-              v = _mm512_permutex2var_ps (_mm512_maskz_loadu_ps ((__mmask16) mk, p), even,
-                                          _mm512_maskz_loadu_ps ((__mmask16) (mk >> 16), p + 16));
-            acc = _mm512_add_ps (acc, _mm512_mul_ps (kv[kh * 3 + kw], v));
+              {
+                __m512 b = _mm512_maskz_loadu_ps ((__mmask16) (mt[g + 1] & rowm[r]), p + 16);
+                next = _mm512_maskz_loadu_ps ((__mmask16) (mt[g + 2] & rowm[r]), p + 32);
+                t0 = _mm512_permutex2var_ps (cur[r], even, b);
+                t1 = _mm512_permutex2var_ps (cur[r], odd, b);
+                t2 = ALIGNR (next, t0, 1);
+              }
+            acc[jr] = _mm512_add_ps (acc[jr], _mm512_mul_ps (kv[kh * 3 + 0], t0));
+            acc[jr] = _mm512_add_ps (acc[jr], _mm512_mul_ps (kv[kh * 3 + 1], t1));
+            acc[jr] = _mm512_add_ps (acc[jr], _mm512_mul_ps (kv[kh * 3 + 2], t2));
+            cur[r] = next;
           }
-      if (act == RT_ACT_RELU)
-        acc = _mm512_maskz_mov_ps (_mm512_cmp_ps_mask (acc, zero, _CMP_GT_OQ), acc);
-      else if (act == RT_ACT_CLIP)
+      for (int jr = 0; jr < NR; jr++)
         {
-          acc = _mm512_mask_mov_ps (acc, _mm512_cmp_ps_mask (acc, lo16, _CMP_LT_OQ), lo16);
-          acc = _mm512_mask_mov_ps (acc, _mm512_cmp_ps_mask (acc, hi16, _CMP_GT_OQ), hi16);
+          __m512 a = acc[jr];
+          if (act == RT_ACT_RELU)
+            a = _mm512_maskz_mov_ps (_mm512_cmp_ps_mask (a, zero, _CMP_GT_OQ), a);
+          else if (act == RT_ACT_CLIP)
+            {
+              a = _mm512_mask_mov_ps (a, _mm512_cmp_ps_mask (a, lo16, _CMP_LT_OQ), lo16);
+              a = _mm512_mask_mov_ps (a, _mm512_cmp_ps_mask (a, hi16, _CMP_GT_OQ), hi16);
+            }
+          if (ow + 16 <= OW)
+            _mm512_storeu_ps (yr[jr] + ow, a);
+          else
+            _mm512_mask_storeu_ps (yr[jr] + ow, (__mmask16) ((1u << (OW - ow)) - 1), a);
         }
-      if (ow + 16 <= OW)
-        _mm512_storeu_ps (yr + ow, acc);
-      else
-        _mm512_mask_storeu_ps (yr + ow, (__mmask16) ((1u << (OW - ow)) - 1), acc);
     }
 }
+#undef ALIGNR
 
 /* dw_row's 3x3 case (dilation 1, stride 1 or 2) 16 columns a vector, read
  * straight from the unpadded plane x (H x W): a tap outside it is a zero
@@ -233,25 +267,33 @@ dw_vectors3x3 (const float *const row[3], const guint32 rowm[3], const guint32 *
  * under a mask. */
 __attribute__ ((target ("avx512f"))) static void
 dw_row3x3_avx512 (const float *x, gint64 H, gint64 W, const guint32 *mt, const RtWindow *w,
-                  gint64 oh, const float *k, float b, float *yr, RtActKind act, float lo, float hi)
+                  gint64 oh, gint64 nrows, const float *k, float b, float *yr, RtActKind act, float lo,
+                  float hi)
 {
   __m512 kv[9];
   for (int i = 0; i < 9; i++)
     kv[i] = _mm512_set1_ps (k[i]);
   const __m512 b16 = _mm512_add_ps (_mm512_setzero_ps (), _mm512_set1_ps (b));   /* zero + b */
-  const float *row[3];
-  guint32 rowm[3];
+  const int NR = nrows > 1 ? 2 : 1;
+  const float *row[6];
+  guint32 rowm[6];
+  float *const yrs[2] = { yr, yr + (NR - 1) * w->out[2] };
   for (int kh = 0; kh < 3; kh++)
-    {
-      gint64 ih = oh * w->stride[1] - w->pad0[1] + kh;
-      gboolean in = ih >= 0 && ih < H;
-      row[kh] = x + (in ? ih * W : 0);   /* (outside: no lane is loaded) */
-      rowm[kh] = in ? 0xffffffffu : 0;
-    }
-  if (w->stride[2] == 1)
-    dw_vectors3x3 (row, rowm, mt, w->pad0[2], w->out[2], 1, kv, b16, act, lo, hi, yr);
+    for (int jr = 0; jr < NR; jr++)
+      {
+        gint64 ih = (oh + jr) * w->stride[1] - w->pad0[1] + kh;
+        gboolean in = ih >= 0 && ih < H;
+        row[NR * kh + jr] = x + (in ? ih * W : 0);   /* (outside: no lane is loaded) */
+        rowm[NR * kh + jr] = in ? 0xffffffffu : 0;
+      }
+  if (w->stride[2] == 1 && NR == 2)
+    dw_vectors3x3 (row, rowm, mt, w->pad0[2], w->out[2], 1, 2, kv, b16, act, lo, hi, yrs);
+  else if (w->stride[2] == 1)
+    dw_vectors3x3 (row, rowm, mt, w->pad0[2], w->out[2], 1, 1, kv, b16, act, lo, hi, yrs);
+  else if (NR == 2)
+    dw_vectors3x3 (row, rowm, mt, w->pad0[2], w->out[2], 2, 2, kv, b16, act, lo, hi, yrs);
   else
-    dw_vectors3x3 (row, rowm, mt, w->pad0[2], w->out[2], 2, kv, b16, act, lo, hi, yr);
+    dw_vectors3x3 (row, rowm, mt, w->pad0[2], w->out[2], 2, 1, kv, b16, act, lo, hi, yrs);
 }
 #else
 guint
@@ -295,21 +337,25 @@ dw_task (gint64 t0, gint64 t1, gpointer data)
           float *y = (float *) j->y->data + p * osz;
           if (!j->avx512)
             pad_plane ((const float *) j->x->data + p * isz, w, j->g, xp);
-          for (gint64 oh = 0; oh < w->out[1]; oh++)
+          /* The activation in registers unless a sum comes first. */
+          gboolean in_row = rt_epilogue_active (j->ep) && j->ep->sum == NULL;
+          for (gint64 oh = 0, n; oh < w->out[1]; oh += n)
             {
-              /* The activation in registers unless a sum comes first. */
-              gboolean in_row = rt_epilogue_active (j->ep) && j->ep->sum == NULL;
+              n = 1;
 #ifdef DW_AVX512
               if (j->avx512)
-                dw_row3x3_avx512 ((const float *) j->x->data + p * isz, w->in[1], w->in[2], j->masks, w, oh, k, b,
-                                  y + oh * OW, in_row ? j->ep->act : RT_ACT_NONE,
-                                  in_row ? (float) j->ep->lo : 0, in_row ? (float) j->ep->hi : 0);
+                {
+                  n = MIN (2, w->out[1] - oh);   /* two rows at a time */
+                  dw_row3x3_avx512 ((const float *) j->x->data + p * isz, w->in[1], w->in[2], j->masks, w, oh,
+                                    n, k, b, y + oh * OW, in_row ? j->ep->act : RT_ACT_NONE,
+                                    in_row ? (float) j->ep->lo : 0, in_row ? (float) j->ep->hi : 0);
+                }
               else
 #endif
                 dw_row (xp, j->g, k, b, w, oh, y + oh * OW, yrow, in_row ? j->ep->act : RT_ACT_NONE,
                         in_row ? (float) j->ep->lo : 0, in_row ? (float) j->ep->hi : 0);
               if (!in_row)
-                rt_epilogue_apply (GRAPH_DTYPE_FLOAT, y + oh * OW, p * osz + oh * OW, OW, j->ep);
+                rt_epilogue_apply (GRAPH_DTYPE_FLOAT, y + oh * OW, p * osz + oh * OW, n * OW, j->ep);
             }
         }
     }

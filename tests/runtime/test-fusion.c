@@ -263,9 +263,10 @@ test_depthwise_clip (void)
 }
 
 /* The AVX-512 depthwise rows (3x3, stride 1 or 2: 16 columns a vector,
- * the last one under a mask) give the same bits as the 8-wide rows
- * (SYMONNX_DEPTHWISE_AVX2=1), with no activation, Relu and Clip fused, on
- * widths around 16; the counter proves which path ran; a 5x5 depthwise
+ * the last one under a mask, two output rows at a time, any vertical
+ * stride) give the same bits as the 8-wide rows (SYMONNX_DEPTHWISE_AVX2=1),
+ * with no activation, Relu and Clip fused, on widths around 16 and odd
+ * row counts; the counter proves which path ran; a 5x5 depthwise
  * Conv does not take it.  (test_depthwise checks the default path against
  * a direct convolution.) */
 static void
@@ -276,18 +277,20 @@ test_depthwise_avx512 (void)
       g_test_skip ("no AVX-512F");
       return;
     }
-  const struct { gint64 k, s, p, q, h, w; int act; } cases[] = {   /* q: bottom/right pads */
-    { 3, 1, 1, 1, 9, 17, 0 }, { 3, 2, 1, 1, 14, 14, 1 }, { 3, 2, 0, 0, 7, 8, 2 },
-    { 3, 1, 1, 1, 5, 1, 2 }, { 3, 1, 1, 1, 6, 16, 1 }, { 3, 2, 1, 1, 11, 33, 2 },
-    { 3, 1, 0, 0, 8, 50, 0 }, { 3, 2, 1, 1, 7, 64, 1 }, { 3, 2, 0, 1, 12, 36, 2 },
-    { 3, 1, 2, 0, 5, 19, 1 }, { 3, 2, 2, 2, 6, 40, 0 }, { 5, 1, 2, 2, 6, 23, 2 },
+  /* q: bottom/right pads; sh: the vertical stride (0: s) */
+  const struct { gint64 k, s, p, q, h, w; int act; gint64 sh; } cases[] = {
+    { 3, 1, 1, 1, 9, 17, 0, 0 }, { 3, 2, 1, 1, 14, 14, 1, 0 }, { 3, 2, 0, 0, 7, 8, 2, 0 },
+    { 3, 1, 1, 1, 5, 1, 2, 0 }, { 3, 1, 1, 1, 6, 16, 1, 0 }, { 3, 2, 1, 1, 11, 33, 2, 0 },
+    { 3, 1, 0, 0, 8, 50, 0, 0 }, { 3, 2, 1, 1, 7, 64, 1, 0 }, { 3, 2, 0, 1, 12, 36, 2, 0 },
+    { 3, 1, 2, 0, 5, 19, 1, 0 }, { 3, 2, 2, 2, 6, 40, 0, 0 }, { 5, 1, 2, 2, 6, 23, 2, 0 },
+    { 3, 1, 1, 1, 11, 47, 2, 2 }, { 3, 2, 1, 1, 9, 70, 1, 1 }, { 3, 2, 1, 0, 13, 31, 0, 3 },
   };
   for (guint t = 0; t < G_N_ELEMENTS (cases); t++)
     {
       gint64 C = 7, K = cases[t].k, S = cases[t].s, P = cases[t].p;
       g_autoptr (Graph) g = fz_new_graph_at (13);
       gint64 xd[4] = { 2, C, cases[t].h, cases[t].w }, wd[4] = { C, 1, K, K }, bd[1] = { C };
-      gint64 st[2] = { S, S }, pd[4] = { P, P, cases[t].q, cases[t].q };
+      gint64 st[2] = { cases[t].sh ? cases[t].sh : S, S }, pd[4] = { P, P, cases[t].q, cases[t].q };
       GraphValue *y = graph_op (g, "Conv", fz_input (g, "x", 4, xd), fz_weights (g, "w", 4, wd),
                                 fz_weights (g, "b", 1, bd), "group_i", C, "strides_is", 2, st,
                                 "pads_is", 4, pd, NULL);
