@@ -462,7 +462,6 @@ def ort_files(d):
     a uint8 exponent, a quantized AveragePool with counted padding).
     Compared with PyTorch in symonnx's executor and in ONNX Runtime
     (SYMONNX_ORT_MODULES: onnxruntime-node, tests/e2e/install-ort.sh)."""
-    import subprocess
     import numpy as np
 
     class Carry(torch.nn.Module):
@@ -475,7 +474,6 @@ def ort_files(d):
                               torch.quantization.DeQuantStub())
     qat.qconfig = torch.quantization.get_default_qconfig("fbgemm")
     qat = torch.quantization.convert(torch.quantization.prepare_qat(qat.train())).eval()
-    js = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ort-run.js")
     x, empty = torch.rand(3, 4), torch.zeros(0, 0, 0)
     cases = [("carry-static", Carry(), (x, empty), None, lambda g: not any(n.op_type == "If" for n in g.node)),
              ("carry-dynamic", Carry(), (x, empty), {"x": [0, 1], "prev": [0, 1, 2]},
@@ -495,18 +493,7 @@ def ort_files(d):
         g = onnx.load(path).graph
         assert shape_ok is None or shape_ok(g), f"{name}: the graph's If nodes"
         verified(model, args, path)
-        names = [i.name for i in g.input if i.name not in {t.name for t in g.initializer}]
-        out = os.path.join(d, f"{name}-ort")
-        os.makedirs(out, exist_ok=True)
-        specs = []
-        for k, t in enumerate(args):
-            np.save(os.path.join(out, f"in{k}.npy"), t.numpy())
-            specs.append(f"{names[k]}={os.path.join(out, f'in{k}.npy')}")
-        r = subprocess.run(["node", js, path, out] + specs, capture_output=True, text=True,
-                           env=dict(os.environ, NODE_PATH=os.environ["SYMONNX_ORT_MODULES"]))
-        if r.returncode != 0:
-            raise SystemExit(f"ONNX Runtime refused {path}: {r.stderr.strip()}")
-        got = np.load(os.path.join(out, "ort_0.npy"))
+        got = ort_outputs(path, args, d, name)[0]
         if got.shape != want.shape or not np.allclose(got, want, rtol=1e-5, atol=1e-6):
             raise SystemExit(f"ONNX Runtime's output of {path} differs from PyTorch's: {got} vs {want}")
     print("ort_files: ok")
