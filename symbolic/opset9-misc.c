@@ -53,6 +53,22 @@ sym_len (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
       out[0] = sym_const_i64 (ctx, rank);
       return TRUE;
     }
+  gint64 dim;
+  if (p && graph_node_is (p, "aten::unbind") && graph_node_n_inputs (p) == 2
+      && sym_get_const_int (graph_node_input (p, 1), &dim))
+    {
+      /* len(x.unbind(dim)): x.size(dim) (the unbind, read only by len, made
+       * no list: sym_unbind) */
+      int r = sym_rank (graph_node_input (p, 0));
+      if (r < 0 || dim < -r || dim >= r)
+        /* torch 1.13: also refuses (PyTorch raises: the dim is out of range) */
+        return sym_unimplemented (ctx, n, error, "len() of unbind along a dim outside its input's rank");
+      GraphValue *x = sym_value (ctx, graph_node_input (p, 0), error);
+      if (x == NULL)
+        return FALSE;
+      out[0] = sym_size (ctx, x, dim < 0 ? dim + r : dim);
+      return out[0] != NULL;
+    }
   if (!sym_static_int (graph_node_output (n, 0), &len))
     /* torch 1.13: exports it as SequenceLength of the list from opset 11; not yet here */
     return sym_unimplemented (ctx, n, error, "len() of a list whose length is known only at run time");

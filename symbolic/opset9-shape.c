@@ -588,6 +588,17 @@ sym_unfold (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   return TRUE;
 }
 
+/* Whether aten::len is the only reader of v (and one reads it). */
+static gboolean
+only_len_reads (GraphValue *v)
+{
+  guint uses = graph_value_n_uses (v);
+  for (guint u = 0; u < uses; u++)
+    if (!graph_node_is (graph_value_use (v, u)->node, "aten::len"))
+      return FALSE;
+  return uses > 0;
+}
+
 /* aten::unbind(self, dim) */
 gboolean
 sym_unbind (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
@@ -605,6 +616,15 @@ sym_unbind (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
        * data-dependent count of boxes: 4 coordinates): equal pieces */
       GraphNode *sp = sym_split (ctx, self, dim, (guint) unpacked, NULL);
       return sp && sym_finish_split (ctx, n, sp, out, TRUE, dim);
+    }
+  if (only_len_reads (graph_node_output (n, 0)))
+    {
+      /* len(x.unbind(d)) (scripted code; its dim may be dynamic): x.size(d),
+       * which sym_len reads from the unbind's input and constant folding
+       * makes a constant when it is static; the list itself is never made
+       * (torch 1.13: SplitToSequence and SequenceLength, from opset 11) */
+      out[0] = self;
+      return TRUE;
     }
   if (!split_sizes (ctx, n, self, dim, 1, &k, sizes, error))
     return FALSE;

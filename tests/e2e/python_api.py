@@ -307,6 +307,21 @@ def scripted(d):
     verified(model, (x,), path)
     verified(model, (torch.randn(7, 2),), path)
 
+    # len(x.unbind()) of a dynamic dim (PyTorch's suite, test_len): x.size(0),
+    # computed at run time; the list is never made
+    class Len(torch.nn.Module):
+        def forward(self, x):
+            return len(x.unbind()) + x
+
+    model = torch.jit.script(Len())
+    path = os.path.join(d, "scripted_len.onnx")
+    for axes in (None, {"x": {0: "n"}}):
+        symonnx.export(model, (torch.randn(4, 5),), path, opset_version=13, input_names=["x"], dynamic_axes=axes)
+        check_file(path)
+        verified(model, (torch.randn(4, 5),), path)
+        if axes:
+            verified(model, (torch.randn(6, 5),), path)
+
     # frozen as torch.onnx.export freezes a scripted module: self.dim and
     # batch norm's `if self.training` become constants; the conv's weights,
     # read only in the run-time If's branch, are initializers of the main
