@@ -40,6 +40,33 @@ sym_identity (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
   return (out[0] = sym_value (ctx, graph_node_input (n, 0), error)) != NULL;
 }
 
+/* prim::tolist(x, dim, elem_type) (scripted x.tolist()): x itself, as
+ * torch 1.13's prim_tolist, for a tensor of at most one dim whose element
+ * kind is the annotation's (elem_type 0: int, 1: float, 2: bool; PyTorch
+ * raises on any other), so the list's values are x's. */
+static gboolean
+sym_tolist (SymContext *ctx, GraphNode *n, GraphValue **out, GError **error)
+{
+  gint64 dim, kind;
+  GraphDType dt = sym_dtype (graph_node_input (n, 0));
+  int rank = sym_rank (graph_node_input (n, 0));
+  if (graph_node_n_inputs (n) != 3 || !sym_get_const_int (graph_node_input (n, 1), &dim)
+      || !sym_get_const_int (graph_node_input (n, 2), &kind))
+    /* torch 1.13: also refuses (its _maybe_get_const needs the dim a constant to compare) */
+    return sym_unimplemented (ctx, n, error, "tolist with a dim or element type known only at run time");
+  if (dim > 1 || rank > 1)
+    /* torch 1.13: also refuses ("dim_val > 1") */
+    return sym_unimplemented (ctx, n, error, "tolist of a tensor of more than one dim");
+  gboolean fits = kind == 0   ? graph_dtype_is_integer (dt) && dt != GRAPH_DTYPE_BOOL
+                  : kind == 1 ? graph_dtype_is_floating (dt)
+                  : kind == 2 ? dt == GRAPH_DTYPE_BOOL : FALSE;
+  if (!fits)
+    /* torch 1.13: exports x as it is; refused here because PyTorch raises when the annotation
+     * does not fit (no list to compute) */
+    return sym_unimplemented (ctx, n, error, "tolist whose element type does not fit the tensor's (PyTorch raises)");
+  return sym_identity (ctx, n, out, error);
+}
+
 /* aten::set_(self, source): self becomes source (its storage, shape and
  * type), so the result is source itself; a view that is set_ leaves its
  * base alone (export/pipeline/view-mutation.c does not write it back). */
@@ -1910,6 +1937,7 @@ static const SymEntry entries[] = {
   SYM_FN ("aten::clone", sym_identity),
   SYM_FN ("aten::alias", sym_identity),
   SYM_FN ("prim::data", sym_identity),   /* x.data in scripted code: x, as torch's prim_data */
+  SYM_FN ("prim::tolist", sym_tolist),
   SYM_FN ("aten::set_", sym_set),
   SYM_FN ("aten::lift_fresh", sym_identity),
   SYM_FN ("aten::to", sym_to),

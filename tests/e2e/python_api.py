@@ -25,7 +25,7 @@ import inspect
 import io
 import os
 import sys
-from typing import Dict, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 import onnx
 import torch
@@ -321,6 +321,29 @@ def scripted(d):
         verified(model, (torch.randn(4, 5),), path)
         if axes:
             verified(model, (torch.randn(6, 5),), path)
+
+    # x.tolist() of a 1-D int tensor (PyTorch's suite, test_tolist): x itself,
+    # the list's values as a 1-D tensor (as torch's file; with one element
+    # PyTorch's flattened list is one output too)
+    class ToList(torch.nn.Module):
+        def forward(self, x):
+            res: List[int] = x.tolist()
+            return res
+
+    model = torch.jit.script(ToList())
+    path = os.path.join(d, "scripted_tolist.onnx")
+    import subprocess
+    import numpy as np
+    x = torch.tensor([37, -4, 9])
+    symonnx.export(model, (x,), path, opset_version=13, input_names=["x"], output_names=["res"])
+    check_file(path)
+    out = onnx.load(path).graph.output[0].type.tensor_type
+    assert out.elem_type == onnx.TensorProto.INT64 and len(out.shape.dim) == 1, out
+    np.save(os.path.join(d, "tolist_x.npy"), x.numpy())
+    r = subprocess.run([sys.executable, "-m", "symonnx", "run", path, "-i", f"x={os.path.join(d, 'tolist_x.npy')}",
+                        "-o", d], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert np.load(os.path.join(d, "res.npy")).tolist() == model(x), "tolist's values"
 
     # frozen as torch.onnx.export freezes a scripted module: self.dim and
     # batch norm's `if self.training` become constants; the conv's weights,
