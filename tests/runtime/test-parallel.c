@@ -285,6 +285,74 @@ test_seats (void)
     }
 }
 
+
+/* Concat copies blocks of its output's bytes in parallel (k-shape.c): with
+ * 1 and 3 threads, along the channels (one piece per input) and along the
+ * last axis (a block spans many pieces, and a piece two blocks), over
+ * 256 KiB so that several blocks are cut, the result is each input's
+ * values where a plain loop over the indices puts them. */
+static void
+test_concat (void)
+{
+  const gint64 dims[3][3] = { { 2, 24, 1000 }, { 2, 7, 1000 }, { 2, 40, 1000 } };
+  for (guint axis = 1; axis <= 2; axis++)
+    for (int threads = 1; threads <= 3; threads += 2)
+      {
+        Graph *g = fz_new_graph_at (13);
+        GraphValue *x[3];
+        GHashTable *in = fz_inputs_new ();
+        Tensor *t[3];
+        for (guint i = 0; i < 3; i++)
+          {
+            gint64 d[3] = { 2, axis == 1 ? dims[i][1] : 30, axis == 1 ? 1000 : dims[i][1] * 41 };
+            char name[8];
+            g_snprintf (name, sizeof name, "x%u", i);
+            x[i] = fz_input (g, name, 3, d);
+            t[i] = fz_random_tensor (3, d);
+            g_hash_table_insert (in, g_strdup (name), tensor_ref (t[i]));
+          }
+        GraphValue *y = graph_op (g, "Concat", x[0], x[1], x[2], "axis_i", (gint64) axis, NULL);
+        graph_value_set_name (y, "y");
+        graph_add_output (g, y);
+        RtOptions o;
+        rt_options_init (&o);
+        o.threads = threads;
+        g_autoptr (GError) error = NULL;
+        RtSession *s = rt_session_new (g, &o, &error);
+        g_assert_no_error (error);
+        GHashTable *out = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) tensor_unref);
+        g_assert_true (rt_session_run (s, in, out, &error));
+        Tensor *got = g_hash_table_lookup (out, "y");
+        g_assert_nonnull (got);
+        g_assert_cmpint (tensor_nbytes (got), >, 256 << 10);
+        const gint64 *od = tensor_dims (got);
+        const float *yv = tensor_data (got);
+        gint64 base = 0;
+        for (guint i = 0; i < 3; i++)
+          {
+            const gint64 *id = tensor_dims (t[i]);
+            const float *xv = tensor_data (t[i]);
+            for (gint64 a = 0; a < id[0]; a++)
+              for (gint64 b = 0; b < id[1]; b++)
+                for (gint64 c = 0; c < id[2]; c++)
+                  {
+                    gint64 ob = axis == 1 ? b + base : b, oc = axis == 2 ? c + base : c;
+                    float want = xv[(a * id[1] + b) * id[2] + c];
+                    if (yv[(a * od[1] + ob) * od[2] + oc] != want)
+                      g_error ("Concat axis %u, %d threads: input %u at (%" G_GINT64_FORMAT ", %"
+                               G_GINT64_FORMAT ", %" G_GINT64_FORMAT ") misplaced", axis, threads, i, a, b, c);
+                  }
+            base += id[axis];
+          }
+        g_hash_table_unref (out);
+        rt_session_free (s);
+        g_hash_table_unref (in);
+        for (guint i = 0; i < 3; i++)
+          tensor_unref (t[i]);
+        graph_free (g);
+      }
+}
+
 void
 test_parallel_register (void)
 {
@@ -292,4 +360,5 @@ test_parallel_register (void)
   g_test_add_func ("/runtime/parallel/worker-runs", test_worker_runs);
   g_test_add_func ("/runtime/parallel/nested-and-concurrent", test_nested_and_concurrent);
   g_test_add_func ("/runtime/parallel/seats", test_seats);
+  g_test_add_func ("/runtime/parallel/concat", test_concat);
 }
