@@ -9,6 +9,19 @@
 #include "tests/runtime/fusion-testutil.h"
 #include "runtime/kernel.h"
 
+/* A session of g with `threads` threads. */
+static RtSession *
+session_of (Graph *g, int threads)
+{
+  RtOptions o;
+  rt_options_init (&o);
+  o.threads = threads;
+  g_autoptr (GError) error = NULL;
+  RtSession *s = rt_session_new (g, &o, &error);
+  g_assert_no_error (error);
+  return s;
+}
+
 /* A session with `threads` threads, for its RtCall's thread count. */
 static RtSession *
 session_with (int threads, Graph **gp)
@@ -18,14 +31,8 @@ session_with (int threads, Graph **gp)
   GraphValue *y = graph_op (g, "Relu", fz_input (g, "x", 1, d), NULL);
   graph_value_set_name (y, "y");
   graph_add_output (g, y);
-  RtOptions o;
-  rt_options_init (&o);
-  o.threads = threads;
-  g_autoptr (GError) error = NULL;
-  RtSession *s = rt_session_new (g, &o, &error);
-  g_assert_no_error (error);
   *gp = g;
-  return s;
+  return session_of (g, threads);
 }
 
 typedef struct
@@ -314,12 +321,8 @@ test_concat (void)
         GraphValue *y = graph_op (g, "Concat", x[0], x[1], x[2], "axis_i", (gint64) axis, NULL);
         graph_value_set_name (y, "y");
         graph_add_output (g, y);
-        RtOptions o;
-        rt_options_init (&o);
-        o.threads = threads;
         g_autoptr (GError) error = NULL;
-        RtSession *s = rt_session_new (g, &o, &error);
-        g_assert_no_error (error);
+        RtSession *s = session_of (g, threads);
         GHashTable *out = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) tensor_unref);
         g_assert_true (rt_session_run (s, in, out, &error));
         Tensor *got = g_hash_table_lookup (out, "y");
