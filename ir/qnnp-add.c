@@ -19,7 +19,7 @@
 
 gboolean
 tensor_qnnp_add_init (TensorQnnpAdd *p, float a_scale, gint64 a_zp, float b_scale, gint64 b_zp,
-                  float y_scale, gint64 y_zp, gboolean relu)
+                      float y_scale, gint64 y_zp, gboolean relu)
 {
   memset (p, 0, sizeof *p);
   p->a_ratio = a_scale / y_scale;

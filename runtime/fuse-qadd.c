@@ -39,10 +39,10 @@
 
 typedef struct
 {
-  TensorQnnpAdd q;            /* the add as QNNPACK computes it */
-  float     sa, sb, ys;   /* the chain's constants, for its float form */
-  gint64    za, zb, yz;
-  gboolean  relu;
+  TensorQnnpAdd q;        /* the add as QNNPACK computes it */
+  float         sa, sb, ys;   /* the chain's constants, for its float form */
+  gint64        za, zb, yz;
+  gboolean      relu;
 } QAdd;
 
 typedef struct

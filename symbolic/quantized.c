@@ -94,6 +94,23 @@ dequantize (SymContext *ctx, const SymQuantized *q, GraphValue **scale, GError *
   return out;
 }
 
+/* The scale (float) and zero point of n's quantized result, cast as torch's
+ * quantize_helper casts them (n NULL: the zero point is of the result's
+ * type already unless it is neither uint8 nor int8). */
+static void
+result_params (SymContext *ctx, GraphNode *n, GraphValue **scale, GraphValue **zero_point)
+{
+  if (sym_dtype (*scale) != GRAPH_DTYPE_FLOAT)
+    *scale = sym_cast (ctx, *scale, GRAPH_DTYPE_FLOAT);
+  GraphType *rt = n && graph_node_n_outputs (n) ? graph_value_type (graph_node_output (n, 0)) : NULL;
+  GraphDType want = graph_type_is_quantized (rt) ? graph_type_dtype (rt) : GRAPH_DTYPE_UINT8;
+  if (want != GRAPH_DTYPE_INT8)
+    want = GRAPH_DTYPE_UINT8;
+  GraphDType zdt = sym_dtype (*zero_point);
+  if (n ? zdt != want : zdt != GRAPH_DTYPE_UINT8 && zdt != GRAPH_DTYPE_INT8)
+    *zero_point = sym_cast (ctx, *zero_point, want);
+}
+
 /* torch's quantize_helper (per tensor): QuantizeLinear of x, the result of
  * n (NULL: zero_point is of the result's type already); the result's
  * parameters in *q.  The zero point is cast to the integer type of n's
@@ -104,15 +121,7 @@ static void
 quantize (SymContext *ctx, GraphNode *n, GraphValue *x, GraphValue *scale, GraphValue *zero_point,
           SymQuantized *q)
 {
-  if (sym_dtype (scale) != GRAPH_DTYPE_FLOAT)
-    scale = sym_cast (ctx, scale, GRAPH_DTYPE_FLOAT);
-  GraphType *rt = n && graph_node_n_outputs (n) ? graph_value_type (graph_node_output (n, 0)) : NULL;
-  GraphDType want = graph_type_is_quantized (rt) ? graph_type_dtype (rt) : GRAPH_DTYPE_UINT8;
-  if (want != GRAPH_DTYPE_INT8)
-    want = GRAPH_DTYPE_UINT8;
-  GraphDType zdt = sym_dtype (zero_point);
-  if (n ? zdt != want : zdt != GRAPH_DTYPE_UINT8 && zdt != GRAPH_DTYPE_INT8)
-    zero_point = sym_cast (ctx, zero_point, want);
+  result_params (ctx, n, &scale, &zero_point);
   q->value = graph_op (G, "QuantizeLinear", x, scale, zero_point, NULL);
   q->scale = scale;
   q->zero_point = zero_point;
@@ -433,16 +442,11 @@ static gboolean
 same_traced_shape (GraphValue *a, GraphValue *b)
 {
   GraphType *ta = graph_value_type (a), *tb = graph_value_type (b);
-  if (ta == NULL || tb == NULL || !graph_type_is_tensor (ta) || !graph_type_is_tensor (tb)
-      || graph_type_rank (ta) < 0 || graph_type_rank (ta) != graph_type_rank (tb))
-    return FALSE;
-  for (guint i = 0; i < (guint) graph_type_rank (ta); i++)
-    {
-      const GraphDim *da = graph_type_dim (ta, i), *db = graph_type_dim (tb, i);
-      if (da->kind != GRAPH_DIM_STATIC || db->kind != GRAPH_DIM_STATIC || da->value != db->value)
-        return FALSE;
-    }
-  return TRUE;
+  gint64 da[TENSOR_MAX_RANK], db[TENSOR_MAX_RANK];
+  int rank = ta ? graph_type_rank (ta) : -1;
+  return ta && tb && rank <= TENSOR_MAX_RANK && graph_type_rank (tb) == rank
+         && graph_type_static_shape (ta, da) && graph_type_static_shape (tb, db)
+         && memcmp (da, db, (gsize) rank * sizeof (gint64)) == 0;
 }
 
 /* Note [QNNPACK's add in ONNX]: PyTorch's quantized::add and add_relu of
@@ -514,8 +518,9 @@ qnnpack_add (SymContext *ctx, GraphNode *n, const SymQuantized *qa, const SymQua
     f = graph_op (G, "Relu", f, NULL);
   if (f)
     sym_set_type (f, GRAPH_DTYPE_FLOAT, rank, rank >= 0 ? dims : NULL);
-  *y_scale = sym_dtype (scale) == GRAPH_DTYPE_FLOAT ? scale : sym_cast (ctx, scale, GRAPH_DTYPE_FLOAT);
-  *y_zp = sym_dtype (zp) == GRAPH_DTYPE_UINT8 ? zp : sym_cast (ctx, zp, GRAPH_DTYPE_UINT8);
+  *y_scale = scale;
+  *y_zp = zp;
+  result_params (ctx, n, y_scale, y_zp);   /* the result is quint8: a uint8 zero point */
   return graph_op (G, "QuantizeLinear", f, sym_const_scalar (ctx, GRAPH_DTYPE_FLOAT, 1.0), *y_zp, NULL);
 }
 
