@@ -567,6 +567,14 @@ rt_packed_pack_a_t (const RtPackedW *p, const float *at, gint64 ld, gint64 m, fl
     {
       float *d = ap + pn * K * mr;
       gint64 r0 = pn * mr, rows = MIN (mr, m - r0);
+      /* Constant sizes for the full panels of the two kernels: one vector move a k. */
+      if (rows == 8 && mr == 8)
+        for (gint64 k = 0; k < K; k++)
+          memcpy (d + k * 8, at + k * ld + r0, 8 * sizeof (float));
+      else if (rows == 6 && mr == 6)
+        for (gint64 k = 0; k < K; k++)
+          memcpy (d + k * 6, at + k * ld + r0, 6 * sizeof (float));
+      else
       for (gint64 k = 0; k < K; k++)
         {
           memcpy (d + k * mr, at + k * ld + r0, (gsize) rows * sizeof (float));

@@ -101,6 +101,23 @@ panels_range (gint64 begin, gint64 end, gpointer data)
     }
 }
 
+/* A's panels [p0, p1) packed from xᵀ (one image: K rows of HW). */
+typedef struct
+{
+  const RtPackedW *bt;
+  const float     *x;
+  gint64           HW;
+  float           *ap;
+} PackA;
+
+static void
+pack_a_range (gint64 p0, gint64 p1, gpointer data)
+{
+  const PackA *a = data;
+  gint64 mr = rt_packed_mr (a->bt), r0 = p0 * mr, r1 = MIN (p1 * mr, a->HW);
+  rt_packed_pack_a_t (a->bt, a->x + r0, a->HW, r1 - r0, a->ap + rt_packed_a_floats (a->bt, r0));
+}
+
 gboolean
 rt_conv_pixel_rows (RtCall *call, const RtPackedW *bt, const RtTensor *x, const RtTensor *bias,
                     const RtEpilogue *ep, RtTensor *y, GError **error)
@@ -117,7 +134,11 @@ rt_conv_pixel_rows (RtCall *call, const RtPackedW *bt, const RtTensor *x, const 
             .M = M, .nr = rt_packed_nr (bt) };
   for (gint64 n = 0; n < N; n++)
     {
-      rt_packed_pack_a_t (bt, (const float *) x->data + n * K * HW, HW, HW, ap);
+      /* xᵀ's panels in parallel where there is enough to copy (~32 KiB a chunk) */
+      PackA pa = { bt, (const float *) x->data + n * K * HW, HW, ap };
+      gint64 panel_bytes = rt_packed_a_floats (bt, 1) * (gint64) sizeof (float);
+      rt_parallel_for (call, (HW + rt_packed_mr (bt) - 1) / rt_packed_mr (bt),
+                       MAX (1, 32768 / MAX (panel_bytes, 1)), pack_a_range, &pa);
       j.y = (float *) y->data + n * M * HW;
       j.z0 = n * M * HW;
       /* chunks of at least ~4 MFLOP */

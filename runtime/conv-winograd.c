@@ -219,7 +219,7 @@ typedef struct
 } Geometry;
 
 static gboolean
-geometry (const RtWinograd *wg, const RtWindow *w, Geometry *g)
+geometry (const RtWinograd *wg, const RtWindow *w, gint64 min_blocks, Geometry *g)
 {
   gint64 OH = w->out[1], OW = w->out[2], tile = wg->tile, nxi = (tile + 2) * (tile + 2);
   g->tile = tile;
@@ -227,10 +227,14 @@ geometry (const RtWinograd *wg, const RtWindow *w, Geometry *g)
   g->TH = (OH + tile - 1) / tile;
   g->TW = (OW + tile - 1) / tile;
   /* ap and cbuf of a block in about 1 MiB (L2), but at least 16 tiles
-   * (two row panels) so the GEMMs' tiles fill. */
+   * (two row panels) so the GEMMs' tiles fill; smaller blocks where that
+   * makes min_blocks of them. */
   double per_row = (double) g->TW * nxi * (double) (wg->C + wg->M) * sizeof (float);
   gint64 rb = per_row > 0 ? (gint64) ((1 << 20) / per_row) : 1;
-  g->RB = CLAMP (MAX (rb, (16 + g->TW - 1) / g->TW), 1, MAX (g->TH, 1));
+  gint64 min_rb = (16 + g->TW - 1) / g->TW;
+  g->RB = CLAMP (MAX (rb, min_rb), 1, MAX (g->TH, 1));
+  if (min_blocks > 1 && g->TH > 0 && (g->TH + g->RB - 1) / g->RB < min_blocks)
+    g->RB = CLAMP (MAX ((g->TH + min_blocks - 1) / min_blocks, min_rb), 1, g->TH);
   g->nblocks = g->TH ? (g->TH + g->RB - 1) / g->RB : 0;
   g->T = g->RB * g->TW;
   g->Wp = g->TW * tile + 2;
@@ -253,7 +257,7 @@ rt_winograd_applies (const RtWinograd *wg, const RtTensor *x, const RtTensor *wt
          && wt->dims[0] == wg->M && wt->dims[1] == wg->C && wt->dims[2] == 3 && wt->dims[3] == 3
          && x->dtype == GRAPH_DTYPE_FLOAT && x->rank == 4 && x->dims[1] == wg->C && group == 1
          && w->nsp == 2 && w->k[1] == 3 && w->k[2] == 3 && w->stride[1] == 1
-         && w->stride[2] == 1 && w->dil[1] == 1 && w->dil[2] == 1 && geometry (wg, w, &g);
+         && w->stride[2] == 1 && w->dil[1] == 1 && w->dil[2] == 1 && geometry (wg, w, 1, &g);
 }
 
 typedef struct
@@ -601,7 +605,11 @@ rt_conv_winograd (RtCall *call, const RtWinograd *wg, const RtTensor *x, const R
                   const RtWindow *w, RtTensor *y, const RtEpilogue *ep, GError **error)
 {
   Geometry g;
-  if (!geometry (wg, w, &g))
+  /* Threads: at least two blocks each where the tile rows allow, so that
+   * they take whole blocks rather than each block's phases in turn (whose
+   * data moves between the cores three times a block). */
+  gint64 threads = rt_call_threads (call), n_img = MAX (x->dims[0], 1);
+  if (!geometry (wg, w, threads > 1 ? (2 * threads + n_img - 1) / n_img : 1, &g))
     {
       rt_call_error (call, error, RT_ERROR_SHAPE, "Winograd: the window does not fit");
       return FALSE;
@@ -613,7 +621,7 @@ rt_conv_winograd (RtCall *call, const RtWinograd *wg, const RtTensor *x, const R
             .act = act ? ep->act : RT_ACT_NONE, .lo = act ? (float) ep->lo : 0,
             .hi = act ? (float) ep->hi : 0, .N = x->dims[0], .C = wg->C, .M = wg->M,
             .H = w->in[1], .W = w->in[2], .OH = w->out[1], .OW = w->out[2] };
-  gint64 items = j.N * g.nblocks, threads = rt_call_threads (call);
+  gint64 items = j.N * g.nblocks;
   if (items == 0)
     return TRUE;
   gint64 per = g.nxi * g.apx + g.cbuf;

@@ -351,12 +351,18 @@ channel_range (gint64 mb0, gint64 mb1, gpointer data)
                               z, j->ep, mb0, mb1);
 }
 
-static guint channel_splits;
+static guint channel_splits, column_splits;
 
 guint
 rt_conv_channel_splits (void)
 {
   return g_atomic_int_get (&channel_splits);
+}
+
+guint
+rt_conv_column_splits (void)
+{
+  return g_atomic_int_get (&column_splits);
 }
 
 /* Block `item` of the output: im2col, GEMM, then bias and epilogue while
@@ -617,7 +623,21 @@ rt_conv_ex (RtCall *call, const RtTensor *x, const RtTensor *wt, const RtTensor 
    * filled 32-wide panels; instead B is packed once, whole, and the
    * threads split the output channels (same sums: each panel's are made
    * the same way whichever thread makes them). */
-  if (threads > 1 && N * group == 1 && x->rank == 4 && j.osz <= 256
+  if (threads > 1 && N * group == 1 && x->rank == 4 && j.osz <= 256 && j.direct
+      && rt_conv_packed_usable (pw, wt, group) && M <= j.osz
+      && (j.osz + rt_packed_nr (pw) - 1) / rt_packed_nr (pw) >= 2 * threads)
+    {
+      /* ... except where W is the smaller operand (MobileNetV2's 576 -> 96
+       * projections at 14x14): each thread reads all of W but packs and
+       * keeps only its own B panels, a column block a panel wide. */
+      g_atomic_int_inc (&column_splits);
+      j.pw = pw;
+      j.block = rt_packed_nr (pw);
+      j.nblocks = (j.osz + j.block - 1) / j.block;
+      j.items = j.nblocks;
+      j.tasks = threads;
+    }
+  else if (threads > 1 && N * group == 1 && x->rank == 4 && j.osz <= 256
       && rt_conv_packed_usable (pw, wt, group) && rt_conv_packed_panels (pw) >= 2 * threads)
     {
       j.pw = pw;

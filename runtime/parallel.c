@@ -45,8 +45,12 @@ typedef struct
   gint      active;         /* workers reading the current job's fields */
   gint      sleepers;       /* workers waiting on wake */
   gint      caller_waiting; /* the caller waits on finished */
-  gint      next, done;     /* chunks claimed, chunks finished */
-  gint      seats;          /* seats taken (the caller's is 0) */
+  gint      done;           /* chunks finished */
+  /* Seat s owns chunks [first[s], first[s + 1]) and claims them in order
+   * from next[s]; a seat done with its own claims the others' (the same
+   * counters, so each chunk runs once). */
+  struct { gint v; char pad[60]; } next[MAX_WORKERS + 1];   /* a line each */
+  gint      first[MAX_WORKERS + 2];
   gint      max_seats;      /* the job's thread count */
   /* The job: written only while gen is odd and no worker is active. */
   RtRangeFn fn;
@@ -68,22 +72,28 @@ cpu_relax (void)
 #endif
 }
 
-/* Runs chunks until none is left to claim. */
+/* Runs chunks until none is left to claim: this seat's own first, then the
+ * others'. */
 static void
 run_chunks (void)
 {
-  for (;;)
+  gint chunks = P.chunks, seats = P.max_seats;
+  for (gint i = 0; i < seats; i++)
     {
-      gint c = g_atomic_int_add (&P.next, 1);
-      gint chunks = P.chunks;
-      if (c >= chunks)
-        return;
-      P.fn (P.n * c / chunks, P.n * (c + 1) / chunks, P.data);
-      if (g_atomic_int_add (&P.done, 1) + 1 == chunks && g_atomic_int_get (&P.caller_waiting))
+      gint s = (seat + i) % seats;
+      for (;;)
         {
-          g_mutex_lock (&P.lock);
-          g_cond_broadcast (&P.finished);
-          g_mutex_unlock (&P.lock);
+          gint c = g_atomic_int_add (&P.next[s].v, 1);
+          if (c >= P.first[s + 1])
+            break;
+          P.fn (P.n * c / chunks, P.n * (c + 1) / chunks, P.data);
+          if (g_atomic_int_add (&P.done, 1) + 1 == chunks
+              && g_atomic_int_get (&P.caller_waiting))
+            {
+              g_mutex_lock (&P.lock);
+              g_cond_broadcast (&P.finished);
+              g_mutex_unlock (&P.lock);
+            }
         }
     }
 }
@@ -124,10 +134,18 @@ wait_job (gint seen)
   return g;
 }
 
-static gpointer
-worker (gpointer seen_p)
+typedef struct
 {
-  gint seen = GPOINTER_TO_INT (seen_p);
+  gint seen;   /* the gen when the worker was made */
+  gint id;     /* 1, 2, ...: its seat in every job wide enough */
+} WorkerStart;
+
+static gpointer
+worker (gpointer start_p)
+{
+  WorkerStart *start = start_p;
+  gint seen = start->seen, id = start->id;
+  g_free (start);
   for (;;)
     {
       gint g = wait_job (seen);
@@ -137,12 +155,16 @@ worker (gpointer seen_p)
       g_atomic_int_inc (&P.active);
       if (g_atomic_int_get (&P.gen) == g)
         {
-          /* A seat past the job's threads (workers made for an earlier,
-           * wider job) leaves the chunks to the others. */
-          seat = g_atomic_int_add (&P.seats, 1);
-          if (seat < P.max_seats)
-            run_chunks ();
-          seat = 0;
+          /* The same seat in every job, so that a seat's chunks (the same
+           * parts of a layer's output from one node to the next) stay in
+           * one core's cache; a seat past the job's threads (a worker made
+           * for an earlier, wider job) leaves the chunks to the others. */
+          if (id < P.max_seats)
+            {
+              seat = id;
+              run_chunks ();
+              seat = 0;
+            }
         }
       g_atomic_int_dec_and_test (&P.active);
     }
@@ -159,10 +181,15 @@ ensure_workers (gint want)
   g_mutex_lock (&workers_lock);
   while (n_workers < want)
     {
-      GThread *t = g_thread_try_new ("symonnx-rt", worker,
-                                     GINT_TO_POINTER (g_atomic_int_get (&P.gen)), NULL);
+      WorkerStart *start = g_new (WorkerStart, 1);
+      start->seen = g_atomic_int_get (&P.gen);
+      start->id = n_workers + 1;
+      GThread *t = g_thread_try_new ("symonnx-rt", worker, start, NULL);
       if (t == NULL)
-        break;   /* fewer workers: the caller runs what they would have */
+        {
+          g_free (start);
+          break;   /* fewer workers: the caller runs what they would have */
+        }
       g_thread_unref (t);
       g_atomic_int_inc (&n_workers);
     }
@@ -200,12 +227,14 @@ rt_parallel_for (const RtCall *call, gint64 n, gint64 min_chunk, RtRangeFn fn, g
   P.data = data;
   P.n = n;
   P.chunks = chunks;
-  g_atomic_int_set (&P.next, 0);
   g_atomic_int_set (&P.done, 0);
-  g_atomic_int_set (&P.seats, 1);
   /* no more seats than chunks: a caller sizing scratch for MIN (threads,
    * n) seats (n chunks at most) has enough */
   P.max_seats = (gint) MIN (threads, chunks);
+  for (gint s = 0; s <= P.max_seats; s++)
+    P.first[s] = (gint) ((gint64) chunks * s / P.max_seats);
+  for (gint s = 0; s < P.max_seats; s++)
+    g_atomic_int_set (&P.next[s].v, P.first[s]);
   g_atomic_int_set (&P.caller_waiting, 0);
   g_atomic_int_set (&P.gen, (gint) ((guint) g + 2));
   if (g_atomic_int_get (&P.sleepers) > 0)

@@ -37,6 +37,9 @@ typedef struct _RtPackedW RtPackedW;
 /* Convs whose output channels were split over the threads (one image, few
  * output columns, packed weights), for tests. */
 guint    rt_conv_channel_splits (void);
+/* ... and those of few output channels whose columns were split a panel a
+ * block instead. */
+guint    rt_conv_column_splits (void);
 gboolean rt_conv_ex (RtCall *call, const RtTensor *x, const RtTensor *wt, const RtTensor *bias,
                      gint64 group, const RtWindow *w, const RtEpilogue *ep, RtTensor *into,
                      const RtPackedW *pw, GError **error);

@@ -610,6 +610,57 @@ test_channel_split (void)
     tensor_unref (out[k]);
 }
 
+/* A 1x1 Conv of one image with fewer output channels than columns (16
+ * channels, 12x12: 5 panels of 32 columns) splits its columns a panel a
+ * block at 2 threads (at least 2 panels a thread) but not at 3: the same
+ * bits as 1 thread either way, with Add + Relu fused; the counter proves
+ * which split ran. */
+static void
+test_column_split (void)
+{
+  g_autoptr (Graph) g = fz_new_graph_at (13);
+  const gint64 xd[4] = { 1, 48, 12, 12 }, wd[4] = { 16, 48, 1, 1 }, bd[1] = { 16 };
+  const gint64 zd[4] = { 1, 16, 12, 12 };
+  GraphValue *c = graph_op (g, "Conv", fz_input (g, "x", 4, xd), fz_weights (g, "w", 4, wd),
+                            fz_weights (g, "b", 1, bd), NULL);
+  GraphValue *y = graph_op (g, "Relu", graph_op (g, "Add", c, fz_input (g, "z", 4, zd), NULL), NULL);
+  graph_value_set_name (y, "y");
+  graph_add_output (g, y);
+  g_autoptr (GHashTable) in = fz_inputs_new ();
+  g_hash_table_insert (in, g_strdup ("x"), fz_random_tensor (4, xd));
+  g_hash_table_insert (in, g_strdup ("z"), fz_random_tensor (4, zd));
+  Tensor *out[3];
+  for (int k = 0; k < 3; k++)
+    {
+      RtOptions o;
+      rt_options_init (&o);
+      o.threads = k + 1;
+      g_autoptr (GError) error = NULL;
+      g_setenv ("SYMONNX_NO_PIXEL_ROWS", "1", TRUE);
+      g_autoptr (RtSession) s = rt_session_new (g, &o, &error);
+      g_unsetenv ("SYMONNX_NO_PIXEL_ROWS");
+      g_assert_no_error (error);
+      g_assert_cmpuint (s->n_nodes, ==, 1);
+      g_autoptr (GHashTable) res = fz_inputs_new ();
+      guint before = rt_conv_column_splits ();
+      g_assert_true (rt_session_run (s, in, res, &error));
+      g_assert_no_error (error);
+      g_assert_cmpuint (rt_conv_column_splits (), ==, before + (k == 1));
+      out[k] = tensor_ref (g_hash_table_lookup (res, "y"));
+    }
+  g_assert_cmpint (tensor_numel (out[0]), ==, 16 * 144);
+  guint zeros = 0;
+  for (gint64 i = 0; i < tensor_numel (out[0]); i++)
+    zeros += tensor_get_double (out[0], i) == 0.0;
+  g_assert_cmpuint (zeros, >, 1);
+  g_assert_cmpuint (zeros, <, 16 * 144);
+  for (int k = 1; k < 3; k++)
+    g_assert_cmpmem (tensor_data (out[0]), tensor_nbytes (out[0]), tensor_data (out[k]),
+                     tensor_nbytes (out[k]));
+  for (int k = 0; k < 3; k++)
+    tensor_unref (out[k]);
+}
+
 /* y = Conv (Relu (Conv (x, w1, b1) + z), w2), both 1x1, in double
  * (N x O x HW, row-major). */
 static double *
@@ -826,5 +877,6 @@ test_fusion_register (void)
   g_test_add_func ("/runtime/conv/packed", test_packed);
   g_test_add_func ("/runtime/threads/same-bits", test_threads_same_bits);
   g_test_add_func ("/runtime/threads/channel-split", test_channel_split);
+  g_test_add_func ("/runtime/threads/column-split", test_column_split);
   g_test_add_func ("/runtime/conv/pixel-rows", test_pixel_rows);
 }
