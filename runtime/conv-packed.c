@@ -51,6 +51,7 @@ struct _RtPackedW
   RtPackedW  *bt;      /* instead of a: Wᵀ as B panels (conv-pixel-rows.c) */
   float      *taps;    /* instead of a: per tap, the M filters' weights (conv-direct.c) */
   gint64      mpad;    /* taps' row length: M rounded up to 16 */
+  gboolean    narrow;  /* the taps are for conv-narrow.c, not conv-direct.c */
   gboolean    pixel_rows_ok;   /* a 1x1 group-1 W that may switch to bt */
 };
 
@@ -657,7 +658,7 @@ rt_conv_packed_adopt_pixel_rows (RtPackedW *p)
 }
 
 RtPackedW *
-rt_conv_packed_for_taps (const Tensor *w)
+rt_conv_packed_for_taps (const Tensor *w, gboolean narrow)
 {
   if (tensor_dtype (w) != GRAPH_DTYPE_FLOAT || tensor_rank (w) != 4 || !tensor_has_data (w)
       || tensor_numel (w) == 0)
@@ -678,6 +679,7 @@ rt_conv_packed_for_taps (const Tensor *w)
   p->K = K;
   p->taps = taps;
   p->mpad = mpad;
+  p->narrow = narrow;
   return p;
 }
 
@@ -691,11 +693,12 @@ made_from (const RtPackedW *p, const RtTensor *wt)
 }
 
 const float *
-rt_conv_packed_taps (const RtPackedW *p, const RtTensor *wt, gint64 *mpad)
+rt_conv_packed_taps (const RtPackedW *p, const RtTensor *wt, gint64 *mpad, gboolean *narrow)
 {
   if (!made_from (p, wt) || p->taps == NULL)
     return NULL;
   *mpad = p->mpad;
+  *narrow = p->narrow;
   return p->taps;
 }
 

@@ -24,10 +24,12 @@ void       rt_conv_packed_adopt_pixel_rows (RtPackedW *p);
 /* A Conv's state holding W (M, C, kh, kw) float as taps[k * mpad + m] (k =
  * (c, kh, kw), m < M; zeros up to mpad = M rounded up to 16) for
  * conv-direct.c, instead of packed W (rt_conv_packed_usable is FALSE for
- * it); NULL if not float or no memory.  rt_conv_packed_taps: those taps
+ * it), for conv-narrow.c where `narrow`; NULL if not float or no memory.
+ * rt_conv_packed_taps: those taps, `narrow`
  * and mpad when p holds them and was made from wt's data, else NULL. */
-RtPackedW *rt_conv_packed_for_taps (const Tensor *w);
-const float *rt_conv_packed_taps (const RtPackedW *p, const RtTensor *wt, gint64 *mpad);
+RtPackedW *rt_conv_packed_for_taps (const Tensor *w, gboolean narrow);
+const float *rt_conv_packed_taps (const RtPackedW *p, const RtTensor *wt, gint64 *mpad,
+                                  gboolean *narrow);
 const RtPackedW *rt_conv_packed_pixel_rows (const RtPackedW *p, const RtTensor *wt);
 /* B (K x N, row-major, constant: MatMul's weights) packed once into the
  * kernel's B panels, for rt_packed_gemm_b (runtime/matmul-packed.c); NULL

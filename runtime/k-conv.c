@@ -4,6 +4,7 @@
 #include "runtime/conv-packed.h"
 #include "runtime/conv-pixel-rows.h"
 #include "runtime/conv-direct.h"
+#include "runtime/conv-narrow.h"
 #include "runtime/conv-winograd.h"
 #include "runtime/blas.h"
 #include <string.h>
@@ -501,7 +502,9 @@ conv_prepare (const GraphNode *node, gint64 opset, gpointer *state, GError **err
           return TRUE;
         }
     }
-  if (rt_conv_direct_node (node, t) && (*state = rt_conv_packed_for_taps (t)) != NULL)
+  gboolean narrow = rt_conv_narrow_node (node, t);
+  if ((narrow || rt_conv_direct_node (node, t))
+      && (*state = rt_conv_packed_for_taps (t, narrow)) != NULL)
     return TRUE;
   *state = rt_conv_pack_weights (t, rt_attr_i (node, "group", 1));
   return TRUE;
@@ -556,7 +559,10 @@ rt_conv_ex (RtCall *call, const RtTensor *x, const RtTensor *wt, const RtTensor 
    * it const for its other readers). */
   rt_conv_pixel_rows_adopt ((RtPackedW *) pw, x, wt, group, &w);
   gint64 mpad;
-  const float *taps = rt_conv_packed_taps (pw, wt, &mpad);
+  gboolean narrow;
+  const float *taps = rt_conv_packed_taps (pw, wt, &mpad, &narrow);
+  if (taps && narrow && rt_conv_narrow_applies (x, wt, group, &w))
+    return rt_conv_narrow (call, taps, mpad, x, wt, bias, &w, y, ep, error);
   if (taps && rt_conv_direct_applies (x, group, &w))
     return rt_conv_direct (call, taps, mpad, x, wt, bias, &w, y, ep, error);
   const RtPackedW *bt = rt_conv_packed_pixel_rows (pw, wt);

@@ -1,4 +1,4 @@
-/* Convs of few input channels computed directly, output channels in a
+/* Convs computed directly.  Few input channels, output channels in a
  * vector's lanes (runtime/conv-direct.c): against a direct convolution in
  * double, over 1-4 input channels, output channels that fill 1-4 vectors
  * and past them (40, 70, 96: partial vectors, a second group of 64),
@@ -11,6 +11,7 @@
 #include "tests/runtime/fusion-testutil.h"
 #include "runtime/session-private.h"
 #include "runtime/conv-direct.h"
+#include "runtime/conv-narrow.h"
 #include <math.h>
 
 typedef struct
@@ -43,6 +44,84 @@ direct (const Case *c, const float *x, const float *w, const float *b, const flo
   return acc;
 }
 
+/* Case number t through a one-Conv graph: 1 and 3 threads give the same
+ * bits, each path (and the one off_env leaves) agrees with the double
+ * reference, and the kernel's counter `runs` moved where `taken`. */
+static void
+check_case (const Case *c, guint t, const char *off_env, guint (*runs) (void), gboolean taken)
+{
+  gint64 OH = (c->h + c->p + c->q - (c->k - 1) * c->d - 1) / c->s + 1;
+  gint64 OW = (c->w + c->p + c->q - (c->k - 1) * c->d - 1) / c->s + 1;
+  g_autoptr (Graph) g = fz_new_graph_at (13);
+  gint64 xd[4] = { 2, c->C, c->h, c->w }, wd[4] = { c->M, c->C, c->k, c->k }, bd[1] = { c->M };
+  gint64 zd[4] = { 2, c->M, OH, OW }, st[2] = { c->s, c->s }, dl[2] = { c->d, c->d };
+  gint64 pd[4] = { c->p, c->p, c->q, c->q };
+  GraphValue *x = fz_input (g, "x", 4, xd), *w = fz_weights (g, "w", 4, wd);
+  GraphValue *b = c->bias ? fz_weights (g, "b", 1, bd) : NULL;
+  /* (graph_op's inputs end at the first NULL) */
+  GraphValue *y = b ? graph_op (g, "Conv", x, w, b, "strides_is", 2, st, "dilations_is", 2, dl,
+                                "pads_is", 4, pd, NULL)
+                    : graph_op (g, "Conv", x, w, "strides_is", 2, st, "dilations_is", 2, dl,
+                                "pads_is", 4, pd, NULL);
+  if (c->act == 1)
+    y = graph_op (g, "Relu", y, NULL);
+  else if (c->act == 2)
+    y = graph_op (g, "Clip", y, fz_scalar (g, "lo", -0.2f), fz_scalar (g, "hi", 0.3f), NULL);
+  else if (c->act == 3)
+    y = graph_op (g, "Relu", graph_op (g, "Add", y, fz_input (g, "z", 4, zd), NULL), NULL);
+  graph_value_set_name (y, "y");
+  graph_add_output (g, y);
+  g_autoptr (GHashTable) in = fz_inputs_new ();
+  Tensor *tx = fz_random_tensor (4, xd), *tz = fz_random_tensor (4, zd);
+  g_hash_table_insert (in, g_strdup ("x"), tx);
+  g_hash_table_insert (in, g_strdup ("z"), tz);
+  Tensor *out[3];
+  for (int k = 0; k < 3; k++)   /* 1 thread, 3 threads, off_env set */
+    {
+      RtOptions o;
+      rt_options_init (&o);
+      o.threads = k == 1 ? 3 : 1;
+      if (k == 2)
+        g_setenv (off_env, "1", TRUE);
+      g_autoptr (GError) error = NULL;
+      g_autoptr (RtSession) s = rt_session_new (g, &o, &error);
+      g_unsetenv (off_env);
+      g_assert_no_error (error);
+      g_assert_cmpuint (s->n_nodes, ==, 1);   /* the epilogue fused */
+      g_autoptr (GHashTable) res = fz_inputs_new ();
+      guint before = runs ();
+      g_assert_true (rt_session_run (s, in, res, &error));
+      g_assert_no_error (error);
+      g_assert_cmpuint (runs (), ==, before + (taken && k < 2));
+      out[k] = tensor_ref (g_hash_table_lookup (res, "y"));
+    }
+  if (tensor_numel (out[0]) != 2 * c->M * OH * OW)
+    g_error ("case %u: %" G_GINT64_FORMAT " outputs, expected %" G_GINT64_FORMAT, t, tensor_numel (out[0]), 2 * c->M * OH * OW);
+  g_assert_cmpmem (tensor_data (out[0]), tensor_nbytes (out[0]), tensor_data (out[1]),
+                   tensor_nbytes (out[1]));
+  const float *xv = tensor_data (tx), *zv = tensor_data (tz);
+  const float *wv = tensor_data (graph_value_get_initializer (w));
+  const float *bv = b ? tensor_data (graph_value_get_initializer (b)) : NULL;
+  for (int k = 0; k < 3; k += 2)
+    {
+      const float *yv = tensor_data (out[k]);
+      for (gint64 n = 0; n < 2; n++)
+        for (gint64 m = 0; m < c->M; m++)
+          for (gint64 oh = 0; oh < OH; oh++)
+            for (gint64 ow = 0; ow < OW; ow++)
+              {
+                double want = direct (c, xv, wv, bv, zv, n, m, oh, ow, OH, OW);
+                double got = yv[((n * c->M + m) * OH + oh) * OW + ow];
+                if (fabs (got - want) > 1e-5 * (1 + fabs (want)))
+                  g_error ("case %u (%s): y[%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT
+                           ",%" G_GINT64_FORMAT "] = %g, expected %g", t, k ? off_env : "on",
+                           n, m, oh, ow, got, want);
+              }
+    }
+  for (int k = 0; k < 3; k++)
+    tensor_unref (out[k]);
+}
+
 static void
 test_direct (void)
 {
@@ -61,85 +140,42 @@ test_direct (void)
     { 2, 16, 3, 1, 1, 2, 2, 1, 1, FALSE, 0 },
   };
   for (guint t = 0; t < G_N_ELEMENTS (cases); t++)
+    /* stride 1 and fewer than 64 taps: left to im2col (row copies then) */
+    check_case (&cases[t], t, "SYMONNX_NO_DIRECT_CONV", rt_conv_direct_runs,
+                cases[t].s > 1 || cases[t].C * cases[t].k * cases[t].k >= 64);
+}
+
+/* Convs of few output channels, pixels in lanes (runtime/conv-narrow.c):
+ * 1 to 12 output channels (3 vectors a tile up to 9, 2 above), kernels 2 to
+ * 7 wide, dilation 2, pads 0-4 and unequal, widths 1 to 100 (the masked
+ * vectors at both ends of a row, none, one whole vector, many), with and
+ * without bias, Relu, Clip, Add + Relu; SYMONNX_NO_NARROW_CONV keeps
+ * im2col + the packed GEMM (or conv-direct.c for 3 input channels). */
+static void
+test_narrow (void)
+{
+  if (!__builtin_cpu_supports ("avx512f"))
     {
-      const Case *c = &cases[t];
-      /* stride 1 and fewer than 64 taps: left to im2col (row copies then) */
-      gboolean taken = c->s > 1 || c->C * c->k * c->k >= 64;
-      gint64 OH = (c->h + c->p + c->q - (c->k - 1) * c->d - 1) / c->s + 1;
-      gint64 OW = (c->w + c->p + c->q - (c->k - 1) * c->d - 1) / c->s + 1;
-      g_autoptr (Graph) g = fz_new_graph_at (13);
-      gint64 xd[4] = { 2, c->C, c->h, c->w }, wd[4] = { c->M, c->C, c->k, c->k }, bd[1] = { c->M };
-      gint64 zd[4] = { 2, c->M, OH, OW }, st[2] = { c->s, c->s }, dl[2] = { c->d, c->d };
-      gint64 pd[4] = { c->p, c->p, c->q, c->q };
-      GraphValue *x = fz_input (g, "x", 4, xd), *w = fz_weights (g, "w", 4, wd);
-      GraphValue *b = c->bias ? fz_weights (g, "b", 1, bd) : NULL;
-      /* (graph_op's inputs end at the first NULL) */
-      GraphValue *y = b ? graph_op (g, "Conv", x, w, b, "strides_is", 2, st, "dilations_is", 2, dl,
-                                    "pads_is", 4, pd, NULL)
-                        : graph_op (g, "Conv", x, w, "strides_is", 2, st, "dilations_is", 2, dl,
-                                    "pads_is", 4, pd, NULL);
-      if (c->act == 1)
-        y = graph_op (g, "Relu", y, NULL);
-      else if (c->act == 2)
-        y = graph_op (g, "Clip", y, fz_scalar (g, "lo", -0.2f), fz_scalar (g, "hi", 0.3f), NULL);
-      else if (c->act == 3)
-        y = graph_op (g, "Relu", graph_op (g, "Add", y, fz_input (g, "z", 4, zd), NULL), NULL);
-      graph_value_set_name (y, "y");
-      graph_add_output (g, y);
-      g_autoptr (GHashTable) in = fz_inputs_new ();
-      Tensor *tx = fz_random_tensor (4, xd), *tz = fz_random_tensor (4, zd);
-      g_hash_table_insert (in, g_strdup ("x"), tx);
-      g_hash_table_insert (in, g_strdup ("z"), tz);
-      Tensor *out[3];
-      for (int k = 0; k < 3; k++)   /* 1 thread, 3 threads, SYMONNX_NO_DIRECT_CONV */
-        {
-          RtOptions o;
-          rt_options_init (&o);
-          o.threads = k == 1 ? 3 : 1;
-          if (k == 2)
-            g_setenv ("SYMONNX_NO_DIRECT_CONV", "1", TRUE);
-          g_autoptr (GError) error = NULL;
-          g_autoptr (RtSession) s = rt_session_new (g, &o, &error);
-          g_unsetenv ("SYMONNX_NO_DIRECT_CONV");
-          g_assert_no_error (error);
-          g_assert_cmpuint (s->n_nodes, ==, 1);   /* the epilogue fused */
-          g_autoptr (GHashTable) res = fz_inputs_new ();
-          guint before = rt_conv_direct_runs ();
-          g_assert_true (rt_session_run (s, in, res, &error));
-          g_assert_no_error (error);
-          g_assert_cmpuint (rt_conv_direct_runs (), ==, before + (taken && k < 2));
-          out[k] = tensor_ref (g_hash_table_lookup (res, "y"));
-        }
-      if (tensor_numel (out[0]) != 2 * c->M * OH * OW)
-        g_error ("case %u: %" G_GINT64_FORMAT " outputs, expected %" G_GINT64_FORMAT, t, tensor_numel (out[0]), 2 * c->M * OH * OW);
-      g_assert_cmpmem (tensor_data (out[0]), tensor_nbytes (out[0]), tensor_data (out[1]),
-                       tensor_nbytes (out[1]));
-      const float *xv = tensor_data (tx), *zv = tensor_data (tz);
-      const float *wv = tensor_data (graph_value_get_initializer (w));
-      const float *bv = b ? tensor_data (graph_value_get_initializer (b)) : NULL;
-      for (int k = 0; k < 3; k += 2)
-        {
-          const float *yv = tensor_data (out[k]);
-          for (gint64 n = 0; n < 2; n++)
-            for (gint64 m = 0; m < c->M; m++)
-              for (gint64 oh = 0; oh < OH; oh++)
-                for (gint64 ow = 0; ow < OW; ow++)
-                  {
-                    double want = direct (c, xv, wv, bv, zv, n, m, oh, ow, OH, OW);
-                    double got = yv[((n * c->M + m) * OH + oh) * OW + ow];
-                    if (fabs (got - want) > 1e-5 * (1 + fabs (want)))
-                      g_error ("case %u (%s): y[%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT
-                               ",%" G_GINT64_FORMAT "] = %g, expected %g", t, k ? "im2col" : "direct",
-                               n, m, oh, ow, got, want);
-                  }
-        }
-      for (int k = 0; k < 3; k++)
-        tensor_unref (out[k]);
+      g_test_skip ("no AVX-512F");
+      return;
     }
+  const Case cases[] = {
+    { 32, 9, 3, 1, 1, 1, 1, 20, 40, TRUE, 0 },    /* SuperResolution's last, narrower */
+    { 5, 1, 3, 1, 1, 0, 0, 9, 70, FALSE, 1 },
+    { 8, 12, 5, 1, 2, 4, 1, 12, 50, TRUE, 3 },
+    { 16, 4, 3, 1, 1, 2, 0, 7, 100, TRUE, 2 },
+    { 3, 10, 2, 1, 1, 0, 1, 5, 17, FALSE, 0 },
+    { 6, 7, 3, 1, 1, 1, 1, 1, 1, TRUE, 0 },
+    { 4, 11, 7, 1, 1, 3, 3, 16, 33, TRUE, 1 },
+    { 2, 3, 3, 1, 1, 1, 1, 6, 16, TRUE, 3 },
+  };
+  for (guint t = 0; t < G_N_ELEMENTS (cases); t++)
+    check_case (&cases[t], t, "SYMONNX_NO_NARROW_CONV", rt_conv_narrow_runs, TRUE);
 }
 
 void
 test_conv_direct_register (void)
 {
   g_test_add_func ("/runtime/conv/direct", test_direct);
+  g_test_add_func ("/runtime/conv/narrow", test_narrow);
 }
