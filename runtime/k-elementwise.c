@@ -573,6 +573,60 @@ k_variadic (RtCall *call, GError **error)
 
 /* ---- Where, Clip, Cast ---------------------------------------------------- */
 
+/* Where over rows of the output's last axis: each row's starting offsets
+ * in c, x, y from its index, then the row with the last axis' strides (0
+ * where broadcast) in the element's own size. */
+typedef struct
+{
+  const guint8 *c;
+  const char   *x, *y;
+  char         *o;
+  gsize         es;
+  guint         rank;   /* outer axes: all but the last */
+  const gint64 *dims, *sc, *sx, *sy;
+  gint64        inner, ic, ix, iy;   /* the last axis: length, strides */
+} WhereJob;
+
+#define WHERE_ROW(T)                                                        \
+  {                                                                         \
+    const T *xs = (const T *) j->x + ox, *ys = (const T *) j->y + oy;       \
+    T *od = (T *) j->o + r * n;                                             \
+    for (gint64 i = 0; i < n; i++)                                          \
+      od[i] = cr[i * ic] ? xs[i * ix] : ys[i * iy];                         \
+  }
+
+static void
+where_rows (gint64 r0, gint64 r1, gpointer data)
+{
+  const WhereJob *j = data;
+  gint64 n = j->inner, ic = j->ic, ix = j->ix, iy = j->iy;
+  for (gint64 r = r0; r < r1; r++)
+    {
+      gint64 oc = 0, ox = 0, oy = 0, rest = r;
+      for (gint64 a = (gint64) j->rank - 1; a >= 0; a--)
+        {
+          gint64 i = rest % j->dims[a];
+          rest /= j->dims[a];
+          oc += i * j->sc[a];
+          ox += i * j->sx[a];
+          oy += i * j->sy[a];
+        }
+      const guint8 *cr = j->c + oc;
+      switch (j->es)
+        {
+        case 1: WHERE_ROW (guint8) break;
+        case 2: WHERE_ROW (guint16) break;
+        case 4: WHERE_ROW (guint32) break;
+        case 8: WHERE_ROW (guint64) break;
+        default:
+          for (gint64 i = 0; i < n; i++)
+            memcpy (j->o + (r * n + i) * j->es,
+                    cr[i * ic] ? j->x + (ox + i * ix) * j->es : j->y + (oy + i * iy) * j->es, j->es);
+        }
+    }
+}
+#undef WHERE_ROW
+
 static gboolean
 k_where (RtCall *call, GError **error)
 {
@@ -591,31 +645,18 @@ k_where (RtCall *call, GError **error)
   RtTensor *o = rt_call_output (call, 0, x->dtype, rank, dims, error);
   if (o == NULL)
     return FALSE;
-  gint64 sc[RT_MAX_RANK], sx[RT_MAX_RANK], sy[RT_MAX_RANK], idx[RT_MAX_RANK] = { 0 };
+  if (o->numel == 0)
+    return TRUE;
+  gint64 sc[RT_MAX_RANK], sx[RT_MAX_RANK], sy[RT_MAX_RANK];
   rt_broadcast_strides (c, rank, dims, sc);
   rt_broadcast_strides (x, rank, dims, sx);
   rt_broadcast_strides (y, rank, dims, sy);
-  gsize es = rt_dtype_size (x->dtype);
-  gint64 oc = 0, ox = 0, oy = 0;
-  const guint8 *cd = c->data;
-  for (gint64 k = 0; k < o->numel; k++)
-    {
-      memcpy ((char *) o->data + k * es,
-              cd[oc] ? (const char *) x->data + ox * es : (const char *) y->data + oy * es, es);
-      for (gint64 j = (gint64) rank - 1; j >= 0; j--)
-        {
-          idx[j]++;
-          oc += sc[j];
-          ox += sx[j];
-          oy += sy[j];
-          if (idx[j] < dims[j])
-            break;
-          oc -= sc[j] * dims[j];
-          ox -= sx[j] * dims[j];
-          oy -= sy[j] * dims[j];
-          idx[j] = 0;
-        }
-    }
+  gint64 inner = rank ? dims[rank - 1] : 1;
+  WhereJob j = { c->data, x->data, y->data, o->data, rt_dtype_size (x->dtype), rank ? rank - 1 : 0,
+                 dims, sc, sx, sy, inner, rank ? sc[rank - 1] : 0, rank ? sx[rank - 1] : 0,
+                 rank ? sy[rank - 1] : 0 };
+  /* rows of about 16 Ki elements or more a chunk */
+  rt_parallel_for (call, o->numel / inner, MAX (1, 16384 / inner), where_rows, &j);
   return TRUE;
 }
 

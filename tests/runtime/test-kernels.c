@@ -372,9 +372,103 @@ test_threads (void)
   tensor_unref (sig[1]);
 }
 
+/* Where (c, x, y) with broadcasting, run with `threads`. */
+static Tensor *
+run_where (int threads, Tensor *c, Tensor *x, Tensor *y)
+{
+  g_autoptr (Graph) g = graph_new ();
+  graph_set_opset (g, "", 13);
+  GraphValue *o = graph_op (g, "Where",
+                            input (g, "c", tensor_dtype (c), tensor_rank (c), tensor_dims (c)),
+                            input (g, "x", tensor_dtype (x), tensor_rank (x), tensor_dims (x)),
+                            input (g, "y", tensor_dtype (y), tensor_rank (y), tensor_dims (y)), NULL);
+  graph_value_set_name (o, "o");
+  graph_add_output (g, o);
+  RtOptions opt;
+  rt_options_init (&opt);
+  opt.threads = threads;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (RtSession) s = rt_session_new (g, &opt, &error);
+  g_assert_no_error (error);
+  g_autoptr (GHashTable) in = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                                     (GDestroyNotify) tensor_unref);
+  g_autoptr (GHashTable) out = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                                      (GDestroyNotify) tensor_unref);
+  g_hash_table_insert (in, g_strdup ("c"), tensor_ref (c));
+  g_hash_table_insert (in, g_strdup ("x"), tensor_ref (x));
+  g_hash_table_insert (in, g_strdup ("y"), tensor_ref (y));
+  g_assert_true (rt_session_run (s, in, out, &error));
+  g_assert_no_error (error);
+  return tensor_ref (g_hash_table_lookup (out, "o"));
+}
+
+/* Where by rows of the last axis, rows split over the threads: a causal
+ * mask (c [T, T] against scores [1, H, T, T] and a scalar, as GPT's),
+ * broadcasting along the last axis too (c [2, 4, 3, 1]), 1-, 4- and 8-byte
+ * elements: each element against its own index arithmetic, 1 and 3
+ * threads the same bytes. */
+static void
+test_where_rows (void)
+{
+  struct { gint64 c[4], x[4], y[4]; GraphDType dt; } cases[] = {
+    { { 1, 1, 40, 300 }, { 1, 6, 40, 300 }, { 1, 1, 1, 1 }, GRAPH_DTYPE_FLOAT },
+    { { 2, 4, 3, 1 }, { 2, 1, 3, 70 }, { 1, 4, 1, 70 }, GRAPH_DTYPE_INT64 },
+    { { 1, 1, 1, 9 }, { 3, 1, 5, 9 }, { 3, 2, 5, 1 }, GRAPH_DTYPE_UINT8 },
+  };
+  for (guint t = 0; t < G_N_ELEMENTS (cases); t++)
+    {
+      const gint64 *cd = cases[t].c, *xd = cases[t].x, *yd = cases[t].y;
+      gint64 od[4], cn = 1, xn = 1, yn = 1;
+      for (int a = 0; a < 4; a++)
+        {
+          od[a] = MAX (cd[a], MAX (xd[a], yd[a]));
+          cn *= cd[a], xn *= xd[a], yn *= yd[a];
+        }
+      gsize es = graph_dtype_size (cases[t].dt);
+      g_autofree guint8 *cb = g_new (guint8, cn);
+      g_autofree guint8 *xb = g_new (guint8, xn * es), *yb = g_new (guint8, yn * es);
+      for (gint64 i = 0; i < cn; i++)
+        cb[i] = (i * 7 + i / 3) % 3 == 0;
+      for (gint64 i = 0; i < xn * (gint64) es; i++)
+        xb[i] = (guint8) (i * 13 + 1);
+      for (gint64 i = 0; i < yn * (gint64) es; i++)
+        yb[i] = (guint8) (i * 29 + 200);
+      g_autoptr (Tensor) c = tensor_new_from_data (GRAPH_DTYPE_BOOL, 4, cd, cb, cn, NULL);
+      g_autoptr (Tensor) x = tensor_new_from_data (cases[t].dt, 4, xd, xb, xn * es, NULL);
+      g_autoptr (Tensor) y = tensor_new_from_data (cases[t].dt, 4, yd, yb, yn * es, NULL);
+      g_autoptr (Tensor) o1 = run_where (1, c, x, y);
+      g_autoptr (Tensor) o3 = run_where (3, c, x, y);
+      g_assert_cmpint (tensor_numel (o1), ==, od[0] * od[1] * od[2] * od[3]);
+      g_assert_true (tensor_equal (o1, o3));
+      const guint8 *ov = tensor_data (o1);
+      guint from_x = 0;
+      for (gint64 i0 = 0; i0 < od[0]; i0++)
+        for (gint64 i1 = 0; i1 < od[1]; i1++)
+          for (gint64 i2 = 0; i2 < od[2]; i2++)
+            for (gint64 i3 = 0; i3 < od[3]; i3++)
+              {
+                const gint64 i[4] = { i0, i1, i2, i3 };
+                gint64 ci = 0, xi = 0, yi = 0;
+                for (int a = 0; a < 4; a++)
+                  {
+                    ci = ci * cd[a] + (cd[a] == 1 ? 0 : i[a]);
+                    xi = xi * xd[a] + (xd[a] == 1 ? 0 : i[a]);
+                    yi = yi * yd[a] + (yd[a] == 1 ? 0 : i[a]);
+                  }
+                gint64 oi = ((i0 * od[1] + i1) * od[2] + i2) * od[3] + i3;
+                const guint8 *want = cb[ci] ? xb + xi * es : yb + yi * es;
+                from_x += cb[ci];
+                g_assert_cmpmem (ov + oi * es, es, want, es);
+              }
+      g_assert_cmpuint (from_x, >, 0);
+      g_assert_cmpuint (from_x, <, tensor_numel (o1));
+    }
+}
+
 void
 test_kernels_register (void)
 {
+  g_test_add_func ("/runtime/threads/where", test_where_rows);
   g_test_add_func ("/runtime/rnn/fixtures", test_rnn_fixtures);
   g_test_add_func ("/runtime/rnn/bad-input", test_bad_input);
   g_test_add_func ("/runtime/einsum/fixtures", test_einsum_fixtures);
