@@ -375,6 +375,42 @@ pick_kernel (gint64 *mr, gint64 *nr, GemvFn *gemv)
     }
   return NULL;
 }
+
+/* A full panel of 8 rows of a (row stride lda) into d (d[k * 8 + i] =
+ * a[i * lda + k]): 8 x 8 blocks transposed in registers, the last k one by
+ * one.  (Only the AVX-512 kernel's panels are 8 rows: AVX is there.) */
+__attribute__ ((target ("avx"))) static void
+pack_panel8 (const float *a, gint64 lda, gint64 K, float *d)
+{
+  gint64 k = 0;
+  for (; k + 8 <= K; k += 8)
+    {
+      __m256 r0 = _mm256_loadu_ps (a + 0 * lda + k), r1 = _mm256_loadu_ps (a + 1 * lda + k);
+      __m256 r2 = _mm256_loadu_ps (a + 2 * lda + k), r3 = _mm256_loadu_ps (a + 3 * lda + k);
+      __m256 r4 = _mm256_loadu_ps (a + 4 * lda + k), r5 = _mm256_loadu_ps (a + 5 * lda + k);
+      __m256 r6 = _mm256_loadu_ps (a + 6 * lda + k), r7 = _mm256_loadu_ps (a + 7 * lda + k);
+      __m256 t0 = _mm256_unpacklo_ps (r0, r1), t1 = _mm256_unpackhi_ps (r0, r1);
+      __m256 t2 = _mm256_unpacklo_ps (r2, r3), t3 = _mm256_unpackhi_ps (r2, r3);
+      __m256 t4 = _mm256_unpacklo_ps (r4, r5), t5 = _mm256_unpackhi_ps (r4, r5);
+      __m256 t6 = _mm256_unpacklo_ps (r6, r7), t7 = _mm256_unpackhi_ps (r6, r7);
+      __m256 u0 = _mm256_shuffle_ps (t0, t2, 0x44), u1 = _mm256_shuffle_ps (t0, t2, 0xee);
+      __m256 u2 = _mm256_shuffle_ps (t1, t3, 0x44), u3 = _mm256_shuffle_ps (t1, t3, 0xee);
+      __m256 u4 = _mm256_shuffle_ps (t4, t6, 0x44), u5 = _mm256_shuffle_ps (t4, t6, 0xee);
+      __m256 u6 = _mm256_shuffle_ps (t5, t7, 0x44), u7 = _mm256_shuffle_ps (t5, t7, 0xee);
+      float *o = d + k * 8;
+      _mm256_storeu_ps (o + 0 * 8, _mm256_permute2f128_ps (u0, u4, 0x20));
+      _mm256_storeu_ps (o + 1 * 8, _mm256_permute2f128_ps (u1, u5, 0x20));
+      _mm256_storeu_ps (o + 2 * 8, _mm256_permute2f128_ps (u2, u6, 0x20));
+      _mm256_storeu_ps (o + 3 * 8, _mm256_permute2f128_ps (u3, u7, 0x20));
+      _mm256_storeu_ps (o + 4 * 8, _mm256_permute2f128_ps (u0, u4, 0x31));
+      _mm256_storeu_ps (o + 5 * 8, _mm256_permute2f128_ps (u1, u5, 0x31));
+      _mm256_storeu_ps (o + 6 * 8, _mm256_permute2f128_ps (u2, u6, 0x31));
+      _mm256_storeu_ps (o + 7 * 8, _mm256_permute2f128_ps (u3, u7, 0x31));
+    }
+  for (; k < K; k++)
+    for (gint64 i = 0; i < 8; i++)
+      d[k * 8 + i] = a[i * lda + k];
+}
 #else
 #define HAVE_KERNEL 0
 static KernelFn
@@ -547,6 +583,13 @@ rt_packed_pack_a (const RtPackedW *p, const float *a, gint64 lda, gint64 m, floa
   for (gint64 pn = 0; pn < (m + mr - 1) / mr; pn++)
     {
       float *d = ap + pn * K * mr;
+#if HAVE_KERNEL
+      if (mr == 8 && pn * mr + mr <= m)
+        {
+          pack_panel8 (a + pn * mr * lda, lda, K, d);
+          continue;
+        }
+#endif
       for (gint64 i = 0; i < mr; i++)
         {
           gint64 r = pn * mr + i;
@@ -601,18 +644,32 @@ rt_packed_gemm_b (const RtPackedW *p, const float *ap, gint64 m, float *c, gint6
    * rows of nr) stays in cache from one slice to the next (over all of a
    * wide C, the LSTM's 35 x 33278 decoder output, 4.6 MB, each slice
    * would read and write it in memory again), and B is read in the order
-   * it is stored (the hardware's prefetch of that stream did as well as
-   * _mm_prefetch a slice ahead).  The slices, and so each sum, are the
-   * same as by slices over all panels. */
+   * it is stored.  The slices, and so each sum, are the same as by
+   * slices over all panels. */
+  const float *bend = p->a + jp1 * K * nr;
   for (gint64 jp = jp0; jp < jp1; jp++)
     for (gint64 pc = 0; pc < K; pc += step)
       {
         gint64 kc = MIN (step, K - pc);
         const float *b = p->a + jp * K * nr + pc * nr;
         gint64 nc = MIN (nr, N - jp * nr);
+        /* The next slice of B (next in memory), a share of its lines with
+         * each of this slice's kernel calls: B (a Linear layer's weights,
+         * megabytes) comes from memory, and its first calls waited for it
+         * (BERT -4.4%, GPT -2.5% at 1 thread, on a Zen 5 VM where the
+         * hardware's prefetch had done as well on the LSTM's decoder
+         * elsewhere; the Conv orientation's A panels, prefetched the
+         * same way, gained nothing). */
+        const char *next = (const char *) (b + kc * nr);
+        gint64 lines = kc * nr * (gint64) sizeof (float) / 64, per = (lines + mp - 1) / mp;
         for (gint64 mb = 0; mb < mp; mb++)
-          p->kernel (kc, ap + (mb * K + pc) * mr, b, c + mb * mr * ldc + jp * nr, ldc, pc > 0,
-                     MIN (mr, m - mb * mr), nc, NULL);
+          {
+            for (gint64 l = mb * per; l < MIN (lines, (mb + 1) * per); l++)
+              if ((const float *) (next + l * 64) < bend)
+                __builtin_prefetch (next + l * 64, 0, 3);
+            p->kernel (kc, ap + (mb * K + pc) * mr, b, c + mb * mr * ldc + jp * nr, ldc, pc > 0,
+                       MIN (mr, m - mb * mr), nc, NULL);
+          }
       }
 }
 
