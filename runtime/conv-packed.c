@@ -52,7 +52,7 @@ struct _RtPackedW
   float      *taps;    /* instead of a: per tap, the M filters' weights (conv-direct.c) */
   gint64      mpad;    /* taps' row length: M rounded up to 16 */
   gboolean    narrow;  /* the taps are for conv-narrow.c, not conv-direct.c */
-  gboolean    pixel_rows_ok;   /* a 1x1 group-1 W that may switch to bt */
+  gboolean    pixel_rows_ok;   /* a group-1 W that may switch to bt */
 };
 
 /* An edge tile from its accumulators t (mr x nr of MAX_MR x MAX_NR) into
@@ -473,8 +473,7 @@ rt_conv_pack_weights (const Tensor *w, gint64 group)
   gint64 K = tensor_dim (w, 1) * tensor_dim (w, 2) * tensor_dim (w, 3);
   RtPackedW *p = pack_a (tensor_data (w), group, tensor_dim (w, 0) / group, K, K, 1);
   if (p)
-    p->pixel_rows_ok = group == 1 && tensor_dim (w, 2) * tensor_dim (w, 3) == 1
-                       && !getenv ("SYMONNX_NO_PIXEL_ROWS");
+    p->pixel_rows_ok = group == 1 && !getenv ("SYMONNX_NO_PIXEL_ROWS");
   return p;
 }
 

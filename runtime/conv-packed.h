@@ -15,7 +15,7 @@ void       rt_conv_packed_free (RtPackedW *p);
 typedef struct _RtWinograd RtWinograd;
 RtPackedW *rt_conv_packed_for_winograd (RtWinograd *wg);
 const RtWinograd *rt_conv_packed_winograd (const RtPackedW *p);
-/* A 1x1, group-1 Conv's packed W (SYMONNX_NO_PIXEL_ROWS unset when it was
+/* A group-1 Conv's packed W (SYMONNX_NO_PIXEL_ROWS unset when it was
  * packed) becomes Wᵀ (K x M) packed as the GEMM's B, for conv-pixel-rows.c,
  * in place of W's panels (rt_conv_packed_usable is FALSE after); nothing
  * for other states.  rt_conv_packed_pixel_rows: that B when p holds it and

@@ -1,12 +1,13 @@
-/* 1x1 Convs (stride 1, no pads, group 1) on small maps as Yᵀ = Xᵀ · Wᵀ.
+/* Convs (group 1) with small output maps as Yᵀ = colᵀ · Wᵀ.
  *
  * The packed GEMM's vectors run along its B panels' 32 columns.  With W as
  * A and the map's pixels as B's columns (conv-packed.c), a 7x7 map fills
  * 49 of 64 lanes and a 14x14 one 196 of 224, and the 1x1 Convs of
  * MobileNetV2 and ResNet-50's last stages ran at 85-90 GFLOP/s where larger
  * maps reach 150.  Here the pixels are the GEMM's rows (A: Xᵀ, packed per
- * run straight from X's channel rows, mr pixels a panel; a last panel of
- * fewer rows computes only those) and the output channels its columns (B:
+ * run straight from X's channel rows for a 1x1 of stride 1 without pads,
+ * else from im2col's rows, mr pixels a panel; a last panel of fewer rows
+ * computes only those: ResNet's stride-2 Convs down to 7x7 too) and the output channels its columns (B:
  * Wᵀ, packed once when the session is made, instead of W's panels): every
  * lane works wherever M is a multiple of 32.  The result, pixels x
  * channels, is transposed into Y block by block, then bias, sum and
@@ -32,9 +33,15 @@ rt_conv_pixel_rows_runs (void)
 gboolean
 rt_conv_pixel_rows_applies (const RtTensor *x, gint64 group, const RtWindow *w)
 {
-  return x->dtype == GRAPH_DTYPE_FLOAT && x->rank == 4 && group == 1 && w->nsp == 2
-         && w->k[1] == 1 && w->k[2] == 1 && w->stride[1] == 1 && w->stride[2] == 1
-         && !w->pad0[1] && !w->pad0[2] && !w->pad1[1] && !w->pad1[2];
+  return x->dtype == GRAPH_DTYPE_FLOAT && x->rank == 4 && group == 1 && w->nsp == 2;
+}
+
+/* A 1x1 of stride 1 without pads: x's rows are col's. */
+static gboolean
+plain (const RtWindow *w)
+{
+  return w->k[1] == 1 && w->k[2] == 1 && w->stride[1] == 1 && w->stride[2] == 1 && !w->pad0[1]
+         && !w->pad0[2] && !w->pad1[1] && !w->pad1[2];
 }
 
 void
@@ -42,7 +49,7 @@ rt_conv_pixel_rows_adopt (RtPackedW *pw, const RtTensor *x, const RtTensor *wt, 
                           const RtWindow *w)
 {
   if (rt_conv_packed_usable (pw, wt, group) && rt_conv_pixel_rows_applies (x, group, w)
-      && x->dims[2] * x->dims[3] <= RT_PIXEL_ROWS_MAX_PIXELS)
+      && w->out[1] * w->out[2] <= RT_PIXEL_ROWS_MAX_PIXELS)
     rt_conv_packed_adopt_pixel_rows (pw);
 }
 
@@ -118,24 +125,51 @@ pack_a_range (gint64 p0, gint64 p1, gpointer data)
   rt_packed_pack_a_t (a->bt, a->x + r0, a->HW, r1 - r0, a->ap + rt_packed_a_floats (a->bt, r0));
 }
 
-gboolean
-rt_conv_pixel_rows (RtCall *call, const RtPackedW *bt, const RtTensor *x, const RtTensor *bias,
-                    const RtEpilogue *ep, RtTensor *y, GError **error)
+/* im2col of channels [c0, c1) of one image. */
+typedef struct
 {
-  gint64 N = x->dims[0], K = x->dims[1], HW = x->dims[2] * x->dims[3], M = rt_packed_b_n (bt);
+  const float    *x;
+  const RtWindow *w;
+  float          *col;
+} Im2col;
+
+static void
+im2col_range (gint64 c0, gint64 c1, gpointer data)
+{
+  const Im2col *j = data;
+  rt_im2col_float (j->x, c0, c1, j->w, j->col);
+}
+
+gboolean
+rt_conv_pixel_rows (RtCall *call, const RtPackedW *bt, const RtTensor *x, const RtWindow *w,
+                    const RtTensor *bias, const RtEpilogue *ep, RtTensor *y, GError **error)
+{
+  gint64 N = x->dims[0], C = x->dims[1], HW = w->out[1] * w->out[2], M = rt_packed_b_n (bt);
+  gint64 K = C * w->k[1] * w->k[2], isz = C * w->in[1] * w->in[2];
   if (N == 0 || HW == 0 || M == 0)
     return TRUE;
   float *ap = rt_call_scratch (call, (gsize) rt_packed_a_floats (bt, HW) * sizeof (float), error);
   float *ct = ap ? rt_call_scratch_n (call, 1, (gsize) (HW * M) * sizeof (float), error) : NULL;
-  if (ct == NULL)
+  float *col = ct && !plain (w) ? rt_call_scratch_n (call, 2, (gsize) (K * HW) * sizeof (float),
+                                                     error)
+                                : NULL;
+  if (ct == NULL || (col == NULL && !plain (w)))
     return FALSE;
   g_atomic_int_inc (&runs);
   Job j = { .bt = bt, .ap = ap, .ct = ct, .bias = bias ? bias->data : NULL, .ep = ep, .HW = HW,
             .M = M, .nr = rt_packed_nr (bt) };
   for (gint64 n = 0; n < N; n++)
     {
-      /* xᵀ's panels in parallel where there is enough to copy (~32 KiB a chunk) */
-      PackA pa = { bt, (const float *) x->data + n * K * HW, HW, ap };
+      const float *xn = (const float *) x->data + n * isz;
+      if (col)
+        {
+          /* channels of at least ~32 KiB of col a chunk */
+          Im2col ic = { xn, w, col };
+          rt_parallel_for (call, C, MAX (1, 8192 / MAX (K / C * HW, 1)), im2col_range, &ic);
+          xn = col;
+        }
+      /* xᵀ's (colᵀ's) panels in parallel where there is enough to copy (~32 KiB a chunk) */
+      PackA pa = { bt, xn, HW, ap };
       gint64 panel_bytes = rt_packed_a_floats (bt, 1) * (gint64) sizeof (float);
       rt_parallel_for (call, (HW + rt_packed_mr (bt) - 1) / rt_packed_mr (bt),
                        MAX (1, 32768 / MAX (panel_bytes, 1)), pack_a_range, &pa);

@@ -1,24 +1,25 @@
-/* 1x1 Convs on small maps with the output pixels as the GEMM's rows
+/* Convs of small output maps with the output pixels as the GEMM's rows
  * (conv-pixel-rows.c). */
 #pragma once
 #include "runtime/spatial.h"
 
-/* Maps of at most this many pixels (8x8) take the pixel-rows GEMM. */
+/* Output maps of at most this many pixels (8x8) take the pixel-rows GEMM. */
 #define RT_PIXEL_ROWS_MAX_PIXELS 64
 
-/* Whether x and the window suit the pixel-rows GEMM: 1x1, stride 1, no
- * pads, group 1, float NCHW (any map size computes the right sums; maps of
- * more than RT_PIXEL_ROWS_MAX_PIXELS do better in the other orientation). */
+/* Whether x and the window suit the pixel-rows GEMM: 2-D, group 1, float
+ * NCHW (any map size computes the right sums; maps of more than
+ * RT_PIXEL_ROWS_MAX_PIXELS do better in the other orientation). */
 gboolean rt_conv_pixel_rows_applies (const RtTensor *x, gint64 group, const RtWindow *w);
 /* At a Conv's run: switches pw (the Conv's state) to the pixel-rows GEMM
- * when x's map is small and the Conv suits it.  Exported graphs carry no
+ * when the output map is small and the Conv suits it.  Exported graphs carry no
  * shapes for intermediate values, so the map's size is first known here;
  * the switch is for good (the path computes the same bits for any map). */
 void     rt_conv_pixel_rows_adopt (RtPackedW *pw, const RtTensor *x, const RtTensor *wt,
                                    gint64 group, const RtWindow *w);
-/* y := Conv (x, W, bias) then ep, W being bt = Wᵀ packed (K x M). */
+/* y := Conv (x, W, bias) then ep over window w, W being bt = Wᵀ packed
+ * (K = C x kh x kw by M). */
 gboolean rt_conv_pixel_rows (RtCall *call, const RtPackedW *bt, const RtTensor *x,
-                             const RtTensor *bias, const RtEpilogue *ep, RtTensor *y,
-                             GError **error);
+                             const RtWindow *w, const RtTensor *bias, const RtEpilogue *ep,
+                             RtTensor *y, GError **error);
 /* Conv runs that took this path, for tests. */
 guint    rt_conv_pixel_rows_runs (void);

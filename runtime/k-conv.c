@@ -235,6 +235,12 @@ rt_window_set (RtCall *call, const RtTensor *x, const gint64 *k, const gint64 *s
   }
 RT_FOREACH_FLOAT (GEN_IM2COL)
 
+void
+rt_im2col_float (const float *x, gint64 c0, gint64 c1, const RtWindow *w, float *col)
+{
+  im2col_FLOAT (x, c0, c1, w, col, 0, w->out[1]);
+}
+
 static void
 gemm (GraphDType dt, gboolean ta, gboolean tb, gint64 M, gint64 N, gint64 K, const void *a,
       gint64 lda, const void *b, gint64 ldb, double beta, void *c, gint64 ldc)
@@ -567,7 +573,7 @@ rt_conv_ex (RtCall *call, const RtTensor *x, const RtTensor *wt, const RtTensor 
     return rt_conv_direct (call, taps, mpad, x, wt, bias, &w, y, ep, error);
   const RtPackedW *bt = rt_conv_packed_pixel_rows (pw, wt);
   if (bt && rt_conv_pixel_rows_applies (x, group, &w))
-    return rt_conv_pixel_rows (call, bt, x, bias, ep, y, error);
+    return rt_conv_pixel_rows (call, bt, x, &w, bias, ep, y, error);
   if (rt_conv_depthwise_applies (x, wt, group, &w))
     return rt_conv_depthwise (call, x, wt, bias, &w, y, ep, error);
   const RtWinograd *wg = rt_conv_packed_winograd (pw);

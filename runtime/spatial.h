@@ -37,6 +37,9 @@ typedef struct _RtPackedW RtPackedW;
 /* Convs whose output channels were split over the threads (one image, few
  * output columns, packed weights), for tests. */
 guint    rt_conv_channel_splits (void);
+/* col[(c, kd, kh, kw), output pixel] for channels [c0, c1) of one image
+ * and group (col holds every channel's rows: K x the output's pixels). */
+void     rt_im2col_float (const float *x, gint64 c0, gint64 c1, const RtWindow *w, float *col);
 /* ... and those of few output channels whose columns were split a panel a
  * block instead. */
 guint    rt_conv_column_splits (void);

@@ -12,6 +12,7 @@
 #include "runtime/session-private.h"
 #include "runtime/conv-direct.h"
 #include "runtime/conv-narrow.h"
+#include "runtime/conv-pixel-rows.h"
 #include <math.h>
 
 typedef struct
@@ -173,9 +174,26 @@ test_narrow (void)
     check_case (&cases[t], t, "SYMONNX_NO_NARROW_CONV", rt_conv_narrow_runs, TRUE);
 }
 
+/* Convs of at most 64 output pixels other than 1x1 of stride 1 take the
+ * pixel-rows GEMM over im2col's rows (runtime/conv-pixel-rows.c): stride 2
+ * down to 7x7 with Add + Relu, dilation 2, a 1x1 of stride 2 with Clip; 1
+ * and 3 threads the same bits, both paths against the double reference. */
+static void
+test_pixel_rows_window (void)
+{
+  const Case cases[] = {
+    { 40, 70, 3, 2, 1, 1, 1, 13, 13, TRUE, 3 },
+    { 16, 24, 3, 1, 2, 2, 2, 8, 8, FALSE, 1 },
+    { 6, 33, 1, 2, 1, 0, 0, 11, 11, TRUE, 2 },
+  };
+  for (guint t = 0; t < G_N_ELEMENTS (cases); t++)
+    check_case (&cases[t], t, "SYMONNX_NO_PIXEL_ROWS", rt_conv_pixel_rows_runs, TRUE);
+}
+
 void
 test_conv_direct_register (void)
 {
+  g_test_add_func ("/runtime/conv/pixel-rows-window", test_pixel_rows_window);
   g_test_add_func ("/runtime/conv/direct", test_direct);
   g_test_add_func ("/runtime/conv/narrow", test_narrow);
 }
