@@ -506,6 +506,19 @@ packed_b_alloc (const float *b, gint64 K, gint64 N)
 }
 
 RtPackedW *
+rt_packed_b_new_empty (gint64 K, gint64 N)
+{
+  return packed_b_alloc (NULL, K, N);
+}
+
+void
+rt_packed_b_repack (RtPackedW *p, const float *b, gint64 ldb)
+{
+  p->src = b;
+  rt_conv_pack_b_rows (p, b, ldb, p->M, p->a);
+}
+
+RtPackedW *
 rt_packed_b_new (const float *b, gint64 K, gint64 N)
 {
   RtPackedW *p = packed_b_alloc (b, K, N);

@@ -35,6 +35,11 @@ const RtPackedW *rt_conv_packed_pixel_rows (const RtPackedW *p, const RtTensor *
  * kernel's B panels, for rt_packed_gemm_b (runtime/matmul-packed.c); NULL
  * where the packed kernels do not apply.  b must outlive it. */
 RtPackedW *rt_packed_b_new (const float *b, gint64 K, gint64 N);
+/* A packed B of K x N with panels but no values yet, for B's that change
+ * from call to call (attention's batched products): rt_packed_b_repack
+ * packs b (K x N, row stride ldb) into it. */
+RtPackedW *rt_packed_b_new_empty (gint64 K, gint64 N);
+void       rt_packed_b_repack (RtPackedW *p, const float *b, gint64 ldb);
 /* The same from B's transpose: bt is N x K, row-major (an RNN's W or R,
  * gates x inputs, for X · Wᵀ). */
 RtPackedW *rt_packed_b_new_t (const float *bt, gint64 K, gint64 N);

@@ -2,6 +2,7 @@
 #include "runtime/kernels-private.h"
 #include "runtime/blas.h"
 #include "runtime/matmul-packed.h"
+#include "runtime/conv-packed.h"
 #include <string.h>
 
 /* One generic loop for integer MatMul (no BLAS for integers). */
@@ -58,7 +59,22 @@ typedef struct
   gsize         es;
   guint         brank;
   const gint64 *bdims, *sa, *sb;   /* batch dims, a's and b's batch strides (0: broadcast) */
+  gboolean      seated;
+  RtPackedW   **pb;                /* float: a packed B per seat (NULL: sgemm) */
+  float        *ap;                /* and packed A, ap_floats a seat */
+  gint64        ap_floats;
 } BatchJob;
+
+/* o := a · b (M x K by K x N, float) on the packed GEMM kernels: b into
+ * pb's panels, a's rows into ap. */
+static void
+mm_packed (RtPackedW *pb, float *ap, const float *a, const float *b, float *o, gint64 M, gint64 N,
+           gint64 K)
+{
+  rt_packed_b_repack (pb, b, N);
+  rt_packed_pack_a (pb, a, K, M, ap);
+  rt_packed_gemm_b (pb, ap, M, o, N, 0, rt_packed_b_panels (pb));
+}
 
 static void
 batch_range (gint64 begin, gint64 end, gpointer data)
@@ -75,8 +91,16 @@ batch_range (gint64 begin, gint64 end, gpointer data)
           oa += c * j->sa[d];
           ob += c * j->sb[d];
         }
-      mm (j->dt, j->a + oa * j->M * j->K * es, j->b + ob * j->K * j->N * es,
-          j->o + k * j->M * j->N * es, j->M, j->N, j->K);
+      const char *a = j->a + oa * j->M * j->K * es, *b = j->b + ob * j->K * j->N * es;
+      char *o = j->o + k * j->M * j->N * es;
+      if (j->pb)
+        {
+          gint s = j->seated ? rt_parallel_seat () : 0;
+          mm_packed (j->pb[s], j->ap + s * j->ap_floats, (const float *) a, (const float *) b,
+                     (float *) o, j->M, j->N, j->K);
+        }
+      else
+        mm (j->dt, a, b, o, j->M, j->N, j->K);
     }
 }
 
@@ -139,8 +163,35 @@ rt_matmul (RtCall *call, const RtTensor *a, const RtTensor *b, GError **error)
           return TRUE;
         }
     }
-  BatchJob j = { a->dtype, a->data, b->data, o->data, M, N, K, es, brank, bdims, sa, sb };
+  BatchJob j = { .dt = a->dtype, .a = a->data, .b = b->data, .o = o->data, .M = M, .N = N, .K = K,
+                 .es = es, .brank = brank, .bdims = bdims, .sa = sa, .sb = sb };
   gint64 threads = rt_call_threads (call);
+  gint64 seats = MIN (threads, batch);
+  /* Float products of some size (attention's heads: 128 x 64 by 64 x 128)
+   * on the packed GEMM kernels, B packed per product: OpenBLAS runs its
+   * AVX2 kernels on CPUs it does not know (AVX-512 ones), at half their
+   * rate.  Each element is the same sum whichever thread makes it. */
+  if (a->dtype == GRAPH_DTYPE_FLOAT && M >= 8 && N >= 32 && K >= 32 && batch > 0)
+    {
+      g_autofree RtPackedW **pb = g_new0 (RtPackedW *, seats);
+      gint64 made = 0;
+      while (made < seats && (pb[made] = rt_packed_b_new_empty (K, N)) != NULL)
+        made++;
+      gboolean ok = made == seats;   /* none where no packed kernel */
+      if (ok)
+        {
+          j.ap_floats = (rt_packed_a_floats (pb[0], M) + 15) / 16 * 16;
+          j.ap = rt_call_scratch (call, (gsize) (seats * j.ap_floats) * sizeof (float), error);
+          j.pb = pb;
+          j.seated = seats > 1;
+          if (j.ap)
+            rt_parallel_for (call, batch, 1, batch_range, &j);
+        }
+      for (gint64 s = 0; s < made; s++)
+        rt_conv_packed_free (pb[s]);
+      if (ok)
+        return j.ap != NULL;
+    }
   /* Batches over the threads (attention's heads), each product on one
    * BLAS thread, when there are enough: BLAS splits a product by rows and
    * columns, never along K, so each element is the same sum either way. */

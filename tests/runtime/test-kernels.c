@@ -372,16 +372,19 @@ test_threads (void)
   tensor_unref (sig[1]);
 }
 
-/* Where (c, x, y) with broadcasting, run with `threads`. */
+/* Node `op` on inputs "c", "x", "y" (the first of them not NULL), run
+ * with `threads`; its output. */
 static Tensor *
-run_where (int threads, Tensor *c, Tensor *x, Tensor *y)
+run_op (int threads, const char *op, Tensor *c, Tensor *x, Tensor *y)
 {
   g_autoptr (Graph) g = graph_new ();
   graph_set_opset (g, "", 13);
-  GraphValue *o = graph_op (g, "Where",
-                            input (g, "c", tensor_dtype (c), tensor_rank (c), tensor_dims (c)),
-                            input (g, "x", tensor_dtype (x), tensor_rank (x), tensor_dims (x)),
-                            input (g, "y", tensor_dtype (y), tensor_rank (y), tensor_dims (y)), NULL);
+  Tensor *ts[3] = { c, x, y };
+  const char *names[3] = { "c", "x", "y" };
+  GraphValue *ins[3] = { NULL, NULL, NULL };
+  for (int i = 0; i < 3 && ts[i]; i++)
+    ins[i] = input (g, names[i], tensor_dtype (ts[i]), tensor_rank (ts[i]), tensor_dims (ts[i]));
+  GraphValue *o = graph_op (g, op, ins[0], ins[1], ins[2], NULL);
   graph_value_set_name (o, "o");
   graph_add_output (g, o);
   RtOptions opt;
@@ -394,12 +397,57 @@ run_where (int threads, Tensor *c, Tensor *x, Tensor *y)
                                                      (GDestroyNotify) tensor_unref);
   g_autoptr (GHashTable) out = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                                       (GDestroyNotify) tensor_unref);
-  g_hash_table_insert (in, g_strdup ("c"), tensor_ref (c));
-  g_hash_table_insert (in, g_strdup ("x"), tensor_ref (x));
-  g_hash_table_insert (in, g_strdup ("y"), tensor_ref (y));
+  for (int i = 0; i < 3 && ts[i]; i++)
+    g_hash_table_insert (in, g_strdup (names[i]), tensor_ref (ts[i]));
   g_assert_true (rt_session_run (s, in, out, &error));
   g_assert_no_error (error);
   return tensor_ref (g_hash_table_lookup (out, "o"));
+}
+
+static Tensor *
+run_where (int threads, Tensor *c, Tensor *x, Tensor *y)
+{
+  return run_op (threads, "Where", c, x, y);
+}
+
+/* Batched float MatMul of products large enough for the packed kernels
+ * (attention's heads; B packed per product), batch dims broadcast both
+ * ways, M and K not multiples of the tiles: every element against a
+ * double product, 1 and 3 threads the same bytes. */
+static void
+test_batched_matmul (void)
+{
+  const gint64 ad[4] = { 2, 1, 21, 70 }, bd[4] = { 1, 3, 70, 45 };
+  gint64 na = 2 * 21 * 70, nb = 3 * 70 * 45;
+  g_autofree float *av = g_new (float, na);
+  g_autofree float *bv = g_new (float, nb);
+  for (gint64 i = 0; i < na; i++)
+    av[i] = (float) ((i * 7919) % 1000) / 1000.0f - 0.5f;
+  for (gint64 i = 0; i < nb; i++)
+    bv[i] = (float) ((i * 104729) % 997) / 997.0f - 0.5f;
+  g_autoptr (Tensor) a = tensor_new_from_data (GRAPH_DTYPE_FLOAT, 4, ad, av, na * 4, NULL);
+  g_autoptr (Tensor) b = tensor_new_from_data (GRAPH_DTYPE_FLOAT, 4, bd, bv, nb * 4, NULL);
+  g_autoptr (Tensor) o1 = run_op (1, "MatMul", a, b, NULL);
+  g_autoptr (Tensor) o3 = run_op (3, "MatMul", a, b, NULL);
+  g_assert_cmpint (tensor_numel (o1), ==, 2 * 3 * 21 * 45);
+  g_assert_true (tensor_equal (o1, o3));
+  for (gint64 p = 0; p < 2; p++)
+    for (gint64 q = 0; q < 3; q++)
+      for (gint64 i = 0; i < 21; i++)
+        for (gint64 jj = 0; jj < 45; jj++)
+          {
+            double sum = 0, mag = 0;
+            for (gint64 k = 0; k < 70; k++)
+              {
+                double t = (double) av[(p * 21 + i) * 70 + k] * bv[(q * 70 + k) * 45 + jj];
+                sum += t;
+                mag += fabs (t);
+              }
+            double got = tensor_get_double (o1, ((p * 3 + q) * 21 + i) * 45 + jj);
+            if (fabs (got - sum) > 1e-6 * mag)
+              g_error ("o[%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%"
+                       G_GINT64_FORMAT "] = %.9g, double gives %.9g", p, q, i, jj, got, sum);
+          }
 }
 
 /* Where by rows of the last axis, rows split over the threads: a causal
@@ -469,6 +517,7 @@ void
 test_kernels_register (void)
 {
   g_test_add_func ("/runtime/threads/where", test_where_rows);
+  g_test_add_func ("/runtime/threads/batched-matmul", test_batched_matmul);
   g_test_add_func ("/runtime/rnn/fixtures", test_rnn_fixtures);
   g_test_add_func ("/runtime/rnn/bad-input", test_bad_input);
   g_test_add_func ("/runtime/einsum/fixtures", test_einsum_fixtures);
