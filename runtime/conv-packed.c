@@ -73,6 +73,7 @@ store_edge (float t[MAX_MR][MAX_NR], float *c, gint64 ldc, gboolean acc, gint64 
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
+#include "runtime/transpose16.h"
 #define HAVE_KERNEL 1
 
 /* Edge tiles of fewer rows than the kernel's (the last rows of A: 35 =
@@ -385,27 +386,12 @@ pack_panel8 (const float *a, gint64 lda, gint64 K, float *d)
   gint64 k = 0;
   for (; k + 8 <= K; k += 8)
     {
-      __m256 r0 = _mm256_loadu_ps (a + 0 * lda + k), r1 = _mm256_loadu_ps (a + 1 * lda + k);
-      __m256 r2 = _mm256_loadu_ps (a + 2 * lda + k), r3 = _mm256_loadu_ps (a + 3 * lda + k);
-      __m256 r4 = _mm256_loadu_ps (a + 4 * lda + k), r5 = _mm256_loadu_ps (a + 5 * lda + k);
-      __m256 r6 = _mm256_loadu_ps (a + 6 * lda + k), r7 = _mm256_loadu_ps (a + 7 * lda + k);
-      __m256 t0 = _mm256_unpacklo_ps (r0, r1), t1 = _mm256_unpackhi_ps (r0, r1);
-      __m256 t2 = _mm256_unpacklo_ps (r2, r3), t3 = _mm256_unpackhi_ps (r2, r3);
-      __m256 t4 = _mm256_unpacklo_ps (r4, r5), t5 = _mm256_unpackhi_ps (r4, r5);
-      __m256 t6 = _mm256_unpacklo_ps (r6, r7), t7 = _mm256_unpackhi_ps (r6, r7);
-      __m256 u0 = _mm256_shuffle_ps (t0, t2, 0x44), u1 = _mm256_shuffle_ps (t0, t2, 0xee);
-      __m256 u2 = _mm256_shuffle_ps (t1, t3, 0x44), u3 = _mm256_shuffle_ps (t1, t3, 0xee);
-      __m256 u4 = _mm256_shuffle_ps (t4, t6, 0x44), u5 = _mm256_shuffle_ps (t4, t6, 0xee);
-      __m256 u6 = _mm256_shuffle_ps (t5, t7, 0x44), u7 = _mm256_shuffle_ps (t5, t7, 0xee);
-      float *o = d + k * 8;
-      _mm256_storeu_ps (o + 0 * 8, _mm256_permute2f128_ps (u0, u4, 0x20));
-      _mm256_storeu_ps (o + 1 * 8, _mm256_permute2f128_ps (u1, u5, 0x20));
-      _mm256_storeu_ps (o + 2 * 8, _mm256_permute2f128_ps (u2, u6, 0x20));
-      _mm256_storeu_ps (o + 3 * 8, _mm256_permute2f128_ps (u3, u7, 0x20));
-      _mm256_storeu_ps (o + 4 * 8, _mm256_permute2f128_ps (u0, u4, 0x31));
-      _mm256_storeu_ps (o + 5 * 8, _mm256_permute2f128_ps (u1, u5, 0x31));
-      _mm256_storeu_ps (o + 6 * 8, _mm256_permute2f128_ps (u2, u6, 0x31));
-      _mm256_storeu_ps (o + 7 * 8, _mm256_permute2f128_ps (u3, u7, 0x31));
+      __m256 r[8];
+      for (int i = 0; i < 8; i++)
+        r[i] = _mm256_loadu_ps (a + i * lda + k);
+      rt_transpose8 (r);
+      for (int i = 0; i < 8; i++)
+        _mm256_storeu_ps (d + (k + i) * 8, r[i]);
     }
   for (; k < K; k++)
     for (gint64 i = 0; i < 8; i++)

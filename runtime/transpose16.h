@@ -1,9 +1,35 @@
 /* A 16 x 16 float transpose in AVX-512 registers, for the kernels that
  * move between a plane per channel and 16 channels a vector
- * (conv-depthwise-lanes.c, conv-direct.c).  Include only where AVX-512F
- * code is compiled (x86-64 with GCC's target attribute). */
+ * (conv-depthwise-lanes.c, conv-direct.c), and an 8 x 8 one in AVX
+ * registers (conv-packed.c's A panels, fused-transformer.c's rows).
+ * Include only where AVX code is compiled (x86-64 with GCC's target
+ * attribute). */
 #pragma once
 #include <immintrin.h>
+
+/* r[i][k] := r[k][i] (8 x 8). */
+__attribute__ ((target ("avx"), always_inline)) static inline void
+rt_transpose8 (__m256 r[8])
+{
+  __m256 t[8], u[8];
+  for (int i = 0; i < 8; i += 2)
+    {
+      t[i] = _mm256_unpacklo_ps (r[i], r[i + 1]);
+      t[i + 1] = _mm256_unpackhi_ps (r[i], r[i + 1]);
+    }
+  for (int i = 0; i < 8; i += 4)
+    {
+      u[i] = _mm256_shuffle_ps (t[i], t[i + 2], 0x44);
+      u[i + 1] = _mm256_shuffle_ps (t[i], t[i + 2], 0xee);
+      u[i + 2] = _mm256_shuffle_ps (t[i + 1], t[i + 3], 0x44);
+      u[i + 3] = _mm256_shuffle_ps (t[i + 1], t[i + 3], 0xee);
+    }
+  for (int i = 0; i < 4; i++)
+    {
+      r[i] = _mm256_permute2f128_ps (u[i], u[i + 4], 0x20);
+      r[i + 4] = _mm256_permute2f128_ps (u[i], u[i + 4], 0x31);
+    }
+}
 
 /* r[i][k] := r[k][i]. */
 __attribute__ ((target ("avx512f"), always_inline)) static inline void
