@@ -378,7 +378,7 @@ static Tensor *
 run_op (int threads, const char *op, Tensor *c, Tensor *x, Tensor *y)
 {
   g_autoptr (Graph) g = graph_new ();
-  graph_set_opset (g, "", 13);
+  graph_set_opset (g, "", 17);
   Tensor *ts[3] = { c, x, y };
   const char *names[3] = { "c", "x", "y" };
   GraphValue *ins[3] = { NULL, NULL, NULL };
@@ -408,6 +408,34 @@ static Tensor *
 run_where (int threads, Tensor *c, Tensor *x, Tensor *y)
 {
   return run_op (threads, "Where", c, x, y);
+}
+
+/* LayerNormalization's rows 8 at a time (their sums side by side in a
+ * vector) give the bytes of the same rows one at a time: 13 rows of 50
+ * (one block of 8, a tail of 2 past 6 x 8 columns), each row against the
+ * row alone as a [1, 50] input. */
+static void
+test_layernorm_rows8 (void)
+{
+  const gint64 xd[2] = { 13, 50 }, rd[2] = { 1, 50 }, nd[1] = { 50 };
+  float xv[13 * 50], sv[50], bv[50];
+  for (int i = 0; i < 13 * 50; i++)
+    xv[i] = (float) ((i * 7919) % 1000) / 100.0f - 4.7f + (float) (i / 50);
+  for (int i = 0; i < 50; i++)
+    sv[i] = 0.5f + (float) i / 37.0f, bv[i] = (float) i / 11.0f - 2.0f;
+  g_autoptr (Tensor) x = tensor_new_from_data (GRAPH_DTYPE_FLOAT, 2, xd, xv, sizeof xv, NULL);
+  g_autoptr (Tensor) sc = tensor_new_from_data (GRAPH_DTYPE_FLOAT, 1, nd, sv, sizeof sv, NULL);
+  g_autoptr (Tensor) b = tensor_new_from_data (GRAPH_DTYPE_FLOAT, 1, nd, bv, sizeof bv, NULL);
+  g_autoptr (Tensor) y = run_op (1, "LayerNormalization", x, sc, b);
+  g_assert_cmpint (tensor_numel (y), ==, 13 * 50);
+  for (int r = 0; r < 13; r++)
+    {
+      g_autoptr (Tensor) xr = tensor_new_from_data (GRAPH_DTYPE_FLOAT, 2, rd, xv + r * 50,
+                                                    50 * sizeof (float), NULL);
+      g_autoptr (Tensor) yr = run_op (1, "LayerNormalization", xr, sc, b);
+      g_assert_cmpmem ((const float *) tensor_data (y) + r * 50, 50 * sizeof (float),
+                       tensor_data (yr), 50 * sizeof (float));
+    }
 }
 
 /* Batched float MatMul of products large enough for the packed kernels
@@ -518,6 +546,7 @@ test_kernels_register (void)
 {
   g_test_add_func ("/runtime/threads/where", test_where_rows);
   g_test_add_func ("/runtime/threads/batched-matmul", test_batched_matmul);
+  g_test_add_func ("/runtime/layernorm/rows-of-8", test_layernorm_rows8);
   g_test_add_func ("/runtime/rnn/fixtures", test_rnn_fixtures);
   g_test_add_func ("/runtime/rnn/bad-input", test_bad_input);
   g_test_add_func ("/runtime/einsum/fixtures", test_einsum_fixtures);
