@@ -556,6 +556,34 @@ test_threads_same_bits (void)
   tensor_unref (out[1]);
 }
 
+/* Runs g (inputs x and z in `in`, output y) with 1, 2 and 3 threads, the
+ * pixel-rows GEMM off, into out[0..2]: n_nodes after fusion, and `counter`
+ * moved by moved[k] in run k. */
+static void
+run_split_threads (Graph *g, GHashTable *in, guint n_nodes, guint (*counter) (void),
+                   const guint moved[3], Tensor *out[3])
+{
+  for (int k = 0; k < 3; k++)
+    {
+      RtOptions o;
+      rt_options_init (&o);
+      o.threads = k + 1;
+      g_autoptr (GError) error = NULL;
+      /* a 1x1 Conv would take the pixel-rows GEMM (test_pixel_rows) */
+      g_setenv ("SYMONNX_NO_PIXEL_ROWS", "1", TRUE);
+      g_autoptr (RtSession) s = rt_session_new (g, &o, &error);
+      g_unsetenv ("SYMONNX_NO_PIXEL_ROWS");
+      g_assert_no_error (error);
+      g_assert_cmpuint (s->n_nodes, ==, n_nodes);
+      g_autoptr (GHashTable) res = fz_inputs_new ();
+      guint before = counter ();
+      g_assert_true (rt_session_run (s, in, res, &error));
+      g_assert_no_error (error);
+      g_assert_cmpuint (counter (), ==, before + moved[k]);
+      out[k] = tensor_ref (g_hash_table_lookup (res, "y"));
+    }
+}
+
 /* Convs of one image with few output columns split their output channels
  * over the threads (B packed once, whole): a 1x1 Conv + Add + Relu and a
  * 3x3 stride-2 Conv + Clip on a 7x7 map give the same bits with 2 and 3
@@ -579,25 +607,9 @@ test_channel_split (void)
   g_hash_table_insert (in, g_strdup ("x"), fz_random_tensor (4, xd));
   g_hash_table_insert (in, g_strdup ("z"), fz_random_tensor (4, zd));
   Tensor *out[3];
-  for (int k = 0; k < 3; k++)
-    {
-      RtOptions o;
-      rt_options_init (&o);
-      o.threads = k + 1;
-      g_autoptr (GError) error = NULL;
-      /* the 1x1 Conv would take the pixel-rows GEMM (test_pixel_rows) */
-      g_setenv ("SYMONNX_NO_PIXEL_ROWS", "1", TRUE);
-      g_autoptr (RtSession) s = rt_session_new (g, &o, &error);
-      g_unsetenv ("SYMONNX_NO_PIXEL_ROWS");
-      g_assert_no_error (error);
-      g_assert_cmpuint (s->n_nodes, ==, 2);   /* Conv + Add + Relu, Conv + Clip */
-      g_autoptr (GHashTable) res = fz_inputs_new ();
-      guint before = rt_conv_channel_splits ();
-      g_assert_true (rt_session_run (s, in, res, &error));
-      g_assert_no_error (error);
-      g_assert_cmpuint (rt_conv_channel_splits (), ==, before + (k ? 2 : 0));
-      out[k] = tensor_ref (g_hash_table_lookup (res, "y"));
-    }
+  /* Conv + Add + Relu, Conv + Clip: both split at 2 and 3 threads */
+  const guint moved[3] = { 0, 2, 2 };
+  run_split_threads (g, in, 2, rt_conv_channel_splits, moved, out);
   g_assert_cmpint (tensor_numel (out[0]), ==, 56 * 4 * 4);
   guint clamped = 0;
   for (gint64 i = 0; i < tensor_numel (out[0]); i++)
@@ -630,24 +642,8 @@ test_column_split (void)
   g_hash_table_insert (in, g_strdup ("x"), fz_random_tensor (4, xd));
   g_hash_table_insert (in, g_strdup ("z"), fz_random_tensor (4, zd));
   Tensor *out[3];
-  for (int k = 0; k < 3; k++)
-    {
-      RtOptions o;
-      rt_options_init (&o);
-      o.threads = k + 1;
-      g_autoptr (GError) error = NULL;
-      g_setenv ("SYMONNX_NO_PIXEL_ROWS", "1", TRUE);
-      g_autoptr (RtSession) s = rt_session_new (g, &o, &error);
-      g_unsetenv ("SYMONNX_NO_PIXEL_ROWS");
-      g_assert_no_error (error);
-      g_assert_cmpuint (s->n_nodes, ==, 1);
-      g_autoptr (GHashTable) res = fz_inputs_new ();
-      guint before = rt_conv_column_splits ();
-      g_assert_true (rt_session_run (s, in, res, &error));
-      g_assert_no_error (error);
-      g_assert_cmpuint (rt_conv_column_splits (), ==, before + (k == 1));
-      out[k] = tensor_ref (g_hash_table_lookup (res, "y"));
-    }
+  const guint moved[3] = { 0, 1, 0 };
+  run_split_threads (g, in, 1, rt_conv_column_splits, moved, out);
   g_assert_cmpint (tensor_numel (out[0]), ==, 16 * 144);
   guint zeros = 0;
   for (gint64 i = 0; i < tensor_numel (out[0]); i++)
