@@ -105,6 +105,38 @@ load_masks (const Job *j, int NV, gint64 ow0, gint64 lim, __mmask16 mk[PV][RT_CO
   return edge;
 }
 
+/* sums (NV vectors x NM channels) + bias, + the sum, the activation, into
+ * y (MASKED: only the outputs before lim). */
+__attribute__ ((target ("avx512f"), noinline)) static void
+store_tile (const Job *j, int NM, int NV, gboolean MASKED, gint64 oh, gint64 ow0, gint64 lim,
+            __m512 sums[PV][RT_CONV_NARROW_MAX_M])
+{
+  gint64 OW = j->OW, OHW = j->OH * OW;
+  const __m512 zero = _mm512_setzero_ps ();
+  const __m512 lo16 = _mm512_set1_ps (j->lo), hi16 = _mm512_set1_ps (j->hi);
+  for (int v = 0; v < NV; v++)
+    {
+      __mmask16 out = MASKED ? inside (ow0 + 16 * v, lim) : 0xffff;
+      gint64 off = oh * OW + ow0 + 16 * v;
+      for (int m = 0; m < NM; m++)
+        {
+          __m512 a = sums[v][m];
+          if (j->bias)
+            a = _mm512_add_ps (a, _mm512_set1_ps (j->bias[m]));
+          if (j->z)
+            a = _mm512_add_ps (a, _mm512_maskz_loadu_ps (out, j->z + m * OHW + off));
+          if (j->act == RT_ACT_RELU)
+            a = _mm512_maskz_mov_ps (_mm512_cmp_ps_mask (a, zero, _CMP_GT_OQ), a);
+          else if (j->act == RT_ACT_CLIP)
+            {
+              a = _mm512_mask_mov_ps (a, _mm512_cmp_ps_mask (a, lo16, _CMP_LT_OQ), lo16);
+              a = _mm512_mask_mov_ps (a, _mm512_cmp_ps_mask (a, hi16, _CMP_GT_OQ), hi16);
+            }
+          _mm512_mask_storeu_ps (j->y + m * OHW + off, out, a);
+        }
+    }
+}
+
 /* NV vectors of pixels from (oh, ow0), the outputs before lim, x NM
  * channels, into y with the epilogue.  MASKED: loads and stores through
  * masks (mk: load_masks'), else whole vectors, all inside. */
@@ -114,7 +146,7 @@ tile (const Job *j, const int NM, const int NV, const gboolean MASKED, gint64 oh
 {
   const RtWindow *w = j->w;
   gint64 KH = w->k[1], KW = w->k[2], DH = w->dil[1], DW = w->dil[2];
-  gint64 H = j->H, W = j->W, OW = j->OW, OHW = j->OH * OW;
+  gint64 H = j->H, W = j->W;
   __m512 acc[PV][RT_CONV_NARROW_MAX_M];
 #pragma GCC unroll 3
   for (int v = 0; v < NV; v++)
@@ -147,44 +179,45 @@ tile (const Job *j, const int NM, const int NV, const gboolean MASKED, gint64 oh
               }
           }
       }
-  const __m512 zero = _mm512_setzero_ps ();
-  const __m512 lo16 = _mm512_set1_ps (j->lo), hi16 = _mm512_set1_ps (j->hi);
+  /* The epilogue from memory, in loops (not unrolled per channel and
+   * vector: it runs once a tile, the taps C x KH x KW times). */
+  __m512 sums[PV][RT_CONV_NARROW_MAX_M];
 #pragma GCC unroll 3
   for (int v = 0; v < NV; v++)
-    {
-      __mmask16 out = MASKED ? inside (ow0 + 16 * v, lim) : 0xffff;
-      gint64 off = oh * OW + ow0 + 16 * v;
 #pragma GCC unroll 12
-      for (int m = 0; m < NM; m++)
-        {
-          __m512 a = acc[v][m];
-          if (j->bias)
-            a = _mm512_add_ps (a, _mm512_set1_ps (j->bias[m]));
-          if (j->z)
-            a = _mm512_add_ps (a, _mm512_maskz_loadu_ps (out, j->z + m * OHW + off));
-          if (j->act == RT_ACT_RELU)
-            a = _mm512_maskz_mov_ps (_mm512_cmp_ps_mask (a, zero, _CMP_GT_OQ), a);
-          else if (j->act == RT_ACT_CLIP)
-            {
-              a = _mm512_mask_mov_ps (a, _mm512_cmp_ps_mask (a, lo16, _CMP_LT_OQ), lo16);
-              a = _mm512_mask_mov_ps (a, _mm512_cmp_ps_mask (a, hi16, _CMP_GT_OQ), hi16);
-            }
-          _mm512_mask_storeu_ps (j->y + m * OHW + off, out, a);
-        }
-    }
+    for (int m = 0; m < NM; m++)
+      sums[v][m] = acc[v][m];
+  store_tile (j, NM, NV, MASKED, oh, ow0, lim, sums);
 }
 
 typedef void (*TileFn) (const Job *j, gint64 oh, gint64 ow0, gint64 lim);
+/* One vector through masks (a row's ends). */
+#define MASKED_FN(NM)                                                             \
+  __attribute__ ((target ("avx512f"))) static void                               \
+  masked_##NM (const Job *j, gint64 oh, gint64 ow0, gint64 lim)                   \
+  {                                                                                \
+    __mmask16 mk[PV][RT_CONV_NARROW_MAX_KW];                                       \
+    load_masks (j, 1, ow0, lim, mk);                                               \
+    tile (j, NM, 1, TRUE, oh, ow0, lim, mk);                                      \
+  }
+/* NV whole vectors; a vector with lanes outside (rows_range gives none)
+ * one by one through masked_NM (only that one masked body per NM). */
 #define TILE_FN(NM, NV)                                                           \
   __attribute__ ((target ("avx512f"))) static void                               \
   tile_##NM##_##NV (const Job *j, gint64 oh, gint64 ow0, gint64 lim)              \
   {                                                                                \
     __mmask16 mk[PV][RT_CONV_NARROW_MAX_KW];                                       \
-    if (load_masks (j, NV, ow0, lim, mk))                                          \
-      tile (j, NM, NV, TRUE, oh, ow0, lim, mk);                                    \
-    else                                                                           \
+    if (!load_masks (j, NV, ow0, lim, mk))                                         \
       tile (j, NM, NV, FALSE, oh, ow0, lim, mk);                                   \
+    else                                                                           \
+      for (int v = 0; v < NV; v++)                                                 \
+        masked_##NM (j, oh, ow0 + 16 * v, lim);                                    \
   }
+MASKED_FN (1) MASKED_FN (2) MASKED_FN (3) MASKED_FN (4) MASKED_FN (5) MASKED_FN (6)
+MASKED_FN (7) MASKED_FN (8) MASKED_FN (9) MASKED_FN (10) MASKED_FN (11) MASKED_FN (12)
+static const TileFn masked_of[RT_CONV_NARROW_MAX_M + 1] = {
+  NULL, masked_1, masked_2, masked_3, masked_4, masked_5, masked_6, masked_7, masked_8,
+  masked_9, masked_10, masked_11, masked_12 };
 #define TILES_OF(NV)                                                                          \
   TILE_FN (1, NV) TILE_FN (2, NV) TILE_FN (3, NV) TILE_FN (4, NV) TILE_FN (5, NV)             \
   TILE_FN (6, NV) TILE_FN (7, NV) TILE_FN (8, NV) TILE_FN (9, NV) TILE_FN (10, NV)            \
@@ -210,7 +243,7 @@ rows_range (gint64 oh0, gint64 oh1, gpointer data)
   gint64 b = CLAMP (j->W - (w->k[2] - 1) * w->dil[2] + w->pad0[2], a, OW);
   a = MIN ((a + 15) / 16 * 16, b);   /* whole vectors aligned with the rows: 2x faster */
   gint64 whole = (b - a) / 16;
-  const TileFn masked = tiles[1][j->M];
+  const TileFn masked = masked_of[j->M];
   for (gint64 oh = oh0; oh < oh1; oh++)
     {
       for (gint64 ow = 0; ow < a; ow += 16)
