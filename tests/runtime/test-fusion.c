@@ -556,13 +556,17 @@ test_threads_same_bits (void)
   tensor_unref (out[1]);
 }
 
-/* Runs g (inputs x and z in `in`, output y) with 1, 2 and 3 threads, the
- * pixel-rows GEMM off, into out[0..2]: n_nodes after fusion, and `counter`
- * moved by moved[k] in run k. */
-static void
-run_split_threads (Graph *g, GHashTable *in, guint n_nodes, guint (*counter) (void),
-                   const guint moved[3], Tensor *out[3])
+/* Runs g (random inputs x and z of shapes xd and zd, output y) with 1, 2
+ * and 3 threads, the pixel-rows GEMM off: n_nodes after fusion, `counter`
+ * moved by moved[k] in run k, the same bits each time; the output. */
+static Tensor *
+run_split_threads (Graph *g, const gint64 xd[4], const gint64 zd[4], guint n_nodes,
+                   guint (*counter) (void), const guint moved[3])
 {
+  g_autoptr (GHashTable) in = fz_inputs_new ();
+  g_hash_table_insert (in, g_strdup ("x"), fz_random_tensor (4, xd));
+  g_hash_table_insert (in, g_strdup ("z"), fz_random_tensor (4, zd));
+  Tensor *out[3];
   for (int k = 0; k < 3; k++)
     {
       RtOptions o;
@@ -582,6 +586,13 @@ run_split_threads (Graph *g, GHashTable *in, guint n_nodes, guint (*counter) (vo
       g_assert_cmpuint (counter (), ==, before + moved[k]);
       out[k] = tensor_ref (g_hash_table_lookup (res, "y"));
     }
+  for (int k = 1; k < 3; k++)
+    {
+      g_assert_cmpmem (tensor_data (out[0]), tensor_nbytes (out[0]), tensor_data (out[k]),
+                       tensor_nbytes (out[k]));
+      tensor_unref (out[k]);
+    }
+  return out[0];
 }
 
 /* Convs of one image with few output columns split their output channels
@@ -603,23 +614,14 @@ test_channel_split (void)
   GraphValue *y = graph_op (g, "Clip", d, fz_scalar (g, "lo", -0.5f), fz_scalar (g, "hi", 0.5f), NULL);
   graph_value_set_name (y, "y");
   graph_add_output (g, y);
-  g_autoptr (GHashTable) in = fz_inputs_new ();
-  g_hash_table_insert (in, g_strdup ("x"), fz_random_tensor (4, xd));
-  g_hash_table_insert (in, g_strdup ("z"), fz_random_tensor (4, zd));
-  Tensor *out[3];
   /* Conv + Add + Relu, Conv + Clip: both split at 2 and 3 threads */
   const guint moved[3] = { 0, 2, 2 };
-  run_split_threads (g, in, 2, rt_conv_channel_splits, moved, out);
-  g_assert_cmpint (tensor_numel (out[0]), ==, 56 * 4 * 4);
+  g_autoptr (Tensor) out = run_split_threads (g, xd, zd, 2, rt_conv_channel_splits, moved);
+  g_assert_cmpint (tensor_numel (out), ==, 56 * 4 * 4);
   guint clamped = 0;
-  for (gint64 i = 0; i < tensor_numel (out[0]); i++)
-    clamped += fabs (tensor_get_double (out[0], i)) == 0.5;
+  for (gint64 i = 0; i < tensor_numel (out); i++)
+    clamped += fabs (tensor_get_double (out, i)) == 0.5;
   g_assert_cmpuint (clamped, >, 1);
-  for (int k = 1; k < 3; k++)
-    g_assert_cmpmem (tensor_data (out[0]), tensor_nbytes (out[0]), tensor_data (out[k]),
-                     tensor_nbytes (out[k]));
-  for (int k = 0; k < 3; k++)
-    tensor_unref (out[k]);
 }
 
 /* A 1x1 Conv of one image with fewer output channels than columns (16
@@ -638,23 +640,14 @@ test_column_split (void)
   GraphValue *y = graph_op (g, "Relu", graph_op (g, "Add", c, fz_input (g, "z", 4, zd), NULL), NULL);
   graph_value_set_name (y, "y");
   graph_add_output (g, y);
-  g_autoptr (GHashTable) in = fz_inputs_new ();
-  g_hash_table_insert (in, g_strdup ("x"), fz_random_tensor (4, xd));
-  g_hash_table_insert (in, g_strdup ("z"), fz_random_tensor (4, zd));
-  Tensor *out[3];
   const guint moved[3] = { 0, 1, 0 };
-  run_split_threads (g, in, 1, rt_conv_column_splits, moved, out);
-  g_assert_cmpint (tensor_numel (out[0]), ==, 16 * 144);
+  g_autoptr (Tensor) out = run_split_threads (g, xd, zd, 1, rt_conv_column_splits, moved);
+  g_assert_cmpint (tensor_numel (out), ==, 16 * 144);
   guint zeros = 0;
-  for (gint64 i = 0; i < tensor_numel (out[0]); i++)
-    zeros += tensor_get_double (out[0], i) == 0.0;
+  for (gint64 i = 0; i < tensor_numel (out); i++)
+    zeros += tensor_get_double (out, i) == 0.0;
   g_assert_cmpuint (zeros, >, 1);
   g_assert_cmpuint (zeros, <, 16 * 144);
-  for (int k = 1; k < 3; k++)
-    g_assert_cmpmem (tensor_data (out[0]), tensor_nbytes (out[0]), tensor_data (out[k]),
-                     tensor_nbytes (out[k]));
-  for (int k = 0; k < 3; k++)
-    tensor_unref (out[k]);
 }
 
 /* y = Conv (Relu (Conv (x, w1, b1) + z), w2), both 1x1, in double
