@@ -1,10 +1,13 @@
 /* Fork-join over index ranges for kernels' big loops.
  *
  * One process-wide job slot served by persistent worker threads.  A job is
- * [0, n) cut into contiguous chunks; the calling thread and the workers
- * claim chunks with an atomic counter until none is left, so a worker that
- * is slow to wake (the other cores busy) costs nothing but its wake-up: the
- * caller runs the chunks nobody has claimed.  Each chunk writes only its own
+ * [0, n) cut into contiguous chunks, each seat owning an equal share of
+ * them; the calling thread and the workers claim their own share's chunks
+ * in order with an atomic counter per share, then the chunks left in the
+ * others' shares, until none is left, so a worker that is slow to wake (the
+ * other cores busy) costs nothing but its wake-up: the caller runs the
+ * chunks nobody has claimed.  A worker has the same seat in every job, so
+ * the same parts of consecutive layers tend to stay on one core.  Each chunk writes only its own
  * part of the output and the cut depends on n and the thread count only, so
  * results are bit-identical to a single-threaded run whoever runs a chunk.
  *
