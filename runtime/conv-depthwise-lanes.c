@@ -37,6 +37,7 @@ padded_size (const RtWindow *w, gint64 *rows, gint64 *cols)
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include "runtime/transpose16.h"
+#include "runtime/act16.h"
 
 gboolean
 rt_conv_depthwise_lanes_applies (const RtWindow *w)
@@ -67,7 +68,7 @@ typedef struct
   const float *xt, *kt;
   gint64       row, sw, dh, dw;   /* floats: a padded row, stride, dilations */
   gint64       KH, KW;
-  __m512       b16, zero, lo16, hi16;
+  __m512       b16, lo16, hi16;
   RtActKind    act;
 } Pixels;
 
@@ -90,14 +91,7 @@ pixels (const Pixels *p, const int N, const float *x0, float *y0)
   for (int i = 0; i < N; i++)
     {
       __m512 a = acc[i];
-      if (p->act == RT_ACT_RELU)
-        a = _mm512_maskz_mov_ps (_mm512_cmp_ps_mask (a, p->zero, _CMP_GT_OQ), a);
-      else if (p->act == RT_ACT_CLIP)
-        {
-          a = _mm512_mask_mov_ps (a, _mm512_cmp_ps_mask (a, p->lo16, _CMP_LT_OQ), p->lo16);
-          a = _mm512_mask_mov_ps (a, _mm512_cmp_ps_mask (a, p->hi16, _CMP_GT_OQ), p->hi16);
-        }
-      _mm512_storeu_ps (y0 + i * LANES, a);
+      _mm512_storeu_ps (y0 + i * LANES, rt_act16 (p->act, a, p->lo16, p->hi16));
     }
 }
 
@@ -153,7 +147,7 @@ one_block (const Job *j, gint64 n, gint64 c0, gint64 nc, float *xt, float *yt)
   const __m512 hi16 = _mm512_set1_ps (in_row ? (float) j->ep->hi : 0);
   const __m512 b16 = _mm512_add_ps (zero, _mm512_loadu_ps (bt));   /* 0 + bias */
   const Pixels px = { xt, (const float *) kt, cols * LANES, SW * LANES, DH * cols * LANES,
-                      DW * LANES, KH, KW, b16, zero, lo16, hi16, act };
+                      DW * LANES, KH, KW, b16, lo16, hi16, act };
   for (gint64 oh = 0; oh < OH; oh++)
     {
       const float *x0 = xt + oh * SH * cols * LANES;

@@ -141,6 +141,7 @@ dw_row (const float *xp, Padded g, const float *k, float b, const RtWindow *w, g
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
+#include "runtime/act16.h"
 #define DW_AVX512 1
 
 static guint avx512_runs;
@@ -201,7 +202,7 @@ dw_vectors3x3 (const float *const row[6], const guint32 rowm[6], const guint32 *
                gint64 OW, const int S, const int NR, const __m512 kv[9], __m512 b16, RtActKind act,
                float lo, float hi, float *const yr[2])
 {
-  const __m512 zero = _mm512_setzero_ps (), lo16 = _mm512_set1_ps (lo), hi16 = _mm512_set1_ps (hi);
+  const __m512 lo16 = _mm512_set1_ps (lo), hi16 = _mm512_set1_ps (hi);
   const __m512i even = _mm512_setr_epi32 (0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
   const __m512i odd = _mm512_setr_epi32 (1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
   /* rows r = NR * kh + j: tap row kh of output row j (two output rows
@@ -241,13 +242,7 @@ dw_vectors3x3 (const float *const row[6], const guint32 rowm[6], const guint32 *
       for (int jr = 0; jr < NR; jr++)
         {
           __m512 a = acc[jr];
-          if (act == RT_ACT_RELU)
-            a = _mm512_maskz_mov_ps (_mm512_cmp_ps_mask (a, zero, _CMP_GT_OQ), a);
-          else if (act == RT_ACT_CLIP)
-            {
-              a = _mm512_mask_mov_ps (a, _mm512_cmp_ps_mask (a, lo16, _CMP_LT_OQ), lo16);
-              a = _mm512_mask_mov_ps (a, _mm512_cmp_ps_mask (a, hi16, _CMP_GT_OQ), hi16);
-            }
+          a = rt_act16 (act, a, lo16, hi16);
           if (ow + 16 <= OW)
             _mm512_storeu_ps (yr[jr] + ow, a);
           else

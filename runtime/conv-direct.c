@@ -43,6 +43,7 @@ rt_conv_direct_applies (const RtTensor *x, gint64 group, const RtWindow *w)
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include "runtime/transpose16.h"
+#include "runtime/act16.h"
 
 gboolean
 rt_conv_direct_node (const GraphNode *node, const Tensor *w)
@@ -106,19 +107,13 @@ tile (const Job *j, const int NP, const int NV, const float *x0, gint64 m0, floa
               }
           }
       }
-  const __m512 zero = _mm512_setzero_ps ();
   const __m512 lo16 = _mm512_set1_ps (j->lo), hi16 = _mm512_set1_ps (j->hi);
   for (int p = 0; p < NP; p++)
     for (int v = 0; v < NV; v++)
       {
         __m512 a = _mm512_add_ps (acc[p][v], _mm512_loadu_ps (j->bpad + m0 + v * 16));
-        if (j->in_row && j->act == RT_ACT_RELU)
-          a = _mm512_maskz_mov_ps (_mm512_cmp_ps_mask (a, zero, _CMP_GT_OQ), a);
-        else if (j->in_row && j->act == RT_ACT_CLIP)
-          {
-            a = _mm512_mask_mov_ps (a, _mm512_cmp_ps_mask (a, lo16, _CMP_LT_OQ), lo16);
-            a = _mm512_mask_mov_ps (a, _mm512_cmp_ps_mask (a, hi16, _CMP_GT_OQ), hi16);
-          }
+        if (j->in_row)
+          a = rt_act16 (j->act, a, lo16, hi16);
         _mm512_storeu_ps (yt0 + p * j->mpad + m0 + v * 16, a);
       }
 }

@@ -12,7 +12,7 @@
  * as zero, as a padded copy's zeros would), and adds them times each
  * channel's weight, broadcast from the taps' layout made when the session
  * was (taps[k][m], conv-packed.c).  Bias, the sum and the activation are
- * applied in registers before the store, in epilogue.h's order.
+ * applied as each tile is stored, in epilogue.h's order.
  *
  * Each output's sum is over the taps in (c, kh, kw) order with fused
  * multiply-adds (rows outside the image add nothing): not im2col's bits
@@ -42,7 +42,7 @@ window_fits (gint64 M, gint64 KH, gint64 KW, const gint64 *strides, gsize n_stri
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
+#include "runtime/act16.h"
 
 gboolean
 rt_conv_narrow_applies (const RtTensor *x, const RtTensor *wt, gint64 group, const RtWindow *w)
@@ -112,7 +112,6 @@ store_tile (const Job *j, int NM, int NV, gboolean MASKED, gint64 oh, gint64 ow0
             __m512 sums[PV][RT_CONV_NARROW_MAX_M])
 {
   gint64 OW = j->OW, OHW = j->OH * OW;
-  const __m512 zero = _mm512_setzero_ps ();
   const __m512 lo16 = _mm512_set1_ps (j->lo), hi16 = _mm512_set1_ps (j->hi);
   for (int v = 0; v < NV; v++)
     {
@@ -125,14 +124,7 @@ store_tile (const Job *j, int NM, int NV, gboolean MASKED, gint64 oh, gint64 ow0
             a = _mm512_add_ps (a, _mm512_set1_ps (j->bias[m]));
           if (j->z)
             a = _mm512_add_ps (a, _mm512_maskz_loadu_ps (out, j->z + m * OHW + off));
-          if (j->act == RT_ACT_RELU)
-            a = _mm512_maskz_mov_ps (_mm512_cmp_ps_mask (a, zero, _CMP_GT_OQ), a);
-          else if (j->act == RT_ACT_CLIP)
-            {
-              a = _mm512_mask_mov_ps (a, _mm512_cmp_ps_mask (a, lo16, _CMP_LT_OQ), lo16);
-              a = _mm512_mask_mov_ps (a, _mm512_cmp_ps_mask (a, hi16, _CMP_GT_OQ), hi16);
-            }
-          _mm512_mask_storeu_ps (j->y + m * OHW + off, out, a);
+          _mm512_mask_storeu_ps (j->y + m * OHW + off, out, rt_act16 (j->act, a, lo16, hi16));
         }
     }
 }
@@ -181,13 +173,7 @@ tile (const Job *j, const int NM, const int NV, const gboolean MASKED, gint64 oh
       }
   /* The epilogue from memory, in loops (not unrolled per channel and
    * vector: it runs once a tile, the taps C x KH x KW times). */
-  __m512 sums[PV][RT_CONV_NARROW_MAX_M];
-#pragma GCC unroll 3
-  for (int v = 0; v < NV; v++)
-#pragma GCC unroll 12
-    for (int m = 0; m < NM; m++)
-      sums[v][m] = acc[v][m];
-  store_tile (j, NM, NV, MASKED, oh, ow0, lim, sums);
+  store_tile (j, NM, NV, MASKED, oh, ow0, lim, acc);
 }
 
 typedef void (*TileFn) (const Job *j, gint64 oh, gint64 ow0, gint64 lim);
