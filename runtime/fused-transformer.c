@@ -18,6 +18,7 @@
 #include "runtime/verf.h"
 #include "runtime/kernels-private.h"
 #include "runtime/matmul-packed.h"
+#include "runtime/row-sums8.h"
 #include <math.h>
 
 /* Refusal when the tensors bound at run time do not fit the fused kernel
@@ -218,63 +219,16 @@ typedef struct
   float        eps;
 } LnJob;
 
-#if defined(__x86_64__) && defined(__GNUC__)
-#include "runtime/transpose16.h"
-#define HAVE_SUM8 1
-/* acc[k] := the sum over i in index order, in double, of v (x[k * ld + i])
- * for 8 rows of n floats, v (d) = d, or (float) (d * d in double) where
- * `square`: each row's additions are the scalar loop's, in its order, the
- * 8 rows' chains side by side in one vector (one chain's latency bound the
- * scalar loop: ReduceMean's double sum took most of a LayerNorm). */
-__attribute__ ((target ("avx512f"))) static void
-sum8 (const float *x, gint64 ld, gint64 n, gboolean square, double acc[8])
-{
-  __m512d s = _mm512_setzero_pd ();
-  gint64 i = 0;
-  for (; i + 8 <= n; i += 8)
-    {
-      __m256 r[8];
-      for (int k = 0; k < 8; k++)
-        r[k] = _mm256_loadu_ps (x + k * ld + i);
-      rt_transpose8 (r);
-      for (int k = 0; k < 8; k++)
-        {
-          __m512d d = _mm512_cvtps_pd (r[k]);
-          if (square)
-            d = _mm512_cvtps_pd (_mm512_cvtpd_ps (_mm512_mul_pd (d, d)));
-          s = _mm512_add_pd (s, d);
-        }
-    }
-  _mm512_storeu_pd (acc, s);
-  for (; i < n; i++)
-    for (int k = 0; k < 8; k++)
-      {
-        double d = (double) x[k * ld + i];
-        acc[k] += square ? (double) (float) (d * d) : d;
-      }
-}
-#else
-#define HAVE_SUM8 0
-#endif
-
-/* Rows [r, r + rows) of the LayerNorm: rows is 1, or 8 with sum8's sums. */
+/* Rows [r, r + rows) of the LayerNorm, rows <= 8: their two sums side by
+ * side (rt_row_sums8), each row's in the unfused ReduceMeans' order. */
 static void
-ln_block (const LnJob *j, gint64 r, gint64 rows)
+ln_block (const LnJob *j, gint64 r, int rows)
 {
   gint64 n = j->n;
   double acc[8];
   float s[8];
-#if HAVE_SUM8
-  if (rows == 8)
-    sum8 (j->x + r * n, n, n, FALSE, acc);
-  else
-#endif
-    {
-      acc[0] = 0;
-      for (gint64 i = 0; i < n; i++)          /* ReduceMean */
-        acc[0] += (double) j->x[r * n + i];
-    }
-  for (gint64 k = 0; k < rows; k++)
+  rt_row_sums8 (j->x + r * n, n, n, rows, RT_ROW_SUM, NULL, acc);   /* ReduceMean */
+  for (int k = 0; k < rows; k++)
     {
       const float *x = j->x + (r + k) * n;
       float *y = j->y + (r + k) * n;
@@ -282,32 +236,25 @@ ln_block (const LnJob *j, gint64 r, gint64 rows)
       for (gint64 i = 0; i < n; i++)          /* Sub */
         y[i] = x[i] - mean;
     }
-#if HAVE_SUM8
-  if (rows == 8 && j->e == 2.0)
-    sum8 (j->y + r * n, n, n, TRUE, acc);
+  if (j->e == 2.0)
+    /* pow (d, 2) is d * d exactly: the product of two floats fits in a
+     * double, and pow's result is then the exact one. */
+    rt_row_sums8 (j->y + r * n, n, n, rows, RT_ROW_SUM_SQUARE, NULL, acc);
   else
-#endif
-    for (gint64 k = 0; k < rows; k++)
+    for (int k = 0; k < rows; k++)
       {
         const float *y = j->y + (r + k) * n;
-        double a = 0;
-        if (j->e == 2.0)
-          /* pow (d, 2) is d * d exactly: the product of two floats fits in
-           * a double, and pow's result is then the exact one. */
-          for (gint64 i = 0; i < n; i++)
-            a += (double) (float) ((double) y[i] * (double) y[i]);
-        else
-          for (gint64 i = 0; i < n; i++)
-            a += (double) (float) pow ((double) y[i], j->e);
-        acc[k] = a;
+        acc[k] = 0;
+        for (gint64 i = 0; i < n; i++)
+          acc[k] += (double) (float) pow ((double) y[i], j->e);
       }
-  for (gint64 k = 0; k < rows; k++)
+  for (int k = 0; k < rows; k++)
     {
       float var = (float) (acc[k] / (double) n);  /* ReduceMean */
       float v = var + j->eps;                     /* Add */
       s[k] = (float) sqrt ((double) v);           /* Sqrt */
     }
-  for (gint64 k = 0; k < rows; k++)
+  for (int k = 0; k < rows; k++)
     {
       float *y = j->y + (r + k) * n;
       for (gint64 i = 0; i < n; i++)              /* Div, Mul, Add */
@@ -322,15 +269,8 @@ ln_block (const LnJob *j, gint64 r, gint64 rows)
 static void
 ln_rows (gint64 begin, gint64 end, gpointer data)
 {
-  const LnJob *j = data;
-  gint64 r = begin;
-#if HAVE_SUM8
-  if (__builtin_cpu_supports ("avx512f"))
-    for (; r + 8 <= end; r += 8)
-      ln_block (j, r, 8);
-#endif
-  for (; r < end; r++)
-    ln_block (j, r, 1);
+  for (gint64 r = begin; r < end; r += 8)
+    ln_block (data, r, (int) MIN (8, end - r));
 }
 
 /* Inputs: x, Pow's exponent, eps, scale, bias (1-D, x's last dimension). */

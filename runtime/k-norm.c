@@ -1,6 +1,7 @@
 /* Normalisations: BatchNormalization (inference and training_mode), InstanceNormalization,
  * LayerNormalization, LRN, MeanVarianceNormalization. */
 #include "runtime/kernels-private.h"
+#include "runtime/row-sums8.h"
 #include <math.h>
 #include <string.h>
 
@@ -108,81 +109,40 @@ k_batchnorm (RtCall *call, GError **error)
   return TRUE;
 }
 
+/* Mean and variance of `rows` (1 to 8) float rows of n (row stride n),
+ * their sums side by side (row-sums8.h): each row's the same bits as alone. */
+static void
+float_moments (const float *x, gint64 n, int rows, double *mean, double *var)
+{
+  double s[8];
+  rt_row_sums8 (x, n, n, rows, RT_ROW_SUM, NULL, s);
+  for (int k = 0; k < rows; k++)
+    mean[k] = n ? s[k] / (double) n : 0;
+  rt_row_sums8 (x, n, n, rows, RT_ROW_SUM_DEV2, mean, s);
+  for (int k = 0; k < rows; k++)
+    var[k] = n ? s[k] / (double) n : 0;
+}
+
 static void
 moments (const RtTensor *x, gint64 off, gint64 n, double *mean, double *var)
 {
+  if (x->dtype == GRAPH_DTYPE_FLOAT)
+    {
+      float_moments ((const float *) x->data + off, n, 1, mean, var);
+      return;
+    }
   double s = 0, s2 = 0;
-  const float *xf = x->dtype == GRAPH_DTYPE_FLOAT ? (const float *) x->data + off : NULL;
-  /* (float's own loop: the same values as rt_get_f64's, without a call each) */
   for (gint64 i = 0; i < n; i++)
-    s += xf ? (double) xf[i] : rt_get_f64 (x, off + i);
+    s += rt_get_f64 (x, off + i);
   double m = n ? s / (double) n : 0;
   for (gint64 i = 0; i < n; i++)
     {
-      double d = (xf ? (double) xf[i] : rt_get_f64 (x, off + i)) - m;
+      double d = rt_get_f64 (x, off + i) - m;
       s2 += d * d;
     }
   *mean = m;
   *var = n ? s2 / (double) n : 0;
 }
-
-#if defined(__x86_64__) && defined(__GNUC__)
-#include "runtime/transpose16.h"
-#define HAVE_MOMENTS8 1
-/* moments () of 8 float rows of n (row stride n) at once: the rows' sums
- * side by side in one vector (rows transposed 8 x 8), each row's additions
- * and products those of moments ()'s loops in their order (the same bits;
- * one add chain's latency bound those loops). */
-__attribute__ ((target ("avx512f"))) static void
-moments8 (const float *x, gint64 n, double mean[8], double var[8])
-{
-  double s[8], s2[8];
-  for (int pass = 0; pass < 2; pass++)
-    {
-      __m512d acc = _mm512_setzero_pd (), m = _mm512_loadu_pd (mean);
-      gint64 i = 0;
-      for (; i + 8 <= n; i += 8)
-        {
-          __m256 r[8];
-          for (int k = 0; k < 8; k++)
-            r[k] = _mm256_loadu_ps (x + k * n + i);
-          rt_transpose8 (r);
-          for (int k = 0; k < 8; k++)
-            {
-              __m512d d = _mm512_cvtps_pd (r[k]);
-              if (pass)
-                {
-                  d = _mm512_sub_pd (d, m);
-                  d = _mm512_mul_pd (d, d);
-                }
-              acc = _mm512_add_pd (acc, d);
-            }
-        }
-      double *a = pass ? s2 : s;
-      _mm512_storeu_pd (a, acc);
-      for (; i < n; i++)
-        for (int k = 0; k < 8; k++)
-          {
-            double d = (double) x[k * n + i];
-            if (pass)
-              d = (d - mean[k]) * (d - mean[k]);
-            a[k] += d;
-          }
-      if (!pass)
-        for (int k = 0; k < 8; k++)
-          mean[k] = n ? s[k] / (double) n : 0;
-    }
-  for (int k = 0; k < 8; k++)
-    var[k] = n ? s2[k] / (double) n : 0;
-}
-#else
-#define HAVE_MOMENTS8 0
-static void
-moments8 (const float *x, gint64 n, double mean[8], double var[8])
-{
-  (void) x, (void) n, (void) mean, (void) var;
-}
-#endif
 
 static gboolean
 k_instancenorm (RtCall *call, GError **error)
@@ -228,19 +188,18 @@ typedef struct
     const T *x = j->x->data, *sc = j->sc->data, *b = j->b ? j->b->data : NULL;            \
     T *y = j->y->data;                                                                     \
     gint64 n = j->inner;                                                                   \
-    double m8[8], v8[8];                                                                   \
-    gint64 have = o0;   /* rows o0.. have: moments in m8, v8 from row have - 8 */         \
+    double m8[8], v8[8];   /* float: the moments of 8 rows at a time */               \
     for (gint64 o = o0; o < o1; o++)                                                       \
       {                                                                                    \
         double m, v;                                                                       \
-        if (HAVE_MOMENTS8 && j->x->dtype == GRAPH_DTYPE_FLOAT && o == have && o + 8 <= o1    \
-            && __builtin_cpu_supports ("avx512f"))                                         \
+        gint64 k = (o - o0) % 8;                                                           \
+        if (j->x->dtype == GRAPH_DTYPE_FLOAT)                                              \
           {                                                                                \
-            moments8 ((const float *) j->x->data + o * n, n, m8, v8);                      \
-            have = o + 8;                                                                  \
+            if (k == 0)                                                                    \
+              float_moments ((const float *) j->x->data + o * n, n, (int) MIN (8, o1 - o), \
+                             m8, v8);                                                      \
+            m = m8[k], v = v8[k];                                                          \
           }                                                                                \
-        if (o < have)                                                                      \
-          m = m8[o - (have - 8)], v = v8[o - (have - 8)];                                  \
         else                                                                               \
           moments (j->x, o * n, n, &m, &v);                                                \
         double inv = 1.0 / sqrt (v + j->eps);                                              \
