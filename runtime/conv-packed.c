@@ -617,12 +617,12 @@ rt_packed_pack_a_t (const RtPackedW *p, const float *at, gint64 ld, gint64 m, fl
         for (gint64 k = 0; k < K; k++)
           memcpy (d + k * 6, at + k * ld + r0, 6 * sizeof (float));
       else
-      for (gint64 k = 0; k < K; k++)
-        {
-          memcpy (d + k * mr, at + k * ld + r0, (gsize) rows * sizeof (float));
-          if (rows < mr)
-            memset (d + k * mr + rows, 0, (gsize) (mr - rows) * sizeof (float));
-        }
+        for (gint64 k = 0; k < K; k++)
+          {
+            memcpy (d + k * mr, at + k * ld + r0, (gsize) rows * sizeof (float));
+            if (rows < mr)
+              memset (d + k * mr + rows, 0, (gsize) (mr - rows) * sizeof (float));
+          }
     }
 }
 

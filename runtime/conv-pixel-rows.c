@@ -4,10 +4,11 @@
  * A and the map's pixels as B's columns (conv-packed.c), a 7x7 map fills
  * 49 of 64 lanes and a 14x14 one 196 of 224, and the 1x1 Convs of
  * MobileNetV2 and ResNet-50's last stages ran at 85-90 GFLOP/s where larger
- * maps reach 150.  Here the pixels are the GEMM's rows (A: Xᵀ, packed per
- * run straight from X's channel rows for a 1x1 of stride 1 without pads,
- * else from im2col's rows, mr pixels a panel; a last panel of fewer rows
- * computes only those: ResNet's stride-2 Convs down to 7x7 too) and the output channels its columns (B:
+ * maps reach 150.  Here the pixels are the GEMM's rows (A: colᵀ, packed
+ * per run straight from X's channel rows for a 1x1 of stride 1 without
+ * pads, else from im2col's rows, ResNet's stride-2 Convs down to 7x7 too;
+ * mr pixels a panel, a last panel of fewer rows computing only those) and
+ * the output channels its columns (B:
  * Wᵀ, packed once when the session is made, instead of W's panels): every
  * lane works wherever M is a multiple of 32.  The result, pixels x
  * channels, is transposed into Y block by block, then bias, sum and
@@ -125,21 +126,6 @@ pack_a_range (gint64 p0, gint64 p1, gpointer data)
   rt_packed_pack_a_t (a->bt, a->x + r0, a->HW, r1 - r0, a->ap + rt_packed_a_floats (a->bt, r0));
 }
 
-/* im2col of channels [c0, c1) of one image. */
-typedef struct
-{
-  const float    *x;
-  const RtWindow *w;
-  float          *col;
-} Im2col;
-
-static void
-im2col_range (gint64 c0, gint64 c1, gpointer data)
-{
-  const Im2col *j = data;
-  rt_im2col_float (j->x, c0, c1, j->w, j->col);
-}
-
 gboolean
 rt_conv_pixel_rows (RtCall *call, const RtPackedW *bt, const RtTensor *x, const RtWindow *w,
                     const RtTensor *bias, const RtEpilogue *ep, RtTensor *y, GError **error)
@@ -148,12 +134,13 @@ rt_conv_pixel_rows (RtCall *call, const RtPackedW *bt, const RtTensor *x, const 
   gint64 K = C * w->k[1] * w->k[2], isz = C * w->in[1] * w->in[2];
   if (N == 0 || HW == 0 || M == 0)
     return TRUE;
+  gboolean from_x = plain (w);   /* else A from im2col's rows */
   float *ap = rt_call_scratch (call, (gsize) rt_packed_a_floats (bt, HW) * sizeof (float), error);
   float *ct = ap ? rt_call_scratch_n (call, 1, (gsize) (HW * M) * sizeof (float), error) : NULL;
-  float *col = ct && !plain (w) ? rt_call_scratch_n (call, 2, (gsize) (K * HW) * sizeof (float),
-                                                     error)
-                                : NULL;
-  if (ct == NULL || (col == NULL && !plain (w)))
+  float *col = ct && !from_x
+                 ? rt_call_scratch_n (call, 2, (gsize) (K * HW) * sizeof (float), error)
+                 : NULL;
+  if (ct == NULL || (col == NULL && !from_x))
     return FALSE;
   g_atomic_int_inc (&runs);
   Job j = { .bt = bt, .ap = ap, .ct = ct, .bias = bias ? bias->data : NULL, .ep = ep, .HW = HW,
@@ -163,9 +150,7 @@ rt_conv_pixel_rows (RtCall *call, const RtPackedW *bt, const RtTensor *x, const 
       const float *xn = (const float *) x->data + n * isz;
       if (col)
         {
-          /* channels of at least ~32 KiB of col a chunk */
-          Im2col ic = { xn, w, col };
-          rt_parallel_for (call, C, MAX (1, 8192 / MAX (K / C * HW, 1)), im2col_range, &ic);
+          rt_im2col (call, GRAPH_DTYPE_FLOAT, xn, C, w, col, 0, w->out[1]);
           xn = col;
         }
       /* xᵀ's (colᵀ's) panels in parallel where there is enough to copy (~32 KiB a chunk) */

@@ -235,12 +235,6 @@ rt_window_set (RtCall *call, const RtTensor *x, const gint64 *k, const gint64 *s
   }
 RT_FOREACH_FLOAT (GEN_IM2COL)
 
-void
-rt_im2col_float (const float *x, gint64 c0, gint64 c1, const RtWindow *w, float *col)
-{
-  im2col_FLOAT (x, c0, c1, w, col, 0, w->out[1]);
-}
-
 static void
 gemm (GraphDType dt, gboolean ta, gboolean tb, gint64 M, gint64 N, gint64 K, const void *a,
       gint64 lda, const void *b, gint64 ldb, double beta, void *c, gint64 ldc)
@@ -291,6 +285,15 @@ im2col_range (gint64 c0, gint64 c1, gpointer data)
     im2col_FLOAT (j->x, c0, c1, j->w, j->col, j->oh0, j->oh1);
   else
     im2col_DOUBLE (j->x, c0, c1, j->w, j->col, j->oh0, j->oh1);
+}
+
+void
+rt_im2col (const RtCall *call, GraphDType dt, const void *x, gint64 C, const RtWindow *w,
+           void *col, gint64 oh0, gint64 oh1)
+{
+  Im2col job = { dt, x, w, col, oh0, oh1 };
+  gint64 per_channel = w->k[0] * w->k[1] * w->k[2] * w->out[0] * (oh1 - oh0) * w->out[2];
+  rt_parallel_for (call, C, MAX (1, 16384 / MAX (per_channel, 1)), im2col_range, &job);
 }
 
 /* Blocks per thread to aim at when there are several threads: taken by
@@ -406,12 +409,13 @@ conv_block (const ConvJob *j, gint64 item, char *col)
     }
   gint64 oh0 = b * j->block, oh1 = MIN (oh0 + j->block, w->out[1]);
   gint64 bn = w->out[0] * (oh1 - oh0) * w->out[2];
-  Im2col job = { j->dt, xi, w, col, oh0, oh1 };
   if (j->inner_parallel)   /* channels in parallel: each writes its own rows of col */
-    rt_parallel_for (j->call, j->Cg, MAX (1, 16384 / MAX (j->ksz / MAX (j->Cg, 1) * bn, 1)),
-                     im2col_range, &job);
+    rt_im2col (j->call, j->dt, xi, j->Cg, w, col, oh0, oh1);
   else
-    im2col_range (0, j->Cg, &job);
+    {
+      Im2col job = { j->dt, xi, w, col, oh0, oh1 };
+      im2col_range (0, j->Cg, &job);
+    }
   char *yb = yg + oh0 * w->out[2] * j->es;
   gemm (j->dt, FALSE, FALSE, j->Mg, bn, j->ksz, wg, j->ksz, col, bn, 0.0, yb, j->osz);
   rt_epilogue_rows (j->dt, yb, bg, z0 + oh0 * w->out[2], j->Mg, bn, j->osz, j->ep);
@@ -635,24 +639,21 @@ rt_conv_ex (RtCall *call, const RtTensor *x, const RtTensor *wt, const RtTensor 
    * filled 32-wide panels; instead B is packed once, whole, and the
    * threads split the output channels (same sums: each panel's are made
    * the same way whichever thread makes them). */
-  if (threads > 1 && N * group == 1 && x->rank == 4 && j.osz <= 256 && j.direct
-      && rt_conv_packed_usable (pw, wt, group) && M <= j.osz
+  gboolean small_map = threads > 1 && N * group == 1 && j.pw != NULL && j.osz <= 256;
+  if (small_map && j.direct && M <= j.osz
       && (j.osz + rt_packed_nr (pw) - 1) / rt_packed_nr (pw) >= 2 * threads)
     {
       /* ... except where W is the smaller operand (MobileNetV2's 576 -> 96
        * projections at 14x14): each thread reads all of W but packs and
        * keeps only its own B panels, a column block a panel wide. */
       g_atomic_int_inc (&column_splits);
-      j.pw = pw;
       j.block = rt_packed_nr (pw);
       j.nblocks = (j.osz + j.block - 1) / j.block;
       j.items = j.nblocks;
       j.tasks = threads;
     }
-  else if (threads > 1 && N * group == 1 && x->rank == 4 && j.osz <= 256
-      && rt_conv_packed_usable (pw, wt, group) && rt_conv_packed_panels (pw) >= 2 * threads)
+  else if (small_map && rt_conv_packed_panels (pw) >= 2 * threads)
     {
-      j.pw = pw;
       j.block = j.direct ? j.osz : w.out[1];
       gint64 bn = j.osz;
       gint64 elems = (rt_conv_packed_b_floats (pw, bn) + bn + 15) / 16 * 16;

@@ -37,9 +37,11 @@ typedef struct _RtPackedW RtPackedW;
 /* Convs whose output channels were split over the threads (one image, few
  * output columns, packed weights), for tests. */
 guint    rt_conv_channel_splits (void);
-/* col[(c, kd, kh, kw), output pixel] for channels [c0, c1) of one image
- * and group (col holds every channel's rows: K x the output's pixels). */
-void     rt_im2col_float (const float *x, gint64 c0, gint64 c1, const RtWindow *w, float *col);
+/* col[(c, kd, kh, kw), output pixel of rows [oh0, oh1)] := C channels of
+ * one image and group x (float or double `dt`), the channels split over
+ * the call's threads (each writes its own rows of col). */
+void     rt_im2col (const RtCall *call, GraphDType dt, const void *x, gint64 C, const RtWindow *w,
+                    void *col, gint64 oh0, gint64 oh1);
 /* ... and those of few output channels whose columns were split a panel a
  * block instead. */
 guint    rt_conv_column_splits (void);

@@ -1,7 +1,7 @@
 /* A 16 x 16 float transpose in AVX-512 registers, for the kernels that
  * move between a plane per channel and 16 channels a vector
  * (conv-depthwise-lanes.c, conv-direct.c), and an 8 x 8 one in AVX
- * registers (conv-packed.c's A panels, fused-transformer.c's rows).
+ * registers (conv-packed.c's A panels, row-sums8.c's rows).
  * Include only where AVX code is compiled (x86-64 with GCC's target
  * attribute). */
 #pragma once
