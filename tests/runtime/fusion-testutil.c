@@ -44,12 +44,15 @@ fz_scalar (Graph *g, const char *name, float v)
   return graph_add_initializer (g, name, t);
 }
 
-Tensor *
-fz_run (Graph *g, GHashTable *in, gboolean no_fusion, const char *name, guint *n_nodes)
+static Tensor *
+run_with (Graph *g, GHashTable *in, gboolean no_fusion, int threads, const char *name,
+          guint *n_nodes)
 {
   RtOptions o;
   rt_options_init (&o);
   o.no_fusion = no_fusion;
+  if (threads > 0)
+    o.threads = threads;
   g_autoptr (GError) error = NULL;
   g_autoptr (RtSession) s = rt_session_new (g, &o, &error);
   g_assert_no_error (error);
@@ -62,6 +65,19 @@ fz_run (Graph *g, GHashTable *in, gboolean no_fusion, const char *name, guint *n
   Tensor *t = g_hash_table_lookup (out, name);
   g_assert_nonnull (t);
   return tensor_ref (t);
+}
+
+Tensor *
+fz_run (Graph *g, GHashTable *in, gboolean no_fusion, const char *name, guint *n_nodes)
+{
+  return run_with (g, in, no_fusion, 0, name, n_nodes);
+}
+
+Tensor *
+fz_run_threads (Graph *g, GHashTable *in, int threads, const char *name)
+{
+  guint n_nodes;
+  return run_with (g, in, FALSE, threads, name, &n_nodes);
 }
 
 GHashTable *

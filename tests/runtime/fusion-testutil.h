@@ -16,6 +16,8 @@ GraphValue *fz_weights (Graph *g, const char *name, guint rank, const gint64 *di
 GraphValue *fz_scalar (Graph *g, const char *name, float v);
 /* Runs g on `in`; returns output `name` and the plan's node count. */
 Tensor     *fz_run (Graph *g, GHashTable *in, gboolean no_fusion, const char *name, guint *n_nodes);
+/* The same with `threads` threads (fusion on). */
+Tensor     *fz_run_threads (Graph *g, GHashTable *in, int threads, const char *name);
 /* name → Tensor table (owns both). */
 GHashTable *fz_inputs_new (void);
 /* An empty graph at `opset` of the default domain. */

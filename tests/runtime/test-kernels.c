@@ -12,6 +12,7 @@
  * - the order of ties in TopK and NonMaxSuppression: tools/gen_tie_refs.py
  *   (ONNX Runtime 1.20's outputs). */
 #include "tests/runtime/test-runtime.h"
+#include "tests/runtime/fusion-testutil.h"
 #include "tools/backend-suite.h"
 #include <math.h>
 #include <string.h>
@@ -387,21 +388,10 @@ run_op (int threads, const char *op, Tensor *c, Tensor *x, Tensor *y)
   GraphValue *o = graph_op (g, op, ins[0], ins[1], ins[2], NULL);
   graph_value_set_name (o, "o");
   graph_add_output (g, o);
-  RtOptions opt;
-  rt_options_init (&opt);
-  opt.threads = threads;
-  g_autoptr (GError) error = NULL;
-  g_autoptr (RtSession) s = rt_session_new (g, &opt, &error);
-  g_assert_no_error (error);
-  g_autoptr (GHashTable) in = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
-                                                     (GDestroyNotify) tensor_unref);
-  g_autoptr (GHashTable) out = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
-                                                      (GDestroyNotify) tensor_unref);
+  g_autoptr (GHashTable) in = fz_inputs_new ();
   for (int i = 0; i < 3 && ts[i]; i++)
     g_hash_table_insert (in, g_strdup (names[i]), tensor_ref (ts[i]));
-  g_assert_true (rt_session_run (s, in, out, &error));
-  g_assert_no_error (error);
-  return tensor_ref (g_hash_table_lookup (out, "o"));
+  return fz_run_threads (g, in, threads, "o");
 }
 
 static Tensor *
