@@ -387,9 +387,7 @@ pack_panel8 (const float *a, gint64 lda, gint64 K, float *d)
   for (; k + 8 <= K; k += 8)
     {
       __m256 r[8];
-      for (int i = 0; i < 8; i++)
-        r[i] = _mm256_loadu_ps (a + i * lda + k);
-      rt_transpose8 (r);
+      rt_load_transposed8 (a + k, lda, r);
       for (int i = 0; i < 8; i++)
         _mm256_storeu_ps (d + (k + i) * 8, r[i]);
     }

@@ -39,9 +39,7 @@ sums_avx512 (const float *x, gint64 ld, gint64 n, RtRowTerm term, const double *
   for (; i + 8 <= n; i += 8)
     {
       __m256 r[8];
-      for (int k = 0; k < 8; k++)
-        r[k] = _mm256_loadu_ps (x + k * ld + i);
-      rt_transpose8 (r);
+      rt_load_transposed8 (x + i, ld, r);
       for (int k = 0; k < 8; k++)
         {
           __m512d d = _mm512_cvtps_pd (r[k]);

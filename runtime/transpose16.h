@@ -31,6 +31,15 @@ rt_transpose8 (__m256 r[8])
     }
 }
 
+/* r[k] := column k of the 8 x 8 block at x (rows ld floats apart). */
+__attribute__ ((target ("avx"), always_inline)) static inline void
+rt_load_transposed8 (const float *x, long ld, __m256 r[8])
+{
+  for (int i = 0; i < 8; i++)
+    r[i] = _mm256_loadu_ps (x + i * ld);
+  rt_transpose8 (r);
+}
+
 /* r[i][k] := r[k][i]. */
 __attribute__ ((target ("avx512f"), always_inline)) static inline void
 rt_transpose16 (__m512 r[16])

@@ -436,15 +436,10 @@ static void
 test_batched_matmul (void)
 {
   const gint64 ad[4] = { 2, 1, 21, 70 }, bd[4] = { 1, 3, 70, 45 };
-  gint64 na = 2 * 21 * 70, nb = 3 * 70 * 45;
-  g_autofree float *av = g_new (float, na);
-  g_autofree float *bv = g_new (float, nb);
-  for (gint64 i = 0; i < na; i++)
-    av[i] = (float) ((i * 7919) % 1000) / 1000.0f - 0.5f;
-  for (gint64 i = 0; i < nb; i++)
-    bv[i] = (float) ((i * 104729) % 997) / 997.0f - 0.5f;
-  g_autoptr (Tensor) a = tensor_new_from_data (GRAPH_DTYPE_FLOAT, 4, ad, av, na * 4, NULL);
-  g_autoptr (Tensor) b = tensor_new_from_data (GRAPH_DTYPE_FLOAT, 4, bd, bv, nb * 4, NULL);
+  fz_rng_state = 12345;
+  g_autoptr (Tensor) a = fz_random_tensor (4, ad);
+  g_autoptr (Tensor) b = fz_random_tensor (4, bd);
+  const float *av = tensor_data (a), *bv = tensor_data (b);
   g_autoptr (Tensor) o1 = run_op (1, "MatMul", a, b, NULL);
   g_autoptr (Tensor) o3 = run_op (3, "MatMul", a, b, NULL);
   g_assert_cmpint (tensor_numel (o1), ==, 2 * 3 * 21 * 45);
