@@ -567,7 +567,7 @@ rt_conv_ex (RtCall *call, const RtTensor *x, const RtTensor *wt, const RtTensor 
     return FALSE;
   /* pw is the Conv's state, which a kernel may change (rt_conv_ex takes
    * it const for its other readers). */
-  rt_conv_pixel_rows_adopt ((RtPackedW *) pw, x, wt, group, &w);
+  rt_conv_pixel_rows_adopt ((RtPackedW *) pw, x, wt, group, &w, rt_call_threads (call));
   gint64 mpad;
   gboolean narrow;
   const float *taps = rt_conv_packed_taps (pw, wt, &mpad, &narrow);

@@ -752,6 +752,73 @@ test_pixel_rows (void)
     }
 }
 
+/* Plain 1x1 Convs (stride 1, no pads) of up to 256 output pixels with
+ * K >= 256 take the pixel-rows GEMM when there are at least two panels of
+ * 32 output channels a thread (RT_PIXEL_ROWS_MAX_PLAIN): at 13x13 with
+ * K = 256 and 64 channels at 1 thread but not at 3, nor with K = 255,
+ * nor at 17x17 (289 pixels); with bias and Relu fused.  The counter
+ * proves which path ran; every output has the bits of the other
+ * orientation (SYMONNX_NO_PIXEL_ROWS) and is within 1e-4 of a sum in
+ * double. */
+static void
+test_pixel_rows_plain (void)
+{
+  const struct { gint64 K, M, H; int threads; gboolean takes; } cases[] = {
+    { 256, 64, 13, 1, TRUE }, { 256, 64, 13, 3, FALSE }, { 255, 64, 13, 1, FALSE },
+    { 256, 100, 17, 1, FALSE }, { 300, 200, 14, 3, TRUE }, { 256, 32, 9, 1, FALSE },
+  };
+  for (guint t = 0; t < G_N_ELEMENTS (cases); t++)
+    {
+      gint64 K = cases[t].K, M = cases[t].M, H = cases[t].H, HW = H * H;
+      g_autoptr (Graph) g = fz_new_graph_at (13);
+      const gint64 xd[4] = { 1, K, H, H }, wd[4] = { M, K, 1, 1 }, bd[1] = { M };
+      GraphValue *w = fz_weights (g, "w", 4, wd), *b = fz_weights (g, "b", 1, bd);
+      GraphValue *y = graph_op (g, "Relu", graph_op (g, "Conv", fz_input (g, "x", 4, xd), w, b, NULL),
+                                NULL);
+      graph_value_set_name (y, "y");
+      graph_add_output (g, y);
+      g_autoptr (GHashTable) in = fz_inputs_new ();
+      g_hash_table_insert (in, g_strdup ("x"), fz_random_tensor (4, xd));
+      Tensor *out[2];   /* [default / SYMONNX_NO_PIXEL_ROWS] */
+      for (int k = 0; k < 2; k++)
+        {
+          if (k == 1)
+            g_setenv ("SYMONNX_NO_PIXEL_ROWS", "1", TRUE);
+          RtOptions o;
+          rt_options_init (&o);
+          o.threads = cases[t].threads;
+          g_autoptr (GError) error = NULL;
+          g_autoptr (RtSession) s = rt_session_new (g, &o, &error);
+          g_unsetenv ("SYMONNX_NO_PIXEL_ROWS");
+          g_assert_no_error (error);
+          g_autoptr (GHashTable) res = fz_inputs_new ();
+          guint before = rt_conv_pixel_rows_runs ();
+          g_assert_true (rt_session_run (s, in, res, &error));
+          g_assert_no_error (error);
+          g_assert_cmpuint (rt_conv_pixel_rows_runs (), ==, before + (k == 0 && cases[t].takes));
+          out[k] = tensor_ref (g_hash_table_lookup (res, "y"));
+        }
+      g_assert_cmpint (tensor_numel (out[0]), ==, M * HW);
+      g_assert_cmpmem (tensor_data (out[0]), tensor_nbytes (out[0]), tensor_data (out[1]),
+                       tensor_nbytes (out[1]));
+      const float *xv = tensor_data (g_hash_table_lookup (in, "x"));
+      const float *wv = tensor_data (graph_value_get_initializer (w));
+      const float *bv = tensor_data (graph_value_get_initializer (b));
+      const float *yv = tensor_data (out[0]);
+      for (gint64 m = 0; m < M; m++)
+        for (gint64 p = 0; p < HW; p++)
+          {
+            double want = bv[m];
+            for (gint64 c = 0; c < K; c++)
+              want += (double) wv[m * K + c] * xv[c * HW + p];
+            want = MAX (want, 0.0);
+            g_assert_cmpfloat_with_epsilon (yv[m * HW + p], want, 1e-4 * MAX (1.0, fabs (want)));
+          }
+      for (int k = 0; k < 2; k++)
+        tensor_unref (out[k]);
+    }
+}
+
 /* DequantizeLinear (x, w, bias) → Conv [→ Relu] → QuantizeLinear, as
  * torch exports a quantized convolution (Note [Quantized Conv chains]),
  * fused into one integer convolution: it must equal ONNX's QLinearConv
@@ -868,4 +935,5 @@ test_fusion_register (void)
   g_test_add_func ("/runtime/threads/channel-split", test_channel_split);
   g_test_add_func ("/runtime/threads/column-split", test_column_split);
   g_test_add_func ("/runtime/conv/pixel-rows", test_pixel_rows);
+  g_test_add_func ("/runtime/conv/pixel-rows-plain", test_pixel_rows_plain);
 }
