@@ -32,8 +32,8 @@ typedef struct
   float        lo, hi;
 } TileEp;
 
-typedef void (*KernelFn) (gint64 kc, const float *a, const float *b, float *c, gint64 ldc,
-                          gboolean acc, gint64 mr, gint64 nr, const TileEp *e);
+typedef void (*KernelFn) (gint64 kc, const float *a, const float *b, gint64 ldb, float *c,
+                          gint64 ldc, gboolean acc, gint64 mr, gint64 nr, const TileEp *e);
 
 /* y[0..nc) := x (K values) · one B panel (K x nr), nc <= nr columns kept. */
 typedef void (*GemvFn) (gint64 K, const float *x, const float *b, float *y, gint64 nc);
@@ -85,8 +85,8 @@ store_edge (float t[MAX_MR][MAX_NR], float *c, gint64 ldc, gboolean acc, gint64 
  * full kernel's rows. */
 #define GEN_ROWS(NAME, TARGET, VEC, W, MRF, NRF, LOAD, STORE, FMA, SET1, ADD, ZERO)          \
   __attribute__ ((target (TARGET), always_inline)) static inline void                       \
-  NAME (const int R, gint64 kc, const float *a, const float *b, float *c, gint64 ldc,       \
-        gboolean acc, gint64 nr, const TileEp *e)                                            \
+  NAME (const int R, gint64 kc, const float *a, const float *b, gint64 ldb, float *c,       \
+        gint64 ldc, gboolean acc, gint64 nr, const TileEp *e)                                \
   {                                                                                          \
     VEC s[MRF][2];                                                                           \
     for (int i = 0; i < R; i++)                                                              \
@@ -103,7 +103,7 @@ store_edge (float t[MAX_MR][MAX_NR], float *c, gint64 ldc, gboolean acc, gint64 
             s[i][1] = FMA (av, b1, s[i][1]);                                                 \
           }                                                                                  \
         a += MRF;                                                                            \
-        b += NRF;                                                                            \
+        b += ldb;                                                                            \
       }                                                                                      \
     if (nr == NRF && e == NULL)                                                              \
       {                                                                                      \
@@ -135,10 +135,10 @@ GEN_ROWS (rows_8x32, "avx512f", __m512, 16, 8, 32, _mm512_loadu_ps, _mm512_store
 
 #define GEN_ROWS_R(NAME, TARGET, R)                                                         \
   __attribute__ ((target (TARGET))) static void                                             \
-  NAME##_##R (gint64 kc, const float *a, const float *b, float *c, gint64 ldc, gboolean acc, \
-              gint64 nr, const TileEp *e)                                                    \
+  NAME##_##R (gint64 kc, const float *a, const float *b, gint64 ldb, float *c, gint64 ldc,   \
+              gboolean acc, gint64 nr, const TileEp *e)                                      \
   {                                                                                          \
-    NAME (R, kc, a, b, c, ldc, acc, nr, e);                                                  \
+    NAME (R, kc, a, b, ldb, c, ldc, acc, nr, e);                                             \
   }
 GEN_ROWS_R (rows_6x16, "avx2,fma", 1)
 GEN_ROWS_R (rows_6x16, "avx2,fma", 2)
@@ -153,8 +153,8 @@ GEN_ROWS_R (rows_8x32, "avx512f", 5)
 GEN_ROWS_R (rows_8x32, "avx512f", 6)
 GEN_ROWS_R (rows_8x32, "avx512f", 7)
 
-typedef void (*RowsFn) (gint64 kc, const float *a, const float *b, float *c, gint64 ldc,
-                        gboolean acc, gint64 nr, const TileEp *e);
+typedef void (*RowsFn) (gint64 kc, const float *a, const float *b, gint64 ldb, float *c,
+                        gint64 ldc, gboolean acc, gint64 nr, const TileEp *e);
 static const RowsFn rows_6x16_of[6] = { NULL, rows_6x16_1, rows_6x16_2, rows_6x16_3,
                                         rows_6x16_4, rows_6x16_5 };
 static const RowsFn rows_8x32_of[8] = { NULL, rows_8x32_1, rows_8x32_2, rows_8x32_3,
@@ -164,12 +164,12 @@ static const RowsFn rows_8x32_of[8] = { NULL, rows_8x32_1, rows_8x32_2, rows_8x3
 #define NR 16
 /* C[0..mr, 0..nr) (+)= A panel slice (kc x 6) · B panel slice (kc x 16). */
 __attribute__ ((target ("avx2,fma"))) static void
-kernel_6x16 (gint64 kc, const float *a, const float *b, float *c, gint64 ldc, gboolean acc,
-             gint64 mr, gint64 nr, const TileEp *e)
+kernel_6x16 (gint64 kc, const float *a, const float *b, gint64 ldb, float *c, gint64 ldc,
+             gboolean acc, gint64 mr, gint64 nr, const TileEp *e)
 {
   if (mr < MR)
     {
-      rows_6x16_of[mr] (kc, a, b, c, ldc, acc, nr, e);
+      rows_6x16_of[mr] (kc, a, b, ldb, c, ldc, acc, nr, e);
       return;
     }
   __m256 c0a = _mm256_setzero_ps (), c0b = c0a, c1a = c0a, c1b = c0a, c2a = c0a, c2b = c0a;
@@ -184,7 +184,7 @@ kernel_6x16 (gint64 kc, const float *a, const float *b, float *c, gint64 ldc, gb
       ROW (0) ROW (1) ROW (2) ROW (3) ROW (4) ROW (5)
 #undef ROW
       a += MR;
-      b += NR;
+      b += ldb;
     }
   if (mr == MR && nr == NR)
     {
@@ -244,12 +244,12 @@ kernel_6x16 (gint64 kc, const float *a, const float *b, float *c, gint64 ldc, gb
 #define NR 32
 /* The same with 8 x 32 tiles in zmm registers. */
 __attribute__ ((target ("avx512f"))) static void
-kernel_8x32 (gint64 kc, const float *a, const float *b, float *c, gint64 ldc, gboolean acc,
-             gint64 mr, gint64 nr, const TileEp *e)
+kernel_8x32 (gint64 kc, const float *a, const float *b, gint64 ldb, float *c, gint64 ldc,
+             gboolean acc, gint64 mr, gint64 nr, const TileEp *e)
 {
   if (mr < MR)
     {
-      rows_8x32_of[mr] (kc, a, b, c, ldc, acc, nr, e);
+      rows_8x32_of[mr] (kc, a, b, ldb, c, ldc, acc, nr, e);
       return;
     }
   __m512 c0a = _mm512_setzero_ps (), c0b = c0a, c1a = c0a, c1b = c0a, c2a = c0a, c2b = c0a;
@@ -265,7 +265,7 @@ kernel_8x32 (gint64 kc, const float *a, const float *b, float *c, gint64 ldc, gb
       ROW (0) ROW (1) ROW (2) ROW (3) ROW (4) ROW (5) ROW (6) ROW (7)
 #undef ROW
       a += MR;
-      b += NR;
+      b += ldb;
     }
   if (mr == MR && nr == NR)
     {
@@ -663,7 +663,7 @@ rt_packed_gemm_b (const RtPackedW *p, const float *ap, gint64 m, float *c, gint6
             for (gint64 l = mb * per; l < MIN (lines, (mb + 1) * per); l++)
               if ((const float *) (next + l * 64) < bend)
                 __builtin_prefetch (next + l * 64, 0, 3);
-            p->kernel (kc, ap + (mb * K + pc) * mr, b, c + mb * mr * ldc + jp * nr, ldc, pc > 0,
+            p->kernel (kc, ap + (mb * K + pc) * mr, b, nr, c + mb * mr * ldc + jp * nr, ldc, pc > 0,
                        MIN (mr, m - mb * mr), nc, NULL);
           }
       }
@@ -856,10 +856,18 @@ rt_conv_packed_panels (const RtPackedW *p)
   return p->panels;
 }
 
-void
-rt_conv_packed_gemm_panels (const RtPackedW *p, gint64 g, const float *bp, gint64 n, float *c,
-                            gint64 ldc, const float *bias, const float *z, const RtEpilogue *ep,
-                            gint64 mb0, gint64 mb1)
+/* gemm_panels' B: packed panels (x NULL), or X's rows themselves (row
+ * stride ldx) for the whole panels and `tail` (packed) for a last partial
+ * one. */
+typedef struct
+{
+  const float *bp, *x, *tail;
+  gint64       ldx;
+} BView;
+
+static void
+gemm_panels (const RtPackedW *p, gint64 g, const BView *bv, gint64 n, float *c, gint64 ldc,
+             const float *bias, const float *z, const RtEpilogue *ep, gint64 mb0, gint64 mb1)
 {
   gint64 K = p->K, mr = p->mr, nr = p->nr, np = (n + nr - 1) / nr;
   const float *ag = p->a + g * p->panels * K * mr;
@@ -872,18 +880,46 @@ rt_conv_packed_gemm_panels (const RtPackedW *p, gint64 g, const float *bp, gint6
       gboolean last = pc + kc >= K;
       for (gint64 jp = 0; jp < np; jp++)
         {
-          const float *b = bp + jp * K * nr + pc * nr;
-          gint64 nc = MIN (nr, n - jp * nr);
+          gint64 nc = MIN (nr, n - jp * nr), ldb = nr;
+          const float *b;
+          if (bv->x == NULL)
+            b = bv->bp + jp * K * nr + pc * nr;
+          else if (nc == nr)
+            b = bv->x + pc * bv->ldx + jp * nr, ldb = bv->ldx;
+          else
+            b = bv->tail + pc * nr;
           for (gint64 mb = mb0; mb < mb1; mb++)
             {
               gint64 off = mb * mr * ldc + jp * nr;
               TileEp e = { bias ? bias + mb * mr : NULL, act && ep->sum ? z + off : NULL,
                            act ? ep->act : RT_ACT_NONE, act ? (float) ep->lo : 0,
                            act ? (float) ep->hi : 0 };
-              p->kernel (kc, ag + (mb * K + pc) * mr, b, c + off, ldc, pc > 0,
+              p->kernel (kc, ag + (mb * K + pc) * mr, b, ldb, c + off, ldc, pc > 0,
                          MIN (mr, p->Mg - mb * mr), nc,
                          last && (e.bias || e.z || e.act != RT_ACT_NONE) ? &e : NULL);
             }
         }
     }
+}
+
+void
+rt_conv_packed_gemm_panels (const RtPackedW *p, gint64 g, const float *bp, gint64 n, float *c,
+                            gint64 ldc, const float *bias, const float *z, const RtEpilogue *ep,
+                            gint64 mb0, gint64 mb1)
+{
+  BView bv = { bp, NULL, NULL, 0 };
+  gemm_panels (p, g, &bv, n, c, ldc, bias, z, ep, mb0, mb1);
+}
+
+void
+rt_conv_packed_gemm_rows (const RtPackedW *p, gint64 g, const float *x, gint64 ldx, gint64 n,
+                          float *tail, float *c, gint64 ldc, const float *bias, const float *z,
+                          const RtEpilogue *ep)
+{
+  gint64 nr = p->nr, full = n / nr * nr;
+  if (full < n)
+    for (gint64 k = 0; k < p->K; k++)
+      scatter_row (x + k * ldx + full, n - full, k, p->K, nr, tail);
+  BView bv = { NULL, x, tail, ldx };
+  gemm_panels (p, g, &bv, n, c, ldc, bias, z, ep, 0, p->panels);
 }

@@ -93,5 +93,12 @@ void       rt_conv_packed_gemm (const RtPackedW *p, gint64 g, const float *bp, g
 void       rt_conv_packed_gemm_panels (const RtPackedW *p, gint64 g, const float *bp, gint64 n,
                                        float *c, gint64 ldc, const float *bias, const float *z,
                                        const RtEpilogue *ep, gint64 mb0, gint64 mb1);
+/* rt_conv_packed_gemm with B = x's K rows themselves (row stride ldx, n
+ * columns): the kernel reads the whole panels of nr columns where they
+ * are, no packed copy; tail (K x nr floats of scratch) takes the last
+ * partial panel.  The same sums, so the same bits. */
+void       rt_conv_packed_gemm_rows (const RtPackedW *p, gint64 g, const float *x, gint64 ldx,
+                                     gint64 n, float *tail, float *c, gint64 ldc,
+                                     const float *bias, const float *z, const RtEpilogue *ep);
 /* A's panels per group (mr rows each). */
 gint64     rt_conv_packed_panels (const RtPackedW *p);
