@@ -888,8 +888,17 @@ gemm_panels (const RtPackedW *p, gint64 g, const BView *bv, gint64 n, float *c, 
             b = bv->x + pc * bv->ldx + jp * nr, ldb = bv->ldx;
           else
             b = bv->tail + pc * nr;
+          /* x's rows: the next panel's slice (kc rows of nr columns, each
+           * row its own stream), a share of its rows with each kernel call */
+          const float *nb = bv->x && (jp + 2) * nr <= n ? b + nr : NULL;
+          gint64 per = (kc + (mb1 - mb0) - 1) / MAX (mb1 - mb0, 1);
           for (gint64 mb = mb0; mb < mb1; mb++)
             {
+              for (gint64 r = (mb - mb0) * per; nb && r < MIN (kc, (mb - mb0 + 1) * per); r++)
+                {
+                  __builtin_prefetch (nb + r * ldb, 0, 3);
+                  __builtin_prefetch (nb + r * ldb + 16, 0, 3);
+                }
               gint64 off = mb * mr * ldc + jp * nr;
               TileEp e = { bias ? bias + mb * mr : NULL, act && ep->sum ? z + off : NULL,
                            act ? ep->act : RT_ACT_NONE, act ? (float) ep->lo : 0,
