@@ -22,6 +22,12 @@ typedef struct
   void       *dev_own;     /* device copy of an input or constant (Note [Backends]) */
   gsize       dev_own_cap;
   gboolean    dev_const;   /* dev_own holds `constant`'s data, uploaded by an earlier run */
+  /* Concat in place (runtime/concat-views.h): the Concat output value
+   * this one may be a view into, + 1 (0: none); its place there and size
+   * in the last run (view_nbytes 0: none recorded); a Concat output's
+   * size then. */
+  int         view_of;
+  gsize       view_off, view_nbytes, view_total;
 } RtValue;
 
 /* Owned memory for a value of any kind (Note [Sequences and optionals]):
@@ -63,6 +69,10 @@ typedef struct
   gsize dcap;
 } RtSlot;
 
+/* Makes slot hold at least nbytes (its contents are lost when it grows);
+ * FALSE when memory runs out. */
+gboolean  rt_slot_reserve (RtSession *s, RtSlot *slot, gsize nbytes);
+
 typedef struct
 {
   GraphNode         *node;
@@ -81,6 +91,9 @@ typedef struct
   GraphValue       **fused_in;
   GraphValue       **fused_out;
   gint64             prof_ns;   /* RtOptions.profile: time spent in the node */
+  gboolean           concat_views;   /* a Concat whose inputs may be views into its output */
+  int               *early;     /* values whose slot is taken at this node, before its outputs' */
+  guint              n_early;
 } RtNodePlan;
 
 struct _RtSession

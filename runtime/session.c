@@ -3,6 +3,7 @@
 #include "runtime/onnx-type-params.h"
 #include "runtime/kernels-private.h"
 #include "runtime/blas.h"
+#include "runtime/concat-views.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,6 +28,7 @@ plan_node_clear (RtNodePlan *p)
   g_free (p->fallback);
   g_free (p->fused_in);
   g_free (p->fused_out);
+  g_free (p->early);
 }
 
 void
@@ -490,14 +492,18 @@ plan_values (RtSession *s, GError **error)
         }
       s->values[GPOINTER_TO_INT (idx)].keep = TRUE;
     }
-  /* Slots. */
+  rt_concat_views_plan (s);
+  /* Slots: a Concat's output in place (p->early) from its first input's
+   * producer on, then each node's outputs. */
   g_autoptr (GArray) free_slots = g_array_new (FALSE, FALSE, sizeof (int));
   for (guint ni = 0; ni < s->n_nodes; ni++)
     {
       RtNodePlan *p = &s->nodes[ni];
-      for (guint i = 0; i < p->n_out; i++)
+      for (guint i = 0; i < p->n_early + p->n_out; i++)
         {
-          RtValue *val = &s->values[p->out_idx[i]];
+          RtValue *val = &s->values[i < p->n_early ? p->early[i] : p->out_idx[i - p->n_early]];
+          if (val->slot >= 0)
+            continue;
           if (free_slots->len)
             {
               val->slot = g_array_index (free_slots, int, free_slots->len - 1);
@@ -986,6 +992,8 @@ run_node (RtSession *s, RtNodePlan *p, GError **error)
     {
       if (s->device && !rt_device_inputs_to_host (s, p, error))
         return FALSE;
+      if (!rt_concat_views_before (s, p, error))
+        return FALSE;
       GError *kerr = NULL;
       if (!(as_float ? rt_run_as_float (&call, p->def->run, &kerr) : p->def->run (&call, &kerr)))
         {
@@ -999,6 +1007,7 @@ run_node (RtSession *s, RtNodePlan *p, GError **error)
         }
       if (s->device)
         rt_device_outputs_on_host (s, p);
+      rt_concat_views_after (s, p);
     }
   for (guint i = 0; i < p->n_out; i++)
     if (!s->present[p->out_idx[i]])
@@ -1194,6 +1203,25 @@ rt_session_run_any (RtSession *s, GHashTable *inputs, GHashTable *outputs, GErro
 
 /* ---- kernel services -------------------------------------------------------- */
 
+gboolean
+rt_slot_reserve (RtSession *s, RtSlot *slot, gsize nbytes)
+{
+  if (slot->cap >= nbytes && slot->mem != NULL)
+    return TRUE;
+  free (slot->mem);
+  gsize cap = MAX (nbytes, 64);
+  slot->mem = NULL;
+  if (posix_memalign (&slot->mem, 64, (cap + 63) & ~(gsize) 63) != 0)
+    {
+      slot->cap = 0;
+      slot->mem = NULL;
+      return FALSE;
+    }
+  slot->cap = cap;
+  s->allocations++;
+  return TRUE;
+}
+
 RtTensor *
 rt_call_output (RtCall *call, guint i, GraphDType dtype, guint rank, const gint64 *dims,
                 GError **error)
@@ -1241,20 +1269,11 @@ rt_call_output (RtCall *call, guint i, GraphDType dtype, guint rank, const gint6
       s->present[vi] = TRUE;
       return &s->drt[vi];
     }
-  if (slot->cap < nbytes || slot->mem == NULL)
+  void *data = dtype != GRAPH_DTYPE_STRING ? rt_concat_view (s, vi, nbytes) : NULL;
+  if (data == NULL && !rt_slot_reserve (s, slot, nbytes))
     {
-      free (slot->mem);
-      gsize cap = MAX (nbytes, 64);
-      slot->mem = NULL;
-      if (posix_memalign (&slot->mem, 64, (cap + 63) & ~(gsize) 63) != 0)
-        {
-          slot->cap = 0;
-          slot->mem = NULL;
-          rt_call_error (call, error, RT_ERROR_TOO_LARGE, "cannot allocate %zu bytes", nbytes);
-          return NULL;
-        }
-      slot->cap = cap;
-      s->allocations++;
+      rt_call_error (call, error, RT_ERROR_TOO_LARGE, "cannot allocate %zu bytes", nbytes);
+      return NULL;
     }
   RtTensor *r = &s->rt[vi];
   r->kind = RT_KIND_TENSOR;
@@ -1263,7 +1282,7 @@ rt_call_output (RtCall *call, guint i, GraphDType dtype, guint rank, const gint6
   if (rank)
     memcpy (r->dims, dims, rank * sizeof (gint64));
   r->numel = rt_shape_numel (rank, dims);
-  r->data = slot->mem;
+  r->data = data ? data : slot->mem;
   rt_set_quantized (r, 0, 0);   /* Note [Quantized tensors] */
   if (dtype == GRAPH_DTYPE_STRING && nbytes)
     memset (r->data, 0, nbytes);

@@ -15,6 +15,7 @@ main (int argc, char **argv)
   test_packed_gemm_register ();
   test_winograd_register ();
   test_conv_direct_register ();
+  test_concat_views_register ();
   test_parallel_register ();
   test_aten_register ();
   test_aten_nn_register ();

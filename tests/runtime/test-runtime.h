@@ -17,6 +17,7 @@ void test_softmax_register (void);
 void test_packed_gemm_register (void);
 void test_winograd_register (void);
 void test_conv_direct_register (void);
+void test_concat_views_register (void);
 void test_parallel_register (void);
 void test_cli_register (void);
 void test_kernels_register (void);
