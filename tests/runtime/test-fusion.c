@@ -395,13 +395,16 @@ test_depthwise_lanes (void)
 
 /* MaxPool over strides 1-3, pads 0-1 and widths around the 8- and
  * 16-column blocks against the maximum of each window computed here; with
- * NaNs and signed zeros, the same bits from the 16- and 8-wide loops. */
+ * NaNs and signed zeros, the same bits from the 16- and 8-wide loops (3
+ * wide of stride 2 on 75 and 111 columns: several vectors of the
+ * two-loads-a-row loop). */
 static void
 test_max_pool (void)
 {
   const struct { gint64 k, s, p, h, w; } cases[] = {
     { 3, 2, 0, 11, 40 }, { 3, 2, 1, 9, 33 }, { 2, 1, 0, 5, 30 }, { 3, 1, 1, 4, 17 },
-    { 3, 3, 1, 7, 50 }, { 5, 2, 2, 12, 24 }, { 3, 2, 0, 3, 3 },
+    { 3, 3, 1, 7, 50 }, { 5, 2, 2, 12, 24 }, { 3, 2, 0, 3, 3 }, { 3, 2, 1, 9, 75 },
+    { 3, 2, 0, 6, 111 },
   };
   for (guint t = 0; t < G_N_ELEMENTS (cases); t++)
     {
