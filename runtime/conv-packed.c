@@ -921,14 +921,29 @@ rt_conv_packed_gemm_panels (const RtPackedW *p, gint64 g, const float *bp, gint6
 }
 
 void
-rt_conv_packed_gemm_rows (const RtPackedW *p, gint64 g, const float *x, gint64 ldx, gint64 n,
-                          float *tail, float *c, gint64 ldc, const float *bias, const float *z,
-                          const RtEpilogue *ep)
+rt_conv_packed_rows_tail (const RtPackedW *p, const float *x, gint64 ldx, gint64 n, float *tail)
 {
   gint64 nr = p->nr, full = n / nr * nr;
   if (full < n)
     for (gint64 k = 0; k < p->K; k++)
       scatter_row (x + k * ldx + full, n - full, k, p->K, nr, tail);
+}
+
+void
+rt_conv_packed_gemm_rows_panels (const RtPackedW *p, gint64 g, const float *x, gint64 ldx,
+                                 gint64 n, const float *tail, float *c, gint64 ldc,
+                                 const float *bias, const float *z, const RtEpilogue *ep,
+                                 gint64 mb0, gint64 mb1)
+{
   BView bv = { NULL, x, tail, ldx };
-  gemm_panels (p, g, &bv, n, c, ldc, bias, z, ep, 0, p->panels);
+  gemm_panels (p, g, &bv, n, c, ldc, bias, z, ep, mb0, mb1);
+}
+
+void
+rt_conv_packed_gemm_rows (const RtPackedW *p, gint64 g, const float *x, gint64 ldx, gint64 n,
+                          float *tail, float *c, gint64 ldc, const float *bias, const float *z,
+                          const RtEpilogue *ep)
+{
+  rt_conv_packed_rows_tail (p, x, ldx, n, tail);
+  rt_conv_packed_gemm_rows_panels (p, g, x, ldx, n, tail, c, ldc, bias, z, ep, 0, p->panels);
 }

@@ -100,5 +100,14 @@ void       rt_conv_packed_gemm_panels (const RtPackedW *p, gint64 g, const float
 void       rt_conv_packed_gemm_rows (const RtPackedW *p, gint64 g, const float *x, gint64 ldx,
                                      gint64 n, float *tail, float *c, gint64 ldc,
                                      const float *bias, const float *z, const RtEpilogue *ep);
+/* Its two halves: the last partial panel into tail (nothing when n is
+ * whole panels), then A's panels [mb0, mb1) only (c, bias, z still at
+ * the group's row 0). */
+void       rt_conv_packed_rows_tail (const RtPackedW *p, const float *x, gint64 ldx, gint64 n,
+                                     float *tail);
+void       rt_conv_packed_gemm_rows_panels (const RtPackedW *p, gint64 g, const float *x,
+                                            gint64 ldx, gint64 n, const float *tail, float *c,
+                                            gint64 ldc, const float *bias, const float *z,
+                                            const RtEpilogue *ep, gint64 mb0, gint64 mb1);
 /* A's panels per group (mr rows each). */
 gint64     rt_conv_packed_panels (const RtPackedW *p);

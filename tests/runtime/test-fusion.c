@@ -826,13 +826,16 @@ test_pixel_rows_plain (void)
  * B as x's rows where they lie (rt_conv_packed_gemm_rows): maps whose
  * pixels are not whole panels of 32 (the last partial panel packed), more
  * than one block of columns (K = 512: 512 columns a block), 1 to 3
- * threads, with bias + Add + Relu fused; each output within 1e-4 of a sum
- * in double, and the same bits at 1 and 3 threads. */
+ * threads (splitting the columns, or the output channels where the map
+ * has at most 16 pixels per output channel: the counter proves which),
+ * with bias + Add + Relu fused; each output within 1e-4 of a sum in
+ * double, and the same bits at 1 and 3 threads. */
 static void
 test_conv1x1_rows (void)
 {
-  const struct { gint64 K, M, H, W; } cases[] = {
-    { 512, 40, 30, 30 }, { 16, 96, 23, 29 }, { 64, 8, 17, 17 }, { 3, 33, 20, 20 },
+  const struct { gint64 K, M, H, W; gboolean channels; } cases[] = {   /* channels: split at 3 threads */
+    { 512, 40, 30, 30, FALSE }, { 16, 96, 23, 29, TRUE }, { 64, 8, 17, 17, FALSE },
+    { 3, 33, 20, 20, FALSE }, { 40, 64, 30, 30, TRUE },
   };
   for (guint t = 0; t < G_N_ELEMENTS (cases); t++)
     {
@@ -859,8 +862,10 @@ test_conv1x1_rows (void)
           g_assert_no_error (error);
           g_assert_cmpuint (s->n_nodes, ==, 1);   /* bias, Add and Relu fused */
           g_autoptr (GHashTable) res = fz_inputs_new ();
+          guint before = rt_conv_channel_splits ();
           g_assert_true (rt_session_run (s, in, res, &error));
           g_assert_no_error (error);
+          g_assert_cmpuint (rt_conv_channel_splits (), ==, before + (k && cases[t].channels));
           out[k] = tensor_ref (g_hash_table_lookup (res, "y"));
         }
       g_assert_cmpint (tensor_numel (out[0]), ==, M * HW);
