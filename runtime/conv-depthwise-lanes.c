@@ -122,13 +122,18 @@ one_block (const Job *j, gint64 n, gint64 c0, gint64 nc, float *xt, float *yt)
       /* 16 pixels of the 16 channels, transposed: r[i] is pixel p0 + i */
       gint64 np = MIN (LANES, isz - p0);
       __mmask16 m = (__mmask16) ((1u << np) - 1);
-      for (gint64 ci = 0; ci < LANES; ci++)
-        r[ci] = ci < nc ? _mm512_maskz_loadu_ps (m, xb + ci * isz + p0) : _mm512_setzero_ps ();
+      if (np == LANES && nc == LANES)   /* (plain loads: most blocks) */
+        for (gint64 ci = 0; ci < LANES; ci++)
+          r[ci] = _mm512_loadu_ps (xb + ci * isz + p0);
+      else
+        for (gint64 ci = 0; ci < LANES; ci++)
+          r[ci] = ci < nc ? _mm512_maskz_loadu_ps (m, xb + ci * isz + p0) : _mm512_setzero_ps ();
       rt_transpose16 (r);
-      for (gint64 i = 0; i < np; i++)
+      for (gint64 i = 0, h = p0 / W, c = p0 % W; i < np; i++)
         {
-          gint64 h = (p0 + i) / W, c = (p0 + i) % W;
           _mm512_storeu_ps (xt + ((w->pad0[1] + h) * cols + w->pad0[2] + c) * LANES, r[i]);
+          if (++c == W)
+            c = 0, h++;
         }
     }
   float kt[MAX_TAPS][LANES], bt[LANES];

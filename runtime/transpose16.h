@@ -79,6 +79,18 @@ __attribute__ ((target ("avx512f"), always_inline)) static inline void
 rt_pixels_to_planes16 (const float *src, long ld, long rows, float *dst, long dld, long nc)
 {
   __m512 r[16];
+  if (rows == 16 && nc == 16)
+    {
+      /* whole blocks (most of them) with plain loads and stores: the
+       * masked ones and the per-row tests took as long as the transpose
+       * (conv-direct.c's first layers) */
+      for (long i = 0; i < 16; i++)
+        r[i] = _mm512_loadu_ps (src + i * ld);
+      rt_transpose16 (r);
+      for (long ci = 0; ci < 16; ci++)
+        _mm512_storeu_ps (dst + ci * dld, r[ci]);
+      return;
+    }
   __mmask16 m = (__mmask16) ((1u << rows) - 1), cm = (__mmask16) ((1u << nc) - 1);
   for (long i = 0; i < 16; i++)
     r[i] = i < rows ? _mm512_maskz_loadu_ps (cm, src + i * ld) : _mm512_setzero_ps ();
