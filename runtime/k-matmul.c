@@ -1,5 +1,6 @@
 /* MatMul (numpy semantics, batched) and Gemm through OpenBLAS. */
 #include "runtime/kernels-private.h"
+#include "runtime/gemv.h"
 #include "runtime/blas.h"
 #include "runtime/matmul-packed.h"
 #include "runtime/conv-packed.h"
@@ -342,9 +343,9 @@ gemm_impl (RtCall *call, const RtPackedW *packed, const RtTensor *a, const RtTen
                        MAX (1, 2 * 1048576 / MAX (K * rt_packed_nr (packed) * 2, 1)), gemv_range, &j);
     }
   else if (a->dtype == GRAPH_DTYPE_FLOAT && M == 1)
-    /* One row (batch 1): y = B^T a or B a as a GEMV; sgemm would pack all of B first. */
-    rt_blas.sgemv (CblasRowMajor, tb ? CblasNoTrans : CblasTrans, (int) b->dims[0], (int) b->dims[1],
-                 (float) alpha, b->data, (int) b->dims[1], a->data, 1, (float) bb, o->data, 1);
+    /* One row (batch 1): y = B^T a or B a as a GEMV on the executor's
+     * threads (runtime/gemv.c); sgemm would pack all of B first. */
+    rt_gemv (call, tb, K, N, a->data, b->data, (float) alpha, (float) bb, o->data);
   else if (a->dtype == GRAPH_DTYPE_FLOAT)
     rt_blas.sgemm (CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
                  (int) M, (int) N, (int) K, (float) alpha, a->data, (int) a->dims[1], b->data,

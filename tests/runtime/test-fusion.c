@@ -890,6 +890,60 @@ test_conv1x1_rows (void)
     }
 }
 
+/* Gemm of one row over a B that is not packed (a graph input here; in
+ * models, weights too large for a packed copy) runs runtime/gemv.c: B
+ * transposed or not, K a whole number of vectors or not, N around the
+ * 4-row and 128-column steps, alpha and beta with a C, against a sum in
+ * double (1e-4 relative), and the same bits at 1 and 3 threads. */
+static void
+test_gemv (void)
+{
+  const struct { gint64 K, N; gboolean tb, c; } cases[] = {
+    { 37, 11, TRUE, FALSE }, { 64, 130, TRUE, TRUE }, { 300, 257, FALSE, TRUE },
+    { 16, 5, FALSE, FALSE }, { 1000, 3, TRUE, TRUE }, { 9, 129, FALSE, FALSE },
+  };
+  for (guint t = 0; t < G_N_ELEMENTS (cases); t++)
+    {
+      gint64 K = cases[t].K, N = cases[t].N;
+      g_autoptr (Graph) g = fz_new_graph_at (13);
+      const gint64 ad[2] = { 1, K }, cd[1] = { N };
+      gint64 bdims[2] = { cases[t].tb ? N : K, cases[t].tb ? K : N };
+      GraphValue *y = cases[t].c
+                        ? graph_op (g, "Gemm", fz_input (g, "a", 2, ad), fz_input (g, "b", 2, bdims),
+                                    fz_input (g, "c", 1, cd), "transB_i", (gint64) cases[t].tb,
+                                    "alpha_f", 0.75, "beta_f", -1.5, NULL)
+                        : graph_op (g, "Gemm", fz_input (g, "a", 2, ad), fz_input (g, "b", 2, bdims),
+                                    "transB_i", (gint64) cases[t].tb, NULL);
+      graph_value_set_name (y, "y");
+      graph_add_output (g, y);
+      g_autoptr (GHashTable) in = fz_inputs_new ();
+      Tensor *ta = fz_random_tensor (2, ad), *tb = fz_random_tensor (2, bdims);
+      Tensor *tc = cases[t].c ? fz_random_tensor (1, cd) : NULL;
+      g_hash_table_insert (in, g_strdup ("a"), ta);
+      g_hash_table_insert (in, g_strdup ("b"), tb);
+      if (tc)
+        g_hash_table_insert (in, g_strdup ("c"), tc);
+      g_autoptr (Tensor) y1 = fz_run_threads (g, in, 1, "y");
+      g_autoptr (Tensor) y3 = fz_run_threads (g, in, 3, "y");
+      g_assert_cmpint (tensor_numel (y1), ==, N);
+      g_assert_cmpmem (tensor_data (y1), tensor_nbytes (y1), tensor_data (y3), tensor_nbytes (y3));
+      const float *av = tensor_data (ta), *bv = tensor_data (tb), *yv = tensor_data (y1);
+      for (gint64 n = 0; n < N; n++)
+        {
+          double want = 0, mag = 0;
+          for (gint64 k = 0; k < K; k++)
+            {
+              double p = (double) av[k] * (cases[t].tb ? bv[n * K + k] : bv[k * N + n]);
+              want += p;
+              mag += fabs (p);
+            }
+          if (tc)
+            want = 0.75 * want - 1.5 * ((const float *) tensor_data (tc))[n];
+          g_assert_cmpfloat_with_epsilon (yv[n], want, 1e-5 * MAX (1.0, mag));
+        }
+    }
+}
+
 /* DequantizeLinear (x, w, bias) → Conv [→ Relu] → QuantizeLinear, as
  * torch exports a quantized convolution (Note [Quantized Conv chains]),
  * fused into one integer convolution: it must equal ONNX's QLinearConv
@@ -1008,4 +1062,5 @@ test_fusion_register (void)
   g_test_add_func ("/runtime/conv/pixel-rows", test_pixel_rows);
   g_test_add_func ("/runtime/conv/pixel-rows-plain", test_pixel_rows_plain);
   g_test_add_func ("/runtime/conv/1x1-rows", test_conv1x1_rows);
+  g_test_add_func ("/runtime/gemm/one-row", test_gemv);
 }
