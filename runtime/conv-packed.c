@@ -802,6 +802,37 @@ rt_conv_pack_b_rows (const RtPackedW *p, const float *src, gint64 ld, gint64 n, 
     scatter_row (src + k * ld, n, k, p->K, p->nr, bp);
 }
 
+/* d[ow] := s[ow S] for ow in [lo, hi), s[0 .. avail) inside the row.  On
+ * AVX-512 CPUs stride 2 goes 16 a vector, the even lanes of two loads
+ * (ResNet-50's stride-2 Convs: the element-by-element copy was a third of
+ * the 128 -> 128 3x3's time). */
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__ ((target ("avx512f"))) static gint64
+gather_even_avx512 (float *d, const float *s, gint64 lo, gint64 hi, gint64 avail)
+{
+  const __m512i even = _mm512_setr_epi32 (0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+  gint64 ow = lo;
+  for (; ow + 16 <= hi && 2 * ow + 32 <= avail; ow += 16)
+    _mm512_storeu_ps (d + ow, _mm512_permutex2var_ps (_mm512_loadu_ps (s + 2 * ow), even,
+                                                      _mm512_loadu_ps (s + 2 * ow + 16)));
+  return ow;
+}
+#endif
+
+static void
+gather_strided (float *d, const float *s, gint64 lo, gint64 hi, gint64 S, gint64 avail)
+{
+  gint64 ow = lo;
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (S == 2 && __builtin_cpu_supports ("avx512f"))
+    ow = gather_even_avx512 (d, s, lo, hi, avail);
+#else
+  (void) avail;
+#endif
+  for (; ow < hi; ow++)
+    d[ow] = s[ow * S];
+}
+
 void
 rt_conv_pack_b_im2col (const RtPackedW *p, const float *x, gint64 C, const RtWindow *w,
                        gint64 oh0, gint64 oh1, float *bp, float *row)
@@ -834,8 +865,7 @@ rt_conv_pack_b_im2col (const RtPackedW *p, const float *x, gint64 C, const RtWin
               if (S == 1 && hi > lo)
                 memcpy (d + lo, s + lo, (gsize) (hi - lo) * sizeof (float));
               else
-                for (gint64 ow = lo; ow < hi; ow++)
-                  d[ow] = s[ow * S];
+                gather_strided (d, s, lo, hi, S, W - iw0);
               if (hi < OW)
                 memset (d + hi, 0, (gsize) (OW - hi) * sizeof (float));
             }

@@ -470,7 +470,9 @@ run_with_env (Graph *g, GHashTable *in, const char *env)
 /* Conv through the packed GEMM (conv-packed.c; both kernels where the CPU
  * has them) against im2col + OpenBLAS sgemm: 1x1 (no im2col), 3x3 with
  * pads, strides, dilations, groups, output channels that fill no whole
- * tile, widths that fill no whole panel, two images, bias or none. */
+ * tile, widths that fill no whole panel, two images, bias or none; rows
+ * of 70 and 75 at stride 2 (im2col's 16-wide strided copy, then its
+ * tail). */
 static void
 test_packed (void)
 {
@@ -478,6 +480,7 @@ test_packed (void)
     { 1, 16, 24, 1, 1, 0, 1, 1, 9, 13, TRUE }, { 2, 8, 13, 3, 1, 1, 1, 1, 10, 11, FALSE },
     { 1, 6, 20, 3, 2, 1, 1, 2, 15, 17, TRUE }, { 1, 3, 7, 5, 2, 2, 1, 1, 23, 19, TRUE },
     { 1, 40, 9, 3, 1, 2, 2, 1, 8, 8, FALSE }, { 2, 300, 17, 1, 1, 0, 1, 1, 5, 7, TRUE },
+    { 1, 8, 12, 3, 2, 1, 1, 1, 9, 75, TRUE }, { 1, 6, 10, 1, 2, 0, 1, 1, 7, 70, FALSE },
   };
   for (guint t = 0; t < G_N_ELEMENTS (cases); t++)
     {
