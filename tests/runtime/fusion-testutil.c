@@ -44,9 +44,8 @@ fz_scalar (Graph *g, const char *name, float v)
   return graph_add_initializer (g, name, t);
 }
 
-static Tensor *
-run_with (Graph *g, GHashTable *in, gboolean no_fusion, int threads, const char *name,
-          guint *n_nodes)
+static RtSession *
+session_with (Graph *g, gboolean no_fusion, int threads)
 {
   RtOptions o;
   rt_options_init (&o);
@@ -54,9 +53,21 @@ run_with (Graph *g, GHashTable *in, gboolean no_fusion, int threads, const char 
   if (threads > 0)
     o.threads = threads;
   g_autoptr (GError) error = NULL;
-  g_autoptr (RtSession) s = rt_session_new (g, &o, &error);
+  RtSession *s = rt_session_new (g, &o, &error);
   g_assert_no_error (error);
-  *n_nodes = s->n_nodes;
+  return s;
+}
+
+RtSession *
+fz_session_new (Graph *g, int threads)
+{
+  return session_with (g, FALSE, threads);
+}
+
+Tensor *
+fz_session_run (RtSession *s, GHashTable *in, const char *name)
+{
+  g_autoptr (GError) error = NULL;
   g_autoptr (GHashTable) out = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                                       (GDestroyNotify) tensor_unref);
   gboolean ran = rt_session_run (s, in, out, &error);
@@ -65,6 +76,15 @@ run_with (Graph *g, GHashTable *in, gboolean no_fusion, int threads, const char 
   Tensor *t = g_hash_table_lookup (out, name);
   g_assert_nonnull (t);
   return tensor_ref (t);
+}
+
+static Tensor *
+run_with (Graph *g, GHashTable *in, gboolean no_fusion, int threads, const char *name,
+          guint *n_nodes)
+{
+  g_autoptr (RtSession) s = session_with (g, no_fusion, threads);
+  *n_nodes = s->n_nodes;
+  return fz_session_run (s, in, name);
 }
 
 Tensor *

@@ -18,6 +18,10 @@ GraphValue *fz_scalar (Graph *g, const char *name, float v);
 Tensor     *fz_run (Graph *g, GHashTable *in, gboolean no_fusion, const char *name, guint *n_nodes);
 /* The same with `threads` threads (fusion on). */
 Tensor     *fz_run_threads (Graph *g, GHashTable *in, int threads, const char *name);
+/* A session of g with `threads` threads (fusion on; 0: the default). */
+RtSession  *fz_session_new (Graph *g, int threads);
+/* Runs s on `in`; returns output `name`. */
+Tensor     *fz_session_run (RtSession *s, GHashTable *in, const char *name);
 /* name → Tensor table (owns both). */
 GHashTable *fz_inputs_new (void);
 /* An empty graph at `opset` of the default domain. */

@@ -45,13 +45,8 @@ session (Graph *g, int threads, gboolean views)
 {
   if (!views)
     g_setenv ("SYMONNX_NO_CONCAT_VIEWS", "1", TRUE);
-  RtOptions o;
-  rt_options_init (&o);
-  o.threads = threads;
-  g_autoptr (GError) error = NULL;
-  RtSession *s = rt_session_new (g, &o, &error);
+  RtSession *s = fz_session_new (g, threads);
   g_unsetenv ("SYMONNX_NO_CONCAT_VIEWS");
-  g_assert_no_error (error);
   return s;
 }
 

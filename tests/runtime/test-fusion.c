@@ -758,6 +758,29 @@ test_pixel_rows (void)
     }
 }
 
+/* y (one image, M x HW) against Relu (bias + W x [+ z]) summed in double,
+ * W the M x K 1x1 weights w, b the bias, within 1e-4 (relative above 1). */
+static void
+check_conv1x1_relu (const Tensor *y, GHashTable *in, GraphValue *w, GraphValue *b,
+                    const char *z, gint64 M, gint64 K, gint64 HW)
+{
+  const float *xv = tensor_data (g_hash_table_lookup (in, "x"));
+  const float *zv = z ? tensor_data (g_hash_table_lookup (in, z)) : NULL;
+  const float *wv = tensor_data (graph_value_get_initializer (w));
+  const float *bv = tensor_data (graph_value_get_initializer (b));
+  const float *yv = tensor_data (y);
+  g_assert_cmpint (tensor_numel (y), ==, M * HW);
+  for (gint64 m = 0; m < M; m++)
+    for (gint64 p = 0; p < HW; p++)
+      {
+        double want = bv[m];
+        for (gint64 c = 0; c < K; c++)
+          want += (double) wv[m * K + c] * xv[c * HW + p];
+        want = MAX (want + (zv ? zv[m * HW + p] : 0), 0.0);
+        g_assert_cmpfloat_with_epsilon (yv[m * HW + p], want, 1e-4 * MAX (1.0, fabs (want)));
+      }
+}
+
 /* Plain 1x1 Convs (stride 1, no pads) of up to 256 output pixels with
  * K >= 256 take the pixel-rows GEMM when there are at least two panels of
  * 32 output channels a thread (RT_PIXEL_ROWS_MAX_PLAIN): at 13x13 with
@@ -790,36 +813,15 @@ test_pixel_rows_plain (void)
         {
           if (k == 1)
             g_setenv ("SYMONNX_NO_PIXEL_ROWS", "1", TRUE);
-          RtOptions o;
-          rt_options_init (&o);
-          o.threads = cases[t].threads;
-          g_autoptr (GError) error = NULL;
-          g_autoptr (RtSession) s = rt_session_new (g, &o, &error);
+          g_autoptr (RtSession) s = fz_session_new (g, cases[t].threads);
           g_unsetenv ("SYMONNX_NO_PIXEL_ROWS");
-          g_assert_no_error (error);
-          g_autoptr (GHashTable) res = fz_inputs_new ();
           guint before = rt_conv_pixel_rows_runs ();
-          g_assert_true (rt_session_run (s, in, res, &error));
-          g_assert_no_error (error);
+          out[k] = fz_session_run (s, in, "y");
           g_assert_cmpuint (rt_conv_pixel_rows_runs (), ==, before + (k == 0 && cases[t].takes));
-          out[k] = tensor_ref (g_hash_table_lookup (res, "y"));
         }
-      g_assert_cmpint (tensor_numel (out[0]), ==, M * HW);
       g_assert_cmpmem (tensor_data (out[0]), tensor_nbytes (out[0]), tensor_data (out[1]),
                        tensor_nbytes (out[1]));
-      const float *xv = tensor_data (g_hash_table_lookup (in, "x"));
-      const float *wv = tensor_data (graph_value_get_initializer (w));
-      const float *bv = tensor_data (graph_value_get_initializer (b));
-      const float *yv = tensor_data (out[0]);
-      for (gint64 m = 0; m < M; m++)
-        for (gint64 p = 0; p < HW; p++)
-          {
-            double want = bv[m];
-            for (gint64 c = 0; c < K; c++)
-              want += (double) wv[m * K + c] * xv[c * HW + p];
-            want = MAX (want, 0.0);
-            g_assert_cmpfloat_with_epsilon (yv[m * HW + p], want, 1e-4 * MAX (1.0, fabs (want)));
-          }
+      check_conv1x1_relu (out[0], in, w, b, NULL, M, K, HW);
       for (int k = 0; k < 2; k++)
         tensor_unref (out[k]);
     }
@@ -857,37 +859,15 @@ test_conv1x1_rows (void)
       Tensor *out[2];
       for (int k = 0; k < 2; k++)
         {
-          RtOptions o;
-          rt_options_init (&o);
-          o.threads = k ? 3 : 1;
-          g_autoptr (GError) error = NULL;
-          g_autoptr (RtSession) s = rt_session_new (g, &o, &error);
-          g_assert_no_error (error);
+          g_autoptr (RtSession) s = fz_session_new (g, k ? 3 : 1);
           g_assert_cmpuint (s->n_nodes, ==, 1);   /* bias, Add and Relu fused */
-          g_autoptr (GHashTable) res = fz_inputs_new ();
           guint before = rt_conv_channel_splits ();
-          g_assert_true (rt_session_run (s, in, res, &error));
-          g_assert_no_error (error);
+          out[k] = fz_session_run (s, in, "y");
           g_assert_cmpuint (rt_conv_channel_splits (), ==, before + (k && cases[t].channels));
-          out[k] = tensor_ref (g_hash_table_lookup (res, "y"));
         }
-      g_assert_cmpint (tensor_numel (out[0]), ==, M * HW);
       g_assert_cmpmem (tensor_data (out[0]), tensor_nbytes (out[0]), tensor_data (out[1]),
                        tensor_nbytes (out[1]));
-      const float *xv = tensor_data (g_hash_table_lookup (in, "x"));
-      const float *zv = tensor_data (g_hash_table_lookup (in, "z"));
-      const float *wv = tensor_data (graph_value_get_initializer (w));
-      const float *bv = tensor_data (graph_value_get_initializer (b));
-      const float *yv = tensor_data (out[0]);
-      for (gint64 m = 0; m < M; m++)
-        for (gint64 p = 0; p < HW; p++)
-          {
-            double want = bv[m];
-            for (gint64 ci = 0; ci < K; ci++)
-              want += (double) wv[m * K + ci] * xv[ci * HW + p];
-            want = MAX (want + zv[m * HW + p], 0.0);
-            g_assert_cmpfloat_with_epsilon (yv[m * HW + p], want, 1e-4 * MAX (1.0, fabs (want)));
-          }
+      check_conv1x1_relu (out[0], in, w, b, "z", M, K, HW);
       for (int k = 0; k < 2; k++)
         tensor_unref (out[k]);
     }
