@@ -372,6 +372,40 @@ k_pool (RtCall *call, GError **error)
   return pool_run (call, &w, kind, error);
 }
 
+/* GlobalAveragePool on floats: each plane's sum 8 lanes side by side
+ * (then the lanes added in order), divided by its size.  The window loop
+ * added a 169-pixel plane one element at a time, a chain of dependent
+ * adds (SqueezeNet's 1000 planes: 0.07 ms, 1.5% of the model). */
+typedef struct
+{
+  const float *x;
+  float       *y;
+  gint64       n;
+} PlaneMeans;
+
+VECTOR_CLONES static void
+plane_means (gint64 p0, gint64 p1, gpointer data)
+{
+  const PlaneMeans *j = data;
+  for (gint64 pl = p0; pl < p1; pl++)
+    {
+      const float *x = j->x + pl * j->n;
+      v8sf acc = { 0 }, v;
+      gint64 i = 0;
+      for (; i + 8 <= j->n; i += 8)
+        {
+          LOAD8 (v, x + i);
+          acc = acc + v;
+        }
+      float s = 0;
+      for (int l = 0; l < 8; l++)
+        s += acc[l];
+      for (; i < j->n; i++)
+        s += x[i];
+      j->y[pl] = s / (float) j->n;
+    }
+}
+
 static gboolean
 k_global_pool (RtCall *call, GError **error)
 {
@@ -382,6 +416,21 @@ k_global_pool (RtCall *call, GError **error)
     {
       rt_call_error (call, error, RT_ERROR_SHAPE, "needs 1 to 3 spatial dimensions");
       return FALSE;
+    }
+  if (kind == P_AVG && x->dtype == GRAPH_DTYPE_FLOAT)
+    {
+      gint64 dims[5] = { x->dims[0], x->dims[1], 1, 1, 1 };
+      RtTensor *y = rt_call_output (call, 0, x->dtype, x->rank, dims, error);
+      if (y == NULL)
+        return FALSE;
+      gint64 planes = x->dims[0] * x->dims[1], n = rt_shape_numel (x->rank - 2, x->dims + 2);
+      PlaneMeans j = { x->data, y->data, n };
+      if (planes > 0 && n > 0)
+        rt_parallel_for (call, planes, MAX (1, 65536 / n), plane_means, &j);
+      else
+        for (gint64 pl = 0; pl < planes; pl++)
+          j.y[pl] = 0;   /* (an empty plane: 0, as the window loop gives) */
+      return TRUE;
     }
   RtWindow w;
   memset (&w, 0, sizeof w);

@@ -454,6 +454,44 @@ test_max_pool (void)
     }
 }
 
+/* GlobalAveragePool on floats (its own loop: each plane summed 8 lanes
+ * side by side): 1-D to 3-D maps of 1 to 169 values and more, each plane's
+ * mean within 1e-6 (relative) of a sum in double, the same bits at 1 and 3
+ * threads. */
+static void
+test_global_average (void)
+{
+  const struct { guint rank; gint64 d[5]; } cases[] = {
+    { 4, { 1, 1000, 13, 13 } }, { 3, { 2, 5, 7 } }, { 5, { 1, 3, 2, 3, 5 } }, { 4, { 2, 9, 1, 1 } },
+    { 4, { 1, 17, 4, 4 } },
+  };
+  for (guint t = 0; t < G_N_ELEMENTS (cases); t++)
+    {
+      g_autoptr (Graph) g = fz_new_graph_at (13);
+      GraphValue *y = graph_op (g, "GlobalAveragePool", fz_input (g, "x", cases[t].rank, cases[t].d),
+                                NULL);
+      graph_value_set_name (y, "y");
+      graph_add_output (g, y);
+      g_autoptr (GHashTable) in = fz_inputs_new ();
+      Tensor *tx = fz_random_tensor (cases[t].rank, cases[t].d);
+      g_hash_table_insert (in, g_strdup ("x"), tx);
+      g_autoptr (Tensor) y1 = fz_run_threads (g, in, 1, "y");
+      g_autoptr (Tensor) y3 = fz_run_threads (g, in, 3, "y");
+      gint64 planes = cases[t].d[0] * cases[t].d[1], n = tensor_numel (tx) / planes;
+      g_assert_cmpint (tensor_numel (y1), ==, planes);
+      g_assert_cmpint (tensor_rank (y1), ==, cases[t].rank);
+      g_assert_cmpmem (tensor_data (y1), tensor_nbytes (y1), tensor_data (y3), tensor_nbytes (y3));
+      const float *xv = tensor_data (tx), *yv = tensor_data (y1);
+      for (gint64 pl = 0; pl < planes; pl++)
+        {
+          double sum = 0, mag = 0;
+          for (gint64 i = 0; i < n; i++)
+            sum += xv[pl * n + i], mag += fabs (xv[pl * n + i]);
+          g_assert_cmpfloat_with_epsilon (yv[pl], sum / n, 1e-6 * MAX (1.0, mag / n));
+        }
+    }
+}
+
 /* Output y of g run with the environment variable `env` set (NULL: none). */
 static Tensor *
 run_with_env (Graph *g, GHashTable *in, const char *env)
@@ -1038,6 +1076,7 @@ test_fusion_register (void)
   g_test_add_func ("/runtime/conv/depthwise-avx512", test_depthwise_avx512);
   g_test_add_func ("/runtime/conv/depthwise-lanes", test_depthwise_lanes);
   g_test_add_func ("/runtime/pool/max-vector", test_max_pool);
+  g_test_add_func ("/runtime/pool/global-average", test_global_average);
   g_test_add_func ("/runtime/conv/packed", test_packed);
   g_test_add_func ("/runtime/threads/same-bits", test_threads_same_bits);
   g_test_add_func ("/runtime/threads/channel-split", test_channel_split);
