@@ -320,30 +320,23 @@ typedef struct
   const RtPackedW  *pw;              /* packed weights (conv-packed.c), or NULL: sgemm */
 } ConvJob;
 
-/* Packed B of block b of xi (one image and group) into bp; *c0, *bn: the
- * block's first output column and its width. */
+/* Packed B (im2col) of block b of xi (one image and group) into bp; *c0,
+ * *bn: the block's first output column and its width.  (A 1x1's B is x's
+ * rows, read where they lie: rt_conv_packed_gemm_rows.) */
 static void
 pack_block (const ConvJob *j, const char *xi, gint64 b, float *bp, gint64 *c0, gint64 *bn)
 {
   const RtWindow *w = j->w;
-  if (j->direct)
-    {
-      *c0 = b * j->block;
-      *bn = MIN (j->block, j->osz - *c0);
-      rt_conv_pack_b_rows (j->pw, (const float *) xi + *c0, j->osz, *bn, bp);
-    }
-  else
-    {
-      gint64 oh0 = b * j->block, oh1 = MIN (oh0 + j->block, w->out[1]);
-      *c0 = oh0 * w->out[2];
-      *bn = (oh1 - oh0) * w->out[2];
-      rt_conv_pack_b_im2col (j->pw, (const float *) xi, j->Cg, w, oh0, oh1, bp,
-                             bp + rt_conv_packed_b_floats (j->pw, *bn));
-    }
+  gint64 oh0 = b * j->block, oh1 = MIN (oh0 + j->block, w->out[1]);
+  *c0 = oh0 * w->out[2];
+  *bn = (oh1 - oh0) * w->out[2];
+  rt_conv_pack_b_im2col (j->pw, (const float *) xi, j->Cg, w, oh0, oh1, bp,
+                         bp + rt_conv_packed_b_floats (j->pw, *bn));
 }
 
 /* Output channels split over the threads: one image, one group, all
- * columns in one block packed once (bp, bn columns), panels of A [mb0, mb1). */
+ * columns in one block, B packed once (bp, bn columns) or a 1x1's x rows
+ * (bp: their last partial panel), panels of A [mb0, mb1). */
 typedef struct
 {
   const ConvJob *j;
@@ -653,45 +646,49 @@ rt_conv_ex (RtCall *call, const RtTensor *x, const RtTensor *wt, const RtTensor 
   j.inner_parallel = j.tasks == 1 && threads > 1;
   if (rt_conv_packed_usable (pw, wt, group) && x->rank == 4)
     j.pw = pw;
-  /* One image and group with few output columns (MobileNet's 14x14 and
-   * 7x7 maps): blocks of columns would leave each thread a few partly
-   * filled 32-wide panels; instead B is packed once, whole, and the
-   * threads split the output channels (same sums: each panel's are made
-   * the same way whichever thread makes them). */
-  gboolean small_map = threads > 1 && N * group == 1 && j.pw != NULL && j.osz <= 256;
-  /* A one-image 1x1 of stride 1 on a larger map whose x is at most 16
-   * times W (pixels <= 16 x output channels): the threads split the
-   * output channels, each reading all of x where it lies, instead of the
-   * columns, each reading all of W (2 threads: ResNet-50's 128 -> 512 and
-   * 512 -> 256 at 28x28 -16%, 64 -> 256 at 56x56 -7%, the model -2.6%;
-   * 256 -> 64 at 56x56, x 49 times W, +25% that way). */
-  if (threads > 1 && N * group == 1 && j.pw != NULL && j.direct && j.osz > 256
-      && j.osz <= 16 * M && rt_conv_packed_panels (pw) >= 2 * threads)
-    {
-      float *tail = rt_call_scratch (call, (gsize) rt_conv_packed_b_floats (pw, 1) * sizeof (float), error);
-      if (tail == NULL)
-        return FALSE;
-      rt_conv_packed_rows_tail (pw, (const float *) j.x, j.osz, j.osz, tail);
-      ChannelSplit cs = { &j, tail, j.osz, TRUE };
-      g_atomic_int_inc (&channel_splits);
-      rt_parallel_for (call, rt_conv_packed_panels (pw), 1, channel_range, &cs);
-      return TRUE;
-    }
+  gboolean one_image = threads > 1 && N * group == 1 && j.pw != NULL;
+  gboolean small_map = one_image && j.osz <= 256;
+  gint64 panels = j.pw ? rt_conv_packed_panels (pw) : 0;
   if (small_map && j.direct && M <= j.osz
       && (j.osz + rt_packed_nr (pw) - 1) / rt_packed_nr (pw) >= 2 * threads)
     {
-      /* ... except where W is the smaller operand (MobileNetV2's 576 -> 96
-       * projections at 14x14): each thread reads all of W but packs and
-       * keeps only its own B panels, a column block a panel wide. */
+      /* A one-image 1x1 of few pixels with fewer output channels than
+       * pixels (MobileNetV2's 576 -> 96 projections at 14x14): blocks of
+       * columns a panel wide, each thread reading all of W and the x
+       * columns of its own panels. */
       g_atomic_int_inc (&column_splits);
       j.block = rt_packed_nr (pw);
       j.nblocks = (j.osz + j.block - 1) / j.block;
       j.items = j.nblocks;
       j.tasks = threads;
     }
-  else if (small_map && rt_conv_packed_panels (pw) >= 2 * threads)
+  else if (one_image && j.direct && j.osz <= 16 * M && panels >= 2 * threads)
     {
-      j.block = j.direct ? j.osz : w.out[1];
+      /* Other one-image 1x1s of stride 1 whose x is at most 16 times W
+       * (pixels <= 16 x output channels): the threads split the output
+       * channels, each reading all of x where it lies and its own panels
+       * of W, instead of the columns, each reading all of W (2 threads:
+       * ResNet-50's 128 -> 512 and 512 -> 256 at 28x28 -16%, 64 -> 256 at
+       * 56x56 -7%, the model -2.6%; 256 -> 64 at 56x56, x 49 times W, +25%
+       * that way).  Each panel's sums are made the same way whichever
+       * thread makes them. */
+      float *tail = rt_call_scratch (call, (gsize) rt_conv_packed_b_floats (pw, 1) * sizeof (float),
+                                     error);
+      if (tail == NULL)
+        return FALSE;
+      rt_conv_packed_rows_tail (pw, (const float *) j.x, j.osz, j.osz, tail);
+      ChannelSplit cs = { &j, tail, j.osz, TRUE };
+      g_atomic_int_inc (&channel_splits);
+      rt_parallel_for (call, panels, 1, channel_range, &cs);
+      return TRUE;
+    }
+  else if (small_map && !j.direct && panels >= 2 * threads)
+    {
+      /* Windows on few output pixels (ResNet's stride-2 Convs into 14x14):
+       * blocks of columns would leave each thread a few partly filled
+       * 32-wide panels; instead B is packed once, whole, and the threads
+       * split the output channels. */
+      j.block = w.out[1];
       gint64 bn = j.osz;
       gint64 elems = (rt_conv_packed_b_floats (pw, bn) + bn + 15) / 16 * 16;
       float *bp = rt_call_scratch (call, (gsize) elems * sizeof (float), error);
@@ -701,7 +698,7 @@ rt_conv_ex (RtCall *call, const RtTensor *x, const RtTensor *wt, const RtTensor 
       pack_block (&j, j.x, 0, bp, &c0, &bn);
       ChannelSplit cs = { &j, bp, bn, FALSE };
       g_atomic_int_inc (&channel_splits);
-      rt_parallel_for (call, rt_conv_packed_panels (pw), 1, channel_range, &cs);
+      rt_parallel_for (call, panels, 1, channel_range, &cs);
       return TRUE;
     }
   j.col_elems = j.direct ? 0 : j.ksz * w.out[0] * j.block * w.out[2];
