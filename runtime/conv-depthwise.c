@@ -224,7 +224,8 @@ dw_vectors3x3 (const float *const row[6], const guint32 rowm[6], const guint32 *
       /* the input rows the next output rows add, the columns this vector
        * reads: rows of a few hundred bytes are too short for the
        * hardware's prefetchers, and the planes of MobileNet's expanded
-       * layers are past L2 (with plain loads where every lane is on: MobileNetV2 -6.6% at 1 thread) */
+       * layers are past L2 (with load_lanes' plain loads: MobileNetV2 -6.6%
+       * at 1 thread) */
       for (int q = 0; q < n_ahead; q++)
         for (int i = 0; i < S; i++)
           _mm_prefetch ((const char *) (ahead[q] + g * 16 + i * 16), _MM_HINT_T0);
