@@ -442,11 +442,12 @@ model_to_graph (ReadCtx *ctx, Onnx__ModelProto *m, GError **error)
   return g_steal_pointer (&g);
 }
 
-Graph *
-onnxio_load_from_data (const guint8 *data, gsize len, const char *base_dir,
-                       const char *display_name, GError **error)
+/* `mapped`: data is a read-only private mapping of the file, whose pages
+ * the unpack may drop (OnnxioDropper). */
+static Graph *
+load_data (const guint8 *data, gsize len, const char *base_dir, const char *display_name,
+           gboolean mapped, GError **error)
 {
-  g_return_val_if_fail (data != NULL || len == 0, NULL);
   ReadCtx ctx = { display_name != NULL ? display_name : "<memory>", NULL };
 
   if (len == 0)
@@ -455,9 +456,20 @@ onnxio_load_from_data (const guint8 *data, gsize len, const char *base_dir,
                    ctx.display);
       return NULL;
     }
-  if (!onnxio_wire_check (data, len, &onnx__model_proto__descriptor, ctx.display, error))
+  g_autoptr (GArray) spans = mapped ? g_array_new (FALSE, FALSE, sizeof (OnnxioSpan)) : NULL;
+  if (!onnxio_wire_check_spans (data, len, &onnx__model_proto__descriptor, ctx.display, spans,
+                                error))
     return NULL;
-  Onnx__ModelProto *m = onnx__model_proto__unpack (&onnxio_pb_allocator, len, data);
+  Onnx__ModelProto *m;
+  if (spans != NULL && spans->len > 0)
+    {
+      OnnxioDropper d;
+      onnxio_dropper_init (&d, data, spans);
+      m = onnx__model_proto__unpack (&d.allocator, len, data);
+      onnxio_dropper_finish (&d);
+    }
+  else
+    m = onnx__model_proto__unpack (&onnxio_pb_allocator, len, data);
   if (m == NULL)
     {
       g_set_error (error, ONNXIO_ERROR, ONNXIO_ERROR_PARSE,
@@ -487,5 +499,13 @@ onnxio_load (const char *path, GError **error)
   g_autofree char *dir = g_path_get_dirname (path);
   const guint8 *data = (const guint8 *) g_mapped_file_get_contents (mf);
   gsize len = g_mapped_file_get_length (mf);
-  return onnxio_load_from_data (len ? data : (const guint8 *) "", len, dir, path, error);
+  return load_data (len ? data : (const guint8 *) "", len, dir, path, TRUE, error);
+}
+
+Graph *
+onnxio_load_from_data (const guint8 *data, gsize len, const char *base_dir,
+                       const char *display_name, GError **error)
+{
+  g_return_val_if_fail (data != NULL || len == 0, NULL);
+  return load_data (data, len, base_dir, display_name, FALSE, error);
 }

@@ -82,6 +82,14 @@ onnxio_wire_check (const guint8 *data, gsize len,
                    const ProtobufCMessageDescriptor *desc,
                    const char *display, GError **error)
 {
+  return onnxio_wire_check_spans (data, len, desc, display, NULL, error);
+}
+
+gboolean
+onnxio_wire_check_spans (const guint8 *data, gsize len,
+                         const ProtobufCMessageDescriptor *desc,
+                         const char *display, GArray *spans, GError **error)
+{
   Frame stack[ONNXIO_MAX_MESSAGE_DEPTH + 1];
   guint depth = 0;
   guint graph_depth = desc == &onnx__graph_proto__descriptor;
@@ -171,6 +179,8 @@ onnxio_wire_check (const guint8 *data, gsize len,
               return WIRE_ERROR ("%s: offset %" G_GSIZE_FORMAT ": %s.%s: packed values do not fill their %"
                                  G_GUINT64_FORMAT " bytes",
                                  display, pos, f->desc->name, fname, v);
+            if (spans != NULL && v >= ONNXIO_SPAN_MIN)
+              g_array_append_val (spans, ((OnnxioSpan) { pos, (gsize) v }));
             pos = sub_end;
           }
           break;
