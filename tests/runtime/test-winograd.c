@@ -195,7 +195,9 @@ test_vs_direct (void)
 static void
 test_threads (void)
 {
-  const Case ks[] = { { 1, 32, 24, 9, 9, 1 }, { 8, 32, 24, 9, 9, 1 }, { 1, 64, 64, 100, 60, 1 } };
+  /* the last: one image, 49 tiles, U of 2.25 MiB: the phases split */
+  const Case ks[] = { { 1, 32, 24, 9, 9, 1 }, { 8, 32, 24, 9, 9, 1 }, { 1, 64, 64, 100, 60, 1 },
+                      { 1, 192, 192, 14, 14, 1 } };
   for (guint i = 0; i < 2 * G_N_ELEMENTS (ks); i++)
     {
       if (i == G_N_ELEMENTS (ks))   /* then the same with F(4x4, 3x3) */
