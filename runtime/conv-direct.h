@@ -15,9 +15,16 @@
 gboolean rt_conv_direct_node (const GraphNode *node, const Tensor *w);
 /* Whether x and the window suit it at run time. */
 gboolean rt_conv_direct_applies (const RtTensor *x, gint64 group, const RtWindow *w);
-/* y := Conv (x, W, bias or NULL) then ep, W as taps (rt_conv_packed_taps). */
+/* y := Conv (x, W, bias or NULL) then ep, W as taps (rt_conv_packed_taps);
+ * then, where `pool` is not NULL, MaxPool over it (its in: w's out; y has
+ * its out), which rt_conv_direct_pool_applies must allow, and ep without
+ * a sum. */
 gboolean rt_conv_direct (RtCall *call, const float *taps, gint64 mpad, const RtTensor *x,
-                         const RtTensor *wt, const RtTensor *bias, const RtWindow *w, RtTensor *y,
-                         const RtEpilogue *ep, GError **error);
-/* Convs that took it, for tests. */
+                         const RtTensor *wt, const RtTensor *bias, const RtWindow *w,
+                         const RtWindow *pool, RtTensor *y, const RtEpilogue *ep, GError **error);
+/* Whether a 2-D MaxPool window over the Conv's output can follow it in
+ * rt_conv_direct: dilation 1 and every window with an input inside. */
+gboolean rt_conv_direct_pool_applies (const RtWindow *pool);
+/* Convs that took it, and those of them that pooled, for tests. */
 guint    rt_conv_direct_runs (void);
+guint    rt_conv_direct_pooled_runs (void);

@@ -755,6 +755,12 @@ rt_conv_packed_taps (const RtPackedW *p, const RtTensor *wt, gint64 *mpad, gbool
   return p->taps;
 }
 
+gboolean
+rt_conv_packed_has_direct_taps (const RtPackedW *p)
+{
+  return p && p->taps && !p->narrow;
+}
+
 const RtPackedW *
 rt_conv_packed_pixel_rows (const RtPackedW *p, const RtTensor *wt)
 {

@@ -30,6 +30,8 @@ void       rt_conv_packed_adopt_pixel_rows (RtPackedW *p);
 RtPackedW *rt_conv_packed_for_taps (const Tensor *w, gboolean narrow);
 const float *rt_conv_packed_taps (const RtPackedW *p, const RtTensor *wt, gint64 *mpad,
                                   gboolean *narrow);
+/* Whether p holds taps for conv-direct.c (not conv-narrow.c's). */
+gboolean   rt_conv_packed_has_direct_taps (const RtPackedW *p);
 const RtPackedW *rt_conv_packed_pixel_rows (const RtPackedW *p, const RtTensor *wt);
 /* B (K x N, row-major, constant: MatMul's weights) packed once into the
  * kernel's B panels, for rt_packed_gemm_b (runtime/matmul-packed.c); NULL

@@ -2,6 +2,8 @@
  *
  *   Conv [+ Add (z)] [+ Relu | Clip]  →  one Conv whose epilogue adds z and
  *                                        applies the activation per block
+ *   Conv [+ Relu | Clip] + MaxPool    →  an image's first Conv (conv-direct.c)
+ *                                        pooling its rows as they are made
  *   Add + Relu | Clip                 →  one pass over the elements
  *   DequantizeLinear (x, w, b) → Conv [→ Relu] → QuantizeLinear
  *                                     →  one integer convolution (Note
@@ -10,7 +12,7 @@
  *                                     →  QNNPACK's integer add (Note
  *                                        [Quantized Add chains], fuse-qadd.c)
  *
- * The first two compute each element with the same operations in the
+ * The first three compute each element with the same operations in the
  * same order as the unfused nodes, so results are bit-identical; the
  * quantized Conv chain sums exactly what the Conv sums in float; the
  * quantized Add chain computes PyTorch's quantized engine's integers, not
@@ -19,6 +21,8 @@
 #include "runtime/kernels-private.h"
 #include "runtime/spatial.h"
 #include "runtime/conv-packed.h"
+#include "runtime/conv-direct.h"
+#include <stdlib.h>
 #include <math.h>
 #include <string.h>
 
@@ -29,6 +33,7 @@ typedef struct
   gint64    clip_opset;   /* Clip before opset 11 has its bounds as attributes */
   double    lo, hi;       /* ... read here */
   RtPackedW *packed;      /* the Conv's state: its packed weights (or NULL) */
+  const GraphNode *pool;  /* a MaxPool after the activation, or NULL */
 } Fused;
 
 static void
@@ -78,6 +83,48 @@ act_in_place (RtCall *call, const RtEpilogue *ep)
   rt_epilogue_apply (o->dtype, o->data, 0, o->numel, &act);
 }
 
+/* Conv [+ act] + MaxPool: conv-direct.c pools the Conv's rows as it makes
+ * them where it applies; otherwise the Conv into scratch, then the pool,
+ * as unfused. */
+static gboolean
+conv_pool (RtCall *call, const Fused *f, const RtTensor *x, const RtTensor *wt,
+           const RtTensor *bias, gint64 group, const RtWindow *w, const RtEpilogue *ep,
+           GError **error)
+{
+  RtTensor cy = { .dtype = x->dtype, .rank = x->rank, .dims = { x->dims[0], wt->dims[0] } };
+  for (guint i = 0; i < w->nsp; i++)
+    cy.dims[2 + i] = w->out[3 - w->nsp + i];
+  cy.numel = rt_shape_numel (cy.rank, cy.dims);
+  /* the pool's window from its attributes (and its name in errors) */
+  RtWindow pw;
+  const GraphNode *conv = call->node;
+  call->node = f->pool;
+  gboolean ok = rt_window_init (call, &cy, NULL, rt_attr_i (f->pool, "ceil_mode", 0) != 0, &pw,
+                                error);
+  call->node = conv;
+  if (!ok)
+    return FALSE;
+  gint64 mpad;
+  gboolean narrow;
+  const float *taps = rt_conv_packed_taps (f->packed, wt, &mpad, &narrow);
+  if (taps && !narrow && rt_conv_direct_applies (x, group, w) && rt_conv_direct_pool_applies (&pw))
+    {
+      gint64 dims[4] = { cy.dims[0], cy.dims[1], pw.out[1], pw.out[2] };
+      RtTensor *y = rt_call_output (call, 0, x->dtype, 4, dims, error);
+      return y && rt_conv_direct (call, taps, mpad, x, wt, bias, w, &pw, y, ep, error);
+    }
+  gsize nbytes;
+  if (!tensor_shape_nbytes (x->dtype, cy.rank, cy.dims, &nbytes))
+    {
+      rt_call_error (call, error, RT_ERROR_TOO_LARGE, "the output's size overflows");
+      return FALSE;
+    }
+  RtTensor tmp = { .dtype = x->dtype };
+  return (tmp.data = rt_call_scratch_n (call, RT_N_SCRATCH - 1, nbytes, error)) != NULL
+         && rt_conv_ex (call, x, wt, bias, group, w, ep, &tmp, f->packed, error)
+         && rt_pool (call, &tmp, &pw, TRUE, FALSE, error);
+}
+
 static gboolean
 k_conv_fused (RtCall *call, GError **error)
 {
@@ -90,6 +137,8 @@ k_conv_fused (RtCall *call, GError **error)
     return FALSE;
   RtEpilogue ep = { 0 };
   fused_act (call, f, F_MIN, &ep);
+  if (f->pool)
+    return conv_pool (call, f, x, wt, bias, group, &w, &ep, error);
   if (!f->has_sum)
     return rt_conv_ex (call, x, wt, bias, group, &w, &ep, NULL, f->packed, error);
   gboolean same = z->dtype == x->dtype && z->rank == x->rank && z->dims[0] == x->dims[0]
@@ -352,14 +401,29 @@ try_conv (RtFuser *fz, int i)
     {
       act = j;
       out = graph_node_output (fz->s->nodes[j].node, 0);
+      j = rt_fuse_sole_reader (fz, out);
     }
-  if (add < 0 && act < 0)
+  /* A MaxPool (its Y alone) after a Conv conv-direct.c takes (an image's
+   * first: SqueezeNet's, ResNet's), whose output (4x the pooled one) then
+   * stays in cache: SYMONNX_NO_CONV_POOL keeps it apart, for comparisons. */
+  int pool = -1;
+  if (j >= 0 && add < 0 && rt_fuse_is_op (&fz->s->nodes[j], "MaxPool")
+      && fz->s->nodes[j].n_in == 1 && fz->s->nodes[j].n_out == 1
+      && rt_conv_packed_has_direct_taps (p->state) && !getenv ("SYMONNX_NO_CONV_POOL"))
+    {
+      pool = j;
+      f.pool = fz->s->nodes[j].node;
+      out = graph_node_output (f.pool, 0);
+    }
+  if (add < 0 && act < 0 && pool < 0)
     return;
   make_fused (fz, i, &conv_fused_def, &f, ins, F_N_IN, out);
   if (add >= 0)
     fz->gone[add] = TRUE;
   if (act >= 0)
     fz->gone[act] = TRUE;
+  if (pool >= 0)
+    fz->gone[pool] = TRUE;
 }
 
 static void

@@ -586,7 +586,7 @@ rt_conv_ex (RtCall *call, const RtTensor *x, const RtTensor *wt, const RtTensor 
   if (taps && narrow && rt_conv_narrow_applies (x, wt, group, &w))
     return rt_conv_narrow (call, taps, mpad, x, wt, bias, &w, y, ep, error);
   if (taps && rt_conv_direct_applies (x, group, &w))
-    return rt_conv_direct (call, taps, mpad, x, wt, bias, &w, y, ep, error);
+    return rt_conv_direct (call, taps, mpad, x, wt, bias, &w, NULL, y, ep, error);
   const RtPackedW *bt = rt_conv_packed_pixel_rows (pw, wt);
   if (bt && rt_conv_pixel_rows_applies (x, group, &w))
     return rt_conv_pixel_rows (call, bt, x, &w, bias, ep, y, error);
