@@ -192,6 +192,30 @@ max_row_interior16 (const float *xp, const RtWindow *w, gint64 hs, gint64 he, gi
       gint64 n = MIN (16, hi - ow);
       guint32 need = n * SW >= 32 ? 0xffffffffu : (1u << (n * SW)) - 1;
       const float *x0 = xp + ow * SW - PW;
+      if (SW == 2 && KW == 3 && n < 16)
+        {
+          /* 3 wide of stride 2, as above from two masked loads a row: the
+           * 2n + 1 inputs of the n windows (inside the row), the third
+           * tap's lanes the evens moved one lane on (lane 15 unused) */
+          const __m512i odd = _mm512_setr_epi32 (1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+          guint32 in3 = (1u << (2 * n + 1)) - 1;
+          __m512 m = _mm512_undefined_ps ();
+          for (gint64 h = hs; h < he; h++)
+            {
+              const float *r = x0 + h * W;
+              __m512 a = _mm512_maskz_loadu_ps ((__mmask16) in3, r);
+              __m512 b = _mm512_maskz_loadu_ps ((__mmask16) (in3 >> 16), r + 16);
+              __m512 e = _mm512_permutex2var_ps (a, even, b), o = _mm512_permutex2var_ps (a, odd, b);
+              __m512 e2 = _mm512_castsi512_ps (_mm512_alignr_epi32 (_mm512_setzero_si512 (),
+                                                                    _mm512_castps_si512 (e), 1));
+              m = h == hs ? e : _mm512_max_ps (e, m);
+              m = _mm512_max_ps (o, m);
+              m = _mm512_max_ps (e2, m);
+            }
+          _mm512_mask_storeu_ps (yr + ow, (__mmask16) ((1u << n) - 1), m);
+          ow += n;
+          continue;
+        }
 #define MLOAD16(p) (SW == 1 ? _mm512_maskz_loadu_ps ((__mmask16) need, p)                                                    : _mm512_permutex2var_ps (_mm512_maskz_loadu_ps ((__mmask16) need, p),                                                       even,                                                                                            _mm512_maskz_loadu_ps (                                                                            (__mmask16) (need >> 16), (p) + 16)))
       __m512 m = MLOAD16 (x0 + hs * W);
       for (gint64 h = hs; h < he; h++)

@@ -397,14 +397,15 @@ test_depthwise_lanes (void)
  * 16-column blocks against the maximum of each window computed here; with
  * NaNs and signed zeros, the same bits from the 16- and 8-wide loops (3
  * wide of stride 2 on 75 and 111 columns: several vectors of the
- * two-loads-a-row loop). */
+ * two-loads-a-row loop; on 27 and 31, 13 and 15 columns: its masked
+ * form). */
 static void
 test_max_pool (void)
 {
   const struct { gint64 k, s, p, h, w; } cases[] = {
     { 3, 2, 0, 11, 40 }, { 3, 2, 1, 9, 33 }, { 2, 1, 0, 5, 30 }, { 3, 1, 1, 4, 17 },
     { 3, 3, 1, 7, 50 }, { 5, 2, 2, 12, 24 }, { 3, 2, 0, 3, 3 }, { 3, 2, 1, 9, 75 },
-    { 3, 2, 0, 6, 111 },
+    { 3, 2, 0, 6, 111 }, { 3, 2, 0, 5, 27 }, { 3, 2, 1, 4, 31 },
   };
   for (guint t = 0; t < G_N_ELEMENTS (cases); t++)
     {
@@ -451,6 +452,19 @@ test_max_pool (void)
       g_unsetenv ("SYMONNX_POOL_AVX2");
       g_assert_cmpmem (tensor_data (wide), tensor_nbytes (wide), tensor_data (narrow),
                        tensor_nbytes (narrow));
+      /* Zeros of both signs the maximum of every window, in every order
+       * of taps: which one a window keeps is the first in its order. */
+      g_autofree float *xz = g_new (float, tensor_numel (tx));
+      for (gint64 i = 0; i < tensor_numel (tx); i++)
+        xz[i] = (i * 7 / 3) % 3 == 0 ? -1.0f : (i * 5 / 2) % 2 ? 0.0f : -0.0f;
+      g_hash_table_insert (in, g_strdup ("x"), tensor_new_from_data (GRAPH_DTYPE_FLOAT, 4, xd, xz,
+                                                                      nbytes, NULL));
+      g_autoptr (Tensor) wide0 = fz_run (g, in, FALSE, "y", &nodes);
+      g_setenv ("SYMONNX_POOL_AVX2", "1", TRUE);
+      g_autoptr (Tensor) narrow0 = fz_run (g, in, FALSE, "y", &nodes);
+      g_unsetenv ("SYMONNX_POOL_AVX2");
+      g_assert_cmpmem (tensor_data (wide0), tensor_nbytes (wide0), tensor_data (narrow0),
+                       tensor_nbytes (narrow0));
     }
 }
 
