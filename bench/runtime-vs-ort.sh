@@ -13,7 +13,9 @@
 # they agree (numpy allclose, rtol 1e-3, atol 1e-4 x min(1, max |ORT's output|): random-weight
 # MobileNetV2's outputs are ~1e-9, where a fixed atol would pass anything).  The table gives,
 # per runtime, the median over rounds of the per-round median and the spread (lowest-highest
-# per-round median), and the ratio symonnx/ORT of the medians.
+# per-round median), and the ratio symonnx/ORT of the medians; and the peak resident memory
+# (GNU time's %M, in MB) of each runtime's first round: symonnx's process against the node
+# process running ORT (node itself included, about 45 MB), "-" without /usr/bin/time.
 # Both runtimes run with T threads pinned to the same first T CPUs (taskset -c 0-(T-1)), so that
 # neither is measured on a faster core than the other: on the 2-vCPU VMs here CPU 1 ran 25-35%
 # slower than CPU 0, which unpinned made every 1-thread figure bimodal.  PIN=0 leaves the
@@ -46,7 +48,7 @@ stats () { sort -n | awk '{ v[NR] = $1 } END { m = NR % 2 ? v[(NR + 1) / 2] : (v
   printf "%.1f %.1f-%.1f\n", m, v[1], v[NR] }'; }
 
 echo "# $(uname -n), $(nproc) cores, load: $(cut -d' ' -f1-3 /proc/loadavg); rounds $rounds x repeat $repeat; pinned: $pin"
-printf '%-14s %7s %10s %13s %10s %13s %7s  %s\n' model threads symonnx_ms "(range)" ort_ms "(range)" ratio outputs
+printf '%-14s %7s %10s %13s %10s %13s %7s %11s  %s\n' model threads symonnx_ms "(range)" ort_ms "(range)" ratio "rss_MB" outputs
 for m in $models; do
   model=$dir/$m.onnx
   input=$dir/$m.input.npy
@@ -57,17 +59,20 @@ for m in $models; do
       on="taskset -c 0-$((t - 1))"
     fi
     check=""
+    rss="-"
     r=1
     while [ "$r" -le "$rounds" ]; do
+      so=""; oo=""; st=""; ot=""
       if [ "$r" = 1 ]; then
         so="--output-dir $tmp/sym-out"; oo="--output-dir $tmp/ort-out"
-      else
-        so=""; oo=""
+        if [ -x /usr/bin/time ]; then
+          st="/usr/bin/time -f %M -o $tmp/sym-rss"; ot="/usr/bin/time -f %M -o $tmp/ort-rss"
+        fi
       fi
       # shellcheck disable=SC2086
-      $on "$symonnx" run "$model" --input "input=$input" --repeat "$repeat" --threads "$t" $so | ms >> "$tmp/sym"
+      $on $st "$symonnx" run "$model" --input "input=$input" --repeat "$repeat" --threads "$t" $so | ms >> "$tmp/sym"
       # shellcheck disable=SC2086
-      NODE_PATH=$ort_modules $on node "$here/runtime-ort.js" "$model" "input=$input" --repeat "$repeat" \
+      NODE_PATH=$ort_modules $on $ot node "$here/runtime-ort.js" "$model" "input=$input" --repeat "$repeat" \
         --threads "$t" $oo | ms >> "$tmp/ort"
       if [ "$r" = 1 ]; then
         check=$("$python" - "$tmp/sym-out" "$tmp/ort-out" <<'EOF'
@@ -95,6 +100,9 @@ print("MISMATCH " + "; ".join(bad) if bad or not names else
 EOF
 )
         rm -rf "$tmp/sym-out" "$tmp/ort-out"
+        if [ -s "$tmp/sym-rss" ] && [ -s "$tmp/ort-rss" ]; then
+          rss="$(($(tail -n 1 "$tmp/sym-rss") / 1024))/$(($(tail -n 1 "$tmp/ort-rss") / 1024))"
+        fi
       fi
       r=$((r + 1))
     done
@@ -105,6 +113,6 @@ EOF
     # shellcheck disable=SC2046 # split "MEDIAN LOW-HIGH" into $1 $2 (symonnx) $3 $4 (ORT)
     set -- $(stats < "$tmp/sym") $(stats < "$tmp/ort")
     ratio=$(awk -v a="$1" -v b="$3" 'BEGIN { printf "%.2f", a / b }')
-    printf '%-14s %7s %10s %13s %10s %13s %7s  %s\n' "$m" "$t" "$1" "($2)" "$3" "($4)" "$ratio" "$check"
+    printf '%-14s %7s %10s %13s %10s %13s %7s %11s  %s\n' "$m" "$t" "$1" "($2)" "$3" "($4)" "$ratio" "$rss" "$check"
   done
 done
