@@ -3,8 +3,10 @@
 #pragma once
 #include "runtime/spatial.h"
 
-/* At most this many input channels (RGB: 3). */
-#define RT_CONV_DIRECT_MAX_C 4
+/* At most this many input channels (RGB: 3), and up to which W is laid out
+ * for it alone (above: packed too, rt_conv_packed_with_taps). */
+#define RT_CONV_DIRECT_MAX_C 16
+#define RT_CONV_DIRECT_ALONE_C 4
 
 /* Whether a Conv node with constant weights w is prepared for it
  * (rt_conv_packed_for_taps): float, 2-D, group 1, at most

@@ -710,29 +710,49 @@ rt_conv_packed_adopt_pixel_rows (RtPackedW *p)
   p->a = NULL;   /* rt_conv_packed_usable is FALSE from now on */
 }
 
-RtPackedW *
-rt_conv_packed_for_taps (const Tensor *w, gboolean narrow)
+/* W as taps[k * mpad + m], or NULL. */
+static float *
+make_taps (const Tensor *w, gint64 *mpad)
 {
   if (tensor_dtype (w) != GRAPH_DTYPE_FLOAT || tensor_rank (w) != 4 || !tensor_has_data (w)
       || tensor_numel (w) == 0)
     return NULL;
   gint64 M = tensor_dim (w, 0), K = tensor_dim (w, 1) * tensor_dim (w, 2) * tensor_dim (w, 3);
-  gint64 mpad = (M + 15) / 16 * 16;
+  *mpad = (M + 15) / 16 * 16;
   float *taps;
-  if (posix_memalign ((void **) &taps, 64, (gsize) (K * mpad) * sizeof (float)) != 0)
+  if (posix_memalign ((void **) &taps, 64, (gsize) (K * *mpad) * sizeof (float)) != 0)
     return NULL;
   const float *src = tensor_data (w);
   for (gint64 k = 0; k < K; k++)
-    for (gint64 m = 0; m < mpad; m++)
-      taps[k * mpad + m] = m < M ? src[m * K + k] : 0.0f;
+    for (gint64 m = 0; m < *mpad; m++)
+      taps[k * *mpad + m] = m < M ? src[m * K + k] : 0.0f;
+  return taps;
+}
+
+RtPackedW *
+rt_conv_packed_for_taps (const Tensor *w, gboolean narrow)
+{
+  gint64 mpad;
+  float *taps = make_taps (w, &mpad);
+  if (taps == NULL)
+    return NULL;
   RtPackedW *p = g_new0 (RtPackedW, 1);
   p->group = -1;   /* neither a packed W nor a packed B */
-  p->src = src;
-  p->M = M;
-  p->K = K;
+  p->src = tensor_data (w);
+  p->M = tensor_dim (w, 0);
+  p->K = tensor_dim (w, 1) * tensor_dim (w, 2) * tensor_dim (w, 3);
   p->taps = taps;
   p->mpad = mpad;
   p->narrow = narrow;
+  return p;
+}
+
+RtPackedW *
+rt_conv_packed_with_taps (const Tensor *w)
+{
+  RtPackedW *p = rt_conv_pack_weights (w, 1);
+  if (p != NULL && p->group == 1)
+    p->taps = make_taps (w, &p->mpad);   /* (NULL: the packed W alone) */
   return p;
 }
 
@@ -758,7 +778,7 @@ rt_conv_packed_taps (const RtPackedW *p, const RtTensor *wt, gint64 *mpad, gbool
 gboolean
 rt_conv_packed_has_direct_taps (const RtPackedW *p)
 {
-  return p && p->taps && !p->narrow;
+  return p && p->taps && !p->narrow && p->a == NULL;
 }
 
 const RtPackedW *

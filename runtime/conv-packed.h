@@ -28,9 +28,14 @@ void       rt_conv_packed_adopt_pixel_rows (RtPackedW *p);
  * rt_conv_packed_taps: those taps, `narrow`
  * and mpad when p holds them and was made from wt's data, else NULL. */
 RtPackedW *rt_conv_packed_for_taps (const Tensor *w, gboolean narrow);
+/* W packed for the packed GEMM (group 1) and as taps for conv-direct.c
+ * too: a Conv of 5 to RT_CONV_DIRECT_MAX_C input channels, direct on
+ * large maps, the pixel-rows GEMM on small ones (conv-pixel-rows.h). */
+RtPackedW *rt_conv_packed_with_taps (const Tensor *w);
 const float *rt_conv_packed_taps (const RtPackedW *p, const RtTensor *wt, gint64 *mpad,
                                   gboolean *narrow);
-/* Whether p holds taps for conv-direct.c (not conv-narrow.c's). */
+/* Whether p holds taps for conv-direct.c alone (not conv-narrow.c's, nor
+ * beside a packed W). */
 gboolean   rt_conv_packed_has_direct_taps (const RtPackedW *p);
 const RtPackedW *rt_conv_packed_pixel_rows (const RtPackedW *p, const RtTensor *wt);
 /* B (K x N, row-major, constant: MatMul's weights) packed once into the

@@ -1,6 +1,6 @@
 /* Convs computed directly.  Few input channels, output channels in a
  * vector's lanes (runtime/conv-direct.c): against a direct convolution in
- * double, over 1-4 input channels, output channels that fill 1-4 vectors
+ * double, over 1-16 input channels, output channels that fill 1-4 vectors
  * and past them (40, 70, 96: partial vectors, a second group of 64),
  * kernels 3 (strides 1-2), 7 of stride 2 (ResNet's), 5 with dilation 2,
  * uneven pads, 2 images, with and without bias, Relu, Clip and Add + Relu
@@ -139,6 +139,8 @@ test_direct (void)
     { 1, 40, 3, 1, 1, 1, 0, 9, 13, TRUE, 3 },
     { 4, 70, 5, 1, 2, 4, 1, 12, 11, TRUE, 2 },
     { 2, 16, 3, 1, 1, 2, 2, 1, 1, FALSE, 0 },
+    { 16, 64, 3, 1, 1, 1, 1, 20, 21, TRUE, 3 },   /* SqueezeNet's 16 -> 64, W packed too */
+    { 8, 40, 3, 2, 1, 1, 1, 19, 23, FALSE, 1 },
   };
   for (guint t = 0; t < G_N_ELEMENTS (cases); t++)
     /* stride 1 and fewer than 64 taps: left to im2col (row copies then) */
