@@ -53,6 +53,7 @@ struct _RtPackedW
   gint64      mpad;    /* taps' row length: M rounded up to 16 */
   gboolean    narrow;  /* the taps are for conv-narrow.c, not conv-direct.c */
   gboolean    pixel_rows_ok;   /* a group-1 W that may switch to bt */
+  gboolean    subsample_ok;    /* SYMONNX_NO_CONV_SUBSAMPLE unset when packed */
 };
 
 /* An edge tile from its accumulators t (mr x nr of MAX_MR x MAX_NR) into
@@ -457,8 +458,17 @@ rt_conv_pack_weights (const Tensor *w, gint64 group)
   gint64 K = tensor_dim (w, 1) * tensor_dim (w, 2) * tensor_dim (w, 3);
   RtPackedW *p = pack_a (tensor_data (w), group, tensor_dim (w, 0) / group, K, K, 1);
   if (p)
-    p->pixel_rows_ok = group == 1 && !getenv ("SYMONNX_NO_PIXEL_ROWS");
+    {
+      p->pixel_rows_ok = group == 1 && !getenv ("SYMONNX_NO_PIXEL_ROWS");
+      p->subsample_ok = !getenv ("SYMONNX_NO_CONV_SUBSAMPLE");
+    }
   return p;
+}
+
+gboolean
+rt_conv_packed_subsample_ok (const RtPackedW *p)
+{
+  return p && p->subsample_ok;
 }
 
 /* A packed B's panels, not filled yet. */
@@ -845,8 +855,8 @@ gather_even_avx512 (float *d, const float *s, gint64 lo, gint64 hi, gint64 avail
 }
 #endif
 
-static void
-gather_strided (float *d, const float *s, gint64 lo, gint64 hi, gint64 S, gint64 avail)
+void
+rt_gather_strided (float *d, const float *s, gint64 lo, gint64 hi, gint64 S, gint64 avail)
 {
   gint64 ow = lo;
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -891,7 +901,7 @@ rt_conv_pack_b_im2col (const RtPackedW *p, const float *x, gint64 C, const RtWin
               if (S == 1 && hi > lo)
                 memcpy (d + lo, s + lo, (gsize) (hi - lo) * sizeof (float));
               else
-                gather_strided (d, s, lo, hi, S, W - iw0);
+                rt_gather_strided (d, s, lo, hi, S, W - iw0);
               if (hi < OW)
                 memset (d + hi, 0, (gsize) (OW - hi) * sizeof (float));
             }

@@ -34,6 +34,13 @@ RtPackedW *rt_conv_packed_for_taps (const Tensor *w, gboolean narrow);
 RtPackedW *rt_conv_packed_with_taps (const Tensor *w);
 const float *rt_conv_packed_taps (const RtPackedW *p, const RtTensor *wt, gint64 *mpad,
                                   gboolean *narrow);
+/* Whether a packed W's 1x1 Convs of stride > 1 may run over x's sampled
+ * pixels (SYMONNX_NO_CONV_SUBSAMPLE unset when W was packed). */
+gboolean   rt_conv_packed_subsample_ok (const RtPackedW *p);
+/* d[i] := s[i S] for i in [lo, hi), s[0 .. avail) readable (stride 2 a
+ * vector at a time on AVX-512 CPUs). */
+void       rt_gather_strided (float *d, const float *s, gint64 lo, gint64 hi, gint64 S,
+                              gint64 avail);
 /* Whether p holds taps for conv-direct.c alone (not conv-narrow.c's, nor
  * beside a packed W). */
 gboolean   rt_conv_packed_has_direct_taps (const RtPackedW *p);

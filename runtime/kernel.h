@@ -225,7 +225,7 @@ RtTensor    *rt_call_output_tensor (RtCall *call, guint i);
 RtTensor    *rt_call_output_like (RtCall *call, guint i, const RtTensor *like, GError **error);
 /* Scratch memory valid until the kernel returns (reused between nodes).
  * rt_call_scratch_n: RT_N_SCRATCH independent buffers (0 is rt_call_scratch's). */
-#define RT_N_SCRATCH 4
+#define RT_N_SCRATCH 5   /* Conv: 0-2 its paths, 3 a 1x1's sampled x, 4 a fused Conv's output */
 gpointer     rt_call_scratch (RtCall *call, gsize nbytes, GError **error);
 gpointer     rt_call_scratch_n (RtCall *call, guint which, gsize nbytes, GError **error);
 /* Number of OpenBLAS/kernel threads the session runs with (>= 1). */

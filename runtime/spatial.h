@@ -45,6 +45,9 @@ void     rt_im2col (const RtCall *call, GraphDType dt, const void *x, gint64 C, 
 /* ... and those of few output channels whose columns were split a panel a
  * block instead. */
 guint    rt_conv_column_splits (void);
+/* 1x1 Convs of stride > 1 run as a 1x1 of stride 1 over x's sampled
+ * pixels (packed W, no pads), for tests. */
+guint    rt_conv_subsampled_runs (void);
 gboolean rt_conv_ex (RtCall *call, const RtTensor *x, const RtTensor *wt, const RtTensor *bias,
                      gint64 group, const RtWindow *w, const RtEpilogue *ep, RtTensor *into,
                      const RtPackedW *pw, GError **error);

@@ -176,6 +176,23 @@ test_narrow (void)
     check_case (&cases[t], t, "SYMONNX_NO_NARROW_CONV", rt_conv_narrow_runs, TRUE);
 }
 
+/* 1x1 Convs of stride 2 (and 2 x 3) without pads run as a 1x1 of stride
+ * 1 over x's sampled pixels (runtime/k-conv.c): large and small maps
+ * (the small switch to the pixel-rows GEMM inside), with Add + Relu and
+ * Clip; 1 and 3 threads the same bits, both paths against the double
+ * reference. */
+static void
+test_subsampled (void)
+{
+  const Case cases[] = {
+    { 40, 70, 1, 2, 1, 0, 0, 30, 27, TRUE, 3 },
+    { 64, 33, 1, 2, 1, 0, 0, 13, 13, FALSE, 2 },
+    { 8, 16, 1, 3, 1, 0, 0, 20, 31, TRUE, 1 },
+  };
+  for (guint t = 0; t < G_N_ELEMENTS (cases); t++)
+    check_case (&cases[t], t, "SYMONNX_NO_CONV_SUBSAMPLE", rt_conv_subsampled_runs, TRUE);
+}
+
 /* Convs of at most 64 output pixels other than 1x1 of stride 1 take the
  * pixel-rows GEMM over im2col's rows (runtime/conv-pixel-rows.c): stride 2
  * down to 7x7 with Add + Relu, dilation 2, a 1x1 of stride 2 with Clip; 1
@@ -379,4 +396,5 @@ test_conv_direct_register (void)
   g_test_add_func ("/runtime/conv/direct", test_direct);
   g_test_add_func ("/runtime/conv/direct-pool", test_direct_pool);
   g_test_add_func ("/runtime/conv/narrow", test_narrow);
+  g_test_add_func ("/runtime/conv/subsampled", test_subsampled);
 }
