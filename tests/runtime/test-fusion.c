@@ -393,6 +393,23 @@ test_depthwise_lanes (void)
     }
 }
 
+/* g's output y from x := data: the same bits from MaxPool's 16-wide loop
+ * (AVX-512) as from the 8-wide one (SYMONNX_POOL_AVX2). */
+static void
+max_pool_same_as_8_wide (Graph *g, const gint64 *xd, const float *data, gsize nbytes)
+{
+  g_autoptr (GHashTable) in = fz_inputs_new ();
+  g_hash_table_insert (in, g_strdup ("x"), tensor_new_from_data (GRAPH_DTYPE_FLOAT, 4, xd, data,
+                                                                  nbytes, NULL));
+  guint nodes;
+  g_autoptr (Tensor) wide = fz_run (g, in, FALSE, "y", &nodes);
+  g_setenv ("SYMONNX_POOL_AVX2", "1", TRUE);
+  g_autoptr (Tensor) narrow = fz_run (g, in, FALSE, "y", &nodes);
+  g_unsetenv ("SYMONNX_POOL_AVX2");
+  g_assert_cmpmem (tensor_data (wide), tensor_nbytes (wide), tensor_data (narrow),
+                   tensor_nbytes (narrow));
+}
+
 /* MaxPool over strides 1-3, pads 0-1 and widths around the 8- and
  * 16-column blocks against the maximum of each window computed here; with
  * NaNs and signed zeros, the same bits from the 16- and 8-wide loops (3
@@ -441,32 +458,17 @@ test_max_pool (void)
       /* NaNs, and equal values of both signs (0 and -0): the 16-wide
        * loop (AVX-512) keeps the 8-wide loop's bits (SYMONNX_POOL_AVX2). */
       gsize nbytes = tensor_nbytes (tx);
+      gint64 numel = tensor_numel (tx);
       g_autofree float *xw = g_memdup2 (tensor_data (tx), nbytes);
-      for (gint64 i = 0; i < tensor_numel (tx); i += 7)
+      for (gint64 i = 0; i < numel; i += 7)
         xw[i] = i % 3 == 0 ? NAN : i % 3 == 1 ? 0.0f : -0.0f;
-      g_hash_table_insert (in, g_strdup ("x"), tensor_new_from_data (GRAPH_DTYPE_FLOAT, 4, xd, xw,
-                                                                      nbytes, NULL));
-      g_autoptr (Tensor) wide = fz_run (g, in, FALSE, "y", &nodes);
-      g_setenv ("SYMONNX_POOL_AVX2", "1", TRUE);
-      g_autoptr (Tensor) narrow = fz_run (g, in, FALSE, "y", &nodes);
-      g_unsetenv ("SYMONNX_POOL_AVX2");
-      g_assert_cmpmem (tensor_data (wide), tensor_nbytes (wide), tensor_data (narrow),
-                       tensor_nbytes (narrow));
+      max_pool_same_as_8_wide (g, xd, xw, nbytes);
       /* Zeros of both signs the maximum of every window, in every order
        * of taps: which one a window keeps is the first in its order. */
-      /* (tx went with the table's "x" above: its size from nbytes) */
-      gint64 numel = (gint64) (nbytes / sizeof (float));
-      g_autofree float *xz = g_new (float, numel);
+      g_autofree float *xz = g_malloc (nbytes);
       for (gint64 i = 0; i < numel; i++)
         xz[i] = (i * 7 / 3) % 3 == 0 ? -1.0f : (i * 5 / 2) % 2 ? 0.0f : -0.0f;
-      g_hash_table_insert (in, g_strdup ("x"), tensor_new_from_data (GRAPH_DTYPE_FLOAT, 4, xd, xz,
-                                                                      nbytes, NULL));
-      g_autoptr (Tensor) wide0 = fz_run (g, in, FALSE, "y", &nodes);
-      g_setenv ("SYMONNX_POOL_AVX2", "1", TRUE);
-      g_autoptr (Tensor) narrow0 = fz_run (g, in, FALSE, "y", &nodes);
-      g_unsetenv ("SYMONNX_POOL_AVX2");
-      g_assert_cmpmem (tensor_data (wide0), tensor_nbytes (wide0), tensor_data (narrow0),
-                       tensor_nbytes (narrow0));
+      max_pool_same_as_8_wide (g, xd, xz, nbytes);
     }
 }
 
