@@ -74,78 +74,49 @@ typedef struct
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include "runtime/transpose16.h"
-#include "runtime/act16.h"
-/* The bias and the activation (no sum) applied to each transposed
- * channel row in registers as it is stored, with the epilogue's
- * operations (y + b, then rt_act16: the scalar comparisons), instead of a
- * pass over y after it (4% of SqueezeNet's classifier). */
+/* bias (M of them, or NULL) and act applied as each transposed channel row
+ * is stored (rt_pixels_to_planes16_act) */
 __attribute__ ((target ("avx512f"))) static void
-finished_block (const float *src, long ld, long rows, float *dst, long dld, long nc,
-                const float *bias, RtActKind act, __m512 lo16, __m512 hi16)
-{
-  __m512 r[16];
-  __mmask16 m = (__mmask16) ((1u << rows) - 1), cm = (__mmask16) ((1u << nc) - 1);
-  for (long i = 0; i < 16; i++)
-    r[i] = i >= rows ? _mm512_setzero_ps ()
-           : nc == 16 ? _mm512_loadu_ps (src + i * ld) : _mm512_maskz_loadu_ps (cm, src + i * ld);
-  rt_transpose16 (r);
-  for (long ci = 0; ci < nc; ci++)
-    {
-      __m512 v = bias ? _mm512_add_ps (r[ci], _mm512_set1_ps (bias[ci])) : r[ci];
-      v = rt_act16 (act, v, lo16, hi16);
-      if (rows == 16)
-        _mm512_storeu_ps (dst + ci * dld, v);
-      else
-        _mm512_mask_storeu_ps (dst + ci * dld, m, v);
-    }
-}
-
-/* fin: bias (M of them, or NULL) and act applied here (no sum), else y
- * left for the epilogue */
-__attribute__ ((target ("avx512f"))) static void
-transpose_16 (const float *ct, gint64 HW, gint64 M, gint64 c0, gint64 c1, float *y, gboolean fin,
+transpose_16 (const float *ct, gint64 HW, gint64 M, gint64 c0, gint64 c1, float *y,
               const float *bias, RtActKind act, float lo, float hi)
 {
   const __m512 lo16 = _mm512_set1_ps (lo), hi16 = _mm512_set1_ps (hi);
   for (gint64 m0 = c0; m0 < c1; m0 += 16)
     for (gint64 p0 = 0; p0 < HW; p0 += 16)
-      if (fin)
-        finished_block (ct + p0 * M + m0, M, MIN (16, HW - p0), y + m0 * HW + p0, HW,
-                        MIN (16, c1 - m0), bias ? bias + m0 : NULL, act, lo16, hi16);
-      else
-        rt_pixels_to_planes16 (ct + p0 * M + m0, M, MIN (16, HW - p0), y + m0 * HW + p0, HW,
-                               MIN (16, c1 - m0));
+      rt_pixels_to_planes16_act (ct + p0 * M + m0, M, MIN (16, HW - p0), y + m0 * HW + p0, HW,
+                                 MIN (16, c1 - m0), bias ? bias + m0 : NULL, act, lo16, hi16);
 }
 #endif
 
 /* y's rows [c0, c1) (HW each) := columns [c0, c1) of ct (HW x M): 16 x 16
  * in registers on AVX-512 CPUs, element by element elsewhere; then the
- * bias and the epilogue. */
+ * bias and the epilogue.  On AVX-512 without a sum the bias and the
+ * activation go on as the rows are stored, with the epilogue's operations
+ * (y + b, then the scalar comparisons), instead of a pass over y after it
+ * (4% of SqueezeNet's classifier). */
 static void
 transpose (const Job *j, gint64 c0, gint64 c1)
 {
   const float *ct = j->ct;
   float *y = j->y;
   gint64 HW = j->HW, M = j->M;
+  gboolean act = rt_epilogue_active (j->ep), done = FALSE;
 #if defined(__x86_64__) && defined(__GNUC__)
   if (__builtin_cpu_supports ("avx512f"))
     {
-      gboolean act = rt_epilogue_active (j->ep);
-      gboolean fin = !act || j->ep->sum == NULL;
-      transpose_16 (ct, HW, M, c0, c1, y, fin, j->bias,
-                    act ? j->ep->act : RT_ACT_NONE, act ? (float) j->ep->lo : 0,
-                    act ? (float) j->ep->hi : 0);
-      if (!fin)
-        rt_epilogue_rows (GRAPH_DTYPE_FLOAT, y + c0 * HW, j->bias ? j->bias + c0 : NULL,
-                          j->z0 + c0 * HW, c1 - c0, HW, HW, j->ep);
-      return;
+      done = !act || j->ep->sum == NULL;
+      transpose_16 (ct, HW, M, c0, c1, y, done ? j->bias : NULL,
+                    done && act ? j->ep->act : RT_ACT_NONE, done && act ? (float) j->ep->lo : 0,
+                    done && act ? (float) j->ep->hi : 0);
     }
+  else
 #endif
-  for (gint64 c = c0; c < c1; c++)
-    for (gint64 p = 0; p < HW; p++)
-      y[c * HW + p] = ct[p * M + c];
-  rt_epilogue_rows (GRAPH_DTYPE_FLOAT, y + c0 * HW, j->bias ? j->bias + c0 : NULL, j->z0 + c0 * HW,
-                    c1 - c0, HW, HW, j->ep);
+    for (gint64 c = c0; c < c1; c++)
+      for (gint64 p = 0; p < HW; p++)
+        y[c * HW + p] = ct[p * M + c];
+  if (!done)
+    rt_epilogue_rows (GRAPH_DTYPE_FLOAT, y + c0 * HW, j->bias ? j->bias + c0 : NULL,
+                      j->z0 + c0 * HW, c1 - c0, HW, HW, j->ep);
 }
 
 /* Output channels of B panels [begin, end): the GEMM, then each block of

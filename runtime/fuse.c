@@ -83,6 +83,27 @@ act_in_place (RtCall *call, const RtEpilogue *ep)
   rt_epilogue_apply (o->dtype, o->data, 0, o->numel, &act);
 }
 
+/* tmp := the Conv (then ep, or NULL) in scratch RT_N_SCRATCH - 1, for a
+ * fused node whose last step is another kernel's. */
+static gboolean
+conv_into_scratch (RtCall *call, const Fused *f, const RtTensor *x, const RtTensor *wt,
+                   const RtTensor *bias, gint64 group, const RtWindow *w, const RtEpilogue *ep,
+                   RtTensor *tmp, GError **error)
+{
+  gint64 dims[5] = { x->dims[0], wt->dims[0] };
+  for (guint i = 0; i < w->nsp; i++)
+    dims[2 + i] = w->out[3 - w->nsp + i];
+  gsize nbytes;
+  if (!tensor_shape_nbytes (x->dtype, x->rank, dims, &nbytes))
+    {
+      rt_call_error (call, error, RT_ERROR_TOO_LARGE, "the output's size overflows");
+      return FALSE;
+    }
+  *tmp = (RtTensor) { .dtype = x->dtype };
+  return (tmp->data = rt_call_scratch_n (call, RT_N_SCRATCH - 1, nbytes, error)) != NULL
+         && rt_conv_ex (call, x, wt, bias, group, w, ep, tmp, f->packed, error);
+}
+
 /* Conv [+ act] + MaxPool: conv-direct.c pools the Conv's rows as it makes
  * them where it applies; otherwise the Conv into scratch, then the pool,
  * as unfused. */
@@ -113,15 +134,8 @@ conv_pool (RtCall *call, const Fused *f, const RtTensor *x, const RtTensor *wt,
       RtTensor *y = rt_call_output (call, 0, x->dtype, 4, dims, error);
       return y && rt_conv_direct (call, taps, mpad, x, wt, bias, w, &pw, y, ep, error);
     }
-  gsize nbytes;
-  if (!tensor_shape_nbytes (x->dtype, cy.rank, cy.dims, &nbytes))
-    {
-      rt_call_error (call, error, RT_ERROR_TOO_LARGE, "the output's size overflows");
-      return FALSE;
-    }
-  RtTensor tmp = { .dtype = x->dtype };
-  return (tmp.data = rt_call_scratch_n (call, RT_N_SCRATCH - 1, nbytes, error)) != NULL
-         && rt_conv_ex (call, x, wt, bias, group, w, ep, &tmp, f->packed, error)
+  RtTensor tmp;
+  return conv_into_scratch (call, f, x, wt, bias, group, w, ep, &tmp, error)
          && rt_pool (call, &tmp, &pw, TRUE, FALSE, error);
 }
 
@@ -151,18 +165,8 @@ k_conv_fused (RtCall *call, GError **error)
       return rt_conv_ex (call, x, wt, bias, group, &w, &ep, NULL, f->packed, error);
     }
   /* The Add broadcasts: Conv into scratch, then Add, then the activation. */
-  gint64 dims[5] = { x->dims[0], wt->dims[0] };
-  for (guint i = 0; i < w.nsp; i++)
-    dims[2 + i] = w.out[3 - w.nsp + i];
-  gsize nbytes;
-  if (!tensor_shape_nbytes (x->dtype, x->rank, dims, &nbytes))
-    {
-      rt_call_error (call, error, RT_ERROR_TOO_LARGE, "the output's size overflows");
-      return FALSE;
-    }
-  RtTensor tmp = { .dtype = x->dtype };
-  if ((tmp.data = rt_call_scratch_n (call, RT_N_SCRATCH - 1, nbytes, error)) == NULL
-      || !rt_conv_ex (call, x, wt, bias, group, &w, NULL, &tmp, f->packed, error)
+  RtTensor tmp;
+  if (!conv_into_scratch (call, f, x, wt, bias, group, &w, NULL, &tmp, error)
       || !rt_elementwise_binary (call, &tmp, z, "Add", error))
     return FALSE;
   act_in_place (call, &ep);

@@ -525,16 +525,16 @@ conv_prepare (const GraphNode *node, gint64 opset, gpointer *state, GError **err
         }
     }
   gboolean narrow = rt_conv_narrow_node (node, t);
+  gboolean direct = !narrow && rt_conv_direct_node (node, t);
   /* 5 to 16 input channels: direct on large maps (SqueezeNet's 16 -> 64
    * 3x3s at 55x55: -10% at 1 thread, -32% at 2, against im2col's K = 144),
    * W packed too for the pixel-rows GEMM of small maps */
-  if (!narrow && rt_conv_direct_node (node, t) && tensor_dim (t, 1) > RT_CONV_DIRECT_ALONE_C)
+  if (direct && tensor_dim (t, 1) > RT_CONV_DIRECT_ALONE_C)
     {
       *state = rt_conv_packed_with_taps (t);
       return TRUE;
     }
-  if ((narrow || (rt_conv_direct_node (node, t) && tensor_dim (t, 1) <= RT_CONV_DIRECT_ALONE_C))
-      && (*state = rt_conv_packed_for_taps (t, narrow)) != NULL)
+  if ((narrow || direct) && (*state = rt_conv_packed_for_taps (t, narrow)) != NULL)
     return TRUE;
   *state = rt_conv_pack_weights (t, rt_attr_i (node, "group", 1));
   return TRUE;

@@ -1,11 +1,12 @@
 /* A 16 x 16 float transpose in AVX-512 registers, for the kernels that
  * move between a plane per channel and 16 channels a vector
- * (conv-depthwise-lanes.c, conv-direct.c), and an 8 x 8 one in AVX
+ * (conv-depthwise-lanes.c, conv-direct.c, conv-pixel-rows.c), and an 8 x 8 one in AVX
  * registers (conv-packed.c's A panels, row-sums8.c's rows).
  * Include only where AVX code is compiled (x86-64 with GCC's target
  * attribute). */
 #pragma once
 #include <immintrin.h>
+#include "runtime/act16.h"
 
 /* r[i][k] := r[k][i] (8 x 8). */
 __attribute__ ((target ("avx"), always_inline)) static inline void
@@ -72,11 +73,14 @@ rt_transpose16 (__m512 r[16])
 
 /* Rows [0, rows) of a pixel-major block (pixel p's channels at src[p *
  * ld], rows <= 16 pixels) into channel planes: dst[ci * dld + p] for ci <
- * nc <= 16.  Only those pixels' first nc channels are read (a block at the
- * end of a buffer may end there), and only those planes' `rows` values
- * written. */
+ * nc <= 16, each plane's values plus bias[ci] (bias NULL: none) then
+ * through act (rt_act16: the epilogue's comparisons), in registers as they
+ * are stored.  Only those pixels' first nc channels are read (a block at
+ * the end of a buffer may end there), and only those planes' `rows`
+ * values written. */
 __attribute__ ((target ("avx512f"), always_inline)) static inline void
-rt_pixels_to_planes16 (const float *src, long ld, long rows, float *dst, long dld, long nc)
+rt_pixels_to_planes16_act (const float *src, long ld, long rows, float *dst, long dld, long nc,
+                           const float *bias, RtActKind act, __m512 lo16, __m512 hi16)
 {
   __m512 r[16];
   if (rows == 16 && nc == 16)
@@ -88,7 +92,10 @@ rt_pixels_to_planes16 (const float *src, long ld, long rows, float *dst, long dl
         r[i] = _mm512_loadu_ps (src + i * ld);
       rt_transpose16 (r);
       for (long ci = 0; ci < 16; ci++)
-        _mm512_storeu_ps (dst + ci * dld, r[ci]);
+        {
+          __m512 v = bias ? _mm512_add_ps (r[ci], _mm512_set1_ps (bias[ci])) : r[ci];
+          _mm512_storeu_ps (dst + ci * dld, rt_act16 (act, v, lo16, hi16));
+        }
       return;
     }
   __mmask16 m = (__mmask16) ((1u << rows) - 1), cm = (__mmask16) ((1u << nc) - 1);
@@ -96,5 +103,16 @@ rt_pixels_to_planes16 (const float *src, long ld, long rows, float *dst, long dl
     r[i] = i < rows ? _mm512_maskz_loadu_ps (cm, src + i * ld) : _mm512_setzero_ps ();
   rt_transpose16 (r);
   for (long ci = 0; ci < nc; ci++)
-    _mm512_mask_storeu_ps (dst + ci * dld, m, r[ci]);
+    {
+      __m512 v = bias ? _mm512_add_ps (r[ci], _mm512_set1_ps (bias[ci])) : r[ci];
+      _mm512_mask_storeu_ps (dst + ci * dld, m, rt_act16 (act, v, lo16, hi16));
+    }
+}
+
+/* The same, the values as they are. */
+__attribute__ ((target ("avx512f"), always_inline)) static inline void
+rt_pixels_to_planes16 (const float *src, long ld, long rows, float *dst, long dld, long nc)
+{
+  rt_pixels_to_planes16_act (src, ld, rows, dst, dld, nc, NULL, RT_ACT_NONE,
+                             _mm512_setzero_ps (), _mm512_setzero_ps ());
 }

@@ -132,7 +132,6 @@ typedef struct
   const OnnxioSpan  *spans;
   guint              n_spans, next;
   gboolean           pending;    /* spans[next - 1] is being copied */
-  gsize              dropped;    /* bytes dropped */
 } OnnxioDropper;
 void     onnxio_dropper_init (OnnxioDropper *d, const guint8 *base, const GArray *spans);
 /* Drops the last span's pages if still pending (after the unpack). */
